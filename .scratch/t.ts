@@ -1,0 +1,1 @@
+const x: number = 1; console.log("tsx ok", x)

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The operator CLI. Runs the compiled package (npm run build, done by npm install).
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const entry = join(root, 'dist', 'src', 'client', 'main.js');
+if (!existsSync(entry)) {
+  process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);
+  process.exit(1);
+}
+const { main } = await import(pathToFileURL(entry).href);
+await main(process.argv);

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// The fake harness: a real executable that stands in for claude/codex/pi in tests and the demo.
+// It reads its prompt on stdin, follows a scenario file, and records every invocation in a ledger.
+//
+// Environment: COMMONPLACE_FAKE_SCENARIO (scenario file, YAML or JSON; optional)
+//              COMMONPLACE_FAKE_LEDGER   (ledger file, JSON lines; optional)
+// Scenario:    { launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
+// Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
+//                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text} }
+// The n-th invocation matching a rule plays its n-th attempt (the last one repeats). Without a
+// scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, renameSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function readStdin() {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function declaredOutputs(prompt) {
+  const paths = [];
+  for (const line of prompt.split('\n')) {
+    const match = /^outputs?\s*=\s*(.+)$/.exec(line.trim());
+    if (match) paths.push(...match[1].split(',').map((path) => path.trim()).filter(Boolean));
+  }
+  return paths;
+}
+
+function withLock(file, action) {
+  const lock = `${file}.lock`;
+  for (let tries = 0; ; tries++) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST' || tries > 2000) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  try {
+    return action();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+function readLedger(file) {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  } catch (error) {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+function writeAtomic(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.fake-${process.pid}`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+const prompt = readStdin();
+const scenarioPath = process.env.COMMONPLACE_FAKE_SCENARIO;
+const ledgerPath = process.env.COMMONPLACE_FAKE_LEDGER;
+const scenario = scenarioPath ? parse(readFileSync(scenarioPath, 'utf8')) ?? {} : {};
+const rules = Array.isArray(scenario.launches) ? scenario.launches : [];
+const ruleIndex = rules.findIndex((rule) => !rule.match || new RegExp(rule.match, 'm').test(prompt));
+const rule = ruleIndex >= 0 ? rules[ruleIndex] : { attempts: [{}] };
+const promptSha256 = createHash('sha256').update(prompt).digest('hex');
+
+let attemptIndex = 0;
+if (ledgerPath) {
+  mkdirSync(dirname(resolve(ledgerPath)), { recursive: true });
+  attemptIndex = withLock(ledgerPath, () => {
+    const index = readLedger(ledgerPath).filter((entry) => entry.event === 'start' && entry.rule === ruleIndex).length;
+    appendFileSync(
+      ledgerPath,
+      `${JSON.stringify({ event: 'start', rule: ruleIndex, attempt: index, pid: process.pid, cwd: process.cwd(), argv: process.argv.slice(2), promptSha256, at: new Date().toISOString() })}\n`,
+    );
+    return index;
+  });
+}
+const attempts = Array.isArray(rule.attempts) && rule.attempts.length > 0 ? rule.attempts : [{}];
+const attempt = attempts[Math.min(attemptIndex, attempts.length - 1)] ?? {};
+
+function record(event, extra) {
+  if (ledgerPath) appendFileSync(ledgerPath, `${JSON.stringify({ event, rule: ruleIndex, attempt: attemptIndex, pid: process.pid, at: new Date().toISOString(), ...extra })}\n`);
+}
+
+if (attempt.delayMs) await sleep(attempt.delayMs);
+
+if (attempt.hang) {
+  const child = spawn('sleep', ['3600'], { stdio: 'ignore' });
+  record('hang', { childPid: child.pid });
+  setInterval(() => {}, 1 << 30);
+} else {
+  for (const [path, text] of Object.entries(attempt.outputs ?? {})) writeAtomic(resolve(path), String(text));
+  for (const [path, text] of Object.entries(attempt.writeOutside ?? {})) writeAtomic(resolve(path), String(text));
+  const declaredText = attempt.writeDeclared ?? (attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n');
+  if (declaredText !== undefined) for (const path of declaredOutputs(prompt)) writeAtomic(resolve(path), String(declaredText));
+
+  const exitCode = attempt.exitCode ?? (attempt.usageLimit ? 1 : 0);
+  if (attempt.stdout !== undefined) process.stdout.write(String(attempt.stdout));
+  else if (attempt.usageLimit) process.stdout.write(`${attempt.usageLimit}\n`);
+  else {
+    const usage = { input_tokens: Math.ceil(prompt.length / 4), output_tokens: 42 };
+    process.stdout.write(`${JSON.stringify({ type: 'fake-result', model: attempt.model ?? 'fake-model-1', usage, cost_usd: 0 })}\n`);
+  }
+  if (attempt.stderr !== undefined) process.stderr.write(String(attempt.stderr));
+  record('end', { exitCode });
+  process.exitCode = exitCode;
+}

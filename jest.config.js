@@ -1,0 +1,16 @@
+/**
+ * Jest runs the TypeScript sources as native ES modules (node --experimental-vm-modules),
+ * transformed by @swc/jest — the same SWC the Temporal bundler uses for workflow code.
+ * See docs/modules.md for why the project is ESM.
+ */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 120000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,21 @@
+import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
+import { createProbeActivities } from './probe/probe.js';
+
+export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from './harness/types.js';
+export { nonRetryableLaunchErrors } from './harness/types.js';
+export type { PrepareProbeInput, PreparedProbe } from './probe/probe.js';
+
+export interface ActivityDependencies extends HarnessDependencies {
+  /** Where run state the worker writes lives (probe launch directories, for now). */
+  stateDir: string;
+}
+
+/** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */
+export function createActivities(dependencies: ActivityDependencies) {
+  return {
+    ...createHarnessActivities(dependencies),
+    ...createProbeActivities(dependencies),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,32 @@
+/** An error the operator can act on: printed as its message alone, with the exit code it carries. */
+export class UserError extends Error {
+  override name = 'UserError';
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const debugEnabled = () => process.argv.includes('--debug') || process.env.COMMONPLACE_DEBUG === '1';
+
+/** The one place a command's error becomes a message and an exit code; stack traces only with --debug. */
+export function reportError(error: unknown): void {
+  const exitCode = error instanceof UserError ? error.exitCode : 1;
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`commonplace: ${message}\n`);
+  if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = exitCode;
+}
+
+/** Wraps a command's action so every failure goes through reportError. */
+export function action<A extends unknown[]>(run: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await run(...args);
+    } catch (error) {
+      reportError(error);
+    }
+  };
+}

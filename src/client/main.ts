@@ -1,0 +1,30 @@
+import { Command } from 'commander';
+import { registerDev } from './dev.js';
+import { registerProbe } from './probe.js';
+import { registerWorker } from './worker-command.js';
+
+/** Builds the operator CLI; each command module registers itself. */
+export function buildProgram(): Command {
+  const program = new Command('commonplace')
+    .description('Upkeep of a Commonplace knowledge base as durable Temporal workflows')
+    .option('--debug', 'print stack traces with errors')
+    .showHelpAfterError()
+    .exitOverride((error) => {
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      throw error;
+    });
+  registerDev(program);
+  registerWorker(program);
+  registerProbe(program);
+  return program;
+}
+
+/** Runs the CLI; usage errors exit 2, as every command documents. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith('commander.')) return;
+    throw error;
+  }
+}
