@@ -11,6 +11,7 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  testTimeout: 120000,
+  globalSetup: '<rootDir>/test/helpers/global-setup.js',
+  testTimeout: 240000,
   maxWorkers: 2,
 };

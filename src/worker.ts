@@ -1,7 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createActivities } from './activities/index.js';
+import { createActivities, type ActivityDependencies } from './activities/index.js';
 import { packageRoot, sourceExtension } from './paths.js';
 import { TASK_QUEUE } from './search-attributes.js';
 
@@ -17,6 +17,8 @@ export interface WorkerSettings {
   /** A prebuilt workflow bundle (tests build one per run); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
+  /** Replacements for the activities' dependencies (a fixed clock, a time zone) in tests. */
+  activityDependencies?: Partial<ActivityDependencies>;
 }
 
 /** Builds the one kind of worker the project has: every workflow and activity, on the `commonplace` task queue. */
@@ -26,7 +28,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Worker> {
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
     ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ fakeHarnessPath, stateDir: settings.stateDir }),
+    activities: createActivities({ fakeHarnessPath, stateDir: settings.stateDir, ...settings.activityDependencies }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),

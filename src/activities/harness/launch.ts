@@ -144,6 +144,18 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     const stderr = typeof outcome.stderr === 'string' ? outcome.stderr : '';
     await writeFile(join(dir, logDir, 'stdout.txt'), stdout);
     await writeFile(join(dir, logDir, 'stderr.txt'), stderr);
+    const record = {
+      launchId: input.launchId,
+      try: tryNumber,
+      scheduledAt: new Date(context.info.currentAttemptScheduledTimestampMs).toISOString(),
+      firstScheduledAt: new Date(context.info.scheduledTimestampMs).toISOString(),
+      command: [command.file, ...command.args],
+      exitCode: outcome.exitCode ?? null,
+      signal: outcome.signal ?? null,
+      ended: ended ?? 'exited',
+      durationMs,
+    };
+    await writeFile(join(dir, logDir, 'try.json'), `${JSON.stringify(record, null, 2)}\n`);
 
     if (ended === 'cancelled') {
       await setAside(dir, input.outputs, join(dir, logDir, 'aside'));

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need (npm packages, the pinned Temporal binaries),
+# builds, runs jest on real Temporal servers, and ends with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund || exit 1
+fi
+bash temporal/install.sh || exit 1
+npm run --silent build || { echo "0 passed, 1 failed"; exit 1; }
+mkdir -p .commonplace
+results=.commonplace/jest-results.json
+rm -f "$results"
+node --experimental-vm-modules node_modules/jest/bin/jest.js --json --outputFile="$results" "$@"
+status=$?
+node scripts/summarize-jest.js "$results"
+summary=$?
+[ $status -eq 0 ] && [ $summary -eq 0 ]

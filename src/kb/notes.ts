@@ -1,0 +1,437 @@
+/**
+ * Notes: a markdown file with YAML frontmatter, read into the document model that
+ * types validate: `{frontmatter, body, headings, links, body_dates}`.
+ *
+ * Parsing never throws on bad input. Every defect of the file itself (not UTF-8,
+ * binary, malformed or unclosed frontmatter) is a finding with the file and line,
+ * and a file without a frontmatter block is plain text: nothing to validate.
+ */
+import matter from 'gray-matter';
+import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import type { Finding } from './findings.js';
+
+export interface DocumentModel {
+  frontmatter: Record<string, unknown>;
+  body: string;
+  /** Markdown ATX heading lines as written, outside code fences: `"## Test"`. */
+  headings: string[];
+  /** Targets of inline links and images in the body, outside code. */
+  links: string[];
+  /** ISO dates (`YYYY-MM-DD`) appearing in the body, first occurrence order, unique. */
+  body_dates: string[];
+}
+
+export interface Note {
+  readonly file: string;
+  readonly model: DocumentModel;
+  /** The first `# ` heading of the body. */
+  readonly title: string | undefined;
+  /** Frontmatter `description`, when it is a string. */
+  readonly description: string | undefined;
+  /** 1-based line of the file where the body starts. */
+  readonly bodyLine: number;
+  /** 1-based file line of each frontmatter node, keyed by JSON Pointer (`/frontmatter/tags/0`). */
+  readonly lines: Readonly<Record<string, number>>;
+}
+
+export type NoteParse =
+  | { readonly kind: 'note'; readonly note: Note; readonly findings: Finding[] }
+  | { readonly kind: 'text'; readonly text: string; readonly title: string | undefined; readonly findings: Finding[] }
+  | { readonly kind: 'unreadable'; readonly findings: Finding[] };
+
+/** Files above this size still validate but get a warning: a note this big is almost always an accident. */
+export const LARGE_NOTE_BYTES = 1024 * 1024;
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+/** Git's heuristic: a NUL byte in the first 8000 bytes means binary. */
+const BINARY_SNIFF_BYTES = 8000;
+
+/** Reads a note's bytes into its document model, or into findings saying why it cannot be read. */
+export function parseNote(bytes: Uint8Array, file: string): NoteParse {
+  const decoded = decodeText(bytes, file);
+  if (decoded.kind === 'unreadable') return decoded;
+  const { text, findings } = decoded;
+
+  if (text.trim() === '') {
+    findings.push({ file, rule: 'empty-file', severity: 'warn', message: 'file is empty: nothing to validate' });
+    return { kind: 'text', text, title: undefined, findings };
+  }
+
+  const lines = text.split('\n');
+  if (!isDelimiter(lines[0])) {
+    return { kind: 'text', text, title: noteTitle(extractHeadings(text)), findings };
+  }
+
+  let close = -1;
+  for (let index = 1; index < lines.length; index += 1) {
+    if ((lines[index] ?? '').startsWith('---')) {
+      close = index;
+      break;
+    }
+  }
+  if (close === -1) {
+    findings.push({
+      file,
+      line: 1,
+      rule: 'frontmatter-unclosed',
+      severity: 'fail',
+      message: 'frontmatter opened on line 1 is never closed: add a line `---` after the YAML',
+    });
+    return { kind: 'unreadable', findings };
+  }
+  if (!isDelimiter(lines[close])) {
+    findings.push({
+      file,
+      line: close + 1,
+      rule: 'frontmatter-delimiter',
+      severity: 'fail',
+      message: `frontmatter closing line must be exactly \`---\`, found \`${truncate(lines[close] ?? '', 40)}\``,
+    });
+    return { kind: 'unreadable', findings };
+  }
+
+  // Delimiter lines may carry trailing blanks; hand gray-matter the canonical form.
+  lines[0] = '---';
+  lines[close] = '---';
+  const yaml = new FrontmatterYaml();
+  let parsed: { data: unknown; content: string };
+  try {
+    parsed = matter(lines.join('\n'), {
+      language: 'yaml',
+      engines: { yaml: { parse: (source: string) => yaml.parse(source) as object, stringify: refuseStringify } },
+    });
+  } catch (error) {
+    if (error instanceof FrontmatterYamlError) {
+      for (const problem of error.problems) findings.push({ file, rule: 'yaml', severity: 'fail', ...problem });
+      return { kind: 'unreadable', findings };
+    }
+    throw error;
+  }
+  for (const warning of yaml.warnings) findings.push({ file, rule: 'yaml', severity: 'warn', ...warning });
+
+  const data = parsed.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    findings.push({
+      file,
+      line: 2,
+      rule: 'frontmatter-not-mapping',
+      severity: 'fail',
+      message: `frontmatter must be a YAML mapping of fields, found ${describeValue(data)}`,
+    });
+    return { kind: 'unreadable', findings };
+  }
+
+  const frontmatter = data as Record<string, unknown>;
+  const body = parsed.content;
+  const headings = extractHeadings(body);
+  const note: Note = {
+    file,
+    model: { frontmatter, body, headings, links: extractLinks(body), body_dates: extractBodyDates(body) },
+    title: noteTitle(headings),
+    description: typeof frontmatter['description'] === 'string' ? frontmatter['description'] : undefined,
+    bodyLine: close + 2,
+    lines: yaml.lines,
+  };
+  return { kind: 'note', note, findings };
+}
+
+type Decoded = { kind: 'decoded'; text: string; findings: Finding[] } | { kind: 'unreadable'; findings: Finding[] };
+
+/** Decodes UTF-8 strictly: binary and non-UTF-8 files are findings, a BOM and CRLF endings are warnings. */
+export function decodeText(bytes: Uint8Array, file: string): Decoded {
+  const findings: Finding[] = [];
+  const nul = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0);
+  if (nul !== -1) {
+    const { line } = positionOf(bytes, nul);
+    findings.push({
+      file,
+      line,
+      rule: 'binary-file',
+      severity: 'fail',
+      message: `binary file (NUL byte at offset ${nul}): a note must be UTF-8 text`,
+    });
+    return { kind: 'unreadable', findings };
+  }
+  const invalid = firstInvalidUtf8(bytes);
+  if (invalid !== -1) {
+    const { line, column } = positionOf(bytes, invalid);
+    findings.push({
+      file,
+      line,
+      rule: 'encoding',
+      severity: 'fail',
+      message: `not valid UTF-8: byte 0x${(bytes[invalid] ?? 0).toString(16).padStart(2, '0')} at line ${line}, column ${column}; save the file as UTF-8`,
+    });
+    return { kind: 'unreadable', findings };
+  }
+  if (bytes.length > LARGE_NOTE_BYTES) {
+    findings.push({
+      file,
+      rule: 'large-file',
+      severity: 'warn',
+      message: `file is ${(bytes.length / (1024 * 1024)).toFixed(1)} MiB; notes over ${LARGE_NOTE_BYTES / (1024 * 1024)} MiB are usually pasted output`,
+    });
+  }
+  const hasBom = bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
+  // TextDecoder drops a leading BOM by default, which is what we want once it is reported.
+  let text = new TextDecoder('utf-8').decode(bytes);
+  if (hasBom) {
+    findings.push({
+      file,
+      line: 1,
+      rule: 'bom',
+      severity: 'warn',
+      message: 'file starts with a UTF-8 byte-order mark; it was ignored, but tools that expect `---` on the first byte will not see the frontmatter: remove it',
+    });
+  }
+  const crlf = text.indexOf('\r\n');
+  if (crlf !== -1) {
+    const line = countNewlines(text, crlf) + 1;
+    findings.push({
+      file,
+      line,
+      rule: 'crlf',
+      severity: 'warn',
+      message: 'file uses CRLF line endings; it was read as LF, convert it to LF',
+    });
+    text = text.replace(/\r\n/g, '\n');
+  }
+  return { kind: 'decoded', text, findings };
+}
+
+/** The note's title is its first `# ` heading, the part a `title` watch hashes. */
+export function noteTitle(headings: readonly string[]): string | undefined {
+  for (const heading of headings) {
+    if (heading.startsWith('# ')) return heading.slice(2);
+  }
+  return undefined;
+}
+
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** Heading lines outside fenced code, normalised to `#… text`, so schemas can require sections. */
+export function extractHeadings(body: string): string[] {
+  const headings: string[] = [];
+  forEachProseLine(body, (line) => {
+    const match = HEADING.exec(line);
+    if (match) {
+      const text = (match[2] ?? '').replace(/[ \t]+#+$/, '');
+      if (text !== '') headings.push(`${match[1]} ${text}`);
+    }
+  });
+  return headings;
+}
+
+const INLINE_CODE = /``[^\n]*?``|`[^`\n]+`/g;
+const LINK = /!?\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)/g;
+
+/** Link targets of `[text](target)` and images in the body, code excluded, for link checks and relations. */
+export function extractLinks(body: string): string[] {
+  const prose: string[] = [];
+  forEachProseLine(body, (line) => prose.push(line), () => prose.push(''));
+  const text = prose.join('\n').replace(INLINE_CODE, (code) => ' '.repeat(code.length));
+  const links: string[] = [];
+  for (const match of text.matchAll(LINK)) {
+    let target = match[2] ?? '';
+    if (target.startsWith('<') && target.endsWith('>')) target = target.slice(1, -1);
+    if (target !== '') links.push(target);
+  }
+  return links;
+}
+
+const BODY_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
+
+/** ISO dates in the body, so a schema can check they are real dates (`format: date`). */
+export function extractBodyDates(body: string): string[] {
+  return [...new Set(body.match(BODY_DATE) ?? [])];
+}
+
+/** Calls `onLine` for each line outside fenced code blocks (and `onFenced` for those inside). */
+export function forEachProseLine(body: string, onLine: (line: string, index: number) => void, onFenced?: (line: string, index: number) => void): void {
+  let fence: string | undefined;
+  const lines = body.split('\n');
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index] ?? '';
+    const marker = FENCE.exec(line);
+    if (fence === undefined) {
+      if (marker) {
+        fence = marker[1] ?? '```';
+        onFenced?.(line, index);
+      } else {
+        onLine(line, index);
+      }
+    } else {
+      onFenced?.(line, index);
+      if (marker && (marker[1] ?? '')[0] === fence[0] && (marker[1] ?? '').length >= fence.length && line.trim() === marker[1]) {
+        fence = undefined;
+      }
+    }
+  }
+}
+
+/** A YAML problem as a finding body: where it is and what it is. */
+interface YamlProblem {
+  line?: number;
+  message: string;
+}
+
+class FrontmatterYamlError extends Error {
+  constructor(readonly problems: YamlProblem[]) {
+    super(problems.map((problem) => problem.message).join('; '));
+  }
+}
+
+/**
+ * The YAML engine handed to gray-matter: YAML 1.2 core schema (dates stay strings,
+ * `yes` stays a string), duplicate keys refused, and every node's line recorded so
+ * schema findings can point at the field. gray-matter passes the text after the
+ * opening `---`, which starts with the rest of line 1, so YAML line N is file line N.
+ */
+class FrontmatterYaml {
+  readonly warnings: YamlProblem[] = [];
+  readonly lines: Record<string, number> = {};
+
+  parse(source: string): unknown {
+    const lineCounter = new LineCounter();
+    const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    const where = (offset: number | undefined): number | undefined =>
+      offset === undefined ? undefined : lineCounter.linePos(offset).line;
+    if (doc.errors.length > 0) {
+      throw new FrontmatterYamlError(
+        doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${yamlMessage(error.message)}` })),
+      );
+    }
+    for (const warning of doc.warnings) {
+      this.warnings.push({ line: where(warning.pos[0]), message: `YAML: ${yamlMessage(warning.message)}` });
+    }
+    recordLines(doc.contents, '/frontmatter', this.lines, where);
+    try {
+      return doc.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      throw new FrontmatterYamlError([{ message: `malformed YAML frontmatter: ${(error as Error).message}` }]);
+    }
+  }
+}
+
+function recordLines(
+  node: unknown,
+  pointer: string,
+  lines: Record<string, number>,
+  where: (offset: number | undefined) => number | undefined,
+): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const child = `${pointer}/${escapePointer(key)}`;
+      const line = where((pair.key as YamlNode | null)?.range?.[0]);
+      if (line !== undefined) lines[child] = line;
+      recordLines(pair.value, child, lines, where);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      const child = `${pointer}/${index}`;
+      const line = where((item as YamlNode | null)?.range?.[0]);
+      if (line !== undefined) lines[child] = line;
+      recordLines(item, child, lines, where);
+    });
+  }
+}
+
+/** JSON Pointer escaping of one segment (RFC 6901). */
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The line of the nearest recorded node at or above `pointer`, for findings that name a field. */
+export function lineOf(note: Note, pointer: string): number | undefined {
+  let current = pointer;
+  while (current.startsWith('/frontmatter')) {
+    const line = note.lines[current];
+    if (line !== undefined) return line;
+    if (current === '/frontmatter') return 1;
+    current = current.slice(0, current.lastIndexOf('/'));
+  }
+  return undefined;
+}
+
+function refuseStringify(): string {
+  throw new Error('frontmatter is read-only here');
+}
+
+function yamlMessage(message: string): string {
+  // yaml appends " at line N, column M" (with prettyErrors) or the raw text; keep the first line.
+  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function isDelimiter(line: string | undefined): boolean {
+  return line !== undefined && line.trimEnd() === '---';
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value}`;
+}
+
+function truncate(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+function countNewlines(text: string, end: number): number {
+  let count = 0;
+  for (let index = text.indexOf('\n'); index !== -1 && index < end; index = text.indexOf('\n', index + 1)) count += 1;
+  return count;
+}
+
+function positionOf(bytes: Uint8Array, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let index = 0; index < offset; index += 1) {
+    if (bytes[index] === 0x0a) {
+      line += 1;
+      lineStart = index + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Offset of the first byte that is not part of a well-formed UTF-8 sequence, or -1. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const length = bytes.length;
+  let index = 0;
+  while (index < length) {
+    const byte = bytes[index] as number;
+    if (byte < 0x80) {
+      index += 1;
+      continue;
+    }
+    let needed: number;
+    let min: number;
+    let max = 0xbf;
+    if (byte >= 0xc2 && byte <= 0xdf) {
+      needed = 1;
+      min = 0x80;
+    } else if (byte >= 0xe0 && byte <= 0xef) {
+      needed = 2;
+      min = byte === 0xe0 ? 0xa0 : 0x80;
+      if (byte === 0xed) max = 0x9f; // no UTF-16 surrogates
+    } else if (byte >= 0xf0 && byte <= 0xf4) {
+      needed = 3;
+      min = byte === 0xf0 ? 0x90 : 0x80;
+      if (byte === 0xf4) max = 0x8f; // nothing above U+10FFFF
+    } else {
+      return index;
+    }
+    for (let k = 1; k <= needed; k += 1) {
+      const next = bytes[index + k];
+      if (next === undefined) return index;
+      const low = k === 1 ? min : 0x80;
+      const high = k === 1 ? max : 0xbf;
+      if (next < low || next > high) return index;
+    }
+    index += needed + 1;
+  }
+  return -1;
+}

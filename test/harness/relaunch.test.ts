@@ -1,0 +1,78 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import type { ProbeResult } from '../../src/workflows/probe.js';
+import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
+import { startTimeSkippingEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTimeSkippingEnvironment();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+async function tryRecord(dir: string, n: number): Promise<{ exitCode: number | null }> {
+  return JSON.parse(await readFile(join(dir, '.launch', `try-${n}`, 'try.json'), 'utf8'));
+}
+
+const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
+const durationMs = (duration: { seconds?: unknown; nanos?: number | null } | null | undefined) => eventMs(duration);
+
+async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['attempts']) {
+  const dir = await scratch();
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts }]);
+  const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const workflowId = uniqueId('probe/relaunch');
+  const result = (await worker.runUntil(
+    env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] }),
+  )) as ProbeResult;
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return { result, ledger: await readLedger(ledger), history };
+}
+
+describe('the relaunch rule', () => {
+  test('a launch that exits 1, 1, then 0 is accepted on the third try, after waits of 30 s and then 120 s', async () => {
+    const { result, ledger, history } = await runProbe([{ exitCode: 1, outputs: { 'probe.md': 'bad 1' } }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+    expect(result.outcome.status).toBe('completed');
+    if (result.outcome.status !== 'completed') return;
+    expect(result.outcome.result.try).toBe(3);
+    expect(result.outcome.result.outputs.map((output) => output.path)).toEqual(['probe.md']);
+    expect(ledger.filter((entry) => entry.event === 'start').map((entry) => entry.attempt)).toEqual([0, 1, 2]);
+
+    const tries = await Promise.all([1, 2, 3].map((n) => tryRecord(result.dir, n)));
+    expect(tries.map((t) => t.exitCode)).toEqual([1, 1, 0]);
+
+    // The history keeps the launch's retry policy and the start of its last try: with an initial interval
+    // of 30 s and a backoff of 4, server time between scheduling and the third try is 30 s + 120 s.
+    const events = history.events ?? [];
+    const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch');
+    const policy = scheduled?.activityTaskScheduledEventAttributes?.retryPolicy;
+    expect(durationMs(policy?.initialInterval)).toBe(30_000);
+    expect(policy?.backoffCoefficient).toBe(4);
+    expect(policy?.maximumAttempts).toBe(3);
+    const started = events.find((event) => event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString());
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(3);
+    const waited = eventMs(started?.eventTime) - eventMs(scheduled?.eventTime);
+    expect(waited).toBeGreaterThanOrEqual(150_000);
+    expect(waited).toBeLessThan(155_000); // the two failed tries themselves take well under 5 s
+  });
+
+  test('a launch that exits nonzero three times surfaces as launch-failed, each try\'s outputs kept aside', async () => {
+    const { result, ledger } = await runProbe([{ exitCode: 3, outputs: { 'probe.md': 'failed try\n' } }]);
+    expect(result.outcome.status).toBe('launch-failed');
+    if (result.outcome.status !== 'launch-failed') return;
+    expect(result.outcome.exitCode).toBe(3);
+    expect(result.outcome.reason).toMatch(/exited 3 \(try 3\)/);
+    expect(ledger.filter((entry) => entry.event === 'start')).toHaveLength(3);
+    for (const n of [1, 2, 3]) {
+      await expect(readFile(join(result.dir, '.launch', `try-${n}`, 'aside', 'probe.md'), 'utf8')).resolves.toBe('failed try\n');
+    }
+    await expect(readFile(join(result.dir, 'probe.md'))).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Profile } from '../../src/harness/profiles.js';
+
+export interface FakeAttempt {
+  outputs?: Record<string, string>;
+  writeDeclared?: string;
+  writeOutside?: Record<string, string>;
+  exitCode?: number;
+  stdout?: string;
+  stderr?: string;
+  usageLimit?: string;
+  delayMs?: number;
+  hang?: boolean;
+  model?: string;
+}
+
+export interface FakeRule {
+  match?: string;
+  attempts: FakeAttempt[];
+}
+
+export interface LedgerEntry {
+  event: 'start' | 'end' | 'hang';
+  rule: number;
+  attempt: number;
+  pid: number;
+  at: string;
+  cwd?: string;
+  exitCode?: number;
+  childPid?: number;
+  promptSha256?: string;
+}
+
+/** A temporary directory for one test. */
+export async function scratch(prefix = 'commonplace-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Writes a fake-harness scenario and returns the environment that points the fake at it and at a fresh ledger. */
+export async function fakeScenario(dir: string, launches: FakeRule[]): Promise<{ env: Record<string, string>; ledger: string }> {
+  const scenario = join(dir, 'scenario.yaml');
+  const ledger = join(dir, 'ledger.jsonl');
+  await writeFile(scenario, stringify({ launches }));
+  return { env: { COMMONPLACE_FAKE_SCENARIO: scenario, COMMONPLACE_FAKE_LEDGER: ledger }, ledger };
+}
+
+/** Every entry the fake harness recorded. */
+export async function readLedger(ledger: string): Promise<LedgerEntry[]> {
+  const text = await readFile(ledger, 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as LedgerEntry);
+}
+
+/** A resolved profile for a harness, played by the fake executable (so each harness's parser reads real process output). */
+export function fakeProfile(overrides: Partial<Profile> & { env: Record<string, string> }): Profile {
+  return { name: 'fake', harness: 'fake', flags: [], timeoutMs: 60_000, attempts: 3, ...overrides };
+}
+
+/** Waits until a condition holds, polling; fails with the description after the deadline. */
+export async function waitFor(description: string, condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${description}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}

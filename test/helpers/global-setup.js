@@ -1,0 +1,17 @@
+// Once per test run: the pinned Temporal binaries installed, and the workflows bundled once
+// (each test worker loads the bundle instead of running webpack again).
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
+export default async function globalSetup() {
+  execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
+  const { code } = await bundleWorkflowCode({ workflowsPath: join(root, 'src', 'workflows', 'index.ts'), logger: quiet });
+  mkdirSync(join(root, '.commonplace', 'test'), { recursive: true });
+  writeFileSync(join(root, '.commonplace', 'test', 'workflow-bundle.js'), code);
+}

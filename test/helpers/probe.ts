@@ -1,0 +1,18 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { PrepareProbeInput } from '../../src/activities/index.js';
+import { fakeHarnessPath } from '../../src/worker.js';
+
+/** Writes a profiles file whose profiles are all played by the fake executable, under each harness's own output format. */
+export async function fakeProfilesFile(dir: string, profiles: Record<string, Record<string, unknown>>): Promise<string> {
+  const file = join(dir, 'worker-profiles.yaml');
+  const resolved = Object.fromEntries(Object.entries(profiles).map(([name, profile]) => [name, { command: fakeHarnessPath, ...profile }]));
+  await writeFile(file, stringify({ profiles: resolved }));
+  return file;
+}
+
+/** The probe workflow's input for a profile of such a file. */
+export function probeInput(probeId: string, profile: string, profilesFile: string, env: Record<string, string>): PrepareProbeInput {
+  return { probeId, profile, profilesFile, env };
+}

