@@ -30,3 +30,10 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<void> |
     }
   };
 }
+
+/** The innermost cause's message: a workflow failure wraps an activity failure that wraps what actually went wrong. */
+export function rootMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown } | undefined;
+  while (current && typeof current.cause === 'object' && current.cause !== null) current = current.cause as typeof current;
+  return current?.message ?? String(error);
+}

