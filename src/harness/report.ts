@@ -166,7 +166,13 @@ export function readHarnessReport(harness: HarnessName, stdout: string): Harness
 }
 
 const usageLimitPatterns: Record<HarnessName, RegExp[]> = {
-  claude: [/usage limit reached/i, /limit reached\s*[∙·•|-]\s*resets/i, /you['’]ve hit your (?:usage )?limit/i, /rate_limit_error/i],
+  claude: [
+    /usage limit reached/i,
+    /limit reached\s*[∙·•|-]\s*resets/i,
+    /you['’]ve hit your (?:usage )?limit/i,
+    /rate_limit_error/i,
+    /\(429\).*rate limit/i,
+  ],
   codex: [/hit your usage limit/i, /usage_limit_reached/i, /usage limit/i],
   pi: [/usage limit/i, /rate_limit_error/i, /you['’]ve hit your (?:usage )?limit/i, /\b429\b.*(?:rate|limit|quota)/i, /quota exceeded|resource_exhausted/i],
   fake: [/usage limit reached/i, /you['’]ve hit your (?:usage )?limit/i, /hit your usage limit/i],

@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findUsageLimit, readHarnessReport } from '../../src/harness/report.js';
+import type { HarnessName } from '../../src/harness/profiles.js';
+import { parseResetTime } from '../../src/harness/reset-time.js';
+import { packageRoot } from '../../src/paths.js';
+
+const fixture = (name: string) => readFile(join(packageRoot(), 'test', 'fixtures', 'harness', name), 'utf8');
+
+describe('reading what each harness reports', () => {
+  test('claude: the costliest model of modelUsage, the result usage and total cost', async () => {
+    const report = readHarnessReport('claude', await fixture('claude-result-success.json'));
+    expect(report).toEqual({
+      model: 'claude-sonnet-5',
+      usage: { inputTokens: 22, outputTokens: 70, cacheReadTokens: 27840, cacheWriteTokens: 9422 },
+      costUsd: 0.052138250000000004,
+      resultText: 'Done. I created hello.txt.',
+    });
+  });
+
+  test('claude: an error result carries its error text', async () => {
+    const report = readHarnessReport('claude', await fixture('claude-error-max-turns.json'));
+    expect(report.errorText).toBe('error_max_turns');
+    expect(report.model).toBe('claude-sonnet-5');
+  });
+
+  test('codex: usage summed over turns, the last agent message, and no model', async () => {
+    const report = readHarnessReport('codex', await fixture('codex-events.jsonl'));
+    expect(report).toEqual({
+      usage: { inputTokens: 17534, outputTokens: 283, cacheReadTokens: 15616 },
+      resultText: 'Done. I created hello.txt.',
+    });
+    expect(report.model).toBeUndefined();
+  });
+
+  test('pi: the assistant message_end events give model, usage and cost', async () => {
+    const report = readHarnessReport('pi', await fixture('pi-events.jsonl'));
+    expect(report.model).toBe('claude-sonnet-4-5');
+    expect(report.usage?.inputTokens).toBeGreaterThan(0);
+    expect(report.costUsd).toBeGreaterThan(0);
+    expect(report.errorText).toBeUndefined();
+  });
+});
+
+const now = new Date('2026-12-02T15:00:00Z');
+
+describe('usage-limit notices, as each harness has been seen to print them', () => {
+  test.each<[string, HarnessName, string, string, string | undefined]>([
+    ['claude, pipe and epoch form, exit 1', 'claude', 'claude-usage-limit-pipe.txt', '', '2025-11-12T13:00:00.000Z'],
+    ['claude, a success result with exit 0 and the limit only in `result`', 'claude', 'claude-usage-limit-exit0.json', '', '2026-12-03T02:00:00.000Z'],
+    ['claude, "You\'ve hit your limit" with a zone', 'claude', 'claude-hit-your-limit.json', '', '2026-12-02T19:30:00.000Z'],
+    ['claude, an API 429 rate limit', 'claude', 'claude-rate-limit-429.json', '', undefined],
+    ['codex, --json error events', 'codex', 'codex-usage-limit.jsonl', '', '2026-12-02T18:33:00.000Z'],
+    ['codex, the notice on stderr', 'codex', '', 'codex-usage-limit-stderr.txt', '2026-12-02T18:33:00.000Z'],
+    ['pi, a provider 429 as an error stop', 'pi', 'pi-usage-limit.jsonl', '', undefined],
+  ])('%s is recognised and its reset time read', async (_title, harness, stdoutFile, stderrFile, resetAt) => {
+    const stdout = stdoutFile ? await fixture(stdoutFile) : '';
+    const stderr = stderrFile ? await fixture(stderrFile) : '';
+    const notice = findUsageLimit(harness, stdout, stderr, readHarnessReport(harness, stdout));
+    expect(notice).toBeDefined();
+    expect(parseResetTime(notice!, { now, timeZone: 'UTC' })?.toISOString()).toBe(resetAt);
+  });
+
+  test.each<[string, HarnessName, string]>([
+    ['a normal claude result', 'claude', 'claude-result-success.json'],
+    ['a normal codex run', 'codex', 'codex-events.jsonl'],
+    ['a normal pi run', 'pi', 'pi-events.jsonl'],
+  ])('%s is not a usage limit', async (_title, harness, file) => {
+    const stdout = await fixture(file);
+    expect(findUsageLimit(harness, stdout, '', readHarnessReport(harness, stdout))).toBeUndefined();
+  });
+
+  test('a long document that discusses usage limits is not itself a usage-limit notice', () => {
+    const text = `# Report\n\n${'The system handles "usage limit reached" notices by waiting. '.repeat(40)}`;
+    const stdout = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, modelUsage: { m: { costUSD: 1 } } });
+    expect(findUsageLimit('claude', stdout, '', readHarnessReport('claude', stdout))).toBeUndefined();
+  });
+});
+
+describe('reset times', () => {
+  test.each([
+    ['Claude AI usage limit reached|1762952400', 'UTC', '2025-11-12T13:00:00.000Z'],
+    ['Claude AI usage limit reached|1762952400000', 'UTC', '2025-11-12T13:00:00.000Z'],
+    ['5-hour limit reached ∙ resets 2am', 'UTC', '2026-12-03T02:00:00.000Z'],
+    ['5-hour limit reached ∙ resets 4pm', 'UTC', '2026-12-02T16:00:00.000Z'],
+    ['5-hour limit reached ∙ resets 2am', 'Europe/Berlin', '2026-12-03T01:00:00.000Z'],
+    ["You've hit your limit · resets 1:30am (Asia/Dhaka)", 'UTC', '2026-12-02T19:30:00.000Z'],
+    ['You’ve hit your usage limit. ... or try again at 3:28 PM.', 'UTC', '2026-12-02T15:28:00.000Z'],
+    ['You’ve hit your usage limit. ... or try again at 2:28 PM.', 'UTC', '2026-12-03T14:28:00.000Z'],
+    ['You’ve hit your usage limit. try again at Dec 5th, 2026 3:28 PM.', 'UTC', '2026-12-05T15:28:00.000Z'],
+    ['rate limited, try again in 20 minutes', 'UTC', '2026-12-02T15:20:00.000Z'],
+  ])('%j in %s resets at %s', (text, timeZone, expected) => {
+    expect(parseResetTime(text, { now, timeZone })?.toISOString()).toBe(expected);
+  });
+
+  test('a notice without a time has no reset time', () => {
+    expect(parseResetTime('usage limit reached', { now, timeZone: 'UTC' })).toBeUndefined();
+  });
+});

@@ -1,0 +1,47 @@
+import { execa } from 'execa';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
+
+const root = packageRoot();
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('static checks', () => {
+  test('the sources typecheck under strict TypeScript', async () => {
+    const result = await execa(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { cwd: root, reject: false });
+    expect(result.stdout).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
+
+  test('the sources pass ESLint', async () => {
+    const result = await execa(bin('eslint'), ['.'], { cwd: root, reject: false });
+    expect(result.stdout).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
+
+  test.each([
+    ["import { readFileSync } from 'node:fs';\nvoid readFileSync;\n", /'node:fs' import is restricted/],
+    ["import { createHash } from 'crypto';\nvoid createHash;\n", /'crypto' import is restricted/],
+    ["import { createActivities } from '../activities/index.js';\nvoid createActivities;\n", /only as types/],
+  ])('ESLint refuses workflow code that imports %j', async (code, message) => {
+    const result = await execa(bin('eslint'), ['--stdin', '--stdin-filename', 'src/workflows/not-deterministic.ts'], { cwd: root, input: code, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(message);
+  });
+
+  test('the launch activity is the only place a harness process is started', async () => {
+    const spawners: string[] = [];
+    for (const file of await sourceFiles(join(root, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      if (/\bexeca(Sync|Node)?\s*\(|\bfrom 'node:child_process'|\bspawn\s*\(/.test(text)) spawners.push(relative(root, file));
+    }
+    // Git and the dev server are started elsewhere (temporal/ is outside src/); no harness is.
+    expect(spawners.filter((file) => !/^src\/(activities\/harness\/launch|kb\/git|activities\/git)/.test(file))).toEqual([]);
+    expect(spawners).toContain('src/activities/harness/launch.ts');
+  });
+});
