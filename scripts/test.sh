@@ -7,6 +7,10 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund || exit 1
 fi
 bash temporal/install.sh || exit 1
+# The real harness CLIs (pinned), whose --help the command-line tests check the profiles' flags against.
+if [ ! -d tools/harness-clis/node_modules ] || [ tools/harness-clis/package-lock.json -nt tools/harness-clis/node_modules/.package-lock.json ]; then
+  npm ci --prefix tools/harness-clis --no-audit --no-fund --silent || exit 1
+fi
 npm run --silent build || { echo "0 passed, 1 failed"; exit 1; }
 mkdir -p .commonplace
 results=.commonplace/jest-results.json

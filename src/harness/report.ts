@@ -91,9 +91,8 @@ function codexReport(stdout: string): HarnessReport {
     } else if (type === 'item.completed' && isObject(event.item) && event.item.type === 'agent_message') {
       const text = str(event.item.text);
       if (text !== undefined) report.resultText = text;
-    } else if (type === 'error') {
-      report.errorText = str(event.message) ?? JSON.stringify(event);
     } else if (type === 'turn.failed') {
+      // Top-level `error` events also carry passing notices ("Reconnecting... 2/5"); only turn.failed fails the run.
       report.errorText = (isObject(event.error) ? str(event.error.message) : undefined) ?? JSON.stringify(event);
     }
   }
@@ -169,9 +168,10 @@ const usageLimitPatterns: Record<HarnessName, RegExp[]> = {
   claude: [
     /usage limit reached/i,
     /limit reached\s*[∙·•|-]\s*resets/i,
-    /you['’]ve hit your (?:usage )?limit/i,
+    /you['’]ve hit your (?:usage |session |weekly |opus |sonnet )?limit/i,
     /rate_limit_error/i,
     /\(429\).*rate limit/i,
+    /API Error: Rate limit reached/i,
   ],
   codex: [/hit your usage limit/i, /usage_limit_reached/i, /usage limit/i],
   pi: [/usage limit/i, /rate_limit_error/i, /you['’]ve hit your (?:usage )?limit/i, /\b429\b.*(?:rate|limit|quota)/i, /quota exceeded|resource_exhausted/i],

@@ -73,6 +73,19 @@ export function parseResetTime(text: string, context: ResetContext): Date | unde
     return new Date(epoch[1]!.length >= 13 ? value : value * 1000);
   }
 
+  const resetsOn = /resets?\s+(?:on\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
+  if (resetsOn) {
+    const month = months.indexOf(resetsOn[1]!.toLowerCase()) + 1;
+    if (month > 0) {
+      const zone = resetsOn[6] && isTimeZone(resetsOn[6].trim()) ? resetsOn[6].trim() : localZone;
+      const today = wallClock(now, zone);
+      const wall = { month, day: Number(resetsOn[2]), hour: to24h(Number(resetsOn[3]), resetsOn[5]), minute: Number(resetsOn[4] ?? 0) };
+      let instant = zonedToUtc({ year: today.year, ...wall }, zone);
+      if (instant < now - 86_400_000) instant = zonedToUtc({ year: today.year + 1, ...wall }, zone); // "Jan 2" read in December
+      return new Date(instant);
+    }
+  }
+
   const resets = /resets?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
   if (resets && (resets[3] || resets[2])) {
     const zone = resets[4] && isTimeZone(resets[4].trim()) ? resets[4].trim() : localZone;
@@ -91,9 +104,10 @@ export function parseResetTime(text: string, context: ResetContext): Date | unde
   const at = /try again at\s+(\d{1,2}):(\d{2})\s*(am|pm)?/i.exec(text);
   if (at) return new Date(nextWallTime(to24h(Number(at[1]), at[3]), Number(at[2]), now, localZone));
 
-  const within = /try again in\s+(\d+)\s*(second|minute|hour|day)s?/i.exec(text);
+  const within = /try again in\s+~?(\d+)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)\b/i.exec(text);
   if (within) {
-    const unit = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }[within[2]!.toLowerCase() as 'second'];
+    const word = within[2]!.toLowerCase();
+    const unit = word.startsWith('s') ? 1000 : word.startsWith('m') ? 60_000 : word.startsWith('h') ? 3_600_000 : 86_400_000;
     return new Date(now + Number(within[1]) * unit);
   }
   return undefined;

@@ -70,6 +70,23 @@ describe('usage-limit notices, as each harness has been seen to print them', () 
     expect(findUsageLimit(harness, stdout, '', readHarnessReport(harness, stdout))).toBeUndefined();
   });
 
+  test.each([
+    "You've hit your session limit · resets 1pm (Europe/Lisbon)",
+    "You've hit your weekly limit · resets Dec 5, 11:30am (Europe/Lisbon)",
+    "You've hit your Opus limit · resets 3am",
+    'API Error: Rate limit reached',
+  ])('the current claude wording %j is recognised in an exit-0 success result', (text) => {
+    const stdout = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, modelUsage: {} });
+    expect(findUsageLimit('claude', stdout, '', readHarnessReport('claude', stdout))).toBe(text);
+  });
+
+  test('codex reconnect notices are not a failure of the run', () => {
+    const stdout = ['{"type":"error","message":"Reconnecting... 2/5"}', '{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'].join('\n');
+    const report = readHarnessReport('codex', stdout);
+    expect(report.errorText).toBeUndefined();
+    expect(findUsageLimit('codex', stdout, '', report)).toBeUndefined();
+  });
+
   test('a long document that discusses usage limits is not itself a usage-limit notice', () => {
     const text = `# Report\n\n${'The system handles "usage limit reached" notices by waiting. '.repeat(40)}`;
     const stdout = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, modelUsage: { m: { costUSD: 1 } } });
@@ -89,6 +106,9 @@ describe('reset times', () => {
     ['You’ve hit your usage limit. ... or try again at 2:28 PM.', 'UTC', '2026-12-03T14:28:00.000Z'],
     ['You’ve hit your usage limit. try again at Dec 5th, 2026 3:28 PM.', 'UTC', '2026-12-05T15:28:00.000Z'],
     ['rate limited, try again in 20 minutes', 'UTC', '2026-12-02T15:20:00.000Z'],
+    ['429 quota exceeded. Try again in ~231 min.', 'UTC', '2026-12-02T18:51:00.000Z'],
+    ["You've hit your weekly limit · resets Dec 5, 11:30am (Europe/Lisbon)", 'UTC', '2026-12-05T11:30:00.000Z'],
+    ["You've hit your weekly limit · resets Jan 2, 9am (UTC)", 'UTC', '2027-01-02T09:00:00.000Z'],
   ])('%j in %s resets at %s', (text, timeZone, expected) => {
     expect(parseResetTime(text, { now, timeZone })?.toISOString()).toBe(expected);
   });

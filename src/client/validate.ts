@@ -1,0 +1,86 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { findCheckout } from '../kb/checkout.js';
+import { validateDraft } from '../kb/draft.js';
+import { KbError } from '../kb/errors.js';
+import { hasFailures } from '../kb/findings.js';
+import { formatDraftHuman, formatDraftJson, formatFilesHuman, formatFilesJson } from '../kb/format.js';
+import { DISPOSITIONS, type Disposition } from '../kb/layouts.js';
+import { collectFiles, validateFiles } from '../kb/validate.js';
+import { action, UserError } from './errors.js';
+
+interface ValidateOptions {
+  artifact?: string;
+  role?: string;
+  layout?: string;
+  disposition?: string;
+  json?: boolean;
+  kb?: string;
+}
+
+const DRAFT_USAGE = 'commonplace validate <draft> --artifact <dir> --role <role>';
+
+/**
+ * `commonplace validate`: the operator's and the worker's view of the same checks the
+ * workflows run — files of the KB by their types, or one draft in its artifact role.
+ * Exit 0 when clean or only warnings, 1 with failures, 2 for a usage error.
+ */
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description('validate notes, schemas and layouts (default: all of kb/), or a draft in its role of an artifact')
+    .argument('[targets...]', 'files, directories or globs to validate (default: the whole kb/); with --artifact, the one draft')
+    .option('--artifact <dir>', 'validate the draft as a member of this artifact directory (with --role); the directory is not written')
+    .option('--role <role>', 'the layout role the draft is a candidate for')
+    .option('--layout <file>', "the artifact's layout file (default: `layout` in the run's parameters.json)")
+    .option('--disposition <disposition>', `check requiredness under this disposition (${DISPOSITIONS.join(', ')}); default: the layout's declared member field, else published`)
+    .option('--json', 'print the findings as JSON')
+    .option('--kb <dir>', 'the KB checkout (default: the Git root above the current directory that holds kb/)')
+    .action(
+      action(async (targets: string[], _options: ValidateOptions, command: Command) => {
+        try {
+          await runValidate(targets, command.optsWithGlobals<ValidateOptions>());
+        } catch (error) {
+          if (error instanceof KbError) throw new UserError(error.message, error.isUsage ? 2 : 1);
+          throw error;
+        }
+      }),
+    );
+}
+
+async function runValidate(targets: string[], options: ValidateOptions): Promise<void> {
+  const cwd = process.cwd();
+  const draftMode = options.artifact !== undefined || options.role !== undefined;
+  if (!draftMode && (options.layout !== undefined || options.disposition !== undefined)) {
+    throw new UserError(`--layout and --disposition apply to draft validation: ${DRAFT_USAGE}`, 2);
+  }
+  if (draftMode) {
+    if (options.artifact === undefined || options.role === undefined) {
+      throw new UserError(`--artifact and --role go together: ${DRAFT_USAGE}`, 2);
+    }
+    if (targets.length !== 1) {
+      throw new UserError(`draft validation takes exactly one draft file, got ${targets.length}: ${DRAFT_USAGE}`, 2);
+    }
+    const disposition = options.disposition;
+    if (disposition !== undefined && !(DISPOSITIONS as readonly string[]).includes(disposition)) {
+      throw new UserError(`--disposition must be one of ${DISPOSITIONS.join(', ')}, got ${disposition}`, 2);
+    }
+    const checkout = findCheckout(cwd, options.kb);
+    const report = await validateDraft({
+      repoRoot: checkout.root,
+      draft: path.resolve(cwd, targets[0] as string),
+      artifact: path.resolve(cwd, options.artifact),
+      role: options.role,
+      ...(options.layout === undefined ? {} : { layout: path.resolve(cwd, options.layout) }),
+      ...(disposition === undefined ? {} : { disposition: disposition as Disposition }),
+    });
+    process.stdout.write(options.json ? formatDraftJson(report) : formatDraftHuman(report));
+    process.exitCode = hasFailures(report.findings) ? 1 : 0;
+    return;
+  }
+  const checkout = findCheckout(cwd, options.kb);
+  const files = await collectFiles(checkout.root, targets, cwd);
+  const report = await validateFiles(files, { repoRoot: checkout.root });
+  process.stdout.write(options.json ? formatFilesJson(report) : formatFilesHuman(report));
+  process.exitCode = report.summary.failures > 0 ? 1 : 0;
+}

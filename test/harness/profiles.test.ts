@@ -1,0 +1,59 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDuration } from '../../src/harness/duration.js';
+import { loadProfiles, profilesSource } from '../../src/harness/load-profiles.js';
+import { selectProfile } from '../../src/harness/profiles.js';
+import { packageRoot } from '../../src/paths.js';
+
+async function profilesFile(text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'profiles-'));
+  await writeFile(join(dir, 'worker-profiles.yaml'), text);
+  return join(dir, 'worker-profiles.yaml');
+}
+
+describe('worker profiles', () => {
+  test('the shipped profiles load: claude, codex, pi and fake, with their timeouts resolved', () => {
+    const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    expect([...profiles.keys()]).toEqual(['claude', 'codex', 'pi', 'fake']);
+    expect(profiles.get('claude')).toMatchObject({ harness: 'claude', permissionMode: 'acceptEdits', timeoutMs: 30 * 60_000, attempts: 3 });
+  });
+
+  test.each([
+    ['an unknown harness', 'profiles:\n  x:\n    harness: gemini\n', /profiles\.x\.harness/],
+    ['an unknown key', 'profiles:\n  x:\n    harness: fake\n    tiemout: 5m\n', /profiles\.x: Unrecognized key: "tiemout"/],
+    ['a bad duration', 'profiles:\n  x:\n    harness: fake\n    timeout: soon\n', /profiles\.x\.timeout: "soon" is not a duration/],
+    ['a zero attempt budget', 'profiles:\n  x:\n    harness: fake\n    attempts: 0\n', /profiles\.x\.attempts/],
+    ['broken YAML', 'profiles:\n  x: [\n', /is not valid YAML/],
+  ])('%s is refused with the file and key path', async (_title, text, message) => {
+    const file = await profilesFile(text);
+    expect(() => loadProfiles(file)).toThrow(message);
+    expect(() => loadProfiles(file)).toThrow(file);
+  });
+
+  test('an unknown profile name lists the known ones', () => {
+    const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, codex, pi, fake)');
+  });
+
+  test('a KB\'s own profiles file takes precedence over the shipped one, and an explicit file over both', async () => {
+    const kb = await mkdtemp(join(tmpdir(), 'kb-'));
+    expect(profilesSource({ checkout: kb })).toBe(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    const own = join(kb, 'kb', 'instructions', 'worker-profiles.yaml');
+    await mkdir(join(kb, 'kb', 'instructions'), { recursive: true });
+    await writeFile(own, 'profiles:\n  fake:\n    harness: fake\n');
+    expect(profilesSource({ checkout: kb })).toBe(own);
+    expect(profilesSource({ checkout: kb, file: '/explicit.yaml' })).toBe('/explicit.yaml');
+  });
+
+  test.each([
+    ['90s', 90_000],
+    ['30m', 1_800_000],
+    ['1h30m', 5_400_000],
+    ['250ms', 250],
+    [45, 45_000],
+    ['12', 12_000],
+  ])('the duration %j is %d ms', (text, expected) => {
+    expect(parseDuration(text)).toBe(expected);
+  });
+});
