@@ -1,4 +1,4 @@
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHarnessActivities } from '../../src/activities/harness/launch.js';
-import type { LaunchInput, UsageLimitDetails } from '../../src/activities/index.js';
+import type { LaunchInput, LaunchResult, UsageLimitDetails } from '../../src/activities/index.js';
 import type { HarnessName } from '../../src/harness/profiles.js';
 import { packageRoot } from '../../src/paths.js';
 import { fakeHarnessPath } from '../../src/worker.js';
@@ -59,7 +59,7 @@ describe('the launch activity', () => {
     const env = new MockActivityEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    const result = await env.run(launch, input);
+    const result = (await env.run(launch, input)) as LaunchResult;
     expect(result.exitCode).toBe(0);
     expect(beats.length).toBeGreaterThanOrEqual(5);
     expect(beats.at(-1)).toMatchObject({ pid: expect.any(Number), elapsedMs: expect.any(Number) });
