@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerDev } from './dev.js';
 import { registerProbe } from './probe.js';
 import { registerWorker } from './worker-command.js';
+import { registerValidate } from './validate.js';
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   registerDev(program);
   registerWorker(program);
   registerProbe(program);
+  registerValidate(program);
   return program;
 }
 

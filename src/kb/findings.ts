@@ -31,8 +31,8 @@ export interface Finding {
   readonly absent?: boolean;
 }
 
-/** What kind of file a result is about; `text` files carry nothing to validate. */
-export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'unreadable';
+/** What kind of file a result is about; `text` files carry nothing to validate, `absent` is an artifact member that is not there. */
+export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'unreadable' | 'absent';
 
 export interface FileResult {
   readonly file: string;
@@ -49,6 +49,7 @@ export interface Summary {
   readonly schemas: number;
   readonly layouts: number;
   readonly unreadable: number;
+  readonly absent: number;
   readonly failures: number;
   readonly warnings: number;
   /** Files with at least one failure. */
@@ -60,7 +61,7 @@ export function summarize(results: readonly FileResult[]): Summary {
   let failures = 0;
   let warnings = 0;
   let failedFiles = 0;
-  const kinds = { note: 0, text: 0, schema: 0, layout: 0, unreadable: 0 };
+  const kinds = { note: 0, text: 0, schema: 0, layout: 0, unreadable: 0, absent: 0 };
   for (const result of results) {
     kinds[result.kind] += 1;
     let failed = false;
@@ -81,6 +82,7 @@ export function summarize(results: readonly FileResult[]): Summary {
     schemas: kinds.schema,
     layouts: kinds.layout,
     unreadable: kinds.unreadable,
+    absent: kinds.absent,
     failures,
     warnings,
     failedFiles,

@@ -339,7 +339,7 @@ function recordLines(
   }
 }
 
-/** JSON Pointer escaping of one segment (RFC 6901). */
+/** Escapes one JSON Pointer segment (RFC 6901), so field names with `/` or `~` still address their field. */
 export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -1,1 +1,0 @@
-const x: number = 1; console.log("tsx ok", x)

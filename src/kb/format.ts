@@ -1,0 +1,93 @@
+/**
+ * Formatting findings for people and for machines. Kept apart from producing them,
+ * so every producer (files, artifacts, drafts) prints the same way.
+ */
+import { summarize, type FileResult, type Finding, type Summary } from './findings.js';
+import type { DraftReport } from './draft.js';
+import type { ValidationReport } from './validate.js';
+
+/** Human output of a file validation: findings grouped by file, then the one-line summary. */
+export function formatFilesHuman(report: Pick<ValidationReport, 'results' | 'summary'>): string {
+  const out: string[] = [];
+  for (const result of report.results) {
+    if (result.findings.length === 0) {
+      if (result.kind === 'text') out.push(`${result.file}: plain text, nothing to validate`);
+      continue;
+    }
+    out.push(result.kind === 'text' ? `${result.file} (plain text)` : result.file);
+    for (const finding of result.findings) out.push(formatFindingLine(finding));
+  }
+  if (out.length > 0) out.push('');
+  out.push(formatSummary(report.summary));
+  return `${out.join('\n')}\n`;
+}
+
+/** Human output of a draft validation: which role of which artifact, the role's findings, the summary. */
+export function formatDraftHuman(report: DraftReport): string {
+  const out: string[] = [];
+  out.push(`${report.draft} as ${report.role} (${report.rolePath}) of ${report.artifact}, layout ${report.layout}, disposition ${report.disposition}`);
+  for (const finding of report.findings) out.push(formatFindingLine(finding));
+  out.push('');
+  const { failures, warnings } = summarize([report.result]);
+  const hidden: string[] = [];
+  if (report.omitted.otherRoles > 0) hidden.push(`${plural(report.omitted.otherRoles, 'finding')} on other members`);
+  if (report.omitted.absent > 0) hidden.push(`${plural(report.omitted.absent, 'absent-member finding')}`);
+  if (report.omitted.unattributed > 0) hidden.push(`${plural(report.omitted.unattributed, 'artifact-wide finding')}`);
+  out.push(`draft ${report.role}: ${plural(failures, 'failure')}, ${plural(warnings, 'warning')}${hidden.length > 0 ? ` (not shown: ${hidden.join(', ')})` : ''}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** One finding as an indented line: line number, severity, message, rule. */
+export function formatFindingLine(finding: Finding): string {
+  const line = finding.line === undefined ? '' : String(finding.line);
+  return `  ${line.padStart(4)}  ${finding.severity}  ${finding.message}  [${finding.rule}]`;
+}
+
+/** The one-line summary every run ends with: files by kind, failures, warnings. */
+export function formatSummary(summary: Summary): string {
+  const kinds: string[] = [];
+  if (summary.notes > 0) kinds.push(plural(summary.notes, 'note'));
+  if (summary.text > 0) kinds.push(`${summary.text} plain text`);
+  if (summary.schemas > 0) kinds.push(plural(summary.schemas, 'schema'));
+  if (summary.layouts > 0) kinds.push(plural(summary.layouts, 'layout'));
+  if (summary.unreadable > 0) kinds.push(`${summary.unreadable} unreadable`);
+  if (summary.absent > 0) kinds.push(`${summary.absent} absent`);
+  const files = `${plural(summary.files, 'file')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`;
+  const failed = summary.failedFiles > 0 ? ` in ${plural(summary.failedFiles, 'file')}` : '';
+  return `${files}: ${plural(summary.failures, 'failure')}${failed}, ${plural(summary.warnings, 'warning')}`;
+}
+
+/** Machine output of a file validation; `version` lets consumers notice a change of shape. */
+export function formatFilesJson(report: ValidationReport): string {
+  return `${JSON.stringify({ version: 1, mode: 'files', root: report.root, summary: report.summary, files: report.results.map(jsonResult) }, null, 2)}\n`;
+}
+
+/** Machine output of a draft validation. */
+export function formatDraftJson(report: DraftReport): string {
+  const summary = summarize([report.result]);
+  return `${JSON.stringify(
+    {
+      version: 1,
+      mode: 'draft',
+      draft: report.draft,
+      artifact: report.artifact,
+      role: report.role,
+      rolePath: report.rolePath,
+      layout: report.layout,
+      disposition: report.disposition,
+      summary: { failures: summary.failures, warnings: summary.warnings },
+      omitted: report.omitted,
+      findings: report.findings,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+function jsonResult(result: FileResult): object {
+  return { file: result.file, kind: result.kind, ...(result.type === undefined ? {} : { type: result.type }), findings: result.findings };
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

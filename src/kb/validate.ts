@@ -1,0 +1,203 @@
+/**
+ * File validation: each note by its type, each schema file by compiling it, each
+ * layout file by loading it. A run shares one TypeRegistry, so a schema compiles once
+ * however many notes use it, and one bad file never stops the others.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { KbError } from './errors.js';
+import { compareFindings, dedupeFindings, summarize, type FileResult, type Finding, type Summary } from './findings.js';
+import { checkLayoutSource } from './layouts.js';
+import { lineOf, parseNote } from './notes.js';
+import { TypeRegistry, type RegistryStats } from './types.js';
+
+/** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export interface ValidateOptions {
+  /** The checkout root (see `findCheckout`). */
+  readonly repoRoot: string;
+  /** Share one registry across calls of a run; a fresh one is made otherwise. */
+  readonly registry?: TypeRegistry;
+  /** Files read and validated at once. Default 16. */
+  readonly concurrency?: number;
+}
+
+export interface ValidationReport {
+  readonly root: string;
+  readonly results: readonly FileResult[];
+  readonly summary: Summary;
+  readonly stats: RegistryStats;
+}
+
+/** How a file is validated, decided by its name: schemas and layouts are checked as such, anything else as a note. */
+export function fileKindOf(file: string): 'note' | 'schema' | 'layout' {
+  if (file.endsWith('.schema.yaml') || file.endsWith('.schema.yml')) return 'schema';
+  if (file.endsWith('.layout.yaml') || file.endsWith('.layout.yml')) return 'layout';
+  return 'note';
+}
+
+/** Whether a directory walk or glob picks the file up: the kinds a KB validates, not its images or licences. */
+export function isValidatable(file: string): boolean {
+  return file.endsWith('.md') || fileKindOf(file) !== 'note';
+}
+
+/** Validates the given repository-relative files, collecting every finding of every file. */
+export async function validateFiles(files: readonly string[], options: ValidateOptions): Promise<ValidationReport> {
+  const root = path.resolve(options.repoRoot);
+  const registry = options.registry ?? new TypeRegistry(root);
+  const results = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry }));
+  return { root, results, summary: summarize(results), stats: registry.stats() };
+}
+
+/** Validates one repository-relative file; never throws for anything wrong with the file itself. */
+export async function validateFile(file: string, options: { readonly repoRoot: string; readonly registry: TypeRegistry }): Promise<FileResult> {
+  const absolute = path.join(options.repoRoot, ...file.split('/'));
+  const kind = fileKindOf(file);
+  const unreadable = (finding: Omit<Finding, 'file'>): FileResult => ({ file, kind: 'unreadable', findings: [{ file, ...finding }] });
+
+  let bytes: Uint8Array;
+  try {
+    const info = await stat(absolute);
+    if (!info.isFile()) return unreadable({ rule: 'not-a-file', severity: 'fail', message: 'not a regular file' });
+    if (info.size > MAX_FILE_BYTES) {
+      return unreadable({ rule: 'too-large', severity: 'fail', message: `file is ${(info.size / (1024 * 1024)).toFixed(0)} MiB, over the ${MAX_FILE_BYTES / (1024 * 1024)} MiB limit; it was not read` });
+    }
+    bytes = await readFile(absolute);
+  } catch (error) {
+    return unreadable({ rule: 'unreadable', severity: 'fail', message: `cannot be read: ${(error as Error).message}` });
+  }
+
+  if (kind === 'schema') {
+    const problems = await options.registry.checkSchemaFile(file);
+    return { file, kind: 'schema', findings: sortFindings(problems.map((problem) => ({ file, ...problem }))) };
+  }
+  if (kind === 'layout') {
+    const { layout, findings } = checkLayoutSource(new TextDecoder().decode(bytes), file, options.repoRoot);
+    if (layout !== undefined) {
+      // A layout whose member types do not resolve would fail every artifact of it: say so here.
+      for (const role of layout.roles) {
+        const resolution = await options.registry.loadType(role.type, role.typeWritten);
+        if (!resolution.ok) findings.push({ file, rule: 'type-unavailable', severity: 'fail', message: `roles.${role.name}.type: ${resolution.problem.message}` });
+      }
+    }
+    return { file, kind: 'layout', findings: sortFindings(findings) };
+  }
+
+  const parsed = parseNote(bytes, file);
+  if (parsed.kind === 'text') return { file, kind: 'text', findings: sortFindings(parsed.findings) };
+  if (parsed.kind === 'unreadable') return { file, kind: 'unreadable', findings: sortFindings(parsed.findings) };
+  const { note } = parsed;
+  const findings: Finding[] = [...parsed.findings];
+  const frontmatter = note.model.frontmatter;
+  if (!('type' in frontmatter)) {
+    findings.push({ file, line: 1, rule: 'type-missing', severity: 'fail', path: '/frontmatter/type', message: 'frontmatter has no `type:`; a note with frontmatter names its type spec, e.g. `type: kb/types/note.md`' });
+    return { file, kind: 'note', findings: sortFindings(findings) };
+  }
+  const resolution = await options.registry.resolve(frontmatter['type'], file);
+  if (!resolution.ok) {
+    findings.push({ file, ...resolution.problem, line: lineOf(note, '/frontmatter/type') });
+    return { file, kind: 'note', findings: sortFindings(findings) };
+  }
+  findings.push(...(await options.registry.validateModel(resolution.type, note)));
+  return { file, kind: 'note', type: resolution.type.typePath, findings: sortFindings(findings) };
+}
+
+/**
+ * Expands command-line targets (files, directories, globs; relative to `cwd`) into
+ * repository-relative files. No targets means the whole KB (`kb/`). A target that
+ * names nothing, or lies outside the checkout, is an error rather than an empty run.
+ */
+export async function collectFiles(repoRoot: string, targets: readonly string[], cwd: string): Promise<string[]> {
+  const root = path.resolve(repoRoot);
+  const wanted = targets.length > 0 ? targets : [path.join(root, 'kb')];
+  const files = new Set<string>();
+  for (const target of wanted) {
+    const absolute = path.resolve(cwd, target);
+    const scan = picomatch.scan(target);
+    if (scan.isGlob) {
+      const base = path.resolve(cwd, scan.base === '' ? '.' : scan.base);
+      ensureInside(root, base, target);
+      const matcher = picomatch(toPosix(absolute), { dot: false });
+      let matched = 0;
+      for (const file of await walk(base)) {
+        if (isValidatable(file) && matcher(toPosix(file))) {
+          files.add(relativeTo(root, file));
+          matched += 1;
+        }
+      }
+      if (matched === 0) throw new KbError('no-match', `${target} matches no note, schema or layout file`);
+      continue;
+    }
+    ensureInside(root, absolute, target);
+    let info;
+    try {
+      info = await stat(absolute);
+    } catch {
+      throw new KbError('path-not-found', `${target}: no such file or directory`);
+    }
+    if (info.isDirectory()) {
+      for (const file of await walk(absolute)) if (isValidatable(file)) files.add(relativeTo(root, file));
+    } else {
+      files.add(relativeTo(root, absolute));
+    }
+  }
+  return [...files].sort();
+}
+
+function ensureInside(root: string, absolute: string, target: string): void {
+  const relative = path.relative(root, absolute);
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    throw new KbError('path-outside-checkout', `${target} is outside the checkout ${root}; validate files inside it or pass --kb DIR`);
+  }
+}
+
+/** Every file below `dir`, skipping hidden entries (`.git`, caches) and node_modules. */
+async function walk(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    let entries;
+    try {
+      entries = await readdir(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) files.push(full);
+    }
+  }
+  return files;
+}
+
+function sortFindings(findings: readonly Finding[]): Finding[] {
+  return dedupeFindings(findings).sort(compareFindings);
+}
+
+function relativeTo(root: string, file: string): string {
+  return toPosix(path.relative(root, file));
+}
+
+function toPosix(file: string): string {
+  return file.split(path.sep).join('/');
+}
+
+/** Runs `task` over `items` with at most `limit` in flight, keeping result order. */
+async function mapPool<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

@@ -1,0 +1,104 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { execa } from 'execa';
+import { copyToTemp, corpusFixture, removeTemps, repoRoot, toyArtifact, toyFixture, treeDigest } from './helpers.js';
+
+/** Runs a real `commonplace validate` process (see cli-harness.ts) in `cwd`; execa drops the final newline. */
+function commonplace(args: string[], cwd: string) {
+  const loader = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  return execa('node', ['--import', loader, path.join(repoRoot, 'test/kb/cli-harness.ts'), 'validate', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
+}
+
+let corpus: string;
+let toy: string;
+
+beforeAll(async () => {
+  corpus = await copyToTemp(corpusFixture, 'commonplace-cli-corpus-');
+  toy = await copyToTemp(toyFixture, 'commonplace-cli-toy-');
+  // The toy checkout is a Git root, so the command finds it from a subdirectory.
+  await mkdir(path.join(toy, '.git'));
+  await mkdir(path.join(toy, 'drafts'));
+});
+afterAll(removeTemps);
+
+describe('commonplace validate', () => {
+  test('validates the whole KB by default, lists plain text, and exits 0 with only warnings', async () => {
+    const run = await commonplace(['--kb', corpus], '/');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('kb/README.md: plain text, nothing to validate');
+    expect(run.stdout).toContain('kb/notes/out-of-spec-output-is-a-failure-of-the-interpreter-not-the-spec.md\n     2  warn  description should be at most 250 characters');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('430 files (411 notes, 10 plain text, 9 schemas): 0 failures, 1 warning');
+    expect(run.stderr).toBe('');
+  });
+
+  test('finds the checkout from a subdirectory, takes globs, groups failures by file and exits 1', async () => {
+    await writeFile(path.join(toy, 'kb/notes/bad.md'), '---\ntype: kb/types/toy-report.md\ndescription: A note of the toy KB that lacks its run field\n---\n\n# Bad\n');
+    const run = await commonplace(['../notes/*.md'], path.join(toy, 'kb/types'));
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe(
+      [
+        'kb/notes/bad.md',
+        '        fail  `headings` must include "## Findings"  [schema/contains]',
+        '     1  fail  frontmatter `run` is required  [schema/required]',
+        '',
+        '2 files (2 notes): 2 failures in 1 file, 0 warnings',
+      ].join('\n'),
+    );
+  });
+
+  test('prints JSON for machines with --json', async () => {
+    const run = await commonplace(['--json', 'kb/notes/bad.md'], toy);
+    expect(run.exitCode).toBe(1);
+    const output = JSON.parse(run.stdout) as { mode: string; summary: { failures: number }; files: { file: string; findings: { rule: string }[] }[] };
+    expect(output.mode).toBe('files');
+    expect(output.summary.failures).toBe(2);
+    expect(output.files.map((file) => file.file)).toEqual(['kb/notes/bad.md']);
+    expect(output.files[0]?.findings.map((finding) => finding.rule)).toEqual(['schema/contains', 'schema/required']);
+  });
+
+  test('validates a draft in its role, without touching the artifact', async () => {
+    const artifact = path.join(toy, toyArtifact);
+    const before = await treeDigest(path.dirname(artifact));
+    const draft = path.join(toy, 'drafts/runtime-report.md');
+    await writeFile(draft, (await readFile(path.join(artifact, 'runtime-report.md'), 'utf8')).replace('(SRC-2)', '(SRC-9)'));
+    const run = await commonplace(['drafts/runtime-report.md', '--artifact', toyArtifact, '--role', 'runtime-report'], toy);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe(
+      [
+        `drafts/runtime-report.md as runtime-report (runtime-report.md) of ${toyArtifact}, layout kb/types/toy-analysis.layout.yaml, disposition published`,
+        '    13  fail  cited record SRC-9 does not exist in boundary.md  [cites]',
+        '',
+        'draft runtime-report: 1 failure, 0 warnings',
+      ].join('\n'),
+    );
+    const clean = await commonplace(['--json', path.join(artifact, 'runtime-report.md'), '--artifact', artifact, '--role', 'runtime-report', '--layout', 'kb/types/toy-analysis.layout.yaml'], toy);
+    expect(clean.exitCode).toBe(0);
+    expect(JSON.parse(clean.stdout)).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
+    expect(await treeDigest(path.dirname(artifact))).toEqual(before);
+  });
+
+  test.each([
+    { name: '--artifact without --role', args: ['drafts/x.md', '--artifact', toyArtifact], stderr: 'commonplace: --artifact and --role go together: commonplace validate <draft> --artifact <dir> --role <role>' },
+    { name: 'two drafts', args: ['a.md', 'b.md', '--artifact', toyArtifact, '--role', 'synthesis'], stderr: 'commonplace: draft validation takes exactly one draft file, got 2' },
+    { name: 'an undeclared role', args: [`${toyArtifact}/synthesis.md`, '--artifact', toyArtifact, '--role', 'nobody'], stderr: 'commonplace: role nobody is not declared by layout kb/types/toy-analysis.layout.yaml' },
+    { name: 'a path that does not exist', args: ['kb/nowhere.md'], stderr: 'commonplace: kb/nowhere.md: no such file or directory' },
+    { name: 'a glob that matches nothing', args: ['kb/**/*.txt'], stderr: 'commonplace: kb/**/*.txt matches no note, schema or layout file' },
+    { name: 'a path outside the checkout', args: ['/etc/hostname'], stderr: 'commonplace: /etc/hostname is outside the checkout' },
+    { name: 'an unknown option', args: ['--frobnicate'], stderr: "error: unknown option '--frobnicate'" },
+  ])('a usage error exits 2 with a one-line message: $name', async ({ args, stderr }) => {
+    const run = await commonplace(args, toy);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toContain(stderr);
+  });
+
+  test('a draft whose role type is unavailable is a failure (exit 1), not a usage error', async () => {
+    const broken = await copyToTemp(toyFixture, 'commonplace-cli-broken-');
+    await writeFile(path.join(broken, 'kb/types/toy-report.schema.yaml'), 'allOf:\n  - $ref: ./gone.schema.yaml\n');
+    const run = await commonplace([`${toyArtifact}/synthesis.md`, '--artifact', toyArtifact, '--role', 'synthesis', '--kb', '.'], broken);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe('commonplace: role synthesis cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./gone.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/gone.schema.yaml does not exist');
+  });
+});
