@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/kb/verification.ts', 'src/search-attributes.ts'],
+    files: ['src/workflows/**/*.ts', 'src/kb/verification.ts', 'src/search-attributes.ts', 'src/review/result-line.ts', 'src/review/paths.ts', 'src/review/sweep-types.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -12,3 +12,6 @@ if (!existsSync(entry)) {
 }
 const { main } = await import(pathToFileURL(entry).href);
 await main(process.argv);
+// A finished command exits even while a client connection or a pending workflow result would keep
+// the event loop alive (a sweep that stopped is still open on the server). Pipes are synchronous on Linux.
+process.exit(process.exitCode ?? 0);

@@ -4,16 +4,18 @@
 //
 // Environment: COMMONPLACE_FAKE_SCENARIO (scenario file, YAML or JSON; optional)
 //              COMMONPLACE_FAKE_LEDGER   (ledger file, JSON lines; optional)
-// Scenario:    { launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
+// Scenario:    { ledger?: <path, relative to the scenario>, launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
 // Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
-//                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text} }
+//                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text},
+//                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
+// `review` answers a review prompt: a review of each `criterion = <id>` line of the prompt, ending in its
+// result line (one `## <id>` section per criterion when the prompt says `grouping = bundle`).
 // The n-th invocation matching a rule plays its n-th attempt (the last one repeats). Without a
 // scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -32,6 +34,24 @@ function declaredOutputs(prompt) {
     if (match) paths.push(...match[1].split(',').map((path) => path.trim()).filter(Boolean));
   }
   return paths;
+}
+
+function reviewText(prompt, attempt) {
+  const criteria = [];
+  for (const line of prompt.split('\n')) {
+    const match = /^criterion\s*=\s*(\S+)/.exec(line.trim());
+    if (match) criteria.push(match[1]);
+  }
+  const bundle = /^grouping\s*=\s*bundle\s*$/m.test(prompt);
+  const skip = new Set(attempt.skip ?? []);
+  const malformed = new Set(attempt.malformed ?? []);
+  const sections = criteria.filter((id) => !skip.has(id)).map((id) => {
+    const outcome = attempt.outcomes?.[id] ?? attempt.review;
+    const verdict = malformed.has(id) ? `Verdict: ${outcome}` : `Result: ${outcome}`;
+    const text = `The fake harness reviewed ${id}; no model was asked.\n\n${verdict}\n`;
+    return bundle ? `## ${id}\n\n${text}` : text;
+  });
+  return `${sections.join('\n')}`;
 }
 
 function withLock(file, action) {
@@ -70,8 +90,11 @@ function writeAtomic(path, text) {
 
 const prompt = readStdin();
 const scenarioPath = process.env.COMMONPLACE_FAKE_SCENARIO;
-const ledgerPath = process.env.COMMONPLACE_FAKE_LEDGER;
-const scenario = scenarioPath ? parse(readFileSync(scenarioPath, 'utf8')) ?? {} : {};
+const scenarioText = scenarioPath ? readFileSync(scenarioPath, 'utf8') : '';
+// JSON scenarios skip loading the YAML parser, which is most of this executable's start-up time.
+const scenario = !scenarioPath ? {} : /\.json$/.test(scenarioPath) ? JSON.parse(scenarioText) : ((await import('yaml')).parse(scenarioText) ?? {});
+// The ledger is named by the environment or by the scenario itself (so a scenario handed to a remote worker keeps its ledger).
+const ledgerPath = process.env.COMMONPLACE_FAKE_LEDGER ?? (scenario.ledger ? resolve(dirname(scenarioPath), scenario.ledger) : undefined);
 const rules = Array.isArray(scenario.launches) ? scenario.launches : [];
 const ruleIndex = rules.findIndex((rule) => !rule.match || new RegExp(rule.match, 'm').test(prompt));
 const rule = ruleIndex >= 0 ? rules[ruleIndex] : { attempts: [{}] };
@@ -105,7 +128,8 @@ if (attempt.hang) {
 } else {
   for (const [path, text] of Object.entries(attempt.outputs ?? {})) writeAtomic(resolve(path), String(text));
   for (const [path, text] of Object.entries(attempt.writeOutside ?? {})) writeAtomic(resolve(path), String(text));
-  const declaredText = attempt.writeDeclared ?? (attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n');
+  const declaredText =
+    attempt.writeDeclared ?? (attempt.review ? reviewText(prompt, attempt) : attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n');
   if (declaredText !== undefined) for (const path of declaredOutputs(prompt)) writeAtomic(resolve(path), String(declaredText));
 
   const exitCode = attempt.exitCode ?? (attempt.usageLimit ? 1 : 0);

@@ -8,15 +8,30 @@ import { workflowBundlePath } from './helpers/temporal.js';
 
 const dir = join(packageRoot(), 'test', 'histories');
 const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
+const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as Record<string, string>;
 const load = (file: string) => historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
 
 describe('recorded histories replay against the current workflow code', () => {
-  test('there is a recorded history of every outcome of the probe', () => {
-    expect(files).toEqual(expect.arrayContaining(['probe-completed.json', 'probe-launch-failed.json', 'probe-relaunched.json', 'probe-timed-out.json', 'probe-usage-limit.json']));
+  test('there is a recorded history of every outcome of the probe, and of gate sweeps and their batches', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'probe-completed.json',
+        'probe-launch-failed.json',
+        'probe-relaunched.json',
+        'probe-timed-out.json',
+        'probe-usage-limit.json',
+        'gates-completed.json',
+        'gates-completed-batch-1.json',
+        'gates-bundle.json',
+        'gates-bundle-batch-1.json',
+        'gates-stopped-resumed.json',
+        'gates-stopped-resumed-batch-1.json',
+      ]),
+    );
   });
 
   test.each(files)('%s replays without a determinism violation', async (file) => {
-    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(file), file)).resolves.toBeUndefined();
+    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(file), ids[file])).resolves.toBeUndefined();
   });
 
   test('a workflow change that reorders commands fails the replay', async () => {

@@ -1,5 +1,6 @@
 import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
 import { createProbeActivities } from './probe/probe.js';
+import { createSweepActivities } from './review/sweep.js';
 
 export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from './harness/types.js';
 export { nonRetryableLaunchErrors } from './harness/types.js';
@@ -15,6 +16,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createHarnessActivities(dependencies),
     ...createProbeActivities(dependencies),
+    ...createSweepActivities(),
   };
 }
 

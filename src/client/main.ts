@@ -3,6 +3,7 @@ import { registerDev } from './dev.js';
 import { registerProbe } from './probe.js';
 import { registerWorker } from './worker-command.js';
 import { registerValidate } from './validate.js';
+import { registerReview } from './review.js';
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerWorker(program);
   registerProbe(program);
   registerValidate(program);
+  registerReview(program);
   return program;
 }
 

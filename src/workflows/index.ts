@@ -1,1 +1,3 @@
 export { probe } from './probe.js';
+export { gateSweep } from './gate-sweep.js';
+export { gateBatch } from './gate-batch.js';

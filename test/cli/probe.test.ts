@@ -17,8 +17,7 @@ afterAll(async () => {
 describe('commonplace probe', () => {
   test('the probe workflow runs on the dev server from the CLI, and the CLI prints the result', async () => {
     const dir = await scratch();
-    const { ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n', model: 'fake-model-7' }] }]);
-    const scenario = join(dir, 'scenario.yaml');
+    const { ledger, scenario } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n', model: 'fake-model-7' }] }]);
     const cliEnv = { TEMPORAL_ADDRESS: env.connection.options.address, COMMONPLACE_FAKE_LEDGER: ledger };
     const worker = startCli(['worker', '--state', join(dir, 'state')], { env: cliEnv });
     try {

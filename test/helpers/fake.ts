@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import type { Profile } from '../../src/harness/profiles.js';
 
 export interface FakeAttempt {
@@ -15,6 +14,10 @@ export interface FakeAttempt {
   delayMs?: number;
   hang?: boolean;
   model?: string;
+  review?: 'pass' | 'warn' | 'fail' | 'report';
+  outcomes?: Record<string, 'pass' | 'warn' | 'fail' | 'report'>;
+  skip?: string[];
+  malformed?: string[];
 }
 
 export interface FakeRule {
@@ -40,11 +43,11 @@ export async function scratch(prefix = 'commonplace-test-'): Promise<string> {
 }
 
 /** Writes a fake-harness scenario and returns the environment that points the fake at it and at a fresh ledger. */
-export async function fakeScenario(dir: string, launches: FakeRule[]): Promise<{ env: Record<string, string>; ledger: string }> {
-  const scenario = join(dir, 'scenario.yaml');
+export async function fakeScenario(dir: string, launches: FakeRule[]): Promise<{ env: Record<string, string>; ledger: string; scenario: string }> {
+  const scenario = join(dir, 'scenario.json');
   const ledger = join(dir, 'ledger.jsonl');
-  await writeFile(scenario, stringify({ launches }));
-  return { env: { COMMONPLACE_FAKE_SCENARIO: scenario, COMMONPLACE_FAKE_LEDGER: ledger }, ledger };
+  await writeFile(scenario, JSON.stringify({ ledger: 'ledger.jsonl', launches }, null, 2));
+  return { env: { COMMONPLACE_FAKE_SCENARIO: scenario, COMMONPLACE_FAKE_LEDGER: ledger }, ledger, scenario };
 }
 
 /** Every entry the fake harness recorded. */

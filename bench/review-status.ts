@@ -1,0 +1,79 @@
+// bench/review-status: `review status` over the whole shared corpus with a full set of result files.
+// A copy of the corpus in a temporary directory gets one result file per applicable pair (written by
+// writeResultFile, fsync off: setup only), then reviewStatus runs N times in a fresh process. Prints the
+// pair count, the first run (cold JIT, as one CLI invocation pays it, without Node's start-up) and the
+// median of the runs, the cost of one fsynced result write, and the measuring process's peak RSS.
+// Usage: npx tsx bench/review-status.ts [runs=7]
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { writeResultFile, type ResultRecord } from '../src/review/result-file.js';
+import { reviewStatus, selectPairs, type PairStatus } from '../src/review/status.js';
+
+const runs = Number(process.argv[2] ?? 7);
+const corpus = fileURLToPath(new URL('../test/fixtures/corpus/commonplace-kb', import.meta.url));
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+const record = (pair: PairStatus, index: number): ResultRecord => ({
+  note: pair.note,
+  criterion: pair.criterion,
+  noteSha256: pair.noteSha256,
+  criterionSha256: pair.criterionSha256,
+  outcome: (['pass', 'warn', 'fail'] as const)[index % 3] as 'pass',
+  profile: 'sonnet',
+  model: 'claude-sonnet-4-5-20250929',
+  run: 'gates/2026-11-10-bench-01',
+  launch: `gates/2026-11-10-bench-01/batch-${Math.floor(index / 100)}/pair-${index}/1`,
+  body: `## Findings\n\nThe note ${pair.note} was read against ${pair.criterion}; nothing in it matches the failure mode.\n\nResult: ${(['pass', 'warn', 'fail'] as const)[index % 3]}\n`,
+});
+
+if (process.argv[2] === '--child') {
+  // The measured process: only status runs here, so its peak RSS is status's own (plus Node and tsx).
+  const [, , , root, count] = process.argv as string[];
+  const times: number[] = [];
+  let fresh = 0;
+  let firstRssMiB = 0;
+  const baseRssMiB = process.resourceUsage().maxRSS / 1024;
+  for (let run = 0; run < Number(count); run += 1) {
+    const started = performance.now();
+    const status = await reviewStatus(root as string);
+    times.push(performance.now() - started);
+    fresh = status.counts.fresh;
+    if (run === 0) firstRssMiB = process.resourceUsage().maxRSS / 1024;
+  }
+  process.stdout.write(JSON.stringify({ times, fresh, baseRssMiB, firstRssMiB, rssMiB: process.resourceUsage().maxRSS / 1024 }));
+  process.exit(0);
+}
+
+const root = await mkdtemp(join(tmpdir(), 'bench-review-status-'));
+try {
+  await cp(corpus, root, { recursive: true });
+  const pairs = await selectPairs(root);
+  let started = performance.now();
+  for (const [index, pair] of pairs.entries()) await writeResultFile(root, record(pair, index), { fsync: false });
+  const setupMs = performance.now() - started;
+
+  // One fsynced write, as the sweep does it (file and directory flushed), on a sample.
+  const sample = pairs.slice(0, 200);
+  started = performance.now();
+  for (const [index, pair] of sample.entries()) await writeResultFile(root, record(pair, index), { fsync: true });
+  const fsyncWriteMs = (performance.now() - started) / sample.length;
+
+  // A fresh process for the measured runs: its first run is what a CLI invocation pays (JIT cold).
+  const child = await execa('node', ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, String(runs)], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  const { times, fresh, baseRssMiB, firstRssMiB, rssMiB } = JSON.parse(child.stdout) as { times: number[]; fresh: number; baseRssMiB: number; firstRssMiB: number; rssMiB: number };
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  console.log(`review status over the shared corpus (${pairs.length} pairs, ${fresh} fresh; ${runs} runs in a fresh process)`);
+  console.log(`  setup: wrote ${pairs.length} result files in ${ms(setupMs)} (fsync off); one fsynced write ${fsyncWriteMs.toFixed(2)} ms`);
+  console.log(`  first run (cold)  ${ms(times[0] as number)}`);
+  console.log(`  median            ${ms(median(times))}   (min ${ms(Math.min(...times))}, max ${ms(Math.max(...times))})`);
+  console.log(`  peak RSS          ${firstRssMiB.toFixed(0)} MiB after one run, ${rssMiB.toFixed(0)} MiB after ${runs} (Node and tsx alone: ${baseRssMiB.toFixed(0)} MiB)`);
+  if (fresh !== pairs.length) throw new Error(`expected every pair fresh, got ${fresh} of ${pairs.length}`);
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,234 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../fs/atomic.js';
+import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
+import { selectProfile, type Profile } from '../../harness/profiles.js';
+import { loadCriterion } from '../../review/criteria.js';
+import { criterionHash, hashParts, noteParts } from '../../review/hash.js';
+import { writeResultFile } from '../../review/result-file.js';
+import { checkBundle, checkResultLine } from '../../review/result-line.js';
+import { selectPairs, type PairStatus } from '../../review/status.js';
+import { reviewPrompt } from './prompt.js';
+import type {
+  AcceptInput,
+  AcceptOutcome,
+  CapturedUnit,
+  Grouping,
+  PreparedSweep,
+  SweepInput,
+  SweepProblem,
+  SweepProgress,
+  SweepSummary,
+  SweepUnit,
+} from '../../review/sweep-types.js';
+
+/** Where a review run keeps its state, inside the KB checkout (never a note's folder). */
+export const reviewRunsDir = join('kb', 'reports', 'state', 'review', 'runs');
+export const runDirOf = (checkout: string, runId: string) => join(checkout, reviewRunsDir, runId);
+const batchFile = (runDir: string, batch: number) => join(runDir, 'batches', `batch-${String(batch + 1).padStart(4, '0')}.json`);
+const problemsFile = (runDir: string) => join(runDir, 'problems.jsonl');
+const outputName = 'review.md';
+
+function badInput(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'bad-sweep-input', nonRetryable: true, message });
+}
+
+/** Stable, readable, short enough for a directory name. */
+function unitKey(note: string, part: string): string {
+  const digest = createHash('sha256').update(`${note}\0${part}`).digest('hex').slice(0, 10);
+  const readable = `${note.replace(/^kb\//, '').replace(/\.md$/, '')}--${part}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
+  return `${readable}-${digest}`;
+}
+
+/** Groups pairs into launch units: one per pair, or one per note and lens. */
+export function planUnits(pairs: readonly Pick<PairStatus, 'note' | 'criterion' | 'criterionPath' | 'lens' | 'reportCriterion'>[], grouping: Grouping): SweepUnit[] {
+  const units = new Map<string, SweepUnit>();
+  for (const pair of pairs) {
+    const criterion = { id: pair.criterion, path: pair.criterionPath, report: pair.reportCriterion };
+    const lens = pair.lens ?? pair.criterion;
+    const group = grouping === 'bundle' && pair.lens !== undefined ? lens : pair.criterion;
+    const key = unitKey(pair.note, group);
+    const unit = units.get(key);
+    if (unit) unit.criteria.push(criterion);
+    else units.set(key, { key, note: pair.note, lens, criteria: [criterion] });
+  }
+  return [...units.values()];
+}
+
+async function readProblems(runDir: string): Promise<SweepProblem[]> {
+  const text = await readFile(problemsFile(runDir), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SweepProblem);
+}
+
+function resolveProfile(input: SweepInput): Profile {
+  try {
+    const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
+    const profile = selectProfile(loadProfiles(source), input.profile, source);
+    return input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile;
+  } catch (error) {
+    throw badInput((error as Error).message);
+  }
+}
+
+interface InputsNow {
+  noteText: string;
+  criteria: Map<string, { text: string; hashes: { note: string; criterion: string } }>;
+}
+
+/**
+ * Reads a unit's note and criteria as they stand and hashes them (the note parsed once, hashed under
+ * each criterion's watches); undefined for a criterion that is gone or no longer a criterion.
+ */
+async function inputsNow(checkout: string, unit: SweepUnit): Promise<InputsNow | undefined> {
+  const noteText = await readFile(join(checkout, unit.note), 'utf8').catch(() => undefined);
+  if (noteText === undefined) return undefined;
+  const parts = noteParts(noteText, unit.note);
+  if (!parts.ok) throw badInput(`note ${unit.note} cannot be hashed: ${parts.findings.map((finding) => finding.message).join('; ')}`);
+  const criteria: InputsNow['criteria'] = new Map();
+  for (const criterion of unit.criteria) {
+    const text = await readFile(join(checkout, criterion.path), 'utf8').catch(() => undefined);
+    const loaded = await loadCriterion(checkout, criterion.id);
+    if (text === undefined || !loaded.ok) continue;
+    criteria.set(criterion.id, { text, hashes: { note: hashParts(parts.parts, loaded.criterion.watches), criterion: criterionHash(text) } });
+  }
+  return { noteText, criteria };
+}
+
+/** Builds the sweep's activities over their dependencies; all I/O of a gate sweep happens here. */
+export function createSweepActivities() {
+  /** Selects the stale and missing pairs (or a finished sweep's problem pairs) and writes them, in batches, to the run directory. */
+  async function prepareSweep(input: SweepInput & { runId: string }): Promise<PreparedSweep> {
+    const profile = resolveProfile(input);
+    const runDir = runDirOf(input.checkout, input.runId);
+    let pairs: PairStatus[];
+    try {
+      const selected = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates });
+      if (input.retryOf) {
+        const wanted = new Set((await readProblems(runDirOf(input.checkout, input.retryOf))).map((problem) => `${problem.note}\0${problem.criterion}`));
+        pairs = selected.filter((pair) => wanted.has(`${pair.note}\0${pair.criterion}`) && pair.status !== 'fresh');
+      } else {
+        pairs = selected.filter((pair) => pair.status !== 'fresh');
+      }
+    } catch (error) {
+      throw badInput((error as Error).message);
+    }
+    Context.current().heartbeat({ selected: pairs.length });
+    const units = planUnits(pairs, input.grouping);
+    const batches = Math.ceil(units.length / input.batchSize);
+    await mkdir(runDir, { recursive: true });
+    await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
+    for (let batch = 0; batch < batches; batch++) {
+      await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
+    }
+    await writeFileAtomic(problemsFile(runDir), '');
+    return { runId: input.runId, runDir, profile, pairs: pairs.length, units: units.length, batches };
+  }
+
+  /** Reads one batch's units back, so the history carries a batch number instead of the work list. */
+  async function loadBatch(input: { runId: string; checkout: string; batch: number }): Promise<SweepUnit[]> {
+    return JSON.parse(await readFile(batchFile(runDirOf(input.checkout, input.runId), input.batch), 'utf8')) as SweepUnit[];
+  }
+
+  /** Copies one unit's note and criteria into a fresh launch directory and records their hashes: the worker sees only these copies. */
+  async function captureUnit(input: {
+    runId: string;
+    checkout: string;
+    unit: SweepUnit;
+    attempt: number;
+    findings: string[];
+  }): Promise<CapturedUnit> {
+    const { unit } = input;
+    const dir = join(runDirOf(input.checkout, input.runId), 'launches', unit.key, `attempt-${input.attempt}`);
+    await mkdir(join(dir, 'inputs'), { recursive: true });
+    const now = await inputsNow(input.checkout, unit);
+    if (!now) throw badInput(`note ${unit.note} is gone`);
+    await writeFile(join(dir, 'inputs', 'note.md'), now.noteText);
+    const hashes: CapturedUnit['hashes'] = {};
+    const criterionInputs: Record<string, string> = {};
+    for (const criterion of unit.criteria) {
+      const read = now.criteria.get(criterion.id);
+      if (!read) throw badInput(`criterion ${criterion.id} (${criterion.path}) is gone or no longer a criterion`);
+      const relative = join('inputs', 'criteria', `${criterion.id.replace(/\.md$/, '')}.md`);
+      await mkdir(join(dir, relative, '..'), { recursive: true });
+      await writeFile(join(dir, relative), read.text);
+      criterionInputs[criterion.id] = relative;
+      hashes[criterion.id] = read.hashes;
+    }
+    // A unit of several gates is asked as a bundle; a bundle re-asked for one gate is asked as a pair.
+    const grouping: Grouping = unit.criteria.length > 1 ? 'bundle' : 'pair';
+    const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: outputName, findings: input.findings });
+    await writeFile(join(dir, 'prompt.md'), prompt);
+    return { dir, prompt, outputs: [outputName], hashes, grouping };
+  }
+
+  /**
+   * Checks one output and writes a result file for each accepted criterion — but only while the
+   * note and criterion still hash to what the worker was given; otherwise the pair arrived stale.
+   */
+  async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
+    const { unit, captured, launch } = input;
+    const file = join(captured.dir, outputName);
+    const text = await readFile(file, 'utf8');
+    const sections: { criterion: string; outcome: 'pass' | 'warn' | 'fail' | 'report'; body: string }[] = [];
+    const rejected: AcceptOutcome['rejected'] = [];
+    if (captured.grouping === 'bundle') {
+      const check = checkBundle(text, unit.criteria.map((criterion) => criterion.id), { file: outputName });
+      for (const section of check.accepted) sections.push({ criterion: section.gate, outcome: section.outcome, body: section.text });
+      for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: refusal.findings.map((finding) => finding.message) });
+      for (const gate of check.missing) rejected.push({ criterion: gate, findings: [`the output has no \`## ${gate}\` section`] });
+    } else {
+      const criterion = unit.criteria[0]!;
+      const check = checkResultLine(text, { report: criterion.report, file: outputName });
+      if (check.ok) sections.push({ criterion: criterion.id, outcome: check.outcome, body: text.endsWith('\n') ? text : `${text}\n` });
+      else rejected.push({ criterion: criterion.id, findings: check.findings.map((finding) => finding.message) });
+    }
+
+    const now = sections.length > 0 ? await inputsNow(input.checkout, unit) : undefined;
+    const written: AcceptOutcome['written'] = [];
+    const staleOnArrival: string[] = [];
+    for (const section of sections) {
+      const criterion = unit.criteria.find((entry) => entry.id === section.criterion)!;
+      const capturedHashes = captured.hashes[criterion.id]!;
+      const current = now?.criteria.get(criterion.id)?.hashes;
+      if (!current || current.note !== capturedHashes.note || current.criterion !== capturedHashes.criterion) {
+        staleOnArrival.push(criterion.id);
+        continue;
+      }
+      await writeResultFile(input.checkout, {
+        note: unit.note,
+        criterion: criterion.id,
+        noteSha256: capturedHashes.note,
+        criterionSha256: capturedHashes.criterion,
+        outcome: section.outcome,
+        profile: launch.profile,
+        model: launch.model ?? 'unreported',
+        run: input.runId,
+        launch: launch.launchId,
+        body: section.body,
+      });
+      written.push({ criterion: criterion.id, outcome: section.outcome });
+    }
+    if (staleOnArrival.length > 0) {
+      await appendFile(join(runDirOf(input.checkout, input.runId), 'stale-on-arrival.jsonl'), staleOnArrival.map((criterion) => `${JSON.stringify({ note: unit.note, criterion })}\n`).join(''));
+    }
+    return { written, rejected, staleOnArrival };
+  }
+
+  /** Appends a batch's problem pairs to the run directory, where `review retry` finds them. */
+  async function recordProblems(input: { checkout: string; runId: string; problems: SweepProblem[] }): Promise<void> {
+    await appendFile(problemsFile(runDirOf(input.checkout, input.runId)), input.problems.map((problem) => `${JSON.stringify(problem)}\n`).join(''));
+  }
+
+  /** Writes the sweep's summary beside its results and returns it with the first problems. */
+  async function finishSweep(input: { checkout: string; runId: string; progress: SweepProgress; runDir: string }): Promise<SweepSummary> {
+    const problems = await readProblems(input.runDir);
+    const summary: SweepSummary = { ...input.progress, runDir: input.runDir, problems: problems.slice(0, 100) };
+    await writeFileAtomic(join(input.runDir, 'summary.json'), `${JSON.stringify({ ...summary, problems: problems.length }, null, 2)}\n`);
+    return summary;
+  }
+
+  return { prepareSweep, loadBatch, captureUnit, acceptUnit, recordProblems, finishSweep };
+}

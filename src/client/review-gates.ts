@@ -1,0 +1,177 @@
+import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import type { Grouping, SweepInput, SweepOptions, SweepProgress } from '../review/sweep-types.js';
+import { findCheckout } from '../kb/checkout.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
+import { connectClient } from './connection.js';
+import { action, UserError } from './errors.js';
+import { followSweep } from './sweep-follow.js';
+
+export interface SweepCommandOptions {
+  notes: string[];
+  gates: string[];
+  grouping: string;
+  profile: string;
+  concurrency: string;
+  batchSize: string;
+  autoResume?: boolean;
+  kb?: string;
+  profiles?: string;
+  scenario?: string;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Adds the options every way of starting a sweep shares (the run command and schedules). */
+export function sweepOptions(command: Command): Command {
+  return command
+    .option('--notes <glob>', 'notes to sweep, as a glob on KB paths (repeatable; default: every reviewable note)', collect, [])
+    .option('--gates <glob>', 'gates to apply, as a glob on gate IDs such as "prose/*" (repeatable; default: all)', collect, [])
+    .option('--grouping <grouping>', 'pair: one launch per pair; bundle: one launch per note and lens', 'pair')
+    .option('--profile <name>', 'worker profile', 'claude')
+    .option('--concurrency <n>', 'launches in flight at once', '4')
+    .option('--batch-size <n>', 'launches per child workflow', '100')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
+    .option('--scenario <file>', 'fake-harness scenario file (profile fake)');
+}
+
+function positive(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`--${name} must be a positive whole number, got "${text}"`, 2);
+  return value;
+}
+
+/** The workflow input a set of command options asks for; bad option values are usage errors (exit 2). */
+export function sweepInput(options: SweepCommandOptions, extra: Partial<SweepInput> = {}): SweepInput {
+  if (options.grouping !== 'pair' && options.grouping !== 'bundle') throw new UserError(`--grouping must be pair or bundle, got "${options.grouping}"`, 2);
+  const checkout = findCheckout(process.cwd(), options.kb).root;
+  return {
+    checkout,
+    notes: options.notes,
+    gates: options.gates,
+    grouping: options.grouping as Grouping,
+    profile: options.profile,
+    concurrency: positive('concurrency', options.concurrency),
+    batchSize: positive('batch-size', options.batchSize),
+    autoResume: options.autoResume ?? false,
+    ...(options.profiles && { profilesFile: resolve(options.profiles) }),
+    ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
+    ...extra,
+  };
+}
+
+/** The options that make two sweeps "the same command". */
+export function sweepIdentity(input: SweepOptions & { checkout: string }): string {
+  return JSON.stringify([input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null]);
+}
+
+/** A readable run ID in time order. */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  return `GS-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Starts a sweep (or attaches to the one with this ID) with its search attributes, summary and identity memo. */
+export async function startSweep(client: Client, input: SweepInput & { runId: string }): Promise<WorkflowHandle> {
+  return client.workflow.start('gateSweep', {
+    taskQueue: TASK_QUEUE,
+    workflowId: `gates/${input.runId}`,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    args: [input],
+    memo: { identity: sweepIdentity(input), input },
+    staticSummary: `gate sweep ${input.runId}: ${input.retryOf ? `retry of ${input.retryOf}` : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}`} (${input.grouping}, ${input.profile})`,
+    typedSearchAttributes: [
+      { key: CommonplaceKind, value: 'gates' },
+      { key: CommonplaceStatus, value: 'running' },
+      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
+      { key: CommonplaceProfile, value: input.profile },
+    ],
+  });
+}
+
+/** An open sweep of the same checkout, if there is one: a second sweep must not race it. */
+async function openSweeps(client: Client): Promise<{ workflowId: string; identity: string | undefined }[]> {
+  const found: { workflowId: string; identity: string | undefined }[] = [];
+  for await (const execution of client.workflow.list({ query: `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running"` })) {
+    found.push({ workflowId: execution.workflowId, identity: execution.memo?.identity as string | undefined });
+  }
+  return found;
+}
+
+/** Resumes a stopped sweep (the resume Update), or does nothing to a running one; then follows it. */
+export async function resumeAndFollow(client: Client, handle: WorkflowHandle): Promise<void> {
+  const progress = await handle.query<SweepProgress>('progress').catch(() => undefined);
+  if (progress?.status === 'stopped') {
+    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stop?.kind})\n`);
+    await handle.executeUpdate('resume');
+  } else {
+    process.stderr.write(`attaching to ${handle.workflowId}\n`);
+  }
+  await followSweep(client, handle);
+}
+
+/** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
+export function registerRunGates(run: Command): void {
+  sweepOptions(run.command('gates').description('ask the stale and missing (note, gate) pairs and write their result files'))
+    .option('--resume <run>', 'continue the sweep with this run ID (a stopped one resumes; a finished one starts again on its stale pairs)')
+    .option('--auto-resume', 'after a usage limit with a known reset time, wait for it and go on')
+    .option('--detach', 'start the sweep and return without following it')
+    .action(
+      action(async (options: SweepCommandOptions & { resume?: string; detach?: boolean }) => {
+        const client = await connectClient();
+        if (options.resume) {
+          const handle = client.workflow.getHandle(`gates/${options.resume}`);
+          const described = await handle.describe().catch(() => {
+            throw new UserError(`no sweep ${options.resume} (workflow gates/${options.resume} not found)`);
+          });
+          if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle);
+          const recorded = described.memo?.input as SweepInput | undefined;
+          if (!recorded) throw new UserError(`sweep ${options.resume} has no recorded input to start again from`);
+          process.stderr.write(`sweep ${options.resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
+          const again = await startSweep(client, { ...recorded, runId: options.resume });
+          return followSweep(client, again);
+        }
+        const input = sweepInput(options);
+        const identity = sweepIdentity(input);
+        const open = await openSweeps(client);
+        const same = open.find((sweep) => sweep.identity === identity);
+        if (same) return resumeAndFollow(client, client.workflow.getHandle(same.workflowId));
+        if (open.length > 0) {
+          throw new UserError(
+            `another sweep is open (${open.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${open[0]!.workflowId.replace(/^gates\//, '')}\` or end it with \`temporal workflow terminate --workflow-id ${open[0]!.workflowId}\``,
+          );
+        }
+        const runId = newRunId();
+        const handle = await startSweep(client, { ...input, runId });
+        process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
+        if (options.detach) return;
+        await followSweep(client, handle);
+      }),
+    );
+}
+
+/** `commonplace review retry RUN`: re-asks the problem pairs of a finished sweep, in a new sweep. */
+export function registerRetry(review: Command): void {
+  review
+    .command('retry')
+    .description('re-ask the problem pairs of a finished sweep')
+    .argument('<run>', 'the finished sweep\'s run ID')
+    .option('--profile <name>', 'worker profile (default: the one the sweep used)')
+    .action(
+      action(async (run: string, options: { profile?: string }) => {
+        const client = await connectClient();
+        const described = await client.workflow.getHandle(`gates/${run}`).describe().catch(() => {
+          throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);
+        });
+        if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`commonplace review run gates --resume ${run}\``, 2);
+        const recorded = described.memo?.input as SweepInput | undefined;
+        if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
+        const runId = newRunId();
+        const handle = await startSweep(client, { ...recorded, runId, retryOf: run, ...(options.profile && { profile: options.profile }) });
+        process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
+        await followSweep(client, handle);
+      }),
+    );
+}

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { registerRetry, registerRunGates } from './review-gates.js';
+import { registerSchedule } from './review-schedule.js';
+import { registerReviewStatus } from './review-status.js';
+
+/** `commonplace review …`: freshness status, sweeps, retries and schedules. */
+export function registerReview(program: Command): Command {
+  const review = program.command('review').description('review a KB against its criteria: result files, freshness, gate sweeps, schedules');
+  const run = review.command('run').description('run a review workflow');
+  registerReviewStatus(review);
+  registerRunGates(run);
+  registerRetry(review);
+  registerSchedule(review);
+  return review;
+}

@@ -1,0 +1,44 @@
+/**
+ * Run identity of the editing workflows: the workflow ID is derived from the workflow kind, the
+ * note's path and the hash of the note's text (`full-pass/<note-path>/<hash12>`), so repeating the
+ * command continues the run and an edited note opens a new one. Pure string code.
+ */
+import type { EditKind, EditOptions } from './types.js';
+
+/** The part of the text hash a workflow ID carries. */
+export const HASH_DIGITS = 12;
+
+/** The workflow ID of a run over one note text. */
+export function editWorkflowId(kind: EditKind, note: string, textSha256: string): string {
+  return `${kind}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
+}
+
+/**
+ * The run ID (its directory under kb/reports/state/review/runs/): kind, a readable slug of the note's
+ * path below kb/, and the hash; long paths keep their end and a digest of the whole path.
+ */
+export function editRunId(kind: EditKind, note: string, textSha256: string, pathDigest: string): string {
+  let slug = note.replace(/^kb\//, '').replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+  if (slug.length > 80) slug = `${slug.slice(-71)}_${pathDigest.slice(0, 8)}`;
+  return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}`;
+}
+
+/** The kind a workflow ID names, or undefined when it is not an editing run's. */
+export function kindOfWorkflowId(workflowId: string): EditKind | undefined {
+  if (workflowId.startsWith('full-pass/')) return 'full-pass';
+  if (workflowId.startsWith('revise/')) return 'revise';
+  return undefined;
+}
+
+/** What differs between the options a run recorded and the options a repeat asks for, one line each. */
+export function optionsDifference(recorded: EditOptions, asked: EditOptions): string[] {
+  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(asked)])].sort();
+  const differences: string[] = [];
+  const show = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'string' ? JSON.stringify(value) : String(value));
+  for (const key of keys) {
+    const was = (recorded as unknown as Record<string, unknown>)[key];
+    const now = (asked as unknown as Record<string, unknown>)[key];
+    if ((was ?? null) !== (now ?? null)) differences.push(`${key}: the run has ${show(was)}, this command asks ${show(now)}`);
+  }
+  return differences;
+}

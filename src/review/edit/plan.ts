@@ -1,0 +1,63 @@
+/**
+ * The revision plan file: YAML, read through zod.
+ *
+ *     passes:
+ *       - tighten
+ *       - pass: plain-wording
+ *         focus: the second section
+ *         reason: three coined terms where plain words would do
+ *
+ * A pass is named alone or as a mapping with `pass` and optional `focus` and `reason`. Each pass
+ * appears at most once; unknown passes and keys are refused with every finding.
+ */
+import YAML from 'yaml';
+import { z } from 'zod';
+import { PASSES, type Plan } from './plan-types.js';
+
+const passName = z.enum(PASSES, { error: (issue) => `unknown pass ${JSON.stringify(issue.input)}; the passes are ${PASSES.join(', ')}` });
+const passEntry = z.union([
+  passName.transform((pass) => ({ pass })),
+  z.strictObject({ pass: passName, focus: z.string().min(1).optional(), reason: z.string().min(1).optional() }),
+]);
+const planSchema = z.strictObject({
+  passes: z
+    .array(passEntry)
+    .min(1, 'a plan names at least one pass')
+    .max(PASSES.length)
+    .superRefine((passes, ctx) => {
+      const seen = new Set<string>();
+      for (const entry of passes) {
+        if (seen.has(entry.pass)) ctx.addIssue({ code: 'custom', message: `pass ${entry.pass} appears twice` });
+        seen.add(entry.pass);
+      }
+    }),
+});
+
+export type PlanParse = { ok: true; plan: Plan } | { ok: false; findings: string[] };
+
+/** Reads a plan's text (from `--plan FILE` or an assessment's `plan.yaml`). */
+export function parsePlan(text: string, file = 'plan'): PlanParse {
+  let data: unknown;
+  try {
+    data = YAML.parse(text);
+  } catch (error) {
+    return { ok: false, findings: [`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`] };
+  }
+  const parsed = planSchema.safeParse(data);
+  if (!parsed.success) {
+    return { ok: false, findings: parsed.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`) };
+  }
+  const plan: Plan = {
+    passes: parsed.data.passes.map((entry) => ({
+      pass: entry.pass,
+      ...('focus' in entry && entry.focus !== undefined && { focus: entry.focus }),
+      ...('reason' in entry && entry.reason !== undefined && { reason: entry.reason }),
+    })),
+  };
+  return { ok: true, plan };
+}
+
+/** The plan as the run keeps it (`plan.yaml` in the run directory, for inspection). */
+export function formatPlan(plan: Plan): string {
+  return YAML.stringify({ passes: plan.passes.map((entry) => (entry.focus === undefined && entry.reason === undefined ? entry.pass : entry)) });
+}

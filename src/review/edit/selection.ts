@@ -1,0 +1,112 @@
+/**
+ * Selection lists: what a plain-wording or abstractions pass proposes, one selection per line,
+ *
+ *     - [s1] "leverages the cache" -> "uses the cache" — plain verb
+ *
+ * (the span and the replacement are JSON strings; the reason after ` — ` or ` -- ` is optional).
+ * The operator edits the list before approving it: deletes a line to reject a selection, or edits
+ * its replacement. Other lines (headings, prose) are ignored. Code applies an approved list: each
+ * span must occur exactly once in the note's body. Pure (the approval validator parses with it).
+ */
+
+export interface Selection {
+  id: string;
+  span: string;
+  replacement: string;
+  reason: string;
+}
+
+export type SelectionParse = { ok: true; selections: Selection[] } | { ok: false; findings: string[] };
+
+const ITEM = /^- \[([A-Za-z0-9][A-Za-z0-9_-]*)\] ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*")(?:[ \t]+(?:—|--)[ \t]+(.*?))?[ \t\r]*$/;
+
+function jsonString(quoted: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(quoted);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a selection list; every malformed selection line is a finding (with its line number). */
+export function parseSelectionList(text: string): SelectionParse {
+  const findings: string[] = [];
+  const selections: Selection[] = [];
+  const seen = new Set<string>();
+  text.split('\n').forEach((line, index) => {
+    if (!line.startsWith('- [')) return;
+    const match = ITEM.exec(line);
+    const where = `line ${index + 1}`;
+    if (!match) {
+      findings.push(`${where} is not a selection of the form \`- [id] "span" -> "replacement" — reason\`: \`${line.slice(0, 80)}\``);
+      return;
+    }
+    const [, id, spanQuoted, replacementQuoted, reason] = match as unknown as [string, string, string, string, string | undefined];
+    const span = jsonString(spanQuoted);
+    const replacement = jsonString(replacementQuoted);
+    if (span === undefined || replacement === undefined) {
+      findings.push(`${where}: the span and the replacement must be JSON strings in double quotes`);
+      return;
+    }
+    if (seen.has(id)) findings.push(`${where}: selection id [${id}] appears twice`);
+    seen.add(id);
+    if (span.trim() === '') findings.push(`${where}: selection [${id}] has an empty span`);
+    else if (span === replacement) findings.push(`${where}: selection [${id}] replaces its span with itself`);
+    selections.push({ id, span, replacement, reason: (reason ?? '').trim() });
+  });
+  return findings.length > 0 ? { ok: false, findings } : { ok: true, selections };
+}
+
+/** One selection as its line. */
+export function formatSelection(selection: Selection): string {
+  return `- [${selection.id}] ${JSON.stringify(selection.span)} -> ${JSON.stringify(selection.replacement)}${selection.reason ? ` — ${selection.reason}` : ''}`;
+}
+
+/** Where a note's body starts: after its frontmatter block, if it has one. */
+export function bodyStart(text: string): number {
+  if (!/^---[ \t]*\r?\n/.test(text)) return 0;
+  const close = /\r?\n---[ \t]*(\r?\n|$)/g;
+  close.lastIndex = 3;
+  const found = close.exec(text);
+  return found ? found.index + found[0].length : 0;
+}
+
+/** Where each selection's span is in the body: it must occur exactly once, and spans must not overlap. */
+export function locateSelections(text: string, selections: readonly Selection[]): { ok: true; at: Map<string, number> } | { ok: false; findings: string[] } {
+  const start = bodyStart(text);
+  const body = text.slice(start);
+  const findings: string[] = [];
+  const at = new Map<string, number>();
+  for (const selection of selections) {
+    const first = body.indexOf(selection.span);
+    if (first === -1) {
+      findings.push(`selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} does not occur in the note's body`);
+      continue;
+    }
+    if (body.indexOf(selection.span, first + 1) !== -1) {
+      findings.push(`selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} occurs more than once; quote enough to make it unique`);
+      continue;
+    }
+    at.set(selection.id, start + first);
+  }
+  const placed = selections.filter((selection) => at.has(selection.id)).sort((a, b) => at.get(a.id)! - at.get(b.id)!);
+  for (let index = 1; index < placed.length; index += 1) {
+    const before = placed[index - 1]!;
+    const here = placed[index]!;
+    if (at.get(before.id)! + before.span.length > at.get(here.id)!) findings.push(`selections [${before.id}] and [${here.id}] overlap`);
+  }
+  return findings.length > 0 ? { ok: false, findings } : { ok: true, at };
+}
+
+/** Applies an approved selection list to a text: each span replaced once, from the end backwards. */
+export function applySelections(text: string, selections: readonly Selection[]): { ok: true; text: string } | { ok: false; findings: string[] } {
+  const located = locateSelections(text, selections);
+  if (!located.ok) return located;
+  let result = text;
+  for (const selection of [...selections].sort((a, b) => located.at.get(b.id)! - located.at.get(a.id)!)) {
+    const position = located.at.get(selection.id)!;
+    result = result.slice(0, position) + selection.replacement + result.slice(position + selection.span.length);
+  }
+  return { ok: true, text: result };
+}

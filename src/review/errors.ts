@@ -1,0 +1,34 @@
+/**
+ * Errors that stop a review command before it can report: the request names nothing
+ * (a glob that matches no note), a record that cannot be written, a note that cannot
+ * be hashed. Defects found *in* result files are findings, never these.
+ */
+import type { Finding } from '../kb/findings.js';
+
+export type ReviewErrorCode =
+  /** A `--notes` or `--gates` pattern matched nothing: bad input, exit 1. */
+  | 'no-match'
+  /** A result record that would be malformed on disk: refused before writing. */
+  | 'invalid-record'
+  /** A note whose frontmatter cannot be read has no parts to hash. */
+  | 'note-unreadable'
+  /** The command was asked wrongly (options that do not go together): exit 2. */
+  | 'usage';
+
+/** A review request that cannot be carried out, with the code the CLI turns into an exit status. */
+export class ReviewError extends Error {
+  override readonly name = 'ReviewError';
+  readonly code: ReviewErrorCode;
+  readonly findings: readonly Finding[];
+
+  constructor(code: ReviewErrorCode, message: string, options: { findings?: readonly Finding[]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.findings = options.findings ?? [];
+  }
+
+  /** The exit code the CLI gives it: 2 for a usage error, 1 for bad input. */
+  get exitCode(): 1 | 2 {
+    return this.code === 'usage' ? 2 : 1;
+  }
+}

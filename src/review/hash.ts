@@ -1,0 +1,209 @@
+/**
+ * Freshness hashes. A pair is fresh while both hashes recorded in its result file
+ * match the current files: the note hash over the parts of the note its criterion
+ * watches, and the criterion hash over the criterion file. Both are taken over
+ * normalised text, so whitespace-only edits (trailing blanks, blank-line runs, CRLF,
+ * a final newline, runs of spaces inside a line) change nothing and every other
+ * edit changes the hash. docs/freshness.md states the rules with examples.
+ */
+import { createHash } from 'node:crypto';
+import type { Finding } from '../kb/findings.js';
+import YAML from 'yaml';
+import { extractHeadings, noteTitle } from '../kb/notes.js';
+import { ReviewError } from './errors.js';
+
+/** The note parts a criterion's `watches:` may name, in the order they are hashed. */
+export const WATCHED_PARTS = ['title', 'description', 'body', 'frontmatter'] as const;
+export type WatchedPart = (typeof WATCHED_PARTS)[number];
+
+export type Watches =
+  | { readonly declared: true; readonly parts: readonly WatchedPart[] }
+  /** No valid `watches:`: the criterion watches the whole note (every part). */
+  | { readonly declared: false; readonly parts: readonly WatchedPart[]; readonly problem?: string };
+
+/** Reads a criterion's `watches:` value; anything but a non-empty list of known parts means the whole note. */
+export function parseWatches(value: unknown): Watches {
+  const whole = (problem?: string): Watches => ({ declared: false, parts: WATCHED_PARTS, ...(problem === undefined ? {} : { problem }) });
+  if (value === undefined || value === null) return whole();
+  if (!Array.isArray(value)) return whole(`\`watches:\` must be a list of ${WATCHED_PARTS.join(', ')}, found ${describe(value)}`);
+  if (value.length === 0) return whole('`watches:` is an empty list');
+  const unknown = value.filter((item) => !(WATCHED_PARTS as readonly unknown[]).includes(item));
+  if (unknown.length > 0) {
+    return whole(`\`watches:\` names ${unknown.map((item) => `\`${String(item)}\``).join(', ')}, not one of ${WATCHED_PARTS.join(', ')}`);
+  }
+  return { declared: true, parts: WATCHED_PARTS.filter((part) => value.includes(part)) };
+}
+
+/** The normalised watchable parts of one note, computed once and hashed under any number of watch sets. */
+export interface NoteParts {
+  /** The first `# ` heading, internal whitespace runs collapsed; null when the note has none. */
+  readonly title: string | null;
+  /** Frontmatter `description`, as a canonical JSON value (strings whitespace-collapsed); null when absent. */
+  readonly description: unknown;
+  /** The body after the frontmatter, normalised by `normaliseText`. */
+  readonly body: string;
+  /** The frontmatter mapping as canonical JSON: keys sorted, strings whitespace-collapsed. */
+  readonly frontmatter: string;
+}
+
+/**
+ * Extracts a note's watchable parts; a note whose frontmatter cannot be read has none
+ * (its findings say why), and a file without frontmatter is all body.
+ *
+ * It reads a note as `parseNote` does (the same delimiters, the same YAML options,
+ * the same title) but skips the document model's links, dates and per-field lines,
+ * which status does not need and which would double its time over a whole KB.
+ */
+export function noteParts(noteText: string, file = 'note'): NotePartsRead {
+  let text = noteText.charCodeAt(0) === 0xfeff ? noteText.slice(1) : noteText;
+  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
+  const plain = (): NotePartsRead => {
+    const title = noteTitle(extractHeadings(text));
+    return { ok: true, parts: { title: title === undefined ? null : collapse(title), description: null, body: normaliseText(text), frontmatter: canonicalJson({}) } };
+  };
+  const firstBreak = text.indexOf('\n');
+  const firstLine = firstBreak === -1 ? text : text.slice(0, firstBreak);
+  if (firstLine.trimEnd() !== '---') return plain();
+
+  const unreadable = (message: string, line?: number): NotePartsRead => ({
+    ok: false,
+    findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'frontmatter', severity: 'fail', message }],
+  });
+  const lines = text.split('\n');
+  let close = -1;
+  for (let index = 1; index < lines.length; index += 1) {
+    if ((lines[index] as string).startsWith('---')) {
+      close = index;
+      break;
+    }
+  }
+  if (close === -1) return unreadable('frontmatter opened on line 1 is never closed', 1);
+  if ((lines[close] as string).trimEnd() !== '---') return unreadable(`frontmatter closing line must be exactly \`---\``, close + 1);
+
+  const doc = YAML.parseDocument(lines.slice(1, close).join('\n'), { uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) return unreadable(`malformed YAML frontmatter: ${(doc.errors[0]?.message.split('\n')[0] ?? '')}`);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (error) {
+    return unreadable(`malformed YAML frontmatter: ${(error as Error).message}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return unreadable('frontmatter must be a YAML mapping of fields', 2);
+  const frontmatter = data as Record<string, unknown>;
+  const body = lines.slice(close + 1).join('\n');
+  const title = noteTitle(extractHeadings(body));
+  return {
+    ok: true,
+    frontmatter,
+    parts: {
+      title: title === undefined ? null : collapse(title),
+      description: frontmatter['description'] === undefined ? null : canonicalValue(frontmatter['description']),
+      body: normaliseText(body),
+      frontmatter: canonicalJson(frontmatter),
+    },
+  };
+}
+
+export type NotePartsRead =
+  /** `frontmatter` is absent for a file without a frontmatter block (plain text). */
+  | { readonly ok: true; readonly parts: NoteParts; readonly frontmatter?: Readonly<Record<string, unknown>> }
+  | { readonly ok: false; readonly findings: readonly Finding[] };
+
+/**
+ * Hashes the watched parts: SHA-256 of the JSON array of `[part, SHA-256 of the part's
+ * JSON value]` pairs in `WATCHED_PARTS` order. Hashing each part once and then the
+ * short list lets one note be hashed under every watch set for the cost of one pass.
+ */
+export function hashParts(parts: NoteParts, watches: readonly WatchedPart[]): string {
+  let digests = partDigests.get(parts);
+  if (digests === undefined) {
+    digests = {
+      title: sha256(JSON.stringify(parts.title)),
+      description: sha256(JSON.stringify(parts.description)),
+      body: sha256(JSON.stringify(parts.body)),
+      frontmatter: sha256(JSON.stringify(parts.frontmatter)),
+    };
+    partDigests.set(parts, digests);
+  }
+  const known = digests;
+  return sha256(JSON.stringify(WATCHED_PARTS.filter((part) => watches.includes(part)).map((part) => [part, known[part]])));
+}
+
+const partDigests = new WeakMap<NoteParts, Record<WatchedPart, string>>();
+
+/**
+ * The note hash a result records: over the parts `watches` names (undefined or an
+ * empty list: the whole note). Throws a ReviewError when the note's frontmatter
+ * cannot be read, since such a note has no parts to hash.
+ */
+export function noteHash(noteText: string, watches?: readonly WatchedPart[], file = 'note'): string {
+  const extracted = noteParts(noteText, file);
+  if (!extracted.ok) {
+    throw new ReviewError('note-unreadable', `${file}: cannot hash a note whose frontmatter cannot be read: ${extracted.findings.map((finding) => finding.message).join('; ')}`, { findings: extracted.findings });
+  }
+  return hashParts(extracted.parts, watches === undefined || watches.length === 0 ? WATCHED_PARTS : watches);
+}
+
+/** The criterion hash a result records: SHA-256 of the whole criterion file's text, normalised like a note's body. */
+export function criterionHash(text: string): string {
+  return sha256(normaliseText(text));
+}
+
+/**
+ * Text normalisation shared by bodies and criteria: a leading BOM dropped, CRLF and
+ * CR made LF, trailing spaces and tabs of each line dropped, runs of spaces and tabs
+ * after a line's indentation made one space, runs of blank lines made one, and
+ * blank lines at the start and end dropped. Leading indentation is kept: in Markdown
+ * it makes nesting and code blocks.
+ */
+export function normaliseText(text: string): string {
+  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const kept: string[] = [];
+  let blank = false;
+  for (const raw of lines) {
+    const line = raw.replace(/[ \t]+$/, '');
+    if (line === '') {
+      blank = kept.length > 0;
+      continue;
+    }
+    if (blank) kept.push('');
+    blank = false;
+    const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
+    kept.push(indent + line.slice(indent.length).replace(/[ \t]{2,}|\t/g, ' '));
+  }
+  return kept.join('\n');
+}
+
+/** SHA-256 in lowercase hex, the digest form every record of the project uses. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A parsed YAML value as canonical JSON: mapping keys sorted, strings whitespace-collapsed, list order kept. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonicalValue(value));
+}
+
+function canonicalValue(value: unknown): unknown {
+  if (typeof value === 'string') return collapse(value);
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === 'object') {
+    // fromEntries defines own properties, so a `__proto__` key is data like any other.
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonicalValue((value as Record<string, unknown>)[key])]));
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  return value ?? null;
+}
+
+/** Whitespace runs (newlines included) made one space, ends trimmed: for one-line fields. */
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `the string \`${value}\``;
+  if (Array.isArray(value)) return 'a list';
+  return value === null ? 'null' : `a ${typeof value}`;
+}

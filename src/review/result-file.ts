@@ -1,0 +1,381 @@
+/**
+ * Result files: one accepted review of one pair, kept as markdown at
+ * `kb/reports/state/review/results/<note-path>/<criterion-id>.md` (see paths.ts).
+ * The frontmatter is exactly `note`, `criterion`, `note_sha256`, `criterion_sha256`,
+ * `outcome`, `profile`, `model`, `run`, `launch`; the body is the reviewer's text,
+ * stored verbatim. A file that breaks any of that is refused with findings and is
+ * never fresh.
+ *
+ * Status reads thousands of these, so the parser has a fast path for the form the
+ * writer produces (one `key: value` line per key, each value a safe plain scalar or a
+ * JSON-quoted string, which YAML reads identically) and hands anything else to the
+ * YAML parser, so a hand-edited file still means what YAML says it means.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import YAML, { isMap, isPair, isScalar, LineCounter } from 'yaml';
+import type { Finding } from '../kb/findings.js';
+import { ReviewError } from './errors.js';
+import { criterionIdProblem, notePathProblem, RESULTS_DIR, resultPath } from './paths.js';
+import { isOutcome, OUTCOMES, type Outcome } from './result-line.js';
+
+export interface ResultRecord {
+  /** The note's repository-relative path: `kb/notes/x.md`. */
+  readonly note: string;
+  /** The criterion ID: a gate's `{lens}/{name}`, or a KB path for other criteria. */
+  readonly criterion: string;
+  /** The note hash (over the watched parts) of the text the worker was given. */
+  readonly noteSha256: string;
+  /** The criterion hash of the text the worker was given. */
+  readonly criterionSha256: string;
+  readonly outcome: Outcome;
+  /** The worker profile that produced the review. */
+  readonly profile: string;
+  /** The model the harness recorded as used (the profile's model where the harness reports none). */
+  readonly model: string;
+  /** The run (sweep or pass) that accepted it. */
+  readonly run: string;
+  /** The launch that produced it, within the run. */
+  readonly launch: string;
+  /** The reviewer's text, ending in its result line. */
+  readonly body: string;
+}
+
+/** The frontmatter keys, in the order the writer puts them. */
+export const RESULT_KEYS = ['note', 'criterion', 'note_sha256', 'criterion_sha256', 'outcome', 'profile', 'model', 'run', 'launch'] as const;
+type ResultKey = (typeof RESULT_KEYS)[number];
+
+export type ResultParse = { readonly ok: true; readonly record: ResultRecord } | { readonly ok: false; readonly findings: readonly Finding[] };
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Renders a record as a result file's text; `writeResultFile` checks it parses back before writing. */
+export function formatResultFile(record: ResultRecord): string {
+  const values: Record<ResultKey, string> = {
+    note: record.note,
+    criterion: record.criterion,
+    note_sha256: record.noteSha256,
+    criterion_sha256: record.criterionSha256,
+    outcome: record.outcome,
+    profile: record.profile,
+    model: record.model,
+    run: record.run,
+    launch: record.launch,
+  };
+  const lines = RESULT_KEYS.map((key) => `${key}: ${yamlString(String(values[key]))}`);
+  // The blank line after the frontmatter is the writer's separator; the parser drops exactly one.
+  return `---\n${lines.join('\n')}\n---\n\n${record.body}`;
+}
+
+/**
+ * Reads a result file's text into its record, or refuses it with every finding: a
+ * missing or extra key, a value of the wrong type, a digest that is not 64 lowercase
+ * hex digits, an unknown outcome, or a note/criterion that does not match the file's
+ * own path (`file`, repository-relative: `kb/reports/state/review/results/…`).
+ */
+export function parseResultFile(text: string, file: string): ResultParse {
+  return quickParse(text, file) ?? checkResultFile(text, file);
+}
+
+/**
+ * The happy path: a file exactly as the writer writes it, accepted without building
+ * findings. Anything it does not accept goes to `checkResultFile`, which decides
+ * with every finding (and accepts hand-edited files that are still valid YAML).
+ */
+function quickParse(text: string, file: string): ResultParse | undefined {
+  if (!text.startsWith('---\n') || text.includes('\r')) return undefined;
+  const close = text.indexOf('\n---\n', 3);
+  if (close === -1) return undefined;
+  const values: (string | undefined)[] = [];
+  let at = 4;
+  for (let index = 0; index < RESULT_KEYS.length; index += 1) {
+    const key = RESULT_KEYS[index] as string;
+    const eol = text.indexOf('\n', at);
+    if (eol === -1 || eol > close || !text.startsWith(key, at) || text.charCodeAt(at + key.length) !== 58 /* : */ || text.charCodeAt(at + key.length + 1) !== 32) return undefined;
+    const raw = text.slice(at + key.length + 2, eol);
+    if (!isSafePlain(raw)) return undefined;
+    values.push(raw);
+    at = eol + 1;
+  }
+  if (at !== close + 1) return undefined;
+  const [note, criterion, noteSha256, criterionSha256, outcome, profile, model, run, launch] = values as string[];
+  if (!HEX64.test(noteSha256 as string) || !HEX64.test(criterionSha256 as string) || !isOutcome(outcome)) return undefined;
+  if (repositoryRelative(file.replace(/\\/g, '/')) !== resultPath(note as string, criterion as string)) return undefined;
+  if (notePathProblem(note as string) !== undefined || criterionIdProblem(criterion as string) !== undefined) return undefined;
+  let body = text.slice(close + 5);
+  if (body.charCodeAt(0) === 10) body = body.slice(1);
+  return {
+    ok: true,
+    record: {
+      note: note as string,
+      criterion: criterion as string,
+      noteSha256: noteSha256 as string,
+      criterionSha256: criterionSha256 as string,
+      outcome,
+      profile: profile as string,
+      model: model as string,
+      run: run as string,
+      launch: launch as string,
+      body,
+    },
+  };
+}
+
+function checkResultFile(text: string, file: string): ResultParse {
+  const shown = file.replace(/\\/g, '/');
+  const findings: Finding[] = [];
+  const fail = (rule: string, message: string, line?: number): void => {
+    findings.push({ file: shown, ...(line === undefined ? {} : { line }), rule, severity: 'fail', message });
+  };
+  let source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.includes('\r')) source = source.replace(/\r\n/g, '\n');
+  if (!source.startsWith('---\n')) {
+    fail('result-frontmatter', 'a result file must start with a `---` frontmatter line', 1);
+    return { ok: false, findings };
+  }
+  const close = source.indexOf('\n---\n', 3);
+  const closeAtEnd = close === -1 && source.endsWith('\n---') ? source.length - 4 : -1;
+  const end = close !== -1 ? close : closeAtEnd;
+  if (end === -1) {
+    fail('result-frontmatter', 'the frontmatter opened on line 1 is never closed by a `---` line', 1);
+    return { ok: false, findings };
+  }
+  const yamlText = source.slice(4, end + 1);
+  let body = close !== -1 ? source.slice(close + 5) : '';
+  if (body.startsWith('\n')) body = body.slice(1);
+
+  const read = readFrontmatter(yamlText);
+  if (!read.ok) {
+    for (const problem of read.problems) fail('result-yaml', problem.message, problem.line);
+    return { ok: false, findings };
+  }
+  const { data, lines } = read;
+  const lineOf = (key: string): number | undefined => lines.get(key);
+
+  for (const key of Object.keys(data)) {
+    if (!(RESULT_KEYS as readonly string[]).includes(key)) fail('result-extra-key', `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')}`, lineOf(key));
+  }
+  const value: Partial<Record<ResultKey, string>> = {};
+  for (const key of RESULT_KEYS) {
+    if (!Object.hasOwn(data, key)) {
+      fail('result-missing-key', `missing key \`${key}\``);
+      continue;
+    }
+    const raw = data[key];
+    if (typeof raw !== 'string') {
+      fail('result-type', `\`${key}\` must be a string, found ${describe(raw)}`, lineOf(key));
+      continue;
+    }
+    if (raw.trim() === '') {
+      fail('result-type', `\`${key}\` must not be empty`, lineOf(key));
+      continue;
+    }
+    value[key] = raw;
+  }
+  for (const key of ['note_sha256', 'criterion_sha256'] as const) {
+    const digest = value[key];
+    if (digest !== undefined && !HEX64.test(digest)) {
+      fail('result-hex', `\`${key}\` must be a SHA-256 digest, 64 lowercase hex digits; found \`${truncate(digest, 80)}\``, lineOf(key));
+      delete value[key];
+    }
+  }
+  if (value.outcome !== undefined && !isOutcome(value.outcome)) {
+    fail('result-outcome', `\`outcome\` must be one of ${OUTCOMES.join(', ')}; found \`${truncate(value.outcome, 40)}\``, lineOf('outcome'));
+    delete value.outcome;
+  }
+  const noteProblem = value.note === undefined ? undefined : notePathProblem(value.note);
+  if (noteProblem !== undefined) fail('result-path', noteProblem, lineOf('note'));
+  const criterionProblem = value.criterion === undefined ? undefined : criterionIdProblem(value.criterion);
+  if (criterionProblem !== undefined) fail('result-path', criterionProblem, lineOf('criterion'));
+  if (value.note !== undefined && value.criterion !== undefined && noteProblem === undefined && criterionProblem === undefined) {
+    const expected = resultPath(value.note, value.criterion);
+    const actual = repositoryRelative(shown);
+    if (actual !== expected) {
+      fail('result-path', `the file's note \`${value.note}\` and criterion \`${value.criterion}\` belong at ${expected}, not here`, lineOf('note'));
+    }
+  }
+  if (findings.length > 0) return { ok: false, findings };
+  const complete = value as Record<ResultKey, string>;
+  return {
+    ok: true,
+    record: {
+      note: complete.note,
+      criterion: complete.criterion,
+      noteSha256: complete.note_sha256,
+      criterionSha256: complete.criterion_sha256,
+      outcome: complete.outcome as Outcome,
+      profile: complete.profile,
+      model: complete.model,
+      run: complete.run,
+      launch: complete.launch,
+      body,
+    },
+  };
+}
+
+export interface WriteOptions {
+  /** Flush the file and its directory to disk before returning. Default true. */
+  readonly fsync?: boolean;
+}
+
+/**
+ * Writes a pair's result file atomically (a temporary file in the same directory,
+ * flushed, then renamed over the old one), so a reader sees the old result or the
+ * new one, never half of one. Refuses a record that would not parse back.
+ * Returns the file's repository-relative path.
+ */
+export async function writeResultFile(checkoutRoot: string, record: ResultRecord, options: WriteOptions = {}): Promise<string> {
+  const noteProblem = notePathProblem(record.note);
+  const criterionProblem = criterionIdProblem(record.criterion);
+  if (noteProblem !== undefined || criterionProblem !== undefined) {
+    throw new ReviewError('invalid-record', `cannot write a result for ${record.note} × ${record.criterion}: ${[noteProblem, criterionProblem].filter(Boolean).join('; ')}`);
+  }
+  const relative = resultPath(record.note, record.criterion);
+  const text = formatResultFile(record);
+  const check = parseResultFile(text, relative);
+  if (!check.ok) {
+    throw new ReviewError('invalid-record', `refusing to write ${relative}: ${check.findings.map((finding) => finding.message).join('; ')}`, { findings: check.findings });
+  }
+  const target = path.join(checkoutRoot, ...relative.split('/'));
+  const dir = path.dirname(target);
+  await mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomUUID()}.tmp`);
+  const fsync = options.fsync ?? true;
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(text, 'utf8');
+      if (fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  if (fsync) await syncDirectory(dir);
+  return relative;
+}
+
+/** Reads and parses the result file of a pair; `absent` when there is none. */
+export async function readResultFile(checkoutRoot: string, note: string, criterion: string): Promise<ResultParse | { readonly ok: false; readonly absent: true }> {
+  const relative = resultPath(note, criterion);
+  let text: string;
+  try {
+    text = await readFile(path.join(checkoutRoot, ...relative.split('/')), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, absent: true };
+    throw error;
+  }
+  return parseResultFile(text, relative);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  }
+}
+
+function repositoryRelative(file: string): string {
+  if (file.startsWith(`${RESULTS_DIR}/`)) return file;
+  const at = file.indexOf(`/${RESULTS_DIR}/`);
+  return at === -1 ? file : file.slice(at + 1);
+}
+
+// --- the frontmatter: fast path for the writer's form, YAML for anything else ---
+
+type FrontmatterRead =
+  | { readonly ok: true; readonly data: Record<string, unknown>; readonly lines: Map<string, number> }
+  | { readonly ok: false; readonly problems: readonly { readonly line?: number; readonly message: string }[] };
+
+/** A plain scalar YAML reads back as this same string: no indicators, no spaces, not a null, bool or number. */
+const SAFE_PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./+@=-]*$/;
+/** YAML 1.2 core schema's null, bool, int (decimal, octal, hex) and float forms, as the yaml package resolves them. */
+const CORE_NON_STRING =
+  /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
+/** A JSON string whose characters YAML's double-quoted style reads the same way (no raw controls or line separators). */
+// eslint-disable-next-line no-control-regex -- the point is to refuse raw control characters
+const SAFE_QUOTED = /^"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/;
+const LINE = /^([a-z][a-z0-9_]*): (.*)$/;
+
+/** Whether a string can be written as a YAML plain scalar and read back unchanged. */
+export function isSafePlain(value: string): boolean {
+  return SAFE_PLAIN.test(value) && !CORE_NON_STRING.test(value);
+}
+
+function yamlString(value: string): string {
+  if (isSafePlain(value)) return value;
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function readFrontmatter(yamlText: string): FrontmatterRead {
+  return fastFrontmatter(yamlText) ?? yamlFrontmatter(yamlText);
+}
+
+function fastFrontmatter(yamlText: string): FrontmatterRead | undefined {
+  const data: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const lines = new Map<string, number>();
+  const rows = yamlText.split('\n');
+  if (rows.at(-1) === '') rows.pop();
+  for (let index = 0; index < rows.length; index += 1) {
+    const match = LINE.exec(rows[index] ?? '');
+    if (!match) return undefined;
+    const key = match[1] as string;
+    const raw = match[2] as string;
+    if (lines.has(key)) return undefined; // YAML reports the duplicate
+    let parsed: string;
+    if (isSafePlain(raw)) parsed = raw;
+    else if (SAFE_QUOTED.test(raw)) parsed = JSON.parse(raw) as string;
+    else return undefined;
+    data[key] = parsed;
+    lines.set(key, index + 2);
+  }
+  return { ok: true, data, lines };
+}
+
+function yamlFrontmatter(yamlText: string): FrontmatterRead {
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // The frontmatter starts on file line 2.
+  const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line + 1);
+  if (doc.errors.length > 0) {
+    return { ok: false, problems: doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}` })) };
+  }
+  if (!isMap(doc.contents)) {
+    return { ok: false, problems: [{ line: 2, message: `the frontmatter must be a mapping of the result keys, found ${doc.contents === null ? 'nothing' : 'something else'}` }] };
+  }
+  const lines = new Map<string, number>();
+  for (const pair of doc.contents.items) {
+    if (isPair(pair) && isScalar(pair.key)) {
+      const line = where(pair.key.range?.[0]);
+      if (line !== undefined) lines.set(String(pair.key.value), line);
+    }
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 10 });
+  } catch (error) {
+    return { ok: false, problems: [{ message: `malformed YAML frontmatter: ${(error as Error).message}` }] };
+  }
+  return { ok: true, data: data as Record<string, unknown>, lines };
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  return `a ${typeof value}`;
+}
+
+function truncate(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}

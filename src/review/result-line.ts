@@ -1,0 +1,209 @@
+/**
+ * The output contract of a review worker, checked in code: the last non-empty line
+ * of the output is the strict result line `Result: pass|warn|fail` (a report
+ * criterion ends `Result: report`), and a bundle output is one section per gate,
+ * each `## <gate_id>` heading opening a section that ends in its own result line.
+ *
+ * This module is pure and dependency-free (no Node built-ins, no parsers): the gate
+ * sweep's workflow code imports it to decide whether an output is accepted or
+ * re-asked with these findings. See docs/review-status.md, "Result lines and bundles".
+ */
+import type { Finding } from '../kb/findings.js';
+
+/** A verdict criterion's outcomes (review gates, type specs, COLLECTION.md). */
+export const VERDICT_OUTCOMES = ['pass', 'warn', 'fail'] as const;
+export type VerdictOutcome = (typeof VERDICT_OUTCOMES)[number];
+
+/** Every outcome a result file can record: a report criterion (the critique instruction) records `report`. */
+export const OUTCOMES = [...VERDICT_OUTCOMES, 'report'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ResultLineOptions {
+  /** The criterion is a report criterion: the output must end `Result: report`. */
+  readonly report?: boolean;
+  /** The file named in findings (the output's path in the launch directory). Default `output`. */
+  readonly file?: string;
+  /** 1-based file line of the text's first line, when the text is a section of a larger file. Default 1. */
+  readonly firstLine?: number;
+}
+
+export type ResultLineCheck =
+  | { readonly ok: true; readonly outcome: Outcome; /** 1-based file line of the result line. */ readonly line: number }
+  | { readonly ok: false; readonly findings: readonly Finding[] };
+
+const RESULT_LINE = /^Result: (pass|warn|fail|report)[ \t\r]*$/;
+/** Something that looks like an attempt at a result line, for a precise message. */
+const RESULT_LIKE = /^[\s>*_`#-]*result\s*[:=-]?\s*[*_`]*\s*([a-z]+)?/i;
+
+/** Whether `value` is one of the outcomes a result file may record. */
+export function isOutcome(value: unknown): value is Outcome {
+  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
+}
+
+/** Checks an output's strict result line, so a worker's verdict is read by code and never guessed from prose. */
+export function checkResultLine(text: string, options: ResultLineOptions = {}): ResultLineCheck {
+  const file = options.file ?? 'output';
+  const firstLine = options.firstLine ?? 1;
+  const expected = options.report === true ? '`Result: report`' : '`Result: pass`, `Result: warn` or `Result: fail`';
+  const lines = text.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && (lines[last] ?? '').trim() === '') last -= 1;
+  const fail = (message: string, line?: number): ResultLineCheck => ({
+    ok: false,
+    findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'result-line', severity: 'fail', message }],
+  });
+  if (last < 0) return fail(`the output is empty; it must end with the result line ${expected}`);
+
+  const written = lines[last] ?? '';
+  const line = firstLine + last;
+  const match = RESULT_LINE.exec(written);
+  if (match) {
+    const outcome = match[1] as Outcome;
+    if (options.report === true && outcome !== 'report') {
+      return fail(`the last line is \`Result: ${outcome}\`, but this is a report criterion: it must end \`Result: report\``, line);
+    }
+    if (options.report !== true && outcome === 'report') {
+      return fail(`the last line is \`Result: report\`, but this is a verdict criterion: it must end ${expected}`, line);
+    }
+    return { ok: true, outcome, line };
+  }
+
+  // Say what is wrong with the line the worker most likely meant as its result line.
+  const shown = `\`${truncate(written.trim(), 60)}\``;
+  const loose = RESULT_LIKE.exec(written);
+  if (loose) {
+    const word = (loose[1] ?? '').toLowerCase();
+    if (/^\s/.test(written) && RESULT_LINE.test(written.trimStart())) {
+      return fail(`the result line must start at the beginning of the line, found ${shown}`, line);
+    }
+    if ((OUTCOMES as readonly string[]).includes(word)) {
+      return fail(`the last line must be exactly \`Result: ${word}\` (lowercase, no markup or punctuation), found ${shown}`, line);
+    }
+    return fail(`the last line ${shown} is not a result line; it must be exactly ${expected}`, line);
+  }
+  for (let index = last - 1; index >= 0; index -= 1) {
+    if (RESULT_LINE.test(lines[index] ?? '')) {
+      return fail(`a result line stands at line ${firstLine + index}, but more text follows it; the result line must be the last non-empty line (last: ${shown})`, line);
+    }
+  }
+  return fail(`the output does not end with a result line: the last non-empty line is ${shown}; it must be exactly ${expected}`, line);
+}
+
+/** One gate's part of a bundle output that passed its result-line check. */
+export interface BundleSection {
+  readonly gate: string;
+  readonly outcome: VerdictOutcome;
+  /** The section's text without its heading, blank edges trimmed, ending in its result line: the result file's body. */
+  readonly text: string;
+  /** 1-based file line of the section's heading. */
+  readonly line: number;
+}
+
+export interface BundleRejection {
+  readonly gate: string;
+  readonly findings: readonly Finding[];
+}
+
+export interface BundleCheck {
+  /** Gates whose section is there once and ends in a valid result line, in expected order. */
+  readonly accepted: readonly BundleSection[];
+  /** Gates whose section is there but fails its check (or appears twice): re-ask them with these findings. */
+  readonly rejected: readonly BundleRejection[];
+  /** Expected gates with no section: re-ask only these (and the rejected). */
+  readonly missing: readonly string[];
+  /** Findings about the bundle as a whole: sections for gates that were not asked. */
+  readonly findings: readonly Finding[];
+}
+
+/** A heading line shaped like a gate ID (`## lens/name`), the only thing that opens a section. */
+const SECTION_HEADING = /^## ([^\s/]+\/[^\s/]+)[ \t\r]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Splits a bundle output into per-gate sections and checks each one's result line,
+ * so one launch can review several gates and each still gets its own result file.
+ */
+export function checkBundle(text: string, expectedGates: readonly string[], options: { readonly file?: string } = {}): BundleCheck {
+  const file = options.file ?? 'output';
+  const lines = text.split('\n');
+  const headings: { gate: string; index: number }[] = [];
+  let fence: string | undefined;
+  lines.forEach((line, index) => {
+    const marker = FENCE.exec(line);
+    if (fence !== undefined) {
+      if (marker && marker[1]?.[0] === fence[0] && (marker[1]?.length ?? 0) >= fence.length && line.trim() === marker[1]) fence = undefined;
+      return;
+    }
+    if (marker) {
+      fence = marker[1];
+      return;
+    }
+    const heading = SECTION_HEADING.exec(line);
+    if (heading) headings.push({ gate: heading[1] as string, index });
+  });
+
+  const expected = new Set(expectedGates);
+  const findings: Finding[] = [];
+  const sections = new Map<string, { index: number; end: number }[]>();
+  headings.forEach((heading, position) => {
+    const end = headings[position + 1]?.index ?? lines.length;
+    if (!expected.has(heading.gate)) {
+      findings.push({
+        file,
+        line: heading.index + 1,
+        rule: 'bundle-section',
+        severity: 'fail',
+        message: `section \`## ${heading.gate}\` is for a gate that was not asked (asked: ${expectedGates.join(', ')}); it was ignored`,
+      });
+      return;
+    }
+    const list = sections.get(heading.gate) ?? [];
+    list.push({ index: heading.index, end });
+    sections.set(heading.gate, list);
+  });
+
+  const accepted: BundleSection[] = [];
+  const rejected: BundleRejection[] = [];
+  const missing: string[] = [];
+  for (const gate of expectedGates) {
+    const found = sections.get(gate);
+    if (found === undefined) {
+      missing.push(gate);
+      continue;
+    }
+    if (found.length > 1) {
+      rejected.push({
+        gate,
+        findings: [{
+          file,
+          line: (found[1] as { index: number }).index + 1,
+          rule: 'bundle-section',
+          severity: 'fail',
+          message: `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`,
+        }],
+      });
+      continue;
+    }
+    const { index, end } = found[0] as { index: number; end: number };
+    let start = index + 1;
+    let stop = end;
+    while (start < stop && (lines[start] ?? '').trim() === '') start += 1;
+    while (stop > start && (lines[stop - 1] ?? '').trim() === '') stop -= 1;
+    const body = lines.slice(start, stop).join('\n');
+    if (body === '') {
+      rejected.push({ gate, findings: [{ file, line: index + 1, rule: 'result-line', severity: 'fail', message: `section ${gate} is empty; it must hold the review and end with its result line` }] });
+      continue;
+    }
+    const check = checkResultLine(body, { file, firstLine: start + 1 });
+    if (!check.ok) {
+      rejected.push({ gate, findings: check.findings.map((finding) => ({ ...finding, message: `section ${gate}: ${finding.message}` })) });
+      continue;
+    }
+    accepted.push({ gate, outcome: check.outcome as VerdictOutcome, text: `${body}\n`, line: index + 1 });
+  }
+  return { accepted, rejected, missing, findings };
+}
+
+function truncate(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}

@@ -1,0 +1,406 @@
+/**
+ * Review status as a pure function of the files: which pairs (selected gates ×
+ * selected notes, where the gate applies) are fresh, stale (note changed, criterion
+ * changed, both), missing or malformed, and which result files are orphans (their
+ * note or criterion is gone, or the criterion no longer applies). No server, no Git.
+ */
+import { access, readFile, rmdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Finding } from '../kb/findings.js';
+import { applies, inapplicability, loadCriterion, loadGates, type Criterion, type CriterionLoad } from './criteria.js';
+import { readBytes, walkFiles } from './files.js';
+import { hashParts, sha256, type WatchedPart } from './hash.js';
+import { isPathCriterion, pairOfResultPath, RESULTS_DIR, resultPath } from './paths.js';
+import { parseResultFile, type ResultRecord } from './result-file.js';
+import type { Outcome } from './result-line.js';
+import { EXCLUDED_DIRS, gatePatterns, indexNotes, notePatterns, selectMatching, type NoteIndex, type Pattern } from './reviewable.js';
+
+export interface SelectOptions {
+  /** Globs on note paths (`kb/notes/**`); any of them selects a note. Default: every reviewable note. */
+  readonly notes?: readonly string[];
+  /** Globs on gate IDs (`prose/*`, or a lens name); any of them selects a gate. Default: every gate. */
+  readonly gates?: readonly string[];
+}
+
+export type PairState = 'fresh' | 'stale' | 'missing' | 'malformed';
+export type StaleReason = 'note' | 'criterion' | 'both';
+
+/** What a pair's result file recorded, for display and for deciding what changed. */
+export interface RecordedResult {
+  readonly noteSha256: string;
+  readonly criterionSha256: string;
+  readonly outcome: Outcome;
+  readonly profile: string;
+  readonly model: string;
+  readonly run: string;
+  readonly launch: string;
+}
+
+export interface PairStatus {
+  /** The note's repository-relative path. */
+  readonly note: string;
+  /** The criterion ID (a gate's `{lens}/{name}`). */
+  readonly criterion: string;
+  /** The criterion's file, repository-relative. */
+  readonly criterionPath: string;
+  readonly lens: string | undefined;
+  /** A report criterion's result line is `Result: report`; gates are verdict criteria. */
+  readonly reportCriterion: boolean;
+  /** The note parts the note hash covers. */
+  readonly watches: readonly WatchedPart[];
+  /** The note hash now, over the watched parts. */
+  readonly noteSha256: string;
+  /** The criterion hash now. */
+  readonly criterionSha256: string;
+  /** The pair's result file, repository-relative. */
+  readonly resultPath: string;
+  /** `malformed`: a result file is there but refused (its findings say why); it is never fresh, and a sweep asks the pair again. */
+  readonly status: PairState;
+  /** Which recorded hash no longer matches, for a stale pair. */
+  readonly staleBecause?: StaleReason;
+  /** The recorded result, when the file parses. */
+  readonly result?: RecordedResult;
+  /** Why a malformed result was refused. */
+  readonly findings?: readonly Finding[];
+}
+
+export type OrphanReason = 'note-gone' | 'criterion-gone' | 'not-applicable';
+
+/** A result file whose pair is gone: `--prune-orphans` deletes it. */
+export interface Orphan {
+  readonly resultPath: string;
+  readonly note: string;
+  readonly criterion: string;
+  readonly reason: OrphanReason;
+  /** One line saying what is gone or why the pair no longer applies. */
+  readonly detail: string;
+  /** SHA-256 of the file's text when it was classified: pruning deletes it only if unchanged. */
+  readonly fileSha256: string;
+}
+
+/** A file in the results tree that is not a readable result and not at a selected pair's path: listed, never pruned. */
+export interface StrayFile {
+  readonly path: string;
+  readonly findings: readonly Finding[];
+}
+
+export interface StatusCounts {
+  readonly notes: number;
+  readonly gates: number;
+  readonly pairs: number;
+  readonly fresh: number;
+  readonly stale: number;
+  readonly staleNote: number;
+  readonly staleCriterion: number;
+  readonly staleBoth: number;
+  readonly missing: number;
+  readonly malformed: number;
+  readonly orphans: number;
+  readonly strays: number;
+  /** Valid results outside this selection (other criteria, or filtered out by the patterns). */
+  readonly outside: number;
+  readonly problems: number;
+}
+
+export interface ReviewStatus {
+  readonly checkoutRoot: string;
+  /** Every applicable pair of the selection, sorted by note then criterion. */
+  readonly pairs: readonly PairStatus[];
+  readonly orphans: readonly Orphan[];
+  readonly strays: readonly StrayFile[];
+  /** Unusable gates, gates read leniently, and notes whose frontmatter cannot be read. */
+  readonly problems: readonly Finding[];
+  readonly counts: StatusCounts;
+}
+
+/** Computes the review status of a checkout from its files alone: the one view `review status` and the sweep share. */
+export async function reviewStatus(checkoutRoot: string, options: SelectOptions = {}): Promise<ReviewStatus> {
+  const root = path.resolve(checkoutRoot);
+  const notePatternList = notePatterns(options.notes ?? []);
+  const gatePatternList = gatePatterns(options.gates ?? []);
+  const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root)]);
+
+  const gates = selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`);
+  const notes = selectMatching([...index.notes.values()], notePatternList, (note) => note.path, 'reviewable note', (pattern) => noteHint(pattern, index));
+  const problems: Finding[] = [...catalog.problems];
+  for (const [file, findings] of index.unreadable) {
+    if (notePatternList.length > 0 && !notePatternList.some((pattern) => pattern.test(file))) continue;
+    problems.push({ file, rule: 'note-unreadable', severity: 'warn', message: `not reviewable until its frontmatter reads: ${findings.map((finding) => finding.message).join('; ')}`, ...(findings[0]?.line === undefined ? {} : { line: findings[0].line }) });
+  }
+
+  // The pairs, with their hashes now: in note order, then gate order (both sorted), so already sorted.
+  const pending = new Map<string, Omit<PairStatus, 'status'>>();
+  const watchKeys = gates.map((gate) => gate.watches.join(','));
+  for (const note of notes) {
+    const noteHashes = new Map<string, string>();
+    gates.forEach((gate, position) => {
+      if (!applies(gate, note)) return;
+      const watchKey = watchKeys[position] as string;
+      let noteSha256 = noteHashes.get(watchKey);
+      if (noteSha256 === undefined) {
+        noteSha256 = hashParts(note.parts, gate.watches);
+        noteHashes.set(watchKey, noteSha256);
+      }
+      const where = resultPath(note.path, gate.id);
+      pending.set(where, {
+        note: note.path,
+        criterion: gate.id,
+        criterionPath: gate.path,
+        lens: gate.lens,
+        reportCriterion: gate.reportCriterion,
+        watches: gate.watches,
+        noteSha256,
+        criterionSha256: gate.sha256,
+        resultPath: where,
+      });
+    });
+  }
+
+  // Every file in the results tree, classified once.
+  const files = walkFiles(root, RESULTS_DIR);
+  const statuses = new Map<string, PairStatus>();
+  const orphans: Orphan[] = [];
+  const strays: StrayFile[] = [];
+  let outside = 0;
+  const criteria = new CriterionCache(root, catalog.gates, catalog.unusable);
+  const selected = (note: string, criterion: string): boolean =>
+    (notePatternList.length === 0 || notePatternList.some((pattern) => pattern.test(note))) &&
+    (gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion)));
+
+  for (const file of files) {
+    const pair = pending.get(file);
+    const derived = pair ?? pairOfResultPath(file);
+    if (derived === undefined) {
+      strays.push({ path: file, findings: [{ file, rule: 'result-path', severity: 'fail', message: `not a result file: results are ${RESULTS_DIR}/<note path below kb/>/<criterion ID>.md` }] });
+      continue;
+    }
+    if (pair === undefined && !selected(derived.note, derived.criterion)) {
+      outside += 1;
+      continue;
+    }
+    const text = readBytes(root, file)?.toString('utf8');
+    if (text === undefined) continue; // deleted since the walk
+    const parsed = parseResultFile(text, file);
+    if (pair !== undefined) {
+      statuses.set(file, judge(pair, parsed));
+      continue;
+    }
+    if (!parsed.ok) {
+      strays.push({ path: file, findings: parsed.findings });
+      continue;
+    }
+    const orphan = await classify(parsed.record, index, criteria);
+    if (orphan === undefined) outside += 1;
+    else orphans.push({ ...orphan, resultPath: file, note: parsed.record.note, criterion: parsed.record.criterion, fileSha256: sha256(text) });
+  }
+
+  const pairs: PairStatus[] = [];
+  const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
+  for (const [where, base] of pending) {
+    const pair = statuses.get(where) ?? withState(base, 'missing');
+    tally[pair.status] += 1;
+    if (pair.staleBecause !== undefined) tally[pair.staleBecause] += 1;
+    pairs.push(pair);
+  }
+  orphans.sort((a, b) => compare(a.resultPath, b.resultPath));
+  strays.sort((a, b) => compare(a.path, b.path));
+
+  const counts: StatusCounts = {
+    notes: notes.length,
+    gates: gates.length,
+    pairs: pairs.length,
+    fresh: tally.fresh,
+    stale: tally.stale,
+    staleNote: tally.note,
+    staleCriterion: tally.criterion,
+    staleBoth: tally.both,
+    missing: tally.missing,
+    malformed: tally.malformed,
+    orphans: orphans.length,
+    strays: strays.length,
+    outside,
+    problems: problems.length,
+  };
+  return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
+}
+
+/** The selected applicable pairs with their freshness: what a sweep asks (everything not fresh) and captures. */
+export async function selectPairs(checkoutRoot: string, options: SelectOptions = {}): Promise<PairStatus[]> {
+  return [...(await reviewStatus(checkoutRoot, options)).pairs];
+}
+
+/** Result files whose pair is gone (note or criterion deleted, or no longer applicable), for pruning. */
+export async function findOrphans(checkoutRoot: string, options: SelectOptions = {}): Promise<Orphan[]> {
+  return [...(await reviewStatus(checkoutRoot, options)).orphans];
+}
+
+export interface PruneReport {
+  /** Result files deleted, repository-relative. */
+  readonly deleted: readonly string[];
+  /** Orphans left in place because the file changed (or vanished) since it was classified. */
+  readonly kept: readonly { readonly path: string; readonly reason: string }[];
+  /** Directories of the results tree that the deletions emptied and that were removed. */
+  readonly removedDirs: readonly string[];
+}
+
+/** Deletes orphaned result files that are unchanged since they were found, and the directories that leaves empty. */
+export async function pruneOrphans(checkoutRoot: string, orphans: readonly Orphan[]): Promise<PruneReport> {
+  const root = path.resolve(checkoutRoot);
+  const deleted: string[] = [];
+  const kept: { path: string; reason: string }[] = [];
+  const dirs = new Set<string>();
+  for (const orphan of orphans) {
+    if (!orphan.resultPath.startsWith(`${RESULTS_DIR}/`)) {
+      kept.push({ path: orphan.resultPath, reason: 'not in the results tree' });
+      continue;
+    }
+    const absolute = path.join(root, ...orphan.resultPath.split('/'));
+    let text: string;
+    try {
+      text = await readFile(absolute, 'utf8');
+    } catch {
+      kept.push({ path: orphan.resultPath, reason: 'already gone' });
+      continue;
+    }
+    if (sha256(text) !== orphan.fileSha256) {
+      kept.push({ path: orphan.resultPath, reason: 'changed since it was found; run status again' });
+      continue;
+    }
+    await unlink(absolute);
+    deleted.push(orphan.resultPath);
+    dirs.add(path.posix.dirname(orphan.resultPath));
+  }
+  // Remove emptied directories bottom-up, never the results tree itself.
+  const removedDirs: string[] = [];
+  const candidates = new Set<string>();
+  for (const dir of dirs) {
+    for (let current = dir; current.startsWith(`${RESULTS_DIR}/`); current = path.posix.dirname(current)) candidates.add(current);
+  }
+  for (const dir of [...candidates].sort((a, b) => b.split('/').length - a.split('/').length || compare(a, b))) {
+    try {
+      await rmdir(path.join(root, ...dir.split('/')));
+      removedDirs.push(dir);
+    } catch {
+      // Not empty (other results, or another orphan kept): leave it.
+    }
+  }
+  removedDirs.sort(compare);
+  return { deleted, kept, removedDirs };
+}
+
+function judge(pair: Omit<PairStatus, 'status'>, parsed: ReturnType<typeof parseResultFile>): PairStatus {
+  if (!parsed.ok) return withState(pair, 'malformed', undefined, undefined, parsed.findings);
+  const { record } = parsed;
+  const result = recorded(record);
+  const kindMismatch = pair.reportCriterion !== (record.outcome === 'report');
+  if (kindMismatch) {
+    const message = pair.reportCriterion
+      ? `outcome \`${record.outcome}\` for a report criterion, whose outcome is \`report\``
+      : `outcome \`report\` for a verdict criterion, whose outcome is pass, warn or fail`;
+    return withState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
+  }
+  const noteChanged = record.noteSha256 !== pair.noteSha256;
+  const criterionChanged = record.criterionSha256 !== pair.criterionSha256;
+  if (!noteChanged && !criterionChanged) return withState(pair, 'fresh', undefined, result);
+  return withState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
+}
+
+/** A pair with its state; fields written out (not spread) because status builds one per pair. */
+function withState(pair: Omit<PairStatus, 'status'>, status: PairState, staleBecause?: StaleReason, result?: RecordedResult, findings?: readonly Finding[]): PairStatus {
+  const judged: { -readonly [K in keyof PairStatus]: PairStatus[K] } = {
+    note: pair.note,
+    criterion: pair.criterion,
+    criterionPath: pair.criterionPath,
+    lens: pair.lens,
+    reportCriterion: pair.reportCriterion,
+    watches: pair.watches,
+    noteSha256: pair.noteSha256,
+    criterionSha256: pair.criterionSha256,
+    resultPath: pair.resultPath,
+    status,
+  };
+  if (staleBecause !== undefined) judged.staleBecause = staleBecause;
+  if (result !== undefined) judged.result = result;
+  if (findings !== undefined) judged.findings = findings;
+  return judged;
+}
+
+function recorded(record: ResultRecord): RecordedResult {
+  const { noteSha256, criterionSha256, outcome, profile, model, run, launch } = record;
+  return { noteSha256, criterionSha256, outcome, profile, model, run, launch };
+}
+
+/** Whether a parsed result outside the selected pairs is an orphan (and why), or a valid result of another pair. */
+async function classify(record: ResultRecord, index: NoteIndex, criteria: CriterionCache): Promise<{ reason: Orphan['reason']; detail: string } | undefined> {
+  const note = index.notes.get(record.note);
+  const criterion = await criteria.get(record.criterion);
+  const noteExists = note !== undefined || index.files.has(record.note) || (EXCLUDED_DIRS.some((dir) => record.note.startsWith(`${dir}/`)) && (await criteria.exists(record.note)));
+  if (!noteExists) {
+    const also = !criterion.ok && criterion.reason === 'gone' ? `; its criterion ${record.criterion} is gone too` : '';
+    return { reason: 'note-gone', detail: `note ${record.note} does not exist${also}` };
+  }
+  if (!criterion.ok) {
+    if (criterion.reason === 'invalid') return undefined; // a broken gate is a problem to fix, not a reason to delete its results
+    return { reason: 'criterion-gone', detail: criterion.message };
+  }
+  if (index.unreadable.has(record.note)) return undefined; // cannot decide until the note reads again
+  if (note === undefined) {
+    return { reason: 'not-applicable', detail: `note ${record.note} is not reviewable: ${index.notReviewable.get(record.note) ?? 'it is in a folder review skips'}` };
+  }
+  const why = inapplicability(criterion.criterion, note);
+  if (why !== undefined) return { reason: 'not-applicable', detail: `${record.criterion} no longer applies: ${why}` };
+  return undefined;
+}
+
+/** Criteria by ID, each loaded once per status run (results name the same few criteria thousands of times). */
+class CriterionCache {
+  private readonly loads = new Map<string, Promise<CriterionLoad>>();
+  private readonly files = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly root: string,
+    gates: readonly Criterion[],
+    private readonly unusable: ReadonlySet<string>,
+  ) {
+    for (const gate of gates) this.loads.set(gate.id, Promise.resolve({ ok: true, criterion: gate }));
+  }
+
+  get(id: string): Promise<CriterionLoad> {
+    let load = this.loads.get(id);
+    if (load === undefined) {
+      load = !isPathCriterion(id) && this.unusable.has(id)
+        ? Promise.resolve({ ok: false, reason: 'invalid', message: `gate ${id} is not usable` })
+        : loadCriterion(this.root, id);
+      this.loads.set(id, load);
+    }
+    return load;
+  }
+
+  exists(file: string): Promise<boolean> {
+    let exists = this.files.get(file);
+    if (exists === undefined) {
+      exists = access(path.join(this.root, ...file.split('/'))).then(() => true, () => false);
+      this.files.set(file, exists);
+    }
+    return exists;
+  }
+}
+
+/** Why a `--notes` pattern selected nothing: the files it does match and why they are not reviewable. */
+function noteHint(pattern: Pattern, index: NoteIndex): string {
+  const general = `reviewable notes are typed notes under kb/ outside ${EXCLUDED_DIRS.join(', ')} (patterns are globs on paths such as kb/notes/**)`;
+  const near = [...index.notReviewable].filter(([file]) => pattern.test(file)).map(([file, why]) => `${file}: ${why}`);
+  near.push(...[...index.unreadable.keys()].filter((file) => pattern.test(file)).map((file) => `${file}: its frontmatter cannot be read`));
+  if (near.length === 0) return general;
+  const shown = near.slice(0, 3).join('; ');
+  return `it matches ${near.length} file${near.length === 1 ? '' : 's'} that ${near.length === 1 ? 'is' : 'are'} not reviewable (${shown}${near.length > 3 ? '; …' : ''}); ${general}`;
+}
+const GATE_HINT = (gates: readonly Criterion[]): string => {
+  const lenses = [...new Set(gates.map((gate) => gate.lens))].sort();
+  return `{lens}/{name} with lenses ${lenses.join(', ') || '(none)'} (patterns are globs such as prose/* or a lens name)`;
+};
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+

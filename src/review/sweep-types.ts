@@ -1,0 +1,138 @@
+import type { Profile } from '../harness/profiles.js';
+import type { LaunchResult } from '../activities/harness/types.js';
+import type { Stop } from '../workflows/helpers/stops.js';
+
+export type Grouping = 'pair' | 'bundle';
+export type Outcome = 'pass' | 'warn' | 'fail' | 'report';
+
+/** One criterion of a unit of sweep work. */
+export interface UnitCriterion {
+  id: string;
+  /** The criterion file, relative to the checkout root. */
+  path: string;
+  /** A report criterion ends `Result: report`; a gate ends pass, warn or fail. */
+  report: boolean;
+}
+
+/** What one launch asks: one pair (grouping `pair`), or one note and one lens's stale gates (`bundle`). */
+export interface SweepUnit {
+  key: string;
+  /** The note, relative to the checkout root. */
+  note: string;
+  lens: string;
+  criteria: UnitCriterion[];
+}
+
+export interface SweepOptions {
+  notes: string[];
+  gates: string[];
+  grouping: Grouping;
+  profile: string;
+  concurrency: number;
+  /** Units per child workflow. */
+  batchSize: number;
+  /** Wait for a usage limit's reset time on a durable timer and go on (scheduled sweeps). */
+  autoResume: boolean;
+  /** Re-ask the problem pairs of this finished sweep instead of selecting stale pairs. */
+  retryOf?: string;
+}
+
+export interface SweepInput extends SweepOptions {
+  /** The KB checkout root on the worker's host. */
+  checkout: string;
+  /** Empty for a scheduled start: the run ID then comes from the workflow ID. */
+  runId?: string;
+  profilesFile?: string;
+  /** Environment added to the profile's (a fake-harness scenario in tests and the demo). */
+  env?: Record<string, string>;
+}
+
+export interface PreparedSweep {
+  runId: string;
+  runDir: string;
+  profile: Profile;
+  pairs: number;
+  units: number;
+  batches: number;
+}
+
+/** What code read from the checkout for one attempt: the inputs' digests the result must still match. */
+export interface CapturedUnit {
+  dir: string;
+  /** How the output is laid out: one result line (`pair`), or one `## <gate>` section per gate (`bundle`). */
+  grouping: Grouping;
+  prompt: string;
+  outputs: string[];
+  /** Per criterion ID: the note's watched-part hash and the criterion's hash, as given to the worker. */
+  hashes: Record<string, { note: string; criterion: string }>;
+}
+
+export interface AcceptInput {
+  runId: string;
+  checkout: string;
+  unit: SweepUnit;
+  captured: CapturedUnit;
+  launch: LaunchResult;
+}
+
+export interface AcceptedResult {
+  criterion: string;
+  outcome: Outcome;
+}
+
+/** What the check made of one output: results written, criteria to ask again (with why), criteria that went stale in flight. */
+export interface AcceptOutcome {
+  written: AcceptedResult[];
+  rejected: { criterion: string; findings: string[] }[];
+  staleOnArrival: string[];
+}
+
+export interface SweepProblem {
+  note: string;
+  criterion: string;
+  reason: string;
+}
+
+export interface SweepCounts {
+  pairsDone: number;
+  written: Record<Outcome, number>;
+  problems: number;
+  staleOnArrival: number;
+  launches: number;
+  tries: number;
+  costUsd: number;
+}
+
+export const emptyCounts = (): SweepCounts => ({
+  pairsDone: 0,
+  written: { pass: 0, warn: 0, fail: 0, report: 0 },
+  problems: 0,
+  staleOnArrival: 0,
+  launches: 0,
+  tries: 0,
+  costUsd: 0,
+});
+
+export type SweepStatus = 'running' | 'stopped' | 'completed';
+
+export interface SweepProgress {
+  runId: string;
+  status: SweepStatus;
+  pairs: number;
+  units: number;
+  batches: number;
+  batch: number;
+  /** The batch child running now, for its finer progress. */
+  currentBatch?: string;
+  counts: SweepCounts;
+  stop?: Stop;
+  /** When a stopped scheduled sweep goes on by itself. */
+  resumesAt?: string;
+}
+
+export interface SweepSummary extends SweepProgress {
+  runDir: string;
+  /** The first problems (all of them are in the run directory's problems.jsonl). */
+  problems: SweepProblem[];
+}
+

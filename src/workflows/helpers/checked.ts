@@ -1,0 +1,58 @@
+import type { Stop } from './stops.js';
+
+/** One try of a checked ask: what to ask now, which attempt of the budget it is, and why the last try was refused. */
+export interface CheckedTry<I> {
+  input: I;
+  attempt: number;
+  findings: string[];
+}
+
+/** What one try came to. `next` narrows what the following try asks (a bundle re-asks only its refused gates). */
+export type TryOutcome<I, A> =
+  | { kind: 'stop'; stop: Stop }
+  | { kind: 'spent'; findings: string[] }
+  | { kind: 'checked'; accepted: A[]; findings: string[]; next?: I };
+
+export type CheckedResult<I, A> =
+  | { status: 'accepted'; accepted: A[]; attempts: number }
+  | { status: 'exhausted'; accepted: A[]; attempts: number; pending: I; findings: string[] }
+  | { status: 'stopped'; accepted: A[]; attempts: number; pending: I; stop: Stop };
+
+/**
+ * The *checked* helper: asks, checks in code, and re-asks with the check's findings until the output
+ * is accepted or the attempt budget is spent. A stop (usage limit, failed relaunches) ends it at once and
+ * spends no attempt; what the checks accepted before is kept, and `pending` is what is left to ask.
+ */
+export async function checked<I, A>(input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<CheckedResult<I, A>> {
+  const accepted: A[] = [];
+  let pending = input;
+  let findings: string[] = [];
+  for (let attempt = 1; attempt <= budget; attempt++) {
+    const outcome = await tryOnce({ input: pending, attempt, findings });
+    if (outcome.kind === 'stop') return { status: 'stopped', accepted, attempts: attempt - 1, pending, stop: outcome.stop };
+    findings = outcome.findings;
+    if (outcome.kind === 'checked') {
+      accepted.push(...outcome.accepted);
+      if (outcome.findings.length === 0) return { status: 'accepted', accepted, attempts: attempt };
+      if (outcome.next !== undefined) pending = outcome.next;
+    }
+  }
+  return { status: 'exhausted', accepted, attempts: budget, pending, findings };
+}
+
+/**
+ * The *gather* helper: runs asks in parallel, at most `limit` at once, and returns their results in
+ * input order. `shouldStart` is asked before each new one (a stop elsewhere ends the starting).
+ */
+export async function gather<T, R>(items: readonly T[], limit: number, run: (item: T, index: number) => Promise<R>, shouldStart: () => boolean = () => true): Promise<(R | undefined)[]> {
+  const results: (R | undefined)[] = new Array(items.length).fill(undefined);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && shouldStart()) {
+      const index = next++;
+      results[index] = await run(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

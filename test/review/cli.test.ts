@@ -1,0 +1,128 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { execa } from 'execa';
+import { RESULTS_DIR, resultPath } from '../../src/review/paths.js';
+import { selectPairs } from '../../src/review/status.js';
+import { copyToTemp, edit, miniFixture, removeTemps, repoRoot, writeResults } from './helpers.js';
+
+/** Runs a real `commonplace review status` process (see cli-harness.ts) in `cwd`; execa drops the final newline. */
+function status(args: string[], cwd: string) {
+  const loader = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  return execa('node', ['--import', loader, path.join(repoRoot, 'test/review/cli-harness.ts'), 'review', 'status', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
+}
+
+/** The mini KB with every result written, one note body edited, one result deleted and one note deleted. */
+async function mixedMini(): Promise<string> {
+  const root = await copyToTemp(miniFixture);
+  await mkdir(path.join(root, '.git'));
+  await writeResults(root, await selectPairs(root));
+  await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('Some prose', 'Some other prose'));
+  await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', (text) => text.replace('Read the body.', 'Read the whole body.'));
+  await rm(path.join(root, resultPath('kb/notes/claim.md', 'structural/meta-gate')));
+  await rm(path.join(root, 'kb/notes/definitions/term.md'));
+  return root;
+}
+
+afterAll(removeTemps);
+
+describe('commonplace review status', () => {
+  test('prints the counts, found from a subdirectory of the checkout, and exits 0 with stale pairs', async () => {
+    const root = await mixedMini();
+    const run = await status([], path.join(root, 'kb/notes'));
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      [
+        `review status of ${root} (results in ${RESULTS_DIR}/)`,
+        'pairs      11  2 notes × 7 gates, where the gate applies',
+        '  fresh     6',
+        '  stale     4  note changed 2, criterion changed 1, both 1',
+        '  missing   1',
+        '  malformed 0',
+        'orphans     6  note gone 6, criterion gone 0, not applicable 0',
+        '',
+        'problems (1):',
+        '  kb/instructions/review-gates/structural/bad-watches.md:7  warn  `watches:` must be a list of title, description, body, frontmatter, found the string `body`; this gate watches the whole note (title, description, body, frontmatter)',
+      ].join('\n'),
+    );
+  });
+
+  test('--stale lists every pair that is not fresh, with why', async () => {
+    const root = await mixedMini();
+    const run = await status(['--stale', '--kb', root], '/');
+    expect(run.exitCode).toBe(0);
+    const listing = run.stdout.slice(run.stdout.indexOf('not fresh'), run.stdout.indexOf('\n\nproblems'));
+    expect(listing).toBe(
+      [
+        'not fresh (5):',
+        '  stale (criterion)   kb/notes/claim.md  prose/body-gate',
+        '  missing             kb/notes/claim.md  structural/meta-gate',
+        '  stale (both)        kb/notes/plain-note.md  prose/body-gate',
+        '  stale (note)        kb/notes/plain-note.md  structural/bad-watches',
+        '  stale (note)        kb/notes/plain-note.md  structural/whole-gate',
+      ].join('\n'),
+    );
+  });
+
+  test('--orphans lists orphaned results with what is gone', async () => {
+    const root = await mixedMini();
+    const run = await status(['--orphans', '--kb', root], '/');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain(`orphaned results (6):\n  note gone        ${RESULTS_DIR}/notes/definitions/term.md/frontmatter/description-gate.md\n      note kb/notes/definitions/term.md does not exist\n`);
+  });
+
+  test('--json prints the counts, and the pairs and orphans the flags ask for', async () => {
+    const root = await mixedMini();
+    const run = await status(['--json', '--stale', '--orphans', '--gates', 'prose/*', '--kb', root], '/');
+    expect(run.exitCode).toBe(0);
+    const json = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(json['counts']).toMatchObject({ notes: 2, gates: 1, pairs: 2, fresh: 0, stale: 2, staleCriterion: 1, staleBoth: 1, missing: 0, orphans: 1, outside: 13 });
+    expect(json['pairs']).toEqual([
+      expect.objectContaining({ note: 'kb/notes/claim.md', criterion: 'prose/body-gate', status: 'stale', staleBecause: 'criterion', lens: 'prose', watches: ['body'], result: expect.objectContaining({ outcome: 'pass', profile: 'fake' }) }),
+      expect.objectContaining({ note: 'kb/notes/plain-note.md', criterion: 'prose/body-gate', status: 'stale', staleBecause: 'both' }),
+    ]);
+    expect(json['orphans']).toEqual([
+      { resultPath: `${RESULTS_DIR}/notes/definitions/term.md/prose/body-gate.md`, note: 'kb/notes/definitions/term.md', criterion: 'prose/body-gate', reason: 'note-gone', detail: 'note kb/notes/definitions/term.md does not exist' },
+    ]);
+    expect(json['strays']).toEqual([]);
+  });
+
+  test('--json without listing flags prints only counts and problems', async () => {
+    const root = await mixedMini();
+    const json = JSON.parse((await status(['--json', '--kb', root], '/')).stdout) as Record<string, unknown>;
+    expect(Object.keys(json).sort()).toEqual(['checkout', 'counts', 'problems', 'resultsDir']);
+  });
+
+  test('--prune-orphans lists the orphans, deletes them and removes the emptied directories', async () => {
+    const root = await mixedMini();
+    const run = await status(['--prune-orphans', '--kb', root], '/');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('orphaned results (6):');
+    expect(run.stdout).toContain(`deleted ${RESULTS_DIR}/notes/definitions/term.md/semantic/definition-gate.md\n`);
+    expect(run.stdout).toContain('pruned 6 orphaned results, removed 6 empty directories');
+    expect(await readdir(path.join(root, RESULTS_DIR, 'notes'))).toEqual(['claim.md', 'plain-note.md']);
+    const again = await status(['--kb', root], '/');
+    expect(again.stdout).toContain('orphans     0');
+  });
+
+  test.each([
+    [['--notes', 'kb/notes/nothing.md'], 1, 'commonplace: kb/notes/nothing.md: matches no reviewable note'],
+    [['--gates', 'nolens'], 1, 'commonplace: nolens: matches no gate'],
+    [['--bogus'], 2, "error: unknown option '--bogus'"],
+    [['--notes'], 2, "error: option '--notes <glob>' argument missing"],
+  ])('%j exits %i with a one-line message', async (args, exitCode, message) => {
+    const root = await mixedMini();
+    const run = await status(['--kb', root, ...args], '/');
+    expect(run.exitCode).toBe(exitCode);
+    expect(run.stderr.split('\n')[0]).toContain(message);
+    expect(run.stderr).not.toContain('    at ');
+  });
+
+  test('outside any checkout it exits 2 and says how to name one', async () => {
+    const run = await status([], '/');
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe('commonplace: / is not inside a Git checkout; run inside a KB checkout or pass --kb DIR');
+  });
+});

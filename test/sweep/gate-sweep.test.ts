@@ -1,0 +1,215 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findOrphans, selectPairs } from '../../src/review/status.js';
+import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { fakeScenario, readLedger, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { fakeProfilesFile } from '../helpers/probe.js';
+import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startDevEnvironment();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const gates = ['frontmatter/*', 'sentence/framing-mismatch'];
+
+interface Sweep {
+  checkout: string;
+  ledger: string;
+  input: (runId: string, extra?: Partial<SweepInput>) => SweepInput;
+  /** A new worker (a worker runs once: runUntil shuts it down). */
+  worker: () => Promise<Worker>;
+}
+
+async function sweepSetup(rules: FakeRule[], notes: string[]): Promise<Sweep> {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
+  const worker = () => testWorker(env, { stateDir: join(dir, 'state') });
+  const input = (runId: string, extra: Partial<SweepInput> = {}): SweepInput => ({
+    checkout,
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 4,
+    batchSize: 5,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+    ...extra,
+  });
+  return { checkout, ledger, input, worker };
+}
+
+async function sweep(setup: Sweep, extra: Partial<SweepInput> = {}): Promise<SweepSummary> {
+  const runId = uniqueId('GS').replace(/\//g, '-');
+  return (await (await setup.worker()).runUntil(
+    env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, extra)] }),
+  )) as SweepSummary;
+}
+
+const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+const stale = async (checkout: string, notes: string[]) => (await selectPairs(checkout, { notes, gates })).filter((pair) => pair.status !== 'fresh');
+
+describe('the gate sweep', () => {
+  test('writes one result per applicable pair; a second sweep asks nothing; edits stale exactly their pairs; a deleted note orphans its results', async () => {
+    const notes = await someNotes(3);
+    const setup = await sweepSetup([{ attempts: [{ review: 'pass' }] }], notes);
+    const applicable = await selectPairs(setup.checkout, { notes, gates });
+    expect(applicable.length).toBeGreaterThan(6);
+    expect(applicable.every((pair) => pair.status === 'missing')).toBe(true);
+
+    const first = await sweep(setup);
+    expect(first.pairs).toBe(applicable.length);
+    expect(first.counts.written.pass).toBe(applicable.length);
+    expect(first.counts.problems).toBe(0);
+    expect(await starts(setup.ledger)).toHaveLength(applicable.length);
+    expect(await stale(setup.checkout, notes)).toEqual([]);
+    const result = await readFile(join(setup.checkout, applicable[0]!.resultPath), 'utf8');
+    expect(result).toMatch(/^---\nnote: kb\/notes\//);
+    expect(result).toMatch(/\nResult: pass\n$/);
+
+    const second = await sweep(setup);
+    expect(second.pairs).toBe(0);
+    expect(await starts(setup.ledger)).toHaveLength(applicable.length);
+
+    // One word of one note's body: exactly that note's body-watching pairs go stale.
+    const edited = notes[1]!;
+    const text = await readFile(join(setup.checkout, edited), 'utf8');
+    await writeFile(join(setup.checkout, edited), `${text.trimEnd()} indeed\n`); // the last line is body text
+    const afterNoteEdit = await stale(setup.checkout, notes);
+    const bodyWatching = applicable.filter((pair) => pair.note === edited && pair.watches.includes('body'));
+    expect(afterNoteEdit.map((pair) => `${pair.note} ${pair.criterion}`).sort()).toEqual(bodyWatching.map((pair) => `${pair.note} ${pair.criterion}`).sort());
+    expect(afterNoteEdit.every((pair) => pair.staleBecause === 'note')).toBe(true);
+    const third = await sweep(setup);
+    expect(third.pairs).toBe(bodyWatching.length);
+
+    // A gate edit: exactly that gate's pairs.
+    const gateFile = join(setup.checkout, 'kb/instructions/review-gates/sentence/framing-mismatch.md');
+    await writeFile(gateFile, `${await readFile(gateFile, 'utf8')}\nOne more sentence of test.\n`);
+    const afterGateEdit = await stale(setup.checkout, notes);
+    expect(afterGateEdit.map((pair) => pair.criterion)).toEqual(notes.map(() => 'sentence/framing-mismatch'));
+    expect(afterGateEdit.every((pair) => pair.staleBecause === 'criterion')).toBe(true);
+    await sweep(setup);
+    expect(await stale(setup.checkout, notes)).toEqual([]);
+
+    await rm(join(setup.checkout, notes[0]!));
+    const orphans = await findOrphans(setup.checkout);
+    expect(orphans.map((orphan) => `${orphan.note} ${orphan.criterion} ${orphan.reason}`).sort()).toEqual(
+      applicable.filter((pair) => pair.note === notes[0]).map((pair) => `${pair.note} ${pair.criterion} note-gone`).sort(),
+    );
+  });
+
+  test('a note edited while its pair is in flight gets no result and is reported stale on arrival', async () => {
+    const notes = await someNotes(1);
+    const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', delayMs: 3000 }] }, { attempts: [{ review: 'pass' }] }], notes);
+    const runId = uniqueId('GS').replace(/\//g, '-');
+    const summary = await (await setup.worker()).runUntil(async () => {
+      const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId)] });
+      await waitFor('the slow pair to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0));
+      const text = await readFile(join(setup.checkout, notes[0]!), 'utf8');
+      await writeFile(join(setup.checkout, notes[0]!), `${text}\nAn edit made while the pair was in flight.\n`);
+      return (await handle.result()) as SweepSummary;
+    });
+    expect(summary.counts.staleOnArrival).toBe(1);
+    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    expect(pairs.find((pair) => pair.criterion === 'sentence/framing-mismatch')?.status).toBe('missing');
+    const arrival = await readFile(join(summary.runDir, 'stale-on-arrival.jsonl'), 'utf8');
+    expect(arrival).toContain('sentence/framing-mismatch');
+  });
+
+  test('an output without a valid result line is re-asked with the findings and accepted on the next try', async () => {
+    const notes = await someNotes(1);
+    const setup = await sweepSetup(
+      [
+        { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', malformed: ['sentence/framing-mismatch'] }, { review: 'warn' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+      notes,
+    );
+    const summary = await sweep(setup, { gates: ['sentence/framing-mismatch'] });
+    expect(summary.counts.written.warn).toBe(1);
+    expect(summary.counts.problems).toBe(0);
+    expect(summary.counts.launches).toBe(2);
+    const launches = (await starts(setup.ledger)).filter((entry) => entry.rule === 0);
+    expect(launches).toHaveLength(2);
+    const reask = await readFile(join(launches[1]!.cwd!, 'prompt.md'), 'utf8');
+    expect(reask).toMatch(/refused by the check/);
+    expect(reask).toMatch(/sentence\/framing-mismatch: .*Verdict: warn|sentence\/framing-mismatch: .*result line/);
+  });
+
+  test('a bundle missing one gate re-asks only that gate', async () => {
+    const notes = await someNotes(1);
+    const setup = await sweepSetup([{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], notes);
+    const pairs = await selectPairs(setup.checkout, { notes, gates: ['frontmatter/*'] });
+    expect(pairs.length).toBeGreaterThan(1);
+    const summary = await sweep(setup, { gates: ['frontmatter/*'], grouping: 'bundle' });
+    expect(summary.counts.launches).toBe(2);
+    expect(summary.counts.written.pass).toBe(pairs.length - 1);
+    expect(summary.counts.written.fail).toBe(1);
+    const launches = await starts(setup.ledger);
+    const second = await readFile(join(launches[1]!.cwd!, 'prompt.md'), 'utf8');
+    expect(second.match(/^criterion = /gm)).toHaveLength(1);
+    expect(second).toContain('criterion = frontmatter/description-discrimination');
+  });
+
+  test('a pair whose outputs keep failing the check becomes a problem after the budget, the sweep goes on, and retry re-asks only it', async () => {
+    const notes = await someNotes(1);
+    const bad = { review: 'pass' as const, malformed: ['sentence/framing-mismatch'] };
+    const setup = await sweepSetup(
+      [{ match: 'criterion = sentence/framing-mismatch', attempts: [bad, bad, bad, { review: 'fail' }] }, { attempts: [{ review: 'pass' }] }],
+      notes,
+    );
+    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    const summary = await sweep(setup);
+    expect(summary.counts.problems).toBe(1);
+    expect(summary.problems).toEqual([expect.objectContaining({ note: notes[0], criterion: 'sentence/framing-mismatch', reason: expect.stringMatching(/attempt budget \(3\) spent/) })]);
+    expect(summary.counts.written.pass).toBe(pairs.length - 1);
+    expect((await starts(setup.ledger)).filter((entry) => entry.rule === 0)).toHaveLength(3);
+
+    const retry = await sweep(setup, { retryOf: summary.runId });
+    expect(retry.pairs).toBe(1);
+    expect(retry.counts.written.fail).toBe(1);
+    expect(await starts(setup.ledger)).toHaveLength(pairs.length - 1 + 3 + 1);
+    expect(await stale(setup.checkout, notes)).toEqual([]);
+  });
+
+  test('a usage limit mid-sweep stops it; resume completes it without asking an accepted pair again', async () => {
+    const notes = await someNotes(2);
+    const setup = await sweepSetup(
+      [
+        { match: `note = ${notes[1]}\\n(.|\\n)*criterion = sentence/framing-mismatch`, attempts: [{ usageLimit: "You've hit your limit · resets 3am (UTC)" }, { review: 'pass' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+      notes,
+    );
+    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    const runId = uniqueId('GS').replace(/\//g, '-');
+    await (await setup.worker()).runUntil(async () => {
+      const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, { concurrency: 1 })] });
+      let progress: SweepProgress | undefined;
+      await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 60_000);
+      expect(progress!.stop).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });
+      const writtenAtStop = (await selectPairs(setup.checkout, { notes, gates })).filter((pair) => pair.status === 'fresh').length;
+      expect(writtenAtStop).toBeGreaterThan(0);
+      expect(writtenAtStop).toBeLessThan(pairs.length);
+      await handle.executeUpdate('resume');
+      const summary = (await handle.result()) as SweepSummary;
+      expect(summary.counts.pairsDone).toBe(pairs.length);
+    });
+    expect(await stale(setup.checkout, notes)).toEqual([]);
+    // Every pair was asked once, except the one whose first launch hit the limit.
+    const asked = (await starts(setup.ledger)).length;
+    expect(asked).toBe(pairs.length + 1);
+  });
+});
