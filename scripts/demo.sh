@@ -3,13 +3,17 @@
 # (`commonplace dev`), a probe of the fake worker profile through a real workflow, then a clean stop.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+# COMMONPLACE_DEMO_PREPARED=1 skips the set-up (the test suite, which has just done it, sets it so the
+# demo never rebuilds dist/ under other tests' feet).
+if [ "${COMMONPLACE_DEMO_PREPARED:-}" != 1 ]; then
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+  bash temporal/install.sh
+  npm run --silent build
 fi
-bash temporal/install.sh
-npm run --silent build
 
-state=.commonplace/demo
+state=${COMMONPLACE_DEMO_STATE:-.commonplace/demo}
 port=${COMMONPLACE_DEMO_PORT:-7233}
 ui_port=${COMMONPLACE_DEMO_UI_PORT:-8233}
 mkdir -p "$state"
@@ -27,10 +31,30 @@ sed -n '/^Temporal dev server:/,/^Ctrl-C/p' "$log"
 echo
 echo "== probe of the fake worker profile (the fake harness writes the output; no model is called)"
 TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js probe --profile fake
+
+echo
+echo "== a scratch KB checkout from examples/kb"
+kb="$state/kb-checkout"
+rm -rf "$kb" && mkdir -p "$kb" && cp -r examples/kb "$kb/kb"
+git -C "$kb" init -q && git -C "$kb" add -A && git -C "$kb" -c user.name=demo -c user.email=demo@localhost commit -qm "example KB"
+node bin/commonplace.js validate --kb "$kb" | tail -n 1
+node bin/commonplace.js review status --kb "$kb"
+
+echo
+echo "== a gate sweep over it (the fake harness writes every review; no model is called)"
+TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js review run gates --kb "$kb" --profile fake \
+  --scenario examples/scenarios/review-sweep.json --concurrency 4
+echo
+node bin/commonplace.js review status --kb "$kb"
+echo "  a result file: $(find "$kb/kb/reports/state/review/results" -type f -name '*.md' | head -n 1)"
+
 echo
 cat <<EOT
 == where to look
   Web UI:   http://localhost:$ui_port  (while a server runs: start one with  npx commonplace dev)
-  CLI:      temporal workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="probe"'
-  The same probe with a real CLI:  npx commonplace probe --profile claude   (needs claude on PATH and a login)
+  CLI:      temporal workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="gates"'
+            (the demo's server state stays in $state/temporal.db: \`npx commonplace dev --state $state\` brings it back)
+  Results:  $kb/kb/reports/state/review/results/
+  With a real model:  npx commonplace review run gates --kb $kb --profile claude   (needs claude on PATH and a login)
+                      npx commonplace probe --profile claude
 EOT

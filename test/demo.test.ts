@@ -1,0 +1,21 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { packageRoot } from '../src/paths.js';
+import { scratch } from './helpers/fake.js';
+import { freePort } from './helpers/ports.js';
+
+test('the README\'s main job (npm run demo) runs on the embedded default and exits 0', async () => {
+  const state = await scratch('commonplace-demo-');
+  const demo = await execa('bash', [join(packageRoot(), 'scripts', 'demo.sh')], {
+    cwd: packageRoot(),
+    reject: false,
+    all: true,
+    timeout: 300_000,
+    env: { COMMONPLACE_DEMO_PREPARED: '1', COMMONPLACE_DEMO_STATE: state, COMMONPLACE_DEMO_PORT: String(await freePort()), COMMONPLACE_DEMO_UI_PORT: String(await freePort()) },
+  });
+  expect(demo.all).toMatch(/probe probe\/fake\/\S+: profile fake \(fake\) — completed/);
+  expect(demo.all).toMatch(/sweep GS-\S+ completed/);
+  expect(demo.all).toMatch(/fresh +18/);
+  expect(demo.all).toMatch(/the fake harness writes every review; no model is called/);
+  expect(demo.exitCode).toBe(0);
+}, 320_000);
