@@ -2,8 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Writes a file so a reader sees the old bytes or the new, never half: a temporary file beside it, flushed, then renamed. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+export interface AtomicWriteOptions {
+  /** Flush the file and its directory to disk before returning. Default true. */
+  fsync?: boolean;
+}
+
+/**
+ * Writes a file so a reader sees the old bytes or the new, never half: a hidden temporary file
+ * beside it (`.<name>.<pid>.<uuid>.tmp`), flushed, renamed over the target, the directory flushed.
+ */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const fsync = options.fsync ?? true;
   const dir = dirname(target);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomUUID()}.tmp`);
@@ -11,7 +20,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
     const handle = await open(temp, 'wx');
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (fsync) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -19,5 +28,19 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  if (fsync) await syncDirectory(dir);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
   }
 }

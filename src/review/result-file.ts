@@ -11,10 +11,11 @@
  * JSON-quoted string, which YAML reads identically) and hands anything else to the
  * YAML parser, so a hand-edited file still means what YAML says it means.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { isMap, isPair, isScalar, LineCounter } from 'yaml';
+import { writeFileAtomic } from '../fs/atomic.js';
 import type { Finding } from '../kb/findings.js';
 import { ReviewError } from './errors.js';
 import { criterionIdProblem, notePathProblem, RESULTS_DIR, resultPath } from './paths.js';
@@ -237,25 +238,7 @@ export async function writeResultFile(checkoutRoot: string, record: ResultRecord
   if (!check.ok) {
     throw new ReviewError('invalid-record', `refusing to write ${relative}: ${check.findings.map((finding) => finding.message).join('; ')}`, { findings: check.findings });
   }
-  const target = path.join(checkoutRoot, ...relative.split('/'));
-  const dir = path.dirname(target);
-  await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomUUID()}.tmp`);
-  const fsync = options.fsync ?? true;
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(text, 'utf8');
-      if (fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  if (fsync) await syncDirectory(dir);
+  await writeFileAtomic(path.join(checkoutRoot, ...relative.split('/')), text, { fsync: options.fsync ?? true });
   return relative;
 }
 
@@ -270,19 +253,6 @@ export async function readResultFile(checkoutRoot: string, note: string, criteri
     throw error;
   }
   return parseResultFile(text, relative);
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic.
-  }
 }
 
 function repositoryRelative(file: string): string {
