@@ -26,6 +26,10 @@ describe('recorded histories replay against the current workflow code', () => {
         'gates-bundle-batch-1.json',
         'gates-stopped-resumed.json',
         'gates-stopped-resumed-batch-1.json',
+        'full-pass-no-edit.json',
+        'full-pass-approved.json',
+        'full-pass-guard-acknowledged.json',
+        'revise-selection-approved.json',
       ]),
     );
   });

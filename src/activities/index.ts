@@ -1,6 +1,7 @@
 import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
 import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep.js';
+import { createEditActivities } from './review/edit/index.js';
 
 export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from './harness/types.js';
 export { nonRetryableLaunchErrors } from './harness/types.js';
@@ -17,6 +18,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createHarnessActivities(dependencies),
     ...createProbeActivities(dependencies),
     ...createSweepActivities(),
+    ...createEditActivities(),
   };
 }
 

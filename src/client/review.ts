@@ -2,6 +2,10 @@ import type { Command } from 'commander';
 import { registerRetry, registerRunGates } from './review-gates.js';
 import { registerSchedule } from './review-schedule.js';
 import { registerReviewStatus } from './review-status.js';
+import { registerRunFullPass } from './review-full-pass.js';
+import { registerRunRevise } from './review-revise.js';
+import { registerAcknowledge, registerApprove } from './review-approve.js';
+import { registerPacket } from './review-packet.js';
 
 /** `commonplace review …`: freshness status, sweeps, retries and schedules. */
 export function registerReview(program: Command): Command {
@@ -11,5 +15,10 @@ export function registerReview(program: Command): Command {
   registerRunGates(run);
   registerRetry(review);
   registerSchedule(review);
+  registerRunFullPass(run);
+  registerRunRevise(run);
+  registerApprove(review);
+  registerAcknowledge(review);
+  registerPacket(review);
   return review;
 }

@@ -1,3 +1,5 @@
 export { probe } from './probe.js';
 export { gateSweep } from './gate-sweep.js';
 export { gateBatch } from './gate-batch.js';
+export { fullPass } from './full-pass.js';
+export { revise } from './revise.js';

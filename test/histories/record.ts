@@ -13,6 +13,7 @@ import { fakeScenario, scratch, type FakeAttempt, type FakeRule } from '../helpe
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
+import { recordEditHistories } from '../review-edit/histories.js';
 
 const out = join(packageRoot(), 'test', 'histories');
 /** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */
@@ -68,6 +69,7 @@ await recordProbe(dev, 'probe-timed-out', { harness: 'fake', timeout: '1s' }, [{
 await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/title-body-alignment', attempts: [{ review: 'pass', malformed: ['frontmatter/title-body-alignment'] }, { review: 'warn' }] }, { attempts: [{ review: 'pass' }] }], {});
 await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
 await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
+await recordEditHistories(dev, save);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();

@@ -15,10 +15,11 @@ import { z } from 'zod';
 import { PASSES, type Plan } from './plan-types.js';
 
 const passName = z.enum(PASSES, { error: (issue) => `unknown pass ${JSON.stringify(issue.input)}; the passes are ${PASSES.join(', ')}` });
-const passEntry = z.union([
-  passName.transform((pass) => ({ pass })),
+// A bare name is shorthand for `{ pass: name }`, so both forms report the same findings.
+const passEntry = z.preprocess(
+  (value) => (typeof value === 'string' ? { pass: value } : value),
   z.strictObject({ pass: passName, focus: z.string().min(1).optional(), reason: z.string().min(1).optional() }),
-]);
+);
 const planSchema = z.strictObject({
   passes: z
     .array(passEntry)
@@ -50,8 +51,8 @@ export function parsePlan(text: string, file = 'plan'): PlanParse {
   const plan: Plan = {
     passes: parsed.data.passes.map((entry) => ({
       pass: entry.pass,
-      ...('focus' in entry && entry.focus !== undefined && { focus: entry.focus }),
-      ...('reason' in entry && entry.reason !== undefined && { reason: entry.reason }),
+      ...(entry.focus !== undefined && { focus: entry.focus }),
+      ...(entry.reason !== undefined && { reason: entry.reason }),
     })),
   };
   return { ok: true, plan };

@@ -1,0 +1,37 @@
+import { acceptEdit, prepareEditAsk } from './edit.js';
+import { guardCheck } from './guard.js';
+import { prepareEdit } from './prepare.js';
+import { checkConflict, finishEdit, publishEdit, writeCandidate } from './publish.js';
+import { acceptReview, prepareReviewAsk, staleAfterEdit } from './review.js';
+import { acceptPassEdit, acceptPlan, acceptSelections, applyAnswer, prepareAssessAsk, preparePassAsk, writeSelectionProposal } from './revise.js';
+
+export type { PrepareEditInput } from './prepare.js';
+export type { CandidateInput, CandidateOutput, PassRecord } from './publish.js';
+export type { EditCheck } from './edit.js';
+
+/**
+ * The editing workflows' activities (full pass and revision): every read and write of the checkout
+ * and the run directory, the checks of each worker's output, the guard and publication.
+ */
+export function createEditActivities() {
+  return {
+    prepareEdit,
+    guardCheck,
+    prepareReviewAsk,
+    acceptReview,
+    staleAfterEdit,
+    prepareEditAsk,
+    acceptEdit,
+    prepareAssessAsk,
+    acceptPlan,
+    preparePassAsk,
+    acceptPassEdit,
+    acceptSelections,
+    writeSelectionProposal,
+    applyAnswer,
+    writeCandidate,
+    checkConflict,
+    publishEdit,
+    finishEdit,
+  };
+}

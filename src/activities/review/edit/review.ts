@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { LaunchResult } from '../../harness/types.js';
+import { hashParts, noteParts } from '../../../review/hash.js';
+import { checkBundle, checkResultLine } from '../../../review/result-line.js';
+import type { Grouping } from '../../../review/sweep-types.js';
+import { getText, putText } from '../../../review/edit/store.js';
+import type { PreparedAsk, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
+import { reviewPrompt } from '../prompt.js';
+import { badInput, briefText, launchDir, readBrief, writeInput } from './common.js';
+
+const REVIEW_OUTPUT = 'review.md';
+
+export interface ReviewAskInput {
+  runId: string;
+  runDir: string;
+  note: string;
+  /** The text under review (the start text, or an edited one), by its store digest. */
+  textSha256: string;
+  unit: ReviewUnit;
+  seq: number;
+  /** Why the last output was refused (`<criterion>: <finding>`). */
+  findings: string[];
+}
+
+/**
+ * Prepares one review launch over a text the run holds: the text and the captured criteria copied
+ * into a fresh launch directory, and the sweep's review prompt (the same output contract).
+ */
+export async function prepareReviewAsk(input: ReviewAskInput): Promise<PreparedAsk & { grouping: Grouping }> {
+  const dir = await launchDir(input.runDir, input.seq, `review-${input.unit.key}`);
+  const brief = await readBrief(input.runDir);
+  await writeInput(dir, 'inputs/note.md', await getText(input.runDir, input.textSha256));
+  const criterionInputs: Record<string, string> = {};
+  for (const criterion of input.unit.criteria) {
+    const relative = path.join('inputs', 'criteria', `${criterion.id.replace(/\.md$/, '')}.md`);
+    await writeInput(dir, relative, await briefText(input.runDir, brief, criterion.path));
+    criterionInputs[criterion.id] = relative;
+  }
+  const grouping: Grouping = input.unit.criteria.length > 1 ? 'bundle' : 'pair';
+  const prompt = reviewPrompt({
+    unit: { key: input.unit.key, note: input.note, lens: input.unit.lens, criteria: input.unit.criteria.map(({ id, path: file, report }) => ({ id, path: file, report })) },
+    grouping,
+    noteInput: path.join('inputs', 'note.md'),
+    criterionInputs,
+    output: REVIEW_OUTPUT,
+    findings: input.findings,
+  });
+  await writeInput(dir, 'prompt.md', prompt);
+  return { dir, prompt, outputs: [REVIEW_OUTPUT], grouping };
+}
+
+export interface AcceptReviewInput {
+  runDir: string;
+  unit: ReviewUnit;
+  dir: string;
+  grouping: Grouping;
+  textSha256: string;
+  launch: LaunchResult;
+}
+
+/** Checks a review output (the strict result line, or one section per gate); accepted bodies go to the store. */
+export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: { criterion: string; findings: string[] }[] }> {
+  const text = await readFile(path.join(input.dir, REVIEW_OUTPUT), 'utf8');
+  const accepted: ReviewRecord[] = [];
+  const rejected: { criterion: string; findings: string[] }[] = [];
+  const record = async (criterion: string, outcome: ReviewRecord['outcome'], body: string): Promise<void> => {
+    accepted.push({
+      criterion,
+      outcome,
+      textSha256: input.textSha256,
+      bodySha256: await putText(input.runDir, body.endsWith('\n') ? body : `${body}\n`),
+      launchId: input.launch.launchId,
+      profile: input.launch.profile,
+      model: input.launch.model ?? 'unreported',
+    });
+  };
+  if (input.grouping === 'bundle') {
+    const check = checkBundle(text, input.unit.criteria.map((criterion) => criterion.id), { file: REVIEW_OUTPUT });
+    for (const section of check.accepted) await record(section.gate, section.outcome, section.text);
+    for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: refusal.findings.map((finding) => finding.message) });
+    for (const gate of check.missing) rejected.push({ criterion: gate, findings: [`the output has no \`## ${gate}\` section`] });
+  } else {
+    const criterion = input.unit.criteria[0]!;
+    const check = checkResultLine(text, { report: criterion.report, file: REVIEW_OUTPUT });
+    if (check.ok) await record(criterion.id, check.outcome, text);
+    else rejected.push({ criterion: criterion.id, findings: check.findings.map((finding) => finding.message) });
+  }
+  return { accepted, rejected };
+}
+
+/**
+ * What an edit makes stale: per unit, the criteria whose note hash (over the parts each watches)
+ * differs between the two texts. The rest keep their review: it was of the same watched text.
+ */
+export async function staleAfterEdit(input: { runDir: string; note: string; units: ReviewUnit[]; fromSha256: string; toSha256: string }): Promise<ReviewUnit[]> {
+  const read = async (digest: string) => {
+    const parts = noteParts(await getText(input.runDir, digest), input.note);
+    if (!parts.ok) throw badInput(`${input.note}: a text of the run cannot be hashed: ${parts.findings.map((finding) => finding.message).join('; ')}`);
+    return parts.parts;
+  };
+  const from = await read(input.fromSha256);
+  const to = await read(input.toSha256);
+  return input.units
+    .map((unit) => ({ ...unit, criteria: unit.criteria.filter((criterion) => hashParts(from, criterion.watches) !== hashParts(to, criterion.watches)) }))
+    .filter((unit) => unit.criteria.length > 0);
+}

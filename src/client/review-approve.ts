@@ -1,0 +1,115 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { locateSelections, parseSelectionList } from '../review/edit/selection.js';
+import type { AcknowledgeAnswer, ApprovalAnswer, EditProgress } from '../review/edit/types.js';
+import { connectClient } from './connection.js';
+import { action, rootMessage, UserError } from './errors.js';
+import { followEdit, resolveRun } from './review-full-pass.js';
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** Past this size a file is not a proposal answer. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * The approval answer for a file of a run: the file as it stands (edited or not), bound to the key,
+ * with the proposal's inputs hashed as they stand now, so the validator can refuse a changed one.
+ */
+export async function approvalAnswer(runDir: string, progress: EditProgress | undefined, file: string, key: string): Promise<ApprovalAnswer> {
+  const bytes = await readFile(path.join(runDir, ...file.split('/')));
+  if (bytes.length > MAX_ANSWER_BYTES) throw new UserError(`${file} is ${bytes.length} bytes; a proposal answer is at most ${MAX_ANSWER_BYTES}`);
+  const inputs: ApprovalAnswer['inputs'] = [];
+  for (const input of progress?.stop?.proposal?.inputs ?? []) {
+    const now = await readFile(path.join(runDir, ...input.path.split('/'))).catch(() => undefined);
+    inputs.push({ path: input.path, sha256: now === undefined ? 'absent' : sha256(now) });
+  }
+  return { file, key, text: bytes.toString('utf8'), inputs };
+}
+
+/** A file the operator names: relative to the current directory, or to the run directory. */
+async function runRelative(runDir: string, written: string): Promise<string> {
+  const candidates = [path.resolve(process.cwd(), written), path.resolve(runDir, written)];
+  for (const candidate of candidates) {
+    const relative = path.relative(runDir, candidate);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    if (await stat(candidate).then((info) => info.isFile(), () => false)) return relative.split(path.sep).join('/');
+  }
+  throw new UserError(`${written}: no such file in the run directory ${runDir}`);
+}
+
+async function progressOf(handle: { query: <T>(name: string) => Promise<T> }, run: string): Promise<EditProgress> {
+  return handle.query<EditProgress>('progress').catch((error: unknown) => {
+    if (error instanceof WorkflowNotFoundError) throw new UserError(`run ${run} is not open (its workflow is not found)`);
+    throw new UserError(`cannot read run ${run}: ${rootMessage(error)}`);
+  });
+}
+
+/** `commonplace review approve RUN FILE --key KEY`: the operator's answer to the proposal the run waits on. */
+export function registerApprove(review: Command): void {
+  review
+    .command('approve')
+    .description('approve the proposal a full pass or revision waits on: a selection list (edited or not), or the exact generated publication.json')
+    .argument('<run>', 'the run ID (or its workflow ID)')
+    .argument('<file>', 'the proposal file, relative to the current directory or to the run directory')
+    .requiredOption('--key <key>', 'the key the run showed where it stopped')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--detach', 'approve and return without following the run')
+    .action(
+      action(async (run: string, file: string, options: { key: string; kb?: string; detach?: boolean }) => {
+        const client = await connectClient();
+        const found = await resolveRun(client, options.kb, run);
+        const relative = await runRelative(found.runDir, file);
+        const progress = await progressOf(found.handle, run);
+        const proposal = progress.stop?.proposal;
+        const answer = await approvalAnswer(found.runDir, progress, relative, options.key);
+        if (proposal && !proposal.exact && proposal.path === relative) {
+          // Say what is wrong with an edited selection list before anything is sent.
+          const parsed = parseSelectionList(answer.text);
+          const selected = proposal.inputs[0] && (await readFile(path.join(found.runDir, proposal.inputs[0].path), 'utf8').catch(() => undefined));
+          const located = parsed.ok && selected !== undefined ? locateSelections(selected, parsed.selections) : undefined;
+          const findings = !parsed.ok ? parsed.findings : located && !located.ok ? located.findings : [];
+          if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${findings.join('; ')}; nothing was approved`);
+        }
+        try {
+          await found.handle.executeUpdate('approve', { args: [answer] });
+        } catch (error) {
+          throw new UserError(`refused: ${rootMessage(error)}`);
+        }
+        process.stderr.write(`approved ${relative} for ${found.runId}${proposal ? ` (stop ${proposal.stop})` : ''}; the run goes on\n`);
+        if (options.detach) return;
+        await followEdit(found.handle);
+      }),
+    );
+}
+
+/** `commonplace review acknowledge RUN`: the operator owns the paths a checkout-changed stop reported. */
+export function registerAcknowledge(review: Command): void {
+  review
+    .command('acknowledge')
+    .description('own the paths that changed in the checkout while a run was open, and let it go on')
+    .argument('<run>', 'the run ID (or its workflow ID)')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--detach', 'acknowledge and return without following the run')
+    .action(
+      action(async (run: string, options: { kb?: string; detach?: boolean }) => {
+        const client = await connectClient();
+        const found = await resolveRun(client, options.kb, run);
+        const progress = await progressOf(found.handle, run);
+        if (progress.stop?.kind !== 'checkout-changed') {
+          throw new UserError(`run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${progress.stop ? `: ${progress.stop.kind}` : ''}); there is nothing to acknowledge`);
+        }
+        const answer: AcknowledgeAnswer = { paths: progress.stop.paths ?? [] };
+        try {
+          await found.handle.executeUpdate('acknowledge', { args: [answer] });
+        } catch (error) {
+          throw new UserError(`refused: ${rootMessage(error)}`);
+        }
+        process.stderr.write(`acknowledged for ${found.runId}: ${answer.paths.join(', ')}\n`);
+        if (options.detach) return;
+        await followEdit(found.handle);
+      }),
+    );
+}

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parsePlan } from '../review/edit/plan.js';
+import type { ReviseOptions } from '../review/edit/types.js';
+import { action, UserError } from './errors.js';
+import { editOptions, startOrContinue, type EditCommandOptions } from './review-full-pass.js';
+
+/**
+ * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
+ * needs a mode; a repeat over the same text keeps the run's; an edited note needs a new choice.
+ */
+export function registerRunRevise(run: Command): void {
+  editOptions(
+    run
+      .command('revise')
+      .description('simplify a note by passes: a fixed plan (--plan FILE) or one an assessment chooses (--assess); selection passes and a changed note stop for approval')
+      .argument('<note>', 'the note, as a path'),
+  )
+    .option('--plan <file>', 'run the passes this plan file names (YAML: passes: [tighten, plain-wording, ...])')
+    .option('--assess', 'let an assessment worker choose the passes; the plan it chose is kept in the run directory')
+    .action(
+      action(async (noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }) => {
+        if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one', 2);
+        let planText: string | undefined;
+        const asked: Partial<ReviseOptions> = { ...(options.profile !== undefined && { profile: options.profile }) };
+        if (options.plan) {
+          planText = await readFile(path.resolve(options.plan), 'utf8').catch(() => {
+            throw new UserError(`--plan ${options.plan}: no such file`);
+          });
+          const parsed = parsePlan(planText, options.plan);
+          if (!parsed.ok) throw new UserError(`--plan ${options.plan} is not a valid plan: ${parsed.findings.join('; ')}`);
+          asked.mode = 'plan';
+          asked.planSha256 = createHash('sha256').update(planText, 'utf8').digest('hex');
+        } else if (options.assess) {
+          asked.mode = 'assess';
+          asked.planSha256 = null;
+        }
+        await startOrContinue({
+          kind: 'revise',
+          workflowType: 'revise',
+          noteArg,
+          options,
+          asked,
+          newRun: (given) => {
+            const chosen = given as Partial<ReviseOptions>;
+            if (chosen.mode === undefined) {
+              throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`, 2);
+            }
+            return {
+              options: { profile: chosen.profile ?? 'claude', mode: chosen.mode, planSha256: chosen.planSha256 ?? null },
+              ...(planText !== undefined && { extra: { planText } }),
+            };
+          },
+        });
+      }),
+    );
+}

@@ -1,0 +1,175 @@
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
+import type { Plan, PlanPass } from '../review/edit/plan-types.js';
+import { isSelectionPass } from '../review/edit/plan-types.js';
+import type { EditSummary, PreparedAsk, ReviseInput } from '../review/edit/types.js';
+import { ask } from './helpers/ask.js';
+import { guardStep, Operator, publishStep, spentReason, untilAccepted, type RunContext } from './helpers/decide.js';
+import { stopFor } from './helpers/stops.js';
+import type { TryOutcome } from './helpers/checked.js';
+
+const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '2m', retry: { maximumAttempts: 3 } });
+const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  retry: { maximumAttempts: 5 },
+});
+
+export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/decide.js';
+
+/** One launch of a revision job, its failures turned into the *checked* helper's outcomes. */
+async function launchOnce<A>(
+  operator: Operator,
+  ctx: RunContext,
+  job: string,
+  attempt: number,
+  prepare: (seq: number) => Promise<PreparedAsk>,
+  accept: (asked: PreparedAsk) => Promise<TryOutcome<null, A>>,
+): Promise<TryOutcome<null, A>> {
+  const seq = ++ctx.seq;
+  const asked = await prepare(seq);
+  operator.launches += 1;
+  const outcome = await ask(
+    { launchId: `${ctx.prepared.runId}/${seq}-${job}/${attempt}`, profile: ctx.prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
+    `${ctx.note}: ${job}, attempt ${attempt}`,
+  );
+  const stop = stopFor(outcome);
+  if (stop) return { kind: 'stop', stop };
+  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
+  return accept(asked);
+}
+
+/** A direct pass: one editor launch, its revised text checked against the edit bounds. */
+async function directPass(operator: Operator, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<EditCheck> {
+  const { prepared } = ctx;
+  const [result] = await untilAccepted(operator, `the ${pass.pass} pass`, null, prepared.profile.attempts, ({ attempt, findings }) =>
+    launchOnce<EditCheck>(
+      operator,
+      ctx,
+      `pass-${pass.pass}`,
+      attempt,
+      (seq) => preparePassAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }),
+      async (asked) => {
+        const check = await acceptPassEdit({ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir });
+        return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
+      },
+    ),
+  );
+  return result!;
+}
+
+/**
+ * A selection pass: the selector's list is checked, proposed to the operator and applied by code
+ * in the form the operator approved it (edited or not). An answer that cannot be applied is
+ * proposed again with why; nothing is applied without an approval.
+ */
+async function selectionPass(operator: Operator, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<{ textSha256: string; record: PassRecord }> {
+  const { prepared } = ctx;
+  const [selected] = await untilAccepted(operator, `the ${pass.pass} selection`, null, prepared.profile.attempts, ({ attempt, findings }) =>
+    launchOnce<{ listSha256: string; count: number }>(
+      operator,
+      ctx,
+      `select-${pass.pass}`,
+      attempt,
+      (seq) => preparePassAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }),
+      async (asked) => {
+        const check = await acceptSelections({ runDir: prepared.runDir, dir: asked.dir, textSha256 });
+        return check.ok ? { kind: 'checked', accepted: [check], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
+      },
+    ),
+  );
+  await guardStep(operator, ctx);
+  if (!selected || selected.count === 0) return { textSha256, record: { pass: pass.pass, result: 'nothing selected' } };
+  let listSha256 = selected.listSha256;
+  let findings: string[] = [];
+  for (;;) {
+    operator.decisions += 1;
+    const proposal = await writeSelectionProposal({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: operator.decisions, findings });
+    operator.at(`awaiting approval of the ${pass.pass} selections`);
+    const answer = await operator.decide(proposal, `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`);
+    const applied = await applyAnswer({ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text });
+    if (applied.kind === 'applied') {
+      const detail = [applied.rejected.length > 0 && `rejected ${applied.rejected.join(', ')}`, applied.edited.length > 0 && `edited ${applied.edited.join(', ')}`].filter(Boolean).join('; ');
+      return { textSha256: applied.textSha256, record: { pass: pass.pass, result: `${applied.accepted.length} of ${applied.accepted.length + applied.rejected.length} selections applied${detail ? ` (${detail})` : ''}` } };
+    }
+    listSha256 = applied.listSha256;
+    findings = applied.findings;
+  }
+}
+
+/**
+ * A revision of one note: simplification passes from a fixed plan (`--plan`, no assessment asked)
+ * or from an assessment's plan (`--assess`, kept in the run directory and run after validation,
+ * with no plan approval). Direct passes edit within the bounds; plain-wording and abstractions
+ * propose each selection list for approval. A changed final text is published after the operator
+ * approves the exact manifest.
+ */
+export async function revise(input: ReviseInput): Promise<EditSummary> {
+  const { workflowId, runId: executionRunId } = workflowInfo();
+  const operator = new Operator({ kind: 'revise', runId: input.runId, workflowId, note: input.note }, `commonplace review run revise ${input.note}`);
+  operator.at('preparing: capturing the note, the brief and the checkout state');
+  const prepared = await prepareEdit({ kind: 'revise', input, workflowId, executionRunId });
+  operator.runDir = prepared.runDir;
+  const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
+  await guardStep(operator, ctx);
+
+  let plan: Plan | undefined = prepared.plan;
+  if (input.options.mode === 'assess') {
+    operator.at('assessing: choosing the passes');
+    const [assessed] = await untilAccepted(operator, 'the assessment', null, prepared.profile.attempts, ({ attempt, findings }) =>
+      launchOnce<Plan>(
+        operator,
+        ctx,
+        'assess',
+        attempt,
+        (seq) => prepareAssessAsk({ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings }),
+        async (asked) => {
+          const check = await acceptPlan({ runDir: prepared.runDir, dir: asked.dir });
+          return check.ok ? { kind: 'checked', accepted: [check.plan], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
+        },
+      ),
+    );
+    plan = assessed;
+    await guardStep(operator, ctx);
+  }
+  if (!plan) throw ApplicationFailure.create({ type: 'bad-edit-input', nonRetryable: true, message: 'a revision runs a plan: --plan FILE or --assess' });
+
+  let current = prepared.startSha256;
+  const passes: PassRecord[] = [];
+  for (const [index, pass] of plan.passes.entries()) {
+    operator.at(`pass ${index + 1} of ${plan.passes.length}: ${pass.pass}`);
+    if (isSelectionPass(pass.pass)) {
+      const done = await selectionPass(operator, ctx, pass, current);
+      current = done.textSha256;
+      passes.push(done.record);
+    } else {
+      const edited = await directPass(operator, ctx, pass, current);
+      if (edited.kind === 'edit') current = edited.textSha256;
+      passes.push({ pass: pass.pass, result: edited.kind === 'edit' ? 'edited the text' : 'no change' });
+    }
+    await guardStep(operator, ctx);
+  }
+
+  operator.at('writing the packet');
+  operator.decisions += 1;
+  const decision = current === prepared.startSha256 ? 'no-edit' : 'edit';
+  const candidate = await writeCandidate({
+    kind: 'revise',
+    runId: prepared.runId,
+    runDir: prepared.runDir,
+    workflowId,
+    checkout: input.checkout,
+    note: input.note,
+    startSha256: prepared.startSha256,
+    finalSha256: current,
+    decision,
+    profile: prepared.profile.name,
+    units: [],
+    startReviews: [],
+    finalReviews: [],
+    rationaleSha256: null,
+    passes,
+    stop: operator.decisions,
+  });
+  return publishStep(operator, ctx, candidate, { kind: 'revise', runId: prepared.runId, note: input.note, runDir: prepared.runDir, decision, startSha256: prepared.startSha256, finalSha256: current });
+}

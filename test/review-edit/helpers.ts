@@ -1,0 +1,102 @@
+import { execa } from 'execa';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
+import type { EditKind } from '../../src/review/edit/types.js';
+import { CRITIQUE_INSTRUCTION } from '../../src/review/paths.js';
+import { selectPairs } from '../../src/review/status.js';
+import type { FakeAttempt, FakeRule, LedgerEntry } from '../helpers/fake.js';
+import { readLedger } from '../helpers/fake.js';
+import { runCli } from '../helpers/cli.js';
+import { corpusCopy } from '../helpers/kb.js';
+
+export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The note the tests edit: a short corpus note of the default note type. */
+export const NOTE = 'kb/notes/agent-is-a-tool-loop.md';
+
+let copies = 0;
+
+/**
+ * A writable copy of the corpus under Git, committed, as the checkout guard needs. The test note gets
+ * a line of its own in each copy: a run's identity is its note's path and text, and tests on one
+ * server must not share runs.
+ */
+export async function gitCorpus(): Promise<string> {
+  const root = await corpusCopy();
+  copies += 1;
+  const text = await readFile(join(root, NOTE), 'utf8');
+  await writeFile(join(root, NOTE), `${text.trimEnd()}\n\nThis copy is number ${copies} of process ${process.pid} at ${Date.now()}.\n`);
+  const git = (...args: string[]) => execa('git', ['-C', root, ...args]);
+  await git('init', '-q', '-b', 'main');
+  await git('config', 'user.name', 'Commonplace Test');
+  await git('config', 'user.email', 'test@example.invalid');
+  await writeFile(join(root, '.gitignore'), 'kb/reports/state/\n');
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'the KB');
+  return root;
+}
+
+export async function noteText(checkout: string, note = NOTE): Promise<string> {
+  return readFile(join(checkout, note), 'utf8');
+}
+
+/** The run's ID and workflow ID over a text, as the CLI derives them. */
+export function runOf(kind: EditKind, note: string, text: string): { runId: string; workflowId: string } {
+  return { runId: editRunId(kind, note, sha256(text), sha256(note)), workflowId: editWorkflowId(kind, note, sha256(text)) };
+}
+
+export function runDir(checkout: string, runId: string): string {
+  return join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId);
+}
+
+/** A review answer for every criterion: pass, and the critique's report line. */
+export const reviewsPass: FakeAttempt = { review: 'pass', outcomes: { [CRITIQUE_INSTRUCTION]: 'report' } };
+
+/** The edited text the fake editor writes: the note with one more sentence in its last paragraph. */
+export function editedText(text: string): string {
+  return `${text.trimEnd()} An edit the full pass proposed.\n`;
+}
+
+/** An editor that edits (or decides no edit). */
+export function editorRule(attempt: { edited: string; decision: 'edit' | 'no-edit' } | FakeAttempt): FakeRule {
+  const answer = 'decision' in attempt ? { outputs: { 'edited.md': attempt.edited, 'decision.md': `The reviews found something to resolve.\n\nDecision: ${attempt.decision}\n` } } : attempt;
+  return { match: '^job = edit$', attempts: [answer] };
+}
+
+/** A CLI run's result, its output as text. */
+export interface CliResult {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI on a checkout (from inside it), against the test server. */
+export async function cliOn(checkout: string, address: string, args: string[]): Promise<CliResult> {
+  const result = await runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address }, cwd: checkout });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Launch starts in the ledger, with the job each one was (from its prompt). */
+export async function launches(ledger: string): Promise<(LedgerEntry & { job: string; prompt: string })[]> {
+  const starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+  return Promise.all(
+    starts.map(async (entry) => {
+      const prompt = await readFile(join(entry.cwd!, 'prompt.md'), 'utf8').catch(() => '');
+      return { ...entry, prompt, job: /^job = (\S+)$/m.exec(prompt)?.[1] ?? 'unknown' };
+    }),
+  );
+}
+
+/** The gate lenses and the gates that apply to a note (what a full pass bundles). */
+export async function gatesOf(checkout: string, note = NOTE): Promise<{ gates: string[]; lenses: string[] }> {
+  const pairs = await selectPairs(checkout, { notes: [note] });
+  return { gates: pairs.map((pair) => pair.criterion), lenses: [...new Set(pairs.map((pair) => pair.lens!))] };
+}
+
+/** Files under a directory, recursively, relative to it. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1)).sort();
+}
