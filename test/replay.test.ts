@@ -12,7 +12,7 @@ const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as R
 const load = (file: string) => historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
 
 describe('recorded histories replay against the current workflow code', () => {
-  test('there is a recorded history of every outcome of the probe, and of gate sweeps and their batches', () => {
+  test('there is a recorded history of each workflow: probe outcomes, gate sweeps and their batches, full passes, revisions, analyses', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'probe-completed.json',
@@ -30,6 +30,14 @@ describe('recorded histories replay against the current workflow code', () => {
         'full-pass-approved.json',
         'full-pass-guard-acknowledged.json',
         'revise-selection-approved.json',
+        'analysis-completed.json',
+        'analysis-out-of-scope.json',
+        'analysis-rejected-once.json',
+        'analysis-cascade.json',
+        'analysis-recheck.json',
+        'analysis-stopped-resumed.json',
+        'analysis-budget-exhausted.json',
+        'analysis-auto-resumed.json',
       ]),
     );
   });

@@ -2,6 +2,7 @@ import { createHarnessActivities, type HarnessDependencies } from './harness/lau
 import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep.js';
 import { createEditActivities } from './review/edit/index.js';
+import { createAnalysisActivities } from './analysis/activities.js';
 
 export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from './harness/types.js';
 export { nonRetryableLaunchErrors } from './harness/types.js';
@@ -19,6 +20,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createProbeActivities(dependencies),
     ...createSweepActivities(),
     ...createEditActivities(),
+    ...createAnalysisActivities(),
   };
 }
 

@@ -4,6 +4,7 @@ import { registerProbe } from './probe.js';
 import { registerWorker } from './worker-command.js';
 import { registerValidate } from './validate.js';
 import { registerReview } from './review.js';
+import { registerAnalysis } from './analysis.js';
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerProbe(program);
   registerValidate(program);
   registerReview(program);
+  registerAnalysis(program);
   return program;
 }
 

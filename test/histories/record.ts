@@ -14,6 +14,7 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
 import { recordEditHistories } from '../review-edit/histories.js';
+import { recordAnalysisHistories, recordAnalysisTimerHistories } from '../analysis/histories.js';
 
 const out = join(packageRoot(), 'test', 'histories');
 /** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */
@@ -70,9 +71,11 @@ await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/tit
 await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
 await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
 await recordEditHistories(dev, save);
+await recordAnalysisHistories(dev, save);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();
 await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
 await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
+await recordAnalysisTimerHistories(skipping, save);
 await skipping.teardown();

@@ -1,0 +1,106 @@
+/**
+ * The environment a run is pinned to, asserted on the worktree side: HEAD is the preparation
+ * commit, the tree is clean apart from run state, the running package is the method recorded at
+ * prepare, the startup instruction files a worker loads are the committed ones, and the plan and
+ * layout hash as they did. A changed environment is a new run; the workflow stops until it is
+ * restored.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { packageRoot } from '../../paths.js';
+import type { RunParameters } from '../../analysis/parameters.js';
+import { RUN_STATE } from '../../analysis/run-dir.js';
+import { dirtyPaths, git, gitOk } from './git.js';
+import { sha256Of } from './store.js';
+
+/** Files a harness loads as standing instructions when it starts in (or below) a directory. */
+export const STARTUP_FILES = ['AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'CLAUDE.local.md'];
+
+export interface MethodIdentity {
+  package: string;
+  version: string;
+  /** The package's Git commit when it runs from a Git checkout; null for an installed package. */
+  commit: string | null;
+}
+
+/** What code this process runs: the package and, when it is a Git checkout, its HEAD commit. */
+export async function methodIdentity(): Promise<MethodIdentity> {
+  const root = packageRoot();
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  const commit = existsSync(path.join(root, '.git')) ? await git(root, ['rev-parse', 'HEAD']).catch(() => null) : null;
+  return { package: manifest.name, version: manifest.version, commit };
+}
+
+export interface EnvironmentReport {
+  ok: boolean;
+  /** One line per thing that changed, saying what it was and what it is. */
+  problems: string[];
+  checkedAt: string;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(() => true, () => false);
+}
+
+/** Every way the worktree differs from what the run was prepared on; empty when it is as pinned. */
+export async function checkEnvironment(parameters: RunParameters, runDir: string, method?: MethodIdentity): Promise<EnvironmentReport> {
+  const worktree = parameters.worktree;
+  const problems: string[] = [];
+  const report = () => ({ ok: problems.length === 0, problems, checkedAt: new Date().toISOString() });
+  if (!(await exists(path.join(worktree, '.git')))) {
+    problems.push(`the run's worktree ${worktree} is gone (git worktree list)`);
+    return report();
+  }
+  const head = await git(worktree, ['rev-parse', 'HEAD']).catch(() => undefined);
+  if (head !== parameters.preparationCommit) {
+    problems.push(`HEAD of ${worktree} is ${head ?? 'unreadable'}, but the run was prepared at ${parameters.preparationCommit}`);
+  }
+  const dirty = await dirtyPaths(worktree);
+  if (dirty.length > 0) {
+    problems.push(`the worktree has changes outside run state: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''} (git -C ${worktree} status)`);
+  }
+  const running = method ?? (await methodIdentity());
+  const pinned = parameters.method;
+  if (running.package !== pinned.package || running.version !== pinned.version || running.commit !== pinned.commit) {
+    problems.push(`the running package is ${running.package}@${running.version} (commit ${running.commit ?? 'none'}), but the run was prepared with ${pinned.package}@${pinned.version} (commit ${pinned.commit ?? 'none'})`);
+  }
+
+  // Startup files: the committed ones at the root, none in the run state a launch starts under, none ignored elsewhere.
+  for (const name of STARTUP_FILES) {
+    if ((await exists(path.join(worktree, name))) && !(await gitOk(worktree, ['ls-files', '--error-unmatch', '--', name]))) {
+      problems.push(`startup file ${name} in the worktree is not committed (a worker would load it)`);
+    }
+  }
+  const ignored = (await git(worktree, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', '.', `:(exclude)${RUN_STATE}`]))
+    .split('\0')
+    .filter((file) => file !== '' && STARTUP_FILES.includes(path.basename(file)));
+  for (const file of ignored) problems.push(`startup file ${file} in the worktree is ignored, not committed (a worker would load it)`);
+  for (const dir of await runStateChain(worktree, runDir)) {
+    for (const name of [...STARTUP_FILES, '.claude']) {
+      if (await exists(path.join(dir, name))) problems.push(`${path.relative(worktree, path.join(dir, name))} appeared in run state, where every launch would load it`);
+    }
+  }
+
+  for (const [what, file, digest] of [['plan', parameters.plan, parameters.planSha256], ['layout', parameters.layout, parameters.layoutSha256]] as const) {
+    const bytes = await readFile(path.join(worktree, file)).catch(() => undefined);
+    if (bytes === undefined) problems.push(`the ${what} ${file} is gone from the worktree`);
+    else if (sha256Of(bytes) !== digest) problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256Of(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
+  }
+  return report();
+}
+
+/** The directories between the worktree and every launch directory: a startup file in any of them would reach a launch. */
+async function runStateChain(worktree: string, runDir: string): Promise<string[]> {
+  const chain: string[] = [];
+  let dir = runDir;
+  while (dir.startsWith(worktree) && dir !== worktree) {
+    chain.push(dir);
+    dir = path.dirname(dir);
+  }
+  const launches = path.join(runDir, 'launches');
+  chain.push(launches);
+  const roles = await readdir(launches, { withFileTypes: true }).catch(() => []);
+  for (const role of roles) if (role.isDirectory()) chain.push(path.join(launches, role.name));
+  return chain;
+}

@@ -1,0 +1,50 @@
+/**
+ * Finding a prepared run from its ID: its worktree is the one on branch `analysis/<run-id>`, and
+ * its parameters are in the run directory there.
+ */
+import { readFile } from 'node:fs/promises';
+import { parametersSchema, type RunParameters } from '../../analysis/parameters.js';
+import { parametersFile, runDirOf } from '../../analysis/run-dir.js';
+import { parseRunId, runBranch } from '../../analysis/run-id.js';
+import { worktrees } from './git.js';
+
+export class RunNotFoundError extends Error {
+  override name = 'RunNotFoundError';
+}
+
+export interface LocatedRun {
+  runId: string;
+  worktree: string;
+  runDir: string;
+  parameters: RunParameters;
+}
+
+/** Reads and checks a run's parameters.json; a missing or malformed one names the file. */
+export async function readParameters(runDir: string): Promise<RunParameters> {
+  const file = parametersFile(runDir);
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new RunNotFoundError(`${file} is missing: the run was not prepared, or its state was removed`);
+  });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new RunNotFoundError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = parametersSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RunNotFoundError(`${file}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** Finds a run of this checkout by its ID, or says why there is none. */
+export async function locateRun(checkout: string, runId: string): Promise<LocatedRun> {
+  if (parseRunId(runId) === undefined) throw new RunNotFoundError(`"${runId}" is not a run ID (AAS-<YYYY-MM-DD>-<system>-<nn>)`);
+  const branch = runBranch(runId);
+  const found = (await worktrees(checkout)).find((entry) => entry.branch === branch);
+  if (found === undefined) throw new RunNotFoundError(`no run ${runId} in ${checkout}: no worktree has branch ${branch} (prepare one with \`commonplace analysis prepare\`)`);
+  const runDir = runDirOf(found.path, runId);
+  return { runId, worktree: found.path, runDir, parameters: await readParameters(runDir) };
+}

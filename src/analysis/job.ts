@@ -1,0 +1,93 @@
+/**
+ * The `name = value` lines of one model job's prompt, built from the plan and the run. The plan
+ * loader builds them with placeholder values to prove every prompt renders; the workflow builds
+ * them with the run's values.
+ *
+ * PURE MODULE: the workflow imports it.
+ */
+import type { Plan, PlanRole } from './plan.js';
+import type { PromptLine } from './prompt.js';
+
+/** Run values every prompt prints. */
+export interface JobValues {
+  readonly run: string;
+  readonly system: string;
+  /** The frozen source's identity (what the frozen-source role's `source` must say). */
+  readonly source: string;
+  /** The capture directory, absolute: the frozen source is in it, and workers may write there. */
+  readonly capture: string;
+  /** The commonplace command line (for `{command} validate …` self-checks). */
+  readonly command: string;
+}
+
+/** What kind of ask this is, beyond the first: each adds its line. */
+export interface JobVariant {
+  /** A re-ask after a rejected candidate: `findings = findings.md`. */
+  readonly findings?: boolean;
+  /** A correction after a verifier's refusal: `refusal = refusal.md`. */
+  readonly refusal?: boolean;
+  /** A fresh ask because these inputs changed: `changed = a, b`. */
+  readonly changed?: readonly string[];
+}
+
+/** The fixed line names, in the order they are printed. */
+export const FIXED_LINES = ['job', 'role', 'run', 'system', 'type', 'criteria', 'output', 'artifact', 'identity', 'cites', 'verifies', 'source', 'capture', 'command', 'findings', 'refusal', 'changed'] as const;
+
+/** The name of the line that hands a worker the member of `role`. */
+export const inputLine = (role: string) => `input-${role}`;
+
+/** Where, in a launch directory, the handed members and the hand-out files are. */
+export const LAUNCH_ARTIFACT = 'artifact';
+export const FINDINGS_FILE = 'findings.md';
+export const REFUSAL_FILE = 'refusal.md';
+
+export function inputPath(plan: Plan, role: string): string {
+  const entry = plan.layout.roles.find((candidate) => candidate.name === role);
+  return `${LAUNCH_ARTIFACT}/${entry?.path ?? `${role}.md`}`;
+}
+
+function identityValue(identity: Readonly<Record<string, string>>): string {
+  return Object.entries(identity)
+    .map(([field, value]) => (field === value ? field : `${field}=${value}`))
+    .join(', ');
+}
+
+/** The lines of a job's prompt, in a fixed order, so the same job always reads the same. */
+export function jobLines(plan: Plan, role: PlanRole, values: JobValues, variant: JobVariant = {}): PromptLine[] {
+  const lines: PromptLine[] = [
+    { name: 'job', value: role.name },
+    { name: 'role', value: role.name },
+    { name: 'run', value: values.run },
+    { name: 'system', value: values.system },
+    { name: 'type', value: role.type },
+  ];
+  if (role.criteriaFiles.length > 0) lines.push({ name: 'criteria', value: role.criteriaFiles.join(', ') });
+  for (const read of role.reads) lines.push({ name: inputLine(read), value: inputPath(plan, read) });
+  lines.push({ name: 'output', value: role.outputs.join(', ') }, { name: 'artifact', value: LAUNCH_ARTIFACT });
+  if (Object.keys(role.identity).length > 0) lines.push({ name: 'identity', value: identityValue(role.identity) });
+  if (role.cites.length > 0) lines.push({ name: 'cites', value: role.cites.join(', ') });
+  if (role.verifies.length > 0) lines.push({ name: 'verifies', value: role.verifies.join(', ') });
+  lines.push({ name: 'source', value: values.source }, { name: 'capture', value: values.capture }, { name: 'command', value: values.command });
+  for (const [name, value] of Object.entries(plan.parameters)) lines.push({ name, value });
+  if (variant.findings) lines.push({ name: 'findings', value: FINDINGS_FILE });
+  if (variant.refusal) lines.push({ name: 'refusal', value: REFUSAL_FILE });
+  if (variant.changed !== undefined && variant.changed.length > 0) lines.push({ name: 'changed', value: variant.changed.join(', ') });
+  return lines;
+}
+
+/** Every variant a role's prompt can take in a run (each combination of its possible extra lines), for the plan loader to render each once. */
+export function variantsOf(refusable: boolean, freshAsked: boolean): { label: string; variant: JobVariant }[] {
+  const variants: { label: string; variant: JobVariant }[] = [];
+  for (const findings of [false, true]) {
+    for (const refusal of refusable ? [false, true] : [false]) {
+      for (const changed of freshAsked ? [false, true] : [false]) {
+        const parts = [findings && 'findings', refusal && 'refusal', changed && 'changed'].filter(Boolean);
+        variants.push({
+          label: parts.length === 0 ? 'the first ask' : `an ask with ${parts.join(' and ')}`,
+          variant: { ...(findings && { findings }), ...(refusal && { refusal }), ...(changed && { changed: ['changed-role'] }) },
+        });
+      }
+    }
+  }
+  return variants;
+}

@@ -1,0 +1,57 @@
+/**
+ * The run's manifest: while the run is open, the working manifest (its current members and their
+ * check status); at assembly, the artifact's exact manifest (member path → SHA-256, and the model
+ * each member's launch actually used). One file, `manifest.json` in the run directory.
+ *
+ * PURE MODULE.
+ */
+import type { Disposition } from '../kb/layouts.js';
+import type { MemberRecord } from './progress.js';
+
+export type ManifestStatus = 'prepared' | 'running' | 'stopped' | 'assembled';
+
+export interface ManifestMember {
+  readonly role: string;
+  readonly path: string;
+  readonly sha256: string;
+  readonly size: number;
+  readonly check: 'passed' | 'failed';
+  readonly verified: 'accepted' | 'refused' | 'not-verified';
+  readonly profile: string;
+  readonly model: string | null;
+  readonly modelSource: 'harness' | 'profile' | 'none';
+  readonly launch: string;
+}
+
+export interface Manifest {
+  readonly run: string;
+  readonly system: string;
+  readonly status: ManifestStatus;
+  readonly disposition?: Disposition;
+  readonly layout: string;
+  readonly layoutSha256: string;
+  readonly plan: string;
+  readonly planSha256: string;
+  readonly preparationCommit: string;
+  readonly source?: string;
+  /** Member path (inside the artifact) → SHA-256 of its bytes. */
+  readonly files: Readonly<Record<string, string>>;
+  readonly members: readonly ManifestMember[];
+  readonly updatedAt: string;
+}
+
+/** A manifest's member entry from the workflow's record of the member. */
+export function manifestMember(member: MemberRecord): ManifestMember {
+  return {
+    role: member.role,
+    path: member.path,
+    sha256: member.sha256,
+    size: member.size,
+    check: member.check,
+    verified: member.verified === undefined ? 'not-verified' : member.verified.outcome,
+    profile: member.profile,
+    model: member.model,
+    modelSource: member.modelSource,
+    launch: member.launchId,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The shapes an analysis run is read through: the workflow's input and result, its progress query
+ * (which `run` follows and `inspect` prints), and the records kept in it. `run.json` in the run
+ * directory is the last progress the workflow wrote, so a finished run reads without Temporal.
+ *
+ * PURE MODULE: types only.
+ */
+import type { Disposition } from '../kb/layouts.js';
+import type { Stop } from '../workflows/helpers/stops.js';
+
+export interface AnalysisInput {
+  runId: string;
+  /** The KB checkout the run was prepared from (the main worktree). */
+  checkout: string;
+  /** The run's Git worktree: every launch and check happens in it. */
+  worktree: string;
+  /** The run directory inside the worktree (`.commonplace/analysis/<run-id>`). */
+  runDir: string;
+  /** After a usage limit with a known reset time, wait for it on a durable timer and go on. */
+  autoResume: boolean;
+  /** A profiles file other than the worktree's KB profiles or the shipped ones. */
+  profilesFile?: string;
+  /** Environment added to the profile's (a fake-harness scenario). */
+  env?: Record<string, string>;
+}
+
+export type AnalysisStatus = 'running' | 'stopped' | 'completed' | 'blocked';
+/** What an ask is: a member's first ask, a re-ask with findings, a correction with a refusal, or a fresh ask because its inputs changed. */
+export type AskKind = 'write' | 're-ask' | 'correction' | 'fresh';
+export type AttemptOutcome = 'accepted' | 'rejected' | 'timed-out' | 'incomplete' | 'usage-limit' | 'launch-failed';
+
+export interface FindingRecord {
+  readonly rule: string;
+  readonly message: string;
+  readonly severity: 'fail' | 'warn';
+  readonly line?: number;
+}
+
+export interface FrozenSource {
+  readonly kind: 'git' | 'directory' | 'bundle';
+  /** Where it came from, as given to prepare. */
+  readonly location: string;
+  /** What the frozen-source role's `source` must say: `git:<url>@<commit>`, `directory:sha256:<digest>`, `bundle:sha256:<digest>`. */
+  readonly identity: string;
+  /** The pin: the commit for Git, the SHA-256 of the file or of the tree otherwise. */
+  readonly digest: string;
+  readonly revision?: string;
+  /** The captured copy, absolute (a directory, or the bundle file). */
+  readonly path: string;
+  /** The capture directory it is in, absolute: workers may write there too. */
+  readonly captureDir: string;
+}
+
+export interface AttemptRecord {
+  readonly role: string;
+  /** Which attempt of the role's budget this was; null for a launch that spent none (a usage limit, failed relaunches). */
+  readonly attempt: number | null;
+  /** The role's launch number (every launch, attempt or not). */
+  readonly launch: number;
+  readonly launchId: string;
+  readonly kind: AskKind;
+  readonly reason?: string;
+  readonly outcome: AttemptOutcome;
+  readonly findings: readonly FindingRecord[];
+  readonly findingsCount: number;
+  readonly sha256?: string;
+  readonly model?: string | null;
+  readonly durationMs?: number;
+  /** The launch directory: prompt, handed members, outputs, and the harness's logs under `.launch/`. */
+  readonly dir: string;
+  readonly verdict?: { readonly accepted: readonly string[]; readonly refused: readonly string[]; readonly blockers: Readonly<Record<string, readonly string[]>> };
+  readonly at: string;
+}
+
+export interface CheckRecord {
+  readonly role: string;
+  readonly sha256: string;
+  /** The report check (before verification) or the re-check after corrections. */
+  readonly kind: 'report-check' | 're-check';
+  readonly round: number;
+  readonly passed: boolean;
+  readonly findings: readonly FindingRecord[];
+  readonly findingsCount: number;
+  readonly at: string;
+}
+
+export interface MemberRecord {
+  readonly role: string;
+  readonly path: string;
+  readonly sha256: string;
+  readonly size: number;
+  /** Whether these bytes passed their last check (a re-check can fail a member that passed). */
+  readonly check: 'passed' | 'failed';
+  readonly verified?: { readonly by: string; readonly outcome: 'accepted' | 'refused'; readonly sha256: string };
+  /** The versions of the members it was written from. */
+  readonly handed: Readonly<Record<string, string>>;
+  readonly attempt: number;
+  readonly launchId: string;
+  readonly profile: string;
+  readonly model: string | null;
+  readonly modelSource: 'harness' | 'profile' | 'none';
+}
+
+export interface BudgetRecord {
+  readonly used: number;
+  readonly max: number;
+}
+
+export interface InFlightLaunch {
+  readonly role: string;
+  readonly launchId: string;
+  readonly kind: AskKind;
+  readonly since: string;
+}
+
+export interface AnalysisProgress {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly system: string;
+  readonly profile: string;
+  readonly status: AnalysisStatus;
+  readonly stage: string;
+  readonly disposition?: Disposition;
+  /** The stops the run is waiting on (parallel launches can stop together); empty while running. */
+  readonly stops: readonly Stop[];
+  /** When an auto-resumed usage limit goes on by itself. */
+  readonly resumesAt?: string;
+  readonly autoResume: boolean;
+  readonly source?: FrozenSource;
+  readonly budgets: Readonly<Record<string, BudgetRecord>>;
+  readonly members: Readonly<Record<string, MemberRecord>>;
+  readonly attempts: readonly AttemptRecord[];
+  readonly checks: readonly CheckRecord[];
+  readonly inFlight: readonly InFlightLaunch[];
+  readonly resumes: number;
+  /** The assembled manifest, once written. */
+  readonly manifest?: string;
+  readonly runDir: string;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+}
+
+export interface AnalysisResult {
+  readonly runId: string;
+  readonly disposition: Disposition;
+  readonly status: 'completed' | 'blocked';
+  readonly manifest: string;
+  readonly files: Readonly<Record<string, string>>;
+  readonly progress: AnalysisProgress;
+}

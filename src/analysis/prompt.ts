@@ -1,0 +1,127 @@
+/**
+ * Prompt composition: the instruction to follow, then `name = value` lines, then the plan's prompt
+ * section rendered with placeholders that are exactly those line names. A paragraph marked
+ * `[<name>]` (one or more markers at its start) is kept only when the prompt has that line.
+ *
+ * PURE MODULE: the workflow composes every prompt with it; it imports nothing.
+ */
+
+export interface PromptLine {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Line names, placeholders and markers share one grammar: lowercase words joined by hyphens. */
+export const LINE_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PLACEHOLDER = /\{([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\}/g;
+const MARKERS = /^((?:\[[a-z][a-z0-9]*(?:-[a-z0-9]+)*\])+)[ \t]*\n?/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+export interface SectionParagraph {
+  /** Line names the paragraph needs to be kept; empty for an unconditional paragraph. */
+  readonly markers: readonly string[];
+  /** The paragraph's text, markers removed. */
+  readonly text: string;
+  /** 1-based line of the section where the paragraph starts. */
+  readonly line: number;
+}
+
+export interface Placeholder {
+  readonly name: string;
+  /** 1-based line of the section. */
+  readonly line: number;
+}
+
+export class PromptError extends Error {
+  override name = 'PromptError';
+  constructor(
+    message: string,
+    readonly missing: readonly Placeholder[],
+  ) {
+    super(message);
+  }
+}
+
+/** Splits a prompt section into paragraphs at blank lines (never inside fenced code), reading each one's markers. */
+export function parseSection(section: string): SectionParagraph[] {
+  const lines = section.replace(/\r\n/g, '\n').split('\n');
+  const paragraphs: SectionParagraph[] = [];
+  let current: string[] = [];
+  let start = 0;
+  let fence: string | undefined;
+  const flush = () => {
+    if (current.length === 0) return;
+    const raw = current.join('\n');
+    const marked = MARKERS.exec(raw);
+    const markers = marked ? [...(marked[1] ?? '').matchAll(/\[([^\]]+)\]/g)].map((match) => match[1] ?? '') : [];
+    paragraphs.push({ markers, text: marked ? raw.slice(marked[0].length) : raw, line: start + 1 });
+    current = [];
+  };
+  lines.forEach((line, index) => {
+    const marker = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+    } else if (marker !== undefined) {
+      fence = marker;
+    } else if (line.trim() === '') {
+      flush();
+      return;
+    }
+    if (current.length === 0) start = index;
+    current.push(line);
+  });
+  flush();
+  return paragraphs;
+}
+
+/** Every `{name}` placeholder of a text, with the section line it is on. */
+export function placeholdersOf(paragraph: SectionParagraph): Placeholder[] {
+  const found: Placeholder[] = [];
+  paragraph.text.split('\n').forEach((line, offset) => {
+    for (const match of line.matchAll(PLACEHOLDER)) found.push({ name: match[1] ?? '', line: paragraph.line + offset });
+  });
+  return found;
+}
+
+/** The names a section refers to, as placeholders or paragraph markers, with where. */
+export function sectionNames(section: string): (Placeholder & { kind: 'placeholder' | 'marker' })[] {
+  const names: (Placeholder & { kind: 'placeholder' | 'marker' })[] = [];
+  for (const paragraph of parseSection(section)) {
+    for (const marker of paragraph.markers) names.push({ name: marker, line: paragraph.line, kind: 'marker' });
+    for (const placeholder of placeholdersOf(paragraph)) names.push({ ...placeholder, kind: 'placeholder' });
+  }
+  return names;
+}
+
+export type RenderResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly missing: readonly Placeholder[] };
+
+/** Renders the section for one prompt's lines: marked paragraphs without their lines dropped, placeholders replaced. */
+export function renderSection(section: string, lines: readonly PromptLine[]): RenderResult {
+  const values = new Map<string, string[]>();
+  for (const line of lines) values.set(line.name, [...(values.get(line.name) ?? []), line.value]);
+  const kept: string[] = [];
+  const missing: Placeholder[] = [];
+  for (const paragraph of parseSection(section)) {
+    if (!paragraph.markers.every((marker) => values.has(marker))) continue;
+    for (const placeholder of placeholdersOf(paragraph)) if (!values.has(placeholder.name)) missing.push(placeholder);
+    kept.push(paragraph.text.replace(PLACEHOLDER, (whole, name: string) => values.get(name)?.join(', ') ?? whole));
+  }
+  if (missing.length > 0) return { ok: false, missing };
+  return { ok: true, text: kept.join('\n\n') };
+}
+
+/** The `name = value` block; a value never spans lines. */
+export function formatLines(lines: readonly PromptLine[]): string {
+  return lines.map((line) => `${line.name} = ${line.value.replace(/\s*\n\s*/g, ' ')}`).join('\n');
+}
+
+/** Composes a launch's prompt; a placeholder without its line is a PromptError (the plan loader rules it out beforehand). */
+export function composePrompt(parts: { readonly instruction: string; readonly lines: readonly PromptLine[]; readonly section: string }): string {
+  const rendered = renderSection(parts.section, parts.lines);
+  if (!rendered.ok) {
+    const names = [...new Set(rendered.missing.map((placeholder) => `{${placeholder.name}}`))].join(', ');
+    throw new PromptError(`the prompt section refers to ${names}, which this prompt has no line for`, rendered.missing);
+  }
+  const blocks = [parts.instruction.trim(), formatLines(parts.lines), rendered.text.trim()].filter((block) => block !== '');
+  return `${blocks.join('\n\n')}\n`;
+}

@@ -1,0 +1,102 @@
+/**
+ * How an analysis run reads to the operator: the live progress line, a stop with the next
+ * command, the end-of-run summary, and `inspect`'s whole-run report.
+ */
+import type { Stop } from '../workflows/helpers/stops.js';
+import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysis/progress.js';
+
+const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
+const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
+
+/** One line of live progress: stage, attempts so far, launches in flight, budgets that are being spent. */
+export function progressLine(progress: AnalysisProgress): string {
+  const spent = progress.attempts.filter((attempt) => attempt.attempt !== null).length;
+  const asking = progress.inFlight.map((launch) => `${launch.role}${launch.kind === 'write' ? '' : ` (${launch.kind})`}`).join(', ');
+  const budgets = Object.entries(progress.budgets)
+    .filter(([, budget]) => budget.used > 1)
+    .map(([role, budget]) => `${role} ${budget.used}/${budget.max}`)
+    .join(', ');
+  return `${progress.runId}: ${progress.stage}; ${spent} attempts, ${Object.keys(progress.members).length} members${asking ? `; asking ${asking}` : ''}${budgets ? `; budgets ${budgets}` : ''}`;
+}
+
+function stopLines(stop: Stop, progress: AnalysisProgress): string[] {
+  const lines = [`  ${stop.kind} (${stop.disposition}): ${stop.reason}`];
+  if (stop.evidence) lines.push(`    evidence: ${stop.evidence}`);
+  if (stop.resetAt) lines.push(`    the limit resets at ${stop.resetAt}`);
+  if (stop.kind === 'usage-limit' && progress.resumesAt) lines.push(`    it goes on by itself at ${progress.resumesAt} (--auto-resume)`);
+  return lines;
+}
+
+/** A stop as the operator reads it, with the command to type next. */
+export function formatStop(progress: AnalysisProgress): string {
+  const lines = [`run ${progress.runId} stopped at ${progress.stage}:`];
+  for (const stop of progress.stops) lines.push(...stopLines(stop, progress));
+  lines.push(`  nothing completed before the stop is asked again; inspect it with: commonplace analysis inspect ${progress.runId}`);
+  if (progress.stops.some((stop) => stop.kind !== 'budget-exhausted')) lines.push(`  continue with: commonplace analysis run ${progress.runId}`);
+  else lines.push(`  the plan's budgets are fixed for a run: this run ends here (a new run is prepared with \`commonplace analysis prepare\`)`);
+  return lines.join('\n');
+}
+
+/** What a finished run came to. */
+export function formatResult(result: AnalysisResult): string {
+  const { progress } = result;
+  const spent = progress.attempts.filter((attempt) => attempt.attempt !== null);
+  const kinds = (kind: AttemptRecord['kind']) => spent.filter((attempt) => attempt.kind === kind).length;
+  const lines = [
+    result.disposition === 'published'
+      ? `run ${result.runId} completed: the artifact is assembled`
+      : `run ${result.runId} ended ${result.disposition}: the boundary's result is kept local, nothing else was asked`,
+    `  manifest   ${result.manifest}`,
+    `  members    ${Object.keys(result.files).length}`,
+    `  attempts   ${spent.length} (${kinds('re-ask')} re-asked after a check, ${kinds('correction')} corrections, ${kinds('fresh')} fresh asks); launches ${progress.attempts.length}`,
+    `  artifact   ${progress.runDir}/artifact`,
+  ];
+  return lines.join('\n');
+}
+
+/** `inspect`: the whole run — stage, stop and evidence, budgets, members and their checks, every attempt. */
+export function formatInspect(progress: AnalysisProgress, where: string): string {
+  const lines = [`run ${progress.runId}${progress.system ? ` of ${progress.system}` : ''}: ${progress.status} at ${progress.stage} (${where})`];
+  lines.push(`  run directory ${progress.runDir}`);
+  if (progress.source) lines.push(`  source        ${progress.source.identity}`);
+  if (progress.profile) lines.push(`  profile       ${progress.profile}`);
+  if (progress.disposition) lines.push(`  disposition   ${progress.disposition}`);
+  if (progress.manifest) lines.push(`  manifest      ${progress.manifest}`);
+  if (progress.stops.length > 0) {
+    lines.push('stop');
+    for (const stop of progress.stops) lines.push(...stopLines(stop, progress));
+    if (progress.resumesAt) lines.push(`  resumes by itself at ${progress.resumesAt}`);
+    else if (progress.stops.some((stop) => stop.kind !== 'budget-exhausted')) lines.push(`  continue with: commonplace analysis run ${progress.runId}`);
+  }
+  lines.push('budgets (attempts used of the plan\'s budget)');
+  for (const [role, budget] of Object.entries(progress.budgets)) lines.push(`  ${pad(role, 24)}${budget.used}/${budget.max} used, ${budget.max - budget.used} left`);
+  lines.push('members');
+  const order = Object.keys(progress.budgets);
+  const memberList = Object.values(progress.members).sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
+  if (memberList.length === 0) lines.push('  none yet');
+  for (const member of memberList) {
+    const verified = member.verified ? `${member.verified.outcome} by ${member.verified.by}${member.verified.sha256 !== member.sha256 ? ' (an earlier version)' : ''}` : 'not verified';
+    lines.push(`  ${pad(member.role, 24)}${pad(member.path, 26)}check ${pad(member.check, 8)}${pad(verified, 36)}sha256 ${short(member.sha256)}  model ${member.model ?? 'unreported'}`);
+  }
+  lines.push('attempts');
+  for (const attempt of progress.attempts) {
+    const spent = attempt.attempt === null ? 'no attempt' : `attempt ${attempt.attempt}`;
+    const verdict = attempt.verdict ? `; verdict: ${attempt.verdict.refused.length === 0 ? 'accepts all' : `refuses ${attempt.verdict.refused.join(', ')}`}` : '';
+    lines.push(`  ${pad(`${attempt.role} #${attempt.launch}`, 28)}${pad(spent, 12)}${pad(attempt.kind, 11)}${pad(attempt.outcome, 14)}${attempt.sha256 ? `sha256 ${short(attempt.sha256)}` : ''}${verdict}`);
+    if (attempt.reason) lines.push(`      why: ${attempt.reason}`);
+    for (const finding of attempt.findings) lines.push(`      - ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule})`);
+    if (attempt.findingsCount > attempt.findings.length) lines.push(`      … ${attempt.findingsCount - attempt.findings.length} more findings`);
+    lines.push(`      launch ${attempt.launchId}  dir ${attempt.dir}`);
+  }
+  if (progress.checks.length > 0) {
+    lines.push('report checks and re-checks');
+    const rounds = [...new Set(progress.checks.map((check) => check.round))];
+    for (const round of rounds) {
+      const inRound = progress.checks.filter((check) => check.round === round);
+      const failed = inRound.filter((check) => !check.passed);
+      lines.push(`  ${inRound[0]?.kind} round ${round}: ${inRound.length - failed.length} passed${failed.length > 0 ? `, failed: ${failed.map((check) => check.role).join(', ')}` : ''}`);
+    }
+  }
+  if (progress.inFlight.length > 0) lines.push(`in flight: ${progress.inFlight.map((launch) => `${launch.launchId} since ${launch.since}`).join(', ')}`);
+  return lines.join('\n');
+}

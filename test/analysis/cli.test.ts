@@ -1,0 +1,213 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Manifest } from '../../src/analysis/manifest.js';
+import type { RunParameters } from '../../src/analysis/parameters.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { startDevEnvironment } from '../helpers/temporal.js';
+import { cleanMembers, git, readJson, roleRules, scratch, sourceFixture, sourceIdentity, startsByRole, toyCheckout, toyPlan, toyProfiles, writes, type Role } from './helpers.js';
+import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
+
+let env: TestWorkflowEnvironment;
+let worker: ReturnType<typeof startCli>;
+let address: string;
+beforeAll(async () => {
+  env = await startDevEnvironment();
+  address = env.connection.options.address;
+  worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address } });
+});
+afterAll(async () => {
+  worker?.kill('SIGINT');
+  await worker;
+  await env?.teardown();
+});
+
+let systems = 0;
+/** A system name no other test of this file uses, so run IDs (and workflow IDs on the one server) differ. */
+const nextSystem = () => `toy-cli-${(systems += 1)}`;
+
+interface Prepared {
+  checkout: string;
+  runId: string;
+  worktree: string;
+  dir: string;
+  cliEnv: Record<string, string>;
+}
+
+async function prepare(checkout: string, system: string, extra: string[] = []) {
+  return runCli(['analysis', 'prepare', system, '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout, ...extra], {
+    env: { TEMPORAL_ADDRESS: address },
+  });
+}
+
+async function prepared(system = nextSystem()): Promise<Prepared> {
+  const checkout = await toyCheckout();
+  const result = await prepare(checkout, system);
+  expect(result.stderr).toBe('');
+  const runId = /^prepared (\S+)$/m.exec(String(result.stdout))?.[1] ?? '';
+  const worktree = join(checkout, '..', 'worktrees', runId);
+  return { checkout, runId, worktree, dir: await scratch(), cliEnv: { TEMPORAL_ADDRESS: address } };
+}
+
+async function scenarioFor(run: Prepared, overrides: (clean: Record<Role, string>) => Partial<Record<Role, FakeAttempt[]>> = () => ({})) {
+  const clean = cleanMembers(run.runId, await sourceIdentity());
+  const { scenario, ledger } = await fakeScenario(run.dir, roleRules(clean, overrides(clean)));
+  return { scenario, ledger, args: ['--profiles', await toyProfiles(run.dir), '--scenario', scenario, '--kb', run.checkout] };
+}
+
+const branches = async (checkout: string) => (await git(checkout, 'branch', '--list', 'analysis/*', '--format=%(refname:short)')).split('\n').filter(Boolean);
+
+describe('commonplace analysis prepare', () => {
+  test('prepare allocates the next free run ID, makes the worktree on its branch at the current commit, writes parameters and manifest, and prints the next command', async () => {
+    const checkout = await toyCheckout();
+    const head = await git(checkout, 'rev-parse', 'HEAD');
+    const first = await prepare(checkout, 'Toy System');
+    expect(first.exitCode).toBe(0);
+    const runId = /^prepared (AAS-\d{4}-\d{2}-\d{2}-toy-system-01)$/m.exec(String(first.stdout))?.[1];
+    expect(runId).toBeDefined();
+    expect(first.stdout).toMatch(new RegExp(`^next: commonplace analysis run ${runId}$`, 'm'));
+    const worktree = join(checkout, '..', 'worktrees', runId ?? '');
+    expect(await git(worktree, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(`analysis/${runId}`);
+    const runDir = join(worktree, '.commonplace', 'analysis', runId ?? '');
+    const parameters = await readJson<RunParameters>(join(runDir, 'parameters.json'));
+    expect(parameters).toEqual(
+      expect.objectContaining({
+        run: runId,
+        system: 'Toy System',
+        source: { kind: 'directory', location: sourceFixture },
+        profile: 'fake',
+        preparationCommit: head,
+        plan: toyPlan,
+        layout: 'kb/types/toy-analysis.layout.yaml',
+        method: expect.objectContaining({ package: 'commonplace-temporal', commit: expect.stringMatching(/^[0-9a-f]{40}$/) }),
+      }),
+    );
+    expect(parameters.planSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(await readJson<Manifest>(join(runDir, 'manifest.json'))).toEqual(expect.objectContaining({ run: runId, status: 'prepared', files: {}, members: [] }));
+    expect(await git(checkout, 'status', '--porcelain')).toBe('');
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+
+    const second = await prepare(checkout, 'Toy System');
+    expect(second.stdout).toMatch(/^prepared AAS-\d{4}-\d{2}-\d{2}-toy-system-02$/m);
+  });
+
+  test('prepare refuses a dirty checkout, naming the paths, and makes nothing', async () => {
+    const checkout = await toyCheckout();
+    await writeFile(join(checkout, 'kb', 'notes', 'draft.md'), '# Draft\n');
+    await writeFile(join(checkout, 'AGENTS.md'), 'edited\n');
+    const result = await prepare(checkout, nextSystem());
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^commonplace: the checkout has uncommitted changes, and a run is prepared from the last commit: AGENTS\.md, kb\/notes\/draft\.md; commit or stash them first$/);
+    expect(await branches(checkout)).toEqual([]);
+    await expect(readdir(join(checkout, '..', 'worktrees'))).rejects.toThrow();
+  });
+
+  test.each([
+    ['a key with an underscore', toyPlan, (text: string) => text.replace('prompt-section:', 'prompt_section:'), /kb\/instructions\/toy-analysis\/plan\.yaml:5: prompt_section: `prompt_section` has an underscore/],
+    ['an unknown placeholder', 'kb/instructions/toy-analysis/prompt-section.md', (text: string) => `${text}\nUse {colour}.\n`, /kb\/instructions\/toy-analysis\/prompt-section\.md:19: unknown placeholder \{colour\}/],
+    ['a role the workflow needs missing', toyPlan, (text: string) => text.replace(/ {2}reconciliation:\n( {4}.*\n)+/, ''), /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles: missing role reconciliation/],
+    ['an unknown check name', toyPlan, (text: string) => text.replace('checks: [keeps-records]', 'checks: [keeps-recrods]'), /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles\.memory-profile\.checks\.0: unknown check `keeps-recrods`/],
+  ])('prepare refuses a plan with %s, naming the file and path, and makes nothing', async (_label, file, edit, message) => {
+    const checkout = await toyCheckout();
+    await writeFile(join(checkout, file), edit(await readFile(join(checkout, file), 'utf8')));
+    await git(checkout, 'commit', '--quiet', '-am', 'a bad plan');
+    const result = await prepare(checkout, nextSystem());
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^commonplace: plan ${toyPlan} is invalid:\\n`));
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/\nnothing was prepared$/);
+    expect(await branches(checkout)).toEqual([]);
+  });
+});
+
+describe('commonplace analysis run', () => {
+  test('a plan broken after prepare is refused by run, naming the path, and no workflow is started', async () => {
+    const run = await prepared();
+    const plan = join(run.worktree, toyPlan);
+    await writeFile(plan, (await readFile(plan, 'utf8')).replace('  lens-memory:\n    instruction', '  lens_memory:\n    instruction'));
+    const { args } = await scenarioFor(run);
+    const result = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/plan\.yaml:\d+: roles\.lens_memory: `lens_memory` has an underscore/);
+    expect(result.stderr).toMatch(/nothing was started/);
+    await expect(env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  test('the boundary says out-of-scope: run exits 0, the result kept local, and nothing else is asked', async () => {
+    const run = await prepared();
+    const { args, ledger } = await scenarioFor(run, (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }));
+    const result = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^run ${run.runId} ended out-of-scope: the boundary's result is kept local, nothing else was asked$`, 'm'));
+    const starts = await startsByRole(ledger);
+    expect(Object.entries(starts).filter(([, list]) => list.length > 0).map(([role]) => role)).toEqual(['boundary']);
+  });
+
+  test('an exhausted budget stops the run with exit 2 naming the role; running it again does not resume it', async () => {
+    const run = await prepared();
+    const { args } = await scenarioFor(run, (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nFIXME\n`)] }));
+    const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(/^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m);
+    expect(stopped.stdout).toMatch(/the plan's budgets are fixed for a run: this run ends here/);
+    expect(stopped.stdout).not.toMatch(/continue with/);
+
+    const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(again.exitCode).toBe(2);
+    expect(again.stdout).toMatch(/not resumed: run \S+ cannot resume: runtime-report has used all 3 of its attempts/);
+
+    const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+    expect(inspected.exitCode).toBe(0);
+    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: stopped at runtime report \\(live\\)$`, 'm'));
+    expect(inspected.stdout).toMatch(/^ {2}runtime-report +3\/3 used, 0 left$/m);
+    expect(inspected.stdout).toMatch(/^ {2}runtime-report #3 +attempt 3 +re-ask +rejected/m);
+    expect(inspected.stdout).toMatch(/evidence: \S+checks\/runtime-report\/launch-3\/findings\.md/);
+    await env.client.workflow.getHandle(`analysis/${run.runId}`).terminate('test over');
+  });
+
+  test('a usage limit stops the run with exit 2 and the next command; the same command resumes it to completion without asking a completed launch again; inspect then reads it without Temporal', async () => {
+    const run = await prepared();
+    const { args, ledger } = await scenarioFor(run, (clean) => ({ reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('reconciliation', clean.reconciliation)] }));
+    const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(new RegExp(`^run ${run.runId} stopped at reconciliation:$`, 'm'));
+    expect(stopped.stdout).toMatch(/^ {2}usage-limit \(retry\): fake usage limit: Claude AI usage limit reached/m);
+    expect(stopped.stdout).toMatch(/^ {4}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
+    expect(stopped.stdout).toMatch(new RegExp(`^  continue with: commonplace analysis run ${run.runId}$`, 'm'));
+
+    const resumed = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is assembled$`, 'm'));
+    const starts = await startsByRole(ledger);
+    expect(Object.fromEntries(Object.entries(starts).map(([role, list]) => [role, list.length]))).toEqual(
+      expect.objectContaining({ boundary: 1, 'runtime-report': 1, 'lens-memory': 1, reconciliation: 2, 'report-verification': 1, synthesis: 1 }),
+    );
+
+    const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: offline });
+    expect(inspected.exitCode).toBe(0);
+    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: completed at assembled \\(from \\S+run\\.json, written `, 'm'));
+    expect(inspected.stdout).toMatch(/^ {2}reconciliation #1 +no attempt +write +usage-limit/m);
+    expect(inspected.stdout).toMatch(/^ {2}reconciliation #2 +attempt 1 +write +accepted/m);
+    expect(inspected.stdout).toMatch(/^ {2}synthesis +synthesis\.md +check passed +accepted by synthesis-verification/m);
+    const json = JSON.parse(String((await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: offline })).stdout)) as { status: string; manifest: string; attempts: unknown[] };
+    expect(json.status).toBe('completed');
+    expect(json.attempts).toHaveLength(12);
+    await access(json.manifest);
+  });
+
+  test('a second checkout that prepared the same run ID cannot run it on the same namespace: run names the other worktree', async () => {
+    const system = nextSystem();
+    const first = await prepared(system);
+    const { args } = await scenarioFor(first, (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked'))] }));
+    expect((await runCli(['analysis', 'run', first.runId, ...args], { env: first.cliEnv })).exitCode).toBe(0);
+    const second = await prepared(system);
+    expect(second.runId).toBe(first.runId);
+    const result = await runCli(['analysis', 'run', second.runId, '--kb', second.checkout], { env: second.cliEnv });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`belongs to the run in ${first.worktree}, not to ${second.worktree}`);
+  });
+});

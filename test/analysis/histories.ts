@@ -1,0 +1,74 @@
+// Records the analysis workflow's histories for test/replay.test.ts (called from test/histories/record.ts,
+// or alone with `npx tsx test/analysis/record-histories.ts`): real runs on the fake harness.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowHandle } from '@temporalio/client';
+import { join } from 'node:path';
+import type { FakeAttempt } from '../helpers/fake.js';
+import { testWorker } from '../helpers/temporal.js';
+import { analysisInput, member, prepareToy, progressUntil, scratch, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
+
+export type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
+type Overrides = (clean: Record<Role, string>, runId: string) => Partial<Record<Role, FakeAttempt[]>>;
+
+async function record(env: TestWorkflowEnvironment, save: Save, name: string, overrides: Overrides, drive: (handle: WorkflowHandle) => Promise<void>, options: { autoResume?: boolean; searchAttributes?: boolean } = {}): Promise<void> {
+  const prepared = await prepareToy(await toyCheckout());
+  const dir = await scratch();
+  const { env: fakeEnv } = await toyScenario(dir, prepared, (clean) => overrides(clean, prepared.runId));
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv, options.autoResume ?? false);
+  await worker.runUntil(async () => drive(await startAnalysis(env, input, options.searchAttributes ?? true)));
+  await save(env, `analysis/${prepared.runId}`, name);
+}
+
+const finish = async (handle: WorkflowHandle) => {
+  await handle.result();
+};
+const resumeOnce = async (handle: WorkflowHandle) => {
+  await progressUntil(handle, (progress) => progress.status === 'stopped');
+  await handle.executeUpdate('resume');
+  await handle.result();
+};
+
+/** The runs recorded on the dev server. */
+export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
+  await record(env, save, 'analysis-completed', () => ({}), finish);
+  await record(env, save, 'analysis-out-of-scope', (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }), finish);
+  await record(env, save, 'analysis-rejected-once', (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO\n`), writes('runtime-report', clean['runtime-report'])] }), finish);
+  await record(
+    env,
+    save,
+    'analysis-cascade',
+    (clean, run) => ({
+      'report-verification': [writes('report-verification', member.verification(run, ['runtime-report: unsupported', 'lens-memory: unsupported'])), writes('report-verification', clean['report-verification'])],
+      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', clean['runtime-report'].replace('once', 'whole'))],
+      'lens-memory': [writes('lens-memory', clean['lens-memory']), writes('lens-memory', clean['lens-memory'].replace('one pass', 'a single pass'))],
+      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+    }),
+    finish,
+  );
+  await record(
+    env,
+    save,
+    'analysis-recheck',
+    (clean, run) => ({
+      'lens-memory': [writes('lens-memory', member.lens(run, 'memory', { text: 'One pass (SRC-2).' }))],
+      'lens-learning': [writes('lens-learning', member.lens(run, 'learning', { text: 'One pass (SRC-2).' }))],
+      'report-verification': [writes('report-verification', member.verification(run, ['runtime-report: it is the main function'])), writes('report-verification', clean['report-verification'])],
+      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', member['runtime-report'](run, { record: 'RT-CMP-main' }))],
+      'lens-control': [writes('lens-control', clean['lens-control']), writes('lens-control', member.lens(run, 'control', { cites: 'RT-CMP-main' }))],
+      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+    }),
+    finish,
+  );
+  await record(env, save, 'analysis-stopped-resumed', (clean) => ({ 'lens-memory': [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('lens-memory', clean['lens-memory'])] }), resumeOnce);
+  await record(env, save, 'analysis-budget-exhausted', (clean) => ({ synthesis: [writes('synthesis', clean.synthesis.replace('## Findings', '## Notes'))] }), async (handle) => {
+    await progressUntil(handle, (progress) => progress.status === 'stopped');
+    await handle.terminate('recorded: the run stops here');
+  });
+}
+
+/** The run recorded on the time-skipping server: an auto-resume on its durable timer. */
+export async function recordAnalysisTimerHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
+  const reset = Math.floor(Date.now() / 1000) + 3600;
+  await record(env, save, 'analysis-auto-resumed', (clean) => ({ 'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${reset}` }, writes('memory-profile', clean['memory-profile'])] }), finish, { autoResume: true, searchAttributes: false });
+}

@@ -1,0 +1,63 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { join } from 'node:path';
+import type { AnalysisResult } from '../../src/analysis/progress.js';
+import { startCli } from '../helpers/cli.js';
+import { readLedger, waitFor } from '../helpers/fake.js';
+import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { analysisInput, member, prepareToy, ROLES, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startDevEnvironment();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+test('a worker killed mid-cascade and replaced: the run completes, and no completed launch is asked again', async () => {
+  const checkout = await toyCheckout();
+  const prepared = await prepareToy(checkout);
+  const dir = await scratch();
+  const runtimeRule = ROLES.indexOf('runtime-report');
+  const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => {
+    const corrected = clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)');
+    return {
+      'report-verification': [writes('report-verification', member.verification(prepared.runId, ['runtime-report: src/main.ts reads the whole file'])), writes('report-verification', clean['report-verification'])],
+      // The correction's first try outlives the worker that runs it; the relaunch on the next worker answers.
+      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', corrected, { delayMs: 60_000 }), writes('runtime-report', corrected)],
+      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+    };
+  });
+  const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv);
+
+  // The first worker is the real `commonplace worker`, a process of its own, so it can be killed outright.
+  const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: env.connection.options.address } });
+  const handle = await startAnalysis(env, input);
+  await waitFor('the correction of the runtime report to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === runtimeRule && entry.attempt === 1), 120_000);
+  const beforeKill = await readLedger(ledger);
+  first.kill('SIGKILL');
+  await first;
+
+  const second = await testWorker(env, { stateDir: join(dir, 'state-2') });
+  const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
+  expect(outcome.status).toBe('completed');
+
+  const entries = await readLedger(ledger);
+  const completedBefore = beforeKill.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
+  expect(completedBefore.map((entry) => ROLES[entry.rule])).toEqual(expect.arrayContaining(['boundary', 'runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation', 'report-verification']));
+  expect(completedBefore).toHaveLength(7);
+  // Every launch that had ended before the kill ran exactly once: none of those (rule, attempt) pairs started again.
+  const startsAfter = entries.slice(beforeKill.length).filter((entry) => entry.event === 'start');
+  expect(startsAfter.filter((entry) => completedBefore.some((done) => done.rule === entry.rule && done.attempt === entry.attempt))).toEqual([]);
+  // The killed try never finished; its relaunch (the same attempt, try 2) did.
+  expect(entries.filter((entry) => entry.event === 'end' && entry.rule === runtimeRule).map((entry) => entry.attempt)).toEqual([0, 2]);
+  const starts = await startsByRole(ledger);
+  expect(Object.fromEntries(ROLES.map((role) => [role, starts[role].length]))).toEqual(
+    Object.fromEntries(ROLES.map((role) => [role, role === 'runtime-report' ? 3 : ['reconciliation', 'report-verification'].includes(role) ? 2 : 1])),
+  );
+  const runtime = outcome.progress.attempts.filter((attempt) => attempt.role === 'runtime-report');
+  expect(runtime.map((attempt) => [attempt.attempt, attempt.kind, attempt.outcome])).toEqual([
+    [1, 'write', 'accepted'],
+    [2, 'correction', 'accepted'],
+  ]);
+});
