@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import YAML, { LineCounter } from 'yaml';
+import { keyLines } from '../kb/yaml-lines.js';
 import type { z } from 'zod';
 import { parseLayout, type Layout } from '../kb/layouts.js';
 import { resolveKbPath } from '../kb/types.js';
@@ -69,15 +70,7 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     for (const error of doc.errors) problems.push({ file, line: lineCounter.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}` });
     throw new PlanError(file, problems);
   }
-  const lines = new Map<string, number>();
-  recordLines(doc.contents, '', lines, (offset) => (offset === undefined ? undefined : lineCounter.linePos(offset).line));
-  const lineAt = (segments: readonly PropertyKey[]): number | undefined => {
-    for (let length = segments.length; length >= 0; length -= 1) {
-      const line = lines.get(segments.slice(0, length).map(String).join('.'));
-      if (line !== undefined) return line;
-    }
-    return undefined;
-  };
+  const { lines, lineAt } = keyLines(doc, lineCounter);
   const at = (segments: readonly PropertyKey[], message: string): void => {
     const line = lineAt(segments);
     problems.push({ file, ...(line !== undefined && { line }), key: segments.map(String).join('.'), message });
@@ -285,24 +278,4 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
   if (issue.code === 'invalid_key') return 'names must be lowercase words joined by hyphens (no underscores)';
   return issue.message;
-}
-
-function recordLines(node: unknown, prefix: string, lines: Map<string, number>, where: (offset: number | undefined) => number | undefined): void {
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      if (!isPair(pair)) continue;
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const child = prefix === '' ? key : `${prefix}.${key}`;
-      const line = where((pair.key as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines.set(child, line);
-      recordLines(pair.value, child, lines, where);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, index) => {
-      const child = prefix === '' ? String(index) : `${prefix}.${index}`;
-      const line = where((item as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines.set(child, line);
-      recordLines(item, child, lines, where);
-    });
-  }
 }

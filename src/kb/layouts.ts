@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import YAML, { LineCounter } from 'yaml';
+import { keyLines } from './yaml-lines.js';
 import { z } from 'zod';
 import { KbError } from './errors.js';
 import type { Finding } from './findings.js';
@@ -87,15 +88,7 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
     }
     return { ok: false, problems };
   }
-  const lines = new Map<string, number>();
-  recordLines(doc.contents, '', lines, (offset) => (offset === undefined ? undefined : lineCounter.linePos(offset).line));
-  const lineAt = (segments: readonly PropertyKey[]): number | undefined => {
-    for (let length = segments.length; length >= 0; length -= 1) {
-      const line = lines.get(segments.slice(0, length).map(String).join('.'));
-      if (line !== undefined) return line;
-    }
-    return undefined;
-  };
+  const { lineAt } = keyLines(doc, lineCounter, { rootLine: 1 });
   const problem = (segments: readonly PropertyKey[], message: string): void => {
     const where = segments.length > 0 ? `${segments.map(String).join('.')}: ` : '';
     const line = lineAt(segments);
@@ -209,25 +202,4 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
   if (issue.code === 'invalid_key') return 'role names must be lowercase words joined by hyphens (no underscores)';
   return issue.message;
-}
-
-function recordLines(node: unknown, prefix: string, lines: Map<string, number>, where: (offset: number | undefined) => number | undefined): void {
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      if (!isPair(pair)) continue;
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const child = prefix === '' ? key : `${prefix}.${key}`;
-      const line = where((pair.key as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines.set(child, line);
-      recordLines(pair.value, child, lines, where);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, index) => {
-      const child = prefix === '' ? String(index) : `${prefix}.${index}`;
-      const line = where((item as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines.set(child, line);
-      recordLines(item, child, lines, where);
-    });
-  }
-  if (prefix === '' && !lines.has('')) lines.set('', 1);
 }
