@@ -14,6 +14,7 @@ import { GitError } from '../activities/analysis/git.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { followAnalysis } from './analysis-follow.js';
+import { registerReset } from './analysis-reset.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 
@@ -232,9 +233,10 @@ function registerInspect(analysis: Command): void {
 
 /** `commonplace analysis …`: prepare, run and inspect analysis runs. */
 export function registerAnalysis(program: Command): Command {
-  const analysis = program.command('analysis').description('analyse an external agentic system: prepare a run, run it (resuming stops), inspect it');
+  const analysis = program.command('analysis').description('analyse an external agentic system: prepare a run, run it (resuming stops), inspect it, reset it');
   registerPrepare(analysis);
   registerRun(analysis);
   registerInspect(analysis);
+  registerReset(analysis);
   return analysis;
 }

@@ -15,6 +15,8 @@ import { resolveKbPath, type Problem } from './types.js';
 
 export const DISPOSITIONS = ['published', 'blocked', 'out-of-scope'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
+/** The run values a layout's `destination` may name. */
+export const DESTINATION_VALUES = ['system', 'run'] as const;
 
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const roleName = z.string().regex(NAME, { error: 'must be lowercase words joined by hyphens (no underscores), e.g. runtime-report' });
@@ -44,6 +46,16 @@ export const layoutFileSchema = z.strictObject({
   description: z.string().optional(),
   records: z.strictObject({ id: z.string().min(1) }).optional(),
   disposition: z.strictObject({ role: roleName, field: fieldName }).optional(),
+  destination: z
+    .string()
+    .min(1)
+    .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
+      error: 'must be a relative directory in the repository (no `..`, no leading `/`, no trailing `/`)',
+    })
+    .refine((value) => [...value.matchAll(/\{([^}]*)\}/gu)].every((match) => DESTINATION_VALUES.includes(match[1] as (typeof DESTINATION_VALUES)[number])), {
+      error: 'may use only the placeholders {system} and {run}',
+    })
+    .optional(),
   roles: z.record(roleName, roleSchema).refine((roles) => Object.keys(roles).length > 0, { error: 'must declare at least one role' }),
 });
 
@@ -72,7 +84,14 @@ export interface Layout {
   /** Source of the record-ID regular expression, when the layout uses citations. */
   readonly recordId: string | undefined;
   readonly disposition: { readonly role: string; readonly field: string } | undefined;
+  /** Where a published artifact goes, repository-relative, with `{system}` and `{run}` placeholders; absent: the layout is never published. */
+  readonly destination: string | undefined;
   readonly roles: readonly LayoutRole[];
+}
+
+/** The destination directory of a run's published artifact. */
+export function destinationFor(template: string, values: { readonly system: string; readonly run: string }): string {
+  return template.replace(/\{(system|run)\}/gu, (_match, name: 'system' | 'run') => values[name]);
 }
 
 export type LayoutParse = { readonly ok: true; readonly layout: Layout } | { readonly ok: false; readonly problems: Problem[] };
@@ -158,6 +177,7 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
       description: value.description,
       recordId: value.records?.id,
       disposition: value.disposition,
+      destination: value.destination,
       roles,
     },
   };

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { access, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -209,5 +209,73 @@ describe('commonplace analysis run', () => {
     const result = await runCli(['analysis', 'run', second.runId, '--kb', second.checkout], { env: second.cliEnv });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`belongs to the run in ${first.worktree}, not to ${second.worktree}`);
+  });
+});
+
+describe('commonplace analysis prepare: the profile\'s CLI', () => {
+  test('a profile whose CLI is not installed is refused at prepare, naming the CLI and how to install it, and nothing is made', async () => {
+    const checkout = await toyCheckout();
+    const result = await runCli(['analysis', 'prepare', nextSystem(), '--source', sourceFixture, '--profile', 'codex', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout], {
+      env: { TEMPORAL_ADDRESS: address, PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^commonplace: profile codex needs the codex CLI "codex", which is not installed \(not found on PATH\): npm install -g @openai\/codex/);
+    expect(await branches(checkout)).toEqual([]);
+  });
+});
+
+describe('commonplace analysis reset', () => {
+  test('reset says what it discards and does nothing without --yes; with --yes it ends the workflow and removes worktree and branch; run of the ID says it is gone and the next prepare takes the next nn', async () => {
+    const run = await prepared();
+    const { args } = await scenarioFor(run, (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nFIXME\n`)] }));
+    const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(stopped.exitCode).toBe(2);
+
+    const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+    expect(told.exitCode).toBe(1);
+    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow analysis/${run.runId} (open: it will be terminated`);
+    expect(told.stdout).toContain(`  - worktree ${run.worktree}, with the run's state`);
+    expect(told.stdout).toContain(`  - branch analysis/${run.runId}\n`);
+    expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
+    await access(run.worktree);
+    expect(await branches(run.checkout)).toEqual([`analysis/${run.runId}`]);
+    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('RUNNING');
+
+    const reset = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
+    expect(reset.stderr).toBe('');
+    expect(reset.exitCode).toBe(0);
+    expect(reset.stdout).toMatch(new RegExp(`^reset ${run.runId}: discarded`, 'm'));
+    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('TERMINATED');
+    await expect(access(run.worktree)).rejects.toThrow();
+    expect(await branches(run.checkout)).toEqual([]);
+    expect(await git(run.checkout, 'worktree', 'list', '--porcelain')).not.toContain(run.runId);
+
+    const gone = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(gone.exitCode).toBe(1);
+    expect(gone.stderr).toMatch(new RegExp(`^commonplace: run ${run.runId} was reset at \\S+: it is gone`));
+    const again = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toMatch(/was already reset at .*: nothing to discard/);
+
+    const system = /^AAS-\d{4}-\d{2}-\d{2}-(.+)-01$/.exec(run.runId)?.[1] ?? '';
+    const next = await prepare(run.checkout, system);
+    expect(next.exitCode).toBe(0);
+    expect(next.stdout).toMatch(new RegExp(`^prepared ${run.runId.replace(/-01$/, '-02')}$`, 'm'));
+  });
+
+  test('an interrupted reset (its record begun, the worktree still there) is finished by running reset again', async () => {
+    const run = await prepared();
+    const record = join(run.checkout, '.commonplace', 'analysis', 'reset', `${run.runId}.json`);
+    await mkdir(dirname(record), { recursive: true });
+    await writeFile(record, `${JSON.stringify({ run: run.runId, state: 'resetting', discards: [], worktree: run.worktree, startedAt: '2026-12-01T10:00:00.000Z' })}\n`);
+    const blocked = await runCli(['analysis', 'run', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stderr).toMatch(/is being reset \(begun 2026-12-01T10:00:00\.000Z\): finish it with/);
+    const finished = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
+    expect(finished.exitCode).toBe(0);
+    expect(finished.stdout).toMatch(new RegExp(`^finishing the reset of ${run.runId} begun 2026-12-01T10:00:00\\.000Z:`, 'm'));
+    await expect(access(run.worktree)).rejects.toThrow();
+    expect(await branches(run.checkout)).toEqual([]);
+    expect(JSON.parse(await readFile(record, 'utf8'))).toEqual(expect.objectContaining({ state: 'reset' }));
   });
 });

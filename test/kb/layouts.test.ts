@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { KbError } from '../../src/kb/errors.js';
-import { layoutRole, loadLayout, parseLayout } from '../../src/kb/layouts.js';
+import { destinationFor, layoutRole, loadLayout, parseLayout } from '../../src/kb/layouts.js';
 import { repoRoot, toyFixture } from './helpers.js';
 
 const ROOT = '/checkout';
@@ -93,5 +93,24 @@ describe('layout files', () => {
 
   test('loading a layout that does not parse throws one error listing every problem', async () => {
     await expect(loadLayout('kb/types/missing.layout.yaml', toyFixture)).rejects.toThrow('layout kb/types/missing.layout.yaml cannot be read: no such file');
+  });
+});
+
+describe('layout destination', () => {
+  const base = 'layout: x\nroles:\n  boundary:\n    path: boundary.md\n    type: kb/types/note.md\n';
+  test('a destination with {system} and {run} is kept and fills in per run', () => {
+    const parsed = parseLayout(`${base}destination: kb/analyses/{system}/{run}\n`, FILE, ROOT);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.layout.destination).toBe('kb/analyses/{system}/{run}');
+    expect(destinationFor(parsed.layout.destination ?? '', { system: 'toy', run: 'AAS-2026-12-02-toy-01' })).toBe('kb/analyses/toy/AAS-2026-12-02-toy-01');
+  });
+  test.each([
+    ['/kb/analyses', /destination: must be a relative directory in the repository/],
+    ['kb/../outside', /destination: must be a relative directory in the repository/],
+    ['kb/analyses/{colour}', /destination: may use only the placeholders \{system\} and \{run\}/],
+  ])('destination %s is refused with its line', (destination, message) => {
+    const found = problems(`${base}destination: ${destination}\n`);
+    expect(found).toEqual([expect.objectContaining({ line: 6 })]);
+    expect(found[0]?.message).toMatch(message);
   });
 });

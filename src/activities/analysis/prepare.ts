@@ -9,12 +9,15 @@ import path from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
 import { selectProfile } from '../../harness/profiles.js';
+import { missingHarness } from '../../harness/installed.js';
+import { packageRoot } from '../../paths.js';
 import { loadPlan } from '../../analysis/load-plan.js';
 import type { Manifest } from '../../analysis/manifest.js';
 import type { RunParameters, SourceKind } from '../../analysis/parameters.js';
 import { defaultWorktreesRoot, manifestFile, parametersFile, RUN_STATE, runDirOf } from '../../analysis/run-dir.js';
 import { nextRunId, runBranch, runDate, systemSlug } from '../../analysis/run-id.js';
 import { methodIdentity } from './environment.js';
+import { resetRunIds } from './reset.js';
 import { dirtyPaths, git, GitError } from './git.js';
 import { sha256Of } from './store.js';
 
@@ -63,7 +66,7 @@ export async function classifySource(source: string, cwd: string): Promise<{ kin
 async function existingRunIds(checkout: string, worktreesRoot: string): Promise<string[]> {
   const branches = await git(checkout, ['branch', '--list', 'analysis/AAS-*', '--format=%(refname:short)']);
   const dirs = await readdir(worktreesRoot).catch(() => [] as string[]);
-  return [...branches.split('\n').filter(Boolean).map((branch) => branch.replace(/^analysis\//, '')), ...dirs];
+  return [...branches.split('\n').filter(Boolean).map((branch) => branch.replace(/^analysis\//, '')), ...dirs, ...(await resetRunIds(checkout))];
 }
 
 /** Keeps run state out of `git status` in the checkout and every worktree (they share info/exclude). */
@@ -92,7 +95,9 @@ export async function prepareRun(options: PrepareOptions): Promise<PreparedRun> 
   const source = await classifySource(options.source, options.cwd ?? process.cwd());
   try {
     const profilesFile = profilesSource({ checkout });
-    selectProfile(loadProfiles(profilesFile), options.profile, profilesFile);
+    const profile = selectProfile(loadProfiles(profilesFile), options.profile, profilesFile);
+    const missing = missingHarness(profile, path.join(packageRoot(), 'bin', 'fake-harness.js'));
+    if (missing !== undefined) throw new PrepareError(missing);
   } catch (error) {
     throw new PrepareError((error as Error).message);
   }

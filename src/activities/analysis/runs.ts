@@ -7,6 +7,7 @@ import { parametersSchema, type RunParameters } from '../../analysis/parameters.
 import { parametersFile, runDirOf } from '../../analysis/run-dir.js';
 import { parseRunId, runBranch } from '../../analysis/run-id.js';
 import { worktrees } from './git.js';
+import { readResetRecord } from './reset.js';
 
 export class RunNotFoundError extends Error {
   override name = 'RunNotFoundError';
@@ -44,6 +45,14 @@ export async function locateRun(checkout: string, runId: string): Promise<Locate
   if (parseRunId(runId) === undefined) throw new RunNotFoundError(`"${runId}" is not a run ID (AAS-<YYYY-MM-DD>-<system>-<nn>)`);
   const branch = runBranch(runId);
   const found = (await worktrees(checkout)).find((entry) => entry.branch === branch);
+  const reset = await readResetRecord(checkout, runId).catch(() => undefined);
+  if (reset !== undefined) {
+    throw new RunNotFoundError(
+      reset.state === 'reset'
+        ? `run ${runId} was reset at ${reset.finishedAt ?? reset.startedAt}: it is gone (prepare a new run with \`commonplace analysis prepare\`)`
+        : `run ${runId} is being reset (begun ${reset.startedAt}): finish it with \`commonplace analysis reset ${runId} --yes\`, then prepare a new run`,
+    );
+  }
   if (found === undefined) throw new RunNotFoundError(`no run ${runId} in ${checkout}: no worktree has branch ${branch} (prepare one with \`commonplace analysis prepare\`)`);
   const runDir = runDirOf(found.path, runId);
   return { runId, worktree: found.path, runDir, parameters: await readParameters(runDir) };

@@ -1,0 +1,71 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Command } from 'commander';
+import { findCheckout } from '../kb/checkout.js';
+import { analysisWorkflowId, parseRunId, runBranch } from '../analysis/run-id.js';
+import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../activities/analysis/reset.js';
+import { connectClient } from './connection.js';
+import { action, UserError } from './errors.js';
+
+/** The workflow's status name, or undefined when the namespace has none of that ID. */
+async function workflowStatus(workflowId: string): Promise<string | undefined> {
+  const client = await connectClient();
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * `analysis reset <run-id>`: says what it will discard, and with `--yes` ends the workflow and
+ * removes the run's worktree, branch and state; the next `prepare` makes a new run.
+ */
+export function registerReset(analysis: Command): void {
+  analysis
+    .command('reset')
+    .description('discard a run: terminate its workflow, remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)')
+    .argument('<run-id>', 'the run')
+    .option('--yes', 'discard it (without it, reset only says what it would discard)')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .action(
+      action(async (runId: string, options: { yes?: boolean; kb?: string }) => {
+        if (parseRunId(runId) === undefined) throw new UserError(`"${runId}" is not a run ID (AAS-<YYYY-MM-DD>-<system>-<nn>)`);
+        const checkout = findCheckout(process.cwd(), options.kb).root;
+        const earlier = await readResetRecord(checkout, runId);
+        if (earlier?.state === 'reset') {
+          process.stdout.write(`run ${runId} was already reset at ${earlier.finishedAt ?? earlier.startedAt}: nothing to discard\n`);
+          return;
+        }
+        const footprint = await runFootprint(checkout, runId);
+        const workflowId = analysisWorkflowId(runId);
+        const status = await workflowStatus(workflowId);
+        if (earlier === undefined && footprint.worktree === undefined && !footprint.branch && status === undefined) {
+          throw new UserError(`no run ${runId} in ${checkout}: no worktree, no branch ${runBranch(runId)}, no workflow ${workflowId}`);
+        }
+        const discards = [
+          status === undefined ? `no workflow ${workflowId} on the server` : status === 'RUNNING' ? `workflow ${workflowId} (open: it will be terminated; its history stays on the server)` : `workflow ${workflowId} (${status.toLowerCase()}; its history stays on the server)`,
+          footprint.worktree === undefined ? 'no worktree' : `worktree ${footprint.worktree}, with the run's state (launches, checks, store, artifact)`,
+          footprint.branch ? `branch ${runBranch(runId)}${footprint.unmerged > 0 ? ` (${footprint.unmerged} commit${footprint.unmerged === 1 ? '' : 's'} not on the checkout's HEAD — lost)` : ''}` : 'no branch',
+        ];
+        process.stdout.write(`${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`);
+        if (!options.yes) {
+          process.stdout.write(`nothing was discarded; run again with --yes to discard it: commonplace analysis reset ${runId} --yes\n`);
+          process.exitCode = 1;
+          return;
+        }
+        if (earlier === undefined) await beginReset(checkout, { run: runId, discards, worktree: footprint.worktree ?? null, startedAt: new Date().toISOString() });
+        if (status === 'RUNNING') {
+          const client = await connectClient();
+          await client.workflow
+            .getHandle(workflowId)
+            .terminate(`reset by the operator (commonplace analysis reset ${runId})`)
+            .catch((error: unknown) => {
+              if (!(error instanceof WorkflowNotFoundError)) throw error;
+            });
+        }
+        await finishReset(checkout, runId);
+        process.stdout.write(`reset ${runId}: discarded (record: ${resetRecordFile(checkout, runId)}); the next prepare of this system makes a new run ID\n`);
+      }),
+    );
+}
