@@ -8,7 +8,8 @@
 import type { Disposition } from '../kb/layouts.js';
 import type { MemberRecord } from './progress.js';
 
-export type ManifestStatus = 'prepared' | 'running' | 'stopped' | 'assembled';
+/** `published` is written by publication, with the commit on the run branch that `integrate` merges. */
+export type ManifestStatus = 'prepared' | 'running' | 'stopped' | 'assembled' | 'published';
 
 export interface ManifestMember {
   readonly role: string;

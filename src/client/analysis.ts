@@ -14,7 +14,7 @@ import { GitError } from '../activities/analysis/git.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { followAnalysis } from './analysis-follow.js';
-import { registerReset } from './analysis-reset.js';
+import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 
@@ -238,5 +238,6 @@ export function registerAnalysis(program: Command): Command {
   registerRun(analysis);
   registerInspect(analysis);
   registerReset(analysis);
+  registerIntegrate(analysis);
   return analysis;
 }

@@ -279,3 +279,59 @@ describe('commonplace analysis reset', () => {
     expect(JSON.parse(await readFile(record, 'utf8'))).toEqual(expect.objectContaining({ state: 'reset' }));
   });
 });
+
+describe('commonplace analysis integrate', () => {
+  /** What publication leaves: the artifact committed on the run branch and the manifest saying published. */
+  async function published(run: Prepared): Promise<string> {
+    const destination = `kb/agentic-systems/toy/${run.runId}`;
+    await mkdir(join(run.worktree, destination), { recursive: true });
+    await writeFile(join(run.worktree, destination, 'boundary.md'), `---\nrun: ${run.runId}\n---\n# Boundary\n`);
+    await git(run.worktree, 'add', '-A');
+    await git(run.worktree, 'commit', '--quiet', '-m', `Publish analysis ${run.runId}`);
+    const manifestPath = join(run.worktree, '.commonplace', 'analysis', run.runId, 'manifest.json');
+    await writeFile(manifestPath, JSON.stringify({ ...(await readJson<Manifest>(manifestPath)), status: 'published' }));
+    return `${destination}/boundary.md`;
+  }
+  const integrate = (run: Prepared) => runCli(['analysis', 'integrate', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+
+  test('on a clean main it merges the run branch; a second integrate is a no-op', async () => {
+    const run = await prepared();
+    const file = await published(run);
+    await writeFile(join(run.checkout, 'kb', 'notes', 'unrelated.md'), '# Unrelated\n');
+    await git(run.checkout, 'add', '-A');
+    await git(run.checkout, 'commit', '--quiet', '-m', 'main moved elsewhere');
+    const first = await integrate(run);
+    expect(first.stderr).toBe('');
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toMatch(new RegExp(`^integrated ${run.runId} into main at [0-9a-f]{12} \\(1 path\\):\\n {2}${file}$`));
+    await access(join(run.checkout, file));
+    expect(await git(run.checkout, 'log', '-1', '--format=%s')).toBe(`Integrate analysis ${run.runId} (${/^AAS-\d{4}-\d{2}-\d{2}-(.+)-\d+$/.exec(run.runId)?.[1]})`);
+    const head = await git(run.checkout, 'rev-parse', 'HEAD');
+    const second = await integrate(run);
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toBe(`run ${run.runId} is already integrated into main: nothing to do`);
+    expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
+  });
+
+  test('a main that changed the same paths is refused with the paths, and nothing is merged', async () => {
+    const run = await prepared();
+    const file = await published(run);
+    await mkdir(dirname(join(run.checkout, file)), { recursive: true });
+    await writeFile(join(run.checkout, file), '# Someone else\n');
+    await git(run.checkout, 'add', '-A');
+    await git(run.checkout, 'commit', '--quiet', '-m', 'main wrote the same path');
+    const head = await git(run.checkout, 'rev-parse', 'HEAD');
+    const refused = await integrate(run);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^commonplace: main changed paths the run also changed since [0-9a-f]{12}, so analysis/${run.runId} is not merged: ${file}$`));
+    expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(run.checkout, 'status', '--porcelain')).toBe('');
+  });
+
+  test('a run that is not published is refused, naming its manifest status', async () => {
+    const run = await prepared();
+    const refused = await integrate(run);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^commonplace: run ${run.runId} is not published \\(its manifest \\S+manifest\\.json says prepared\\)`));
+  });
+});

@@ -2,6 +2,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { findCheckout } from '../kb/checkout.js';
 import { analysisWorkflowId, parseRunId, runBranch } from '../analysis/run-id.js';
+import { IntegrateError, integrateRun } from '../activities/analysis/integrate.js';
+import { locateRun, RunNotFoundError } from '../activities/analysis/runs.js';
 import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../activities/analysis/reset.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
@@ -66,6 +68,31 @@ export function registerReset(analysis: Command): void {
         }
         await finishReset(checkout, runId);
         process.stdout.write(`reset ${runId}: discarded (record: ${resetRecordFile(checkout, runId)}); the next prepare of this system makes a new run ID\n`);
+      }),
+    );
+}
+
+/** `analysis integrate <run-id>`: the guarded merge of a published run's branch into main; repeating it is a no-op. */
+export function registerIntegrate(analysis: Command): void {
+  analysis
+    .command('integrate')
+    .description('merge a published run\'s branch into the checkout\'s branch (main), refusing when main changed the same paths; a repeat is a no-op')
+    .argument('<run-id>', 'the published run')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .action(
+      action(async (runId: string, options: { kb?: string }) => {
+        const checkout = findCheckout(process.cwd(), options.kb).root;
+        try {
+          const result = await integrateRun(checkout, await locateRun(checkout, runId));
+          process.stdout.write(
+            result.outcome === 'already-integrated'
+              ? `run ${runId} is already integrated into ${result.into}: nothing to do\n`
+              : `integrated ${runId} into ${result.into} at ${result.commit.slice(0, 12)} (${result.paths.length} path${result.paths.length === 1 ? '' : 's'}):\n${result.paths.map((file) => `  ${file}\n`).join('')}`,
+          );
+        } catch (error) {
+          if (error instanceof IntegrateError || error instanceof RunNotFoundError) throw new UserError(error.message);
+          throw error;
+        }
       }),
     );
 }
