@@ -100,7 +100,10 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     else {
       const loaded = parseLayout(text, layoutPath.path, root);
       if (!loaded.ok) for (const problem of loaded.problems) problems.push({ file: layoutPath.path, ...(problem.line !== undefined && { line: problem.line }), message: problem.message });
-      else layout = { ...loaded.layout, sha256: sha256(text) };
+      else {
+        layout = { ...loaded.layout, sha256: sha256(text) };
+        if (layout.destination === undefined) problems.push({ file: layoutPath.path, message: 'the layout declares no destination: an analysis publishes its artifact there (e.g. `destination: kb/agentic-systems/{system}/{run}`)' });
+      }
     }
   }
 

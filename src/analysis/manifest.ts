@@ -38,7 +38,21 @@ export interface Manifest {
   /** Member path (inside the artifact) → SHA-256 of its bytes. */
   readonly files: Readonly<Record<string, string>>;
   readonly members: readonly ManifestMember[];
+  /** Set once the artifact is published: where it went and the run-branch commit that holds it. */
+  readonly publication?: PublicationRecord;
   readonly updatedAt: string;
+}
+
+export interface PublicationRecord {
+  /** Repository-relative directory the members were copied to. */
+  readonly destination: string;
+  /** The commit on the run branch that adds the published artifact (what `integrate` merges). */
+  readonly commit: string;
+  /** The published exact manifest with provenance, repository-relative. */
+  readonly manifest: string;
+  /** The publication's journal (absolute), the evidence of what each try did. */
+  readonly journal: string;
+  readonly publishedAt: string;
 }
 
 /** A manifest's member entry from the workflow's record of the member. */

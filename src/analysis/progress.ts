@@ -7,6 +7,7 @@
  */
 import type { Disposition } from '../kb/layouts.js';
 import type { Stop } from '../workflows/helpers/stops.js';
+import type { PublicationRecord } from './manifest.js';
 
 export interface AnalysisInput {
   runId: string;
@@ -135,6 +136,8 @@ export interface AnalysisProgress {
   readonly resumes: number;
   /** The assembled manifest, once written. */
   readonly manifest?: string;
+  /** Where the artifact was published and the run-branch commit, once published. */
+  readonly publication?: PublicationRecord;
   readonly runDir: string;
   readonly startedAt: string;
   readonly updatedAt: string;
@@ -146,5 +149,6 @@ export interface AnalysisResult {
   readonly status: 'completed' | 'blocked';
   readonly manifest: string;
   readonly files: Readonly<Record<string, string>>;
+  readonly publication?: PublicationRecord;
   readonly progress: AnalysisProgress;
 }

@@ -12,6 +12,7 @@
  *   capture/                 the frozen source (capture/source/) and its record (capture/source.json)
  *   launches/<role>/<n>/     one launch: prompt.md, handed members, findings.md/refusal.md, outputs, .launch/
  *   checks/<role>/<id>/      one check: the snapshot it ran against, check.json, findings.md
+ *   publication.journal.jsonl the publication's journal
  * ```
  *
  * Node side (node:path); the workflow receives these paths from activities.
@@ -29,6 +30,10 @@ export const artifactDir = (runDir: string) => path.join(runDir, 'artifact');
 export const storeDir = (runDir: string) => path.join(runDir, 'store', 'sha256');
 export const captureDir = (runDir: string) => path.join(runDir, 'capture');
 export const launchDir = (runDir: string, role: string, launch: number) => path.join(runDir, 'launches', role, String(launch));
+/** The publication's journal: an entry before and after each step, so a retried publication finishes or detects what an earlier try did. */
+export const publicationJournalFile = (runDir: string) => path.join(runDir, 'publication.journal.jsonl');
+/** One publication at a time per checkout: they share its Git repository. */
+export const publicationLockFile = (checkout: string) => path.join(checkout, RUN_STATE, 'analysis', 'publication.lock');
 export const checkDir = (runDir: string, role: string, id: string) => path.join(runDir, 'checks', role, id);
 
 /** The default place for a checkout's run worktrees: beside the checkout, never inside it (a worker must not load the checkout's own startup files). */

@@ -42,15 +42,22 @@ export function formatResult(result: AnalysisResult): string {
   const { progress } = result;
   const spent = progress.attempts.filter((attempt) => attempt.attempt !== null);
   const kinds = (kind: AttemptRecord['kind']) => spent.filter((attempt) => attempt.kind === kind).length;
+  const publication = result.publication;
   const lines = [
-    result.disposition === 'published'
-      ? `run ${result.runId} completed: the artifact is assembled`
-      : `run ${result.runId} ended ${result.disposition}: the boundary's result is kept local, nothing else was asked`,
+    result.disposition !== 'published'
+      ? `run ${result.runId} ended ${result.disposition}: the boundary's result is kept local, nothing else was asked`
+      : publication !== undefined
+        ? `run ${result.runId} completed: the artifact is published to ${publication.destination} on branch analysis/${result.runId}`
+        : `run ${result.runId} completed: the artifact is assembled`,
     `  manifest   ${result.manifest}`,
     `  members    ${Object.keys(result.files).length}`,
     `  attempts   ${spent.length} (${kinds('re-ask')} re-asked after a check, ${kinds('correction')} corrections, ${kinds('fresh')} fresh asks); launches ${progress.attempts.length}`,
     `  artifact   ${progress.runDir}/artifact`,
   ];
+  if (publication !== undefined) {
+    lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
+    lines.push(`  next       commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`);
+  }
   return lines.join('\n');
 }
 
@@ -62,6 +69,7 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   if (progress.profile) lines.push(`  profile       ${progress.profile}`);
   if (progress.disposition) lines.push(`  disposition   ${progress.disposition}`);
   if (progress.manifest) lines.push(`  manifest      ${progress.manifest}`);
+  if (progress.publication) lines.push(`  published     ${progress.publication.destination}/ at commit ${progress.publication.commit.slice(0, 12)} (journal ${progress.publication.journal})`);
   if (progress.stops.length > 0) {
     lines.push('stop');
     for (const stop of progress.stops) lines.push(...stopLines(stop, progress));

@@ -5,6 +5,7 @@ import {
   condition,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -12,10 +13,10 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { CheckOutcome, EnvironmentChangedDetails, EnvironmentOutcome, OpenedRun } from '../activities/analysis/types.js';
+import type { CheckOutcome, EnvironmentChangedDetails, EnvironmentOutcome, OpenedRun, PublicationOutcome } from '../activities/analysis/types.js';
 import type { Disposition } from '../kb/layouts.js';
 import { jobLines, type JobValues } from '../analysis/job.js';
-import { manifestMember, type Manifest, type ManifestStatus } from '../analysis/manifest.js';
+import { manifestMember, type Manifest, type ManifestStatus, type PublicationRecord } from '../analysis/manifest.js';
 import type { Plan, PlanRole } from '../analysis/plan.js';
 import type {
   AnalysisInput,
@@ -53,6 +54,9 @@ export const progressQuery = defineQuery<AnalysisProgress>('progress');
 export const resumeUpdate = defineUpdate<AnalysisProgress, []>('resume');
 
 const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed'];
+
+/** Runs begun before publication was part of the workflow end at assembly; this patch marks those that publish. */
+export const PUBLICATION_PATCH = 'analysis-publication';
 
 /** The analysis activities with a summary the Web UI shows on the event. */
 function io(summary: string, options: Partial<ActivityOptions> = {}) {
@@ -105,6 +109,9 @@ export async function analysis(input: AnalysisInput): Promise<AnalysisResult> {
   let source: FrozenSource | undefined = undefined;
   let disposition: Disposition | undefined;
   let manifestPath: string | undefined;
+  /** The destination while the run publishes: the environment assertion leaves publication's own writes alone. */
+  let publishing: string | undefined;
+  let publication: PublicationRecord | undefined;
   const budgets: Record<string, { used: number; max: number }> = {};
   const launches: Record<string, number> = {};
   const members: Record<string, MemberRecord> = {};
@@ -134,6 +141,7 @@ export async function analysis(input: AnalysisInput): Promise<AnalysisResult> {
     inFlight,
     resumes,
     ...(manifestPath !== undefined && { manifest: manifestPath }),
+    ...(publication !== undefined && { publication }),
     runDir: input.runDir,
     startedAt,
     updatedAt: now(),
@@ -202,7 +210,7 @@ export async function analysis(input: AnalysisInput): Promise<AnalysisResult> {
   const resume = async (): Promise<void> => {
     resuming = true;
     try {
-      const environment = await io('assert the environment on resume').assertEnvironment({ runDir: input.runDir, worktree: input.worktree });
+      const environment = await io('assert the environment on resume').assertEnvironment({ runDir: input.runDir, worktree: input.worktree, ...(publishing !== undefined && { publishing }) });
       if (!environment.ok) {
         stops = [...stops.filter((stop) => stop.kind === 'budget-exhausted'), environmentStop(environment)];
         resumesAt = undefined;
@@ -563,17 +571,59 @@ export async function analysis(input: AnalysisInput): Promise<AnalysisResult> {
       );
       if (assembly.ok) {
         manifestPath = assembly.manifest;
+        let recorded: { state: ManifestStatus; manifest: Manifest } = { state: 'assembled', manifest: fixed };
+        if (final === 'published' && patched(PUBLICATION_PATCH)) {
+          const published = await publish(fixed);
+          publication = published.publication;
+          recorded = { state: 'published', manifest: published.manifest };
+        }
         status = final === 'blocked' ? 'blocked' : 'completed';
-        stage = final === 'published' ? 'assembled' : `ended ${final}, kept local`;
+        stage = final === 'published' ? (publication ? 'published' : 'assembled') : `ended ${final}, kept local`;
         recordStatus(status);
         details();
-        await record('assembled', fixed);
+        await record(recorded.state, recorded.manifest);
         break;
       }
       await stopped({ kind: 'environment-changed', disposition: 'inspect', reason: `assembly refused the artifact: ${assembly.problems[0]}${assembly.problems.length > 1 ? ` (and ${assembly.problems.length - 1} more)` : ''}`, evidence: `${input.runDir}/environment.json` });
     }
     await condition(allHandlersFinished);
-    return { runId: input.runId, disposition: final, status: status === 'blocked' ? 'blocked' : 'completed', manifest: assembly.manifest, files: assembly.files, progress: progress() };
+    return {
+      runId: input.runId,
+      disposition: final,
+      status: status === 'blocked' ? 'blocked' : 'completed',
+      manifest: assembly.manifest,
+      files: assembly.files,
+      ...(publication !== undefined && { publication }),
+      progress: progress(),
+    };
+  };
+
+  /**
+   * Publication: copies the members to the layout's destination and commits them on the run
+   * branch. A conflict stops the run for the operator; an outcome the journal cannot establish
+   * stops it with the journal as evidence, never retried blind. A resume publishes again, and the
+   * journal decides what is left to do.
+   */
+  const publish = async (fixed: Manifest): Promise<Extract<PublicationOutcome, { status: 'published' }>> => {
+    enter('publication');
+    for (;;) {
+      const outcome = await withStops(() =>
+        io('publish the artifact', { startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '5s', nonRetryableErrorTypes: permanent } }).publishArtifact({
+          runDir: input.runDir,
+          worktree: input.worktree,
+          layoutFile: plan.layout.file,
+          layoutSha256: plan.layout.sha256,
+          manifest: fixed,
+        }),
+      );
+      if (outcome.status === 'published') return outcome;
+      publishing = outcome.destination;
+      if (outcome.status === 'conflict') {
+        await stopped({ kind: 'conflict', disposition: 'operator', reason: `publication refused: ${outcome.reason}; nothing was written — clear the destination and resume`, evidence: outcome.evidence });
+      } else {
+        await stopped({ kind: 'publication-uncertain', disposition: 'inspect', reason: `publication cannot tell what an earlier try did: ${outcome.reason}; read the journal and the destination before resuming`, evidence: outcome.journal });
+      }
+    }
   };
 
   // The boundary, which may end the run.

@@ -82,6 +82,7 @@ describe('the plan', () => {
     ['an unknown key', plan((text) => text.replace('    attempts: 2\n    criteria: [records]\n  runtime-report', '    attempts: 2\n    budget: 4\n    criteria: [records]\n  runtime-report')), [/plan\.yaml:\d+: roles\.boundary: unknown key budget/]],
     ['a missing instruction file', plan((text) => text.replace('./jobs/boundary.md', './jobs/nowhere.md')), [/roles\.boundary\.instruction: kb\/instructions\/toy-analysis\/jobs\/nowhere\.md: no such file/]],
     ['a verifier judging a role outside its group', { 'kb/types/toy-analysis.layout.yaml': (text: string) => text.replace('verifies: [memory-profile]', 'verifies: [memory-profile, synthesis]') }, [/toy-analysis\.layout\.yaml: roles\.profile-verification\.verifies: profile-verification may verify only memory-profile, not synthesis/]],
+    ['a layout without a destination', { 'kb/types/toy-analysis.layout.yaml': (text: string) => text.replace('destination: kb/analyses/{system}/{run}\n', '') }, [/toy-analysis\.layout\.yaml: the layout declares no destination: an analysis publishes its artifact there/]],
     ['an unknown frozen-source role', plan((text) => text.replace('frozen-source: boundary', 'frozen-source: sources')), [/frozen-source: names unknown role sources/]],
   ])('%s is refused, naming the file and line (and the key path, in the plan)', async (_label, edits, expected) => {
     const problems = await problemsOf(await toyWith(edits));

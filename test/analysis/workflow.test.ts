@@ -84,7 +84,7 @@ describe('a clean run', () => {
     });
   });
 
-  test('every role is asked once and the artifact is assembled as published', async () => {
+  test('every role is asked once and the artifact is assembled and published', async () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.disposition).toBe('published');
     expectLaunches(await startsByRole(run.ledger), {});
@@ -94,7 +94,7 @@ describe('a clean run', () => {
 
   test('the manifest lists every member with the SHA-256 of its file in the artifact and the model its launch used', async () => {
     const manifest = await readJson<Manifest>(outcome.manifest);
-    expect(manifest.status).toBe('assembled');
+    expect(manifest.status).toBe('published');
     expect(Object.keys(manifest.files)).toHaveLength(ROLES.length);
     for (const [path, digest] of Object.entries(manifest.files)) {
       expect([path, sha256(await readFile(join(run.prepared.runDir, 'artifact', path)))]).toEqual([path, digest]);
@@ -109,7 +109,7 @@ describe('a clean run', () => {
     const described = await run.handle.describe();
     expect(await described.staticSummary()).toBe(`analysis of toy: run ${run.prepared.runId}`);
     expect(described.typedSearchAttributes.get(CommonplaceStatus)).toBe('completed');
-    expect(currentDetails).toMatch(/^\*\*assembled\*\* — run AAS-\S+ of toy/);
+    expect(currentDetails).toMatch(/^\*\*published\*\* — run AAS-\S+ of toy/);
     const events = (await run.handle.fetchHistory()).events ?? [];
     const summaries = events
       .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch')

@@ -24,6 +24,7 @@ import { packageRoot } from '../../paths.js';
 import { runCheck } from './check.js';
 import { checkEnvironment } from './environment.js';
 import { readParameters } from './runs.js';
+import { PublicationLockedError, publishRun } from './publish.js';
 import { freezeSource, SourceError } from './source.js';
 import { getText, sha256Of, StoreError } from './store.js';
 import type {
@@ -37,6 +38,8 @@ import type {
   EnvironmentOutcome,
   OpenedRun,
   OpenRunInput,
+  PublicationOutcome,
+  PublishInput,
   PreparedLaunch,
   PrepareLaunchInput,
   RecordRunInput,
@@ -114,7 +117,7 @@ export function createAnalysisActivities() {
     const parameters = await readParameters(input.runDir).catch((error: Error) => {
       throw failure('bad-run', error.message);
     });
-    const report = await checkEnvironment(parameters, input.runDir);
+    const report = await checkEnvironment(parameters, input.runDir, undefined, { ...(input.publishing !== undefined && { publishing: input.publishing }) });
     if (report.ok) return { ok: true, problems: [] };
     const evidence = environmentFile(input.runDir);
     await writeFileAtomic(evidence, `${JSON.stringify(report, null, 2)}\n`);
@@ -231,5 +234,25 @@ export function createAnalysisActivities() {
     });
   }
 
-  return { openAnalysis, assertEnvironment, acquireSource, prepareLaunch, checkCandidate, recordRun, assemble };
+  /**
+   * Publication: copies the assembled members to the layout's destination in the worktree under
+   * the checkout's lock and the run's journal, and commits them on the run branch; a conflict or an
+   * outcome it cannot establish is answered, not thrown, so the workflow stops with its evidence.
+   */
+  async function publishArtifact(input: PublishInput): Promise<PublicationOutcome> {
+    return guarded(input.runDir, async () => {
+      const layout = await layoutFor(input.worktree, input.layoutFile, input.layoutSha256);
+      if (layout.destination === undefined) throw failure('bad-plan', `the layout ${layout.file} declares no destination, so the artifact cannot be published`);
+      const parameters = await readParameters(input.runDir);
+      const context = Context.current();
+      try {
+        return await publishRun({ runDir: input.runDir, parameters, layout, manifest: input.manifest, heartbeat: () => context.heartbeat() });
+      } catch (error) {
+        if (error instanceof PublicationLockedError) throw ApplicationFailure.create({ type: 'publication-locked', message: error.message, nonRetryable: false });
+        throw error;
+      }
+    });
+  }
+
+  return { openAnalysis, assertEnvironment, acquireSource, prepareLaunch, checkCandidate, recordRun, assemble, publishArtifact };
 }

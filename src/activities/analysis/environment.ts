@@ -43,8 +43,12 @@ async function exists(file: string): Promise<boolean> {
   return stat(file).then(() => true, () => false);
 }
 
-/** Every way the worktree differs from what the run was prepared on; empty when it is as pinned. */
-export async function checkEnvironment(parameters: RunParameters, runDir: string, method?: MethodIdentity): Promise<EnvironmentReport> {
+/**
+ * Every way the worktree differs from what the run was prepared on; empty when it is as pinned.
+ * While the run publishes (`publishing` names the destination), what publication writes is not a
+ * change: files under the destination, and HEAD one commit past preparation touching only those.
+ */
+export async function checkEnvironment(parameters: RunParameters, runDir: string, method?: MethodIdentity, options: { publishing?: string } = {}): Promise<EnvironmentReport> {
   const worktree = parameters.worktree;
   const problems: string[] = [];
   const report = () => ({ ok: problems.length === 0, problems, checkedAt: new Date().toISOString() });
@@ -52,11 +56,13 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
     problems.push(`the run's worktree ${worktree} is gone (git worktree list)`);
     return report();
   }
+  const destination = options.publishing;
+  const published = (file: string) => destination !== undefined && file.startsWith(`${destination}/`);
   const head = await git(worktree, ['rev-parse', 'HEAD']).catch(() => undefined);
-  if (head !== parameters.preparationCommit) {
+  if (head !== parameters.preparationCommit && !(head !== undefined && destination !== undefined && (await isPublicationCommit(worktree, parameters.preparationCommit, head, published)))) {
     problems.push(`HEAD of ${worktree} is ${head ?? 'unreadable'}, but the run was prepared at ${parameters.preparationCommit}`);
   }
-  const dirty = await dirtyPaths(worktree);
+  const dirty = (await dirtyPaths(worktree)).filter((file) => !published(file));
   if (dirty.length > 0) {
     problems.push(`the worktree has changes outside run state: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''} (git -C ${worktree} status)`);
   }
@@ -88,6 +94,14 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
     else if (sha256Of(bytes) !== digest) problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256Of(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
   }
   return report();
+}
+
+/** Whether `head` is one commit on top of the preparation commit that changes only published paths. */
+async function isPublicationCommit(worktree: string, preparation: string, head: string, published: (file: string) => boolean): Promise<boolean> {
+  const parent = await git(worktree, ['rev-parse', `${head}^`]).catch(() => undefined);
+  if (parent !== preparation) return false;
+  const changed = (await git(worktree, ['diff', '--name-only', '-z', preparation, head])).split('\0').filter(Boolean);
+  return changed.length > 0 && changed.every(published);
 }
 
 /** The directories between the worktree and every launch directory: a startup file in any of them would reach a launch. */

@@ -5,8 +5,8 @@ import type { AnalysisProgress, FindingRecord, MemberRecord } from '../../analys
 import type { RunParameters } from '../../analysis/parameters.js';
 import type { Profile } from '../../harness/profiles.js';
 
-/** Failure types the analysis activities throw; all are permanent (a retry would meet the same input). */
-export type AnalysisErrorType = 'bad-plan' | 'bad-profile' | 'bad-run' | 'environment-changed';
+/** Failure types the analysis activities throw; all but `publication-locked` (another publication holds the lock) are permanent. */
+export type AnalysisErrorType = 'bad-plan' | 'bad-profile' | 'bad-run' | 'environment-changed' | 'publication-locked';
 export const nonRetryableAnalysisErrors: AnalysisErrorType[] = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed'];
 
 /** Details of an `environment-changed` failure: what changed, and the file that says so. */
@@ -33,6 +33,8 @@ export interface OpenedRun {
 export interface EnvironmentInput {
   runDir: string;
   worktree: string;
+  /** Set while the run publishes: the destination, whose files and commit are publication's own. */
+  publishing?: string;
 }
 
 export interface EnvironmentOutcome {
@@ -124,6 +126,17 @@ export interface AssembleInput {
   members: MemberRecord[];
   manifest: Manifest;
 }
+
+export interface PublishInput {
+  runDir: string;
+  worktree: string;
+  layoutFile: string;
+  layoutSha256: string;
+  /** The assembled manifest the workflow holds. */
+  manifest: Manifest;
+}
+
+export type { PublicationOutcome } from './publish.js';
 
 export interface Assembly {
   ok: boolean;

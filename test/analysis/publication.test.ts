@@ -1,0 +1,235 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowHandle } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { integrateRun, IntegrateError } from '../../src/activities/analysis/integrate.js';
+import { locateRun } from '../../src/activities/analysis/runs.js';
+import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
+import type { Manifest } from '../../src/analysis/manifest.js';
+import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
+import { publicationJournalFile } from '../../src/analysis/run-dir.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/fake.js';
+import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { analysisInput, git, prepareToy, progressUntil, readJson, ROLES, scratch, sourceIdentity, startAnalysis, toyCheckout, toyProfiles, toyScenario } from './helpers.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startDevEnvironment();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+const destinationOf = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
+const exists = (file: string) => access(file).then(() => true, () => false);
+
+interface JournalLine {
+  event: string;
+  path?: string;
+  commit?: string;
+}
+const journalOf = async (prepared: PreparedRun): Promise<JournalLine[]> =>
+  (await readFile(publicationJournalFile(prepared.runDir), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as JournalLine);
+
+/** The commits the run branch has beyond the preparation commit, and the paths each touched. */
+async function branchCommits(prepared: PreparedRun): Promise<{ commit: string; paths: string[] }[]> {
+  const log = await git(prepared.worktree, 'log', '--format=%H', `${prepared.parameters.preparationCommit}..HEAD`);
+  const commits = log.split('\n').filter(Boolean);
+  return Promise.all(commits.map(async (commit) => ({ commit, paths: (await git(prepared.worktree, 'show', '--name-only', '--format=', commit)).split('\n').filter(Boolean).sort() })));
+}
+
+/** Every file publication writes, repository-relative: the members at their layout paths and the published manifest. */
+async function publishedPaths(prepared: PreparedRun, manifest: Manifest): Promise<string[]> {
+  return [...Object.keys(manifest.files).map((file) => `${destinationOf(prepared)}/${file}`), `${destinationOf(prepared)}/manifest.json`].sort();
+}
+
+interface Run {
+  checkout: string;
+  prepared: PreparedRun;
+  dir: string;
+  input: ReturnType<typeof analysisInput>;
+}
+
+async function prepared(): Promise<Run> {
+  const checkout = await toyCheckout();
+  const run = await prepareToy(checkout);
+  const dir = await scratch();
+  const { env: fakeEnv } = await toyScenario(dir, run);
+  return { checkout, prepared: run, dir, input: analysisInput(run, await toyProfiles(dir), fakeEnv) };
+}
+
+describe('a published run', () => {
+  let run: Run;
+  let outcome: AnalysisResult;
+  let currentDetails: string | undefined;
+  beforeAll(async () => {
+    run = await prepared();
+    const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+    await worker.runUntil(async () => {
+      const handle = await startAnalysis(env, run.input);
+      outcome = (await handle.result()) as AnalysisResult;
+      currentDetails = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+    });
+  });
+
+  test('the members are copied to the layout destination and committed on the run branch, once, and the manifest says published', async () => {
+    expect(outcome.status).toBe('completed');
+    const manifest = await readJson<Manifest>(outcome.manifest);
+    expect(manifest.status).toBe('published');
+    expect(manifest.publication?.destination).toBe(destinationOf(run.prepared));
+    const commits = await branchCommits(run.prepared);
+    expect(commits).toHaveLength(1);
+    expect(commits[0]?.commit).toBe(manifest.publication?.commit);
+    expect(commits[0]?.paths).toEqual(await publishedPaths(run.prepared, manifest));
+    for (const [file, digest] of Object.entries(manifest.files)) {
+      expect([file, sha256(await readFile(join(run.prepared.worktree, destinationOf(run.prepared), file)))]).toEqual([file, digest]);
+    }
+    expect(await git(run.prepared.worktree, 'status', '--porcelain', '--', 'kb')).toBe('');
+    expect(outcome.publication?.commit).toBe(manifest.publication?.commit);
+    expect(currentDetails).toMatch(/^\*\*published\*\* — run AAS-\S+ of toy/);
+  });
+
+  test('the published manifest carries the provenance: run, method commit, source digest, and per member its profile and reported model', async () => {
+    const published = await readJson<{
+      run: string;
+      method: { commit: string | null; package: string };
+      source: string;
+      files: Record<string, string>;
+      members: { role: string; profile: string; model: string; modelSource: string; sha256: string }[];
+    }>(join(run.prepared.worktree, destinationOf(run.prepared), 'manifest.json'));
+    expect(published.run).toBe(run.prepared.runId);
+    expect(published.method).toEqual(run.prepared.parameters.method);
+    expect(published.source).toBe(await sourceIdentity());
+    expect(published.members.map((member) => [member.role, member.profile, member.model, member.modelSource])).toEqual(ROLES.map((role) => [role, 'fake', 'fake-model-1', 'harness']));
+    expect(Object.keys(published.files)).toHaveLength(ROLES.length);
+  });
+
+  test('the journal records each step once: begin, a write of each file, the commit, done', async () => {
+    const manifest = await readJson<Manifest>(outcome.manifest);
+    const journal = await journalOf(run.prepared);
+    expect(journal.map((entry) => entry.event).filter((event) => !['writing', 'written'].includes(event))).toEqual(['begin', 'committing', 'committed', 'done']);
+    expect(journal.filter((entry) => entry.event === 'written').map((entry) => entry.path).sort()).toEqual(await publishedPaths(run.prepared, manifest));
+  });
+
+  test('commonplace validate accepts the published artifact', async () => {
+    const result = await runCli(['validate', destinationOf(run.prepared)], { cwd: run.prepared.worktree, reject: false });
+    expect([result.exitCode, result.stdout]).toEqual([0, expect.stringMatching(/0 failures?/)]);
+  });
+
+  test('integrate merges the published branch into a clean main, and a second integrate is a no-op', async () => {
+    const located = await locateRun(run.checkout, run.prepared.runId);
+    const merged = await integrateRun(run.checkout, located);
+    expect(merged.outcome).toBe('merged');
+    expect(await exists(join(run.checkout, destinationOf(run.prepared), 'manifest.json'))).toBe(true);
+    const head = await git(run.checkout, 'rev-parse', 'HEAD');
+    expect((await integrateRun(run.checkout, located)).outcome).toBe('already-integrated');
+    expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
+  });
+});
+
+test('integrate refuses when main changed a path the published run also wrote, naming it', async () => {
+  const run = await prepared();
+  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  await worker.runUntil(async () => {
+    const handle = await startAnalysis(env, run.input);
+    expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
+  });
+  const clash = `${destinationOf(run.prepared)}/boundary.md`;
+  await mkdir(join(run.checkout, destinationOf(run.prepared)), { recursive: true });
+  await writeFile(join(run.checkout, clash), 'written on main\n');
+  await git(run.checkout, 'add', '-A');
+  await git(run.checkout, 'commit', '--quiet', '-m', 'main writes into the destination');
+  const head = await git(run.checkout, 'rev-parse', 'HEAD');
+  await expect(integrateRun(run.checkout, await locateRun(run.checkout, run.prepared.runId))).rejects.toThrow(IntegrateError);
+  await expect(integrateRun(run.checkout, await locateRun(run.checkout, run.prepared.runId))).rejects.toThrow(new RegExp(`changed paths the run also changed .*: ${clash.replace(/[.]/g, '\\.')}$`));
+  expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
+});
+
+test('a worker killed between journal steps of publication: the retry on another worker completes it, writing each file and committing exactly once', async () => {
+  const run = await prepared();
+  // The first worker is a `commonplace worker` process that holds after the third file is written, so it can be killed there.
+  const first = startCli(['worker', '--state', join(run.dir, 'state-1')], { env: { TEMPORAL_ADDRESS: env.connection.options.address, COMMONPLACE_PUBLICATION_HOLD: 'written:3' } });
+  const handle = await startAnalysis(env, run.input);
+  await waitFor('the publication to write three files', async () => (await journalOf(run.prepared).catch(() => [])).filter((entry) => entry.event === 'written').length === 3, 180_000);
+  first.kill('SIGKILL');
+  await first.catch(() => undefined);
+  const interrupted = await journalOf(run.prepared);
+  expect(interrupted.map((entry) => entry.event)).not.toContain('committing');
+  expect((await branchCommits(run.prepared)).length).toBe(0);
+
+  const second = await testWorker(env, { stateDir: join(run.dir, 'state-2') });
+  const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
+  expect(outcome.status).toBe('completed');
+  const manifest = await readJson<Manifest>(outcome.manifest);
+  expect(manifest.status).toBe('published');
+  const journal = await journalOf(run.prepared);
+  const writes = journal.filter((entry) => entry.event === 'writing').map((entry) => entry.path);
+  expect(writes.sort()).toEqual(await publishedPaths(run.prepared, manifest));
+  expect(journal.filter((entry) => entry.event === 'begin')).toHaveLength(1);
+  expect(journal.filter((entry) => entry.event === 'committed')).toHaveLength(1);
+  const commits = await branchCommits(run.prepared);
+  expect(commits).toEqual([{ commit: manifest.publication?.commit, paths: await publishedPaths(run.prepared, manifest) }]);
+});
+
+async function stoppedRun(run: Run, handle: WorkflowHandle): Promise<AnalysisProgress> {
+  return progressUntil(handle, (progress) => progress.status === 'stopped' || progress.status === 'completed', 180_000);
+}
+
+test.each([
+  ['a torn last line', (begin: string) => `${begin}\n{"event":"writ`],
+  ['a begin of other bytes', (begin: string) => `${begin.replace(/"publication":"[0-9a-f]+"/, `"publication":"${'0'.repeat(64)}"`)}\n`],
+])('a journal with an unknown outcome (%s) stops the run as publication-uncertain with the journal as evidence, and writes nothing', async (_label, journalText) => {
+  const run = await prepared();
+  const journal = publicationJournalFile(run.prepared.runDir);
+  const begin = JSON.stringify({ event: 'begin', publication: 'x', destination: destinationOf(run.prepared), base: run.prepared.parameters.preparationCommit, files: {}, at: '2030-01-01T00:00:00.000Z' });
+  await writeFile(journal, journalText(begin));
+  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  await worker.runUntil(async () => {
+    const handle = await startAnalysis(env, run.input);
+    const progress = await stoppedRun(run, handle);
+    expect(progress.status).toBe('stopped');
+    expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
+    expect(progress.stage).toBe('publication');
+    expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
+    expect(await branchCommits(run.prepared)).toEqual([]);
+    // The operator reads the journal, finds nothing was published, sets it aside, and resumes: publication starts afresh.
+    await rm(journal);
+    await handle.executeUpdate('resume');
+    expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
+    expect(await branchCommits(run.prepared)).toHaveLength(1);
+  });
+});
+
+test('a destination changed on main since preparation stops the run with conflict and writes nothing; once main is restored, resume publishes', async () => {
+  const run = await prepared();
+  const clash = `${destinationOf(run.prepared)}/runtime-report.md`;
+  await mkdir(join(run.checkout, destinationOf(run.prepared)), { recursive: true });
+  await writeFile(join(run.checkout, clash), 'somebody else published here\n');
+  await git(run.checkout, 'add', '-A');
+  await git(run.checkout, 'commit', '--quiet', '-m', 'a file in the destination');
+  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  await worker.runUntil(async () => {
+    const handle = await startAnalysis(env, run.input);
+    const progress = await stoppedRun(run, handle);
+    expect(progress.status).toBe('stopped');
+    expect(progress.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['conflict', 'operator']]);
+    expect(progress.stops[0]?.reason).toContain(clash);
+    expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
+    expect(await exists(publicationJournalFile(run.prepared.runDir))).toBe(false);
+    expect(await branchCommits(run.prepared)).toEqual([]);
+    expect((await readJson<Manifest>(join(run.prepared.runDir, 'manifest.json'))).status).toBe('stopped');
+
+    await git(run.checkout, 'rm', '--quiet', '-r', destinationOf(run.prepared));
+    await git(run.checkout, 'commit', '--quiet', '-m', 'clear the destination');
+    await handle.executeUpdate('resume');
+    const outcome = (await handle.result()) as AnalysisResult;
+    expect(outcome.status).toBe('completed');
+    expect((await readJson<Manifest>(outcome.manifest)).status).toBe('published');
+  });
+});
