@@ -38,6 +38,8 @@ describe('recorded histories replay against the current workflow code', () => {
         'analysis-stopped-resumed.json',
         'analysis-budget-exhausted.json',
         'analysis-auto-resumed.json',
+        'analysis-published.json',
+        'analysis-publication-conflict.json',
       ]),
     );
   });

@@ -5,18 +5,35 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { join } from 'node:path';
 import type { FakeAttempt } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
-import { analysisInput, member, prepareToy, progressUntil, scratch, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
+import { analysisInput, git, member, prepareToy, progressUntil, scratch, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
 
 export type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 type Overrides = (clean: Record<Role, string>, runId: string) => Partial<Record<Role, FakeAttempt[]>>;
 
-async function record(env: TestWorkflowEnvironment, save: Save, name: string, overrides: Overrides, drive: (handle: WorkflowHandle) => Promise<void>, options: { autoResume?: boolean; searchAttributes?: boolean } = {}): Promise<void> {
+/** The histories to record: every one, or only those named on the recorder's command line. */
+let only: readonly string[] = [];
+export function recordOnly(names: readonly string[]): void {
+  only = names;
+}
+
+async function record(
+  env: TestWorkflowEnvironment,
+  save: Save,
+  name: string,
+  overrides: Overrides,
+  drive: (handle: WorkflowHandle, prepared: PreparedRun) => Promise<void>,
+  options: { autoResume?: boolean; searchAttributes?: boolean; beforeStart?: (prepared: PreparedRun) => Promise<void> } = {},
+): Promise<void> {
+  if (only.length > 0 && !only.includes(name)) return;
   const prepared = await prepareToy(await toyCheckout());
+  await options.beforeStart?.(prepared);
   const dir = await scratch();
   const { env: fakeEnv } = await toyScenario(dir, prepared, (clean) => overrides(clean, prepared.runId));
   const worker = await testWorker(env, { stateDir: join(dir, 'state') });
   const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv, options.autoResume ?? false);
-  await worker.runUntil(async () => drive(await startAnalysis(env, input, options.searchAttributes ?? true)));
+  await worker.runUntil(async () => drive(await startAnalysis(env, input, options.searchAttributes ?? true), prepared));
   await save(env, `analysis/${prepared.runId}`, name);
 }
 
@@ -61,6 +78,32 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
     finish,
   );
   await record(env, save, 'analysis-stopped-resumed', (clean) => ({ 'lens-memory': [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('lens-memory', clean['lens-memory'])] }), resumeOnce);
+  // Publication (runs recorded before it was part of the workflow, above, replay without it).
+  await record(env, save, 'analysis-published', () => ({}), finish);
+  const destination = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
+  await record(
+    env,
+    save,
+    'analysis-publication-conflict',
+    () => ({}),
+    async (handle, prepared) => {
+      await progressUntil(handle, (progress) => progress.status === 'stopped');
+      const checkout = prepared.parameters.checkout;
+      await git(checkout, 'rm', '--quiet', '-r', destination(prepared));
+      await git(checkout, 'commit', '--quiet', '-m', 'clear the destination');
+      await handle.executeUpdate('resume');
+      await handle.result();
+    },
+    {
+      beforeStart: async (prepared) => {
+        const checkout = prepared.parameters.checkout;
+        await mkdir(join(checkout, destination(prepared)), { recursive: true });
+        await writeFile(join(checkout, destination(prepared), 'boundary.md'), 'written on main\n');
+        await git(checkout, 'add', '-A');
+        await git(checkout, 'commit', '--quiet', '-m', 'a file in the destination');
+      },
+    },
+  );
   await record(env, save, 'analysis-budget-exhausted', (clean) => ({ synthesis: [writes('synthesis', clean.synthesis.replace('## Findings', '## Notes'))] }), async (handle) => {
     await progressUntil(handle, (progress) => progress.status === 'stopped');
     await handle.terminate('recorded: the run stops here');

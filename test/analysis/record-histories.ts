@@ -1,5 +1,7 @@
 // Records only the analysis histories (test/histories/record.ts records every workflow's):
-//   npx tsx test/analysis/record-histories.ts
+//   npx tsx test/analysis/record-histories.ts [name ...]
+// With names, only those histories are recorded (the others are kept as they are: histories of
+// runs begun under earlier code are what the replay test is for).
 // Each history is saved as test/histories/<name>.json and its workflow ID merged into workflow-ids.map.
 import { execa } from 'execa';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -8,7 +10,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { locateBinary } from '../../temporal/server.js';
 import { startDevEnvironment, startTimeSkippingEnvironment } from '../helpers/temporal.js';
-import { recordAnalysisHistories, recordAnalysisTimerHistories } from './histories.js';
+import { recordAnalysisHistories, recordAnalysisTimerHistories, recordOnly } from './histories.js';
 
 const out = join(packageRoot(), 'test', 'histories');
 
@@ -25,6 +27,7 @@ async function save(env: TestWorkflowEnvironment, workflowId: string, name: stri
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
+recordOnly(process.argv.slice(2));
 const dev = await startDevEnvironment();
 await recordAnalysisHistories(dev, save);
 await dev.teardown();
