@@ -10,6 +10,9 @@
 //                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
 // `review` answers a review prompt: a review of each `criterion = <id>` line of the prompt, ending in its
 // result line (one `## <id>` section per criterion when the prompt says `grouping = bundle`).
+// Templating: `{{name}}` in the texts of `outputs`, `writeOutside` and `writeDeclared` is replaced by the
+// value of the prompt's first `name = value` line (`{{run}}`, `{{source}}`, `{{system}}`); a name the
+// prompt has no line for writes nothing and exits 2 with a message naming it.
 // The n-th invocation matching a rule plays its n-th attempt (the last one repeats). Without a
 // scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0.
 import { spawn } from 'node:child_process';
@@ -52,6 +55,27 @@ function reviewText(prompt, attempt) {
     return bundle ? `## ${id}\n\n${text}` : text;
   });
   return `${sections.join('\n')}`;
+}
+
+/** The prompt's `name = value` lines (the first of each name), for templating. */
+function promptLines(prompt) {
+  const values = new Map();
+  for (const line of prompt.split('\n')) {
+    const match = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*) = (.*)$/.exec(line.replace(/\r$/, ''));
+    if (match && !values.has(match[1])) values.set(match[1], match[2]);
+  }
+  return values;
+}
+
+const TEMPLATE = /\{\{([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\}\}/g;
+
+/** Fills `{{name}}` from the prompt's lines; the names without a line are collected in `unknown`. */
+function fill(text, values, unknown) {
+  return String(text).replace(TEMPLATE, (whole, name) => {
+    if (values.has(name)) return values.get(name);
+    unknown.add(name);
+    return whole;
+  });
 }
 
 function withLock(file, action) {
@@ -126,10 +150,25 @@ if (attempt.hang) {
   record('hang', { childPid: child.pid });
   setInterval(() => {}, 1 << 30);
 } else {
-  for (const [path, text] of Object.entries(attempt.outputs ?? {})) writeAtomic(resolve(path), String(text));
-  for (const [path, text] of Object.entries(attempt.writeOutside ?? {})) writeAtomic(resolve(path), String(text));
+  // Every text is filled before anything is written, so an unknown name writes nothing.
+  const values = promptLines(prompt);
+  const unknown = new Set();
+  const outputs = Object.entries(attempt.outputs ?? {}).map(([path, text]) => [path, fill(text, values, unknown)]);
+  const outside = Object.entries(attempt.writeOutside ?? {}).map(([path, text]) => [path, fill(text, values, unknown)]);
   const declaredText =
-    attempt.writeDeclared ?? (attempt.review ? reviewText(prompt, attempt) : attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n');
+    attempt.writeDeclared !== undefined
+      ? fill(attempt.writeDeclared, values, unknown)
+      : attempt.review ? reviewText(prompt, attempt) : attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n';
+  if (unknown.size > 0) {
+    const names = [...unknown].map((name) => `{{${name}}}`).join(', ');
+    process.stderr.write(
+      `fake-harness: rule ${ruleIndex} attempt ${attemptIndex + 1} uses ${names}, but the prompt has no such \`name = value\` line (it has: ${[...values.keys()].join(', ') || 'none'}); nothing was written\n`,
+    );
+    record('end', { exitCode: 2, error: 'unknown-template' });
+    process.exit(2);
+  }
+  for (const [path, text] of outputs) writeAtomic(resolve(path), text);
+  for (const [path, text] of outside) writeAtomic(resolve(path), text);
   if (declaredText !== undefined) for (const path of declaredOutputs(prompt)) writeAtomic(resolve(path), String(declaredText));
 
   const exitCode = attempt.exitCode ?? (attempt.usageLimit ? 1 : 0);
