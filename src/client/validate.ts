@@ -3,10 +3,12 @@ import type { Command } from 'commander';
 import { findCheckout } from '../kb/checkout.js';
 import { validateDraft } from '../kb/draft.js';
 import { KbError } from '../kb/errors.js';
-import { hasFailures } from '../kb/findings.js';
+import { hasFailures, summarize } from '../kb/findings.js';
 import { formatDraftHuman, formatDraftJson, formatFilesHuman, formatFilesJson } from '../kb/format.js';
 import { DISPOSITIONS, type Disposition } from '../kb/layouts.js';
-import { collectFiles, validateFiles } from '../kb/validate.js';
+import { publishedArtifactsOf, validatePublished } from '../kb/published.js';
+import { TypeRegistry } from '../kb/types.js';
+import { collectFiles, validateFiles, type ValidationReport } from '../kb/validate.js';
 import { action, UserError } from './errors.js';
 
 interface ValidateOptions {
@@ -80,7 +82,20 @@ async function runValidate(targets: string[], options: ValidateOptions): Promise
   }
   const checkout = findCheckout(cwd, options.kb);
   const files = await collectFiles(checkout.root, targets, cwd);
-  const report = await validateFiles(files, { repoRoot: checkout.root });
+  const registry = new TypeRegistry(checkout.root);
+  const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry }), registry);
   process.stdout.write(options.json ? formatFilesJson(report) : formatFilesHuman(report));
   process.exitCode = report.summary.failures > 0 ? 1 : 0;
+}
+
+/** Published artifacts among the files are validated whole: their members' results carry the layout's relations too, and their manifest is checked. */
+async function withPublished(report: ValidationReport, registry: TypeRegistry): Promise<ValidationReport> {
+  const dirs = await publishedArtifactsOf(report.root, report.results.map((result) => result.file));
+  if (dirs.length === 0) return report;
+  const byFile = new Map(report.results.map((result) => [result.file, result]));
+  for (const dir of dirs) {
+    for (const result of await validatePublished(report.root, dir, registry)) byFile.set(result.file, result);
+  }
+  const results = [...byFile.values()].sort((a, b) => a.file.localeCompare(b.file));
+  return { ...report, results, summary: summarize(results) };
 }

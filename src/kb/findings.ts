@@ -32,7 +32,7 @@ export interface Finding {
 }
 
 /** What kind of file a result is about; `text` files carry nothing to validate, `absent` is an artifact member that is not there. */
-export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'unreadable' | 'absent';
+export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'manifest' | 'unreadable' | 'absent';
 
 export interface FileResult {
   readonly file: string;
@@ -48,6 +48,8 @@ export interface Summary {
   readonly text: number;
   readonly schemas: number;
   readonly layouts: number;
+  /** Published artifacts' manifests (checked against their files). */
+  readonly manifests: number;
   readonly unreadable: number;
   readonly absent: number;
   readonly failures: number;
@@ -61,7 +63,7 @@ export function summarize(results: readonly FileResult[]): Summary {
   let failures = 0;
   let warnings = 0;
   let failedFiles = 0;
-  const kinds = { note: 0, text: 0, schema: 0, layout: 0, unreadable: 0, absent: 0 };
+  const kinds = { note: 0, text: 0, schema: 0, layout: 0, manifest: 0, unreadable: 0, absent: 0 };
   for (const result of results) {
     kinds[result.kind] += 1;
     let failed = false;
@@ -81,6 +83,7 @@ export function summarize(results: readonly FileResult[]): Summary {
     text: kinds.text,
     schemas: kinds.schema,
     layouts: kinds.layout,
+    manifests: kinds.manifest,
     unreadable: kinds.unreadable,
     absent: kinds.absent,
     failures,

@@ -119,7 +119,22 @@ describe('a published run', () => {
 
   test('commonplace validate accepts the published artifact', async () => {
     const result = await runCli(['validate', destinationOf(run.prepared)], { cwd: run.prepared.worktree, reject: false });
-    expect([result.exitCode, result.stdout]).toEqual([0, expect.stringMatching(/0 failures?/)]);
+    expect([result.exitCode, result.stdout]).toEqual([0, expect.stringMatching(/^12 files \(11 notes, 1 published manifest\): 0 failures, 0 warnings$/m)]);
+  });
+
+  test('commonplace validate checks a published artifact whole: an edited member and a broken citation are failures naming their files', async () => {
+    const destination = join(run.prepared.worktree, destinationOf(run.prepared));
+    const control = join(destination, 'lenses', 'control.md');
+    const original = await readFile(control, 'utf8');
+    await writeFile(control, original.replace('RT-CMP-loop', 'RT-CMP-gone'));
+    try {
+      const result = await runCli(['validate', destinationOf(run.prepared)], { cwd: run.prepared.worktree, reject: false });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toMatch(/lenses\/control\.md\n.*cited record RT-CMP-gone does not exist/);
+      expect(result.stdout).toMatch(/manifest\.json\n.*lenses\/control\.md changed since publication/);
+    } finally {
+      await writeFile(control, original);
+    }
   });
 
   test('integrate merges the published branch into a clean main, and a second integrate is a no-op', async () => {

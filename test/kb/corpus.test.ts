@@ -59,6 +59,7 @@ describe('the shared corpus', () => {
       text: 10,
       schemas: 9,
       layouts: 0,
+      manifests: 0,
       unreadable: 0,
       absent: 0,
       failures: 0,
