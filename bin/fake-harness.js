@@ -4,7 +4,7 @@
 //
 // Environment: COMMONPLACE_FAKE_SCENARIO (scenario file, YAML or JSON; optional)
 //              COMMONPLACE_FAKE_LEDGER   (ledger file, JSON lines; optional)
-// Scenario:    { ledger?: <path, relative to the scenario>, launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
+// Scenario:    { ledger?: <path, relative to the scenario; templated>, launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
 // Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
 //                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text},
 //                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
@@ -118,7 +118,18 @@ const scenarioText = scenarioPath ? readFileSync(scenarioPath, 'utf8') : '';
 // JSON scenarios skip loading the YAML parser, which is most of this executable's start-up time.
 const scenario = !scenarioPath ? {} : /\.json$/.test(scenarioPath) ? JSON.parse(scenarioText) : ((await import('yaml')).parse(scenarioText) ?? {});
 // The ledger is named by the environment or by the scenario itself (so a scenario handed to a remote worker keeps its ledger).
-const ledgerPath = process.env.COMMONPLACE_FAKE_LEDGER ?? (scenario.ledger ? resolve(dirname(scenarioPath), scenario.ledger) : undefined);
+// The scenario's `ledger` is templated like output texts, so `{{capture}}/../fake-ledger.jsonl` keeps one ledger per analysis run.
+function scenarioLedger() {
+  if (!scenario.ledger) return undefined;
+  const unknown = new Set();
+  const ledger = fill(scenario.ledger, promptLines(prompt), unknown);
+  if (unknown.size > 0) {
+    process.stderr.write(`fake-harness: the scenario's ledger ${scenario.ledger} uses ${[...unknown].map((name) => `{{${name}}}`).join(', ')}, but the prompt has no such \`name = value\` line\n`);
+    process.exit(2);
+  }
+  return resolve(dirname(scenarioPath), ledger);
+}
+const ledgerPath = process.env.COMMONPLACE_FAKE_LEDGER ?? scenarioLedger();
 const rules = Array.isArray(scenario.launches) ? scenario.launches : [];
 const ruleIndex = rules.findIndex((rule) => !rule.match || new RegExp(rule.match, 'm').test(prompt));
 const rule = ruleIndex >= 0 ? rules[ruleIndex] : { attempts: [{}] };

@@ -1,10 +1,12 @@
 import { execa } from 'execa';
-import { access, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fakeHarnessPath } from '../../src/worker.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt } from '../helpers/fake.js';
 
-const prompt = ['Write the boundary.', '', 'role = boundary', 'run = AAS-2030-01-01-quill-01', 'system = quill', 'source = directory:sha256:0123abcd', 'output = boundary.md', '', 'Write {output}.', ''].join('\n');
+const promptOf = (capture = '/capture') =>
+  ['Write the boundary.', '', 'role = boundary', 'run = AAS-2030-01-01-quill-01', 'system = quill', 'source = directory:sha256:0123abcd', 'output = boundary.md', `capture = ${capture}`, '', 'Write {output}.', ''].join('\n');
+const prompt = promptOf();
 
 /** Plays one attempt of the fake harness in a fresh directory with the prompt above. */
 async function play(attempt: FakeAttempt) {
@@ -31,9 +33,31 @@ describe('the fake harness fills {{name}} in its output texts from the prompt\'s
   test('a name the prompt has no line for writes nothing and exits 2 naming it and the lines the prompt has', async () => {
     const { dir, ledger, result } = await play({ outputs: { 'boundary.md': 'run: {{run}}\ncolour: {{colour}}\n', 'other.md': 'fine\n' } });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/uses \{\{colour\}\}, but the prompt has no such `name = value` line \(it has: role, run, system, source, output\); nothing was written/);
+    expect(result.stderr).toMatch(/uses \{\{colour\}\}, but the prompt has no such `name = value` line \(it has: role, run, system, source, output, capture\); nothing was written/);
     await expect(access(join(dir, 'boundary.md'))).rejects.toThrow(/ENOENT/);
     await expect(access(join(dir, 'other.md'))).rejects.toThrow(/ENOENT/);
     expect((await readLedger(ledger)).map((entry) => [entry.event, entry.exitCode])).toEqual([['start', undefined], ['end', 2]]);
+  });
+
+  test('a scenario\'s ledger path is templated too, so {{capture}}/../ keeps one ledger per analysis run', async () => {
+    const dir = await scratch('commonplace-fake-');
+    const scenario = join(dir, 'scenario.json');
+    await writeFile(scenario, JSON.stringify({ ledger: '{{capture}}/../fake-ledger.jsonl', launches: [{ match: '^role = boundary$', attempts: [{ outputs: { 'boundary.md': 'first\n' } }, { outputs: { 'boundary.md': 'second\n' } }] }] }));
+    const texts: Record<string, string[]> = {};
+    for (const run of ['one', 'two']) {
+      const capture = join(dir, run, 'capture');
+      await mkdir(capture, { recursive: true });
+      texts[run] = [];
+      for (let launch = 0; launch < 2; launch += 1) {
+        const cwd = join(dir, run, `launch-${launch}`);
+        await mkdir(cwd);
+        const result = await execa('node', [fakeHarnessPath], { cwd, input: promptOf(capture), env: { COMMONPLACE_FAKE_SCENARIO: scenario }, reject: false });
+        expect(result.exitCode).toBe(0);
+        texts[run]?.push(await readFile(join(cwd, 'boundary.md'), 'utf8'));
+      }
+    }
+    // Each run counts its own attempts in its own ledger.
+    expect(texts).toEqual({ one: ['first\n', 'second\n'], two: ['first\n', 'second\n'] });
+    expect((await readLedger(join(dir, 'one', 'fake-ledger.jsonl'))).filter((entry) => entry.event === 'start')).toHaveLength(2);
   });
 });
