@@ -1,0 +1,1 @@
+"""Quill: a small terminal agent over a tool loop."""
