@@ -28,7 +28,7 @@ def system_prompt(workspace: Path, config: dict) -> str:
 
 
 def complete(config: dict, messages: list[dict]) -> dict:
-    """One model turn: the conversation so far and the tool schemas in, one assistant message out."""
+    """One model turn: the conversation so far and the tool schemas in, the model's reply out."""
     model = config["model"]
     body = {
         "model": model["name"],
