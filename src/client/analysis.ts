@@ -15,6 +15,7 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { followAnalysis } from './analysis-follow.js';
 import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
+import { registerInstallMethod } from './analysis-method.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 
@@ -233,11 +234,12 @@ function registerInspect(analysis: Command): void {
 
 /** `commonplace analysis …`: prepare, run and inspect analysis runs. */
 export function registerAnalysis(program: Command): Command {
-  const analysis = program.command('analysis').description('analyse an external agentic system: prepare a run, run it (resuming stops), inspect it, reset it');
+  const analysis = program.command('analysis').description('analyse an external agentic system: install the method, prepare a run, run it (resuming stops), inspect, reset or integrate it');
   registerPrepare(analysis);
   registerRun(analysis);
   registerInspect(analysis);
   registerReset(analysis);
   registerIntegrate(analysis);
+  registerInstallMethod(analysis);
   return analysis;
 }
