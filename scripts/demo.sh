@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
-# (`commonplace dev`), a probe of the fake worker profile through a real workflow, then a clean stop.
+# (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
+# analysis method, an analysis of the example system published and integrated, a gate sweep, then a
+# clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # COMMONPLACE_DEMO_PREPARED=1 skips the set-up (the test suite, which has just done it, sets it so the
@@ -17,6 +19,8 @@ state=${COMMONPLACE_DEMO_STATE:-.commonplace/demo}
 port=${COMMONPLACE_DEMO_PORT:-7233}
 ui_port=${COMMONPLACE_DEMO_UI_PORT:-8233}
 mkdir -p "$state"
+# Each demo starts from fresh server state: the scratch checkout below is made anew, and its run IDs with it.
+rm -f "$state/temporal.db" "$state/temporal.db-shm" "$state/temporal.db-wal"
 log="$state/dev.log"
 node bin/commonplace.js dev --state "$state" --port "$port" --ui-port "$ui_port" >"$log" 2>&1 &
 dev=$!
@@ -33,12 +37,30 @@ echo "== probe of the fake worker profile (the fake harness writes the output; n
 TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js probe --profile fake
 
 echo
-echo "== a scratch KB checkout from examples/kb"
+echo "== a scratch KB checkout from examples/kb, with the shipped analysis method installed"
 kb="$state/kb-checkout"
-rm -rf "$kb" && mkdir -p "$kb" && cp -r examples/kb "$kb/kb"
-git -C "$kb" init -q && git -C "$kb" add -A && git -C "$kb" -c user.name=demo -c user.email=demo@localhost commit -qm "example KB"
+rm -rf "$kb" "$kb.worktrees" && mkdir -p "$kb" && cp -r examples/kb "$kb/kb"
+git -C "$kb" init -q -b main && git -C "$kb" add -A && git -C "$kb" -c user.name=demo -c user.email=demo@localhost commit -qm "example KB"
+git -C "$kb" config user.name demo && git -C "$kb" config user.email demo@localhost
+node bin/commonplace.js analysis install-method --kb "$kb" | head -n 1
+git -C "$kb" add -A && git -C "$kb" commit -qm "the agentic-analysis method"
 node bin/commonplace.js validate --kb "$kb" | tail -n 1
 node bin/commonplace.js review status --kb "$kb"
+
+echo
+echo "== an analysis of the example system examples/systems/quill (the fake harness writes every member; no model is called)"
+prepared=$(node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile fake --kb "$kb")
+echo "$prepared"
+run=$(echo "$prepared" | sed -n 's/^prepared \(AAS-[^ ]*\)$/\1/p')
+[ -n "$run" ] || { echo "demo: prepare printed no run ID" >&2; exit 1; }
+TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js analysis run "$run" --kb "$kb" --scenario examples/scenarios/agentic-analysis.json
+echo
+echo "the attempts (analysis inspect $run): the verifier refused one lens, its correction was checked, reconciliation and the verifier asked again"
+node bin/commonplace.js analysis inspect "$run" --kb "$kb" | grep -E '^  [a-z-]+ #[0-9]+ ' | sed -E 's/ +sha256 [0-9a-f]{12}//'
+echo
+node bin/commonplace.js analysis integrate "$run" --kb "$kb"
+published="kb/agentic-systems/quill/$run"
+(cd "$kb" && node "$OLDPWD/bin/commonplace.js" validate "$published" | tail -n 1)
 
 echo
 echo "== a gate sweep over it (the fake harness writes every review; no model is called)"
@@ -51,10 +73,16 @@ echo "  a result file: $(find "$kb/kb/reports/state/review/results" -type f -nam
 echo
 cat <<EOT
 == where to look
-  Web UI:   http://localhost:$ui_port  (while a server runs: start one with  npx commonplace dev)
-  CLI:      temporal workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="gates"'
-            (the demo's server state stays in $state/temporal.db: \`npx commonplace dev --state $state\` brings it back)
-  Results:  $kb/kb/reports/state/review/results/
-  With a real model:  npx commonplace review run gates --kb $kb --profile claude   (needs claude on PATH and a login)
-                      npx commonplace probe --profile claude
+  Web UI:     http://localhost:$ui_port  (while a server runs: start one with  npx commonplace dev --state $state)
+              the analysis is the workflow analysis/$run; the sweep gates/GS-…
+  CLI:        temporal workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
+              (the demo's server state stays in $state/temporal.db)
+  Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)
+              npx commonplace analysis inspect $run --kb $kb
+  Results:    $kb/kb/reports/state/review/results/
+  The fake harness wrote every member and every review above from examples/scenarios/: no model was asked.
+  With a real model (needs the CLI on PATH and a login):
+              npx commonplace analysis prepare quill --source examples/systems/quill --profile claude --kb $kb
+              npx commonplace analysis run <run-id> --kb $kb
+              npx commonplace review run gates --kb $kb --profile claude
 EOT
