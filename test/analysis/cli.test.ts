@@ -180,7 +180,7 @@ describe('commonplace analysis run', () => {
     const resumed = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is assembled$`, 'm'));
+    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
     const starts = await startsByRole(ledger);
     expect(Object.fromEntries(Object.entries(starts).map(([role, list]) => [role, list.length]))).toEqual(
       expect.objectContaining({ boundary: 1, 'runtime-report': 1, 'lens-memory': 1, reconciliation: 2, 'report-verification': 1, synthesis: 1 }),
