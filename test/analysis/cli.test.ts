@@ -180,7 +180,7 @@ describe('commonplace analysis run', () => {
     const resumed = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
+    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy-cli-\\d+\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
     const starts = await startsByRole(ledger);
     expect(Object.fromEntries(Object.entries(starts).map(([role, list]) => [role, list.length]))).toEqual(
       expect.objectContaining({ boundary: 1, 'runtime-report': 1, 'lens-memory': 1, reconciliation: 2, 'report-verification': 1, synthesis: 1 }),
@@ -189,7 +189,7 @@ describe('commonplace analysis run', () => {
     const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
     const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: offline });
     expect(inspected.exitCode).toBe(0);
-    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: completed at assembled \\(from \\S+run\\.json, written `, 'm'));
+    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: completed at published \\(from \\S+run\\.json, written `, 'm'));
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #1 +no attempt +write +usage-limit/m);
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #2 +attempt 1 +write +accepted/m);
     expect(inspected.stdout).toMatch(/^ {2}synthesis +synthesis\.md +check passed +accepted by synthesis-verification/m);

@@ -13,15 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { destinationFor, type Layout } from '../../kb/layouts.js';
+import { PUBLISHED_MANIFEST } from '../../kb/published.js';
 import type { Manifest, PublicationRecord } from '../../analysis/manifest.js';
 import type { RunParameters } from '../../analysis/parameters.js';
 import { manifestFile, publicationJournalFile, publicationLockFile } from '../../analysis/run-dir.js';
 import { systemSlug } from '../../analysis/run-id.js';
 import { git, gitOk } from './git.js';
 import { get, put, sha256Of } from './store.js';
-
-/** The published artifact's own manifest, beside its members: exact file digests and provenance. */
-export const PUBLISHED_MANIFEST = 'manifest.json';
 
 export interface PublishRequest {
   runDir: string;
