@@ -8,6 +8,6 @@ export const CommonplaceProfile = defineSearchAttributeKey('CommonplaceProfile',
 
 export const searchAttributeKeys = [CommonplaceKind, CommonplaceStatus, CommonplaceSubject, CommonplaceProfile];
 
-export type RunStatus = 'running' | 'stopped' | 'awaiting-approval' | 'completed' | 'blocked' | 'failed';
+export type { RunStatus } from './runs/stop.js';
 
 export const TASK_QUEUE = 'commonplace';

@@ -4,8 +4,8 @@ import { createSweepActivities } from './review/sweep.js';
 import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/activities.js';
 
-export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from './harness/types.js';
-export { nonRetryableLaunchErrors } from './harness/types.js';
+export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
+export { nonRetryableLaunchErrors } from '../harness/launch-contract.js';
 export type { PrepareProbeInput, PreparedProbe } from './probe/probe.js';
 
 export interface ActivityDependencies extends HarnessDependencies {

@@ -6,10 +6,9 @@
  * PURE MODULE.
  */
 import type { Disposition } from '../kb/layouts.js';
-import type { MemberRecord } from './progress.js';
 
 /** `published` is written by publication, with the commit on the run branch that `integrate` merges. */
-export type ManifestStatus = 'prepared' | 'running' | 'stopped' | 'assembled' | 'published';
+export type ManifestStatus = 'prepared' | 'running' | 'stopped' | 'exhausted' | 'assembled' | 'published';
 
 export interface ManifestMember {
   readonly role: string;
@@ -55,8 +54,18 @@ export interface PublicationRecord {
   readonly publishedAt: string;
 }
 
+/**
+ * The parts of the workflow's member record (`MemberRecord` in progress.ts) a manifest entry is made
+ * from, spelled out here because progress.ts imports this module's `PublicationRecord`: importing
+ * `MemberRecord` back would make the two modules a cycle.
+ */
+export interface RecordedMember extends Omit<ManifestMember, 'verified' | 'launch'> {
+  readonly verified?: { readonly outcome: 'accepted' | 'refused' };
+  readonly launchId: string;
+}
+
 /** A manifest's member entry from the workflow's record of the member. */
-export function manifestMember(member: MemberRecord): ManifestMember {
+export function manifestMember(member: RecordedMember): ManifestMember {
   return {
     role: member.role,
     path: member.path,

@@ -6,7 +6,7 @@
  * PURE MODULE: types only.
  */
 import type { Disposition } from '../kb/layouts.js';
-import type { Stop } from '../workflows/helpers/stops.js';
+import type { LifecycleProgress, RunStatus, Stop } from '../runs/stop.js';
 import type { PublicationRecord } from './manifest.js';
 
 export interface AnalysisInput {
@@ -25,7 +25,7 @@ export interface AnalysisInput {
   env?: Record<string, string>;
 }
 
-export type AnalysisStatus = 'running' | 'stopped' | 'completed' | 'blocked';
+export type AnalysisStatus = RunStatus;
 /** What an ask is: a member's first ask, a re-ask with findings, a correction with a refusal, or a fresh ask because its inputs changed. */
 export type AskKind = 'write' | 're-ask' | 'correction' | 'fresh';
 export type AttemptOutcome = 'accepted' | 'rejected' | 'timed-out' | 'incomplete' | 'usage-limit' | 'launch-failed';
@@ -67,6 +67,8 @@ export interface AttemptRecord {
   readonly sha256?: string;
   readonly model?: string | null;
   readonly durationMs?: number;
+  /** Set when no launch was made: the ask's answer key was already answered by this launch, whose answer was checked again. */
+  readonly answeredBy?: string;
   /** The launch directory: prompt, handed members, outputs, and the harness's logs under `.launch/`. */
   readonly dir: string;
   readonly verdict?: { readonly accepted: readonly string[]; readonly refused: readonly string[]; readonly blockers: Readonly<Record<string, readonly string[]>> };
@@ -114,18 +116,10 @@ export interface InFlightLaunch {
   readonly since: string;
 }
 
-export interface AnalysisProgress {
-  readonly runId: string;
-  readonly workflowId: string;
+export interface AnalysisProgress extends LifecycleProgress {
   readonly system: string;
   readonly profile: string;
-  readonly status: AnalysisStatus;
-  readonly stage: string;
   readonly disposition?: Disposition;
-  /** The stops the run is waiting on (parallel launches can stop together); empty while running. */
-  readonly stops: readonly Stop[];
-  /** When an auto-resumed usage limit goes on by itself. */
-  readonly resumesAt?: string;
   readonly autoResume: boolean;
   readonly source?: FrozenSource;
   readonly budgets: Readonly<Record<string, BudgetRecord>>;
@@ -133,7 +127,6 @@ export interface AnalysisProgress {
   readonly attempts: readonly AttemptRecord[];
   readonly checks: readonly CheckRecord[];
   readonly inFlight: readonly InFlightLaunch[];
-  readonly resumes: number;
   /** The assembled manifest, once written. */
   readonly manifest?: string;
   /** Where the artifact was published and the run-branch commit, once published. */
@@ -143,12 +136,16 @@ export interface AnalysisProgress {
   readonly updatedAt: string;
 }
 
+/** How a run closed: completed or blocked with its artifact, or exhausted with the stop that ended it. */
 export interface AnalysisResult {
   readonly runId: string;
-  readonly disposition: Disposition;
-  readonly status: 'completed' | 'blocked';
-  readonly manifest: string;
-  readonly files: Readonly<Record<string, string>>;
+  readonly status: 'completed' | 'blocked' | 'exhausted';
+  /** Set for a completed or blocked run. */
+  readonly disposition?: Disposition;
+  readonly manifest?: string;
+  readonly files?: Readonly<Record<string, string>>;
+  /** Set for an exhausted run: the stop that ended it. */
+  readonly stop?: Stop;
   readonly publication?: PublicationRecord;
   readonly progress: AnalysisProgress;
 }

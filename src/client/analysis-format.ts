@@ -2,8 +2,11 @@
  * How an analysis run reads to the operator: the live progress line, a stop with the next
  * command, the end-of-run summary, and `inspect`'s whole-run report.
  */
-import type { Stop } from '../workflows/helpers/stops.js';
+import type { Stop } from '../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysis/progress.js';
+import { progressQuery } from '../workflows/analysis.js';
+import type { FollowFormat } from './follow.js';
+import { nextLine, stopLines, type NextCommands } from './stop-format.js';
 
 const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
@@ -19,38 +22,53 @@ export function progressLine(progress: AnalysisProgress): string {
   return `${progress.runId}: ${progress.stage}; ${spent} attempts, ${Object.keys(progress.members).length} members${asking ? `; asking ${asking}` : ''}${budgets ? `; budgets ${budgets}` : ''}`;
 }
 
-function stopLines(stop: Stop, progress: AnalysisProgress): string[] {
-  const lines = [`  ${stop.kind} (${stop.disposition}): ${stop.reason}`];
-  if (stop.evidence) lines.push(`    evidence: ${stop.evidence}`);
-  if (stop.resetAt) lines.push(`    the limit resets at ${stop.resetAt}`);
-  if (stop.kind === 'usage-limit' && progress.resumesAt) lines.push(`    it goes on by itself at ${progress.resumesAt} (--auto-resume)`);
+/** The commands an analysis run's stops lead to. */
+export function analysisNext(runId: string): NextCommands {
+  return {
+    resume: `commonplace analysis run ${runId}`,
+    ended: `commonplace analysis reset ${runId}   (it says what it discards; then prepare the system again: the plan's budgets are fixed for a run)`,
+  };
+}
+
+function stopsOf(progress: AnalysisProgress): string[] {
+  const lines: string[] = [];
+  for (const stop of progress.stops) lines.push(...stopLines(stop, '  '));
+  if (progress.resumesAt && progress.stops.some((stop) => stop.kind === 'usage-limit')) lines.push(`    it resumes by itself at ${progress.resumesAt} (--auto-resume)`);
   return lines;
 }
 
-/** A stop as the operator reads it, with the command to type next. */
+/** A stop as the operator reads it, with the one command to type next. */
 export function formatStop(progress: AnalysisProgress): string {
-  const lines = [`run ${progress.runId} stopped at ${progress.stage}:`];
-  for (const stop of progress.stops) lines.push(...stopLines(stop, progress));
-  lines.push(`  nothing completed before the stop is asked again; inspect it with: commonplace analysis inspect ${progress.runId}`);
-  if (progress.stops.some((stop) => stop.kind !== 'budget-exhausted')) lines.push(`  continue with: commonplace analysis run ${progress.runId}`);
-  else lines.push(`  the plan's budgets are fixed for a run: this run ends here (a new run is prepared with \`commonplace analysis prepare\`)`);
+  const lines = [`run ${progress.runId} stopped at ${progress.stage}:`, ...stopsOf(progress)];
+  lines.push('  nothing completed before the stop is asked again');
+  lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId)));
   return lines.join('\n');
 }
 
-/** What a finished run came to. */
-export function formatResult(result: AnalysisResult): string {
+/** A run that ended exhausted: the stop that ended it and the one step left. */
+export function formatExhausted(runId: string, stop: Stop | undefined, stage: string): string {
+  const lines = [`run ${runId} ended exhausted at ${stage}:`];
+  if (stop) lines.push(...stopLines(stop, '  '));
+  lines.push(...nextLine(stop ? [stop] : [], 'exhausted', analysisNext(runId)));
+  return lines.join('\n');
+}
+
+/** What a finished run came to, and how it closed. */
+export function formatResult(result: AnalysisResult): { text: string; status: AnalysisResult['status'] } {
+  if (result.status === 'exhausted') return { text: formatExhausted(result.runId, result.stop ?? result.progress.stops[0], result.progress.stage), status: 'exhausted' };
   const { progress } = result;
   const spent = progress.attempts.filter((attempt) => attempt.attempt !== null);
   const kinds = (kind: AttemptRecord['kind']) => spent.filter((attempt) => attempt.kind === kind).length;
   const publication = result.publication;
+  const disposition = result.disposition ?? (result.status === 'blocked' ? 'blocked' : 'published');
   const lines = [
-    result.disposition !== 'published'
-      ? `run ${result.runId} ended ${result.disposition}: the boundary's result is kept local, nothing else was asked`
+    disposition !== 'published'
+      ? `run ${result.runId} ended ${disposition}: the boundary's result is kept local, nothing else was asked`
       : publication !== undefined
         ? `run ${result.runId} completed: the artifact is published to ${publication.destination} on branch analysis/${result.runId}`
         : `run ${result.runId} completed: the artifact is assembled`,
-    `  manifest   ${result.manifest}`,
-    `  members    ${Object.keys(result.files).length}`,
+    `  manifest   ${result.manifest ?? '-'}`,
+    `  members    ${Object.keys(result.files ?? {}).length}`,
     `  attempts   ${spent.length} (${kinds('re-ask')} re-asked after a check, ${kinds('correction')} corrections, ${kinds('fresh')} fresh asks); launches ${progress.attempts.length}`,
     `  artifact   ${progress.runDir}/artifact`,
   ];
@@ -58,7 +76,12 @@ export function formatResult(result: AnalysisResult): string {
     lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
     lines.push(`  next       commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`);
   }
-  return lines.join('\n');
+  return { text: lines.join('\n'), status: result.status };
+}
+
+/** How the follow loop reads an analysis. */
+export function analysisFormat(): FollowFormat<AnalysisProgress, AnalysisResult> {
+  return { query: progressQuery, line: progressLine, stopped: formatStop, result: formatResult };
 }
 
 /** `inspect`: the whole run — stage, stop and evidence, budgets, members and their checks, every attempt. */
@@ -71,10 +94,9 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   if (progress.manifest) lines.push(`  manifest      ${progress.manifest}`);
   if (progress.publication) lines.push(`  published     ${progress.publication.destination}/ at commit ${progress.publication.commit.slice(0, 12)} (journal ${progress.publication.journal})`);
   if (progress.stops.length > 0) {
-    lines.push('stop');
-    for (const stop of progress.stops) lines.push(...stopLines(stop, progress));
-    if (progress.resumesAt) lines.push(`  resumes by itself at ${progress.resumesAt}`);
-    else if (progress.stops.some((stop) => stop.kind !== 'budget-exhausted')) lines.push(`  continue with: commonplace analysis run ${progress.runId}`);
+    lines.push(progress.status === 'exhausted' ? 'ended by' : 'stop');
+    lines.push(...stopsOf(progress));
+    lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId)));
   }
   lines.push('budgets (attempts used of the plan\'s budget)');
   for (const [role, budget] of Object.entries(progress.budgets)) lines.push(`  ${pad(role, 24)}${budget.used}/${budget.max} used, ${budget.max - budget.used} left`);

@@ -1,6 +1,6 @@
 import type { Profile } from '../harness/profiles.js';
-import type { LaunchResult } from '../activities/harness/types.js';
-import type { Stop } from '../workflows/helpers/stops.js';
+import type { LaunchResult } from '../harness/launch-contract.js';
+import type { LifecycleProgress, RunStatus, Stop } from '../runs/stop.js';
 
 export type Grouping = 'pair' | 'bundle';
 export type Outcome = 'pass' | 'warn' | 'fail' | 'report';
@@ -113,11 +113,9 @@ export const emptyCounts = (): SweepCounts => ({
   costUsd: 0,
 });
 
-export type SweepStatus = 'running' | 'stopped' | 'completed';
+export type SweepStatus = RunStatus;
 
-export interface SweepProgress {
-  runId: string;
-  status: SweepStatus;
+export interface SweepProgress extends LifecycleProgress {
   pairs: number;
   units: number;
   batches: number;
@@ -125,9 +123,6 @@ export interface SweepProgress {
   /** The batch child running now, for its finer progress. */
   currentBatch?: string;
   counts: SweepCounts;
-  stop?: Stop;
-  /** When a stopped scheduled sweep goes on by itself. */
-  resumesAt?: string;
 }
 
 export interface SweepSummary extends SweepProgress {

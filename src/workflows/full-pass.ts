@@ -1,45 +1,43 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
-import { ask } from './helpers/ask.js';
+import type { Stop } from '../runs/stop.js';
+import { launchOnce } from './helpers/ask.js';
 import { checked, gather, type CheckedResult } from './helpers/checked.js';
-import { guardStep, Operator, publishStep, spentReason, untilAccepted, type RunContext } from './helpers/decide.js';
-import { stopFor, type Stop } from './helpers/stops.js';
+import { EditRun } from './helpers/edit-run.js';
+import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
 const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '2m', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { maximumAttempts: 5 } });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/decide.js';
-
+export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
 interface ReviewAsk {
   unit: ReviewUnit;
   /** Findings carried over a stop (the first try after it is told why the last was refused). */
   findings: string[];
 }
 
-
 /** One unit (a lens bundle, or the critique) asked through *checked*: a bundle re-asks only its refused gates. */
-function reviewUnit(operator: Operator, ctx: RunContext, textSha256: string, item: ReviewAsk): Promise<CheckedResult<ReviewAsk, ReviewRecord>> {
+function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: ReviewAsk): Promise<CheckedResult<ReviewAsk, ReviewRecord>> {
   const { prepared } = ctx;
   return checked(item, prepared.profile.attempts, async ({ input, attempt, findings }) => {
     const seq = ++ctx.seq;
     const asked = await prepareReviewAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings });
-    operator.launches += 1;
-    const outcome = await ask(
+    run.launches += 1;
+    return launchOnce(
       { launchId: `${prepared.runId}/${seq}-review-${input.unit.key}/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
       `${ctx.note} × ${input.unit.lens === 'critique' ? 'critique' : `${input.unit.lens} (${input.unit.criteria.length} gates)`}, attempt ${attempt}`,
+      async (result) => {
+        const check = await acceptReview({ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result });
+        const again = new Set(check.rejected.map((rejected) => rejected.criterion));
+        return {
+          kind: 'checked' as const,
+          accepted: check.accepted,
+          findings: check.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
+          next: { unit: { ...input.unit, criteria: input.unit.criteria.filter((criterion) => again.has(criterion.id)) }, findings: [] },
+        };
+      },
     );
-    const stop = stopFor(outcome);
-    if (stop) return { kind: 'stop', stop };
-    if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
-    const check = await acceptReview({ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: outcome.result });
-    const again = new Set(check.rejected.map((rejected) => rejected.criterion));
-    return {
-      kind: 'checked',
-      accepted: check.accepted,
-      findings: check.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
-      next: { unit: { ...input.unit, criteria: input.unit.criteria.filter((criterion) => again.has(criterion.id)) }, findings: [] },
-    };
   });
 }
 
@@ -47,7 +45,7 @@ function reviewUnit(operator: Operator, ctx: RunContext, textSha256: string, ite
  * Asks every unit over one text, at most `concurrency` at once (*gather*). A stop lets the launches in
  * flight finish, stops the run, and on resume asks only what is not yet accepted.
  */
-async function reviewText(operator: Operator, ctx: RunContext, concurrency: number, units: ReviewUnit[], textSha256: string): Promise<ReviewRecord[]> {
+async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, units: ReviewUnit[], textSha256: string): Promise<ReviewRecord[]> {
   const accepted: ReviewRecord[] = [];
   let pending: ReviewAsk[] = units.map((unit) => ({ unit, findings: [] }));
   while (pending.length > 0) {
@@ -56,7 +54,7 @@ async function reviewText(operator: Operator, ctx: RunContext, concurrency: numb
       pending,
       concurrency,
       async (item) => {
-        const result = await reviewUnit(operator, ctx, textSha256, item);
+        const result = await reviewUnit(run, ctx, textSha256, item);
         if (result.status === 'stopped') stopped.stop ??= result.stop;
         return result;
       },
@@ -73,7 +71,7 @@ async function reviewText(operator: Operator, ctx: RunContext, concurrency: numb
     });
     pending = left;
     if (pending.length === 0) break;
-    await operator.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: `review outputs kept failing their check (attempt budget ${ctx.prepared.profile.attempts}): ${spent.join(' | ')}`.slice(0, 800) });
+    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: `review outputs kept failing their check (attempt budget ${ctx.prepared.profile.attempts}): ${spent.join(' | ')}`.slice(0, 800) });
   }
   return accepted;
 }
@@ -85,33 +83,40 @@ async function reviewText(operator: Operator, ctx: RunContext, concurrency: numb
  * nothing changed, or after the operator approves the exact manifest of a changed note.
  */
 export async function fullPass(input: FullPassInput): Promise<EditSummary> {
+  const run = new EditRun({ kind: 'full-pass', runId: input.runId, note: input.note }, `commonplace review run full-pass ${input.note}`);
+  const start = { startSha256: input.noteSha256 };
+  return run.lifecycle.close(
+    () => passOver(run, input, start),
+    (stop) => run.ended(stop, start),
+  );
+}
+
+async function passOver(run: EditRun, input: FullPassInput, start: { startSha256: string }): Promise<EditSummary> {
   const { workflowId, runId: executionRunId } = workflowInfo();
-  const operator = new Operator({ kind: 'full-pass', runId: input.runId, workflowId, note: input.note }, `commonplace review run full-pass ${input.note}`);
-  operator.at('preparing: capturing the note, the brief and the checkout state');
+  run.at('preparing: capturing the note, the brief and the checkout state');
   const prepared = await prepareEdit({ kind: 'full-pass', input, workflowId, executionRunId });
-  operator.runDir = prepared.runDir;
+  run.runDir = prepared.runDir;
+  start.startSha256 = prepared.startSha256;
   const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
-  await guardStep(operator, ctx);
+  await guardStep(run, ctx);
 
   const gates = prepared.units.reduce((sum, unit) => sum + (unit.lens === 'critique' ? 0 : unit.criteria.length), 0);
-  operator.at(`reviewing the note: ${gates} gates in ${prepared.units.length - 1} lens bundles, and the critique`);
-  const startReviews = await reviewText(operator, ctx, input.concurrency, prepared.units, prepared.startSha256);
-  await guardStep(operator, ctx);
+  run.at(`reviewing the note: ${gates} gates in ${prepared.units.length - 1} lens bundles, and the critique`);
+  const startReviews = await reviewText(run, ctx, input.concurrency, prepared.units, prepared.startSha256);
+  await guardStep(run, ctx);
 
-  operator.at('editing');
-  const [edit] = await untilAccepted(operator, 'the editor', null, prepared.profile.attempts, async ({ attempt, findings }) => {
+  run.at('editing');
+  const [edit] = await untilAccepted(run, 'the editor', null, prepared.profile.attempts, async ({ attempt, findings }) => {
     const seq = ++ctx.seq;
     const asked = await prepareEditAsk({ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings });
-    operator.launches += 1;
-    const outcome = await ask({ launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs }, `${input.note}: edit, attempt ${attempt}`);
-    const stop = stopFor(outcome);
-    if (stop) return { kind: 'stop', stop };
-    if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
-    const check = await acceptEdit({ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir });
-    if (check.kind === 'refused') return { kind: 'checked', accepted: [], findings: check.findings };
-    return { kind: 'checked', accepted: [check], findings: [] };
+    run.launches += 1;
+    return launchOnce({ launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs }, `${input.note}: edit, attempt ${attempt}`, async () => {
+      const check = await acceptEdit({ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir });
+      if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
+      return { kind: 'checked' as const, accepted: [check], findings: [] };
+    });
   });
-  await guardStep(operator, ctx);
+  await guardStep(run, ctx);
 
   let finalSha256 = prepared.startSha256;
   let finalReviews = startReviews;
@@ -119,15 +124,15 @@ export async function fullPass(input: FullPassInput): Promise<EditSummary> {
     finalSha256 = edit.textSha256;
     const stale = await staleAfterEdit({ runDir: prepared.runDir, note: input.note, units: prepared.units, fromSha256: prepared.startSha256, toSha256: finalSha256 });
     const again = stale.reduce((sum, unit) => sum + unit.criteria.length, 0);
-    operator.at(`reviewing the edited text: the ${again} criteria whose watched parts the edit changed`);
-    const reviewed = await reviewText(operator, ctx, input.concurrency, stale, finalSha256);
+    run.at(`reviewing the edited text: the ${again} criteria whose watched parts the edit changed`);
+    const reviewed = await reviewText(run, ctx, input.concurrency, stale, finalSha256);
     const redone = new Set(reviewed.map((review) => review.criterion));
     finalReviews = [...startReviews.filter((review) => !redone.has(review.criterion)), ...reviewed];
-    await guardStep(operator, ctx);
+    await guardStep(run, ctx);
   }
 
-  operator.at('writing the packet');
-  operator.decisions += 1;
+  run.at('writing the packet');
+  run.decisions += 1;
   const candidate = await writeCandidate({
     kind: 'full-pass',
     runId: prepared.runId,
@@ -144,9 +149,9 @@ export async function fullPass(input: FullPassInput): Promise<EditSummary> {
     finalReviews,
     rationaleSha256: edit?.rationaleSha256 ?? null,
     passes: [],
-    stop: operator.decisions,
+    stop: run.decisions,
   });
-  return publishStep(operator, ctx, candidate, {
+  return publishStep(run, ctx, candidate, {
     kind: 'full-pass',
     runId: prepared.runId,
     note: input.note,

@@ -1,11 +1,13 @@
-import { continueAsNew, defineQuery, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, defineUpdate, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { AcceptedResult, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import { ask } from './helpers/ask.js';
+import type { LifecycleProgress, Stop } from '../runs/stop.js';
+import { launchOnce } from './helpers/ask.js';
 import { checked, gather } from './helpers/checked.js';
-import { stopFor, type Stop } from './helpers/stops.js';
+import { Lifecycle } from './lifecycle.js';
 
 const { captureUnit, acceptUnit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
@@ -30,7 +32,11 @@ export interface GateBatchResult {
   remaining: SweepUnit[];
 }
 
-export const batchProgressQuery = defineQuery<{ batch: number; counts: SweepCounts; left: number; inFlight: number }>('batchProgress');
+export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number };
+
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+/** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
+export const batchResumeUpdate = defineUpdate<BatchProgress, []>('resume');
 
 /** Past this many events a batch finishes its launches in flight and continues as new. */
 const historyBudget = 8000;
@@ -42,36 +48,43 @@ async function sweepUnit(
   counts: SweepCounts,
   problems: SweepProblem[],
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
+  /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
+  const refusals = new Map<string, string[]>();
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit({ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings });
-    const outcome = await ask(
+    const ran = (launched: LaunchResult) => {
+      counts.launches += 1;
+      counts.tries += launched.try;
+      counts.costUsd += launched.costUsd ?? 0;
+    };
+    const outcome = await launchOnce(
       { launchId: `${input.runId}/${pending.key}/${attempt}`, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs },
       `${pending.note} × ${pending.criteria.length === 1 ? pending.criteria[0]!.id : `${pending.lens} (${pending.criteria.length} gates)`}, attempt ${attempt}`,
+      async (launched) => ({ kind: 'accepted' as const, check: await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured, launch: launched }) }),
+      ran,
     );
-    if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome)! };
-    counts.launches += 1;
-    counts.tries += outcome.result.try;
-    counts.costUsd += outcome.result.costUsd ?? 0;
-    if (outcome.status !== 'completed') {
-      // Timed out or incomplete: the attempt is spent, and the next one is told why.
-      return { kind: 'spent', findings: [outcome.status === 'timed-out' ? 'the last launch timed out' : `the last launch did not write ${outcome.result.missing.join(', ')}`] };
+    if (outcome.kind === 'stop') return outcome;
+    if (outcome.kind === 'spent') {
+      for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
+      return outcome;
     }
-    const accepted = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured, launch: outcome.result });
-    for (const written of accepted.written) counts.written[written.outcome] += 1;
-    counts.staleOnArrival += accepted.staleOnArrival.length;
-    counts.pairsDone += accepted.written.length + accepted.staleOnArrival.length;
-    const again = new Set(accepted.rejected.map((rejected) => rejected.criterion));
+    const { check } = outcome;
+    for (const written of check.written) counts.written[written.outcome] += 1;
+    counts.staleOnArrival += check.staleOnArrival.length;
+    counts.pairsDone += check.written.length + check.staleOnArrival.length;
+    for (const rejected of check.rejected) refusals.set(rejected.criterion, rejected.findings);
+    const again = new Set(check.rejected.map((rejected) => rejected.criterion));
     return {
       kind: 'checked',
-      accepted: accepted.written,
-      findings: accepted.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
+      accepted: check.written,
+      findings: check.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
       next: { ...pending, criteria: pending.criteria.filter((criterion) => again.has(criterion.id)) },
     };
   });
   if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
   if (result.status === 'exhausted') {
     for (const criterion of result.pending.criteria) {
-      const why = result.findings.filter((finding) => !finding.includes(': ') || finding.startsWith(`${criterion.id}: `)).join('; ') || 'no accepted output';
+      const why = (refusals.get(criterion.id) ?? []).join('; ') || 'no accepted output';
       problems.push({ note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500) });
     }
     counts.problems += result.pending.criteria.length;
@@ -82,36 +95,48 @@ async function sweepUnit(
 
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
-  const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
+  const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
   const counts = input.counts ?? emptyCounts();
-  const problems = input.problems ?? [];
-  const stopped = new Map<string, SweepUnit>();
-  let stop: Stop | undefined;
-  let started = 0;
-  let finished = 0;
-  setHandler(batchProgressQuery, () => ({ batch: input.batch, counts, left: units.length - started, inFlight: started - finished }));
-
-  const overBudget = () => workflowInfo().historyLength > historyBudget || workflowInfo().continueAsNewSuggested;
-  const done = await gather(
-    units,
-    input.concurrency,
-    async (unit) => {
-      started += 1;
-      const unitDone = await sweepUnit(input, unit, counts, problems);
-      finished += 1;
-      if (unitDone.stop) {
-        stop ??= unitDone.stop;
-        stopped.set(unit.key, unitDone.pending); // only the criteria not yet accepted are asked again
+  const lifecycle = new Lifecycle<BatchProgress>({
+    runId: `${input.runId} batch ${input.batch + 1}`,
+    headline: (stage) => stage,
+    next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
+    autoResume: false,
+    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished }) },
+    resume: batchResumeUpdate,
+    legacyEnd: 'continue',
+  });
+  return lifecycle.close(
+    async () => {
+      const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
+      tally.units = units.length;
+      const problems = input.problems ?? [];
+      const stopped = new Map<string, SweepUnit>();
+      let stop: Stop | undefined;
+      const overBudget = () => workflowInfo().historyLength > historyBudget || workflowInfo().continueAsNewSuggested;
+      const done = await gather(
+        units,
+        input.concurrency,
+        async (unit) => {
+          tally.started += 1;
+          const unitDone = await sweepUnit(input, unit, counts, problems);
+          tally.finished += 1;
+          if (unitDone.stop) {
+            stop ??= unitDone.stop;
+            stopped.set(unit.key, unitDone.pending); // only the criteria not yet accepted are asked again
+          }
+          lifecycle.at(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`);
+          return true;
+        },
+        () => !stop && !overBudget(),
+      );
+      const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
+      if (stop) return { counts, problems, stop, remaining };
+      if (remaining.length > 0) {
+        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems });
       }
-      setCurrentDetails(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - started} units queued`);
-      return true;
+      return { counts, problems, remaining: [] };
     },
-    () => !stop && !overBudget(),
+    (stop) => Promise.resolve({ counts, problems: input.problems ?? [], stop, remaining: [] }),
   );
-  const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
-  if (stop) return { counts, problems, stop, remaining };
-  if (remaining.length > 0) {
-    await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems });
-  }
-  return { counts, problems, remaining: [] };
 }

@@ -1,22 +1,10 @@
-import {
-  ApplicationFailure,
-  condition,
-  continueAsNew,
-  defineQuery,
-  defineUpdate,
-  executeChild,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { continueAsNew, defineQuery, defineUpdate, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepStatus, SweepSummary, SweepUnit } from '../review/sweep-types.js';
+import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummary, SweepUnit } from '../review/sweep-types.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
-import { recordStatus } from './helpers/status.js';
-import type { Stop } from './helpers/stops.js';
+import { Lifecycle } from './lifecycle.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '1m', retry: { maximumAttempts: 3 } });
 
@@ -27,6 +15,7 @@ interface SweepCarry {
   counts: SweepCounts;
   /** Units of the current batch left by a stop. */
   remaining?: SweepUnit[];
+  /** Resumes of the current batch (its child workflow IDs are numbered by them). */
   resumes: number;
 }
 
@@ -54,97 +43,93 @@ export function sweepRunId(input: SweepInput): string {
 /**
  * The gate sweep: selects stale and missing pairs, asks them batch by batch in child workflows,
  * writes a result per accepted pair, and stops (resumably) on a usage limit or failed launches.
+ * Pairs whose attempt budget is spent are its problems: a sweep with problems closes `exhausted`,
+ * and `review retry` re-asks them.
  */
 export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promise<SweepSummary> {
   const runId = sweepRunId(input);
-  let status: SweepStatus = 'running';
-  let stop: Stop | undefined;
-  let resumesAt: string | undefined;
-  let resumeRequested = false;
-  const counts = carried?.counts ?? emptyCounts();
-  let batch = carried?.batch ?? 0;
+  const state = { counts: carried?.counts ?? emptyCounts(), batch: carried?.batch ?? 0, prepared: carried?.prepared, currentBatch: undefined as string | undefined };
+  const lifecycle: Lifecycle<SweepProgress> = new Lifecycle<SweepProgress>({
+    runId,
+    headline: (stage) => stage,
+    next: { resume: `commonplace review run gates --resume ${runId}`, ended: `commonplace review retry ${runId}` },
+    autoResume: input.autoResume,
+    progress: {
+      query: progressQuery,
+      build: (common) => ({
+        ...common,
+        pairs: state.prepared?.pairs ?? 0,
+        units: state.prepared?.units ?? 0,
+        batches: state.prepared?.batches ?? 0,
+        batch: state.batch,
+        ...(state.currentBatch !== undefined && { currentBatch: state.currentBatch }),
+        counts: state.counts,
+      }),
+    },
+    resume: resumeUpdate,
+    legacyEnd: 'continue',
+  });
+  const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> => finishSweep({ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' });
+  return lifecycle.close(
+    async () => {
+      if (!state.prepared) {
+        lifecycle.at('selecting stale and missing pairs');
+        state.prepared = await prepareSweep({ ...input, runId });
+      }
+      await sweepBatches(input, runId, lifecycle, state, carried);
+      const { counts } = state;
+      if (counts.problems > 0) {
+        await lifecycle.halt({
+          kind: 'budget-exhausted',
+          disposition: 'operator',
+          reason: `${counts.problems} pair${counts.problems === 1 ? '' : 's'} spent the attempt budget without an accepted result (the sweep's problems); ${counts.pairsDone - counts.problems} others done`,
+          evidence: `${state.prepared.runDir}/problems.jsonl`,
+        });
+      }
+      lifecycle.status = 'completed';
+      lifecycle.at(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`);
+      const summary = await finish(lifecycle.progress());
+      lifecycle.complete('completed', lifecycle.stage);
+      return summary;
+    },
+    async () => finish(lifecycle.progress()),
+  );
+}
+
+/** Asks the sweep's batches in child workflows, stopping on a batch's stop until resumed; continues as new when the history grows. */
+async function sweepBatches(
+  input: SweepInput,
+  runId: string,
+  lifecycle: Lifecycle<SweepProgress>,
+  state: { counts: SweepCounts; batch: number; prepared: PreparedSweep | undefined; currentBatch: string | undefined },
+  carried: SweepCarry | undefined,
+): Promise<void> {
+  const ready = state.prepared as PreparedSweep;
+  const { counts } = state;
   let remaining = carried?.remaining;
   let resumes = carried?.resumes ?? 0;
-  let currentBatch: string | undefined;
-  let prepared = carried?.prepared;
-
-  const progress = (): SweepProgress => ({
-    runId,
-    status,
-    pairs: prepared?.pairs ?? 0,
-    units: prepared?.units ?? 0,
-    batches: prepared?.batches ?? 0,
-    batch,
-    ...(currentBatch !== undefined && { currentBatch }),
-    counts,
-    ...(stop && { stop }),
-    ...(resumesAt !== undefined && { resumesAt }),
-  });
-  setHandler(progressQuery, progress);
-  setHandler(
-    resumeUpdate,
-    async () => {
-      resumeRequested = true;
-      await condition(() => status === 'running');
-      return progress();
-    },
-    {
-      validator: () => {
-        if (status !== 'stopped') throw ApplicationFailure.create({ type: 'nothing-to-resume', message: `sweep ${runId} is ${status}: there is nothing to resume`, nonRetryable: true });
-      },
-    },
-  );
-
-  if (!prepared) {
-    setCurrentDetails('selecting stale and missing pairs');
-    prepared = await prepareSweep({ ...input, runId });
-  }
-  const ready = prepared;
-
-  while (batch < ready.batches) {
-    setCurrentDetails(`batch ${batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems`);
-    currentBatch = `${workflowInfo().workflowId}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
+  while (state.batch < ready.batches) {
+    lifecycle.at(`batch ${state.batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems`);
+    state.currentBatch = `${workflowInfo().workflowId}/batch-${state.batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
     const result: GateBatchResult = await executeChild(gateBatch, {
-      workflowId: currentBatch,
-      args: [{ runId, checkout: input.checkout, batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }) }],
-      staticSummary: `gate sweep ${runId}: batch ${batch + 1} of ${ready.batches}`,
+      workflowId: state.currentBatch,
+      args: [{ runId, checkout: input.checkout, batch: state.batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }) }],
+      staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}`,
     });
     add(counts, result.counts);
     if (result.problems.length > 0) await recordProblems({ checkout: input.checkout, runId, problems: result.problems });
-    currentBatch = undefined;
+    state.currentBatch = undefined;
     if (result.stop) {
       remaining = result.remaining;
-      stop = result.stop;
-      status = 'stopped';
-      recordStatus('stopped');
-      const resetAt = stop.resetAt ? Date.parse(stop.resetAt) : NaN;
-      const waitMs = input.autoResume && stop.kind === 'usage-limit' && Number.isFinite(resetAt) ? Math.max(0, resetAt - Date.now()) + 60_000 : undefined;
-      resumesAt = waitMs === undefined ? undefined : new Date(Date.now() + waitMs).toISOString();
-      setCurrentDetails(
-        `**stopped: ${stop.kind}** (${stop.disposition}) — ${stop.reason}` +
-          (resumesAt ? `\n\ngoes on by itself at ${resumesAt}` : `\n\nresume: \`commonplace review run gates --resume ${runId}\``),
-      );
-      if (waitMs === undefined) await condition(() => resumeRequested);
-      else await condition(() => resumeRequested, waitMs);
-      resumeRequested = false;
-      stop = undefined;
-      resumesAt = undefined;
+      await lifecycle.halt(result.stop);
       resumes += 1;
-      status = 'running';
-      recordStatus('running');
       continue;
     }
     remaining = undefined;
     resumes = 0;
-    batch += 1;
-    if (batch < ready.batches && workflowInfo().historyLength > historyBudget) {
-      await continueAsNew<typeof gateSweep>(input, { prepared: ready, batch, counts, resumes });
+    state.batch += 1;
+    if (state.batch < ready.batches && workflowInfo().historyLength > historyBudget) {
+      await continueAsNew<typeof gateSweep>(input, { prepared: ready, batch: state.batch, counts, resumes });
     }
   }
-
-  status = 'completed';
-  setCurrentDetails(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`);
-  const summary = await finishSweep({ checkout: input.checkout, runId, progress: progress(), runDir: ready.runDir });
-  recordStatus('completed');
-  return summary;
 }

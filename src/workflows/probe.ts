@@ -1,7 +1,8 @@
-import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
+import type { LifecycleProgress } from '../runs/stop.js';
 import { ask, type AskOutcome } from './helpers/ask.js';
-import { recordStatus } from './helpers/status.js';
+import { Lifecycle, recordStatus } from './lifecycle.js';
 
 const { prepareProbe } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 3 } });
 
@@ -12,16 +13,51 @@ export interface ProbeResult {
   outcome: AskOutcome;
 }
 
-/** Checks a worker profile end to end: one launch of its harness, its outcome returned as the launch activity saw it. */
+export type ProbeProgress = LifecycleProgress & { profile: string };
+
+export const progressQuery = defineQuery<ProbeProgress>('progress');
+/** A probe never stops; the Update is refused like any run's with nothing to resume. */
+export const resumeUpdate = defineUpdate<ProbeProgress, []>('resume');
+
+/** Probes recorded before a failed probe failed its workflow completed it with status failed; this patch marks probes that fail. */
+export const PROBE_FAILS_PATCH = 'probe-fails';
+
+/**
+ * Checks a worker profile end to end: one launch of its harness. A completed launch completes the
+ * probe; any other outcome fails it (`probe-failed`, the ProbeResult in its details), so the Web UI
+ * and `CommonplaceStatus` agree.
+ */
 export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
-  setCurrentDetails(`probing profile **${input.profile}**`);
-  const prepared = await prepareProbe(input);
-  setCurrentDetails(`launching ${prepared.profile.harness} (profile ${prepared.profile.name})`);
-  const outcome = await ask(
-    { launchId: `${workflowInfo().workflowId}/probe`, profile: prepared.profile, dir: prepared.dir, prompt: prepared.prompt, outputs: prepared.outputs },
-    `probe launch: ${prepared.profile.name}`,
+  const lifecycle = new Lifecycle<ProbeProgress>({
+    runId: workflowInfo().workflowId,
+    headline: (stage) => stage,
+    next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` },
+    autoResume: false,
+    progress: { query: progressQuery, build: (common) => ({ ...common, profile: input.profile }) },
+    resume: resumeUpdate,
+    legacyEnd: 'resume',
+  });
+  return lifecycle.close(
+    async () => {
+      lifecycle.at(`probing profile **${input.profile}**`);
+      const prepared = await prepareProbe(input);
+      lifecycle.at(`launching ${prepared.profile.harness} (profile ${prepared.profile.name})`);
+      const outcome = await ask(
+        { launchId: `${workflowInfo().workflowId}/probe`, profile: prepared.profile, dir: prepared.dir, prompt: prepared.prompt, outputs: prepared.outputs },
+        `probe launch: ${prepared.profile.name}`,
+      );
+      const result: ProbeResult = { profile: prepared.profile.name, harness: prepared.profile.harness, dir: prepared.dir, outcome };
+      if (outcome.status === 'completed') {
+        lifecycle.complete('completed', `probe finished: ${outcome.status}`);
+        return result;
+      }
+      lifecycle.at(`probe finished: ${outcome.status}`);
+      if (!patched(PROBE_FAILS_PATCH)) {
+        recordStatus('failed');
+        return result;
+      }
+      throw ApplicationFailure.create({ type: 'probe-failed', nonRetryable: true, message: `probe of profile ${prepared.profile.name}: the launch came to ${outcome.status}`, details: [result] });
+    },
+    (stop) => Promise.reject(ApplicationFailure.create({ type: 'bad-run', nonRetryable: true, message: `a probe cannot end on ${stop.kind}` })),
   );
-  setCurrentDetails(`probe finished: ${outcome.status}`);
-  recordStatus(outcome.status === 'completed' ? 'completed' : 'failed');
-  return { profile: prepared.profile.name, harness: prepared.profile.harness, dir: prepared.dir, outcome };
 }

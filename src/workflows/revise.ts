@@ -4,10 +4,10 @@ import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
 import type { Plan, PlanPass } from '../review/edit/plan-types.js';
 import { isSelectionPass } from '../review/edit/plan-types.js';
 import type { EditSummary, PreparedAsk, ReviseInput } from '../review/edit/types.js';
-import { ask } from './helpers/ask.js';
-import { guardStep, Operator, publishStep, spentReason, untilAccepted, type RunContext } from './helpers/decide.js';
-import { stopFor } from './helpers/stops.js';
+import { launchOnce } from './helpers/ask.js';
 import type { TryOutcome } from './helpers/checked.js';
+import { EditRun } from './helpers/edit-run.js';
+import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
 const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '2m', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
@@ -15,11 +15,11 @@ const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSele
   retry: { maximumAttempts: 5 },
 });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/decide.js';
+export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
 
-/** One launch of a revision job, its failures turned into the *checked* helper's outcomes. */
-async function launchOnce<A>(
-  operator: Operator,
+/** One launch of a revision job in a directory code prepared, its outputs checked by `accept`. */
+async function askJob<A>(
+  run: EditRun,
   ctx: RunContext,
   job: string,
   attempt: number,
@@ -28,23 +28,20 @@ async function launchOnce<A>(
 ): Promise<TryOutcome<null, A>> {
   const seq = ++ctx.seq;
   const asked = await prepare(seq);
-  operator.launches += 1;
-  const outcome = await ask(
+  run.launches += 1;
+  return launchOnce(
     { launchId: `${ctx.prepared.runId}/${seq}-${job}/${attempt}`, profile: ctx.prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
     `${ctx.note}: ${job}, attempt ${attempt}`,
+    () => accept(asked),
   );
-  const stop = stopFor(outcome);
-  if (stop) return { kind: 'stop', stop };
-  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
-  return accept(asked);
 }
 
 /** A direct pass: one editor launch, its revised text checked against the edit bounds. */
-async function directPass(operator: Operator, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<EditCheck> {
+async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<EditCheck> {
   const { prepared } = ctx;
-  const [result] = await untilAccepted(operator, `the ${pass.pass} pass`, null, prepared.profile.attempts, ({ attempt, findings }) =>
-    launchOnce<EditCheck>(
-      operator,
+  const [result] = await untilAccepted(run, `the ${pass.pass} pass`, null, prepared.profile.attempts, ({ attempt, findings }) =>
+    askJob<EditCheck>(
+      run,
       ctx,
       `pass-${pass.pass}`,
       attempt,
@@ -63,11 +60,11 @@ async function directPass(operator: Operator, ctx: RunContext, pass: PlanPass, t
  * in the form the operator approved it (edited or not). An answer that cannot be applied is
  * proposed again with why; nothing is applied without an approval.
  */
-async function selectionPass(operator: Operator, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<{ textSha256: string; record: PassRecord }> {
+async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<{ textSha256: string; record: PassRecord }> {
   const { prepared } = ctx;
-  const [selected] = await untilAccepted(operator, `the ${pass.pass} selection`, null, prepared.profile.attempts, ({ attempt, findings }) =>
-    launchOnce<{ listSha256: string; count: number }>(
-      operator,
+  const [selected] = await untilAccepted(run, `the ${pass.pass} selection`, null, prepared.profile.attempts, ({ attempt, findings }) =>
+    askJob<{ listSha256: string; count: number }>(
+      run,
       ctx,
       `select-${pass.pass}`,
       attempt,
@@ -78,15 +75,15 @@ async function selectionPass(operator: Operator, ctx: RunContext, pass: PlanPass
       },
     ),
   );
-  await guardStep(operator, ctx);
+  await guardStep(run, ctx);
   if (!selected || selected.count === 0) return { textSha256, record: { pass: pass.pass, result: 'nothing selected' } };
   let listSha256 = selected.listSha256;
   let findings: string[] = [];
   for (;;) {
-    operator.decisions += 1;
-    const proposal = await writeSelectionProposal({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: operator.decisions, findings });
-    operator.at(`awaiting approval of the ${pass.pass} selections`);
-    const answer = await operator.decide(proposal, `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`);
+    run.decisions += 1;
+    const proposal = await writeSelectionProposal({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings });
+    run.at(`awaiting approval of the ${pass.pass} selections`);
+    const answer = await run.lifecycle.decide(proposal, `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`);
     const applied = await applyAnswer({ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text });
     if (applied.kind === 'applied') {
       const detail = [applied.rejected.length > 0 && `rejected ${applied.rejected.join(', ')}`, applied.edited.length > 0 && `edited ${applied.edited.join(', ')}`].filter(Boolean).join('; ');
@@ -105,20 +102,29 @@ async function selectionPass(operator: Operator, ctx: RunContext, pass: PlanPass
  * approves the exact manifest.
  */
 export async function revise(input: ReviseInput): Promise<EditSummary> {
+  const run = new EditRun({ kind: 'revise', runId: input.runId, note: input.note }, `commonplace review run revise ${input.note}`);
+  const start = { startSha256: input.noteSha256 };
+  return run.lifecycle.close(
+    () => reviseNote(run, input, start),
+    (stop) => run.ended(stop, start),
+  );
+}
+
+async function reviseNote(run: EditRun, input: ReviseInput, start: { startSha256: string }): Promise<EditSummary> {
   const { workflowId, runId: executionRunId } = workflowInfo();
-  const operator = new Operator({ kind: 'revise', runId: input.runId, workflowId, note: input.note }, `commonplace review run revise ${input.note}`);
-  operator.at('preparing: capturing the note, the brief and the checkout state');
+  run.at('preparing: capturing the note, the brief and the checkout state');
   const prepared = await prepareEdit({ kind: 'revise', input, workflowId, executionRunId });
-  operator.runDir = prepared.runDir;
+  run.runDir = prepared.runDir;
+  start.startSha256 = prepared.startSha256;
   const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
-  await guardStep(operator, ctx);
+  await guardStep(run, ctx);
 
   let plan: Plan | undefined = prepared.plan;
   if (input.options.mode === 'assess') {
-    operator.at('assessing: choosing the passes');
-    const [assessed] = await untilAccepted(operator, 'the assessment', null, prepared.profile.attempts, ({ attempt, findings }) =>
-      launchOnce<Plan>(
-        operator,
+    run.at('assessing: choosing the passes');
+    const [assessed] = await untilAccepted(run, 'the assessment', null, prepared.profile.attempts, ({ attempt, findings }) =>
+      askJob<Plan>(
+        run,
         ctx,
         'assess',
         attempt,
@@ -130,28 +136,28 @@ export async function revise(input: ReviseInput): Promise<EditSummary> {
       ),
     );
     plan = assessed;
-    await guardStep(operator, ctx);
+    await guardStep(run, ctx);
   }
   if (!plan) throw ApplicationFailure.create({ type: 'bad-edit-input', nonRetryable: true, message: 'a revision runs a plan: --plan FILE or --assess' });
 
   let current = prepared.startSha256;
   const passes: PassRecord[] = [];
   for (const [index, pass] of plan.passes.entries()) {
-    operator.at(`pass ${index + 1} of ${plan.passes.length}: ${pass.pass}`);
+    run.at(`pass ${index + 1} of ${plan.passes.length}: ${pass.pass}`);
     if (isSelectionPass(pass.pass)) {
-      const done = await selectionPass(operator, ctx, pass, current);
+      const done = await selectionPass(run, ctx, pass, current);
       current = done.textSha256;
       passes.push(done.record);
     } else {
-      const edited = await directPass(operator, ctx, pass, current);
+      const edited = await directPass(run, ctx, pass, current);
       if (edited.kind === 'edit') current = edited.textSha256;
       passes.push({ pass: pass.pass, result: edited.kind === 'edit' ? 'edited the text' : 'no change' });
     }
-    await guardStep(operator, ctx);
+    await guardStep(run, ctx);
   }
 
-  operator.at('writing the packet');
-  operator.decisions += 1;
+  run.at('writing the packet');
+  run.decisions += 1;
   const decision = current === prepared.startSha256 ? 'no-edit' : 'edit';
   const candidate = await writeCandidate({
     kind: 'revise',
@@ -169,7 +175,7 @@ export async function revise(input: ReviseInput): Promise<EditSummary> {
     finalReviews: [],
     rationaleSha256: null,
     passes,
-    stop: operator.decisions,
+    stop: run.decisions,
   });
-  return publishStep(operator, ctx, candidate, { kind: 'revise', runId: prepared.runId, note: input.note, runDir: prepared.runDir, decision, startSha256: prepared.startSha256, finalSha256: current });
+  return publishStep(run, ctx, candidate, { kind: 'revise', runId: prepared.runId, note: input.note, runDir: prepared.runDir, decision, startSha256: prepared.startSha256, finalSha256: current });
 }

@@ -20,7 +20,8 @@ import type { RunParameters } from '../../analysis/parameters.js';
 import type { FindingRecord } from '../../analysis/progress.js';
 import { artifactDir, checkDir, parametersFile } from '../../analysis/run-dir.js';
 import { dirtyPaths } from './git.js';
-import { get, getText, put, sha256Of } from './store.js';
+import { sha256 } from '../../fs/digest.js';
+import { get, getText, put } from '../../fs/store.js';
 import type { CheckInput, CheckOutcome } from './types.js';
 
 /** How many findings a check outcome carries into the history; the full list is in the store. */
@@ -63,7 +64,7 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
   let extraFiles: string[] = [];
   if (input.candidate.kind === 'output') {
     bytes = await readFile(path.join(input.candidate.dir, input.candidate.output));
-    if (sha256Of(bytes) !== input.candidate.sha256) {
+    if (sha256(bytes) !== input.candidate.sha256) {
       findings.push({ rule: 'output-changed', severity: 'fail', message: `${input.candidate.output} changed after the launch reported it (sha256 ${input.candidate.sha256.slice(0, 12)}); only what the launch wrote is checked` });
     }
     const known = new Set(['prompt.md', 'parameters.json', FINDINGS_FILE, REFUSAL_FILE, input.candidate.output]);
@@ -103,6 +104,10 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     const check = DECLARED_CHECKS[name];
     if (check === undefined) throw new Error(`no declared check ${name}`);
     for (const finding of check({ role, text, incumbent, recordId: layout.recordId })) findings.push({ severity: 'fail', ...finding });
+  }
+
+  if (input.refused?.includes(digest)) {
+    findings.push({ rule: 'unchanged-correction', severity: 'fail', message: `these are the exact bytes a verifier refused (sha256 ${digest.slice(0, 12)}): a correction must change what the blockers name` });
   }
 
   const parsed = parseNote(bytes, layoutRole.path);

@@ -85,6 +85,8 @@ export interface CheckInput {
   snapshot: Record<string, string>;
   /** The role's accepted version this candidate would replace. */
   incumbent?: string;
+  /** Versions of this role a verifier refused: a candidate with the same bytes is rejected (it corrects nothing). */
+  refused?: string[];
   checks: string[];
   /** Set for the frozen-source role: its `source` must say this. */
   frozenSource?: string;

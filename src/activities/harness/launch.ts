@@ -1,13 +1,13 @@
 import { Context, CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { execa } from 'execa';
-import { createHash } from 'node:crypto';
 import { access, mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { sha256 } from '../../fs/digest.js';
 import { buildCommandLine } from '../../harness/command.js';
 import { findUsageLimit, readHarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
-import type { LaunchExitDetails, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails } from './types.js';
+import type { LaunchExitDetails, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails } from '../../harness/launch-contract.js';
 
 export interface HarnessDependencies {
   /** The fake harness executable, used by profiles of harness `fake` without their own `command`. */
@@ -65,7 +65,7 @@ async function digest(dir: string, outputs: string[]): Promise<{ present: Output
   for (const output of outputs) {
     try {
       const bytes = await readFile(join(dir, output));
-      present.push({ path: output, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length });
+      present.push({ path: output, sha256: sha256(bytes), size: bytes.length });
     } catch {
       missing.push(output);
     }

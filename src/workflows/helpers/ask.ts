@@ -1,5 +1,10 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
-import type { Activities, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../activities/index.js';
+import type { Activities } from '../../activities/index.js';
+import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
+import { nonRetryableLaunchErrors } from '../../harness/launch-contract.js';
+import { stopFor, type Stop } from '../../runs/stop.js';
+
+export type { AskOutcome } from '../../harness/launch-contract.js';
 
 /** The relaunch rule: a nonzero exit is relaunched after 30 s, then 120 s; a third failure is final. */
 export const relaunchRule = {
@@ -7,22 +12,21 @@ export const relaunchRule = {
   backoffCoefficient: 4,
   maximumInterval: '120s',
   maximumAttempts: 3,
-  nonRetryableErrorTypes: ['usage-limit', 'harness-missing', 'bad-launch-input'],
+  nonRetryableErrorTypes: nonRetryableLaunchErrors,
 } satisfies ActivityOptions['retry'];
 
 export const launchHeartbeatTimeout = '15s';
 
-/** What one ask came to; only `completed` can be checked, the rest are stops or spent attempts. */
-export type AskOutcome =
-  | { status: 'completed'; result: LaunchResult }
-  | { status: 'incomplete'; result: LaunchResult }
-  | { status: 'timed-out'; result: LaunchResult }
-  | { status: 'usage-limit'; reason: string; harness: string; resetAt: string | null }
-  | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null };
-
 /** Whether the outcome spends one attempt of the role's budget (relaunches and usage limits spend none). */
 export function spendsAttempt(outcome: AskOutcome): boolean {
   return outcome.status === 'incomplete' || outcome.status === 'timed-out';
+}
+
+/** Why a launch that ran to an end spent its attempt without output to check. */
+export function spentReason(outcome: AskOutcome): string {
+  if (outcome.status === 'timed-out') return 'the last launch timed out';
+  if (outcome.status === 'incomplete') return `the last launch did not write ${outcome.result.missing.join(', ')}`;
+  return outcome.status;
 }
 
 /** Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller can stop on. */
@@ -54,4 +58,26 @@ export async function ask(input: LaunchInput, summary?: string): Promise<AskOutc
     }
     throw error;
   }
+}
+
+/** What one launch of a checked job came to: a stop, a spent attempt with why, or the caller's check of the outputs. */
+export type LaunchOnce<A> = { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: string[] } | A;
+
+/**
+ * One launch of a job whose outputs code checks: a stop (usage limit, failed relaunches) or a
+ * spent attempt (timed out, outputs missing) is returned as such; a completed launch is checked.
+ */
+export async function launchOnce<A>(
+  input: LaunchInput,
+  summary: string,
+  check: (result: LaunchResult) => Promise<A>,
+  /** Told of every launch that ran to an end, checked or spent (a sweep counts its launches and cost). */
+  ran?: (result: LaunchResult) => void,
+): Promise<LaunchOnce<A>> {
+  const outcome = await ask(input, summary);
+  const stop = stopFor(outcome);
+  if (stop || outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stop as Stop };
+  ran?.(outcome.result);
+  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
+  return check(outcome.result);
 }

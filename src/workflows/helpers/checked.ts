@@ -1,4 +1,4 @@
-import type { Stop } from './stops.js';
+import type { Stop } from '../../runs/stop.js';
 
 /** One try of a checked ask: what to ask now, which attempt of the budget it is, and why the last try was refused. */
 export interface CheckedTry<I> {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { LaunchResult } from '../../harness/types.js';
+import type { LaunchResult } from '../../../harness/launch-contract.js';
 import { hashParts, noteParts } from '../../../review/hash.js';
 import { checkBundle, checkResultLine } from '../../../review/result-line.js';
 import type { Grouping } from '../../../review/sweep-types.js';
-import { getText, putText } from '../../../review/edit/store.js';
+import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { reviewPrompt } from '../prompt.js';
 import { badInput, briefText, launchDir, readBrief, writeInput } from './common.js';
@@ -69,7 +69,7 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
       criterion,
       outcome,
       textSha256: input.textSha256,
-      bodySha256: await putText(input.runDir, body.endsWith('\n') ? body : `${body}\n`),
+      bodySha256: await put(input.runDir, body.endsWith('\n') ? body : `${body}\n`),
       launchId: input.launch.launchId,
       profile: input.launch.profile,
       model: input.launch.model ?? 'unreported',

@@ -1,5 +1,5 @@
-import type { Profile } from '../../harness/profiles.js';
-import type { TokenUsage } from '../../harness/report.js';
+import type { Profile } from './profiles.js';
+import type { TokenUsage } from './report.js';
 
 export interface LaunchInput {
   /** A readable identity for the launch (`<run>/<role>/<attempt>`), recorded in results and logs. */
@@ -57,3 +57,11 @@ export interface LaunchExitDetails {
   setAside: string[];
   logDir: string;
 }
+
+/** What one ask came to, as the workflow sees it; only `completed` can be checked, the rest are stops or spent attempts. */
+export type AskOutcome =
+  | { status: 'completed'; result: LaunchResult }
+  | { status: 'incomplete'; result: LaunchResult }
+  | { status: 'timed-out'; result: LaunchResult }
+  | { status: 'usage-limit'; reason: string; harness: string; resetAt: string | null }
+  | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null };

@@ -1,0 +1,152 @@
+/**
+ * The analysis workflow's pure decisions: applying a verdict, which subjects a correction round
+ * changed, the reasons its stops give, the manifest it writes and the answer key of an ask. The
+ * workflow makes the calls; these say what they come to, and are unit-tested without a server.
+ *
+ * PURE MODULE: the workflow imports it.
+ */
+import type { Disposition } from '../kb/layouts.js';
+import type { StopOf } from '../runs/stop.js';
+import { manifestMember, type Manifest, type ManifestStatus } from './manifest.js';
+import type { AskKind, FrozenSource, MemberRecord } from './progress.js';
+
+/** Accepted members as a round begins: role → SHA-256. */
+export type Snapshot = Readonly<Record<string, string>>;
+
+/** The accepted members as they stand, role → SHA-256. */
+export function snapshotOf(members: Readonly<Record<string, MemberRecord>>): Snapshot {
+  return Object.fromEntries(Object.values(members).map((member) => [member.role, member.sha256]));
+}
+
+/** The snapshot without one role (a candidate is checked against the others). */
+export function without(snapshot: Snapshot, role: string): Snapshot {
+  return Object.fromEntries(Object.entries(snapshot).filter(([name]) => name !== role));
+}
+
+/**
+ * A verdict applied to the exact versions the verifier was handed: each subject it was handed is
+ * marked accepted or refused at those bytes. Returns the members to replace.
+ */
+export function applyVerdict(
+  members: Readonly<Record<string, MemberRecord>>,
+  handed: Snapshot,
+  verifier: string,
+  subjects: readonly string[],
+  refused: readonly string[],
+): Record<string, MemberRecord> {
+  const marked: Record<string, MemberRecord> = {};
+  for (const subject of subjects) {
+    const sha256 = handed[subject];
+    const member = members[subject];
+    if (sha256 === undefined || member === undefined) continue;
+    marked[subject] = { ...member, verified: { by: verifier, outcome: refused.includes(subject) ? 'refused' : 'accepted', sha256 } };
+  }
+  return marked;
+}
+
+/** The subjects whose bytes differ from the versions a verifier was last handed. */
+export function changedSubjects(members: Readonly<Record<string, MemberRecord>>, handed: Snapshot, subjects: readonly string[]): string[] {
+  return subjects.filter((subject) => members[subject]?.sha256 !== handed[subject]);
+}
+
+/** The reads of a role whose members changed since it was written (reconciliation runs again when any did). */
+export function changedReads(member: MemberRecord, members: Readonly<Record<string, MemberRecord>>, reads: readonly string[]): string[] {
+  return reads.filter((read) => members[read]?.sha256 !== member.handed[read]);
+}
+
+/** What an environment assertion or a run-state check found wrong, as an environment stop. */
+export function environmentStop(found: { problems: readonly string[]; evidence?: string }, what = 'the environment changed'): StopOf<'environment-changed'> {
+  const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : '';
+  return {
+    kind: 'environment-changed',
+    disposition: 'operator',
+    reason: `${what}: ${found.problems[0] ?? 'see the evidence'}${more}; restore it and resume, or prepare a new run`,
+    ...(found.evidence !== undefined && { evidence: found.evidence }),
+  };
+}
+
+/** Paths a launch wrote outside its outputs, as an environment stop naming the role and attempt that revealed them. */
+export function strayStop(strays: readonly string[], stage: string, role: string, attempt: number, worktree: string): StopOf<'environment-changed'> {
+  const more = strays.length > 5 ? ` and ${strays.length - 5} more` : '';
+  return {
+    kind: 'environment-changed',
+    disposition: 'inspect',
+    reason: `the worktree changed outside run state during the ${stage} launches (seen after ${role} attempt ${attempt}): ${strays.slice(0, 5).join(', ')}${more}; workers write only their outputs — restore the worktree and resume`,
+    evidence: `${worktree} (git -C ${worktree} status)`,
+  };
+}
+
+/** A role's spent budget: the run ends here, saying which role and why. */
+export function budgetStop(role: string, max: number, why: string, evidence: string | undefined): StopOf<'budget-exhausted'> {
+  return {
+    kind: 'budget-exhausted',
+    disposition: 'operator',
+    reason: `${role} has used all ${max} of its attempts; ${why}`,
+    ...(evidence !== undefined && { evidence }),
+  };
+}
+
+/** The reason a rejected ask is asked again: what it was, then rejected by its check. */
+export function rejectedReason(kind: AskKind, reason: string | undefined): string {
+  if (kind === 'write' || kind === 're-ask') return reason ?? 'rejected by its check';
+  return `${(reason ?? kind).replace(/; then rejected by its check$/, '')}; then rejected by its check`;
+}
+
+/** The run values a manifest is written from. */
+export interface ManifestRun {
+  readonly runId: string;
+  readonly order: readonly string[];
+  readonly parameters?: {
+    readonly system: string;
+    readonly layout: string;
+    readonly layoutSha256: string;
+    readonly plan: string;
+    readonly planSha256: string;
+    readonly preparationCommit: string;
+  };
+  readonly source?: FrozenSource;
+  readonly disposition?: Disposition;
+}
+
+/** The working (or, at assembly, the exact) manifest of the members as they stand, in the layout's order. */
+export function buildManifest(run: ManifestRun, members: Readonly<Record<string, MemberRecord>>, status: ManifestStatus, updatedAt: string): Manifest {
+  const current = Object.values(members).sort((a, b) => run.order.indexOf(a.role) - run.order.indexOf(b.role));
+  const parameters = run.parameters;
+  return {
+    run: run.runId,
+    system: parameters?.system ?? '',
+    status,
+    ...(run.disposition !== undefined && { disposition: run.disposition }),
+    layout: parameters?.layout ?? '',
+    layoutSha256: parameters?.layoutSha256 ?? '',
+    plan: parameters?.plan ?? '',
+    planSha256: parameters?.planSha256 ?? '',
+    preparationCommit: parameters?.preparationCommit ?? '',
+    ...(run.source !== undefined && { source: run.source.identity }),
+    files: Object.fromEntries(current.map((member) => [member.path, member.sha256])),
+    members: current.map(manifestMember),
+    updatedAt,
+  };
+}
+
+/** What an ask is handed, beyond its prompt: the answer key's other parts. */
+export interface AskIdentity {
+  readonly prompt: string;
+  /** Role → SHA-256 of each member handed, and of the findings or refusal handed, when one is. */
+  readonly inputs: Readonly<Record<string, string>>;
+  readonly outputs: readonly string[];
+  readonly profile: string;
+}
+
+/**
+ * The answer key of an ask (the seeds' answer-cache key): its prompt, the digests of the inputs it
+ * is handed, its declared outputs and the profile. Two asks with one key would be handed exactly the
+ * same, so the second is never launched. Workflow code cannot hash, so the key holds the prompt's
+ * text itself; equal texts are equal digests.
+ */
+export function answerKey(ask: AskIdentity): string {
+  const inputs = Object.keys(ask.inputs)
+    .sort()
+    .map((name) => [name, ask.inputs[name]]);
+  return JSON.stringify([ask.profile, [...ask.outputs].sort(), inputs, ask.prompt]);
+}

@@ -1,0 +1,85 @@
+/**
+ * The operator's side of an editing run (full pass, revision): its typed query and Updates, and
+ * the lifecycle that answers them. One stop at a time; each ends only by its own Update.
+ */
+import { defineQuery, defineUpdate, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import { parseSelectionList } from '../../review/edit/selection.js';
+import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
+import type { Stop } from '../../runs/stop.js';
+import { Lifecycle } from '../lifecycle.js';
+
+export const progressQuery = defineQuery<EditProgress>('progress');
+/** The operator's answer to a proposal; the validator refuses a stale key, another proposal, changed inputs or an edited manifest. */
+export const approveUpdate = defineUpdate<EditProgress, [ApprovalAnswer]>('approve');
+/** The operator owns the paths a checkout-changed stop reported; the run goes on. */
+export const acknowledgeUpdate = defineUpdate<EditProgress, [AcknowledgeAnswer]>('acknowledge');
+/** Run the stopped step again (after a usage limit, failed launches or a conflict). */
+export const resumeUpdate = defineUpdate<EditProgress, []>('resume');
+
+const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', retry: { maximumAttempts: 5 } });
+
+/** An editing run's state beside its lifecycle: launches asked, decisions proposed, its run directory. */
+export class EditRun {
+  readonly lifecycle: Lifecycle<EditProgress>;
+  launches = 0;
+  /** Decisions proposed so far: each proposal's stop number (bound into its key). */
+  decisions = 0;
+  runDir: string | null = null;
+
+  constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string) {
+    this.lifecycle = new Lifecycle<EditProgress>({
+      runId: identity.runId,
+      headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
+      next: {
+        resume: rerun,
+        approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
+        acknowledge: `commonplace review acknowledge ${identity.runId}`,
+        ended: rerun,
+      },
+      autoResume: false,
+      progress: {
+        query: progressQuery,
+        build: (common) => ({ ...common, kind: identity.kind, note: identity.note, runDir: this.runDir, launches: this.launches }),
+      },
+      resume: resumeUpdate,
+      approve: approveUpdate,
+      acknowledge: acknowledgeUpdate,
+      checkAnswer: (answer) => {
+        const parsed = parseSelectionList(answer.text);
+        return parsed.ok ? undefined : `does not read as a selection list: ${parsed.findings.join('; ')}`;
+      },
+      legacyEnd: 'resume',
+    });
+  }
+
+  /** Names the stage the run is in. */
+  at(stage: string): void {
+    this.lifecycle.at(stage);
+  }
+
+  /** The result of a run a spent budget ended: nothing published, the stop kept in the summary and in the run directory. */
+  async ended(stop: Stop, base: { startSha256: string }): Promise<EditSummary> {
+    const summary: EditSummary = {
+      kind: this.identity.kind,
+      runId: this.identity.runId,
+      note: this.identity.note,
+      runDir: this.runDir ?? '',
+      decision: 'no-edit',
+      outcome: 'exhausted',
+      stop,
+      startSha256: base.startSha256,
+      finalSha256: base.startSha256,
+      packet: '',
+      closing: '',
+      written: [],
+      launches: this.launches,
+    };
+    if (this.runDir !== null) await finishEdit({ runDir: this.runDir, summary });
+    return summary;
+  }
+
+  get workflowId(): string {
+    return workflowInfo().workflowId;
+  }
+}
