@@ -5,10 +5,10 @@
  * and never at launch time. Every problem is collected and reported on one line each, with the
  * file, the line and the key path. Node side: the workflow receives the loaded `Plan`.
  */
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';
+import { sha256 } from '../fs/digest.js';
 import { keyLines } from '../kb/yaml-lines.js';
 import type { z } from 'zod';
 import { parseLayout, type Layout } from '../kb/layouts.js';
@@ -42,8 +42,6 @@ export class PlanError extends Error {
 export function formatPlanProblem(problem: PlanProblem): string {
   return `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.key !== undefined && problem.key !== '' ? `${problem.key}: ` : ''}${problem.message}`;
 }
-
-const sha256 = (bytes: string | Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Values that stand in for run values when every prompt is rendered at load. */
 const sampleValues: JobValues = { run: 'AAS-2000-01-01-sample-01', system: 'sample', source: 'bundle:sha256:0', capture: '/capture', command: 'commonplace' };

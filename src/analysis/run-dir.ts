@@ -8,7 +8,7 @@
  *   run.json                 the last progress the workflow recorded (inspect reads it without Temporal)
  *   environment.json         the last environment assertion that failed, with what changed
  *   artifact/                the working artifact: each role's current member at its layout path
- *   store/sha256/ab/<digest> the content-addressed store of every candidate, findings list and refusal
+ *   store/sha256/ab/<digest> the content-addressed store of every candidate, findings list and refusal (src/fs/store.ts)
  *   capture/                 the frozen source (capture/source/) and its record (capture/source.json)
  *   launches/<role>/<n>/     one launch: prompt.md, handed members, findings.md/refusal.md, outputs, .launch/
  *   checks/<role>/<id>/      one check: the snapshot it ran against, check.json, findings.md
@@ -27,7 +27,6 @@ export const manifestFile = (runDir: string) => path.join(runDir, 'manifest.json
 export const runRecordFile = (runDir: string) => path.join(runDir, 'run.json');
 export const environmentFile = (runDir: string) => path.join(runDir, 'environment.json');
 export const artifactDir = (runDir: string) => path.join(runDir, 'artifact');
-export const storeDir = (runDir: string) => path.join(runDir, 'store', 'sha256');
 export const captureDir = (runDir: string) => path.join(runDir, 'capture');
 export const launchDir = (runDir: string, role: string, launch: number) => path.join(runDir, 'launches', role, String(launch));
 /** The publication's journal: an entry before and after each step, so a retried publication finishes or detects what an earlier try did. */

@@ -4,9 +4,9 @@
  * type, the layout's relations (cites, identity against the manifest's run values, verifies), and
  * the exact manifest (every listed file present with its SHA-256, no member the manifest omits).
  */
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256File } from '../fs/digest.js';
 import { validateArtifact } from './artifact.js';
 import type { FileResult, Finding } from './findings.js';
 import { DISPOSITIONS, loadLayout, type Disposition } from './layouts.js';
@@ -75,12 +75,9 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
     return [{ file: manifestFile, kind: 'manifest', findings: manifestFindings }];
   }
   for (const [member, digest] of Object.entries(manifest.files)) {
-    const bytes = await readFile(path.join(repoRoot, dir, ...member.split('/'))).catch(() => undefined);
-    if (bytes === undefined) fail(`${member} is listed in the manifest but missing`);
-    else {
-      const actual = createHash('sha256').update(bytes).digest('hex');
-      if (actual !== digest) fail(`${member} changed since publication: sha256 ${actual.slice(0, 12)}, the manifest says ${digest.slice(0, 12)}`);
-    }
+    const actual = await sha256File(path.join(repoRoot, dir, ...member.split('/'))).catch(() => undefined);
+    if (actual === undefined) fail(`${member} is listed in the manifest but missing`);
+    else if (actual !== digest) fail(`${member} changed since publication: sha256 ${actual.slice(0, 12)}, the manifest says ${digest.slice(0, 12)}`);
   }
   for (const role of layout.roles) {
     if (role.path in manifest.files) continue;

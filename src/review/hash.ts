@@ -6,7 +6,7 @@
  * a final newline, runs of spaces inside a line) change nothing and every other
  * edit changes the hash. docs/freshness.md states the rules with examples.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../fs/digest.js';
 import type { Finding } from '../kb/findings.js';
 import YAML from 'yaml';
 import { extractHeadings, noteTitle } from '../kb/notes.js';
@@ -172,11 +172,6 @@ export function normaliseText(text: string): string {
     kept.push(indent + line.slice(indent.length).replace(/[ \t]{2,}|\t/g, ' '));
   }
   return kept.join('\n');
-}
-
-/** SHA-256 in lowercase hex, the digest form every record of the project uses. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** A parsed YAML value as canonical JSON: mapping keys sorted, strings whitespace-collapsed, list order kept. */

@@ -1,6 +1,6 @@
 import type { Profile } from '../harness/profiles.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
-import type { LifecycleProgress, RunStatus, Stop } from '../runs/stop.js';
+import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
 
 export type Grouping = 'pair' | 'bundle';
 export type Outcome = 'pass' | 'warn' | 'fail' | 'report';

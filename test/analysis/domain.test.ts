@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DECLARED_CHECKS, FEEDBACK } from '../../src/analysis/checks.js';
 import { declaredRecords } from '../../src/analysis/records.js';
 import { formatRunId, nextRunId, parseRunId, runDate, systemSlug } from '../../src/analysis/run-id.js';
-import { get, put, storedFile } from '../../src/activities/analysis/store.js';
+import { get, put, storedFile } from '../../src/fs/store.js';
 import { freezeSource, treeDigest } from '../../src/activities/analysis/source.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
 import { member, scratch, sourceFixture } from './helpers.js';

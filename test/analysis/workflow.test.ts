@@ -210,6 +210,72 @@ test('the verifier refuses two authors: both are corrected, every report re-chec
   );
 });
 
+/** The verifier's launches keyed as the workflow keys its asks: the prompt and the bytes of every member handed. */
+async function verifierKeys(ledger: string): Promise<string[]> {
+  const starts = (await startsByRole(ledger))['report-verification'];
+  return Promise.all(
+    starts.map(async (entry) => {
+      const handed = await Promise.all(
+        ['runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation'].map(async (role) => sha256(await readFile(join(entry.cwd ?? '', 'artifact', `${role}.md`)).catch(() => Buffer.from('')))),
+      );
+      return `${entry.promptSha256}:${handed.join(',')}`;
+    }),
+  );
+}
+
+test('a correction with the exact bytes the verifier refused is rejected by its check before the verifier is asked again', async () => {
+  await withRun(
+    (clean) => ({
+      'report-verification': [writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show'])), writes('report-verification', clean['report-verification'])],
+      'runtime-report': [
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
+      ],
+      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+    }),
+    async ({ handle, ledger }) => {
+      const outcome = await result(handle);
+      expect(outcome.status).toBe('completed');
+      const attempts = attemptsOf(outcome.progress, 'runtime-report');
+      expect(attempts.map((attempt) => [attempt.kind, attempt.outcome])).toEqual([
+        ['write', 'accepted'],
+        ['correction', 'rejected'],
+        ['correction', 'accepted'],
+      ]);
+      expect(attempts[1]?.findings.map((finding) => finding.rule)).toContain('unchanged-correction');
+      const starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+      const order = starts.map((entry) => ROLES[entry.rule]);
+      expect(order.lastIndexOf('report-verification')).toBeGreaterThan(order.lastIndexOf('runtime-report'));
+      const keys = await verifierKeys(ledger);
+      expect(keys).toHaveLength(2);
+      expect(new Set(keys).size).toBe(2);
+    },
+  );
+});
+
+test('corrections that leave every refused subject as it was refused end the run exhausted, and the verifier is launched once', async () => {
+  await withRun(
+    (clean) => ({
+      'report-verification': [writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show']))],
+      'runtime-report': [writes('runtime-report', clean['runtime-report'])],
+    }),
+    async ({ handle, ledger }) => {
+      const outcome = await result(handle);
+      expect(outcome.status).toBe('exhausted');
+      expect(outcome.stop?.kind).toBe('budget-exhausted');
+      expect(outcome.stop?.reason).toMatch(/^runtime-report has used all 3 of its attempts/);
+      expect(attemptsOf(outcome.progress, 'runtime-report').map((attempt) => [attempt.kind, attempt.outcome])).toEqual([
+        ['write', 'accepted'],
+        ['correction', 'rejected'],
+        ['correction', 'rejected'],
+      ]);
+      expect(await verifierKeys(ledger)).toHaveLength(1);
+      expect((await startsByRole(ledger))['report-verification']).toHaveLength(1);
+    },
+  );
+});
+
 test('the re-check correction branch: a report that passed fails against a corrected sibling and is re-asked with the findings', async () => {
   const quiet = (lens: 'memory' | 'learning') => ({ text: `Through the ${lens} lens the loop is one pass over one input (SRC-2).` });
   await withRun(
@@ -346,17 +412,51 @@ test('a worker that writes outside its outputs stops the run with environment-ch
   );
 });
 
-test('an exhausted budget stops the run with budget-exhausted naming the role, and resume is refused', async () => {
+test('an exhausted budget ends the run: it completes exhausted with the budget-exhausted stop naming the role, and resume is refused', async () => {
+  await withRun(
+    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
+    async ({ handle }) => {
+      const outcome = await result(handle);
+      expect(outcome.status).toBe('exhausted');
+      expect([outcome.stop?.kind, outcome.stop?.disposition]).toEqual(['budget-exhausted', 'operator']);
+      expect(outcome.stop?.reason).toMatch(/^runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `TBD` in the text/);
+      expect(outcome.stop?.evidence).toMatch(/findings\.md$/);
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      expect(outcome.progress.status).toBe('exhausted');
+      expect(await updateRejection(handle.executeUpdate('resume'))).toMatch(/workflow execution already completed|nothing to resume/i);
+    },
+  );
+});
+
+test('an exhausted run records its stop in run.json and names exactly one next command in its current details', async () => {
+  await withRun(
+    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
+    async ({ handle, prepared }) => {
+      await result(handle);
+      const recorded = await readJson<AnalysisProgress>(join(prepared.runDir, 'run.json'));
+      expect(recorded.status).toBe('exhausted');
+      expect(recorded.stops.map((stop) => stop.kind)).toEqual(['budget-exhausted']);
+      // A closed workflow answers the metadata query from its history.
+      const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      const commands = [...String(details).matchAll(/`(commonplace [^`]+)`/g)].map((match) => match[1]);
+      expect(commands).toEqual([`commonplace analysis reset ${prepared.runId}`]);
+    },
+  );
+});
+
+test('a rejected re-ask whose prompt and inputs equal an answered one is not launched again: the recorded answer is checked again and spends the attempt', async () => {
   await withRun(
     (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
     async ({ handle, ledger }) => {
-      const stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
-      expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['budget-exhausted', 'operator']]);
-      expect(stoppedAt.stops[0]?.reason).toMatch(/^runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `TBD` in the text/);
-      expect(stoppedAt.stops[0]?.evidence).toMatch(/checks\/runtime-report\/launch-3\/findings\.md$/);
-      expect(await updateRejection(handle.executeUpdate('resume'))).toMatch(/cannot resume: runtime-report has used all 3 of its attempts/);
-      expectLaunches(await startsByRole(ledger), Object.fromEntries([...ROLES.slice(2).map((role) => [role, 0]), ['runtime-report', 3]]));
-      await handle.terminate('test over');
+      const outcome = await result(handle);
+      const attempts = attemptsOf(outcome.progress, 'runtime-report');
+      expect(attempts.map((attempt) => [attempt.attempt, attempt.outcome, attempt.answeredBy !== undefined])).toEqual([
+        [1, 'rejected', false],
+        [2, 'rejected', false],
+        [3, 'rejected', true],
+      ]);
+      expect(attempts[2]?.answeredBy).toBe(attempts[1]?.launchId);
+      expectLaunches(await startsByRole(ledger), Object.fromEntries([...ROLES.slice(2).map((role) => [role, 0]), ['runtime-report', 2]]));
     },
   );
 });

@@ -40,13 +40,14 @@ describe('static checks', () => {
       const text = await readFile(file, 'utf8');
       if (/\bexeca(Sync|Node)?\s*\(|\bfrom 'node:child_process'|\bspawn\s*\(/.test(text)) spawners.push(relative(root, file));
     }
-    // Git readers may spawn git; the dev server is started outside src/ (temporal/); no harness is started anywhere else.
-    const gitReaders = /^src\/activities\/(analysis\/git|review\/edit\/git)\.ts$/;
+    // The Git runner may spawn git; the dev server is started outside src/ (temporal/); no harness is started anywhere else.
+    const gitReaders = /^src\/fs\/git\.ts$/;
     expect(spawners.filter((file) => file !== 'src/activities/harness/launch.ts' && !gitReaders.test(file))).toEqual([]);
     for (const file of spawners.filter((name) => gitReaders.test(name))) {
       const text = await readFile(join(root, file), 'utf8');
       expect({ file, spawnsOnlyGit: [...text.matchAll(/\bexeca\(\s*['"]([^'"]+)['"]/g)].every((call) => call[1] === 'git') }).toEqual({ file, spawnsOnlyGit: true });
     }
     expect(spawners).toContain('src/activities/harness/launch.ts');
+    expect(spawners).toContain('src/fs/git.ts');
   });
 });

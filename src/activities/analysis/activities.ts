@@ -26,7 +26,8 @@ import { checkEnvironment } from './environment.js';
 import { readParameters } from './runs.js';
 import { PublicationLockedError, publishRun } from './publish.js';
 import { freezeSource, SourceError } from './source.js';
-import { getText, sha256Of, StoreError } from './store.js';
+import { sha256 } from '../../fs/digest.js';
+import { getText, StoreError } from '../../fs/store.js';
 import type {
   AnalysisErrorType,
   AssembleInput,
@@ -74,13 +75,13 @@ export function createAnalysisActivities() {
     if (!registry) registries.set(worktree, (registry = new TypeRegistry(worktree)));
     return registry;
   };
-  const layoutFor = (worktree: string, file: string, sha256: string) => {
-    const key = `${worktree}\0${file}\0${sha256}`;
+  const layoutFor = (worktree: string, file: string, layoutSha256: string) => {
+    const key = `${worktree}\0${file}\0${layoutSha256}`;
     let layout = layouts.get(key);
     if (!layout) {
       layout = (async () => {
         const text = await readFile(path.join(worktree, file));
-        if (sha256Of(text) !== sha256) throw failure('environment-changed', `the layout ${file} changed since the run started`, { problems: [`the layout ${file} changed`], evidence: path.join(worktree, file) });
+        if (sha256(text) !== layoutSha256) throw failure('environment-changed', `the layout ${file} changed since the run started`, { problems: [`the layout ${file} changed`], evidence: path.join(worktree, file) });
         return loadLayout(file, worktree);
       })();
       layout.catch(() => layouts.delete(key));
@@ -211,7 +212,7 @@ export function createAnalysisActivities() {
         }
         if (member.check !== 'passed') problems.push(`${role.path} (role ${role.name}): its current version did not pass its last check`);
         if (bytes === undefined) problems.push(`${role.path} (role ${role.name}) is missing from the artifact`);
-        else if (sha256Of(bytes) !== member.sha256) problems.push(`${role.path} (role ${role.name}) is not the version that passed its check (sha256 ${sha256Of(bytes).slice(0, 12)}, checked ${member.sha256.slice(0, 12)})`);
+        else if (sha256(bytes) !== member.sha256) problems.push(`${role.path} (role ${role.name}) is not the version that passed its check (sha256 ${sha256(bytes).slice(0, 12)}, checked ${member.sha256.slice(0, 12)})`);
         files[role.path] = member.sha256;
       }
       if (problems.length === 0) {

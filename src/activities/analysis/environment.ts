@@ -11,8 +11,9 @@ import path from 'node:path';
 import { packageRoot } from '../../paths.js';
 import type { RunParameters } from '../../analysis/parameters.js';
 import { RUN_STATE } from '../../analysis/run-dir.js';
-import { dirtyPaths, git, gitOk } from './git.js';
-import { sha256Of } from './store.js';
+import { git, gitOk } from '../../fs/git.js';
+import { dirtyPaths } from './git.js';
+import { sha256 } from '../../fs/digest.js';
 
 /** Files a harness loads as standing instructions when it starts in (or below) a directory. */
 export const STARTUP_FILES = ['AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'CLAUDE.local.md'];
@@ -91,7 +92,7 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
   for (const [what, file, digest] of [['plan', parameters.plan, parameters.planSha256], ['layout', parameters.layout, parameters.layoutSha256]] as const) {
     const bytes = await readFile(path.join(worktree, file)).catch(() => undefined);
     if (bytes === undefined) problems.push(`the ${what} ${file} is gone from the worktree`);
-    else if (sha256Of(bytes) !== digest) problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256Of(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
+    else if (sha256(bytes) !== digest) problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
   }
   return report();
 }

@@ -1,40 +1,11 @@
 /**
- * Git, run as a subprocess: the analysis's worktrees, branches and environment checks. No harness
- * is started here (the launch activity is the only place one is).
+ * The analysis's Git reads: the worktree's changed paths and the repository's worktrees. Git itself
+ * runs through src/fs/git.ts.
  */
-import { execa } from 'execa';
+import { git } from '../../fs/git.js';
 
-export class GitError extends Error {
-  override name = 'GitError';
-  constructor(
-    message: string,
-    readonly stderr: string,
-    readonly exitCode: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** Runs `git <args>` in `cwd` and returns its stdout (final newline kept off); a failure names the command and git's own message. */
-export async function git(cwd: string, args: string[], options: { allowFailure?: boolean } = {}): Promise<string> {
-  const result = await execa('git', args, {
-    cwd,
-    reject: false,
-    stripFinalNewline: true,
-    env: { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-  });
-  if (result.failed && !options.allowFailure) {
-    const message = (result.stderr || result.stdout || (result as { shortMessage?: string }).shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? 'failed';
-    throw new GitError(`git ${args.join(' ')} (in ${cwd}): ${message}`, result.stderr, result.exitCode);
-  }
-  return result.stdout;
-}
-
-/** Whether git succeeds (exit 0) for these arguments. */
-export async function gitOk(cwd: string, args: string[]): Promise<boolean> {
-  const result = await execa('git', args, { cwd, reject: false, env: { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } });
-  return result.exitCode === 0;
-}
+/** src/client/analysis.ts still imports the error from here; new code imports it from src/fs/git.ts. */
+export { GitError } from '../../fs/git.js';
 
 /** Run state lives under this directory of a worktree; status checks leave it out. */
 export const RUN_STATE_DIR = '.commonplace';

@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import type { Manifest } from '../../analysis/manifest.js';
 import { manifestFile } from '../../analysis/run-dir.js';
 import { runBranch } from '../../analysis/run-id.js';
-import { dirtyPaths, git, gitOk } from './git.js';
+import { git, gitOk } from '../../fs/git.js';
+import { dirtyPaths } from './git.js';
 import type { LocatedRun } from './runs.js';
 
 export class IntegrateError extends Error {

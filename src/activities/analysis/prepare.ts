@@ -18,8 +18,9 @@ import { defaultWorktreesRoot, manifestFile, parametersFile, RUN_STATE, runDirOf
 import { nextRunId, runBranch, runDate, systemSlug } from '../../analysis/run-id.js';
 import { methodIdentity } from './environment.js';
 import { resetRunIds } from './reset.js';
-import { dirtyPaths, git, GitError } from './git.js';
-import { sha256Of } from './store.js';
+import { git, GitError } from '../../fs/git.js';
+import { dirtyPaths } from './git.js';
+import { sha256File } from '../../fs/digest.js';
 
 /** The plan a checkout's analyses use unless `--plan` names another. */
 export const DEFAULT_PLAN = 'kb/instructions/agentic-analysis/plan.yaml';
@@ -155,7 +156,7 @@ export async function prepareRun(options: PrepareOptions): Promise<PreparedRun> 
     };
     await writeFileAtomic(parametersFile(runDir), `${JSON.stringify(parameters, null, 2)}\n`);
     await writeFileAtomic(manifestFile(runDir), `${JSON.stringify(manifest, null, 2)}\n`);
-    if (sha256Of(await readFile(path.join(worktree, plan.file))) !== plan.sha256) throw new PrepareError(`the plan in the new worktree differs from ${plan.file} in the checkout`);
+    if ((await sha256File(path.join(worktree, plan.file))) !== plan.sha256) throw new PrepareError(`the plan in the new worktree differs from ${plan.file} in the checkout`);
     return { runId, branch: runBranch(runId), worktree, runDir, parameters };
   } catch (error) {
     await git(checkout, ['worktree', 'remove', '--force', worktree]).catch(() => undefined);

@@ -18,8 +18,9 @@ import type { Manifest, PublicationRecord } from '../../analysis/manifest.js';
 import type { RunParameters } from '../../analysis/parameters.js';
 import { manifestFile, publicationJournalFile, publicationLockFile } from '../../analysis/run-dir.js';
 import { systemSlug } from '../../analysis/run-id.js';
-import { git, gitOk } from './git.js';
-import { get, put, sha256Of } from './store.js';
+import { git, gitOk } from '../../fs/git.js';
+import { sha256File } from '../../fs/digest.js';
+import { get, put } from '../../fs/store.js';
 
 export interface PublishRequest {
   runDir: string;
@@ -174,8 +175,7 @@ async function filesUnder(root: string, dir: string): Promise<string[]> {
 }
 
 async function digestOf(file: string): Promise<string | null> {
-  const bytes = await readFile(file).catch(() => undefined);
-  return bytes === undefined ? null : sha256Of(bytes);
+  return sha256File(file).catch(() => null);
 }
 
 /** The published manifest: the exact files (relative to the destination) and the provenance of each member. */

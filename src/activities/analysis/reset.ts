@@ -10,7 +10,8 @@ import path from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { RUN_STATE } from '../../analysis/run-dir.js';
 import { runBranch } from '../../analysis/run-id.js';
-import { git, gitOk, worktrees } from './git.js';
+import { git, gitOk } from '../../fs/git.js';
+import { worktrees } from './git.js';
 
 export interface ResetRecord {
   run: string;

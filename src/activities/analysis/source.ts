@@ -12,8 +12,8 @@ import { writeFileAtomic } from '../../fs/atomic.js';
 import type { FrozenSource } from '../../analysis/progress.js';
 import type { RunParameters } from '../../analysis/parameters.js';
 import { captureDir } from '../../analysis/run-dir.js';
-import { git, GitError } from './git.js';
-import { sha256Of } from './store.js';
+import { git, GitError } from '../../fs/git.js';
+import { sha256, sha256File } from '../../fs/digest.js';
 
 export class SourceError extends Error {
   override name = 'SourceError';
@@ -29,18 +29,18 @@ export async function treeDigest(root: string): Promise<string> {
       const relative = path.relative(root, absolute).split(path.sep).join('/');
       if (entry.isDirectory()) await walk(absolute);
       else if (entry.isSymbolicLink()) entries.push(`${relative}\0link:${await readlink(absolute)}`);
-      else if (entry.isFile()) entries.push(`${relative}\0${sha256Of(await readFile(absolute))}`);
+      else if (entry.isFile()) entries.push(`${relative}\0${await sha256File(absolute)}`);
     }
   };
   await walk(root);
-  return sha256Of(entries.sort().join('\n'));
+  return sha256(entries.sort().join('\n'));
 }
 
 const recordFile = (runDir: string) => path.join(captureDir(runDir), 'source.json');
 
 async function verify(record: FrozenSource): Promise<boolean> {
   if (record.kind === 'git') return (await git(record.path, ['rev-parse', 'HEAD']).catch(() => '')) === record.revision;
-  if (record.kind === 'bundle') return sha256Of(await readFile(record.path).catch(() => Buffer.from(''))) === record.digest;
+  if (record.kind === 'bundle') return (await sha256File(record.path).catch(() => sha256(''))) === record.digest;
   return (await treeDigest(record.path).catch(() => '')) === record.digest;
 }
 
@@ -74,7 +74,7 @@ export async function freezeSource(parameters: RunParameters, runDir: string, be
       const bytes = await readFile(location).catch((error: NodeJS.ErrnoException) => {
         throw new SourceError(`source bundle ${location} cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
       });
-      const digest = sha256Of(bytes);
+      const digest = sha256(bytes);
       await writeFileAtomic(target, bytes);
       record = { kind, location, identity: `bundle:sha256:${digest}`, digest, path: target, captureDir: capture };
     } else {

@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
+import { sha256 } from '../../fs/digest.js';
 import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
 import { selectProfile, type Profile } from '../../harness/profiles.js';
 import { loadCriterion } from '../../review/criteria.js';
@@ -38,7 +38,7 @@ function badInput(message: string): ApplicationFailure {
 
 /** Stable, readable, short enough for a directory name. */
 function unitKey(note: string, part: string): string {
-  const digest = createHash('sha256').update(`${note}\0${part}`).digest('hex').slice(0, 10);
+  const digest = sha256(`${note}\0${part}`).slice(0, 10);
   const readable = `${note.replace(/^kb\//, '').replace(/\.md$/, '')}--${part}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
   return `${readable}-${digest}`;
 }

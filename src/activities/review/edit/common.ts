@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import { selectProfile, type Profile } from '../../../harness/profiles.js';
 import { writeFileAtomic } from '../../../fs/atomic.js';
+import { sha256 } from '../../../fs/digest.js';
 import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
-import { getText } from '../../../review/edit/store.js';
+import { getText } from '../../../fs/store.js';
 import type { BriefEntry, EditRunInput } from '../../../review/edit/types.js';
 
 /** A request the run cannot carry out as asked: bad input, never retried. */
@@ -66,16 +66,12 @@ export async function writeInput(dir: string, relative: string, text: string): P
   await writeFile(target, text);
 }
 
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
 /**
  * A proposal's key: a digest of the run, the stop number, the proposal's path and bytes, and its
  * inputs' digests, so it names this stop and this proposal and nothing else.
  */
-export function proposalKey(runId: string, stop: number, file: string, sha256: string, inputs: readonly { path: string; sha256: string }[]): string {
-  return sha256Hex(JSON.stringify(['commonplace-approval', runId, stop, file, sha256, inputs.map((input) => [input.path, input.sha256])])).slice(0, 16);
+export function proposalKey(runId: string, stop: number, file: string, proposalSha256: string, inputs: readonly { path: string; sha256: string }[]): string {
+  return sha256(JSON.stringify(['commonplace-approval', runId, stop, file, proposalSha256, inputs.map((input) => [input.path, input.sha256])])).slice(0, 16);
 }
 
 /** The findings block of a re-ask prompt. */

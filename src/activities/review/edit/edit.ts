@@ -4,7 +4,7 @@ import { TypeRegistry } from '../../../kb/types.js';
 import { checkEditBounds } from '../../../review/edit/bounds.js';
 import { checkDecision, sameText } from '../../../review/edit/decision.js';
 import { instructionPath } from '../../../review/edit/instructions.js';
-import { getText, putText } from '../../../review/edit/store.js';
+import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord } from '../../../review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
 import { briefText, findingsBlock, launchDir, readBrief, writeInput } from './common.js';
@@ -77,7 +77,7 @@ export async function checkEditedText(input: { runDir: string; checkout: string;
   if (input.edited.trim() === '' || sameText(base, input.edited)) return { kind: 'no-edit', rationaleSha256: null };
   const findings = await checkEditBounds({ checkout: input.checkout, note: input.note, before: base, after: input.edited, registry: new TypeRegistry(input.checkout) });
   if (findings.length > 0) return { kind: 'refused', findings };
-  return { kind: 'edit', textSha256: await putText(input.runDir, input.edited), rationaleSha256: null };
+  return { kind: 'edit', textSha256: await put(input.runDir, input.edited), rationaleSha256: null };
 }
 
 /** Checks the editor's outputs: the decision line, and for an edit the edited text within its bounds. */
@@ -86,7 +86,7 @@ export async function acceptEdit(input: { runDir: string; checkout: string; note
   const edited = await readFile(path.join(input.dir, EDITED_OUTPUT), 'utf8');
   const decision = checkDecision(decisionText, DECISION_OUTPUT);
   if (!decision.ok) return { kind: 'refused', findings: [decision.finding] };
-  const rationaleSha256 = await putText(input.runDir, decision.rationale);
+  const rationaleSha256 = await put(input.runDir, decision.rationale);
   const check = await checkEditedText({ ...input, edited });
   if (decision.decision === 'no-edit') {
     if (check.kind !== 'no-edit') return { kind: 'refused', findings: [`${DECISION_OUTPUT} decides no-edit, but ${EDITED_OUTPUT} holds a changed text; leave it empty for no edit`] };

@@ -1,18 +1,13 @@
 /**
  * The checkout guard's Git reads: HEAD and `git status` of the checkout, each reported path hashed.
- * Git is the one tool besides a harness that review starts (ADR 127: the guard reads git status).
+ * Git is the one tool besides a harness that review starts (ADR 127: the guard reads git status);
+ * it runs through src/fs/git.ts, and a failed read is an answer here, not an error.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { execa } from 'execa';
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256File } from '../../../fs/digest.js';
+import { runGit } from '../../../fs/git.js';
 import { guardExcluded, type GuardSnapshot } from '../../../review/edit/guard.js';
-
-async function git(checkout: string, args: string[]): Promise<{ stdout: string; exitCode: number | undefined; stderr: string }> {
-  const result = await execa('git', ['-C', checkout, ...args], { reject: false, stripFinalNewline: false, env: { GIT_OPTIONAL_LOCKS: '0' } });
-  return { stdout: String(result.stdout), exitCode: result.exitCode, stderr: String(result.stderr) };
-}
 
 function notAWorkTree(checkout: string, detail: string): ApplicationFailure {
   return ApplicationFailure.create({
@@ -24,7 +19,7 @@ function notAWorkTree(checkout: string, detail: string): ApplicationFailure {
 
 /** Where the checkout sits inside its repository (`""` when it is the repository root). */
 async function prefixOf(checkout: string): Promise<string> {
-  const result = await git(checkout, ['rev-parse', '--show-prefix']);
+  const result = await runGit(checkout, ['rev-parse', '--show-prefix']);
   if (result.exitCode !== 0) throw notAWorkTree(checkout, result.stderr);
   return result.stdout.trim();
 }
@@ -32,9 +27,9 @@ async function prefixOf(checkout: string): Promise<string> {
 /** The checkout's state now: HEAD, and every modified or untracked path outside review state with its bytes' digest. */
 export async function gitSnapshot(checkout: string): Promise<GuardSnapshot> {
   const prefix = await prefixOf(checkout);
-  const headRead = await git(checkout, ['rev-parse', '--verify', '-q', 'HEAD']);
+  const headRead = await runGit(checkout, ['rev-parse', '--verify', '-q', 'HEAD']);
   const head = headRead.exitCode === 0 ? headRead.stdout.trim() : null;
-  const status = await git(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
+  const status = await runGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
   if (status.exitCode !== 0) throw notAWorkTree(checkout, status.stderr);
   const entries: Record<string, string> = {};
   for (const record of status.stdout.split('\0')) {
@@ -44,8 +39,8 @@ export async function gitSnapshot(checkout: string): Promise<GuardSnapshot> {
     if (!repoPath.startsWith(prefix)) continue;
     const file = repoPath.slice(prefix.length);
     if (guardExcluded(file)) continue;
-    const bytes = await readFile(path.join(checkout, ...file.split('/'))).catch(() => undefined);
-    entries[file] = `${code}:${bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex')}`;
+    const digest = await sha256File(path.join(checkout, ...file.split('/'))).catch(() => 'absent');
+    entries[file] = `${code}:${digest}`;
   }
   return { head, entries };
 }
@@ -55,7 +50,7 @@ export async function committedBetween(checkout: string, from: string | null, to
   if (from === to) return [];
   if (from === null || to === null) return ['(HEAD)'];
   const prefix = await prefixOf(checkout);
-  const diff = await git(checkout, ['diff', '--name-only', '-z', from, to, '--', '.']);
+  const diff = await runGit(checkout, ['diff', '--name-only', '-z', from, to, '--', '.']);
   if (diff.exitCode !== 0) return ['(HEAD)'];
   return diff.stdout
     .split('\0')

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { changedPaths, type GuardSnapshot } from '../../../review/edit/guard.js';
-import { readJson, sha256Hex, writeJson } from './common.js';
+import { sha256 } from '../../../fs/digest.js';
+import { readJson, writeJson } from './common.js';
 import { committedBetween, gitSnapshot } from './git.js';
 
 const guardDir = (runDir: string) => path.join(runDir, 'guard');
@@ -8,7 +9,7 @@ const guardDir = (runDir: string) => path.join(runDir, 'guard');
 /** Keeps a snapshot in the run directory; the history carries its file name only. */
 export async function writeSnapshot(runDir: string, snapshot: GuardSnapshot, name?: string): Promise<string> {
   const text = JSON.stringify(snapshot);
-  const file = name ?? `snapshot-${sha256Hex(text).slice(0, 16)}.json`;
+  const file = name ?? `snapshot-${sha256(text).slice(0, 16)}.json`;
   await writeJson(path.join(guardDir(runDir), file), snapshot);
   return file;
 }

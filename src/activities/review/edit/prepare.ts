@@ -1,14 +1,14 @@
 import { mkdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadCriterion } from '../../../review/criteria.js';
-import { sha256 } from '../../../review/hash.js';
+import { sha256 } from '../../../fs/digest.js';
 import { CRITIQUE_INSTRUCTION, notePathProblem } from '../../../review/paths.js';
 import { selectPairs } from '../../../review/status.js';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { parsePlan } from '../../../review/edit/plan.js';
 import { PASSES } from '../../../review/edit/plan-types.js';
 import { runDirOf, type RunRecord } from '../../../review/edit/runs.js';
-import { putText } from '../../../review/edit/store.js';
+import { put } from '../../../fs/store.js';
 import type { BriefEntry, EditCriterion, EditKind, FullPassInput, PreparedEdit, ReviewUnit, ReviseInput } from '../../../review/edit/types.js';
 import type { InstructionName } from '../../../review/edit/instructions.js';
 import { badInput, briefFile, instructionNow, readJson, resolveProfile, writeJson } from './common.js';
@@ -88,7 +88,7 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
   }
   await mkdir(runDir, { recursive: true });
 
-  const startSha256 = await putText(runDir, noteText);
+  const startSha256 = await put(runDir, noteText);
   const briefFiles: { path: string; source: 'kb' | 'shipped'; text: string }[] = [];
   let units: ReviewUnit[] = [];
   const instructions: InstructionName[] = [];
@@ -120,7 +120,7 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
   // A retry keeps what the first try captured.
   const brief: BriefEntry[] = sameExecution ? await readJson<BriefEntry[]>(briefFile(runDir)).catch(() => []) : [];
   if (brief.length === 0) {
-    for (const file of briefFiles) brief.push({ path: file.path, source: file.source, sha256: await putText(runDir, file.text) });
+    for (const file of briefFiles) brief.push({ path: file.path, source: file.source, sha256: await put(runDir, file.text) });
     await writeJson(briefFile(runDir), brief);
   }
 

@@ -1,17 +1,18 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
+import { sha256 } from '../../../fs/digest.js';
 import { noteTitle, extractHeadings } from '../../../kb/notes.js';
 import { criterionHash, hashParts, noteParts } from '../../../review/hash.js';
 import { resultPath } from '../../../review/paths.js';
 import { formatResultFile, parseResultFile } from '../../../review/result-file.js';
 import { unifiedDiff } from '../../../review/edit/diff.js';
 import { formatManifest, formatPacket, packetPath, parseManifest, type Manifest, type PacketRecord } from '../../../review/edit/packet.js';
-import { getText, putText } from '../../../review/edit/store.js';
+import { getText, put } from '../../../fs/store.js';
 import type { BriefEntry, Decision, EditKind, EditSummary, Proposal, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
-import { badInput, briefText, proposalKey, readBrief, sha256Hex, writeJson } from './common.js';
+import { badInput, briefText, proposalKey, readBrief, writeJson } from './common.js';
 
 export interface PassRecord {
   pass: string;
@@ -95,7 +96,7 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
     });
     const check = parseResultFile(text, file);
     if (!check.ok) throw new Error(`the result for ${criterion.id} would not parse: ${check.findings.map((finding) => finding.message).join('; ')}`);
-    files[file] = await putText(input.runDir, text);
+    files[file] = await put(input.runDir, text);
   }
 
   const rows = gateRows(input.units, input.startReviews, input.finalReviews);
@@ -135,7 +136,7 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
   const critique = input.finalReviews.find((review) => review.criterion === CRITIQUE_INSTRUCTION);
   if (critique) body.push('## Critique of the final text', '', (await getText(input.runDir, critique.bodySha256)).trim(), '');
   const packetText = formatPacket(record, body.join('\n'));
-  files[packetPath(input.note, input.kind)] = await putText(input.runDir, packetText);
+  files[packetPath(input.note, input.kind)] = await put(input.runDir, packetText);
   await writeFileAtomic(path.join(input.runDir, 'packet.md'), packetText);
   if (changed) files[input.note] = input.finalSha256;
 
@@ -147,11 +148,11 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
     decision: input.decision,
     start_sha256: input.startSha256,
     final_sha256: input.finalSha256,
-    brief_sha256: sha256Hex(JSON.stringify(brief)),
+    brief_sha256: sha256(JSON.stringify(brief)),
     files,
   };
   const manifestText = formatManifest(manifest);
-  const manifestSha256 = await putText(input.runDir, manifestText);
+  const manifestSha256 = await put(input.runDir, manifestText);
   if (!changed) return { manifestSha256, packet: 'packet.md', closing };
 
   const diff = unifiedDiff(start, final, input.note);
@@ -159,8 +160,8 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
   await writeFileAtomic(path.join(input.runDir, 'artifact', 'final.diff'), diff);
   await writeFileAtomic(path.join(input.runDir, 'artifact', 'publication.json'), manifestText);
   const inputs = [
-    { path: 'artifact/final.md', sha256: sha256Hex(final) },
-    { path: 'artifact/final.diff', sha256: sha256Hex(diff) },
+    { path: 'artifact/final.md', sha256: sha256(final) },
+    { path: 'artifact/final.diff', sha256: sha256(diff) },
   ];
   const file = 'artifact/publication.json';
   const proposal: Proposal = {
@@ -180,11 +181,11 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
 /** The brief file as the checkout has it now: its digest, or null when it is gone. */
 async function briefNow(checkout: string, entry: BriefEntry): Promise<string | null> {
   const text = await readFile(path.join(checkout, ...entry.path.split('/')), 'utf8').catch(() => undefined);
-  if (text !== undefined) return sha256Hex(text);
+  if (text !== undefined) return sha256(text);
   if (entry.source === 'kb') return null;
   // A shipped default stands while the KB has no file of its own there, and while the package's text is the same.
   const name = (Object.keys(DEFAULT_INSTRUCTIONS) as InstructionName[]).find((candidate) => instructionPath(candidate) === entry.path);
-  return name === undefined ? null : sha256Hex(DEFAULT_INSTRUCTIONS[name]);
+  return name === undefined ? null : sha256(DEFAULT_INSTRUCTIONS[name]);
 }
 
 interface JournalEntry {
@@ -208,7 +209,7 @@ export async function checkConflict(input: { runDir: string; checkout: string; n
   const journal = await readJournal(input.runDir);
   const writing = journal.some((entry) => entry.manifest === input.manifestSha256 && entry.event === 'note-writing');
   const noteText = await readFile(path.join(input.checkout, ...input.note.split('/')), 'utf8').catch(() => undefined);
-  const noteNow = noteText === undefined ? null : sha256Hex(noteText);
+  const noteNow = noteText === undefined ? null : sha256(noteText);
   const paths: string[] = [];
   const reasons: string[] = [];
   if (noteNow !== manifest.start_sha256 && !(writing && noteNow === manifest.final_sha256)) {

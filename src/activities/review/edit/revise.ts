@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
+import { sha256 } from '../../../fs/digest.js';
 import { instructionPath } from '../../../review/edit/instructions.js';
 import { formatPlan, parsePlan } from '../../../review/edit/plan.js';
 import { isSelectionPass, type Plan, type PlanPass } from '../../../review/edit/plan-types.js';
 import { applySelections, formatSelection, locateSelections, parseSelectionList, type Selection } from '../../../review/edit/selection.js';
-import { getText, putText } from '../../../review/edit/store.js';
+import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, Proposal } from '../../../review/edit/types.js';
-import { briefText, findingsBlock, launchDir, proposalKey, readBrief, sha256Hex, writeInput, writeJson } from './common.js';
+import { briefText, findingsBlock, launchDir, proposalKey, readBrief, writeInput, writeJson } from './common.js';
 import { checkEditedText, EDITED_OUTPUT, type EditCheck } from './edit.js';
 
 const PLAN_OUTPUT = 'plan.yaml';
@@ -94,7 +95,7 @@ export async function acceptSelections(input: { runDir: string; dir: string; tex
   if (!parsed.ok) return parsed;
   const located = locateSelections(await getText(input.runDir, input.textSha256), parsed.selections);
   if (!located.ok) return located;
-  return { ok: true, listSha256: await putText(input.runDir, listText(parsed.selections)), count: parsed.selections.length };
+  return { ok: true, listSha256: await put(input.runDir, listText(parsed.selections)), count: parsed.selections.length };
 }
 
 export interface SelectionProposalInput {
@@ -131,10 +132,10 @@ export async function writeSelectionProposal(input: SelectionProposalInput): Pro
   const proposalText = `${lines.join('\n')}${list}`;
   await writeFileAtomic(path.join(input.runDir, `${base}.md`), proposalText);
   await writeFileAtomic(path.join(input.runDir, textFile), text);
-  const inputs = [{ path: textFile, sha256: sha256Hex(text) }];
-  const sha256 = sha256Hex(proposalText);
+  const inputs = [{ path: textFile, sha256: sha256(text) }];
+  const proposalSha256 = sha256(proposalText);
   const file = `${base}.md`;
-  const proposal: Proposal = { path: file, key: proposalKey(input.runId, input.stop, file, sha256, inputs), stop: input.stop, sha256, exact: false, inputs, inspect: [file, textFile] };
+  const proposal: Proposal = { path: file, key: proposalKey(input.runId, input.stop, file, proposalSha256, inputs), stop: input.stop, sha256: proposalSha256, exact: false, inputs, inspect: [file, textFile] };
   await writeJson(path.join(input.runDir, `${base}.json`), { ...proposal, pass: input.pass, listSha256: input.listSha256 });
   return proposal;
 }
@@ -153,7 +154,7 @@ export async function applyAnswer(input: { runDir: string; checkout: string; not
   const proposed = parseSelectionList(await getText(input.runDir, input.listSha256));
   const answered = parseSelectionList(input.answerText);
   if (!answered.ok || !proposed.ok) return { kind: 'refused', listSha256: input.listSha256, findings: answered.ok ? ['the proposed list no longer parses'] : answered.findings };
-  const listSha256 = await putText(input.runDir, listText(answered.selections));
+  const listSha256 = await put(input.runDir, listText(answered.selections));
   const text = await getText(input.runDir, input.textSha256);
   const applied = applySelections(text, answered.selections);
   if (!applied.ok) return { kind: 'refused', listSha256, findings: applied.findings };
