@@ -47,7 +47,7 @@ export function formatStop(progress: AnalysisProgress): string {
 
 /** A run that ended exhausted: the stop that ended it and the one step left. */
 export function formatExhausted(runId: string, stop: Stop | undefined, stage: string): string {
-  const lines = [`run ${runId} ended exhausted at ${stage}:`];
+  const lines = [`run ${runId} ended exhausted (${stage}):`];
   if (stop) lines.push(...stopLines(stop, '  '));
   lines.push(...nextLine(stop ? [stop] : [], 'exhausted', analysisNext(runId)));
   return lines.join('\n');

@@ -6,6 +6,7 @@ import { IntegrateError, integrateRun } from '../activities/analysis/integrate.j
 import { locateRun, RunNotFoundError } from '../activities/analysis/runs.js';
 import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../activities/analysis/reset.js';
 import { connectClient } from './connection.js';
+import { describeEnded, endRun, graceMs, graceOption } from './end-run.js';
 import { action, UserError } from './errors.js';
 
 /** The workflow's status name, or undefined when the namespace has none of that ID. */
@@ -20,18 +21,21 @@ async function workflowStatus(workflowId: string): Promise<string | undefined> {
 }
 
 /**
- * `analysis reset <run-id>`: says what it will discard, and with `--yes` ends the workflow and
- * removes the run's worktree, branch and state; the next `prepare` makes a new run.
+ * `analysis reset <run-id>`: says what it will discard, and with `--yes` ends the workflow (cancel,
+ * then terminate after the grace period) and removes the run's worktree, branch and state; the next
+ * `prepare` makes a new run.
  */
 export function registerReset(analysis: Command): void {
-  analysis
-    .command('reset')
-    .description('discard a run: terminate its workflow, remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)')
-    .argument('<run-id>', 'the run')
-    .option('--yes', 'discard it (without it, reset only says what it would discard)')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
-    .action(
-      action(async (runId: string, options: { yes?: boolean; kb?: string }) => {
+  graceOption(
+    analysis
+      .command('reset')
+      .description('discard a run: cancel its workflow (terminating it after the grace period), remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)')
+      .argument('<run-id>', 'the run')
+      .option('--yes', 'discard it (without it, reset only says what it would discard)')
+      .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)'),
+  ).action(
+      action(async (runId: string, options: { yes?: boolean; kb?: string; grace?: string }) => {
+        const grace = graceMs(options.grace);
         if (parseRunId(runId) === undefined) throw new UserError(`"${runId}" is not a run ID (AAS-<YYYY-MM-DD>-<system>-<nn>)`);
         const checkout = findCheckout(process.cwd(), options.kb).root;
         const earlier = await readResetRecord(checkout, runId);
@@ -46,7 +50,7 @@ export function registerReset(analysis: Command): void {
           throw new UserError(`no run ${runId} in ${checkout}: no worktree, no branch ${runBranch(runId)}, no workflow ${workflowId}`);
         }
         const discards = [
-          status === undefined ? `no workflow ${workflowId} on the server` : status === 'RUNNING' ? `workflow ${workflowId} (open: it will be terminated; its history stays on the server)` : `workflow ${workflowId} (${status.toLowerCase()}; its history stays on the server)`,
+          status === undefined ? `no workflow ${workflowId} on the server` : status === 'RUNNING' ? `workflow ${workflowId} (open: it will be cancelled, and terminated if it has not closed ${grace / 1000} s later; its history stays on the server)` : `workflow ${workflowId} (${status.toLowerCase()}; its history stays on the server)`,
           footprint.worktree === undefined ? 'no worktree' : `worktree ${footprint.worktree}, with the run's state (launches, checks, store, artifact)`,
           footprint.branch ? `branch ${runBranch(runId)}${footprint.unmerged > 0 ? ` (${footprint.unmerged} commit${footprint.unmerged === 1 ? '' : 's'} not on the checkout's HEAD — lost)` : ''}` : 'no branch',
         ];
@@ -59,12 +63,12 @@ export function registerReset(analysis: Command): void {
         if (earlier === undefined) await beginReset(checkout, { run: runId, discards, worktree: footprint.worktree ?? null, startedAt: new Date().toISOString() });
         if (status === 'RUNNING') {
           const client = await connectClient();
-          await client.workflow
-            .getHandle(workflowId)
-            .terminate(`reset by the operator (commonplace analysis reset ${runId})`)
-            .catch((error: unknown) => {
-              if (!(error instanceof WorkflowNotFoundError)) throw error;
-            });
+          const ended = await endRun(client.workflow.getHandle(workflowId), {
+            graceMs: grace,
+            reason: `reset by the operator (commonplace analysis reset ${runId}): it did not close within the grace period after the cancellation`,
+            onWaiting: () => process.stderr.write(`cancelling ${workflowId}; waiting up to ${grace / 1000} s for it to close\n`),
+          });
+          process.stdout.write(`${describeEnded(workflowId, ended, grace)}\n`);
         }
         await finishReset(checkout, runId);
         process.stdout.write(`reset ${runId}: discarded (record: ${resetRecordFile(checkout, runId)}); the next prepare of this system makes a new run ID\n`);

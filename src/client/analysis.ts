@@ -5,15 +5,16 @@ import path from 'node:path';
 import { findCheckout } from '../kb/checkout.js';
 import { KbError } from '../kb/errors.js';
 import { loadPlan, PlanError } from '../analysis/load-plan.js';
-import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../analysis/progress.js';
+import type { AnalysisInput, AnalysisProgress } from '../analysis/progress.js';
 import { runRecordFile } from '../analysis/run-dir.js';
 import { analysisWorkflowId } from '../analysis/run-id.js';
 import { DEFAULT_PLAN, PrepareError, prepareRun } from '../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../activities/analysis/runs.js';
 import { GitError } from '../activities/analysis/git.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
-import { formatInspect, formatResult, formatStop } from './analysis-format.js';
-import { followAnalysis } from './analysis-follow.js';
+import { analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../workflows/analysis.js';
+import { analysisFormat, formatExhausted, formatInspect, formatResult, formatStop } from './analysis-format.js';
+import { follow } from './follow.js';
 import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { registerInstallMethod } from './analysis-method.js';
 import { connectClient } from './connection.js';
@@ -91,8 +92,8 @@ async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string
 }
 
 /** Starts the run's workflow (or attaches: USE_EXISTING is the run lock), with its summary and search attributes. */
-async function startRun(client: Client, run: LocatedRun, input: AnalysisInput): Promise<WorkflowHandle> {
-  return client.workflow.start('analysis', {
+async function startRun(client: Client, run: LocatedRun, input: AnalysisInput): Promise<WorkflowHandle<typeof analysisWorkflow>> {
+  return client.workflow.start(analysisWorkflow, {
     taskQueue: TASK_QUEUE,
     workflowId: analysisWorkflowId(run.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -130,22 +131,31 @@ function registerRun(analysis: Command): void {
         } catch (error) {
           throw asUserError(error);
         }
+        const recorded = await readRecord(run);
+        if (recorded?.status === 'exhausted') {
+          // The run directory says it ended: no server is needed to say what is left.
+          process.stdout.write(`${formatExhausted(runId, recorded.stops[0], recorded.stage)}\n`);
+          process.exitCode = 2;
+          return;
+        }
         const client = await connectClient();
-        const handle = client.workflow.getHandle(analysisWorkflowId(runId));
+        const handle = client.workflow.getHandle<typeof analysisWorkflow>(analysisWorkflowId(runId));
         const state = await describe(handle, run);
         if (state === 'COMPLETED') {
-          process.stdout.write(`${formatResult((await handle.result()) as AnalysisResult)}\n`);
+          const { text, status } = formatResult(await handle.result());
+          process.stdout.write(`${text}\n`);
+          if (status === 'exhausted') process.exitCode = 2;
           return;
         }
         if (state !== undefined && state !== 'RUNNING') {
           throw new UserError(`run ${runId} ended ${state.toLowerCase()} (workflow ${handle.workflowId}); run does not start it again under the same ID: its record is in ${run.runDir}`);
         }
         if (state === 'RUNNING') {
-          const progress = await handle.query<AnalysisProgress>('progress').catch(() => undefined);
+          const progress = await handle.query(progressQuery).catch(() => undefined);
           if (progress?.status === 'stopped') {
             process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
             try {
-              await handle.executeUpdate('resume');
+              await handle.executeUpdate(resumeUpdate);
             } catch (error) {
               if (!(error instanceof WorkflowUpdateFailedError)) throw error;
               process.stdout.write(`${formatStop(progress)}\n  not resumed: ${error.cause?.message ?? error.message}\n`);
@@ -169,9 +179,16 @@ function registerRun(analysis: Command): void {
           process.stderr.write(`started ${handle.workflowId}; watch it in the Web UI or with: temporal workflow describe --workflow-id ${handle.workflowId}\n`);
         }
         if (options.detach) return;
-        await followAnalysis(handle);
+        await follow(handle, analysisFormat());
       }),
     );
+}
+
+/** The run's record in its run directory (run.json), when the workflow wrote one. */
+async function readRecord(run: LocatedRun): Promise<AnalysisProgress | undefined> {
+  return readFile(runRecordFile(run.runDir), 'utf8')
+    .then((text) => JSON.parse(text) as AnalysisProgress)
+    .catch(() => undefined);
 }
 
 async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
@@ -180,7 +197,7 @@ async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
     const handle = client.workflow.getHandle(analysisWorkflowId(run.runId));
     if ((await describe(handle, run)) === undefined) return 'no workflow for it on the server';
     const timeout = new Promise<string>((done) => setTimeout(() => done('no worker answered within 5 s'), 5000).unref());
-    return await Promise.race([handle.query<AnalysisProgress>('progress'), timeout]);
+    return await Promise.race([handle.query(progressQuery), timeout]);
   } catch (error) {
     return (error as Error).message.split('\n')[0] ?? String(error);
   }
@@ -202,10 +219,10 @@ function registerInspect(analysis: Command): void {
         } catch (error) {
           throw asUserError(error);
         }
-        const recorded = await readFile(runRecordFile(run.runDir), 'utf8').then((text) => JSON.parse(text) as AnalysisProgress).catch(() => undefined);
+        const recorded = await readRecord(run);
         let progress = recorded;
         let where = recorded ? `from ${runRecordFile(run.runDir)}, written ${recorded.updatedAt}` : 'prepared, never started';
-        if (recorded === undefined || (recorded.status !== 'completed' && recorded.status !== 'blocked')) {
+        if (recorded === undefined || !['completed', 'blocked', 'exhausted', 'failed', 'cancelled'].includes(recorded.status)) {
           const answer = await live(run);
           if (typeof answer === 'string') {
             if (recorded) where = `${where}; live state unavailable: ${answer}`;

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import type { ProbeResult } from '../workflows/probe.js';
+import { probe, type ProbeResult } from '../workflows/probe.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
-import { action, rootMessage, UserError } from './errors.js';
+import { action } from './errors.js';
+import { applicationFailure, follow } from './follow.js';
 
 interface ProbeOptions {
   profile: string;
@@ -54,7 +55,7 @@ export function registerProbe(program: Command): void {
       action(async (options: ProbeOptions) => {
         const client = await connectClient();
         const workflowId = probeWorkflowId(options.profile);
-        const handle = await client.workflow.start('probe', {
+        const handle = await client.workflow.start(probe, {
           taskQueue: TASK_QUEUE,
           workflowId,
           args: [
@@ -75,14 +76,16 @@ export function registerProbe(program: Command): void {
           ],
         });
         process.stderr.write(`started ${workflowId}; waiting for a worker (commonplace dev or commonplace worker)...\n`);
-        let result: ProbeResult;
-        try {
-          result = (await handle.result()) as ProbeResult;
-        } catch (error) {
-          throw new UserError(`probe ${workflowId} failed: ${rootMessage(error)}`);
-        }
-        process.stdout.write(options.json ? `${JSON.stringify({ workflowId, ...result }, null, 2)}\n` : `${formatProbe(workflowId, result)}\n`);
-        if (result.outcome.status !== 'completed') process.exitCode = 2;
+        const print = (result: ProbeResult) => (options.json ? JSON.stringify({ workflowId, ...result }, null, 2) : formatProbe(workflowId, result));
+        // A launch that did not complete fails the probe (`probe-failed`) with the ProbeResult as its details: the same report, exit 2.
+        await follow(handle, {
+          stopped: () => '',
+          result: (result) => ({ text: print(result), status: result.outcome.status === 'completed' ? 'completed' : 'exhausted' }),
+          failure: (error) => {
+            const result = applicationFailure(error, 'probe-failed')?.details?.[0] as ProbeResult | undefined;
+            return result === undefined ? undefined : { text: print(result), exitCode: 2 };
+          },
+        });
       }),
     );
 }

@@ -1,13 +1,13 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { locateSelections, parseSelectionList } from '../review/edit/selection.js';
-import type { AcknowledgeAnswer, ApprovalAnswer, EditProgress } from '../review/edit/types.js';
+import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../review/edit/types.js';
 import { connectClient } from './connection.js';
 import { action, rootMessage, UserError } from './errors.js';
-import { followEdit, resolveRun } from './review-full-pass.js';
+import { EDIT_WORKFLOWS, followEdit, resolveRun, type EditWorkflow } from './review-full-pass.js';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -22,7 +22,8 @@ export async function approvalAnswer(runDir: string, progress: EditProgress | un
   const bytes = await readFile(path.join(runDir, ...file.split('/')));
   if (bytes.length > MAX_ANSWER_BYTES) throw new UserError(`${file} is ${bytes.length} bytes; a proposal answer is at most ${MAX_ANSWER_BYTES}`);
   const inputs: ApprovalAnswer['inputs'] = [];
-  for (const input of progress?.stop?.proposal?.inputs ?? []) {
+  const stop = progress?.stops[0];
+  for (const input of stop?.kind === 'awaiting-approval' ? stop.proposal.inputs : []) {
     const now = await readFile(path.join(runDir, ...input.path.split('/'))).catch(() => undefined);
     inputs.push({ path: input.path, sha256: now === undefined ? 'absent' : sha256(now) });
   }
@@ -40,8 +41,8 @@ async function runRelative(runDir: string, written: string): Promise<string> {
   throw new UserError(`${written}: no such file in the run directory ${runDir}`);
 }
 
-async function progressOf(handle: { query: <T>(name: string) => Promise<T> }, run: string): Promise<EditProgress> {
-  return handle.query<EditProgress>('progress').catch((error: unknown) => {
+async function progressOf(found: { handle: WorkflowHandle<EditWorkflow>; kind: EditKind }, run: string): Promise<EditProgress> {
+  return found.handle.query(EDIT_WORKFLOWS[found.kind].progressQuery).catch((error: unknown) => {
     if (error instanceof WorkflowNotFoundError) throw new UserError(`run ${run} is not open (its workflow is not found)`);
     throw new UserError(`cannot read run ${run}: ${rootMessage(error)}`);
   });
@@ -62,8 +63,9 @@ export function registerApprove(review: Command): void {
         const client = await connectClient();
         const found = await resolveRun(client, options.kb, run);
         const relative = await runRelative(found.runDir, file);
-        const progress = await progressOf(found.handle, run);
-        const proposal = progress.stop?.proposal;
+        const progress = await progressOf(found, run);
+        const waiting = progress.stops[0];
+        const proposal = waiting?.kind === 'awaiting-approval' ? waiting.proposal : undefined;
         const answer = await approvalAnswer(found.runDir, progress, relative, options.key);
         if (proposal && !proposal.exact && proposal.path === relative) {
           // Say what is wrong with an edited selection list before anything is sent.
@@ -74,13 +76,13 @@ export function registerApprove(review: Command): void {
           if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${findings.join('; ')}; nothing was approved`);
         }
         try {
-          await found.handle.executeUpdate('approve', { args: [answer] });
+          await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].approveUpdate, { args: [answer] });
         } catch (error) {
           throw new UserError(`refused: ${rootMessage(error)}`);
         }
         process.stderr.write(`approved ${relative} for ${found.runId}${proposal ? ` (stop ${proposal.stop})` : ''}; the run goes on\n`);
         if (options.detach) return;
-        await followEdit(found.handle);
+        await followEdit(found.handle, found.kind);
       }),
     );
 }
@@ -97,19 +99,20 @@ export function registerAcknowledge(review: Command): void {
       action(async (run: string, options: { kb?: string; detach?: boolean }) => {
         const client = await connectClient();
         const found = await resolveRun(client, options.kb, run);
-        const progress = await progressOf(found.handle, run);
-        if (progress.stop?.kind !== 'checkout-changed') {
-          throw new UserError(`run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${progress.stop ? `: ${progress.stop.kind}` : ''}); there is nothing to acknowledge`);
+        const progress = await progressOf(found, run);
+        const stop = progress.stops[0];
+        if (stop?.kind !== 'checkout-changed') {
+          throw new UserError(`run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
         }
-        const answer: AcknowledgeAnswer = { paths: progress.stop.paths ?? [] };
+        const answer: AcknowledgeAnswer = { paths: stop.paths };
         try {
-          await found.handle.executeUpdate('acknowledge', { args: [answer] });
+          await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].acknowledgeUpdate, { args: [answer] });
         } catch (error) {
           throw new UserError(`refused: ${rootMessage(error)}`);
         }
         process.stderr.write(`acknowledged for ${found.runId}: ${answer.paths.join(', ')}\n`);
         if (options.detach) return;
-        await followEdit(found.handle);
+        await followEdit(found.handle, found.kind);
       }),
     );
 }

@@ -1,4 +1,4 @@
-import { WorkflowFailedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
@@ -6,12 +6,17 @@ import path from 'node:path';
 import { findCheckout } from '../kb/checkout.js';
 import { noteParts } from '../review/hash.js';
 import { notePathProblem } from '../review/paths.js';
-import { editRunId, editWorkflowId, optionsDifference } from '../review/edit/identity.js';
+import { editRunId, editWorkflowId, kindOfWorkflowId, optionsDifference } from '../review/edit/identity.js';
 import { readRunRecord, runDirOf } from '../review/edit/runs.js';
-import type { EditKind, EditOptions, EditProgress, EditRunInput, EditSummary, FullPassInput, ReviseInput } from '../review/edit/types.js';
+import type { EditKind, EditOptions, EditProgress, EditRunInput, EditSummary, FullPassOptions } from '../review/edit/types.js';
+import { STOP_RULES, type RunStatus, type Stop } from '../runs/stop.js';
+import * as fullPassWorkflow from '../workflows/full-pass.js';
+import * as reviseWorkflow from '../workflows/revise.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { action, rootMessage, UserError } from './errors.js';
+import { follow } from './follow.js';
+import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -61,34 +66,54 @@ async function hasGit(dir: string): Promise<boolean> {
   }
 }
 
-/** What a stop reads like to the operator, with the command to type next. */
-export function formatEditStop(progress: EditProgress): string {
-  const stop = progress.stop!;
+/** The workflow definitions of each kind of editing run: started, queried and updated through these. */
+export const EDIT_WORKFLOWS = { 'full-pass': fullPassWorkflow, revise: reviseWorkflow } as const;
+export type EditWorkflow = typeof fullPassWorkflow.fullPass | typeof reviseWorkflow.revise;
+/** How an editing run closed: its summary, with the stop that ended it when it ended exhausted. */
+export type ClosedEdit = EditSummary & { status?: RunStatus; stop?: Stop };
+
+/** The commands an editing run's stops lead to. */
+export function editNext(run: { kind: EditKind; note: string; runId: string }): NextCommands {
+  const rerun = `commonplace review run ${run.kind} ${run.note}`;
+  return {
+    resume: rerun,
+    approve: (proposal) => `commonplace review approve ${run.runId} ${proposal.path} --key ${proposal.key}`,
+    acknowledge: `commonplace review acknowledge ${run.runId}`,
+    ended: `${rerun}   (starts a fresh run over the same note text)`,
+  };
+}
+
+/** A conflict's one next command: a changed note gets a new run; a changed brief means this run cannot publish. */
+function conflictNext(progress: EditProgress, paths: readonly string[]): string[] {
   const rerun = `commonplace review run ${progress.kind} ${progress.note}`;
-  const waiting = stop.kind === 'awaiting-approval';
-  const lines = [`${progress.kind} ${progress.runId} ${waiting ? 'waits for approval' : 'stopped'}: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`];
-  if (stop.paths && stop.paths.length > 0) lines.push(`  paths: ${stop.paths.join(', ')}`);
-  if (stop.evidence) lines.push(`  evidence: ${stop.evidence}`);
-  if (stop.resetAt) lines.push(`  the limit resets at ${stop.resetAt}`);
-  const runDir = progress.runDir ?? '';
-  if (stop.proposal) {
-    lines.push(`  inspect: ${stop.proposal.inspect.map((file) => path.join(runDir, file)).join(', ')}`);
-    lines.push(`  key: ${stop.proposal.key}`);
-    lines.push(`  approve: commonplace review approve ${progress.runId} ${stop.proposal.path} --key ${stop.proposal.key}`);
-  } else if (stop.kind === 'checkout-changed') {
-    lines.push(`  read the changes; to own them and go on: commonplace review acknowledge ${progress.runId}`);
-  } else if (stop.kind === 'conflict') {
-    lines.push(`  to publish this run's text: restore ${(stop.paths ?? []).join(', ')}, then run \`${rerun}\``);
-    if (stop.paths?.includes(progress.note)) lines.push(`  to keep the note as it is now: run \`${rerun}\` — the edited note gets a new run, and this one is cancelled`);
-    else lines.push(`  to keep the brief as it is now: \`temporal workflow cancel --workflow-id ${progress.workflowId}\`, then \`${rerun}\` starts a new run`);
-  } else {
-    lines.push(`  nothing accepted so far is asked again; continue with: ${rerun}`);
+  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${rerun}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
+  return [`  next: commonplace review cancel ${progress.runId}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`];
+}
+
+/** What a stop reads like to the operator, with the one command to type next. */
+export function formatEditStop(progress: EditProgress): string {
+  const lines: string[] = [];
+  for (const stop of progress.stops) {
+    const waiting = stop.kind === 'awaiting-approval';
+    lines.push(`${progress.kind} ${progress.runId} ${waiting ? 'waits for approval' : 'stopped'}: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  ', progress.runDir));
   }
+  const first = progress.stops[0];
+  if (first?.kind === 'conflict') return [...lines, ...conflictNext(progress, first.paths ?? [])].join('\n');
+  if (first !== undefined && STOP_RULES[first.kind].by === 'resume') lines.push('  nothing accepted so far is asked again');
+  lines.push(...nextLine(progress.stops, progress.status, editNext(progress)));
   return lines.join('\n');
 }
 
-/** The end of a run, as the operator reads it. */
-export function formatEditSummary(summary: EditSummary): string {
+/** The end of a run, as the operator reads it, and how it closed. */
+export function formatEditSummary(summary: ClosedEdit): { text: string; status: 'completed' | 'exhausted' } {
+  if (summary.status === 'exhausted') {
+    const stops = summary.stop ? [summary.stop] : [];
+    const lines = [`${summary.kind} ${summary.runId} ended exhausted${summary.stop ? `: ${summary.stop.kind} (${summary.stop.disposition})` : ''}`];
+    if (summary.stop) lines.push(`  ${summary.stop.reason}`, ...stopDetails(summary.stop, '  ', summary.runDir));
+    if (summary.runDir) lines.push(`  run directory  ${summary.runDir}`);
+    lines.push(...nextLine(stops, 'exhausted', editNext(summary)));
+    return { text: lines.join('\n'), status: 'exhausted' };
+  }
   const lines = [
     `${summary.kind} ${summary.runId} completed: ${summary.outcome === 'published' ? 'the note was edited and published' : 'no edit; the packet and results were published'}`,
     `  decision       ${summary.decision}, closing ${summary.closing}`,
@@ -97,46 +122,18 @@ export function formatEditSummary(summary: EditSummary): string {
     `  launches       ${summary.launches}`,
     `  packet         ${path.join(summary.runDir, summary.packet)}`,
   ];
-  return lines.join('\n');
+  return { text: lines.join('\n'), status: 'completed' };
 }
 
+/** Progress lines of an editing run: its stage. */
+const editLine = (progress: EditProgress) => `${progress.runId}: ${progress.stage}`;
+
 /**
- * Follows an editing run until it completes (exit 0) or stops (exit 2, the stop printed with the next
- * command); a failure of the workflow is exit 1.
+ * Follows an editing run until it completes (exit 0), stops or waits for approval (exit 2, the stop
+ * printed with the next command), or ends exhausted (exit 2); a failure of the workflow is exit 1.
  */
-export async function followEdit(handle: WorkflowHandle): Promise<void> {
-  let finished = false;
-  const result = handle.result().then(
-    (summary) => ({ summary: summary as EditSummary }),
-    (error: unknown) => ({ error }),
-  );
-  void result.then(() => (finished = true));
-  let lastStage = '';
-  for (;;) {
-    const race = await Promise.race([result, new Promise<undefined>((done) => setTimeout(() => done(undefined), 400))]);
-    if (race) {
-      if ('error' in race) throw new UserError(`${handle.workflowId} failed: ${race.error instanceof WorkflowFailedError ? rootMessage(race.error) : (race.error as Error).message}`);
-      process.stdout.write(`${formatEditSummary(race.summary)}\n`);
-      return;
-    }
-    let progress: EditProgress;
-    try {
-      progress = await handle.query<EditProgress>('progress');
-    } catch (error) {
-      if (finished) continue;
-      if (/not found|no worker|timed out|not exist|unknown/i.test((error as Error).message)) continue; // no worker yet, or the workflow has not set its handlers
-      throw error;
-    }
-    if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
-      process.stdout.write(`${formatEditStop(progress)}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    if (progress.stage !== lastStage) {
-      process.stderr.write(`${progress.runId}: ${progress.stage}\n`);
-      lastStage = progress.stage;
-    }
-  }
+export async function followEdit(handle: WorkflowHandle<EditWorkflow>, kind: EditKind): Promise<void> {
+  await follow(handle, { query: EDIT_WORKFLOWS[kind].progressQuery, line: editLine, stopped: formatEditStop, result: formatEditSummary });
 }
 
 /** Runs of the same kind over an earlier text of the note: they can never publish, so a new run ends them. */
@@ -149,15 +146,20 @@ async function cancelSuperseded(client: Client, kind: EditKind, note: string, wo
   }
 }
 
+/** A new run, ready to start: its options (recorded in the memo) and how its workflow starts, typed by its definition. */
+export interface NewEditRun {
+  options: EditOptions;
+  start: (client: Client, base: EditRunInput, workflowOptions: WorkflowOptions) => Promise<WorkflowHandle<EditWorkflow>>;
+}
+
 export interface EditStart {
   kind: EditKind;
-  workflowType: 'fullPass' | 'revise';
   noteArg: string;
   options: EditCommandOptions;
   /** The options this command asks for explicitly: compared with a run's recorded ones. */
   asked: Partial<EditOptions>;
-  /** A new run's options and extra input, from the asked ones and the defaults; throws when a new run cannot start so. */
-  newRun: (asked: Partial<EditOptions>) => { options: EditOptions; extra?: Partial<ReviseInput> };
+  /** A new run from the asked options and the defaults; throws when a new run cannot start so. */
+  newRun: (asked: Partial<EditOptions>) => NewEditRun;
 }
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -182,7 +184,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const runId = editRunId(start.kind, note, noteSha256, sha256(note));
   const concurrency = positive('concurrency', start.options.concurrency, 4);
   const client = await connectClient();
-  const handle = client.workflow.getHandle(workflowId);
+  const definitions = EDIT_WORKFLOWS[start.kind];
+  const handle = client.workflow.getHandle<EditWorkflow>(workflowId);
   const described = await handle.describe().catch((error: unknown) => {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
@@ -201,52 +204,58 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     );
     if (differences.length > 0) {
       throw new UserError(
-        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (temporal workflow cancel --workflow-id ${workflowId})`,
+        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (commonplace review cancel ${runId})`,
       );
     }
   };
 
   if (described?.status.name === 'RUNNING') {
     refuseDifferent();
-    const progress = await handle.query<EditProgress>('progress').catch(() => undefined);
-    if (progress?.status === 'stopped' && progress.stop && progress.stop.kind !== 'checkout-changed') {
-      process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stop.kind})\n`);
-      await handle.executeUpdate('resume').catch((error: unknown) => {
+    const progress = await handle.query(definitions.progressQuery).catch(() => undefined);
+    const stop = progress?.stops[0];
+    if (progress?.status === 'stopped' && stop !== undefined && STOP_RULES[stop.kind].by === 'resume') {
+      process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stops.map((each) => each.kind).join(', ')})\n`);
+      await handle.executeUpdate(definitions.resumeUpdate).catch((error: unknown) => {
         throw new UserError(`cannot resume ${runId}: ${rootMessage(error)}`);
       });
     } else {
       process.stderr.write(`attaching to ${workflowId}\n`);
     }
     if (start.options.detach) return;
-    return followEdit(handle);
+    return followEdit(handle, start.kind);
   }
+  let reuse: WorkflowIdReusePolicy = WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY;
   if (described?.status.name === 'COMPLETED') {
     refuseDifferent();
-    process.stderr.write(`${workflowId} already ran over this text of ${note}\n`);
-    process.stdout.write(`${formatEditSummary((await handle.result()) as EditSummary)}\n`);
-    return;
+    const closed: ClosedEdit = await handle.result();
+    if (closed.status !== 'exhausted') {
+      process.stderr.write(`${workflowId} already ran over this text of ${note}\n`);
+      process.stdout.write(`${formatEditSummary(closed).text}\n`);
+      return;
+    }
+    // An exhausted run ended for good: the same command starts a fresh run over the same text.
+    process.stderr.write(`${workflowId} ended exhausted earlier (${closed.stop?.kind ?? 'its budget was spent'}); starting a fresh run over the same text\n`);
+    reuse = WorkflowIdReusePolicy.ALLOW_DUPLICATE;
+  } else if (described) {
+    process.stderr.write(`${workflowId} ended ${described.status.name.toLowerCase()} earlier; starting it again\n`);
   }
 
   const fresh = start.newRun(start.asked);
-  const input: EditRunInput & { options: EditOptions } = {
+  const base: EditRunInput = {
     checkout,
     note,
     noteSha256,
     runId,
     concurrency,
-    options: fresh.options,
     ...(start.options.profiles && { profilesFile: path.resolve(start.options.profiles) }),
     ...(start.options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(start.options.scenario) } }),
-    ...fresh.extra,
   };
-  if (described) process.stderr.write(`${workflowId} ended ${described.status.name.toLowerCase()} earlier; starting it again\n`);
   await cancelSuperseded(client, start.kind, note, workflowId);
-  const started = await client.workflow.start(start.workflowType, {
+  const started = await fresh.start(client, base, {
     taskQueue: TASK_QUEUE,
     workflowId,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    args: [input as FullPassInput & ReviseInput],
+    workflowIdReusePolicy: reuse,
     memo: { runId, note, checkout, options: fresh.options },
     staticSummary: `${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`,
     typedSearchAttributes: [
@@ -258,11 +267,11 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   });
   process.stderr.write(`started ${workflowId} (run ${runId}, directory ${runDirOf(checkout, runId)})\n`);
   if (start.options.detach) return;
-  await followEdit(started);
+  await followEdit(started, start.kind);
 }
 
 /** Finds a run by its run ID (its directory's run.json) or its workflow ID. */
-export async function resolveRun(client: Client, kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string; handle: WorkflowHandle }> {
+export async function resolveRun(client: Client, kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string; kind: EditKind; handle: WorkflowHandle<EditWorkflow> }> {
   const checkout = findCheckout(process.cwd(), kb).root;
   let runId = run;
   let workflowId: string | undefined;
@@ -275,7 +284,9 @@ export async function resolveRun(client: Client, kb: string | undefined, run: st
     workflowId = (await readRunRecord(checkout, run))?.workflowId;
     if (!workflowId) throw new UserError(`no run ${run} in ${checkout} (no ${path.join(runDirOf(checkout, run), 'run.json')})`);
   }
-  return { checkout, runId, workflowId, runDir: runDirOf(checkout, runId), handle: client.workflow.getHandle(workflowId) };
+  const kind = kindOfWorkflowId(workflowId);
+  if (kind === undefined) throw new UserError(`${workflowId} is not the workflow of an editing run (full-pass/… or revise/…)`);
+  return { checkout, runId, workflowId, runDir: runDirOf(checkout, runId), kind, handle: client.workflow.getHandle<EditWorkflow>(workflowId) };
 }
 
 /** `commonplace review run full-pass <note>`: the gates, the critique and an editor over one note. */
@@ -289,13 +300,16 @@ export function registerRunFullPass(run: Command): void {
     .option('--direction <text>', 'a steer for the editor, recorded with the run')
     .action(
       action(async (noteArg: string, options: EditCommandOptions & { direction?: string }) => {
+        const asked: Partial<FullPassOptions> = { ...(options.profile !== undefined && { profile: options.profile }), ...(options.direction !== undefined && { direction: options.direction }) };
         await startOrContinue({
           kind: 'full-pass',
-          workflowType: 'fullPass',
           noteArg,
           options,
-          asked: { profile: options.profile, ...(options.direction !== undefined && { direction: options.direction }) },
-          newRun: (asked) => ({ options: { profile: (asked as { profile?: string }).profile ?? 'claude', direction: (asked as { direction?: string }).direction ?? null } }),
+          asked,
+          newRun: () => {
+            const chosen: FullPassOptions = { profile: asked.profile ?? 'claude', direction: asked.direction ?? null };
+            return { options: chosen, start: (client, base, workflowOptions) => client.workflow.start(fullPassWorkflow.fullPass, { ...workflowOptions, args: [{ ...base, options: chosen }] }) };
+          },
         });
       }),
     );

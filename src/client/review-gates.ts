@@ -1,12 +1,14 @@
 import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import type { Grouping, SweepInput, SweepOptions, SweepProgress } from '../review/sweep-types.js';
+import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
+import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
-import { followSweep } from './sweep-follow.js';
+import { follow } from './follow.js';
+import { sweepFormat } from './sweep-format.js';
 
 export interface SweepCommandOptions {
   notes: string[];
@@ -74,8 +76,8 @@ export function newRunId(now = new Date()): string {
 }
 
 /** Starts a sweep (or attaches to the one with this ID) with its search attributes, summary and identity memo. */
-export async function startSweep(client: Client, input: SweepInput & { runId: string }): Promise<WorkflowHandle> {
-  return client.workflow.start('gateSweep', {
+export async function startSweep(client: Client, input: SweepInput & { runId: string }): Promise<WorkflowHandle<typeof gateSweep>> {
+  return client.workflow.start(gateSweep, {
     taskQueue: TASK_QUEUE,
     workflowId: `gates/${input.runId}`,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -101,15 +103,20 @@ async function openSweeps(client: Client): Promise<{ workflowId: string; identit
 }
 
 /** Resumes a stopped sweep (the resume Update), or does nothing to a running one; then follows it. */
-export async function resumeAndFollow(client: Client, handle: WorkflowHandle): Promise<void> {
-  const progress = await handle.query<SweepProgress>('progress').catch(() => undefined);
+export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>): Promise<void> {
+  const progress = await handle.query(progressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
-    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stop?.kind})\n`);
-    await handle.executeUpdate('resume');
+    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
+    await handle.executeUpdate(resumeUpdate);
   } else {
     process.stderr.write(`attaching to ${handle.workflowId}\n`);
   }
   await followSweep(client, handle);
+}
+
+/** Follows a sweep to its close or stop (exit 0 completed, 2 stopped or exhausted, 1 failed). */
+export async function followSweep(client: Client, handle: WorkflowHandle<typeof gateSweep>): Promise<void> {
+  await follow(handle, sweepFormat(client));
 }
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
@@ -122,7 +129,7 @@ export function registerRunGates(run: Command): void {
       action(async (options: SweepCommandOptions & { resume?: string; detach?: boolean }) => {
         const client = await connectClient();
         if (options.resume) {
-          const handle = client.workflow.getHandle(`gates/${options.resume}`);
+          const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${options.resume}`);
           const described = await handle.describe().catch(() => {
             throw new UserError(`no sweep ${options.resume} (workflow gates/${options.resume} not found)`);
           });
@@ -137,10 +144,10 @@ export function registerRunGates(run: Command): void {
         const identity = sweepIdentity(input);
         const open = await openSweeps(client);
         const same = open.find((sweep) => sweep.identity === identity);
-        if (same) return resumeAndFollow(client, client.workflow.getHandle(same.workflowId));
+        if (same) return resumeAndFollow(client, client.workflow.getHandle<typeof gateSweep>(same.workflowId));
         if (open.length > 0) {
           throw new UserError(
-            `another sweep is open (${open.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${open[0]!.workflowId.replace(/^gates\//, '')}\` or end it with \`temporal workflow terminate --workflow-id ${open[0]!.workflowId}\``,
+            `another sweep is open (${open.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${open[0]!.workflowId.replace(/^gates\//, '')}\` or end it with \`commonplace review cancel ${open[0]!.workflowId.replace(/^gates\//, '')}\``,
           );
         }
         const runId = newRunId();

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parsePlan } from '../review/edit/plan.js';
 import type { ReviseOptions } from '../review/edit/types.js';
+import { revise } from '../workflows/revise.js';
 import { action, UserError } from './errors.js';
 import { editOptions, startOrContinue, type EditCommandOptions } from './review-full-pass.js';
 
@@ -39,18 +40,18 @@ export function registerRunRevise(run: Command): void {
         }
         await startOrContinue({
           kind: 'revise',
-          workflowType: 'revise',
           noteArg,
           options,
           asked,
-          newRun: (given) => {
-            const chosen = given as Partial<ReviseOptions>;
-            if (chosen.mode === undefined) {
+          newRun: () => {
+            if (asked.mode === undefined) {
               throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`, 2);
             }
+            const chosen: ReviseOptions = { profile: asked.profile ?? 'claude', mode: asked.mode, planSha256: asked.planSha256 ?? null };
             return {
-              options: { profile: chosen.profile ?? 'claude', mode: chosen.mode, planSha256: chosen.planSha256 ?? null },
-              ...(planText !== undefined && { extra: { planText } }),
+              options: chosen,
+              start: (client, base, workflowOptions) =>
+                client.workflow.start(revise, { ...workflowOptions, args: [{ ...base, options: chosen, ...(planText !== undefined && { planText }) }] }),
             };
           },
         });

@@ -1,6 +1,7 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
+import { gateSweep } from '../workflows/gate-sweep.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 import { sweepIdentity, sweepInput, sweepOptions, type SweepCommandOptions } from './review-gates.js';
@@ -57,7 +58,7 @@ export function registerSchedule(review: Command): void {
           state: { paused: options.paused ?? false, note: `created by commonplace review schedule create ${name}` },
           action: {
             type: 'startWorkflow',
-            workflowType: 'gateSweep',
+            workflowType: gateSweep,
             workflowId: `gates/scheduled-${name}`,
             taskQueue: TASK_QUEUE,
             args: [input],

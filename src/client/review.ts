@@ -6,10 +6,11 @@ import { registerRunFullPass } from './review-full-pass.js';
 import { registerRunRevise } from './review-revise.js';
 import { registerAcknowledge, registerApprove } from './review-approve.js';
 import { registerPacket } from './review-packet.js';
+import { registerCancel } from './review-cancel.js';
 
 /** `commonplace review …`: freshness status, sweeps, retries and schedules. */
 export function registerReview(program: Command): Command {
-  const review = program.command('review').description('review a KB against its criteria: result files, freshness, gate sweeps, schedules');
+  const review = program.command('review').description('review a KB against its criteria: result files, freshness, gate sweeps, edits, approvals, cancelling runs, schedules');
   const run = review.command('run').description('run a review workflow');
   registerReviewStatus(review);
   registerRunGates(run);
@@ -20,5 +21,6 @@ export function registerReview(program: Command): Command {
   registerApprove(review);
   registerAcknowledge(review);
   registerPacket(review);
+  registerCancel(review);
   return review;
 }

@@ -145,26 +145,29 @@ describe('commonplace analysis run', () => {
     expect(Object.entries(starts).filter(([, list]) => list.length > 0).map(([role]) => role)).toEqual(['boundary']);
   });
 
-  test('an exhausted budget stops the run with exit 2 naming the role; running it again does not resume it', async () => {
+  test('an exhausted budget ends the run exhausted with exit 2 naming the role and one next step, reset; running it again says the same', async () => {
     const run = await prepared();
     const { args } = await scenarioFor(run, (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nFIXME\n`)] }));
-    const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
-    expect(stopped.exitCode).toBe(2);
-    expect(stopped.stdout).toMatch(/^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m);
-    expect(stopped.stdout).toMatch(/the plan's budgets are fixed for a run: this run ends here/);
-    expect(stopped.stdout).not.toMatch(/continue with/);
+    const ended = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(ended.exitCode).toBe(2);
+    expect(ended.stdout).toMatch(new RegExp(`^run ${run.runId} ended exhausted`, 'm'));
+    expect(ended.stdout).toMatch(/^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m);
+    expect(ended.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
+    expect(String(ended.stdout).match(/commonplace analysis \S+/g)).toEqual(['commonplace analysis reset']);
+    expect(ended.stdout).not.toMatch(/continue with|prepare a new run|reset it and run again/);
+    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('COMPLETED');
 
     const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(again.exitCode).toBe(2);
-    expect(again.stdout).toMatch(/not resumed: run \S+ cannot resume: runtime-report has used all 3 of its attempts/);
+    expect(again.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
 
     const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(inspected.exitCode).toBe(0);
-    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: stopped at runtime report \\(live\\)$`, 'm'));
+    expect(inspected.stdout).toMatch(new RegExp(`^run ${run.runId} of toy-cli-\\d+: exhausted at `, 'm'));
     expect(inspected.stdout).toMatch(/^ {2}runtime-report +3\/3 used, 0 left$/m);
-    expect(inspected.stdout).toMatch(/^ {2}runtime-report #3 +attempt 3 +re-ask +rejected/m);
-    expect(inspected.stdout).toMatch(/evidence: \S+checks\/runtime-report\/launch-3\/findings\.md/);
-    await env.client.workflow.getHandle(`analysis/${run.runId}`).terminate('test over');
+    expect(inspected.stdout).toMatch(/^ {2}runtime-report #\d+ +attempt 3 +re-ask +rejected/m);
+    expect(inspected.stdout).toMatch(/evidence: \S+checks\/runtime-report\/\S+\/findings\.md/);
+    expect(inspected.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
   });
 
   test('a usage limit stops the run with exit 2 and the next command; the same command resumes it to completion without asking a completed launch again; inspect then reads it without Temporal', async () => {
@@ -225,15 +228,16 @@ describe('commonplace analysis prepare: the profile\'s CLI', () => {
 });
 
 describe('commonplace analysis reset', () => {
-  test('reset says what it discards and does nothing without --yes; with --yes it ends the workflow and removes worktree and branch; run of the ID says it is gone and the next prepare takes the next nn', async () => {
+  test('reset says what it discards and does nothing without --yes; with --yes it cancels the workflow (it closes cancelled) and removes worktree and branch; run of the ID says it is gone and the next prepare takes the next nn', async () => {
     const run = await prepared();
-    const { args } = await scenarioFor(run, (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nFIXME\n`)] }));
+    const { args } = await scenarioFor(run, () => ({ reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }));
     const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(/usage-limit \(retry\)/);
 
     const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(told.exitCode).toBe(1);
-    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow analysis/${run.runId} (open: it will be terminated`);
+    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow analysis/${run.runId} (open: it will be cancelled, and terminated if it has not closed 30 s later`);
     expect(told.stdout).toContain(`  - worktree ${run.worktree}, with the run's state`);
     expect(told.stdout).toContain(`  - branch analysis/${run.runId}\n`);
     expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
@@ -242,10 +246,13 @@ describe('commonplace analysis reset', () => {
     expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('RUNNING');
 
     const reset = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
-    expect(reset.stderr).toBe('');
+    expect(reset.stderr).toBe(`cancelling analysis/${run.runId}; waiting up to 30 s for it to close`);
     expect(reset.exitCode).toBe(0);
+    expect(reset.stdout).toMatch(new RegExp(`^cancelled analysis/${run.runId}: it closed on the cancellation$`, 'm'));
     expect(reset.stdout).toMatch(new RegExp(`^reset ${run.runId}: discarded`, 'm'));
-    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('TERMINATED');
+    const closed = await env.client.workflow.getHandle(`analysis/${run.runId}`).describe();
+    expect(closed.status.name).toBe('CANCELLED');
+    expect(closed.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'CommonplaceStatus')?.value).toBe('cancelled');
     await expect(access(run.worktree)).rejects.toThrow();
     expect(await branches(run.checkout)).toEqual([]);
     expect(await git(run.checkout, 'worktree', 'list', '--porcelain')).not.toContain(run.runId);

@@ -49,6 +49,25 @@ describe('commonplace probe', () => {
     }
   });
 
+  test('a probe whose launch hits a usage limit fails its workflow (probe-failed), and the CLI prints the outcome with exit 2', async () => {
+    const dir = await scratch();
+    const { ledger, scenario } = await fakeScenario(dir, [{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }]);
+    const cliEnv = { TEMPORAL_ADDRESS: env.connection.options.address, COMMONPLACE_FAKE_LEDGER: ledger };
+    const worker = startCli(['worker', '--state', join(dir, 'state')], { env: cliEnv });
+    try {
+      const probe = await runCli(['probe', '--profile', 'fake', '--scenario', scenario], { env: cliEnv });
+      expect(probe.exitCode).toBe(2);
+      expect(probe.stdout).toMatch(/^probe (probe\/fake\/\S+): profile fake \(fake\) — usage-limit$/m);
+      expect(probe.stdout).toMatch(/^ {2}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
+      expect(probe.stderr).not.toMatch(/failed:|at /);
+      const workflowId = /^probe (probe\/fake\/\S+):/m.exec(String(probe.stdout))?.[1] ?? '';
+      expect((await env.client.workflow.getHandle(workflowId).describe()).status.name).toBe('FAILED');
+    } finally {
+      worker.kill('SIGINT');
+      await worker;
+    }
+  });
+
   test('an unknown profile is a one-line error naming the known ones', async () => {
     const dir = await scratch();
     const worker = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: env.connection.options.address } });

@@ -39,6 +39,7 @@ describe('commonplace review run gates', () => {
     expect(stopped.stdout).toMatch(/stopped: usage-limit \(retry\)/);
     expect(stopped.stdout).toMatch(/the limit resets at 2026-01-01T04:00:00\.000Z/);
     expect(stopped.stdout).toMatch(/continue with: commonplace review run gates --resume GS-/);
+    expect(String(stopped.stdout).match(/commonplace review \S+ \S+/g)).toHaveLength(1);
     const freshAtStop = (await selectPairs(checkout, { notes, gates: [gates] })).filter((pair) => pair.status === 'fresh').length;
     expect(freshAtStop).toBeGreaterThan(0);
 
@@ -53,6 +54,26 @@ describe('commonplace review run gates', () => {
     const nothing = await runCli(args, { env: cliEnv });
     expect(nothing.exitCode).toBe(0);
     expect(nothing.stdout).toMatch(/pairs asked +0/);
+  });
+
+  test('a sweep whose pair spends its attempt budget closes exhausted: exit 2, the problem, and exactly one next command, review retry', async () => {
+    const checkout = await corpusCopy();
+    const notes = await someNotes(1);
+    const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+    const spent = pairs[0]!.criterion;
+    const { scenario, ledger } = await fakeScenario(await scratch(), [
+      { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
+      { attempts: [{ review: 'pass' }] },
+    ]);
+    const result = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!], {
+      env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toMatch(/^sweep (GS-\S+) ended exhausted: 1 pair spent their attempt budgets$/m);
+    const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(result.stdout))?.[1];
+    expect(result.stdout).toContain(`problem: ${notes[0]} × ${spent}`);
+    expect(String(result.stdout).match(/commonplace review \S+ \S+/g)).toEqual([`commonplace review retry ${run}`]);
+    expect(result.stdout).toMatch(new RegExp(`^  next: commonplace review retry ${run}$`, 'm'));
   });
 
   test('bad options are usage errors (exit 2) naming the option', async () => {

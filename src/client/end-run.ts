@@ -1,0 +1,88 @@
+/**
+ * Ending a run honestly: ask the workflow to cancel (it cancels its launches, records
+ * `CommonplaceStatus=cancelled` and closes), wait for the execution to close up to a grace period,
+ * and terminate it only after that — and say which of these happened.
+ */
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { Command } from 'commander';
+import { UserError } from './errors.js';
+
+/** How a run was ended: it closed on cancellation, was terminated after the grace period, or was closed already. */
+export type EndedHow = 'cancelled' | 'terminated' | 'already-closed' | 'not-found';
+
+export interface Ended {
+  how: EndedHow;
+  /** The execution's status name once it closed (`CANCELLED`, `TERMINATED`, `COMPLETED`, …). */
+  status: string;
+}
+
+export const DEFAULT_GRACE_SECONDS = 30;
+
+/** Adds `--grace <seconds>` to a command that ends runs. */
+export function graceOption(command: Command): Command {
+  return command.option('--grace <seconds>', 'how long to wait for the cancelled run to close before terminating it', String(DEFAULT_GRACE_SECONDS));
+}
+
+/** The grace period in milliseconds; a bad value is a usage error (exit 2). */
+export function graceMs(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_GRACE_SECONDS * 1000;
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new UserError(`--grace must be a number of seconds (0 or more), got "${text}"`, 2);
+  return seconds * 1000;
+}
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+async function statusOf(handle: WorkflowHandle): Promise<string | undefined> {
+  try {
+    return (await handle.describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Cancels the run's open execution and waits (polling describe) until it closes, up to `graceMs`;
+ * terminates it with `reason` only when it is still open then.
+ */
+export async function endRun(handle: WorkflowHandle, options: { graceMs: number; reason: string; onWaiting?: () => void }): Promise<Ended> {
+  const before = await statusOf(handle);
+  if (before === undefined) return { how: 'not-found', status: 'NOT_FOUND' };
+  if (before !== 'RUNNING') return { how: 'already-closed', status: before };
+  try {
+    await handle.cancel();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  options.onWaiting?.();
+  const deadline = Date.now() + options.graceMs;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    const now = await statusOf(handle);
+    if (now !== 'RUNNING') return { how: 'cancelled', status: now ?? 'NOT_FOUND' };
+    if (Date.now() >= deadline) break;
+    await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+  }
+  try {
+    await handle.terminate(options.reason);
+  } catch (error) {
+    // It closed between the last look and the terminate: it ended on the cancellation after all.
+    if (error instanceof WorkflowNotFoundError) return { how: 'cancelled', status: (await statusOf(handle)) ?? 'NOT_FOUND' };
+    throw error;
+  }
+  return { how: 'terminated', status: 'TERMINATED' };
+}
+
+/** One line saying what was ended and how. */
+export function describeEnded(workflowId: string, ended: Ended, graceMs: number): string {
+  switch (ended.how) {
+    case 'cancelled':
+      return ended.status === 'CANCELLED' ? `cancelled ${workflowId}: it closed on the cancellation` : `cancelled ${workflowId}: it closed ${ended.status.toLowerCase()} while the cancellation was delivered`;
+    case 'terminated':
+      return `terminated ${workflowId}: it did not close within the ${graceMs / 1000} s grace period after the cancellation`;
+    case 'already-closed':
+      return `${workflowId} was already closed (${ended.status.toLowerCase()}): nothing to end`;
+    case 'not-found':
+      return `no workflow ${workflowId} on the server: nothing to end`;
+  }
+}
