@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { workflowBundlePath } from './helpers/temporal.js';
+import { machinePathsIn } from './histories/scrub.js';
 
 const dir = join(packageRoot(), 'test', 'histories');
 const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
@@ -42,6 +43,10 @@ describe('recorded histories replay against the current workflow code', () => {
         'analysis-publication-conflict.json',
       ]),
     );
+  });
+
+  test.each(files)('%s names no absolute path of the machine that recorded it', (file) => {
+    expect(machinePathsIn(JSON.parse(readFileSync(join(dir, file), 'utf8')))).toEqual([]);
   });
 
   test.each(files)('%s replays without a determinism violation', async (file) => {

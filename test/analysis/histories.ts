@@ -104,9 +104,28 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
       },
     },
   );
-  await record(env, save, 'analysis-budget-exhausted', (clean) => ({ synthesis: [writes('synthesis', clean.synthesis.replace('## Findings', '## Notes'))] }), async (handle) => {
-    await progressUntil(handle, (progress) => progress.status === 'stopped');
-    await handle.terminate('recorded: the run stops here');
+  // analysis-budget-exhausted.json was recorded by code in which a spent budget stopped the run for good; it is
+  // kept as that code recorded it (runs begun then must replay). Since the lifecycle's exhausted close:
+  await record(env, save, 'analysis-exhausted', (clean) => ({ synthesis: [writes('synthesis', clean.synthesis.replace('## Findings', '## Notes'))] }), finish);
+  await record(
+    env,
+    save,
+    'analysis-unchanged-correction',
+    (clean, runId) => ({
+      'report-verification': [writes('report-verification', member.verification(runId, ['runtime-report: the loop is said to read once, which src/main.ts does not show'])), writes('report-verification', clean['report-verification'])],
+      'runtime-report': [
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
+      ],
+      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+    }),
+    finish,
+  );
+  await record(env, save, 'analysis-cancelled', () => ({ 'runtime-report': [{ hang: true }] }), async (handle) => {
+    await progressUntil(handle, (progress) => progress.inFlight.some((launch) => launch.role === 'runtime-report'));
+    await handle.cancel();
+    await handle.result().catch(() => undefined);
   });
 }
 

@@ -83,7 +83,7 @@ describe('a published run', () => {
 
   test('the members are copied to the layout destination and committed on the run branch, once, and the manifest says published', async () => {
     expect(outcome.status).toBe('completed');
-    const manifest = await readJson<Manifest>(outcome.manifest);
+    const manifest = await readJson<Manifest>(outcome.manifest!);
     expect(manifest.status).toBe('published');
     expect(manifest.publication?.destination).toBe(destinationOf(run.prepared));
     const commits = await branchCommits(run.prepared);
@@ -114,7 +114,7 @@ describe('a published run', () => {
   });
 
   test('the journal records each step once: begin, a write of each file, the commit, done', async () => {
-    const manifest = await readJson<Manifest>(outcome.manifest);
+    const manifest = await readJson<Manifest>(outcome.manifest!);
     const journal = await journalOf(run.prepared);
     expect(journal.map((entry) => entry.event).filter((event) => !['writing', 'written'].includes(event))).toEqual(['begin', 'committing', 'committed', 'done']);
     expect(journal.filter((entry) => entry.event === 'written').map((entry) => entry.path).sort()).toEqual(await publishedPaths(run.prepared, manifest));
@@ -184,7 +184,7 @@ test('a worker killed between journal steps of publication: the retry on another
   const second = await testWorker(env, { stateDir: join(run.dir, 'state-2') });
   const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
   expect(outcome.status).toBe('completed');
-  const manifest = await readJson<Manifest>(outcome.manifest);
+  const manifest = await readJson<Manifest>(outcome.manifest!);
   expect(manifest.status).toBe('published');
   const journal = await journalOf(run.prepared);
   const writes = journal.filter((entry) => entry.event === 'writing').map((entry) => entry.path);
@@ -248,7 +248,7 @@ test('a destination changed on main since preparation stops the run with conflic
     await handle.executeUpdate('resume');
     const outcome = (await handle.result()) as AnalysisResult;
     expect(outcome.status).toBe('completed');
-    expect((await readJson<Manifest>(outcome.manifest)).status).toBe('published');
+    expect((await readJson<Manifest>(outcome.manifest!)).status).toBe('published');
   });
 });
 

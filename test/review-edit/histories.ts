@@ -68,7 +68,9 @@ async function recordEdit(
 
 /** Approves whatever proposal the run waits on, editing a selection list first (its second line dropped). */
 async function approve(progress: EditProgress): Promise<{ update: 'approve'; args: [unknown] }> {
-  const proposal = progress.stop!.proposal!;
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'awaiting-approval') throw new Error(`run ${progress.runId} is not awaiting approval`);
+  const proposal = stop.proposal;
   const answer = await approvalAnswer(progress.runDir!, progress, proposal.path, proposal.key);
   if (!proposal.exact) answer.text = answer.text.replace(/^- \[s2\].*\n/m, '');
   return { update: 'approve', args: [answer] };
@@ -99,7 +101,7 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
       { attempts: [reviewsPass] },
     ],
     {},
-    async (progress) => ({ update: 'acknowledge', args: [{ paths: progress.stop!.paths }] }),
+    async (progress) => ({ update: 'acknowledge', args: [{ paths: progress.stops[0]?.kind === 'checkout-changed' ? progress.stops[0].paths : [] }] }),
   );
   await recordEdit(
     env,

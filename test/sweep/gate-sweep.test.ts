@@ -199,7 +199,7 @@ describe('the gate sweep', () => {
       const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, { concurrency: 1 })] });
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 60_000);
-      expect(progress!.stop).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });
+      expect(progress!.stops[0]).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });
       const writtenAtStop = (await selectPairs(setup.checkout, { notes, gates })).filter((pair) => pair.status === 'fresh').length;
       expect(writtenAtStop).toBeGreaterThan(0);
       expect(writtenAtStop).toBeLessThan(pairs.length);
