@@ -129,24 +129,4 @@ export function buildManifest(run: ManifestRun, members: Readonly<Record<string,
   };
 }
 
-/** What an ask is handed, beyond its prompt: the answer key's other parts. */
-export interface AskIdentity {
-  readonly prompt: string;
-  /** Role → SHA-256 of each member handed, and of the findings or refusal handed, when one is. */
-  readonly inputs: Readonly<Record<string, string>>;
-  readonly outputs: readonly string[];
-  readonly profile: string;
-}
-
-/**
- * The answer key of an ask (the seeds' answer-cache key): its prompt, the digests of the inputs it
- * is handed, its declared outputs and the profile. Two asks with one key would be handed exactly the
- * same, so the second is never launched. Workflow code cannot hash, so the key holds the prompt's
- * text itself; equal texts are equal digests.
- */
-export function answerKey(ask: AskIdentity): string {
-  const inputs = Object.keys(ask.inputs)
-    .sort()
-    .map((name) => [name, ask.inputs[name]]);
-  return JSON.stringify([ask.profile, [...ask.outputs].sort(), inputs, ask.prompt]);
-}
+export { answerKey, type AskIdentity } from '../runs/answer-key.js';

@@ -1,8 +1,9 @@
-import { continueAsNew, defineQuery, defineUpdate, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
-import type { AcceptedResult, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
+import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
+import { answerKey } from '../runs/answer-key.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import type { LifecycleProgress, Stop } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
@@ -38,6 +39,9 @@ export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 /** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
 export const batchResumeUpdate = defineUpdate<BatchProgress, []>('resume');
 
+/** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
+export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
+
 /** Past this many events a batch finishes its launches in flight and continues as new. */
 const historyBudget = 8000;
 
@@ -47,9 +51,12 @@ async function sweepUnit(
   unit: SweepUnit,
   counts: SweepCounts,
   problems: SweepProblem[],
+  answerKeys: boolean,
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, string[]>();
+  /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
+  const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit({ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings });
     const ran = (launched: LaunchResult) => {
@@ -57,12 +64,22 @@ async function sweepUnit(
       counts.tries += launched.try;
       counts.costUsd += launched.costUsd ?? 0;
     };
-    const outcome = await launchOnce(
-      { launchId: `${input.runId}/${pending.key}/${attempt}`, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs },
-      `${pending.note} × ${pending.criteria.length === 1 ? pending.criteria[0]!.id : `${pending.lens} (${pending.criteria.length} gates)`}, attempt ${attempt}`,
-      async (launched) => ({ kind: 'accepted' as const, check: await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured, launch: launched }) }),
-      ran,
-    );
+    const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
+    const answered = answers?.get(key);
+    const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
+      const check = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched });
+      answers?.set(key, { captured: asked, result: launched });
+      return { kind: 'accepted' as const, check };
+    };
+    // An ask whose key was answered in this unit is not launched: the recorded answer is checked again, and spends the attempt.
+    const outcome = answered
+      ? await accept(answered.captured, answered.result)
+      : await launchOnce(
+          { launchId: `${input.runId}/${pending.key}/${attempt}`, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs },
+          `${pending.note} × ${pending.criteria.length === 1 ? pending.criteria[0]!.id : `${pending.lens} (${pending.criteria.length} gates)`}, attempt ${attempt}`,
+          (launched) => accept(captured, launched),
+          ran,
+        );
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
       for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
@@ -108,6 +125,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   });
   return lifecycle.close(
     async () => {
+      const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
       const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
       tally.units = units.length;
       const problems = input.problems ?? [];
@@ -119,7 +137,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         input.concurrency,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems);
+          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
