@@ -149,10 +149,15 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         () => !stop && !overBudget(),
       );
       const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
-      if (stop) return { counts, problems, stop, remaining };
+      if (stop) {
+        // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
+        lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
+        return { counts, problems, stop, remaining };
+      }
       if (remaining.length > 0) {
         await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems });
       }
+      lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
       return { counts, problems, remaining: [] };
     },
     (stop) => Promise.resolve({ counts, problems: input.problems ?? [], stop, remaining: [] }),

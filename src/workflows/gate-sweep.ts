@@ -4,6 +4,7 @@ import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummar
 import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
+import { CommonplaceKind, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { Lifecycle } from './lifecycle.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '1m', retry: { maximumAttempts: 3 } });
@@ -115,6 +116,14 @@ async function sweepBatches(
       workflowId: state.currentBatch,
       args: [{ runId, checkout: input.checkout, batch: state.batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }) }],
       staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}`,
+      // Where the sweep carries the project's search attributes, its batches do too: found by kind and sweep, their status true on close.
+      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && {
+        typedSearchAttributes: [
+          { key: CommonplaceKind, value: 'gate-batch' },
+          { key: CommonplaceStatus, value: 'running' },
+          { key: CommonplaceSubject, value: runId },
+        ],
+      }),
     });
     add(counts, result.counts);
     if (result.problems.length > 0) await recordProblems({ checkout: input.checkout, runId, problems: result.problems });

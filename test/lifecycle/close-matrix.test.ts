@@ -22,7 +22,7 @@ import { fakeScenario, readLedger, waitFor, type FakeRule } from '../helpers/fak
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
-import { gitCorpus, NOTE, noteText, reviewsPass, sha256 } from '../review-edit/helpers.js';
+import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, sha256 } from '../review-edit/helpers.js';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -158,6 +158,32 @@ describe('a gate sweep closes with CommonplaceStatus true to its execution statu
   });
 });
 
+describe('a gate sweep\'s batch closes with CommonplaceStatus true to its execution status', () => {
+  const batchOf = (handle: WorkflowHandle) => env.client.workflow.getHandle(`${handle.workflowId}/batch-1`);
+
+  test('a batch that asked all its units: COMPLETED and completed', async () => {
+    const { handle } = await startSweepWith([{ attempts: [{ review: 'pass' }] }]);
+    await closed(handle);
+    expect(await closed(batchOf(handle))).toEqual(['COMPLETED', 'completed']);
+  });
+
+  test('a batch that hands its sweep a stop: COMPLETED and completed, while the sweep is stopped', async () => {
+    const { handle } = await startSweepWith([{ attempts: [{ usageLimit: 'Claude usage limit reached. Your limit will reset at 5pm.' }] }]);
+    await waitFor('the sweep stopped', async () => (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus) === 'stopped', 120_000);
+    expect(await closed(batchOf(handle))).toEqual(['COMPLETED', 'completed']);
+    await handle.cancel();
+    expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+  });
+
+  test('a batch whose sweep is cancelled mid-launch: CANCELLED and cancelled', async () => {
+    const { handle, ledger } = await startSweepWith([{ attempts: [{ hang: true }] }]);
+    await cancelWhenHanging(handle, ledger);
+    await closed(handle);
+    await waitFor('the batch closed', async () => (await batchOf(handle).describe()).status.name !== 'RUNNING', 120_000);
+    expect(await closed(batchOf(handle))).toEqual(['CANCELLED', 'cancelled']);
+  });
+});
+
 // Full passes and revisions.
 
 async function startEditWith(kind: 'full-pass' | 'revise', rules: (start: string) => FakeRule[], extra: Partial<FullPassInput & ReviseInput> = {}) {
@@ -194,6 +220,13 @@ describe('a full pass closes with CommonplaceStatus true to its execution status
   test('an editor that never writes its outputs: COMPLETED and exhausted', async () => {
     const { handle } = await startEditWith('full-pass', () => [{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }]);
     expect(await closed(handle)).toEqual(['COMPLETED', 'exhausted']);
+  });
+
+  test('cancelled while awaiting approval: CANCELLED and cancelled', async () => {
+    const { handle } = await startEditWith('full-pass', (start) => [editorRule({ edited: editedText(start), decision: 'edit' }), { attempts: [reviewsPass] }]);
+    await waitFor('the run awaiting approval', async () => (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus) === 'awaiting-approval', 120_000);
+    await handle.cancel();
+    expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
   });
 
   test('a note that is not in the checkout: FAILED and failed', async () => {
