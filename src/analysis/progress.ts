@@ -5,6 +5,7 @@
  *
  * PURE MODULE: types only.
  */
+import type { Finding } from '../kb/findings.js';
 import type { Disposition } from '../kb/layouts.js';
 import type { LifecycleProgress, RunStatus, Stop } from '../runs/stop.js';
 import type { PublicationRecord } from './manifest.js';
@@ -30,12 +31,8 @@ export type AnalysisStatus = RunStatus;
 export type AskKind = 'write' | 're-ask' | 'correction' | 'fresh';
 export type AttemptOutcome = 'accepted' | 'rejected' | 'timed-out' | 'incomplete' | 'usage-limit' | 'launch-failed';
 
-export interface FindingRecord {
-  readonly rule: string;
-  readonly message: string;
-  readonly severity: 'fail' | 'warn';
-  readonly line?: number;
-}
+/** A finding as a run records it: the shared `Finding`, without the file (the attempt or check names it). */
+export type FindingRecord = Pick<Finding, 'rule' | 'message' | 'severity' | 'line'>;
 
 export interface FrozenSource {
   readonly kind: 'git' | 'directory' | 'bundle';

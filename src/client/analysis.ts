@@ -10,7 +10,7 @@ import { runRecordFile } from '../analysis/run-dir.js';
 import { analysisWorkflowId } from '../analysis/run-id.js';
 import { DEFAULT_PLAN, PrepareError, prepareRun } from '../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../activities/analysis/runs.js';
-import { GitError } from '../activities/analysis/git.js';
+import { GitError } from '../fs/git.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../workflows/analysis.js';
 import { analysisFormat, formatExhausted, formatInspect, formatResult, formatStop } from './analysis-format.js';

@@ -1,6 +1,7 @@
+import { sha256 } from '../fs/digest.js';
+import { formatFindingsInline } from '../kb/format.js';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { locateSelections, parseSelectionList } from '../review/edit/selection.js';
@@ -9,7 +10,6 @@ import { connectClient } from './connection.js';
 import { action, rootMessage, UserError } from './errors.js';
 import { EDIT_WORKFLOWS, followEdit, resolveRun, type EditWorkflow } from './review-full-pass.js';
 
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 /** Past this size a file is not a proposal answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -73,7 +73,7 @@ export function registerApprove(review: Command): void {
           const selected = proposal.inputs[0] && (await readFile(path.join(found.runDir, proposal.inputs[0].path), 'utf8').catch(() => undefined));
           const located = parsed.ok && selected !== undefined ? locateSelections(selected, parsed.selections) : undefined;
           const findings = !parsed.ok ? parsed.findings : located && !located.ok ? located.findings : [];
-          if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${findings.join('; ')}; nothing was approved`);
+          if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${formatFindingsInline(findings)}; nothing was approved`);
         }
         try {
           await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].approveUpdate, { args: [answer] });

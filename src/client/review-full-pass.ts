@@ -1,6 +1,6 @@
+import { sha256 } from '../fs/digest.js';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findCheckout } from '../kb/checkout.js';
@@ -18,7 +18,6 @@ import { action, rootMessage, UserError } from './errors.js';
 import { follow } from './follow.js';
 import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export interface EditCommandOptions {
   profile?: string;

@@ -1,5 +1,5 @@
+import { sha256 } from '../fs/digest.js';
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findCheckout } from '../kb/checkout.js';
@@ -8,7 +8,6 @@ import { readRunRecord, runDirOf } from '../review/edit/runs.js';
 import { action, UserError } from './errors.js';
 import { resolveNote } from './review-full-pass.js';
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const short = (digest: string | null) => (digest === null ? 'gone' : digest.slice(0, 12));
 
 export type PacketVerdict = 'describes' | 'not-applied' | 'changed';

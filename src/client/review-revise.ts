@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { formatFindingsInline } from '../kb/format.js';
+import { sha256 } from '../fs/digest.js';
 import { parsePlan } from '../review/edit/plan.js';
 import type { ReviseOptions } from '../review/edit/types.js';
 import { revise } from '../workflows/revise.js';
@@ -31,9 +32,9 @@ export function registerRunRevise(run: Command): void {
             throw new UserError(`--plan ${options.plan}: no such file`);
           });
           const parsed = parsePlan(planText, options.plan);
-          if (!parsed.ok) throw new UserError(`--plan ${options.plan} is not a valid plan: ${parsed.findings.join('; ')}`);
+          if (!parsed.ok) throw new UserError(`--plan ${options.plan} is not a valid plan: ${formatFindingsInline(parsed.findings)}`);
           asked.mode = 'plan';
-          asked.planSha256 = createHash('sha256').update(planText, 'utf8').digest('hex');
+          asked.planSha256 = sha256(planText);
         } else if (options.assess) {
           asked.mode = 'assess';
           asked.planSha256 = null;

@@ -1,7 +1,9 @@
 /**
- * Findings: what validation says about a file. Producing findings and formatting
- * them are kept apart (formatting lives in `format.ts`), so the CLI, the workflow
- * checks and a worker's self-check read the same records.
+ * Findings: what a check says about a file — validation, the review checks (result lines,
+ * bundles), the edit checks (bounds, decision line, selections, plans) and the analysis
+ * checks all speak this one type. Producing findings and formatting them are kept apart
+ * (formatting lives in `format.ts` for people, and in the re-ask prompt's findings block),
+ * so the CLI, the workflow checks and a worker's self-check read the same records.
  *
  * This module is pure (no Node built-ins): `verification.ts`, which workflows
  * import, builds on it.
@@ -29,6 +31,8 @@ export interface Finding {
   readonly role?: string;
   /** Marks a finding caused by a required member that is not there (yet). */
   readonly absent?: boolean;
+  /** The review criterion (gate ID) the finding is about, for review checks: a refused section is re-asked by it. */
+  readonly criterion?: string;
 }
 
 /** What kind of file a result is about; `text` files carry nothing to validate, `absent` is an artifact member that is not there. */

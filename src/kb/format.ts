@@ -43,6 +43,20 @@ export function formatFindingLine(finding: Finding): string {
   return `  ${line.padStart(4)}  ${finding.severity}  ${finding.message}  [${finding.rule}]`;
 }
 
+/**
+ * One finding on one line, where the reader has no file grouping around it (a re-ask's findings
+ * block, a one-line CLI error): `criterion: file:line: path: message (rule)`, each part when known.
+ */
+export function formatFindingInline(finding: Finding): string {
+  const where = `${finding.file}${finding.line === undefined ? '' : `:${finding.line}`}`;
+  return `${finding.criterion === undefined ? '' : `${finding.criterion}: `}${where}: ${finding.path ? `${finding.path}: ` : ''}${finding.message} (${finding.rule}${finding.severity === 'warn' ? ', a warning' : ''})`;
+}
+
+/** Findings joined for a one-line error (`a; b; c`). */
+export function formatFindingsInline(findings: readonly Finding[]): string {
+  return findings.map(formatFindingInline).join('; ');
+}
+
 /** The one-line summary every run ends with: files by kind, failures, warnings. */
 export function formatSummary(summary: Summary): string {
   const kinds: string[] = [];

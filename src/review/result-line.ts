@@ -23,6 +23,8 @@ export interface ResultLineOptions {
   readonly report?: boolean;
   /** The file named in findings (the output's path in the launch directory). Default `output`. */
   readonly file?: string;
+  /** The criterion the output answers, named in its findings. */
+  readonly criterion?: string;
   /** 1-based file line of the text's first line, when the text is a section of a larger file. Default 1. */
   readonly firstLine?: number;
 }
@@ -50,7 +52,7 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
   while (last >= 0 && (lines[last] ?? '').trim() === '') last -= 1;
   const fail = (message: string, line?: number): ResultLineCheck => ({
     ok: false,
-    findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'result-line', severity: 'fail', message }],
+    findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'result-line', severity: 'fail', message, ...(options.criterion !== undefined && { criterion: options.criterion }) }],
   });
   if (last < 0) return fail(`the output is empty; it must end with the result line ${expected}`);
 
@@ -109,7 +111,7 @@ export interface BundleCheck {
   readonly accepted: readonly BundleSection[];
   /** Gates whose section is there but fails its check (or appears twice): re-ask them with these findings. */
   readonly rejected: readonly BundleRejection[];
-  /** Expected gates with no section: re-ask only these (and the rejected). */
+  /** Expected gates with no section: re-ask only these (and the rejected); `missingSection` is each one's finding. */
   readonly missing: readonly string[];
   /** Findings about the bundle as a whole: sections for gates that were not asked. */
   readonly findings: readonly Finding[];
@@ -153,6 +155,7 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
         line: heading.index + 1,
         rule: 'bundle-section',
         severity: 'fail',
+        criterion: heading.gate,
         message: `section \`## ${heading.gate}\` is for a gate that was not asked (asked: ${expectedGates.join(', ')}); it was ignored`,
       });
       return;
@@ -179,6 +182,7 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
           line: (found[1] as { index: number }).index + 1,
           rule: 'bundle-section',
           severity: 'fail',
+          criterion: gate,
           message: `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`,
         }],
       });
@@ -191,17 +195,22 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
     while (stop > start && (lines[stop - 1] ?? '').trim() === '') stop -= 1;
     const body = lines.slice(start, stop).join('\n');
     if (body === '') {
-      rejected.push({ gate, findings: [{ file, line: index + 1, rule: 'result-line', severity: 'fail', message: `section ${gate} is empty; it must hold the review and end with its result line` }] });
+      rejected.push({ gate, findings: [{ file, line: index + 1, rule: 'result-line', severity: 'fail', criterion: gate, message: `section ${gate} is empty; it must hold the review and end with its result line` }] });
       continue;
     }
-    const check = checkResultLine(body, { file, firstLine: start + 1 });
+    const check = checkResultLine(body, { file, firstLine: start + 1, criterion: gate });
     if (!check.ok) {
-      rejected.push({ gate, findings: check.findings.map((finding) => ({ ...finding, message: `section ${gate}: ${finding.message}` })) });
+      rejected.push({ gate, findings: check.findings });
       continue;
     }
     accepted.push({ gate, outcome: check.outcome as VerdictOutcome, text: `${body}\n`, line: index + 1 });
   }
   return { accepted, rejected, missing, findings };
+}
+
+/** The finding for an expected gate a bundle output has no section for (rule `bundle-missing`). */
+export function missingSection(gate: string, file = 'output'): Finding {
+  return { file, rule: 'bundle-missing', severity: 'fail', criterion: gate, message: `the output has no \`## ${gate}\` section` };
 }
 
 function truncate(text: string, length: number): string {

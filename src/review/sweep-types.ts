@@ -1,3 +1,4 @@
+import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
@@ -80,17 +81,26 @@ export interface AcceptedResult {
   outcome: Outcome;
 }
 
+/** A criterion whose output was refused, and why: re-ask it with these findings. */
+export interface Rejection {
+  criterion: string;
+  findings: Finding[];
+}
+
 /** What the check made of one output: results written, criteria to ask again (with why), criteria that went stale in flight. */
 export interface AcceptOutcome {
   written: AcceptedResult[];
-  rejected: { criterion: string; findings: string[] }[];
+  rejected: Rejection[];
   staleOnArrival: string[];
 }
 
 export interface SweepProblem {
   note: string;
   criterion: string;
+  /** One line: the budget spent, and the last findings' messages. */
   reason: string;
+  /** The last refused try's findings (absent in problems recorded before findings were records). */
+  findings?: Finding[];
 }
 
 export interface SweepCounts {

@@ -1,9 +1,10 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
 import type { Stop } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
-import { checked, gather, type CheckedResult } from './helpers/checked.js';
+import { checked, findingMessages, gather, type CheckedResult } from './helpers/checked.js';
 import { EditRun } from './helpers/edit-run.js';
 import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
@@ -14,7 +15,7 @@ export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from '.
 interface ReviewAsk {
   unit: ReviewUnit;
   /** Findings carried over a stop (the first try after it is told why the last was refused). */
-  findings: string[];
+  findings: Finding[];
 }
 
 /** One unit (a lens bundle, or the critique) asked through *checked*: a bundle re-asks only its refused gates. */
@@ -33,7 +34,8 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
         return {
           kind: 'checked' as const,
           accepted: check.accepted,
-          findings: check.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
+          // Each finding names its criterion (a recorded history's plain strings are passed on as they are).
+          findings: check.rejected.flatMap((rejected) => rejected.findings),
           next: { unit: { ...input.unit, criteria: input.unit.criteria.filter((criterion) => again.has(criterion.id)) }, findings: [] },
         };
       },
@@ -67,7 +69,7 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
       accepted.push(...result.accepted);
       if (result.status === 'accepted') return;
       left.push(result.status === 'exhausted' ? { unit: result.pending.unit, findings: result.findings } : result.pending);
-      if (result.status === 'exhausted') spent.push(`${result.pending.unit.criteria.map((criterion) => criterion.id).join(', ')}: ${result.findings.join('; ')}`);
+      if (result.status === 'exhausted') spent.push(`${result.pending.unit.criteria.map((criterion) => criterion.id).join(', ')}: ${findingMessages(result.findings)}`);
     });
     pending = left;
     if (pending.length === 0) break;

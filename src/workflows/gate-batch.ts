@@ -2,12 +2,13 @@ import { continueAsNew, defineQuery, defineUpdate, patched, proxyActivities, wor
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
+import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import type { LifecycleProgress, Stop } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
-import { checked, gather } from './helpers/checked.js';
+import { checked, findingMessages, gather } from './helpers/checked.js';
 import { Lifecycle } from './lifecycle.js';
 
 const { captureUnit, acceptUnit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { maximumAttempts: 5 } });
@@ -54,7 +55,7 @@ async function sweepUnit(
   answerKeys: boolean,
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
-  const refusals = new Map<string, string[]>();
+  const refusals = new Map<string, Finding[]>();
   /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
   const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
@@ -94,15 +95,17 @@ async function sweepUnit(
     return {
       kind: 'checked',
       accepted: check.written,
-      findings: check.rejected.flatMap((rejected) => rejected.findings.map((finding) => `${rejected.criterion}: ${finding}`)),
+      // Each finding names its criterion (a recorded history's plain strings are passed on as they are).
+      findings: check.rejected.flatMap((rejected) => rejected.findings),
       next: { ...pending, criteria: pending.criteria.filter((criterion) => again.has(criterion.id)) },
     };
   });
   if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
   if (result.status === 'exhausted') {
     for (const criterion of result.pending.criteria) {
-      const why = (refusals.get(criterion.id) ?? []).join('; ') || 'no accepted output';
-      problems.push({ note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500) });
+      const findings = refusals.get(criterion.id) ?? [];
+      const why = findingMessages(findings) || 'no accepted output';
+      problems.push({ note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) });
     }
     counts.problems += result.pending.criteria.length;
     counts.pairsDone += result.pending.criteria.length;

@@ -1,5 +1,6 @@
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { Finding } from '../kb/findings.js';
 import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
 import type { Plan, PlanPass } from '../review/edit/plan-types.js';
 import { isSelectionPass } from '../review/edit/plan-types.js';
@@ -78,7 +79,7 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
   await guardStep(run, ctx);
   if (!selected || selected.count === 0) return { textSha256, record: { pass: pass.pass, result: 'nothing selected' } };
   let listSha256 = selected.listSha256;
-  let findings: string[] = [];
+  let findings: Finding[] = [];
   for (;;) {
     run.decisions += 1;
     const proposal = await writeSelectionProposal({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings });

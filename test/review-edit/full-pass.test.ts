@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parsePacket } from '../../src/review/edit/packet.js';
@@ -7,31 +6,18 @@ import { CRITIQUE_INSTRUCTION } from '../../src/review/paths.js';
 import { CommonplaceStatus } from '../../src/search-attributes.js';
 import { readResultFile } from '../../src/review/result-file.js';
 import { selectPairs } from '../../src/review/status.js';
-import { startCli } from '../helpers/cli.js';
 import { fakeScenario, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
-import { startDevEnvironment } from '../helpers/temporal.js';
 import { editedText, editorRule, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass, runDir, runOf, sha256, cliOn } from './helpers.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-let worker: ReturnType<typeof startCli>;
-let address: string;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  address = env.connection.options.address;
-  worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address } });
-});
-afterAll(async () => {
-  worker?.kill('SIGINT');
-  await worker;
-  await env?.teardown();
-});
+const { env, address } = useDevServerWithCliWorker();
 
 /** A committed corpus copy, a scenario (its rules may use the checkout and the note's start text), and the CLI on them. */
 async function setup(rules: FakeRule[] | ((checkout: string, start: string) => FakeRule[])) {
   const checkout = await gitCorpus();
   const start = await noteText(checkout);
   const { scenario, ledger } = await fakeScenario(await scratch(), typeof rules === 'function' ? rules(checkout, start) : rules);
-  const cli = (...args: string[]) => cliOn(checkout, address, args);
+  const cli = (...args: string[]) => cliOn(checkout, address(), args);
   const fullPass = (...extra: string[]) => cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra);
   return { checkout, ledger, scenario, cli, fullPass };
 }
@@ -63,87 +49,172 @@ describe('commonplace review run full-pass', () => {
     expect(await readFile(join(runDir(checkout, runId), 'packet.md'), 'utf8')).toBe(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
   });
 
-  test('a full pass with an edit stops awaiting approval; approving with the right key writes the note once, the results for the final text and the packet; nothing is asked again', async () => {
-    const { checkout, ledger, cli, fullPass } = await setup((_checkout, text) => [
-      editorRule({ edited: editedText(text), decision: 'edit' }),
-      { match: '^criterion = prose/', attempts: [{ ...reviewsPass, review: 'warn' }, reviewsPass] },
-      { attempts: [reviewsPass] },
-    ]);
-    const start = await noteText(checkout);
-    const { runId } = runOf('full-pass', NOTE, start);
-    const dir = runDir(checkout, runId);
-    const { gates, lenses } = await gatesOf(checkout);
+  describe('a full pass with an edit, repeated while it waits and then approved with its key', () => {
+    type Run = Awaited<ReturnType<typeof cliOn>>;
+    type Launches = Awaited<ReturnType<typeof launches>>;
+    let runId: string;
+    let start: string;
+    let gates: string[];
+    let lenses: string[];
+    let stopped: Run;
+    let key: string | undefined;
+    let currentDetails: string | undefined;
+    let statusAtStop: unknown;
+    let noteAtStop: string;
+    let freshAtStop: unknown[];
+    let packetAtStop: string;
+    let finalText: string;
+    let finalDiff: string;
+    let manifest: { files: Record<string, string> };
+    let atStop: Launches;
+    let again: Run;
+    let noteAfterAgain: string;
+    let approved: Run;
+    let noteAfterApproval: string;
+    let journal: { event: string }[];
+    let pairs: Awaited<ReturnType<typeof selectPairs>>;
+    let critiqueOk: boolean;
+    let packet: ReturnType<typeof parsePacket>;
+    let atEnd: Launches;
+    beforeAll(async () => {
+      const { checkout, ledger, cli, fullPass } = await setup((_checkout, text) => [
+        editorRule({ edited: editedText(text), decision: 'edit' }),
+        { match: '^criterion = prose/', attempts: [{ ...reviewsPass, review: 'warn' }, reviewsPass] },
+        { attempts: [reviewsPass] },
+      ]);
+      start = await noteText(checkout);
+      runId = runOf('full-pass', NOTE, start).runId;
+      const dir = runDir(checkout, runId);
+      ({ gates, lenses } = await gatesOf(checkout));
 
-    const stopped = await fullPass();
-    expect(stopped.exitCode).toBe(2);
-    expect(stopped.stdout).toMatch(new RegExp(`full-pass ${runId} waits for approval: awaiting-approval \\(operator\\)`));
-    const key = /key: ([0-9a-f]{16})/.exec(stopped.stdout)?.[1];
-    expect(key).toBeDefined();
-    // The Web UI shows the stop and its key in the run's current details, and the status as a search attribute.
-    const handle = env.client.workflow.getHandle(runOf('full-pass', NOTE, start).workflowId);
-    const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toContain(`key: ${key}`);
-    expect((await handle.describe()).typedSearchAttributes.get(CommonplaceStatus)).toBe('awaiting-approval');
-    expect(stopped.stdout).toContain(`approve: commonplace review approve ${runId} artifact/publication.json --key ${key}`);
-    // Nothing reached the checkout: the note, its results and its packet wait for the approval.
-    expect(await noteText(checkout)).toBe(start);
-    expect((await selectPairs(checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
-    expect(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none')).toBe('none');
-    expect(await readFile(join(dir, 'artifact', 'final.md'), 'utf8')).toBe(editedText(start));
-    expect(await readFile(join(dir, 'artifact', 'final.diff'), 'utf8')).toMatch(/^\+This copy is number \d+ .* An edit the full pass proposed\.$/m);
-    const manifest = JSON.parse(await readFile(join(dir, 'artifact', 'publication.json'), 'utf8')) as { files: Record<string, string> };
-    expect(manifest.files[NOTE]).toBe(sha256(editedText(start)));
+      stopped = await fullPass();
+      key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1];
+      const handle = env().client.workflow.getHandle(runOf('full-pass', NOTE, start).workflowId);
+      currentDetails = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+      statusAtStop = (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus);
+      noteAtStop = await noteText(checkout);
+      freshAtStop = (await selectPairs(checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh');
+      packetAtStop = await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none');
+      finalText = await readFile(join(dir, 'artifact', 'final.md'), 'utf8');
+      finalDiff = await readFile(join(dir, 'artifact', 'final.diff'), 'utf8');
+      manifest = JSON.parse(await readFile(join(dir, 'artifact', 'publication.json'), 'utf8')) as { files: Record<string, string> };
+      atStop = await launches(ledger);
 
-    // The edit changed the body: every bundle and the critique watch it, so each is asked once more.
-    const atStop = await launches(ledger);
-    expect(atStop.filter((launch) => launch.job === 'edit')).toHaveLength(1);
-    expect(atStop.filter((launch) => launch.job === 'gate-review')).toHaveLength(2 * (lenses.length + 1));
+      again = await fullPass();
+      noteAfterAgain = await noteText(checkout);
 
-    // Repeating the command never approves: it shows the same stop, and asks nothing.
-    const again = await fullPass();
-    expect(again.exitCode).toBe(2);
-    expect(again.stderr).toMatch(/attaching to full-pass\//);
-    expect(again.stdout).toContain(`key: ${key}`);
-    expect(await noteText(checkout)).toBe(start);
+      approved = await cli('review', 'approve', runId, join(dir, 'artifact', 'publication.json'), '--key', key ?? 'no-key');
+      noteAfterApproval = await noteText(checkout);
+      journal = (await readFile(join(dir, 'publication.journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { event: string });
+      pairs = await selectPairs(checkout, { notes: [NOTE] });
+      critiqueOk = (await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION)).ok;
+      packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
+      atEnd = await launches(ledger);
+    });
 
-    const approved = await cli('review', 'approve', runId, join(dir, 'artifact', 'publication.json'), '--key', key!);
-    expect(approved.exitCode).toBe(0);
-    expect(approved.stdout).toMatch(new RegExp(`full-pass ${runId} completed: the note was edited and published`));
-    expect(await noteText(checkout)).toBe(editedText(start));
-    const journal = (await readFile(join(dir, 'publication.journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { event: string });
-    expect(journal.map((entry) => entry.event)).toEqual(['begin', 'note-writing', 'done']);
-    const pairs = await selectPairs(checkout, { notes: [NOTE] });
-    expect(pairs).toHaveLength(gates.length);
-    expect(pairs.every((pair) => pair.status === 'fresh')).toBe(true);
-    expect((await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION)).ok).toBe(true);
-    const packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
-    expect(packet).toMatchObject({ ok: true, record: { decision: 'edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(editedText(start)), remaining: [], introduced: [] } });
-    if (packet.ok) expect(packet.record.resolved.sort()).toEqual(gates.filter((gate) => gate.startsWith('prose/')).sort());
-    expect(await launches(ledger)).toHaveLength(atStop.length);
+    test('it stops awaiting approval with exit 2, printing the key and the approve command', () => {
+      expect(stopped.exitCode).toBe(2);
+      expect(stopped.stdout).toMatch(new RegExp(`full-pass ${runId} waits for approval: awaiting-approval \\(operator\\)`));
+      expect(key).toBeDefined();
+      expect(stopped.stdout).toContain(`approve: commonplace review approve ${runId} artifact/publication.json --key ${key}`);
+    });
+
+    test("the Web UI shows the stop's key in the current details and awaiting-approval as the status search attribute", () => {
+      expect(currentDetails).toContain(`key: ${key}`);
+      expect(statusAtStop).toBe('awaiting-approval');
+    });
+
+    test('while it waits nothing reaches the checkout: not the note, its results or its packet', () => {
+      expect(noteAtStop).toBe(start);
+      expect(freshAtStop).toEqual([]);
+      expect(packetAtStop).toBe('none');
+    });
+
+    test("while it waits the run's artifact holds the final text, its diff and a manifest with the final text's hash", () => {
+      expect(finalText).toBe(editedText(start));
+      expect(finalDiff).toMatch(/^\+This copy is number \d+ .* An edit the full pass proposed\.$/m);
+      expect(manifest.files[NOTE]).toBe(sha256(editedText(start)));
+    });
+
+    test('the editor is asked once, and every bundle and the critique once more after the edit changed the body', () => {
+      expect(atStop.filter((launch) => launch.job === 'edit')).toHaveLength(1);
+      expect(atStop.filter((launch) => launch.job === 'gate-review')).toHaveLength(2 * (lenses.length + 1));
+    });
+
+    test('repeating the command attaches to the stop and approves nothing', () => {
+      expect(again.exitCode).toBe(2);
+      expect(again.stderr).toMatch(/attaching to full-pass\//);
+      expect(again.stdout).toContain(`key: ${key}`);
+      expect(noteAfterAgain).toBe(start);
+    });
+
+    test('approving with the right key completes the run and writes the note once', () => {
+      expect(approved.exitCode).toBe(0);
+      expect(approved.stdout).toMatch(new RegExp(`full-pass ${runId} completed: the note was edited and published`));
+      expect(noteAfterApproval).toBe(editedText(start));
+      expect(journal.map((entry) => entry.event)).toEqual(['begin', 'note-writing', 'done']);
+    });
+
+    test('approval publishes a fresh result of every gate and of the critique for the final text', () => {
+      expect(pairs).toHaveLength(gates.length);
+      expect(pairs.every((pair) => pair.status === 'fresh')).toBe(true);
+      expect(critiqueOk).toBe(true);
+    });
+
+    test('approval publishes the packet, recording the edit, both hashes and the prose gates it resolved', () => {
+      expect(packet).toMatchObject({ ok: true, record: { decision: 'edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(editedText(start)), remaining: [], introduced: [] } });
+      if (packet.ok) expect(packet.record.resolved.sort()).toEqual(gates.filter((gate) => gate.startsWith('prose/')).sort());
+    });
+
+    test('nothing is asked again after the stop', () => {
+      expect(atEnd).toHaveLength(atStop.length);
+    });
   });
 });
 
 describe('commonplace review packet', () => {
-  test('it compares a packet\'s recorded hashes with the note: it describes the note after publication, and no longer once the note changes', async () => {
-    const { checkout, cli, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
-    const start = await noteText(checkout);
-    const { runId } = runOf('full-pass', NOTE, start);
-    expect((await cli('review', 'packet', NOTE)).stderr).toMatch(/has no published packet/);
-    expect((await fullPass()).exitCode).toBe(0);
+  describe("a packet's recorded hashes compared with the note, before a pass, after its publication and after a later edit", () => {
+    type Run = Awaited<ReturnType<typeof cliOn>>;
+    let start: string;
+    let changed: string;
+    let before: Run;
+    let passed: Run;
+    let byNote: Run;
+    let byRun: Run;
+    let stale: Run;
+    beforeAll(async () => {
+      const { checkout, cli, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
+      start = await noteText(checkout);
+      const { runId } = runOf('full-pass', NOTE, start);
+      before = await cli('review', 'packet', NOTE);
+      passed = await fullPass();
+      byNote = await cli('review', 'packet', NOTE);
+      byRun = await cli('review', 'packet', runId);
+      changed = `${start.trimEnd()}\n\nLater.\n`;
+      await writeFile(join(checkout, NOTE), changed);
+      stale = await cli('review', 'packet', NOTE);
+    });
 
-    const byNote = await cli('review', 'packet', NOTE);
-    expect(byNote.exitCode).toBe(0);
-    expect(byNote.stdout).toContain(`packet kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md`);
-    expect(byNote.stdout).toMatch(new RegExp(`note now +${sha256(start).slice(0, 12)}: the packet describes the note: unchanged, as the pass left it`));
-    const byRun = await cli('review', 'packet', runId);
-    expect(byRun.exitCode).toBe(0);
-    expect(byRun.stdout).toMatch(/packet kb\/reports\/state\/review\/runs\/\S+\/packet\.md \(published\)/);
+    test('before any pass, the note has no published packet', () => {
+      expect(before.stderr).toMatch(/has no published packet/);
+    });
 
-    const changed = `${start.trimEnd()}\n\nLater.\n`;
-    await writeFile(join(checkout, NOTE), changed);
-    const stale = await cli('review', 'packet', NOTE);
-    expect(stale.exitCode).toBe(2);
-    expect(stale.stdout).toContain(`no longer describes the note: it changed since (it hashes to ${sha256(changed).slice(0, 12)} now)`);
+    test('after the pass is published, the packet named by the note describes the note as the pass left it', () => {
+      expect(passed.exitCode).toBe(0);
+      expect(byNote.exitCode).toBe(0);
+      expect(byNote.stdout).toContain(`packet kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md`);
+      expect(byNote.stdout).toMatch(new RegExp(`note now +${sha256(start).slice(0, 12)}: the packet describes the note: unchanged, as the pass left it`));
+    });
+
+    test("the packet named by the run ID is the run's published packet", () => {
+      expect(byRun.exitCode).toBe(0);
+      expect(byRun.stdout).toMatch(/packet kb\/reports\/state\/review\/runs\/\S+\/packet\.md \(published\)/);
+    });
+
+    test('once the note changes, the packet exits 2 saying it no longer describes the note', () => {
+      expect(stale.exitCode).toBe(2);
+      expect(stale.stdout).toContain(`no longer describes the note: it changed since (it hashes to ${sha256(changed).slice(0, 12)} now)`);
+    });
   });
 });
 
@@ -225,7 +296,7 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(opened.exitCode).toBe(0);
     expect(opened.stderr).toContain(`cancelled ${old.workflowId}: it ran over an earlier text of ${NOTE}`);
     expect(opened.stderr).toContain(`started ${runOf('full-pass', NOTE, hand).workflowId}`);
-    await waitFor('the conflicted run to end', async () => (await env.client.workflow.getHandle(old.workflowId).describe()).status.name === 'CANCELLED');
+    await waitFor('the conflicted run to end', async () => (await env().client.workflow.getHandle(old.workflowId).describe()).status.name === 'CANCELLED');
   });
 });
 

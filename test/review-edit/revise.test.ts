@@ -1,27 +1,13 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packetPath, parsePacket } from '../../src/review/edit/packet.js';
 import { parsePlan } from '../../src/review/edit/plan.js';
-import { startCli } from '../helpers/cli.js';
 import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
-import { startDevEnvironment } from '../helpers/temporal.js';
 import { corpusCopy } from '../helpers/kb.js';
 import { gitCorpus, launches, NOTE, noteText, runDir, runOf, cliOn } from './helpers.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-let worker: ReturnType<typeof startCli>;
-let address: string;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  address = env.connection.options.address;
-  worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address } });
-});
-afterAll(async () => {
-  worker?.kill('SIGINT');
-  await worker;
-  await env?.teardown();
-});
+const { address } = useDevServerWithCliWorker();
 
 const tighten = (text: string) => text.replace('The convention is deliberately minimal', 'The convention is minimal');
 
@@ -30,7 +16,7 @@ async function setup(rules: (start: string) => FakeRule[]) {
   const start = await noteText(checkout);
   const dir = await scratch();
   const { scenario, ledger } = await fakeScenario(dir, rules(start));
-  const cli = (...args: string[]) => cliOn(checkout, address, args);
+  const cli = (...args: string[]) => cliOn(checkout, address(), args);
   const revise = (...extra: string[]) => cli('review', 'run', 'revise', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra);
   const planFile = async (text: string) => {
     const file = join(dir, `plan-${Math.random().toString(36).slice(2)}.yaml`);
@@ -115,40 +101,73 @@ describe('commonplace review run revise', () => {
     expect((await launches(run.ledger)).map((launch) => launch.job)).toEqual(['select']);
   });
 
-  test('a repeat keeps its run\'s mode, refuses a different one, and a changed note needs a new choice', async () => {
-    const run = await setup((start) => [{ match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tighten(start) } }] }]);
-    const plan = await run.planFile('passes: [tighten]\n');
-    expect((await run.revise('--plan', plan)).exitCode).toBe(2);
+  describe('a revise run repeated', () => {
+    type Run = Awaited<ReturnType<typeof cliOn>>;
+    let workflowId: string;
+    let repeated: Run;
+    let other: Run;
+    let launchesAfterRepeats: number;
+    let unchosen: Run;
+    beforeAll(async () => {
+      const run = await setup((start) => [{ match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tighten(start) } }] }]);
+      workflowId = run.workflowId;
+      const first = await run.revise('--plan', await run.planFile('passes: [tighten]\n'));
+      expect(first.exitCode).toBe(2);
+      repeated = await run.revise();
+      other = await run.revise('--assess');
+      launchesAfterRepeats = (await launches(run.ledger)).length;
+      await writeFile(join(run.checkout, NOTE), `${run.start.trimEnd()}\n\nAn edit by hand.\n`);
+      unchosen = await run.revise();
+    });
 
-    const repeated = await run.revise();
-    expect(repeated.stderr).toContain(`attaching to ${run.workflowId}`);
-    expect(repeated.exitCode).toBe(2);
-    const other = await run.revise('--assess');
-    expect(other.exitCode).toBe(1);
-    expect(other.stderr).toMatch(/started with other options: mode: the run has "plan", this command asks "assess"; planSha256: the run has "[0-9a-f]{64}", this command asks none/);
-    expect((await launches(run.ledger)).length).toBe(1);
+    test('without a mode attaches to the run, which keeps its mode', () => {
+      expect(repeated.stderr).toContain(`attaching to ${workflowId}`);
+      expect(repeated.exitCode).toBe(2);
+    });
 
-    await writeFile(join(run.checkout, NOTE), `${run.start.trimEnd()}\n\nAn edit by hand.\n`);
-    const unchosen = await run.revise();
-    expect(unchosen.exitCode).toBe(2);
-    expect(unchosen.stderr).toMatch(/a new revision of kb\/notes\/agent-is-a-tool-loop\.md needs a choice of work: --plan FILE or --assess/);
+    test('with a different mode is refused (exit 1), naming each option that differs, and asks nothing', () => {
+      expect(other.exitCode).toBe(1);
+      expect(other.stderr).toMatch(/started with other options: mode: the run has "plan", this command asks "assess"; planSha256: the run has "[0-9a-f]{64}", this command asks none/);
+      expect(launchesAfterRepeats).toBe(1);
+    });
+
+    test('after the note changes, without a mode exits 2 asking for a choice of work', () => {
+      expect(unchosen.exitCode).toBe(2);
+      expect(unchosen.stderr).toMatch(/a new revision of kb\/notes\/agent-is-a-tool-loop\.md needs a choice of work: --plan FILE or --assess/);
+    });
   });
 
-  test('bad requests fail in one line before anything starts', async () => {
-    const run = await setup(() => []);
-    const both = await run.revise('--assess', '--plan', await run.planFile('passes: [tighten]\n'));
-    expect(both.exitCode).toBe(2);
-    expect(both.stderr).toMatch(/^commonplace: --plan and --assess choose the work two ways; give one$/);
-    const badPlan = await run.revise('--plan', await run.planFile('passes: [shorten]\n'));
-    expect(badPlan.exitCode).toBe(1);
-    expect(badPlan.stderr).toMatch(/is not a valid plan: .*passes\.0\.pass: unknown pass "shorten"/);
-    const missing = await run.cli('review', 'run', 'full-pass', 'kb/notes/no-such-note.md');
-    expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toMatch(/^commonplace: kb\/notes\/no-such-note\.md: no such note in /);
-    const noGit = await corpusCopy();
-    const outside = await cliOn(noGit, address, ['review', 'run', 'full-pass', NOTE]);
-    expect(outside.exitCode).toBe(1);
-    expect(outside.stderr).toMatch(/the checkout guard needs Git: .* is not inside a Git working tree; run `git init` and commit the KB first/);
-    expect(await launches(run.ledger)).toEqual([]);
+  describe('a bad request fails in one line before anything starts', () => {
+    let run: Awaited<ReturnType<typeof setup>>;
+    beforeAll(async () => {
+      run = await setup(() => []);
+    });
+    afterEach(async () => {
+      expect(await launches(run.ledger)).toEqual([]);
+    });
+
+    test('--plan and --assess together are a usage error (exit 2)', async () => {
+      const both = await run.revise('--assess', '--plan', await run.planFile('passes: [tighten]\n'));
+      expect(both.exitCode).toBe(2);
+      expect(both.stderr).toMatch(/^commonplace: --plan and --assess choose the work two ways; give one$/);
+    });
+
+    test('a plan naming an unknown pass exits 1, naming the pass', async () => {
+      const badPlan = await run.revise('--plan', await run.planFile('passes: [shorten]\n'));
+      expect(badPlan.exitCode).toBe(1);
+      expect(badPlan.stderr).toMatch(/is not a valid plan: .*passes[./]0[./]pass: unknown pass "shorten"/);
+    });
+
+    test('a note that does not exist exits 1, naming it', async () => {
+      const missing = await run.cli('review', 'run', 'full-pass', 'kb/notes/no-such-note.md');
+      expect(missing.exitCode).toBe(1);
+      expect(missing.stderr).toMatch(/^commonplace: kb\/notes\/no-such-note\.md: no such note in /);
+    });
+
+    test('a checkout outside Git exits 1, saying the checkout guard needs Git', async () => {
+      const outside = await cliOn(await corpusCopy(), address(), ['review', 'run', 'full-pass', NOTE]);
+      expect(outside.exitCode).toBe(1);
+      expect(outside.stderr).toMatch(/the checkout guard needs Git: .* is not inside a Git working tree; run `git init` and commit the KB first/);
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
+import { findingsBlock } from '../../src/activities/review/prompt.js';
+import { checkBundle, checkResultLine, missingSection } from '../../src/review/result-line.js';
 import { repoRoot } from './helpers.js';
 
 const review = (last: string, before = 'The note holds up.\n\n'): string => `${before}${last}`;
@@ -98,8 +99,11 @@ describe('bundle outputs', () => {
     expect(check.accepted.map((accepted) => accepted.gate)).toEqual(['prose/a', 'prose/c']);
     expect(check.rejected).toHaveLength(1);
     expect(check.rejected[0]?.gate).toBe('prose/b');
-    expect(check.rejected[0]?.findings[0]).toMatchObject({ file: 'out.md', line: 10, rule: 'result-line' });
-    expect(check.rejected[0]?.findings[0]?.message).toMatch(/^section prose\/b: /);
+    expect(check.rejected[0]?.findings).toEqual([{ file: 'out.md', line: 10, rule: 'result-line', severity: 'fail', criterion: 'prose/b', message: expect.stringMatching(/^the output does not end with a result line: the last non-empty line is `Verdict: fine`/) }]);
+  });
+
+  test('a missing section\'s finding names its criterion', () => {
+    expect(missingSection('prose/b', 'review.md')).toEqual({ file: 'review.md', rule: 'bundle-missing', severity: 'fail', criterion: 'prose/b', message: 'the output has no `## prose/b` section' });
   });
 
   test('an empty section is rejected as empty', () => {
@@ -120,6 +124,7 @@ describe('bundle outputs', () => {
     const check = checkBundle(output, asked);
     expect(check.accepted).toHaveLength(3);
     expect(check.findings).toHaveLength(1);
+    expect(check.findings[0]).toMatchObject({ rule: 'bundle-section', criterion: 'prose/zzz', severity: 'fail' });
     expect(check.findings[0]?.message).toContain('`## prose/zzz` is for a gate that was not asked');
   });
 
@@ -131,5 +136,23 @@ describe('bundle outputs', () => {
     expect(check.accepted[0]).toMatchObject({ gate: 'prose/a', outcome: 'warn' });
     expect(check.accepted[0]?.text).toContain('## Findings');
     expect(check.accepted[0]?.text).toContain('```markdown\n## prose/b\nResult: fail\n```');
+  });
+});
+
+describe('the re-ask prompt\'s findings block', () => {
+  test('a review check\'s finding is shown with its criterion, file, line, message and rule', () => {
+    const check = checkResultLine('The note holds up.\n\nresult: PASS\n', { file: 'review.md', criterion: 'prose/a' });
+    expect(check).toEqual({ ok: false, findings: [{ file: 'review.md', line: 3, rule: 'result-line', severity: 'fail', criterion: 'prose/a', message: expect.stringContaining('exactly `Result: pass`') }] });
+    if (check.ok) return;
+    expect(findingsBlock(check.findings)).toEqual([
+      'Your previous output was refused by the check; fix these and write the output again:',
+      `- prose/a: review.md:3: ${check.findings[0]!.message} (result-line)`,
+      '',
+    ]);
+  });
+
+  test('a finding recorded as a plain string (a run begun before findings were records) is shown as it is', () => {
+    expect(findingsBlock(['prose/a: the output is empty'])).toEqual(['Your previous output was refused by the check; fix these and write the output again:', '- prose/a: the output is empty', '']);
+    expect(findingsBlock([])).toEqual([]);
   });
 });

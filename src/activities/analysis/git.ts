@@ -4,9 +4,6 @@
  */
 import { git } from '../../fs/git.js';
 
-/** src/client/analysis.ts still imports the error from here; new code imports it from src/fs/git.ts. */
-export { GitError } from '../../fs/git.js';
-
 /** Run state lives under this directory of a worktree; status checks leave it out. */
 export const RUN_STATE_DIR = '.commonplace';
 

@@ -1,3 +1,5 @@
+import type { Finding } from '../../kb/findings.js';
+import { formatFindingInline } from '../../kb/format.js';
 import type { Grouping, SweepUnit } from '../../review/sweep-types.js';
 
 export interface ReviewPromptInput {
@@ -7,8 +9,22 @@ export interface ReviewPromptInput {
   noteInput: string;
   criterionInputs: Record<string, string>;
   output: string;
-  /** Why the last output was refused (`<criterion>: <finding>`), for a re-ask. */
-  findings: string[];
+  /** Why the last output was refused, for a re-ask. */
+  findings: readonly Finding[];
+}
+
+/** One finding as a re-ask shows it; a run recorded before findings were records carries plain strings, shown as they are. */
+export function findingItem(finding: Finding | string): string {
+  return `- ${typeof finding === 'string' ? finding : formatFindingInline(finding)}`;
+}
+
+/**
+ * The findings block of a re-ask prompt: the one place a worker (or, in a selection proposal
+ * asked again, the operator) is told why the last answer was refused.
+ */
+export function findingsBlock(findings: readonly (Finding | string)[]): string[] {
+  if (findings.length === 0) return [];
+  return ['Your previous output was refused by the check; fix these and write the output again:', ...findings.map(findingItem), ''];
 }
 
 /**
@@ -34,11 +50,7 @@ export function reviewPrompt(input: ReviewPromptInput): string {
     );
   }
   lines.push('Write nothing else and change no other file.', '');
-  if (input.findings.length > 0) {
-    lines.push('Your previous output was refused by the check; fix these and write the output again:');
-    for (const finding of input.findings) lines.push(`- ${finding}`);
-    lines.push('');
-  }
+  lines.push(...findingsBlock(input.findings));
   lines.push('job = gate-review', `grouping = ${input.grouping}`, `note = ${unit.note}`, `note-input = ${input.noteInput}`);
   for (const criterion of unit.criteria) {
     lines.push(`criterion = ${criterion.id}`, `criterion-input = ${input.criterionInputs[criterion.id]}`);

@@ -9,7 +9,8 @@ import { selectProfile, type Profile } from '../../harness/profiles.js';
 import { loadCriterion } from '../../review/criteria.js';
 import { criterionHash, hashParts, noteParts } from '../../review/hash.js';
 import { writeResultFile } from '../../review/result-file.js';
-import { checkBundle, checkResultLine } from '../../review/result-line.js';
+import type { Finding } from '../../kb/findings.js';
+import { checkBundle, checkResultLine, missingSection } from '../../review/result-line.js';
 import { selectPairs, type PairStatus } from '../../review/status.js';
 import { reviewPrompt } from './prompt.js';
 import type {
@@ -138,7 +139,7 @@ export function createSweepActivities() {
     checkout: string;
     unit: SweepUnit;
     attempt: number;
-    findings: string[];
+    findings: Finding[];
   }): Promise<CapturedUnit> {
     const { unit } = input;
     const dir = join(runDirOf(input.checkout, input.runId), 'launches', unit.key, `attempt-${input.attempt}`);
@@ -177,13 +178,13 @@ export function createSweepActivities() {
     if (captured.grouping === 'bundle') {
       const check = checkBundle(text, unit.criteria.map((criterion) => criterion.id), { file: outputName });
       for (const section of check.accepted) sections.push({ criterion: section.gate, outcome: section.outcome, body: section.text });
-      for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: refusal.findings.map((finding) => finding.message) });
-      for (const gate of check.missing) rejected.push({ criterion: gate, findings: [`the output has no \`## ${gate}\` section`] });
+      for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: [...refusal.findings] });
+      for (const gate of check.missing) rejected.push({ criterion: gate, findings: [missingSection(gate, outputName)] });
     } else {
       const criterion = unit.criteria[0]!;
-      const check = checkResultLine(text, { report: criterion.report, file: outputName });
+      const check = checkResultLine(text, { report: criterion.report, file: outputName, criterion: criterion.id });
       if (check.ok) sections.push({ criterion: criterion.id, outcome: check.outcome, body: text.endsWith('\n') ? text : `${text}\n` });
-      else rejected.push({ criterion: criterion.id, findings: check.findings.map((finding) => finding.message) });
+      else rejected.push({ criterion: criterion.id, findings: [...check.findings] });
     }
 
     const now = sections.length > 0 ? await inputsNow(input.checkout, unit) : undefined;

@@ -63,24 +63,34 @@ function exists(file: string): boolean {
   }
 }
 
-/** Checks an edited text against the bounds; an empty list means it keeps them all. */
-export async function checkEditBounds(input: BoundsInput): Promise<string[]> {
-  const findings: string[] = [];
+/**
+ * Checks an edited text against the bounds; an empty list means it keeps them all. Each finding
+ * names the note (`file`) and its rule: `edit-unreadable`, `edit-frontmatter-keys`, `edit-type`,
+ * `edit-link`, `edit-size`, `edit-validation` (the validation finding the edit introduced, its
+ * line and pointer kept).
+ */
+export async function checkEditBounds(input: BoundsInput): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const file = input.note;
+  const fail = (rule: string, message: string, where: Pick<Finding, 'line' | 'path' | 'schema'> = {}): void => {
+    findings.push({ file, ...where, rule, severity: 'fail', message });
+  };
   const before = read(input.before, input.note);
   const after = read(input.after, input.note);
   if (!after.note) {
     const why = after.findings.map((finding) => finding.message).join('; ') || 'it has no frontmatter';
-    return [`the edited text is not a note with readable frontmatter (${why}); write the whole note, frontmatter included`];
+    const line = after.findings[0]?.line;
+    return [{ file, ...(line !== undefined && { line }), rule: 'edit-unreadable', severity: 'fail', message: `the edited text is not a note with readable frontmatter (${why}); write the whole note, frontmatter included` }];
   }
   if (before.note) {
     const keysBefore = Object.keys(before.note.model.frontmatter);
     const keysAfter = Object.keys(after.note.model.frontmatter);
     const dropped = keysBefore.filter((key) => !keysAfter.includes(key));
     const added = keysAfter.filter((key) => !keysBefore.includes(key));
-    if (dropped.length > 0) findings.push(`the edit drops frontmatter key${dropped.length > 1 ? 's' : ''} ${dropped.map((key) => `\`${key}\``).join(', ')}; keep every key`);
-    if (added.length > 0) findings.push(`the edit adds frontmatter key${added.length > 1 ? 's' : ''} ${added.map((key) => `\`${key}\``).join(', ')}; an edit keeps the keys the note has`);
+    if (dropped.length > 0) fail('edit-frontmatter-keys', `the edit drops frontmatter key${dropped.length > 1 ? 's' : ''} ${dropped.map((key) => `\`${key}\``).join(', ')}; keep every key`);
+    if (added.length > 0) fail('edit-frontmatter-keys', `the edit adds frontmatter key${added.length > 1 ? 's' : ''} ${added.map((key) => `\`${key}\``).join(', ')}; an edit keeps the keys the note has`);
     if (JSON.stringify(before.note.model.frontmatter['type']) !== JSON.stringify(after.note.model.frontmatter['type'])) {
-      findings.push(`the edit changes \`type:\` from ${JSON.stringify(before.note.model.frontmatter['type'])} to ${JSON.stringify(after.note.model.frontmatter['type'])}; an edit keeps the note's type`);
+      fail('edit-type', `the edit changes \`type:\` from ${JSON.stringify(before.note.model.frontmatter['type'])} to ${JSON.stringify(after.note.model.frontmatter['type'])}; an edit keeps the note's type`, { path: '/frontmatter/type' });
     }
   }
 
@@ -92,13 +102,14 @@ export async function checkEditBounds(input: BoundsInput): Promise<string[]> {
     if (target === undefined) continue;
     const resolved = target.startsWith('/') ? path.posix.normalize(target.slice(1)) : path.posix.normalize(path.posix.join(folder, target));
     if (resolved.startsWith('../') || resolved === '..' || !exists(path.join(input.checkout, ...resolved.split('/')))) {
-      findings.push(`the edit adds a link to ${link}, which is not a file of the checkout (${resolved})`);
+      fail('edit-link', `the edit adds a link to ${link}, which is not a file of the checkout (${resolved})`);
     }
   }
 
   const ratio = input.before.length === 0 ? Infinity : input.after.length / input.before.length;
   if (ratio < EDIT_SIZE_RATIO.min || ratio > EDIT_SIZE_RATIO.max) {
-    findings.push(
+    fail(
+      'edit-size',
       `the edited text is ${input.after.length} characters, ${ratio.toFixed(2)} times the ${input.before.length} it edits; an edit stays within ${EDIT_SIZE_RATIO.min}–${EDIT_SIZE_RATIO.max} times`,
     );
   }
@@ -106,7 +117,12 @@ export async function checkEditBounds(input: BoundsInput): Promise<string[]> {
   const had = new Set([...before.findings, ...(before.note ? await typeFindings(before.note, input.registry) : [])].filter((finding) => finding.severity === 'fail').map(signature));
   const now = [...after.findings, ...(await typeFindings(after.note, input.registry))].filter((finding) => finding.severity === 'fail');
   for (const finding of now) {
-    if (!had.has(signature(finding))) findings.push(`the edited note no longer validates: ${finding.path ? `${finding.path}: ` : ''}${finding.message}`);
+    if (had.has(signature(finding))) continue;
+    fail('edit-validation', `the edited note no longer validates: ${finding.message}`, {
+      ...(finding.line !== undefined && { line: finding.line }),
+      ...(finding.path !== undefined && { path: finding.path }),
+      ...(finding.schema !== undefined && { schema: finding.schema }),
+    });
   }
   return findings;
 }

@@ -2,22 +2,23 @@
  * The editor's decision line, read by code: the last non-empty line of `decision.md` is exactly
  * `Decision: edit` or `Decision: no-edit`. Pure, like the result line it mirrors.
  */
+import type { Finding } from '../../kb/findings.js';
 import type { Decision } from './types.js';
 
-export type DecisionCheck = { ok: true; decision: Decision; rationale: string } | { ok: false; finding: string };
+export type DecisionCheck = { ok: true; decision: Decision; rationale: string } | { ok: false; finding: Finding };
 
 const DECISION_LINE = /^Decision: (edit|no-edit)[ \t\r]*$/;
 
-/** Reads the decision line; anything else is a finding the editor is re-asked with. */
+/** Reads the decision line; anything else is a finding (rule `decision-line`) the editor is re-asked with. */
 export function checkDecision(text: string, file = 'decision.md'): DecisionCheck {
   const lines = text.split('\n');
   let last = lines.length - 1;
   while (last >= 0 && (lines[last] ?? '').trim() === '') last -= 1;
-  if (last < 0) return { ok: false, finding: `${file} is empty; it must end with the line \`Decision: edit\` or \`Decision: no-edit\`` };
+  if (last < 0) return { ok: false, finding: { file, rule: 'decision-line', severity: 'fail', message: 'it is empty; it must end with the line `Decision: edit` or `Decision: no-edit`' } };
   const match = DECISION_LINE.exec(lines[last] ?? '');
   if (!match) {
     const shown = (lines[last] ?? '').trim().slice(0, 60);
-    return { ok: false, finding: `${file} must end with exactly \`Decision: edit\` or \`Decision: no-edit\`; its last line is \`${shown}\`` };
+    return { ok: false, finding: { file, line: last + 1, rule: 'decision-line', severity: 'fail', message: `it must end with exactly \`Decision: edit\` or \`Decision: no-edit\`; its last line is \`${shown}\`` } };
   }
   return { ok: true, decision: match[1] as Decision, rationale: `${lines.slice(0, last).join('\n').trim()}\n` };
 }

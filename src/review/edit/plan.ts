@@ -8,10 +8,14 @@
  *         reason: three coined terms where plain words would do
  *
  * A pass is named alone or as a mapping with `pass` and optional `focus` and `reason`. Each pass
- * appears at most once; unknown passes and keys are refused with every finding.
+ * appears at most once; unknown passes and keys are refused with every finding: rule `plan-yaml`
+ * for text that is not YAML, `plan/<zod issue code>` (`plan/invalid_value`, `plan/unrecognized_keys`,
+ * `plan/too_small`, `plan/custom`, …) with a JSON Pointer `path` for the rest, as validation names
+ * schema findings.
  */
-import YAML from 'yaml';
+import YAML, { YAMLError } from 'yaml';
 import { z } from 'zod';
+import type { Finding } from '../../kb/findings.js';
 import { PASSES, type Plan } from './plan-types.js';
 
 const passName = z.enum(PASSES, { error: (issue) => `unknown pass ${JSON.stringify(issue.input)}; the passes are ${PASSES.join(', ')}` });
@@ -34,7 +38,10 @@ const planSchema = z.strictObject({
     }),
 });
 
-export type PlanParse = { ok: true; plan: Plan } | { ok: false; findings: string[] };
+export type PlanParse = { ok: true; plan: Plan } | { ok: false; findings: Finding[] };
+
+/** A zod issue path as a JSON Pointer (`/passes/0/pass`), the form validation findings use. */
+const pointer = (issuePath: readonly PropertyKey[]) => issuePath.map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 /** Reads a plan's text (from `--plan FILE` or an assessment's `plan.yaml`). */
 export function parsePlan(text: string, file = 'plan'): PlanParse {
@@ -42,11 +49,15 @@ export function parsePlan(text: string, file = 'plan'): PlanParse {
   try {
     data = YAML.parse(text);
   } catch (error) {
-    return { ok: false, findings: [`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`] };
+    const line = error instanceof YAMLError ? error.linePos?.[0].line : undefined;
+    return { ok: false, findings: [{ file, ...(line !== undefined && { line }), rule: 'plan-yaml', severity: 'fail', message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }] };
   }
   const parsed = planSchema.safeParse(data);
   if (!parsed.success) {
-    return { ok: false, findings: parsed.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`) };
+    return {
+      ok: false,
+      findings: parsed.error.issues.map((issue) => ({ file, path: pointer(issue.path), rule: `plan/${issue.code}`, severity: 'fail' as const, message: issue.message })),
+    };
   }
   const plan: Plan = {
     passes: parsed.data.passes.map((entry) => ({

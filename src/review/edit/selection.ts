@@ -7,7 +7,12 @@
  * The operator edits the list before approving it: deletes a line to reject a selection, or edits
  * its replacement. Other lines (headings, prose) are ignored. Code applies an approved list: each
  * span must occur exactly once in the note's body. Pure (the approval validator parses with it).
+ *
+ * What is wrong with a list is a finding naming the list's file, with rules `selection-syntax`,
+ * `selection-json`, `selection-duplicate`, `selection-empty`, `selection-unchanged` (parsing, each
+ * with its line) and `selection-not-found`, `selection-ambiguous`, `selection-overlap` (locating).
  */
+import type { Finding } from '../../kb/findings.js';
 
 export interface Selection {
   id: string;
@@ -16,7 +21,12 @@ export interface Selection {
   reason: string;
 }
 
-export type SelectionParse = { ok: true; selections: Selection[] } | { ok: false; findings: string[] };
+export type SelectionParse = { ok: true; selections: Selection[] } | { ok: false; findings: Finding[] };
+
+/** The file selection findings name by default: the selector's output. */
+export const SELECTION_LIST = 'selections.md';
+
+const failing = (file: string, rule: string, message: string, line?: number): Finding => ({ file, ...(line !== undefined && { line }), rule, severity: 'fail', message });
 
 const ITEM = /^- \[([A-Za-z0-9][A-Za-z0-9_-]*)\] ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*")(?:[ \t]+(?:—|--)[ \t]+(.*?))?[ \t\r]*$/;
 
@@ -30,29 +40,29 @@ function jsonString(quoted: string): string | undefined {
 }
 
 /** Reads a selection list; every malformed selection line is a finding (with its line number). */
-export function parseSelectionList(text: string): SelectionParse {
-  const findings: string[] = [];
+export function parseSelectionList(text: string, file = SELECTION_LIST): SelectionParse {
+  const findings: Finding[] = [];
   const selections: Selection[] = [];
   const seen = new Set<string>();
   text.split('\n').forEach((line, index) => {
     if (!line.startsWith('- [')) return;
     const match = ITEM.exec(line);
-    const where = `line ${index + 1}`;
+    const at = index + 1;
     if (!match) {
-      findings.push(`${where} is not a selection of the form \`- [id] "span" -> "replacement" — reason\`: \`${line.slice(0, 80)}\``);
+      findings.push(failing(file, 'selection-syntax', `not a selection of the form \`- [id] "span" -> "replacement" — reason\`: \`${line.slice(0, 80)}\``, at));
       return;
     }
     const [, id, spanQuoted, replacementQuoted, reason] = match as unknown as [string, string, string, string, string | undefined];
     const span = jsonString(spanQuoted);
     const replacement = jsonString(replacementQuoted);
     if (span === undefined || replacement === undefined) {
-      findings.push(`${where}: the span and the replacement must be JSON strings in double quotes`);
+      findings.push(failing(file, 'selection-json', 'the span and the replacement must be JSON strings in double quotes', at));
       return;
     }
-    if (seen.has(id)) findings.push(`${where}: selection id [${id}] appears twice`);
+    if (seen.has(id)) findings.push(failing(file, 'selection-duplicate', `selection id [${id}] appears twice`, at));
     seen.add(id);
-    if (span.trim() === '') findings.push(`${where}: selection [${id}] has an empty span`);
-    else if (span === replacement) findings.push(`${where}: selection [${id}] replaces its span with itself`);
+    if (span.trim() === '') findings.push(failing(file, 'selection-empty', `selection [${id}] has an empty span`, at));
+    else if (span === replacement) findings.push(failing(file, 'selection-unchanged', `selection [${id}] replaces its span with itself`, at));
     selections.push({ id, span, replacement, reason: (reason ?? '').trim() });
   });
   return findings.length > 0 ? { ok: false, findings } : { ok: true, selections };
@@ -73,19 +83,19 @@ export function bodyStart(text: string): number {
 }
 
 /** Where each selection's span is in the body: it must occur exactly once, and spans must not overlap. */
-export function locateSelections(text: string, selections: readonly Selection[]): { ok: true; at: Map<string, number> } | { ok: false; findings: string[] } {
+export function locateSelections(text: string, selections: readonly Selection[], file = SELECTION_LIST): { ok: true; at: Map<string, number> } | { ok: false; findings: Finding[] } {
   const start = bodyStart(text);
   const body = text.slice(start);
-  const findings: string[] = [];
+  const findings: Finding[] = [];
   const at = new Map<string, number>();
   for (const selection of selections) {
     const first = body.indexOf(selection.span);
     if (first === -1) {
-      findings.push(`selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} does not occur in the note's body`);
+      findings.push(failing(file, 'selection-not-found', `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} does not occur in the note's body`));
       continue;
     }
     if (body.indexOf(selection.span, first + 1) !== -1) {
-      findings.push(`selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} occurs more than once; quote enough to make it unique`);
+      findings.push(failing(file, 'selection-ambiguous', `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} occurs more than once; quote enough to make it unique`));
       continue;
     }
     at.set(selection.id, start + first);
@@ -94,14 +104,14 @@ export function locateSelections(text: string, selections: readonly Selection[])
   for (let index = 1; index < placed.length; index += 1) {
     const before = placed[index - 1]!;
     const here = placed[index]!;
-    if (at.get(before.id)! + before.span.length > at.get(here.id)!) findings.push(`selections [${before.id}] and [${here.id}] overlap`);
+    if (at.get(before.id)! + before.span.length > at.get(here.id)!) findings.push(failing(file, 'selection-overlap', `selections [${before.id}] and [${here.id}] overlap`));
   }
   return findings.length > 0 ? { ok: false, findings } : { ok: true, at };
 }
 
 /** Applies an approved selection list to a text: each span replaced once, from the end backwards. */
-export function applySelections(text: string, selections: readonly Selection[]): { ok: true; text: string } | { ok: false; findings: string[] } {
-  const located = locateSelections(text, selections);
+export function applySelections(text: string, selections: readonly Selection[], file = SELECTION_LIST): { ok: true; text: string } | { ok: false; findings: Finding[] } {
+  const located = locateSelections(text, selections, file);
   if (!located.ok) return located;
   let result = text;
   for (const selection of [...selections].sort((a, b) => located.at.get(b.id)! - located.at.get(a.id)!)) {

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, t
 import type { Activities } from '../../activities/index.js';
 import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
 import { nonRetryableLaunchErrors } from '../../harness/launch-contract.js';
+import type { Finding } from '../../kb/findings.js';
 import { stopFor, type Stop } from '../../runs/stop.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
@@ -27,6 +28,12 @@ export function spentReason(outcome: AskOutcome): string {
   if (outcome.status === 'timed-out') return 'the last launch timed out';
   if (outcome.status === 'incomplete') return `the last launch did not write ${outcome.result.missing.join(', ')}`;
   return outcome.status;
+}
+
+/** The finding a spent attempt is re-asked with (rule `launch-timed-out` or `launch-incomplete`), naming what was not written. */
+export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): Finding {
+  const missing = outcome.status === 'incomplete' ? outcome.result.missing : outputs;
+  return { file: missing.join(', '), rule: outcome.status === 'timed-out' ? 'launch-timed-out' : 'launch-incomplete', severity: 'fail', message: spentReason(outcome) };
 }
 
 /** Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller can stop on. */
@@ -61,7 +68,7 @@ export async function ask(input: LaunchInput, summary?: string): Promise<AskOutc
 }
 
 /** What one launch of a checked job came to: a stop, a spent attempt with why, or the caller's check of the outputs. */
-export type LaunchOnce<A> = { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: string[] } | A;
+export type LaunchOnce<A> = { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: Finding[] } | A;
 
 /**
  * One launch of a job whose outputs code checks: a stop (usage limit, failed relaunches) or a
@@ -78,6 +85,6 @@ export async function launchOnce<A>(
   const stop = stopFor(outcome);
   if (stop || outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stop as Stop };
   ran?.(outcome.result);
-  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentReason(outcome)] };
+  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentFinding(outcome, input.outputs)] };
   return check(outcome.result);
 }

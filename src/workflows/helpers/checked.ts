@@ -1,21 +1,22 @@
+import type { Finding } from '../../kb/findings.js';
 import type { Stop } from '../../runs/stop.js';
 
 /** One try of a checked ask: what to ask now, which attempt of the budget it is, and why the last try was refused. */
 export interface CheckedTry<I> {
   input: I;
   attempt: number;
-  findings: string[];
+  findings: Finding[];
 }
 
 /** What one try came to. `next` narrows what the following try asks (a bundle re-asks only its refused gates). */
 export type TryOutcome<I, A> =
   | { kind: 'stop'; stop: Stop }
-  | { kind: 'spent'; findings: string[] }
-  | { kind: 'checked'; accepted: A[]; findings: string[]; next?: I };
+  | { kind: 'spent'; findings: Finding[] }
+  | { kind: 'checked'; accepted: A[]; findings: Finding[]; next?: I };
 
 export type CheckedResult<I, A> =
   | { status: 'accepted'; accepted: A[]; attempts: number }
-  | { status: 'exhausted'; accepted: A[]; attempts: number; pending: I; findings: string[] }
+  | { status: 'exhausted'; accepted: A[]; attempts: number; pending: I; findings: Finding[] }
   | { status: 'stopped'; accepted: A[]; attempts: number; pending: I; stop: Stop };
 
 /**
@@ -26,7 +27,7 @@ export type CheckedResult<I, A> =
 export async function checked<I, A>(input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<CheckedResult<I, A>> {
   const accepted: A[] = [];
   let pending = input;
-  let findings: string[] = [];
+  let findings: Finding[] = [];
   for (let attempt = 1; attempt <= budget; attempt++) {
     const outcome = await tryOnce({ input: pending, attempt, findings });
     if (outcome.kind === 'stop') return { status: 'stopped', accepted, attempts: attempt - 1, pending, stop: outcome.stop };
@@ -38,6 +39,14 @@ export async function checked<I, A>(input: I, budget: number, tryOnce: (current:
     }
   }
   return { status: 'exhausted', accepted, attempts: budget, pending, findings };
+}
+
+/**
+ * What a stop's or a problem's one-line reason quotes of the last findings: their messages. Activity
+ * results recorded before findings were records hold plain strings, which are their own message.
+ */
+export function findingMessages(findings: readonly (Finding | string)[]): string {
+  return findings.map((finding) => (typeof finding === 'string' ? finding : finding.message)).join('; ');
 }
 
 /**

@@ -47,7 +47,9 @@ export class EditRun {
       acknowledge: acknowledgeUpdate,
       checkAnswer: (answer) => {
         const parsed = parseSelectionList(answer.text);
-        return parsed.ok ? undefined : `does not read as a selection list: ${parsed.findings.join('; ')}`;
+        if (parsed.ok) return undefined;
+        const lines = parsed.findings.flatMap((finding) => (finding.line === undefined ? [] : [finding.line]));
+        return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
       },
       legacyEnd: 'resume',
     });

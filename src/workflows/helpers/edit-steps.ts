@@ -4,8 +4,9 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
+import type { Finding } from '../../kb/findings.js';
 import type { EditSummary, PreparedEdit, Proposal } from '../../review/edit/types.js';
-import { checked, type CheckedTry, type TryOutcome } from './checked.js';
+import { checked, findingMessages, type CheckedTry, type TryOutcome } from './checked.js';
 import type { EditRun } from './edit-run.js';
 
 const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', retry: { maximumAttempts: 5 } });
@@ -37,7 +38,7 @@ export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
 export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<A[]> {
   const accepted: A[] = [];
   let pending = input;
-  let carried: string[] = [];
+  let carried: Finding[] = [];
   for (;;) {
     const result = await checked(pending, budget, async (current) => {
       const outcome = await tryOnce({ ...current, findings: current.findings.length > 0 ? current.findings : carried });
@@ -48,7 +49,7 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
     if (result.status === 'accepted') return accepted;
     pending = result.pending;
     if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
-    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: `${what}: attempt budget (${budget}) spent: ${result.findings.join('; ')}`.slice(0, 800) });
+    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: `${what}: attempt budget (${budget}) spent: ${findingMessages(result.findings)}`.slice(0, 800) });
   }
 }
 

@@ -73,9 +73,3 @@ export async function writeInput(dir: string, relative: string, text: string): P
 export function proposalKey(runId: string, stop: number, file: string, proposalSha256: string, inputs: readonly { path: string; sha256: string }[]): string {
   return sha256(JSON.stringify(['commonplace-approval', runId, stop, file, proposalSha256, inputs.map((input) => [input.path, input.sha256])])).slice(0, 16);
 }
-
-/** The findings block of a re-ask prompt. */
-export function findingsBlock(findings: readonly string[]): string[] {
-  if (findings.length === 0) return [];
-  return ['Your previous output was refused by the check; fix these and write the output again:', ...findings.map((finding) => `- ${finding}`), ''];
-}

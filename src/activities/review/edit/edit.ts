@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Finding } from '../../../kb/findings.js';
 import { TypeRegistry } from '../../../kb/types.js';
 import { checkEditBounds } from '../../../review/edit/bounds.js';
 import { checkDecision, sameText } from '../../../review/edit/decision.js';
@@ -7,7 +8,8 @@ import { instructionPath } from '../../../review/edit/instructions.js';
 import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord } from '../../../review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
-import { briefText, findingsBlock, launchDir, readBrief, writeInput } from './common.js';
+import { findingsBlock } from '../prompt.js';
+import { briefText, launchDir, readBrief, writeInput } from './common.js';
 
 export const EDITED_OUTPUT = 'edited.md';
 export const DECISION_OUTPUT = 'decision.md';
@@ -21,7 +23,7 @@ export interface EditAskInput {
   reviews: ReviewRecord[];
   direction: string | null;
   seq: number;
-  findings: string[];
+  findings: Finding[];
 }
 
 /** The reviews as one input file for the editor: each gate's review under its ID and outcome. */
@@ -69,7 +71,7 @@ export async function prepareEditAsk(input: EditAskInput): Promise<PreparedAsk> 
 export type EditCheck =
   | { kind: 'no-edit'; rationaleSha256: string | null }
   | { kind: 'edit'; textSha256: string; rationaleSha256: string | null }
-  | { kind: 'refused'; findings: string[] };
+  | { kind: 'refused'; findings: Finding[] };
 
 /** Checks an edited text against the bounds and keeps it in the store; unchanged text is no edit. */
 export async function checkEditedText(input: { runDir: string; checkout: string; note: string; baseSha256: string; edited: string }): Promise<EditCheck> {
@@ -80,6 +82,9 @@ export async function checkEditedText(input: { runDir: string; checkout: string;
   return { kind: 'edit', textSha256: await put(input.runDir, input.edited), rationaleSha256: null };
 }
 
+/** An edited text that contradicts the decision line (rule `decision-mismatch`). */
+const mismatch = (message: string): Finding => ({ file: EDITED_OUTPUT, rule: 'decision-mismatch', severity: 'fail', message });
+
 /** Checks the editor's outputs: the decision line, and for an edit the edited text within its bounds. */
 export async function acceptEdit(input: { runDir: string; checkout: string; note: string; baseSha256: string; dir: string }): Promise<EditCheck> {
   const decisionText = await readFile(path.join(input.dir, DECISION_OUTPUT), 'utf8');
@@ -89,10 +94,10 @@ export async function acceptEdit(input: { runDir: string; checkout: string; note
   const rationaleSha256 = await put(input.runDir, decision.rationale);
   const check = await checkEditedText({ ...input, edited });
   if (decision.decision === 'no-edit') {
-    if (check.kind !== 'no-edit') return { kind: 'refused', findings: [`${DECISION_OUTPUT} decides no-edit, but ${EDITED_OUTPUT} holds a changed text; leave it empty for no edit`] };
+    if (check.kind !== 'no-edit') return { kind: 'refused', findings: [mismatch(`${DECISION_OUTPUT} decides no-edit, but ${EDITED_OUTPUT} holds a changed text; leave it empty for no edit`)] };
     return { kind: 'no-edit', rationaleSha256 };
   }
-  if (check.kind === 'no-edit') return { kind: 'refused', findings: [`${DECISION_OUTPUT} decides edit, but ${EDITED_OUTPUT} is ${edited.trim() === '' ? 'empty' : 'the note unchanged'}; write the whole edited note`] };
+  if (check.kind === 'no-edit') return { kind: 'refused', findings: [mismatch(`${DECISION_OUTPUT} decides edit, but ${EDITED_OUTPUT} is ${edited.trim() === '' ? 'empty' : 'the note unchanged'}; write the whole edited note`)] };
   if (check.kind === 'refused') return check;
   return { ...check, rationaleSha256 };
 }

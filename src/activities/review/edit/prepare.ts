@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadCriterion } from '../../../review/criteria.js';
 import { sha256 } from '../../../fs/digest.js';
+import { formatFindingsInline } from '../../../kb/format.js';
 import { CRITIQUE_INSTRUCTION, notePathProblem } from '../../../review/paths.js';
 import { selectPairs } from '../../../review/status.js';
 import { writeFileAtomic } from '../../../fs/atomic.js';
@@ -105,7 +106,7 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
     if (revise.options.mode === 'plan') {
       if (revise.planText === undefined || sha256(revise.planText) !== revise.options.planSha256) throw badInput('a revision with --plan needs the plan text its digest names');
       const parsed = parsePlan(revise.planText, 'the --plan file');
-      if (!parsed.ok) throw badInput(parsed.findings.join('; '));
+      if (!parsed.ok) throw badInput(`the --plan file is not a valid plan: ${formatFindingsInline(parsed.findings)}`);
       plan = parsed.plan;
       await writeFileAtomic(path.join(runDir, 'plan.yaml'), revise.planText);
       // A fixed plan's brief is its passes' instructions: nothing a planner would have read.

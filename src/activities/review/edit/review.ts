@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LaunchResult } from '../../../harness/launch-contract.js';
 import { hashParts, noteParts } from '../../../review/hash.js';
-import { checkBundle, checkResultLine } from '../../../review/result-line.js';
-import type { Grouping } from '../../../review/sweep-types.js';
+import type { Finding } from '../../../kb/findings.js';
+import { checkBundle, checkResultLine, missingSection } from '../../../review/result-line.js';
+import type { Grouping, Rejection } from '../../../review/sweep-types.js';
 import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { reviewPrompt } from '../prompt.js';
@@ -19,8 +20,8 @@ export interface ReviewAskInput {
   textSha256: string;
   unit: ReviewUnit;
   seq: number;
-  /** Why the last output was refused (`<criterion>: <finding>`). */
-  findings: string[];
+  /** Why the last output was refused. */
+  findings: Finding[];
 }
 
 /**
@@ -60,10 +61,10 @@ export interface AcceptReviewInput {
 }
 
 /** Checks a review output (the strict result line, or one section per gate); accepted bodies go to the store. */
-export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: { criterion: string; findings: string[] }[] }> {
+export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: Rejection[] }> {
   const text = await readFile(path.join(input.dir, REVIEW_OUTPUT), 'utf8');
   const accepted: ReviewRecord[] = [];
-  const rejected: { criterion: string; findings: string[] }[] = [];
+  const rejected: Rejection[] = [];
   const record = async (criterion: string, outcome: ReviewRecord['outcome'], body: string): Promise<void> => {
     accepted.push({
       criterion,
@@ -78,13 +79,13 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
   if (input.grouping === 'bundle') {
     const check = checkBundle(text, input.unit.criteria.map((criterion) => criterion.id), { file: REVIEW_OUTPUT });
     for (const section of check.accepted) await record(section.gate, section.outcome, section.text);
-    for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: refusal.findings.map((finding) => finding.message) });
-    for (const gate of check.missing) rejected.push({ criterion: gate, findings: [`the output has no \`## ${gate}\` section`] });
+    for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: [...refusal.findings] });
+    for (const gate of check.missing) rejected.push({ criterion: gate, findings: [missingSection(gate, REVIEW_OUTPUT)] });
   } else {
     const criterion = input.unit.criteria[0]!;
-    const check = checkResultLine(text, { report: criterion.report, file: REVIEW_OUTPUT });
+    const check = checkResultLine(text, { report: criterion.report, file: REVIEW_OUTPUT, criterion: criterion.id });
     if (check.ok) await record(criterion.id, check.outcome, text);
-    else rejected.push({ criterion: criterion.id, findings: check.findings.map((finding) => finding.message) });
+    else rejected.push({ criterion: criterion.id, findings: [...check.findings] });
   }
   return { accepted, rejected };
 }

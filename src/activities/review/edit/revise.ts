@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
+import type { Finding } from '../../../kb/findings.js';
 import { sha256 } from '../../../fs/digest.js';
 import { instructionPath } from '../../../review/edit/instructions.js';
 import { formatPlan, parsePlan } from '../../../review/edit/plan.js';
@@ -8,7 +9,8 @@ import { isSelectionPass, type Plan, type PlanPass } from '../../../review/edit/
 import { applySelections, formatSelection, locateSelections, parseSelectionList, type Selection } from '../../../review/edit/selection.js';
 import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, Proposal } from '../../../review/edit/types.js';
-import { briefText, findingsBlock, launchDir, proposalKey, readBrief, writeInput, writeJson } from './common.js';
+import { findingItem, findingsBlock } from '../prompt.js';
+import { briefText, launchDir, proposalKey, readBrief, writeInput, writeJson } from './common.js';
 import { checkEditedText, EDITED_OUTPUT, type EditCheck } from './edit.js';
 
 const PLAN_OUTPUT = 'plan.yaml';
@@ -20,7 +22,7 @@ interface AskBase {
   note: string;
   textSha256: string;
   seq: number;
-  findings: string[];
+  findings: Finding[];
 }
 
 /** Prepares the assessment launch: the note and the assessment instruction; the worker writes a plan. */
@@ -46,7 +48,7 @@ export async function prepareAssessAsk(input: AskBase): Promise<PreparedAsk> {
 }
 
 /** Checks an assessment's plan; an accepted one is kept as the run's plan.yaml, for inspection. */
-export async function acceptPlan(input: { runDir: string; dir: string }): Promise<{ ok: true; plan: Plan } | { ok: false; findings: string[] }> {
+export async function acceptPlan(input: { runDir: string; dir: string }): Promise<{ ok: true; plan: Plan } | { ok: false; findings: Finding[] }> {
   const text = await readFile(path.join(input.dir, PLAN_OUTPUT), 'utf8');
   const parsed = parsePlan(text, PLAN_OUTPUT);
   if (!parsed.ok) return parsed;
@@ -90,10 +92,10 @@ export async function acceptPassEdit(input: { runDir: string; checkout: string; 
 const listText = (selections: readonly Selection[]) => `${selections.map(formatSelection).join('\n')}${selections.length > 0 ? '\n' : ''}`;
 
 /** Checks a selector's list: every line well formed, every span found exactly once in the body. */
-export async function acceptSelections(input: { runDir: string; dir: string; textSha256: string }): Promise<{ ok: true; listSha256: string; count: number } | { ok: false; findings: string[] }> {
-  const parsed = parseSelectionList(await readFile(path.join(input.dir, SELECTIONS_OUTPUT), 'utf8'));
+export async function acceptSelections(input: { runDir: string; dir: string; textSha256: string }): Promise<{ ok: true; listSha256: string; count: number } | { ok: false; findings: Finding[] }> {
+  const parsed = parseSelectionList(await readFile(path.join(input.dir, SELECTIONS_OUTPUT), 'utf8'), SELECTIONS_OUTPUT);
   if (!parsed.ok) return parsed;
-  const located = locateSelections(await getText(input.runDir, input.textSha256), parsed.selections);
+  const located = locateSelections(await getText(input.runDir, input.textSha256), parsed.selections, SELECTIONS_OUTPUT);
   if (!located.ok) return located;
   return { ok: true, listSha256: await put(input.runDir, listText(parsed.selections)), count: parsed.selections.length };
 }
@@ -108,7 +110,7 @@ export interface SelectionProposalInput {
   /** The stop number (the run's decisions so far, this one included). */
   stop: number;
   /** Why an earlier answer could not be applied, when this proposes it again. */
-  findings: string[];
+  findings: Finding[];
 }
 
 const proposalBase = (stop: number, pass: string) => `proposals/${String(stop).padStart(2, '0')}-${pass}`;
@@ -128,7 +130,7 @@ export async function writeSelectionProposal(input: SelectionProposalInput): Pro
     `with the key the run printed: commonplace review approve ${input.runId} ${base}.md --key KEY`,
     '',
   ];
-  if (input.findings.length > 0) lines.push('The last answer could not be applied:', ...input.findings.map((finding) => `- note: ${finding}`), '');
+  if (input.findings.length > 0) lines.push('The last answer could not be applied:', ...input.findings.map(findingItem), '');
   const proposalText = `${lines.join('\n')}${list}`;
   await writeFileAtomic(path.join(input.runDir, `${base}.md`), proposalText);
   await writeFileAtomic(path.join(input.runDir, textFile), text);
@@ -142,7 +144,7 @@ export async function writeSelectionProposal(input: SelectionProposalInput): Pro
 
 export type AnswerApplied =
   | { kind: 'applied'; textSha256: string; accepted: string[]; rejected: string[]; edited: string[] }
-  | { kind: 'refused'; listSha256: string; findings: string[] };
+  | { kind: 'refused'; listSha256: string; findings: Finding[] };
 
 /**
  * Applies the approved selection list (the file as the operator left it) to the text: each span
@@ -151,12 +153,15 @@ export type AnswerApplied =
 export async function applyAnswer(input: { runDir: string; checkout: string; note: string; textSha256: string; proposal: Proposal; listSha256: string; answerText: string }): Promise<AnswerApplied> {
   const base = input.proposal.path.replace(/\.md$/, '');
   await writeFileAtomic(path.join(input.runDir, `${base}.answer.md`), input.answerText);
-  const proposed = parseSelectionList(await getText(input.runDir, input.listSha256));
-  const answered = parseSelectionList(input.answerText);
-  if (!answered.ok || !proposed.ok) return { kind: 'refused', listSha256: input.listSha256, findings: answered.ok ? ['the proposed list no longer parses'] : answered.findings };
+  const proposed = parseSelectionList(await getText(input.runDir, input.listSha256), input.proposal.path);
+  const answered = parseSelectionList(input.answerText, input.proposal.path);
+  if (!answered.ok || !proposed.ok) {
+    const unreadable: Finding = { file: input.proposal.path, rule: 'selection-proposal', severity: 'fail', message: 'the proposed list no longer parses' };
+    return { kind: 'refused', listSha256: input.listSha256, findings: answered.ok ? [unreadable] : answered.findings };
+  }
   const listSha256 = await put(input.runDir, listText(answered.selections));
   const text = await getText(input.runDir, input.textSha256);
-  const applied = applySelections(text, answered.selections);
+  const applied = applySelections(text, answered.selections, input.proposal.path);
   if (!applied.ok) return { kind: 'refused', listSha256, findings: applied.findings };
   const ids = new Set(answered.selections.map((selection) => selection.id));
   const accepted = answered.selections.map((selection) => selection.id);
