@@ -3,6 +3,7 @@ import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep.js';
 import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/activities.js';
+import { allHeartbeating } from './heartbeat.js';
 
 export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
 export { nonRetryableLaunchErrors } from '../harness/launch-contract.js';
@@ -15,13 +16,16 @@ export interface ActivityDependencies extends HarnessDependencies {
 
 /** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */
 export function createActivities(dependencies: ActivityDependencies) {
-  return {
-    ...createHarnessActivities(dependencies),
-    ...createProbeActivities(dependencies),
-    ...createSweepActivities(),
-    ...createEditActivities(),
-    ...createAnalysisActivities(),
-  };
+  return allHeartbeating(
+    {
+      ...createHarnessActivities(dependencies),
+      ...createProbeActivities(dependencies),
+      ...createSweepActivities(),
+      ...createEditActivities(),
+      ...createAnalysisActivities(),
+    },
+    ['launch'],
+  );
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -11,8 +11,8 @@ import { launchOnce } from './helpers/ask.js';
 import { checked, findingMessages, gather } from './helpers/checked.js';
 import { Lifecycle } from './lifecycle.js';
 
-const { captureUnit, acceptUnit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { maximumAttempts: 5 } });
-const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
+const { captureUnit, acceptUnit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 export interface GateBatchInput {
   runId: string;

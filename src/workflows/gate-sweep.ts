@@ -7,7 +7,7 @@ import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { Lifecycle } from './lifecycle.js';
 
-const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '1m', retry: { maximumAttempts: 3 } });
+const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
 /** State carried across continue-as-new. */
 interface SweepCarry {

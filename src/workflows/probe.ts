@@ -4,7 +4,7 @@ import type { LifecycleProgress } from '../runs/stop.js';
 import { ask, type AskOutcome } from './helpers/ask.js';
 import { Lifecycle, recordStatus } from './lifecycle.js';
 
-const { prepareProbe } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 3 } });
+const { prepareProbe } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
 export interface ProbeResult {
   profile: string;

@@ -10,9 +10,10 @@ import type { TryOutcome } from './helpers/checked.js';
 import { EditRun } from './helpers/edit-run.js';
 import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
-const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '2m', retry: { maximumAttempts: 3 } });
+const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
   startToCloseTimeout: '2m',
+  heartbeatTimeout: '30s',
   retry: { maximumAttempts: 5 },
 });
 

@@ -25,6 +25,7 @@ export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-cha
 export function io(summary: string, options: Partial<ActivityOptions> = {}) {
   return proxyActivities<Activities>({
     startToCloseTimeout: '5m',
+    heartbeatTimeout: '30s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: permanent },
     summary,
     ...options,

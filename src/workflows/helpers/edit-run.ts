@@ -17,7 +17,7 @@ export const acknowledgeUpdate = defineUpdate<EditProgress, [AcknowledgeAnswer]>
 /** Run the stopped step again (after a usage limit, failed launches or a conflict). */
 export const resumeUpdate = defineUpdate<EditProgress, []>('resume');
 
-const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', retry: { maximumAttempts: 5 } });
+const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 /** An editing run's state beside its lifecycle: launches asked, decisions proposed, its run directory. */
 export class EditRun {

@@ -9,7 +9,7 @@ import type { EditSummary, PreparedEdit, Proposal } from '../../review/edit/type
 import { checked, findingMessages, type CheckedTry, type TryOutcome } from './checked.js';
 import type { EditRun } from './edit-run.js';
 
-const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', retry: { maximumAttempts: 5 } });
+const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 /** What the guard compares against: the baseline snapshot, replaced when the operator acknowledges. */
 export interface RunContext {

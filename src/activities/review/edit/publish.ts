@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
@@ -192,7 +193,18 @@ interface JournalEntry {
   event: 'begin' | 'note-writing' | 'done';
   manifest: string;
   written?: string[];
+  /** Files a retry found already holding their bytes, and did not write again. */
+  skipped?: string[];
   at: string;
+}
+
+/** Heartbeats when run as an activity (a dead worker is noticed in seconds); a plain call does nothing. */
+function heartbeat(details: unknown): void {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    // Not inside an activity (a direct call in a test).
+  }
 }
 
 async function readJournal(runDir: string): Promise<JournalEntry[]> {
@@ -242,13 +254,23 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
   const note = (file: string) => file === input.note;
   const ordered = [...Object.keys(manifest.files).filter(note), ...Object.keys(manifest.files).filter((file) => !note(file)).sort()];
   const log = (entry: Omit<JournalEntry, 'at' | 'manifest'>) => appendFile(journalFile(input.runDir), `${JSON.stringify({ ...entry, manifest: input.manifestSha256, at: new Date().toISOString() })}\n`);
-  await log({ event: 'begin' });
+  if (!journal.some((entry) => entry.manifest === input.manifestSha256 && entry.event === 'begin')) await log({ event: 'begin' });
+  const skipped: string[] = [];
   for (const file of ordered) {
-    const text = await getText(input.runDir, manifest.files[file]!);
+    const target = manifest.files[file]!;
+    const destination = path.join(input.checkout, ...file.split('/'));
+    // A retry finds what an earlier try wrote: a file that already holds its bytes is not written again.
+    const now = await readFile(destination).then((bytes) => sha256(bytes), () => null);
+    if (now === target) {
+      skipped.push(file);
+      continue;
+    }
+    const text = await getText(input.runDir, target);
     if (note(file)) await log({ event: 'note-writing' });
-    await writeFileAtomic(path.join(input.checkout, ...file.split('/')), text);
+    await writeFileAtomic(destination, text);
+    heartbeat(file);
   }
-  await log({ event: 'done', written: ordered });
+  await log({ event: 'done', written: ordered, ...(skipped.length > 0 && { skipped }) });
   return { status: 'published', written: ordered };
 }
 
