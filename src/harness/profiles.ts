@@ -24,6 +24,8 @@ const profileSchema = z
     flags: z.array(z.string()).default([]),
     timeout: duration.default(30 * 60),
     attempts: z.number().int().positive().default(3),
+    /** The cap on one output, in bytes (default 1 MiB): a larger output is a rejected candidate. */
+    'max-output': z.number().int().positive().optional(),
     env: z.record(z.string(), z.string()).default({}),
   })
   .strict();
@@ -42,6 +44,8 @@ export interface Profile {
   flags: string[];
   timeoutMs: number;
   attempts: number;
+  /** The cap on one output, in bytes; absent: the default (1 MiB). */
+  maxOutputBytes?: number;
   env: Record<string, string>;
 }
 
@@ -69,6 +73,7 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       flags: raw.flags,
       timeoutMs: raw.timeout,
       attempts: raw.attempts,
+      ...(raw['max-output'] !== undefined && { maxOutputBytes: raw['max-output'] }),
       env: raw.env,
     });
   }

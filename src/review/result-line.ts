@@ -37,6 +37,22 @@ const RESULT_LINE = /^Result: (pass|warn|fail|report)[ \t\r]*$/;
 /** Something that looks like an attempt at a result line, for a precise message. */
 const RESULT_LIKE = /^[\s>*_`#-]*result\s*[:=-]?\s*[*_`]*\s*([a-z]+)?/i;
 
+/** The indexes of strict result lines outside fenced code (a quoted example is not a verdict). */
+function strictLinesOutsideFences(lines: readonly string[]): number[] {
+  const found: number[] = [];
+  let fence: string | undefined;
+  lines.forEach((line, index) => {
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence !== undefined) {
+      if (marker && marker[1]?.[0] === fence[0] && (marker[1]?.length ?? 0) >= fence.length) fence = undefined;
+      return;
+    }
+    if (marker) fence = marker[1];
+    else if (RESULT_LINE.test(line)) found.push(index);
+  });
+  return found;
+}
+
 /** Whether `value` is one of the outcomes a result file may record. */
 export function isOutcome(value: unknown): value is Outcome {
   return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
@@ -59,6 +75,10 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
   const written = lines[last] ?? '';
   const line = firstLine + last;
   const match = RESULT_LINE.exec(written);
+  const strict = strictLinesOutsideFences(lines).map((index) => firstLine + index);
+  if (match && strict.length > 1) {
+    return fail(`the output holds ${strict.length} result lines (lines ${strict.join(', ')}); exactly one, its last line, says the outcome`, strict[0]);
+  }
   if (match) {
     const outcome = match[1] as Outcome;
     if (options.report === true && outcome !== 'report') {

@@ -74,6 +74,8 @@ export interface AcceptInput {
   unit: SweepUnit;
   captured: CapturedUnit;
   launch: LaunchResult;
+  /** The cap on the output (the profile's `max-output`); absent: the default. */
+  maxOutputBytes?: number;
 }
 
 export interface AcceptedResult {

@@ -29,7 +29,7 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
       { launchId: `${prepared.runId}/${seq}-review-${input.unit.key}/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
       `${ctx.note} × ${input.unit.lens === 'critique' ? 'critique' : `${input.unit.lens} (${input.unit.criteria.length} gates)`}, attempt ${attempt}`,
       async (result) => {
-        const check = await acceptReview({ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result });
+        const check = await acceptReview({ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result, ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }) });
         const again = new Set(check.rejected.map((rejected) => rejected.criterion));
         return {
           kind: 'checked' as const,

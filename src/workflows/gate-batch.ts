@@ -68,7 +68,7 @@ async function sweepUnit(
     const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
     const answered = answers?.get(key);
     const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
-      const check = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched });
+      const check = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) });
       answers?.set(key, { captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
     };

@@ -5,6 +5,7 @@
  * binding to the frozen source. The snapshot is rebuilt from the store, so what the check saw is
  * exactly the digests the workflow handed it, whatever the working artifact holds meanwhile.
  */
+import { outputText } from '../../review/output-bounds.js';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { validateDraft } from '../../kb/draft.js';
@@ -73,7 +74,9 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     bytes = await get(runDir, input.candidate.sha256);
   }
   const digest = await put(runDir, bytes);
-  const text = bytes.toString('utf8');
+  const bounds = outputText(bytes, { file: input.candidate.kind === 'output' ? input.candidate.output : role });
+  if (!bounds.ok) findings.push(...bounds.findings.map((finding) => ({ rule: finding.rule, severity: 'fail' as const, message: finding.message })));
+  const text = bounds.ok ? bounds.text : bytes.toString('utf8');
 
   // The snapshot the round began with, rebuilt from the store, and the candidate beside it.
   const snapshotDir = path.join(dir, 'artifact');

@@ -1,3 +1,4 @@
+import { outputText } from '../../review/output-bounds.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -172,7 +173,12 @@ export function createSweepActivities() {
   async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     const { unit, captured, launch } = input;
     const file = join(captured.dir, outputName);
-    const text = await readFile(file, 'utf8');
+    const read = outputText(await readFile(file), { file: outputName, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) });
+    if (!read.ok) {
+      // Outside the output bounds: every criterion it answered is refused, and nothing is written.
+      return { written: [], rejected: unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })), staleOnArrival: [] };
+    }
+    const text = read.text;
     const sections: { criterion: string; outcome: 'pass' | 'warn' | 'fail' | 'report'; body: string }[] = [];
     const rejected: AcceptOutcome['rejected'] = [];
     if (captured.grouping === 'bundle') {

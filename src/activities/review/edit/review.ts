@@ -1,3 +1,4 @@
+import { outputText } from '../../../review/output-bounds.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LaunchResult } from '../../../harness/launch-contract.js';
@@ -58,11 +59,15 @@ export interface AcceptReviewInput {
   grouping: Grouping;
   textSha256: string;
   launch: LaunchResult;
+  /** The cap on the output (the profile's `max-output`); absent: the default. */
+  maxOutputBytes?: number;
 }
 
 /** Checks a review output (the strict result line, or one section per gate); accepted bodies go to the store. */
 export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: Rejection[] }> {
-  const text = await readFile(path.join(input.dir, REVIEW_OUTPUT), 'utf8');
+  const read = outputText(await readFile(path.join(input.dir, REVIEW_OUTPUT)), { file: REVIEW_OUTPUT, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) });
+  if (!read.ok) return { accepted: [], rejected: input.unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })) };
+  const text = read.text;
   const accepted: ReviewRecord[] = [];
   const rejected: Rejection[] = [];
   const record = async (criterion: string, outcome: ReviewRecord['outcome'], body: string): Promise<void> => {

@@ -1,0 +1,77 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { resultPath } from '../../src/review/paths.js';
+import type { SweepInput } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { gateSweep } from '../../src/workflows/gate-sweep.js';
+import { fakeScenario, scratch, type FakeAttempt } from '../helpers/fake.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { fakeProfilesFile } from '../helpers/probe.js';
+import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+beforeAll(async () => {
+  env = await startDevEnvironment();
+  worker = await testWorker(env, { stateDir: await scratch() });
+  running = worker.run();
+});
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+const GATE = 'frontmatter/description-discrimination';
+
+/** Sweeps one pair whose reviewer always writes `attempt`'s output; returns the summary and whether a result file exists. */
+async function sweepOnePair(attempt: FakeAttempt, profile: Record<string, unknown> = {}) {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [attempt] }]);
+  const [note] = await someNotes(1);
+  const runId = uniqueId('GS').replace(/\//g, '-');
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes: [note!],
+    gates: [GATE],
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 1,
+    batchSize: 5,
+    autoResume: false,
+    profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2, ...profile } }),
+    env: fakeEnv,
+  };
+  const summary = await env.client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  const written = await access(join(checkout, resultPath(note!, GATE))).then(() => true, () => false);
+  return { summary, written };
+}
+
+test('a review holding a NUL byte before `Result: pass` is refused: the pair becomes a problem and no result file is written', async () => {
+  const { summary, written } = await sweepOnePair({ outputs: { 'review.md': 'noise\u0000noise\n\nResult: pass\n' } });
+  expect(summary.problems[0]?.findings?.[0]).toMatchObject({ rule: 'output-binary', criterion: GATE });
+  expect(written).toBe(false);
+});
+
+test('a review over the profile\'s output cap is refused: the pair becomes a problem and no result file is written', async () => {
+  const { summary, written } = await sweepOnePair({ outputs: { 'review.md': `${'A long review. '.repeat(100)}\n\nResult: pass\n` } }, { 'max-output': 200 });
+  expect(summary.problems[0]?.findings?.[0]).toMatchObject({ rule: 'output-too-large', criterion: GATE });
+  expect(written).toBe(false);
+});
+
+test('a review ending `Result: pass` then `Result: fail` is refused, not read as fail', async () => {
+  const { summary, written } = await sweepOnePair({ outputs: { 'review.md': 'Fine.\nResult: pass\nOn second thought.\nResult: fail\n' } });
+  expect(summary.problems[0]?.findings?.[0]).toMatchObject({ rule: 'result-line', message: expect.stringContaining('2 result lines') });
+  expect(written).toBe(false);
+});
+
+test('a review within the bounds ending in one result line is written as the pair\'s result file', async () => {
+  const { summary, written } = await sweepOnePair({ outputs: { 'review.md': 'The description tells this note apart.\n\nResult: pass\n' } });
+  expect(summary.problems).toEqual([]);
+  expect(written).toBe(true);
+});
