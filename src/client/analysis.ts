@@ -14,6 +14,7 @@ import { GitError } from '../fs/git.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../workflows/analysis.js';
 import { analysisFormat, formatExhausted, formatInspect, formatResult, formatStop } from './analysis-format.js';
+import { checkLaunchInputs } from './input-checks.js';
 import { follow } from './follow.js';
 import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { registerInstallMethod } from './analysis-method.js';
@@ -175,6 +176,7 @@ function registerRun(analysis: Command): void {
             ...(options.profiles !== undefined && { profilesFile: path.resolve(options.profiles) }),
             ...(options.scenario !== undefined && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(options.scenario) } }),
           };
+          checkLaunchInputs({ checkout: run.worktree, profile: run.parameters.profile, ...(input.profilesFile !== undefined && { profilesFile: input.profilesFile }), ...(input.env !== undefined && { env: input.env }) });
           await startRun(client, run, input);
           process.stderr.write(`started ${handle.workflowId}; watch it in the Web UI or with: temporal workflow describe --workflow-id ${handle.workflowId}\n`);
         }

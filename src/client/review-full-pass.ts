@@ -15,6 +15,7 @@ import * as reviseWorkflow from '../workflows/revise.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { action, rootMessage, UserError } from './errors.js';
+import { checkLaunchInputs } from './input-checks.js';
 import { follow } from './follow.js';
 import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
 
@@ -249,6 +250,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     ...(start.options.profiles && { profilesFile: path.resolve(start.options.profiles) }),
     ...(start.options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(start.options.scenario) } }),
   };
+  checkLaunchInputs({ ...base, profile: fresh.options.profile });
   await cancelSuperseded(client, start.kind, note, workflowId);
   const started = await fresh.start(client, base, {
     taskQueue: TASK_QUEUE,

@@ -4,10 +4,13 @@ import { resolve } from 'node:path';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
+import { ReviewError } from '../review/errors.js';
+import { selectPairs } from '../review/status.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 import { follow } from './follow.js';
+import { checkLaunchInputs } from './input-checks.js';
 import { sweepFormat } from './sweep-format.js';
 
 export interface SweepCommandOptions {
@@ -62,6 +65,23 @@ export function sweepInput(options: SweepCommandOptions, extra: Partial<SweepInp
     ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
     ...extra,
   };
+}
+
+/**
+ * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
+ * file, a `--scenario` file exists, and (unless it retries a sweep's problems) the note and gate
+ * globs select pairs. Each is a one-line error; no workflow is started.
+ */
+export async function checkSweepInput(input: SweepInput): Promise<void> {
+  checkLaunchInputs(input);
+  if (input.retryOf !== undefined) return;
+  try {
+    const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates });
+    if (pairs.length === 0) throw new UserError(`${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}: selects no (note, gate) pair; nothing to sweep`);
+  } catch (error) {
+    if (error instanceof ReviewError) throw new UserError(error.message);
+    throw error;
+  }
 }
 
 /** The options that make two sweeps "the same command". */
@@ -127,8 +147,12 @@ export function registerRunGates(run: Command): void {
     .option('--detach', 'start the sweep and return without following it')
     .action(
       action(async (options: SweepCommandOptions & { resume?: string; detach?: boolean }) => {
+        // Bad input is refused before the server is asked anything.
+        const input = options.resume ? undefined : sweepInput(options);
+        if (input) await checkSweepInput(input);
         const client = await connectClient();
-        if (options.resume) {
+        if (options.resume !== undefined || !input) {
+          const resume = options.resume ?? '';
           const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${options.resume}`);
           const described = await handle.describe().catch(() => {
             throw new UserError(`no sweep ${options.resume} (workflow gates/${options.resume} not found)`);
@@ -137,10 +161,9 @@ export function registerRunGates(run: Command): void {
           const recorded = described.memo?.input as SweepInput | undefined;
           if (!recorded) throw new UserError(`sweep ${options.resume} has no recorded input to start again from`);
           process.stderr.write(`sweep ${options.resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
-          const again = await startSweep(client, { ...recorded, runId: options.resume });
+          const again = await startSweep(client, { ...recorded, runId: resume });
           return followSweep(client, again);
         }
-        const input = sweepInput(options);
         const identity = sweepIdentity(input);
         const open = await openSweeps(client);
         const same = open.find((sweep) => sweep.identity === identity);

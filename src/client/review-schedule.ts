@@ -4,7 +4,7 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { gateSweep } from '../workflows/gate-sweep.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
-import { sweepIdentity, sweepInput, sweepOptions, type SweepCommandOptions } from './review-gates.js';
+import { sweepIdentity, checkSweepInput, sweepInput, sweepOptions, type SweepCommandOptions } from './review-gates.js';
 
 const overlapPolicies: Record<string, ScheduleOverlapPolicy> = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -50,6 +50,7 @@ export function registerSchedule(review: Command): void {
         const overlap = overlapPolicies[options.overlap];
         if (overlap === undefined) throw new UserError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}`, 2);
         const input = sweepInput(options, { autoResume: true });
+        await checkSweepInput(input);
         const client = await connectClient();
         await client.schedule.create({
           scheduleId: scheduleId(name),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { createWorker } from '../worker.js';
 import { connectionSettings, connectWorker } from './connection.js';
-import { action } from './errors.js';
+import { action, UserError } from './errors.js';
 import { installQuietRuntime } from './runtime.js';
 
 /** `commonplace worker`: one worker against TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE; run as many as the work needs. */
@@ -14,6 +14,8 @@ export function registerWorker(program: Command): void {
     .option('--max-launches <n>', 'harness launches this worker runs at once', '8')
     .action(
       action(async (options: { state: string; maxLaunches: string }) => {
+        const maxLaunches = Number(options.maxLaunches);
+        if (!Number.isInteger(maxLaunches) || maxLaunches < 1) throw new UserError(`--max-launches must be a positive whole number, got "${options.maxLaunches}"`, 2);
         installQuietRuntime();
         const settings = connectionSettings();
         const connection = await connectWorker(settings);
@@ -21,7 +23,7 @@ export function registerWorker(program: Command): void {
           connection,
           namespace: settings.namespace,
           stateDir: resolve(options.state),
-          maxConcurrentActivityTaskExecutions: Number(options.maxLaunches),
+          maxConcurrentActivityTaskExecutions: maxLaunches,
         });
         process.stderr.write(`worker on ${settings.address} (namespace ${settings.namespace}, task queue commonplace); Ctrl-C stops it\n`);
         await worker.run();

@@ -1,17 +1,11 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import type { AnalysisResult } from '../../src/analysis/progress.js';
 import { formatInspect } from '../../src/client/analysis-format.js';
-import { startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
+import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, prepareToy, progressUntil, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
+import { useTimeSkippingServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTimeSkippingEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useTimeSkippingServer();
 
 const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
@@ -21,9 +15,9 @@ test('with --auto-resume, a usage limit with a known reset time resumes by itsel
   const dir = await scratch();
   const resetEpoch = Math.floor(Date.now() / 1000) + 3600;
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => ({ 'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('memory-profile', clean['memory-profile'])] }));
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   await worker.runUntil(async () => {
-    const handle = await startAnalysis(env, analysisInput(prepared, await toyProfiles(dir), fakeEnv, true), false);
+    const handle = await startAnalysis(env(), analysisInput(prepared, await toyProfiles(dir), fakeEnv, true), false);
     const stopped = await progressUntil(handle, (progress) => progress.status === 'stopped');
     const expected = new Date(resetEpoch * 1000 + 60_000).toISOString();
     expect(stopped.resumesAt).toBe(expected);

@@ -1,27 +1,14 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
-import { runCli, startCli } from '../helpers/cli.js';
-import { startDevEnvironment } from '../helpers/temporal.js';
+import { runCli } from '../helpers/cli.js';
 import { cleanMembers, git, readJson, roleRules, scratch, sourceFixture, sourceIdentity, startsByRole, toyCheckout, toyPlan, toyProfiles, writes, type Role } from './helpers.js';
 import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-let worker: ReturnType<typeof startCli>;
-let address: string;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  address = env.connection.options.address;
-  worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address } });
-});
-afterAll(async () => {
-  worker?.kill('SIGINT');
-  await worker;
-  await env?.teardown();
-});
+const { env, address } = useDevServerWithCliWorker();
 
 let systems = 0;
 /** A system name no other test of this file uses, so run IDs (and workflow IDs on the one server) differ. */
@@ -37,7 +24,7 @@ interface Prepared {
 
 async function prepare(checkout: string, system: string, extra: string[] = []) {
   return runCli(['analysis', 'prepare', system, '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout, ...extra], {
-    env: { TEMPORAL_ADDRESS: address },
+    env: { TEMPORAL_ADDRESS: address() },
   });
 }
 
@@ -47,7 +34,7 @@ async function prepared(system = nextSystem()): Promise<Prepared> {
   expect(result.stderr).toBe('');
   const runId = /^prepared (\S+)$/m.exec(String(result.stdout))?.[1] ?? '';
   const worktree = join(checkout, '..', 'worktrees', runId);
-  return { checkout, runId, worktree, dir: await scratch(), cliEnv: { TEMPORAL_ADDRESS: address } };
+  return { checkout, runId, worktree, dir: await scratch(), cliEnv: { TEMPORAL_ADDRESS: address() } };
 }
 
 async function scenarioFor(run: Prepared, overrides: (clean: Record<Role, string>) => Partial<Record<Role, FakeAttempt[]>> = () => ({})) {
@@ -132,7 +119,7 @@ describe('commonplace analysis run', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/plan\.yaml:\d+: roles\.lens_memory: `lens_memory` has an underscore/);
     expect(result.stderr).toMatch(/nothing was started/);
-    await expect(env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   test('the boundary says out-of-scope: run exits 0, the result kept local, and nothing else is asked', async () => {
@@ -155,7 +142,7 @@ describe('commonplace analysis run', () => {
     expect(ended.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
     expect(String(ended.stdout).match(/commonplace analysis \S+/g)).toEqual(['commonplace analysis reset']);
     expect(ended.stdout).not.toMatch(/continue with|prepare a new run|reset it and run again/);
-    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('COMPLETED');
+    expect((await env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('COMPLETED');
 
     const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(again.exitCode).toBe(2);
@@ -219,7 +206,7 @@ describe('commonplace analysis prepare: the profile\'s CLI', () => {
   test('a profile whose CLI is not installed is refused at prepare, naming the CLI and how to install it, and nothing is made', async () => {
     const checkout = await toyCheckout();
     const result = await runCli(['analysis', 'prepare', nextSystem(), '--source', sourceFixture, '--profile', 'codex', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout], {
-      env: { TEMPORAL_ADDRESS: address, PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
+      env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
     });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/^commonplace: profile codex needs the codex CLI "codex", which is not installed \(not found on PATH\): npm install -g @openai\/codex/);
@@ -243,14 +230,14 @@ describe('commonplace analysis reset', () => {
     expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
     await access(run.worktree);
     expect(await branches(run.checkout)).toEqual([`analysis/${run.runId}`]);
-    expect((await env.client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('RUNNING');
+    expect((await env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('RUNNING');
 
     const reset = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
     expect(reset.stderr).toBe(`cancelling analysis/${run.runId}; waiting up to 30 s for it to close`);
     expect(reset.exitCode).toBe(0);
     expect(reset.stdout).toMatch(new RegExp(`^cancelled analysis/${run.runId}: it closed on the cancellation$`, 'm'));
     expect(reset.stdout).toMatch(new RegExp(`^reset ${run.runId}: discarded`, 'm'));
-    const closed = await env.client.workflow.getHandle(`analysis/${run.runId}`).describe();
+    const closed = await env().client.workflow.getHandle(`analysis/${run.runId}`).describe();
     expect(closed.status.name).toBe('CANCELLED');
     expect(closed.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'CommonplaceStatus')?.value).toBe('cancelled');
     await expect(access(run.worktree)).rejects.toThrow();

@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { access, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,16 +13,11 @@ import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progre
 import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
-import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, git, nextPreparationDay, prepareToy, progressUntil, readJson, ROLES, scratch, sourceIdentity, startAnalysis, toyCheckout, toyProfiles, toyScenario } from './helpers.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env, address } = useDevServer();
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const destinationOf = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
@@ -73,9 +67,9 @@ describe('a published run', () => {
   let currentDetails: string | undefined;
   beforeAll(async () => {
     run = await prepared();
-    const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+    const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
     await worker.runUntil(async () => {
-      const handle = await startAnalysis(env, run.input);
+      const handle = await startAnalysis(env(), run.input);
       outcome = (await handle.result()) as AnalysisResult;
       currentDetails = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
     });
@@ -153,9 +147,9 @@ describe('a published run', () => {
 
 test('integrate refuses when main changed a path the published run also wrote, naming it', async () => {
   const run = await prepared();
-  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
   await worker.runUntil(async () => {
-    const handle = await startAnalysis(env, run.input);
+    const handle = await startAnalysis(env(), run.input);
     expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
   });
   const clash = `${destinationOf(run.prepared)}/boundary.md`;
@@ -172,8 +166,8 @@ test('integrate refuses when main changed a path the published run also wrote, n
 test('a worker killed between journal steps of publication: the retry on another worker completes it, writing each file and committing exactly once', async () => {
   const run = await prepared();
   // The first worker is a `commonplace worker` process that holds after the third file is written, so it can be killed there.
-  const first = startCli(['worker', '--state', join(run.dir, 'state-1')], { env: { TEMPORAL_ADDRESS: env.connection.options.address, COMMONPLACE_PUBLICATION_HOLD: 'written:3' } });
-  const handle = await startAnalysis(env, run.input);
+  const first = startCli(['worker', '--state', join(run.dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_PUBLICATION_HOLD: 'written:3' } });
+  const handle = await startAnalysis(env(), run.input);
   await waitFor('the publication to write three files', async () => (await journalOf(run.prepared).catch(() => [])).filter((entry) => entry.event === 'written').length === 3, 180_000);
   first.kill('SIGKILL');
   await first.catch(() => undefined);
@@ -181,7 +175,7 @@ test('a worker killed between journal steps of publication: the retry on another
   expect(interrupted.map((entry) => entry.event)).not.toContain('committing');
   expect((await branchCommits(run.prepared)).length).toBe(0);
 
-  const second = await testWorker(env, { stateDir: join(run.dir, 'state-2') });
+  const second = await testWorker(env(), { stateDir: join(run.dir, 'state-2') });
   const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
   expect(outcome.status).toBe('completed');
   const manifest = await readJson<Manifest>(outcome.manifest!);
@@ -207,9 +201,9 @@ test.each([
   const journal = publicationJournalFile(run.prepared.runDir);
   const begin = JSON.stringify({ event: 'begin', publication: 'x', destination: destinationOf(run.prepared), base: run.prepared.parameters.preparationCommit, files: {}, at: '2030-01-01T00:00:00.000Z' });
   await writeFile(journal, journalText(begin));
-  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
   await worker.runUntil(async () => {
-    const handle = await startAnalysis(env, run.input);
+    const handle = await startAnalysis(env(), run.input);
     const progress = await stoppedRun(run, handle);
     expect(progress.status).toBe('stopped');
     expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
@@ -231,9 +225,9 @@ test('a destination changed on main since preparation stops the run with conflic
   await writeFile(join(run.checkout, clash), 'somebody else published here\n');
   await git(run.checkout, 'add', '-A');
   await git(run.checkout, 'commit', '--quiet', '-m', 'a file in the destination');
-  const worker = await testWorker(env, { stateDir: join(run.dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
   await worker.runUntil(async () => {
-    const handle = await startAnalysis(env, run.input);
+    const handle = await startAnalysis(env(), run.input);
     const progress = await stoppedRun(run, handle);
     expect(progress.status).toBe('stopped');
     expect(progress.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['conflict', 'operator']]);
@@ -264,8 +258,8 @@ test('the shipped method over the example system, played by the fake harness fro
   const run = await prepareRun({ checkout, system: 'quill', source: join(packageRoot(), 'examples', 'systems', 'quill'), profile: 'fake', now: nextPreparationDay() });
   const dir = await scratch();
   const input = analysisInput(run, await toyProfiles(dir), { COMMONPLACE_FAKE_SCENARIO: join(packageRoot(), 'examples', 'scenarios', 'agentic-analysis.json') });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
-  const outcome = (await worker.runUntil(async () => (await startAnalysis(env, input)).result())) as AnalysisResult;
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const outcome = (await worker.runUntil(async () => (await startAnalysis(env(), input)).result())) as AnalysisResult;
   expect([outcome.status, outcome.disposition]).toEqual(['completed', 'published']);
   const corrections = outcome.progress.attempts.filter((attempt) => attempt.kind === 'correction').map((attempt) => [attempt.role, attempt.outcome]);
   expect(corrections).toEqual([['lens-learning', 'accepted']]);

@@ -1,18 +1,12 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import type { AnalysisResult } from '../../src/analysis/progress.js';
 import { startCli } from '../helpers/cli.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
-import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, member, prepareToy, ROLES, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env, address } = useDevServer();
 
 test('a worker killed mid-cascade and replaced: the run completes, and no completed launch is asked again', async () => {
   const checkout = await toyCheckout();
@@ -31,14 +25,14 @@ test('a worker killed mid-cascade and replaced: the run completes, and no comple
   const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv);
 
   // The first worker is the real `commonplace worker`, a process of its own, so it can be killed outright.
-  const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: env.connection.options.address } });
-  const handle = await startAnalysis(env, input);
+  const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address() } });
+  const handle = await startAnalysis(env(), input);
   await waitFor('the correction of the runtime report to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === runtimeRule && entry.attempt === 1), 120_000);
   const beforeKill = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
 
-  const second = await testWorker(env, { stateDir: join(dir, 'state-2') });
+  const second = await testWorker(env(), { stateDir: join(dir, 'state-2') });
   const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
   expect(outcome.status).toBe('completed');
 

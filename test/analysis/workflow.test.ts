@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { access, readFile, rm } from 'node:fs/promises';
@@ -7,7 +6,7 @@ import type { Manifest } from '../../src/analysis/manifest.js';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { CommonplaceStatus } from '../../src/search-attributes.js';
 import { readLedger } from '../helpers/fake.js';
-import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { testWorker } from '../helpers/temporal.js';
 import {
   analysisInput,
   git,
@@ -28,14 +27,9 @@ import {
 } from './helpers.js';
 import type { FakeAttempt } from '../helpers/fake.js';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useDevServer();
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const launchFile = (prepared: PreparedRun, role: string, launch: number, file: string) => join(prepared.runDir, 'launches', role, String(launch), file);
@@ -56,9 +50,9 @@ async function withRun<T>(overrides: Overrides, body: (run: Started) => Promise<
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, overrides);
   await options.beforeStart?.(prepared);
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   return worker.runUntil(async () => {
-    const handle = await startAnalysis(env, analysisInput(prepared, await toyProfiles(dir), fakeEnv));
+    const handle = await startAnalysis(env(), analysisInput(prepared, await toyProfiles(dir), fakeEnv));
     return body({ prepared, ledger, handle, dir });
   });
 }
@@ -84,9 +78,12 @@ describe('a clean run', () => {
     });
   });
 
-  test('every role is asked once and the artifact is assembled and published', async () => {
+  test('completes with the artifact published', () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.disposition).toBe('published');
+  });
+
+  test('every role is asked once, and each answer is accepted on its one attempt', async () => {
     expectLaunches(await startsByRole(run.ledger), {});
     expect(Object.values(outcome.progress.budgets).every((budget) => budget.used === 1)).toBe(true);
     expect(outcome.progress.attempts.every((attempt) => attempt.kind === 'write' && attempt.outcome === 'accepted')).toBe(true);
@@ -105,11 +102,16 @@ describe('a clean run', () => {
     );
   });
 
-  test('the Web UI shows the run: a summary naming system and run, search attributes, current details, and each launch named by role and attempt', async () => {
-    const described = await run.handle.describe();
-    expect(await described.staticSummary()).toBe(`analysis of toy: run ${run.prepared.runId}`);
-    expect(described.typedSearchAttributes.get(CommonplaceStatus)).toBe('completed');
+  test('the Web UI summary names the system and the run', async () => {
+    expect(await (await run.handle.describe()).staticSummary()).toBe(`analysis of toy: run ${run.prepared.runId}`);
+  });
+
+  test('the Web UI shows the status as a search attribute and the published run in the current details', async () => {
+    expect((await run.handle.describe()).typedSearchAttributes.get(CommonplaceStatus)).toBe('completed');
     expect(currentDetails).toMatch(/^\*\*published\*\* — run AAS-\S+ of toy/);
+  });
+
+  test('the Web UI names each launch in the history by its role and attempt', async () => {
     const events = (await run.handle.fetchHistory()).events ?? [];
     const summaries = events
       .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch')
@@ -141,25 +143,48 @@ test('the boundary says out-of-scope: the run ends early, kept local, and nothin
   );
 });
 
-test('a check rejects the runtime report once: it is re-asked with the findings, accepted, and one attempt is spent', async () => {
-  await withRun(
-    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO: check the loop.\n`), writes('runtime-report', clean['runtime-report'])] }),
-    async ({ handle, ledger, prepared }) => {
-      const outcome = await result(handle);
-      expect(outcome.status).toBe('completed');
-      expectLaunches(await startsByRole(ledger), { 'runtime-report': 2 });
-      const [first, second] = attemptsOf(outcome.progress, 'runtime-report');
-      expect([first?.attempt, first?.outcome, first?.findings.map((finding) => finding.rule)]).toEqual([1, 'rejected', ['no-open-markers']]);
-      expect([second?.attempt, second?.kind, second?.outcome]).toEqual([2, 're-ask', 'accepted']);
-      expect(outcome.progress.budgets['runtime-report']).toEqual({ used: 2, max: 3 });
-      const prompt = await readFile(launchFile(prepared, 'runtime-report', 2, 'prompt.md'), 'utf8');
-      expect(prompt).toContain('\nfindings = findings.md\n');
-      expect(prompt).toContain('Your previous answer was rejected by the run\'s checks; findings.md lists every finding.');
-      const findings = await readFile(launchFile(prepared, 'runtime-report', 2, 'findings.md'), 'utf8');
-      expect(findings).toMatch(/line \d+: leaves `TODO` in the text/);
-      expect(findings).toContain('Records you may cite, as the members you were handed declare them:\n\n- boundary: SRC-1, SRC-2');
-    },
-  );
+describe('a runtime report rejected once by a check', () => {
+  let outcome: AnalysisResult;
+  let starts: Record<Role, unknown[]>;
+  let prompt: string;
+  let findings: string;
+  beforeAll(async () => {
+    await withRun(
+      (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO: check the loop.\n`), writes('runtime-report', clean['runtime-report'])] }),
+      async ({ handle, ledger, prepared }) => {
+        outcome = await result(handle);
+        starts = await startsByRole(ledger);
+        prompt = await readFile(launchFile(prepared, 'runtime-report', 2, 'prompt.md'), 'utf8');
+        findings = await readFile(launchFile(prepared, 'runtime-report', 2, 'findings.md'), 'utf8');
+      },
+    );
+  });
+
+  test('its first answer is recorded as rejected with the finding of its rule', () => {
+    const [first] = attemptsOf(outcome.progress, 'runtime-report');
+    expect([first?.attempt, first?.outcome, first?.findings.map((finding) => finding.rule)]).toEqual([1, 'rejected', ['no-open-markers']]);
+  });
+
+  test('it is re-asked once and accepted, and the run completes', () => {
+    expect(outcome.status).toBe('completed');
+    expectLaunches(starts, { 'runtime-report': 2 });
+    const [, second] = attemptsOf(outcome.progress, 'runtime-report');
+    expect([second?.attempt, second?.kind, second?.outcome]).toEqual([2, 're-ask', 'accepted']);
+  });
+
+  test('the rejection spends one attempt of its budget', () => {
+    expect(outcome.progress.budgets['runtime-report']).toEqual({ used: 2, max: 3 });
+  });
+
+  test('the re-ask prompt hands over the findings file and says the previous answer was rejected', () => {
+    expect(prompt).toContain('\nfindings = findings.md\n');
+    expect(prompt).toContain('Your previous answer was rejected by the run\'s checks; findings.md lists every finding.');
+  });
+
+  test('the findings file lists each finding by line and the records the role may cite', () => {
+    expect(findings).toMatch(/line \d+: leaves `TODO` in the text/);
+    expect(findings).toContain('Records you may cite, as the members you were handed declare them:\n\n- boundary: SRC-1, SRC-2');
+  });
 });
 
 test('the verifier refuses two authors: both are corrected, every report re-checked, reconciliation re-asked because its inputs changed, and the verifier asked again accepts', async () => {
@@ -332,31 +357,59 @@ test('the three lens reports run concurrently: their launches overlap in the led
   );
 });
 
-test('a usage limit stops the run; resume continues it, and no completed launch is asked again', async () => {
+describe('a run stopped by a usage limit and resumed', () => {
   const resetEpoch = Math.floor(Date.now() / 1000) + 3600;
-  await withRun(
-    (clean) => ({ 'lens-memory': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('lens-memory', clean['lens-memory'])] }),
-    async ({ handle, ledger }) => {
-      const stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
-      expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.kind === 'usage-limit' ? stop.resetAt : undefined])).toEqual([['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()]]);
-      expect(stoppedAt.stops[0]?.evidence).toMatch(/launches\/lens-memory\/1\/\.launch$/);
-      expect(stoppedAt.resumesAt).toBeUndefined();
-      expect((await handle.describe()).typedSearchAttributes.get(CommonplaceStatus)).toBe('stopped');
-      expect(attemptsOf(stoppedAt, 'lens-memory')).toEqual([expect.objectContaining({ attempt: null, outcome: 'usage-limit' })]);
-      const before = await readLedger(ledger);
+  let stoppedAt: AnalysisProgress;
+  let statusAtStop: unknown;
+  let resumed: AnalysisProgress;
+  let outcome: AnalysisResult;
+  let before: Awaited<ReturnType<typeof readLedger>>;
+  let after: Awaited<ReturnType<typeof readLedger>>;
+  let starts: Record<Role, unknown[]>;
+  beforeAll(async () => {
+    await withRun(
+      (clean) => ({ 'lens-memory': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('lens-memory', clean['lens-memory'])] }),
+      async ({ handle, ledger }) => {
+        stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
+        statusAtStop = (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus);
+        before = await readLedger(ledger);
+        resumed = (await handle.executeUpdate('resume')) as AnalysisProgress;
+        outcome = await result(handle);
+        after = await readLedger(ledger);
+        starts = await startsByRole(ledger);
+      },
+    );
+  });
 
-      const resumed = (await handle.executeUpdate('resume')) as AnalysisProgress;
-      expect(resumed.resumes).toBe(1);
-      const outcome = await result(handle);
-      expect(outcome.status).toBe('completed');
-      expect(outcome.progress.budgets['lens-memory']).toEqual({ used: 1, max: 3 });
-      const after = await readLedger(ledger);
-      const completedBefore = before.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
-      const startsAfter = after.slice(before.length).filter((entry) => entry.event === 'start');
-      expect(startsAfter.filter((entry) => completedBefore.some((done) => done.rule === entry.rule))).toEqual([]);
-      expectLaunches(await startsByRole(ledger), { 'lens-memory': 2 });
-    },
-  );
+  test('the usage limit stops the run for a retry, with the reset time and the launch as evidence', () => {
+    expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.kind === 'usage-limit' ? stop.resetAt : undefined])).toEqual([['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()]]);
+    expect(stoppedAt.stops[0]?.evidence).toMatch(/launches\/lens-memory\/1\/\.launch$/);
+  });
+
+  test('without --auto-resume the stopped run does not resume by itself', () => {
+    expect(stoppedAt.resumesAt).toBeUndefined();
+  });
+
+  test('the stopped run reads CommonplaceStatus=stopped', () => {
+    expect(statusAtStop).toBe('stopped');
+  });
+
+  test('the launch that hit the limit is recorded as usage-limit, not as a numbered attempt', () => {
+    expect(attemptsOf(stoppedAt, 'lens-memory')).toEqual([expect.objectContaining({ attempt: null, outcome: 'usage-limit' })]);
+  });
+
+  test('resume continues the run to completion, the limit spending no attempt', () => {
+    expect(resumed.resumes).toBe(1);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.progress.budgets['lens-memory']).toEqual({ used: 1, max: 3 });
+  });
+
+  test('after resume no completed launch is asked again', () => {
+    const completedBefore = before.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
+    const startsAfter = after.slice(before.length).filter((entry) => entry.event === 'start');
+    expect(startsAfter.filter((entry) => completedBefore.some((done) => done.rule === entry.rule))).toEqual([]);
+    expectLaunches(starts, { 'lens-memory': 2 });
+  });
 });
 
 test('a verdict that does not follow the verification protocol is a rejected candidate, re-asked with its findings', async () => {
@@ -412,36 +465,53 @@ test('a worker that writes outside its outputs stops the run with environment-ch
   );
 });
 
-test('an exhausted budget ends the run: it completes exhausted with the budget-exhausted stop naming the role, and resume is refused', async () => {
-  await withRun(
-    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
-    async ({ handle }) => {
-      const outcome = await result(handle);
-      expect(outcome.status).toBe('exhausted');
-      expect([outcome.stop?.kind, outcome.stop?.disposition]).toEqual(['budget-exhausted', 'operator']);
-      expect(outcome.stop?.reason).toMatch(/^runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `TBD` in the text/);
-      expect(outcome.stop?.evidence).toMatch(/findings\.md$/);
-      expect((await handle.describe()).status.name).toBe('COMPLETED');
-      expect(outcome.progress.status).toBe('exhausted');
-      expect(await updateRejection(handle.executeUpdate('resume'))).toMatch(/workflow execution already completed|nothing to resume/i);
-    },
-  );
-});
+describe('a run whose runtime report exhausts its budget', () => {
+  let outcome: AnalysisResult;
+  let executionStatus: string;
+  let resumeRefusal: string;
+  let recorded: AnalysisProgress;
+  let details: string;
+  let runId: string;
+  beforeAll(async () => {
+    await withRun(
+      (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
+      async ({ handle, prepared }) => {
+        runId = prepared.runId;
+        outcome = await result(handle);
+        executionStatus = (await handle.describe()).status.name;
+        resumeRefusal = await updateRejection(handle.executeUpdate('resume'));
+        recorded = await readJson<AnalysisProgress>(join(prepared.runDir, 'run.json'));
+        // A closed workflow answers the metadata query from its history.
+        details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      },
+    );
+  });
 
-test('an exhausted run records its stop in run.json and names exactly one next command in its current details', async () => {
-  await withRun(
-    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
-    async ({ handle, prepared }) => {
-      await result(handle);
-      const recorded = await readJson<AnalysisProgress>(join(prepared.runDir, 'run.json'));
-      expect(recorded.status).toBe('exhausted');
-      expect(recorded.stops.map((stop) => stop.kind)).toEqual(['budget-exhausted']);
-      // A closed workflow answers the metadata query from its history.
-      const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
-      const commands = [...String(details).matchAll(/`(commonplace [^`]+)`/g)].map((match) => match[1]);
-      expect(commands).toEqual([`commonplace analysis reset ${prepared.runId}`]);
-    },
-  );
+  test('completes exhausted: the workflow closes COMPLETED and its progress reads exhausted', () => {
+    expect(outcome.status).toBe('exhausted');
+    expect(executionStatus).toBe('COMPLETED');
+    expect(outcome.progress.status).toBe('exhausted');
+  });
+
+  test('ends on a budget-exhausted stop naming the role, its last rejection and the findings', () => {
+    expect([outcome.stop?.kind, outcome.stop?.disposition]).toEqual(['budget-exhausted', 'operator']);
+    expect(outcome.stop?.reason).toMatch(/^runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `TBD` in the text/);
+    expect(outcome.stop?.evidence).toMatch(/findings\.md$/);
+  });
+
+  test('refuses resume', () => {
+    expect(resumeRefusal).toMatch(/workflow execution already completed|nothing to resume/i);
+  });
+
+  test('records its exhausted status and its stop in run.json', () => {
+    expect(recorded.status).toBe('exhausted');
+    expect(recorded.stops.map((stop) => stop.kind)).toEqual(['budget-exhausted']);
+  });
+
+  test('names exactly one next command, reset, in its current details', () => {
+    const commands = [...String(details).matchAll(/`(commonplace [^`]+)`/g)].map((match) => match[1]);
+    expect(commands).toEqual([`commonplace analysis reset ${runId}`]);
+  });
 });
 
 test('a rejected re-ask whose prompt and inputs equal an answered one is not launched again: the recorded answer is checked again and spends the attempt', async () => {

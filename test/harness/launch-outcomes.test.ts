@@ -1,31 +1,24 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import type { ProbeResult } from '../../src/workflows/probe.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt } from '../helpers/fake.js';
-import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { fakeProfilesFile, probeInput, probeResult } from '../helpers/probe.js';
+import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useDevServer();
 
 async function probeWith(profile: Record<string, unknown>, attempts: FakeAttempt[]) {
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts }]);
   const profiles = await fakeProfilesFile(dir, { subject: profile });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/outcomes');
-  const result = (await worker.runUntil(
-    env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] }),
-  )) as ProbeResult;
+  const result = await worker.runUntil(
+    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] })),
+  );
   return { result, ledger: await readLedger(ledger) };
 }
 

@@ -1,19 +1,12 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import type { ProbeResult } from '../../src/workflows/probe.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
-import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
-import { startTimeSkippingEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { fakeProfilesFile, probeInput, probeResult } from '../helpers/probe.js';
+import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { useTimeSkippingServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTimeSkippingEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useTimeSkippingServer();
 
 async function tryRecord(dir: string, n: number): Promise<{ exitCode: number | null }> {
   return JSON.parse(await readFile(join(dir, '.launch', `try-${n}`, 'try.json'), 'utf8'));
@@ -27,12 +20,12 @@ async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['at
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/relaunch');
-  const result = (await worker.runUntil(
-    env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] }),
-  )) as ProbeResult;
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const result = await worker.runUntil(
+    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })),
+  );
+  const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
   return { result, ledger: await readLedger(ledger), history };
 }
 

@@ -1,35 +1,28 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
 import { startCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env, address } = useDevServer();
 
 test('a worker killed while a launch runs: the launch is retried on the next worker and the workflow completes', async () => {
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ delayMs: 60_000, writeDeclared: 'too late\n' }, { writeDeclared: 'probe ok\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash');
-  const address = env.connection.options.address;
 
   // The first worker is a separate process (the real `commonplace worker`), so it can be killed outright.
-  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address } });
-  const handle = await env.client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address() } });
+  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
   await waitFor('the first try to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 60_000);
   first.kill('SIGKILL');
   await first;
 
-  const second = await testWorker(env, { stateDir: join(dir, 'state') });
+  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(handle.result())) as ProbeResult;
   expect(result.outcome.status).toBe('completed');
   if (result.outcome.status !== 'completed') return;

@@ -1,14 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execa } from 'execa';
-import { copyToTemp, corpusFixture, removeTemps, repoRoot, toyArtifact, toyFixture, treeDigest } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { copyToTemp, corpusFixture, removeTemps, toyArtifact, toyFixture, treeDigest } from './helpers.js';
 
-/** Runs a real `commonplace validate` process (see cli-harness.ts) in `cwd`; execa drops the final newline. */
-function commonplace(args: string[], cwd: string) {
-  const loader = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-  return execa('node', ['--import', loader, path.join(repoRoot, 'test/kb/cli-harness.ts'), 'validate', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
+/** Runs `commonplace validate` (the built bin/commonplace.js; `npm run build` first) in `cwd`; execa drops the final newline. */
+async function commonplace(args: string[], cwd: string) {
+  const run = await runCli(['validate', ...args], { cwd, env: { NO_COLOR: '1' } });
+  return { exitCode: run.exitCode, stdout: String(run.stdout), stderr: String(run.stderr) };
 }
 
 let corpus: string;
@@ -20,32 +19,60 @@ beforeAll(async () => {
   // The toy checkout is a Git root, so the command finds it from a subdirectory.
   await mkdir(path.join(toy, '.git'));
   await mkdir(path.join(toy, 'drafts'));
+  await writeFile(path.join(toy, 'kb/notes/bad.md'), '---\ntype: kb/types/toy-report.md\ndescription: A note of the toy KB that lacks its run field\n---\n\n# Bad\n');
 });
 afterAll(removeTemps);
 
 describe('commonplace validate', () => {
-  test('validates the whole KB by default, lists plain text, and exits 0 with only warnings', async () => {
-    const run = await commonplace(['--kb', corpus], '/');
-    expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('kb/README.md: plain text, nothing to validate');
-    expect(run.stdout).toContain('kb/notes/out-of-spec-output-is-a-failure-of-the-interpreter-not-the-spec.md\n     2  warn  description should be at most 250 characters');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('430 files (411 notes, 10 plain text, 9 schemas): 0 failures, 1 warning');
-    expect(run.stderr).toBe('');
+  describe('run with --kb and nothing else', () => {
+    let run: Awaited<ReturnType<typeof commonplace>>;
+    beforeAll(async () => {
+      run = await commonplace(['--kb', corpus], '/');
+    });
+
+    test('validates the whole KB, ending with a summary of its files, failures and warnings', () => {
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('430 files (411 notes, 10 plain text, 9 schemas): 0 failures, 1 warning');
+    });
+
+    test('lists a plain-text file as having nothing to validate', () => {
+      expect(run.stdout).toContain('kb/README.md: plain text, nothing to validate');
+    });
+
+    test('prints a warning under its file, with its line', () => {
+      expect(run.stdout).toContain('kb/notes/out-of-spec-output-is-a-failure-of-the-interpreter-not-the-spec.md\n     2  warn  description should be at most 250 characters');
+    });
+
+    test('exits 0 when there are only warnings, printing nothing on stderr', () => {
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr).toBe('');
+    });
   });
 
-  test('finds the checkout from a subdirectory, takes globs, groups failures by file and exits 1', async () => {
-    await writeFile(path.join(toy, 'kb/notes/bad.md'), '---\ntype: kb/types/toy-report.md\ndescription: A note of the toy KB that lacks its run field\n---\n\n# Bad\n');
-    const run = await commonplace(['../notes/*.md'], path.join(toy, 'kb/types'));
-    expect(run.exitCode).toBe(1);
-    expect(run.stdout).toBe(
-      [
-        'kb/notes/bad.md',
-        '        fail  `headings` must include "## Findings"  [schema/contains]',
-        '     1  fail  frontmatter `run` is required  [schema/required]',
-        '',
-        '2 files (2 notes): 2 failures in 1 file, 0 warnings',
-      ].join('\n'),
-    );
+  describe('run from a subdirectory of the checkout with a glob matching a failing note', () => {
+    let run: Awaited<ReturnType<typeof commonplace>>;
+    beforeAll(async () => {
+      run = await commonplace(['../notes/*.md'], path.join(toy, 'kb/types'));
+    });
+
+    test('finds the checkout and resolves the glob from the working directory', () => {
+      expect(run.stdout.split('\n').at(-1)).toBe('2 files (2 notes): 2 failures in 1 file, 0 warnings');
+    });
+
+    test('groups the failures under their file, each with its line and rule', () => {
+      expect(run.stdout).toBe(
+        [
+          'kb/notes/bad.md',
+          '        fail  `headings` must include "## Findings"  [schema/contains]',
+          '     1  fail  frontmatter `run` is required  [schema/required]',
+          '',
+          '2 files (2 notes): 2 failures in 1 file, 0 warnings',
+        ].join('\n'),
+      );
+    });
+
+    test('exits 1 on failures', () => {
+      expect(run.exitCode).toBe(1);
+    });
   });
 
   test('prints JSON for machines with --json', async () => {
@@ -58,25 +85,40 @@ describe('commonplace validate', () => {
     expect(output.files[0]?.findings.map((finding) => finding.rule)).toEqual(['schema/contains', 'schema/required']);
   });
 
-  test('validates a draft in its role, without touching the artifact', async () => {
-    const artifact = path.join(toy, toyArtifact);
-    const before = await treeDigest(path.dirname(artifact));
-    const draft = path.join(toy, 'drafts/runtime-report.md');
-    await writeFile(draft, (await readFile(path.join(artifact, 'runtime-report.md'), 'utf8')).replace('(SRC-2)', '(SRC-9)'));
-    const run = await commonplace(['drafts/runtime-report.md', '--artifact', toyArtifact, '--role', 'runtime-report'], toy);
-    expect(run.exitCode).toBe(1);
-    expect(run.stdout).toBe(
-      [
-        `drafts/runtime-report.md as runtime-report (runtime-report.md) of ${toyArtifact}, layout kb/types/toy-analysis.layout.yaml, disposition published`,
-        '    13  fail  cited record SRC-9 does not exist in boundary.md  [cites]',
-        '',
-        'draft runtime-report: 1 failure, 0 warnings',
-      ].join('\n'),
-    );
-    const clean = await commonplace(['--json', path.join(artifact, 'runtime-report.md'), '--artifact', artifact, '--role', 'runtime-report', '--layout', 'kb/types/toy-analysis.layout.yaml'], toy);
-    expect(clean.exitCode).toBe(0);
-    expect(JSON.parse(clean.stdout)).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
-    expect(await treeDigest(path.dirname(artifact))).toEqual(before);
+  describe('a draft validated in its role', () => {
+    let before: Record<string, string>;
+    let failing: Awaited<ReturnType<typeof commonplace>>;
+    let clean: Awaited<ReturnType<typeof commonplace>>;
+    let after: Record<string, string>;
+    beforeAll(async () => {
+      const artifact = path.join(toy, toyArtifact);
+      before = await treeDigest(path.dirname(artifact));
+      await writeFile(path.join(toy, 'drafts/runtime-report.md'), (await readFile(path.join(artifact, 'runtime-report.md'), 'utf8')).replace('(SRC-2)', '(SRC-9)'));
+      failing = await commonplace(['drafts/runtime-report.md', '--artifact', toyArtifact, '--role', 'runtime-report'], toy);
+      clean = await commonplace(['--json', path.join(artifact, 'runtime-report.md'), '--artifact', artifact, '--role', 'runtime-report', '--layout', 'kb/types/toy-analysis.layout.yaml'], toy);
+      after = await treeDigest(path.dirname(artifact));
+    });
+
+    test('a failing draft is reported against its role, layout and disposition, and exits 1', () => {
+      expect(failing.exitCode).toBe(1);
+      expect(failing.stdout).toBe(
+        [
+          `drafts/runtime-report.md as runtime-report (runtime-report.md) of ${toyArtifact}, layout kb/types/toy-analysis.layout.yaml, disposition published`,
+          '    13  fail  cited record SRC-9 does not exist in boundary.md  [cites]',
+          '',
+          'draft runtime-report: 1 failure, 0 warnings',
+        ].join('\n'),
+      );
+    });
+
+    test('a clean draft with --json and --layout exits 0 and reports no findings', () => {
+      expect(clean.exitCode).toBe(0);
+      expect(JSON.parse(clean.stdout)).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
+    });
+
+    test('validating drafts leaves the artifact untouched', () => {
+      expect(after).toEqual(before);
+    });
   });
 
   test.each([

@@ -1,16 +1,15 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, test } from '@jest/globals';
-import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { runCli } from '../helpers/cli.js';
 import { RESULTS_DIR, resultPath } from '../../src/review/paths.js';
 import { selectPairs } from '../../src/review/status.js';
-import { copyToTemp, edit, miniFixture, removeTemps, repoRoot, writeResults } from './helpers.js';
+import { copyToTemp, edit, miniFixture, removeTemps, writeResults } from './helpers.js';
 
-/** Runs a real `commonplace review status` process (see cli-harness.ts) in `cwd`; execa drops the final newline. */
-function status(args: string[], cwd: string) {
-  const loader = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-  return execa('node', ['--import', loader, path.join(repoRoot, 'test/review/cli-harness.ts'), 'review', 'status', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
+/** Runs `commonplace review status` (the built bin/commonplace.js; `npm run build` first) in `cwd`; execa drops the final newline. */
+async function status(args: string[], cwd: string) {
+  const run = await runCli(['review', 'status', ...args], { cwd, env: { NO_COLOR: '1' } });
+  return { exitCode: run.exitCode, stdout: String(run.stdout), stderr: String(run.stderr) };
 }
 
 /** The mini KB with every result written, one note body edited, one result deleted and one note deleted. */
@@ -28,25 +27,35 @@ async function mixedMini(): Promise<string> {
 afterAll(removeTemps);
 
 describe('commonplace review status', () => {
-  test('prints the counts, found from a subdirectory of the checkout, and exits 0 with stale pairs', async () => {
-    const root = await mixedMini();
-    const run = await status([], path.join(root, 'kb/notes'));
-    expect(run.exitCode).toBe(0);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(
-      [
-        `review status of ${root} (results in ${RESULTS_DIR}/)`,
-        'pairs      11  2 notes × 7 gates, where the gate applies',
-        '  fresh     6',
-        '  stale     4  note changed 2, criterion changed 1, both 1',
-        '  missing   1',
-        '  malformed 0',
-        'orphans     6  note gone 6, criterion gone 0, not applicable 0',
-        '',
-        'problems (1):',
-        '  kb/instructions/review-gates/structural/bad-watches.md:7  warn  `watches:` must be a list of title, description, body, frontmatter, found the string `body`; this gate watches the whole note (title, description, body, frontmatter)',
-      ].join('\n'),
-    );
+  describe('run in a subdirectory of a checkout with stale, missing and orphaned results', () => {
+    let root: string;
+    let run: Awaited<ReturnType<typeof status>>;
+    beforeAll(async () => {
+      root = await mixedMini();
+      run = await status([], path.join(root, 'kb/notes'));
+    });
+
+    test('finds the checkout and prints its counts and problems', () => {
+      expect(run.stdout).toBe(
+        [
+          `review status of ${root} (results in ${RESULTS_DIR}/)`,
+          'pairs      11  2 notes × 7 gates, where the gate applies',
+          '  fresh     6',
+          '  stale     4  note changed 2, criterion changed 1, both 1',
+          '  missing   1',
+          '  malformed 0',
+          'orphans     6  note gone 6, criterion gone 0, not applicable 0',
+          '',
+          'problems (1):',
+          '  kb/instructions/review-gates/structural/bad-watches.md:7  warn  `watches:` must be a list of title, description, body, frontmatter, found the string `body`; this gate watches the whole note (title, description, body, frontmatter)',
+        ].join('\n'),
+      );
+    });
+
+    test('exits 0 with stale pairs, printing nothing on stderr', () => {
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr).toBe('');
+    });
   });
 
   test('--stale lists every pair that is not fresh, with why', async () => {
@@ -95,16 +104,30 @@ describe('commonplace review status', () => {
     expect(Object.keys(json).sort()).toEqual(['checkout', 'counts', 'problems', 'resultsDir']);
   });
 
-  test('--prune-orphans lists the orphans, deletes them and removes the emptied directories', async () => {
-    const root = await mixedMini();
-    const run = await status(['--prune-orphans', '--kb', root], '/');
-    expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('orphaned results (6):');
-    expect(run.stdout).toContain(`deleted ${RESULTS_DIR}/notes/definitions/term.md/semantic/definition-gate.md\n`);
-    expect(run.stdout).toContain('pruned 6 orphaned results, removed 6 empty directories');
-    expect(await readdir(path.join(root, RESULTS_DIR, 'notes'))).toEqual(['claim.md', 'plain-note.md']);
-    const again = await status(['--kb', root], '/');
-    expect(again.stdout).toContain('orphans     0');
+  describe('--prune-orphans', () => {
+    let root: string;
+    let run: Awaited<ReturnType<typeof status>>;
+    let again: Awaited<ReturnType<typeof status>>;
+    beforeAll(async () => {
+      root = await mixedMini();
+      run = await status(['--prune-orphans', '--kb', root], '/');
+      again = await status(['--kb', root], '/');
+    });
+
+    test('lists the orphans it deletes and exits 0', () => {
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toContain('orphaned results (6):');
+      expect(run.stdout).toContain(`deleted ${RESULTS_DIR}/notes/definitions/term.md/semantic/definition-gate.md\n`);
+    });
+
+    test('deletes the orphans and removes the directories they emptied', async () => {
+      expect(run.stdout).toContain('pruned 6 orphaned results, removed 6 empty directories');
+      expect(await readdir(path.join(root, RESULTS_DIR, 'notes'))).toEqual(['claim.md', 'plain-note.md']);
+    });
+
+    test('leaves no orphan for the next status', () => {
+      expect(again.stdout).toContain('orphans     0');
+    });
   });
 
   test.each([

@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
@@ -6,15 +5,10 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
-import { startTimeSkippingEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { useTimeSkippingServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTimeSkippingEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useTimeSkippingServer();
 
 const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
@@ -38,8 +32,8 @@ test('a scheduled sweep that hits a usage limit with a known reset time waits fo
     env: fakeEnv,
   };
   const workflowId = `gates/${uniqueId('scheduled-test').replace(/\//g, '-')}`;
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
-  const summary = (await worker.runUntil(env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId, args: [input] }))) as SweepSummary;
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const summary = (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId, args: [input] }))) as SweepSummary;
 
   expect(summary.status).toBe('completed');
   expect(summary.runId).toBe(workflowId.replace(/^gates\//, ''));
@@ -47,7 +41,7 @@ test('a scheduled sweep that hits a usage limit with a known reset time waits fo
   expect((await selectPairs(checkout, { notes, gates: input.gates }))[0]?.status).toBe('fresh');
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(2);
 
-  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const events = (await env().client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const started = events.find((event) => event.timerStartedEventAttributes);
   const fired = events.find((event) => event.timerFiredEventAttributes);
   expect(fired).toBeDefined();

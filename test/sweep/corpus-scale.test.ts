@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
@@ -6,15 +5,10 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, scratch } from '../helpers/fake.js';
 import { corpusCopy } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker } from '../helpers/temporal.js';
+import { testWorker } from '../helpers/temporal.js';
+import { useDevServer } from '../helpers/servers.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const { env } = useDevServer();
 
 test('a sweep of every applicable pair of the corpus (fake harness writing instantly) completes with every history under 10,000 events', async () => {
   const checkout = await corpusCopy();
@@ -36,9 +30,9 @@ test('a sweep of every applicable pair of the corpus (fake harness writing insta
     profilesFile,
     env: fakeEnv,
   };
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const summary = (await worker.runUntil(
-    env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: 'gates/GS-corpus-scale', args: [input] }),
+    env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: 'gates/GS-corpus-scale', args: [input] }),
   )) as SweepSummary;
   expect(summary.pairs).toBe(pairs.length);
   expect(summary.counts.written.pass).toBe(pairs.length);
@@ -46,7 +40,7 @@ test('a sweep of every applicable pair of the corpus (fake harness writing insta
   expect((await selectPairs(checkout)).every((pair) => pair.status === 'fresh')).toBe(true);
 
   const lengths: Record<string, number> = {};
-  for await (const execution of env.client.workflow.list({ query: 'WorkflowId STARTS_WITH "gates/GS-corpus-scale"' })) {
+  for await (const execution of env().client.workflow.list({ query: 'WorkflowId STARTS_WITH "gates/GS-corpus-scale"' })) {
     lengths[`${execution.workflowId} ${execution.runId}`] = execution.historyLength;
   }
   expect(Object.keys(lengths).length).toBeGreaterThan(summary.batches); // the sweep and one child per batch, at least

@@ -1,0 +1,67 @@
+import { corpusCopy } from '../helpers/kb.js';
+import { runCli } from '../helpers/cli.js';
+import { scratch } from '../helpers/fake.js';
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+
+// No Temporal server listens at this address: a check that passed would go on to "cannot reach".
+const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+
+async function cli(args: string[]) {
+  const result = await runCli(args, { env: offline });
+  return { exitCode: result.exitCode, stderr: String(result.stderr) };
+}
+
+describe('inputs are checked in the client before anything starts', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await corpusCopy();
+  });
+
+  test('an unknown profile is a one-line error naming the known ones', async () => {
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'nosuch']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/unknown worker profile "nosuch" in .*worker-profiles\.yaml \(known: .*claude/);
+    expect(result.stderr).not.toMatch(/cannot reach|at .*\.js:\d+/);
+  });
+
+  test('a --scenario file that does not exist is refused', async () => {
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', join(checkout, 'no-such-scenario.json')]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/--scenario .*no-such-scenario\.json: no such file/);
+  });
+
+  test('a profiles file with errors is refused, naming the file and the key', async () => {
+    const dir = await scratch();
+    const profiles = join(dir, 'profiles.yaml');
+    await writeFile(profiles, 'profiles:\n  fake:\n    harness: nosuch\n');
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--profiles', profiles]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/invalid worker profiles in .*profiles\.yaml/);
+    expect(result.stderr).toMatch(/fake\.harness/);
+  });
+
+  test('a --notes glob that matches no note is refused', async () => {
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'claude', '--notes', 'kb/notes/no-such-*.md']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/kb\/notes\/no-such-\*\.md: matches no/);
+  });
+
+  test('review schedule create with an unknown profile is refused', async () => {
+    const result = await cli(['review', 'schedule', 'create', 'nightly', '--every', '24h', '--kb', checkout, '--profile', 'nosuch']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/unknown worker profile "nosuch"/);
+  });
+
+  test('worker --max-launches that is not a positive whole number is refused', async () => {
+    const result = await cli(['worker', '--max-launches', 'abc']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/--max-launches must be a positive whole number, got "abc"/);
+  });
+
+  test('a good input gets past the checks to the server (and says it cannot reach it)', async () => {
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'claude', '--notes', 'kb/notes/agent-is-a-tool-loop.md']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/cannot reach|unreachable|connect/i);
+  });
+});

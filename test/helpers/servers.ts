@@ -1,0 +1,56 @@
+// One Temporal environment per test file, started in beforeAll and torn down in afterAll.
+// Call a fixture at the top level of a test file; it returns getters, read inside tests and hooks.
+import { afterAll, beforeAll } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startCli } from './cli.js';
+import { scratch } from './fake.js';
+import { startDevEnvironment, startTimeSkippingEnvironment } from './temporal.js';
+
+export interface ServerFixture {
+  /** The file's environment (valid once beforeAll has run). */
+  env(): TestWorkflowEnvironment;
+  /** The server's address, as TEMPORAL_ADDRESS for CLI processes. */
+  address(): string;
+}
+
+function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>): ServerFixture {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    env = await start();
+  });
+  afterAll(async () => {
+    await stopFirst?.();
+    await env?.teardown();
+  });
+  const current = () => {
+    if (!env) throw new Error('the Temporal environment is not started: read it inside a test or a hook');
+    return env;
+  };
+  return { env: current, address: () => current().connection.options.address };
+}
+
+/** A real dev server for this file. */
+export function useDevServer(): ServerFixture {
+  return useEnvironment(startDevEnvironment);
+}
+
+/** The time-skipping test server for this file, for tests whose subject is a timer or a retry interval. */
+export function useTimeSkippingServer(): ServerFixture {
+  return useEnvironment(startTimeSkippingEnvironment);
+}
+
+/**
+ * A dev server and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
+ * with its own state directory; the worker is stopped with SIGINT, as an operator stops it, before the server goes.
+ */
+export function useDevServerWithCliWorker(): ServerFixture {
+  let worker: ReturnType<typeof startCli> | undefined;
+  const server = useEnvironment(startDevEnvironment, async () => {
+    worker?.kill('SIGINT');
+    await worker;
+  });
+  beforeAll(async () => {
+    worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: server.address() } });
+  });
+  return server;
+}
