@@ -1,26 +1,14 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { gateSweep } from '../../src/workflows/gate-sweep.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { uniqueId } from '../helpers/temporal.js';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  worker = await testWorker(env, { stateDir: await scratch() });
-  running = worker.run();
-});
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const server = useDevServerWithCliWorker();
+const env = () => server.env();
 
 test('a sweep never launches a re-ask whose prompt and inputs equal an answered one: a reviewer that repeats its mistake is launched twice, not three times', async () => {
   const checkout = await corpusCopy();
@@ -40,7 +28,7 @@ test('a sweep never launches a re-ask whose prompt and inputs equal an answered 
     profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } }),
     env: fakeEnv,
   };
-  const summary = await env.client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  const summary = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
   expect(summary.status).toBe('exhausted');
   expect(summary.problems.map((problem) => problem.criterion)).toEqual(['frontmatter/description-discrimination']);
   expect(summary.problems[0]?.reason).toMatch(/^attempt budget \(3\) spent: /);

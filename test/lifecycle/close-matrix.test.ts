@@ -4,10 +4,8 @@
  * terminated workflow records nothing (Temporal runs none of its code), which is why the commands
  * that end runs cancel first; termination is not a row here.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
 import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
 import type { FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
@@ -21,22 +19,12 @@ import { analysisInput, prepareToy, scratch, toyCheckout, toyProfiles, toyScenar
 import { fakeScenario, readLedger, waitFor, type FakeRule } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { uniqueId } from '../helpers/temporal.js';
 import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, sha256 } from '../review-edit/helpers.js';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  worker = await testWorker(env, { stateDir: await scratch() });
-  running = worker.run();
-});
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const server = useDevServerWithCliWorker();
+const env = () => server.env();
 
 const attributes = (kind: string) => [
   { key: CommonplaceKind, value: kind },
@@ -62,7 +50,7 @@ async function startAnalysisWith(overrides: Parameters<typeof toyScenario>[2], p
   const prepared = await prepareToy(await toyCheckout());
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, overrides);
-  const handle = await env.client.workflow.start(analysis, {
+  const handle = await env().client.workflow.start(analysis, {
     taskQueue: TASK_QUEUE,
     workflowId: uniqueId(`analysis/${prepared.runId}`),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -131,7 +119,7 @@ async function startSweepWith(rules: FakeRule[], extra: Partial<SweepInput> = {}
     env: fakeEnv,
     ...extra,
   };
-  const handle = await env.client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input], typedSearchAttributes: attributes('gate-sweep') });
+  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input], typedSearchAttributes: attributes('gate-sweep') });
   return { handle, ledger };
 }
 
@@ -159,7 +147,7 @@ describe('a gate sweep closes with CommonplaceStatus true to its execution statu
 });
 
 describe('a gate sweep\'s batch closes with CommonplaceStatus true to its execution status', () => {
-  const batchOf = (handle: WorkflowHandle) => env.client.workflow.getHandle(`${handle.workflowId}/batch-1`);
+  const batchOf = (handle: WorkflowHandle) => env().client.workflow.getHandle(`${handle.workflowId}/batch-1`);
 
   test('a batch that asked all its units: COMPLETED and completed', async () => {
     const { handle } = await startSweepWith([{ attempts: [{ review: 'pass' }] }]);
@@ -204,8 +192,8 @@ async function startEditWith(kind: 'full-pass' | 'revise', rules: (start: string
   const planText = 'passes:\n  - tighten\n';
   const handle =
     kind === 'full-pass'
-      ? await env.client.workflow.start(fullPass, { ...options, args: [{ ...base, options: { profile: 'fake', direction: null }, ...extra }] })
-      : await env.client.workflow.start(revise, { ...options, args: [{ ...base, options: { profile: 'fake', mode: 'plan', planSha256: sha256(planText) }, planText, ...extra }] });
+      ? await env().client.workflow.start(fullPass, { ...options, args: [{ ...base, options: { profile: 'fake', direction: null }, ...extra }] })
+      : await env().client.workflow.start(revise, { ...options, args: [{ ...base, options: { profile: 'fake', mode: 'plan', planSha256: sha256(planText) }, planText, ...extra }] });
   return { handle, ledger };
 }
 
@@ -265,7 +253,7 @@ async function startProbeWith(rules: FakeRule[]) {
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
   const id = uniqueId('probe');
-  const handle = await env.client.workflow.start(probe, {
+  const handle = await env().client.workflow.start(probe, {
     taskQueue: TASK_QUEUE,
     workflowId: id,
     args: [probeInput(id.replace(/\//g, '-'), 'fake', await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } }), fakeEnv)],

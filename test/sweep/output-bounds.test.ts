@@ -1,5 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { resultPath } from '../../src/review/paths.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
@@ -7,23 +5,13 @@ import { gateSweep } from '../../src/workflows/gate-sweep.js';
 import { fakeScenario, scratch, type FakeAttempt } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
-import { startDevEnvironment, testWorker, uniqueId } from '../helpers/temporal.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { uniqueId } from '../helpers/temporal.js';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-beforeAll(async () => {
-  env = await startDevEnvironment();
-  worker = await testWorker(env, { stateDir: await scratch() });
-  running = worker.run();
-});
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const server = useDevServerWithCliWorker();
+const env = () => server.env();
 
 const GATE = 'frontmatter/description-discrimination';
 
@@ -47,7 +35,7 @@ async function sweepOnePair(attempt: FakeAttempt, profile: Record<string, unknow
     profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2, ...profile } }),
     env: fakeEnv,
   };
-  const summary = await env.client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  const summary = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
   const written = await access(join(checkout, resultPath(note!, GATE))).then(() => true, () => false);
   return { summary, written };
 }
