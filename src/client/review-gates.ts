@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
+import { checkoutId } from '../kb/checkout-id.js';
+import { sha256 } from '../fs/digest.js';
 import { ReviewError } from '../review/errors.js';
 import { selectPairs } from '../review/status.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
@@ -89,10 +91,14 @@ export function sweepIdentity(input: SweepOptions & { checkout: string }): strin
   return JSON.stringify([input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null]);
 }
 
-/** A readable run ID in time order. */
-export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
-  return `GS-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+/**
+ * A sweep's run ID is its identity: the checkout's ID and a digest of the selection (notes, gates,
+ * grouping, profile, what it retries). Its workflow ID is `gates/<run ID>`, and starting it is one
+ * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
+ * the same instant are one sweep, and the second attaches.
+ */
+export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
+  return `GS-${checkout}-${sha256(sweepIdentity(input)).slice(0, 10)}`;
 }
 
 /** Starts a sweep (or attaches to the one with this ID) with its search attributes, summary and identity memo. */
@@ -113,10 +119,11 @@ export async function startSweep(client: Client, input: SweepInput & { runId: st
   });
 }
 
-/** An open sweep of the same checkout, if there is one: a second sweep must not race it. */
-async function openSweeps(client: Client): Promise<{ workflowId: string; identity: string | undefined }[]> {
+/** The open sweeps of one checkout (others' sweeps on the namespace never block it). */
+async function openSweeps(client: Client, checkout: string): Promise<{ workflowId: string; identity: string | undefined }[]> {
   const found: { workflowId: string; identity: string | undefined }[] = [];
-  for await (const execution of client.workflow.list({ query: `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running"` })) {
+  const query = `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running" AND WorkflowId STARTS_WITH "gates/GS-${checkout}-"`;
+  for await (const execution of client.workflow.list({ query })) {
     found.push({ workflowId: execution.workflowId, identity: execution.memo?.identity as string | undefined });
   }
   return found;
@@ -164,17 +171,19 @@ export function registerRunGates(run: Command): void {
           const again = await startSweep(client, { ...recorded, runId: resume });
           return followSweep(client, again);
         }
-        const identity = sweepIdentity(input);
-        const open = await openSweeps(client);
-        const same = open.find((sweep) => sweep.identity === identity);
-        if (same) return resumeAndFollow(client, client.workflow.getHandle<typeof gateSweep>(same.workflowId));
-        if (open.length > 0) {
-          throw new UserError(
-            `another sweep is open (${open.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${open[0]!.workflowId.replace(/^gates\//, '')}\` or end it with \`commonplace review cancel ${open[0]!.workflowId.replace(/^gates\//, '')}\``,
-          );
+        const checkout = await checkoutId(input.checkout);
+        const runId = sweepRunId(input, checkout);
+        const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
+        if (others.length > 0) {
+          const other = others[0]!.workflowId.replace(/^gates\//, '');
+          throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${other}\` or end it with \`commonplace review cancel ${other}\``);
         }
-        const runId = newRunId();
+        const open = await client.workflow
+          .getHandle(`gates/${runId}`)
+          .describe()
+          .then((described) => described.status.name === 'RUNNING', () => false);
         const handle = await startSweep(client, { ...input, runId });
+        if (open) return resumeAndFollow(client, handle);
         process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
         if (options.detach) return;
         await followSweep(client, handle);
@@ -198,8 +207,9 @@ export function registerRetry(review: Command): void {
         if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`commonplace review run gates --resume ${run}\``, 2);
         const recorded = described.memo?.input as SweepInput | undefined;
         if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
-        const runId = newRunId();
-        const handle = await startSweep(client, { ...recorded, runId, retryOf: run, ...(options.profile && { profile: options.profile }) });
+        const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
+        const runId = sweepRunId(retry, await checkoutId(recorded.checkout));
+        const handle = await startSweep(client, { ...retry, runId });
         process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
         await followSweep(client, handle);
       }),

@@ -1,7 +1,7 @@
 import { outputText } from '../../review/output-bounds.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { sha256 } from '../../fs/digest.js';
@@ -126,6 +126,7 @@ export function createSweepActivities() {
       await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
     }
     await writeFileAtomic(problemsFile(runDir), '');
+    await rm(join(runDir, 'stale-on-arrival.jsonl'), { force: true });
     return { runId: input.runId, runDir, profile, pairs: pairs.length, units: units.length, batches };
   }
 
@@ -144,6 +145,8 @@ export function createSweepActivities() {
   }): Promise<CapturedUnit> {
     const { unit } = input;
     const dir = join(runDirOf(input.checkout, input.runId), 'launches', unit.key, `attempt-${input.attempt}`);
+    // A run ID names its selection, so a later sweep of the same selection reuses this directory: start it empty.
+    await rm(dir, { recursive: true, force: true });
     await mkdir(join(dir, 'inputs'), { recursive: true });
     const now = await inputsNow(input.checkout, unit);
     if (!now) throw badInput(`note ${unit.note} is gone`);
