@@ -36,6 +36,8 @@ export interface SweepOptions {
   autoResume: boolean;
   /** Re-ask the problem pairs of this finished sweep instead of selecting stale pairs. */
   retryOf?: string;
+  /** Events past which the sweep continues as new between batches, and a batch between units (defaults 4,000 and 8,000; tests set them low). */
+  historyBudget?: { sweep?: number; batch?: number };
 }
 
 export interface SweepInput extends SweepOptions {

@@ -24,6 +24,8 @@ export interface GateBatchInput {
   units?: SweepUnit[];
   counts?: SweepCounts;
   problems?: SweepProblem[];
+  /** Events past which the batch finishes its launches in flight and continues as new (default 8,000). */
+  historyBudget?: number;
 }
 
 export interface GateBatchResult {
@@ -134,7 +136,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const problems = input.problems ?? [];
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
-      const overBudget = () => workflowInfo().historyLength > historyBudget || workflowInfo().continueAsNewSuggested;
+      const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
       const done = await gather(
         units,
         input.concurrency,

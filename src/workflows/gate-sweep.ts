@@ -114,7 +114,7 @@ async function sweepBatches(
     state.currentBatch = `${workflowInfo().workflowId}/batch-${state.batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
     const result: GateBatchResult = await executeChild(gateBatch, {
       workflowId: state.currentBatch,
-      args: [{ runId, checkout: input.checkout, batch: state.batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }) }],
+      args: [{ runId, checkout: input.checkout, batch: state.batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }), ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }) }],
       staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}`,
       // Where the sweep carries the project's search attributes, its batches do too: found by kind and sweep, their status true on close.
       ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && {
@@ -137,7 +137,7 @@ async function sweepBatches(
     remaining = undefined;
     resumes = 0;
     state.batch += 1;
-    if (state.batch < ready.batches && workflowInfo().historyLength > historyBudget) {
+    if (state.batch < ready.batches && workflowInfo().historyLength > (input.historyBudget?.sweep ?? historyBudget)) {
       await continueAsNew<typeof gateSweep>(input, { prepared: ready, batch: state.batch, counts, resumes });
     }
   }
