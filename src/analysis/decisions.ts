@@ -76,6 +76,17 @@ export function strayStop(strays: readonly string[], stage: string, role: string
   };
 }
 
+/** Paths of the main checkout that changed while a launch ran: the launch is named, and its answer is not accepted. */
+export function checkoutStop(paths: readonly string[], role: string, attempt: number, launchId: string, checkout: string): StopOf<'environment-changed'> {
+  const more = paths.length > 5 ? ` and ${paths.length - 5} more` : '';
+  return {
+    kind: 'environment-changed',
+    disposition: 'inspect',
+    reason: `the main checkout changed while ${role} attempt ${attempt} ran (launch ${launchId}): ${paths.slice(0, 5).join(', ')}${more}; workers write only in the run's worktree — restore the checkout and resume (the launch's answer is not accepted)`,
+    evidence: `${checkout} (git -C ${checkout} status)`,
+  };
+}
+
 /** A role's spent budget: the run ends here, saying which role and why. */
 export function budgetStop(role: string, max: number, why: string, evidence: string | undefined): StopOf<'budget-exhausted'> {
   return {

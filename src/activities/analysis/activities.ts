@@ -3,6 +3,7 @@
  * launch directories, candidate checks, run records and assembly. The harness launches themselves
  * are the spine's `launch` activity.
  */
+import { writeCheckoutSnapshot } from './checkout-guard.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { mkdir, readFile, rm } from 'node:fs/promises';
@@ -170,7 +171,9 @@ export function createAnalysisActivities() {
         await writeFileAtomic(path.join(dir, REFUSAL_FILE), `${text}${appended}`);
       }
       await writeFileAtomic(path.join(dir, 'prompt.md'), input.prompt);
-      return { dir };
+      if (input.checkout === undefined) return { dir };
+      const checkoutBaseline = await writeCheckoutSnapshot(input.runDir, input.checkout, `${input.role}-${input.launch}`);
+      return { dir, checkoutBaseline };
     });
   }
 

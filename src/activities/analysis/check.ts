@@ -5,6 +5,7 @@
  * binding to the frozen source. The snapshot is rebuilt from the store, so what the check saw is
  * exactly the digests the workflow handed it, whatever the working artifact holds meanwhile.
  */
+import { checkoutChangesSince } from './checkout-guard.js';
 import { outputText } from '../../review/output-bounds.js';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -147,6 +148,7 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     await writeFileAtomic(path.join(dir, 'findings.md'), findingsText);
   }
   const strays = input.candidate.kind === 'output' ? await dirtyPaths(input.worktree) : [];
+  const checkoutChanges = input.checkoutBaseline !== undefined ? await checkoutChangesSince(runDir, input.checkoutBaseline.checkout, input.checkoutBaseline.file) : [];
   const outcome: CheckOutcome = {
     sha256: digest,
     size: bytes.length,
@@ -157,6 +159,7 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     ...(verdict !== undefined && { verdict }),
     ...(disposition !== undefined && { disposition }),
     strays,
+    ...(checkoutChanges.length > 0 && { checkoutChanges }),
     extraFiles,
     dir,
   };

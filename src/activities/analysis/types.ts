@@ -52,6 +52,8 @@ export interface HandedMember {
 
 export interface PrepareLaunchInput {
   runDir: string;
+  /** The main checkout the run was prepared from: its state is recorded before the launch, and compared after. */
+  checkout?: string;
   role: string;
   launch: number;
   prompt: string;
@@ -68,6 +70,8 @@ export interface PrepareLaunchInput {
 
 export interface PreparedLaunch {
   dir: string;
+  /** The main checkout's state as the launch began (a guard snapshot's file in the run directory), when the main checkout was named. */
+  checkoutBaseline?: string;
 }
 
 export type CheckCandidate = { kind: 'output'; dir: string; output: string; sha256: string } | { kind: 'member'; sha256: string };
@@ -92,6 +96,8 @@ export interface CheckInput {
   frozenSource?: string;
   /** Write the member into the working artifact when it passes. */
   install: boolean;
+  /** The main checkout and its state as the launch began: paths changed since are reported. */
+  checkoutBaseline?: { checkout: string; file: string };
 }
 
 export interface CheckOutcome {
@@ -107,6 +113,8 @@ export interface CheckOutcome {
   disposition?: Disposition;
   /** Paths changed in the worktree outside run state (a worker wrote where it must not). */
   strays: string[];
+  /** Paths of the main checkout that changed while the launch ran (outside run and review state). */
+  checkoutChanges?: string[];
   /** Files the worker left in its launch directory beside its declared outputs. */
   extraFiles: string[];
   /** The check's directory: the snapshot it ran against, check.json and findings.md. */

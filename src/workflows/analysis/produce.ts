@@ -5,7 +5,7 @@
  * in this run is not launched — the recorded answer is checked again.
  */
 import type { CheckCandidate, CheckOutcome } from '../../activities/analysis/types.js';
-import { answerKey, budgetStop, rejectedReason, strayStop, without, type Snapshot } from '../../analysis/decisions.js';
+import { answerKey, budgetStop, checkoutStop, rejectedReason, strayStop, without, type Snapshot } from '../../analysis/decisions.js';
 import { jobLines } from '../../analysis/job.js';
 import type { AskKind, AttemptOutcome, AttemptRecord, FindingRecord, InFlightLaunch, MemberRecord } from '../../analysis/progress.js';
 import { composePrompt } from '../../analysis/prompt.js';
@@ -38,6 +38,8 @@ interface Asked {
   answer: Answer['result'];
   key: string;
   answeredBy?: string;
+  /** The main checkout's snapshot as the launch began (runs that guard it). */
+  checkoutBaseline?: string;
   base: Pick<AttemptRecord, 'role' | 'launch' | 'launchId' | 'kind' | 'reason' | 'dir' | 'at'>;
 }
 
@@ -133,9 +135,10 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   const launch = (run.launches[name] ?? 0) + 1;
   run.launches[name] = launch;
   const launchId = `${run.workflowId}/${name}/${launch}`;
-  const { dir } = await run.withStops(() =>
+  const { dir, checkoutBaseline } = await run.withStops(() =>
     io(`prepare ${name} attempt ${attempt}`).prepareLaunch({
       runDir: input.runDir,
+      ...(run.answers !== undefined && { checkout: input.checkout }),
       role: name,
       launch,
       prompt,
@@ -172,7 +175,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   const output = outcome.result.outputs.find((entry) => entry.path === role.outputs[0]);
   if (output === undefined) throw badRun('bad-run', `launch ${launchId} reported no ${role.outputs[0]}`);
   const candidate: CheckCandidate = { kind: 'output', dir, output: output.path, sha256: output.sha256 };
-  return { kind: 'answered', asked: { launch, launchId, dir, attempt, candidate, answer: outcome.result, key, base } };
+  return { kind: 'answered', asked: { launch, launchId, dir, attempt, candidate, answer: outcome.result, key, base, ...(checkoutBaseline !== undefined && { checkoutBaseline }) } };
 }
 
 /** Checks an answer in the role against the snapshot; records the attempt, the answer under its key, and stray writes it revealed. */
@@ -195,9 +198,32 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
       checks: [...role.checks],
       ...(name === plan.frozenSource && { frozenSource: run.frozen.identity }),
       install: true,
+      ...(asked.checkoutBaseline !== undefined && { checkoutBaseline: { checkout: input.checkout, file: asked.checkoutBaseline } }),
     }),
   );
   run.answers?.set(asked.key, { launch: asked.launch, launchId: asked.launchId, result: asked.answer, sha256: check.sha256 });
+  // Parallel launches share the worktree, so a stray write is reported once, by the first check that sees it.
+  const strays = check.strays.filter((stray) => !run.reportedStrays.has(stray));
+  const outside = (check.checkoutChanges ?? []).filter((path) => !run.reportedStrays.has(`checkout:${path}`));
+  const index = run.attempts.length;
+  recorded(run, asked, check);
+  if (strays.length === 0 && outside.length === 0) return check;
+  for (const stray of strays) run.reportedStrays.add(stray);
+  for (const path of outside) run.reportedStrays.add(`checkout:${path}`);
+  const stop = strays.length > 0 ? strayStop(strays, run.lifecycle.stage, name, asked.attempt, input.worktree) : checkoutStop(outside, name, asked.attempt, asked.launchId, input.checkout);
+  await run.lifecycle.halt(stop);
+  if (run.answers === undefined) return check;
+  // The answer of a launch that wrote outside its outputs is not accepted: once resumed, the role is asked again.
+  run.answers.delete(asked.key);
+  const notAccepted: CheckOutcome = { ...check, passed: false, findings: [{ rule: 'stray-write', severity: 'fail', message: stop.reason }, ...check.findings] };
+  run.attempts.splice(index, 1);
+  recorded(run, asked, notAccepted);
+  run.attempts.splice(index, 0, run.attempts.pop() as AttemptRecord);
+  return notAccepted;
+}
+
+/** Records the attempt as its check came out, and returns the check. */
+function recorded(run: AnalysisRun, asked: Asked, check: CheckOutcome): CheckOutcome {
   run.attempts.push({
     ...asked.base,
     ...(asked.answeredBy !== undefined && { answeredBy: asked.answeredBy, dir: check.dir }),
@@ -210,11 +236,5 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
     durationMs: asked.answeredBy === undefined ? asked.answer.durationMs : 0,
     ...(check.verdict !== undefined && { verdict: { accepted: check.verdict.accepted, refused: check.verdict.refused, blockers: check.verdict.blockers } }),
   });
-  // Parallel launches share the worktree, so a stray write is reported once, by the first check that sees it.
-  const strays = check.strays.filter((stray) => !run.reportedStrays.has(stray));
-  if (strays.length > 0) {
-    for (const stray of strays) run.reportedStrays.add(stray);
-    await run.lifecycle.halt(strayStop(strays, run.lifecycle.stage, name, asked.attempt, input.worktree));
-  }
   return check;
 }
