@@ -17,7 +17,12 @@ export async function checkoutId(root: string): Promise<string> {
   const file = checkoutIdFile(root);
   const recorded = (await readFile(file, 'utf8').catch(() => '')).trim();
   if (CHECKOUT_ID.test(recorded)) return recorded;
-  const id = sha256(await realpath(root)).slice(0, 8);
+  const id = deriveCheckoutId(await realpath(root));
   await writeFileAtomic(file, `${id}\n`);
   return id;
+}
+
+/** The ID a checkout at this real path gets on first use. */
+export function deriveCheckoutId(realRoot: string): string {
+  return sha256(realRoot).slice(0, 8);
 }

@@ -1,3 +1,4 @@
+import { checkoutIdOf } from '../helpers/kb.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
@@ -43,6 +44,8 @@ async function scenarioFor(run: Prepared, overrides: (clean: Record<Role, string
   return { scenario, ledger, args: ['--profiles', await toyProfiles(run.dir), '--scenario', scenario, '--kb', run.checkout] };
 }
 
+/** The run's workflow ID: its checkout's ID and its run ID. */
+const workflowOf = (run: { checkout: string; runId: string }) => `analysis/${checkoutIdOf(run.checkout)}/${run.runId}`;
 const branches = async (checkout: string) => (await git(checkout, 'branch', '--list', 'analysis/*', '--format=%(refname:short)')).split('\n').filter(Boolean);
 
 describe('commonplace analysis prepare', () => {
@@ -119,7 +122,7 @@ describe('commonplace analysis run', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/plan\.yaml:\d+: roles\.lens_memory: `lens_memory` has an underscore/);
     expect(result.stderr).toMatch(/nothing was started/);
-    await expect(env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(env().client.workflow.getHandle(workflowOf(run)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   test('the boundary says out-of-scope: run exits 0, the result kept local, and nothing else is asked', async () => {
@@ -142,7 +145,7 @@ describe('commonplace analysis run', () => {
     expect(ended.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
     expect(String(ended.stdout).match(/commonplace analysis \S+/g)).toEqual(['commonplace analysis reset']);
     expect(ended.stdout).not.toMatch(/continue with|prepare a new run|reset it and run again/);
-    expect((await env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('COMPLETED');
+    expect((await env().client.workflow.getHandle(workflowOf(run)).describe()).status.name).toBe('COMPLETED');
 
     const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(again.exitCode).toBe(2);
@@ -189,16 +192,17 @@ describe('commonplace analysis run', () => {
     await access(json.manifest);
   });
 
-  test('a second checkout that prepared the same run ID cannot run it on the same namespace: run names the other worktree', async () => {
+  test('a second checkout that prepared the same run ID runs its own workflow on the same namespace: workflow IDs carry the checkout ID', async () => {
     const system = nextSystem();
+    const blocked = (clean: Record<Role, string>) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked'))] });
     const first = await prepared(system);
-    const { args } = await scenarioFor(first, (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked'))] }));
-    expect((await runCli(['analysis', 'run', first.runId, ...args], { env: first.cliEnv })).exitCode).toBe(0);
+    expect((await runCli(['analysis', 'run', first.runId, ...(await scenarioFor(first, blocked)).args], { env: first.cliEnv })).exitCode).toBe(0);
     const second = await prepared(system);
     expect(second.runId).toBe(first.runId);
-    const result = await runCli(['analysis', 'run', second.runId, '--kb', second.checkout], { env: second.cliEnv });
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain(`belongs to the run in ${first.worktree}, not to ${second.worktree}`);
+    const result = await runCli(['analysis', 'run', second.runId, ...(await scenarioFor(second, blocked)).args], { env: second.cliEnv });
+    expect(result.exitCode).toBe(0);
+    expect(workflowOf(second)).not.toBe(workflowOf(first));
+    expect((await env().client.workflow.getHandle(workflowOf(second)).describe()).status.name).toBe('COMPLETED');
   });
 });
 
@@ -224,20 +228,20 @@ describe('commonplace analysis reset', () => {
 
     const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(told.exitCode).toBe(1);
-    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow analysis/${run.runId} (open: it will be cancelled, and terminated if it has not closed 30 s later`);
+    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow ${workflowOf(run)} (open: it will be cancelled, and terminated if it has not closed 30 s later`);
     expect(told.stdout).toContain(`  - worktree ${run.worktree}, with the run's state`);
     expect(told.stdout).toContain(`  - branch analysis/${run.runId}\n`);
     expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
     await access(run.worktree);
     expect(await branches(run.checkout)).toEqual([`analysis/${run.runId}`]);
-    expect((await env().client.workflow.getHandle(`analysis/${run.runId}`).describe()).status.name).toBe('RUNNING');
+    expect((await env().client.workflow.getHandle(workflowOf(run)).describe()).status.name).toBe('RUNNING');
 
     const reset = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
-    expect(reset.stderr).toBe(`cancelling analysis/${run.runId}; waiting up to 30 s for it to close`);
+    expect(reset.stderr).toBe(`cancelling ${workflowOf(run)}; waiting up to 30 s for it to close`);
     expect(reset.exitCode).toBe(0);
-    expect(reset.stdout).toMatch(new RegExp(`^cancelled analysis/${run.runId}: it closed on the cancellation$`, 'm'));
+    expect(reset.stdout).toMatch(new RegExp(`^cancelled ${workflowOf(run)}: it closed on the cancellation$`, 'm'));
     expect(reset.stdout).toMatch(new RegExp(`^reset ${run.runId}: discarded`, 'm'));
-    const closed = await env().client.workflow.getHandle(`analysis/${run.runId}`).describe();
+    const closed = await env().client.workflow.getHandle(workflowOf(run)).describe();
     expect(closed.status.name).toBe('CANCELLED');
     expect(closed.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'CommonplaceStatus')?.value).toBe('cancelled');
     await expect(access(run.worktree)).rejects.toThrow();

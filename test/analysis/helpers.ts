@@ -7,6 +7,7 @@ import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prep
 import { treeDigest } from '../../src/activities/analysis/source.js';
 import type { AnalysisInput, AnalysisProgress } from '../../src/analysis/progress.js';
 import { analysisWorkflowId } from '../../src/analysis/run-id.js';
+import { checkoutId } from '../../src/kb/checkout-id.js';
 import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
@@ -150,7 +151,7 @@ export function analysisInput(prepared: PreparedRun, profilesFile: string, env: 
 export async function startAnalysis(env: TestWorkflowEnvironment, input: AnalysisInput, searchAttributes = true): Promise<WorkflowHandle> {
   return env.client.workflow.start('analysis', {
     taskQueue: TASK_QUEUE,
-    workflowId: analysisWorkflowId(input.runId),
+    workflowId: analysisWorkflowId(await checkoutId(input.checkout), input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
     staticSummary: `analysis of toy: run ${input.runId}`,

@@ -54,7 +54,7 @@ describe('commonplace review cancel', () => {
   test('a stopped edit run is cancelled by its run ID and reads CommonplaceStatus=cancelled', async () => {
     const checkout = await gitCorpus();
     const { scenario } = await fakeScenario(await scratch(), [editorRule({ edited: '', decision: 'no-edit' }), { match: '^criterion = prose/', attempts: [usageLimit] }, { attempts: [reviewsPass] }]);
-    const { runId, workflowId } = runOf('full-pass', NOTE, await noteText(checkout));
+    const { runId, workflowId } = runOf('full-pass', NOTE, await noteText(checkout), checkout);
     const cli = (...args: string[]) => runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
     const stopped = await cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, '--concurrency', '1');
     expect(stopped.exitCode).toBe(2);

@@ -1,3 +1,5 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import { checkoutIdFile, deriveCheckoutId } from '../../src/kb/checkout-id.js';
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -16,4 +18,13 @@ export async function corpusCopy(): Promise<string> {
 export async function someNotes(count: number): Promise<string[]> {
   const names = (await readdir(join(corpusRoot, 'kb', 'notes'))).filter((name) => name.endsWith('.md') && !/^(README|COLLECTION)\.md$/.test(name)).sort();
   return names.slice(0, count).map((name) => `kb/notes/${name}`);
+}
+
+/** The checkout's ID as the CLI records it (read back, or derived the same way before the CLI first ran there). */
+export function checkoutIdOf(checkout: string): string {
+  try {
+    return readFileSync(checkoutIdFile(checkout), 'utf8').trim();
+  } catch {
+    return deriveCheckoutId(realpathSync(checkout));
+  }
 }

@@ -7,6 +7,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
+import { checkoutId } from '../../src/kb/checkout-id.js';
 import type { FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { CommonplaceKind, CommonplaceStatus, TASK_QUEUE } from '../../src/search-attributes.js';
@@ -188,7 +189,7 @@ async function startEditWith(kind: 'full-pass' | 'revise', rules: (start: string
     profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2 } }),
     env: fakeEnv,
   };
-  const options = { taskQueue: TASK_QUEUE, workflowId: editWorkflowId(kind, NOTE, sha256(start)), typedSearchAttributes: attributes(kind) };
+  const options = { taskQueue: TASK_QUEUE, workflowId: editWorkflowId(kind, await checkoutId(checkout), NOTE, sha256(start)), typedSearchAttributes: attributes(kind) };
   const planText = 'passes:\n  - tighten\n';
   const handle =
     kind === 'full-pass'

@@ -116,7 +116,7 @@ describe('revision plans', () => {
 describe('run identity', () => {
   test('the workflow ID is the kind, the note path and the text hash; the run ID is readable and one path segment', () => {
     const hash = sha256('text');
-    expect(editWorkflowId('full-pass', 'kb/notes/x.md', hash)).toBe(`full-pass/kb/notes/x.md/${hash.slice(0, 12)}`);
+    expect(editWorkflowId('full-pass', '0a1b2c3d', 'kb/notes/x.md', hash)).toBe(`full-pass/0a1b2c3d/kb/notes/x.md/${hash.slice(0, 12)}`);
     expect(editRunId('revise', 'kb/notes/sub dir/x.md', hash, sha256('kb/notes/sub dir/x.md'))).toBe(`revise-notes_sub_dir_x-${hash.slice(0, 12)}`);
     const long = `kb/notes/${'a'.repeat(120)}.md`;
     const id = editRunId('full-pass', long, hash, sha256(long));

@@ -26,7 +26,7 @@ describe('commonplace review run full-pass', () => {
   test('a full pass with no edits publishes its packet and results without stopping', async () => {
     const { checkout, ledger, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
     const start = await noteText(checkout);
-    const { runId } = runOf('full-pass', NOTE, start);
+    const { runId } = runOf('full-pass', NOTE, start, checkout);
     const { gates, lenses } = await gatesOf(checkout);
 
     const done = await fullPass();
@@ -83,13 +83,13 @@ describe('commonplace review run full-pass', () => {
         { attempts: [reviewsPass] },
       ]);
       start = await noteText(checkout);
-      runId = runOf('full-pass', NOTE, start).runId;
+      runId = runOf('full-pass', NOTE, start, checkout).runId;
       const dir = runDir(checkout, runId);
       ({ gates, lenses } = await gatesOf(checkout));
 
       stopped = await fullPass();
       key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1];
-      const handle = env().client.workflow.getHandle(runOf('full-pass', NOTE, start).workflowId);
+      const handle = env().client.workflow.getHandle(runOf('full-pass', NOTE, start, checkout).workflowId);
       currentDetails = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
       statusAtStop = (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus);
       noteAtStop = await noteText(checkout);
@@ -185,7 +185,7 @@ describe('commonplace review packet', () => {
     beforeAll(async () => {
       const { checkout, cli, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
       start = await noteText(checkout);
-      const { runId } = runOf('full-pass', NOTE, start);
+      const { runId } = runOf('full-pass', NOTE, start, checkout);
       before = await cli('review', 'packet', NOTE);
       passed = await fullPass();
       byNote = await cli('review', 'packet', NOTE);
@@ -223,7 +223,7 @@ describe('approval of a full pass waiting on its manifest', () => {
   beforeAll(async () => {
     const base = await setup((_checkout, text) => [editorRule({ edited: editedText(text), decision: 'edit' }), { attempts: [reviewsPass] }]);
     const start = await noteText(base.checkout);
-    const { runId } = runOf('full-pass', NOTE, start);
+    const { runId } = runOf('full-pass', NOTE, start, base.checkout);
     const stopped = await base.fullPass();
     expect(stopped.exitCode).toBe(2);
     waiting = { ...base, runId, dir: runDir(base.checkout, runId), key: /key: ([0-9a-f]{16})/.exec(stopped.stdout)![1]!, start };
@@ -291,11 +291,11 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(await readFile(join(waiting.dir, 'publication.journal.jsonl'), 'utf8').catch(() => 'none')).toBe('none');
 
     // Keeping the hand edit: the same command opens a run over the edited note and ends the conflicted one.
-    const old = runOf('full-pass', NOTE, waiting.start);
+    const old = runOf('full-pass', NOTE, waiting.start, waiting.checkout);
     const opened = await waiting.fullPass('--detach');
     expect(opened.exitCode).toBe(0);
     expect(opened.stderr).toContain(`cancelled ${old.workflowId}: it ran over an earlier text of ${NOTE}`);
-    expect(opened.stderr).toContain(`started ${runOf('full-pass', NOTE, hand).workflowId}`);
+    expect(opened.stderr).toContain(`started ${runOf('full-pass', NOTE, hand, waiting.checkout).workflowId}`);
     await waitFor('the conflicted run to end', async () => (await env().client.workflow.getHandle(old.workflowId).describe()).status.name === 'CANCELLED');
   });
 });
@@ -308,7 +308,7 @@ describe('the checkout guard', () => {
       editorRule({ outputs: { 'edited.md': '', 'decision.md': 'Nothing to change.\n\nDecision: no-edit\n' }, writeOutside: { [join(root, stray)]: 'A worker wrote this.\n' } }),
       { attempts: [reviewsPass] },
     ]);
-    const { runId } = runOf('full-pass', NOTE, await noteText(checkout));
+    const { runId } = runOf('full-pass', NOTE, await noteText(checkout), checkout);
 
     const stopped = await fullPass();
     expect(stopped.exitCode).toBe(2);
@@ -338,7 +338,7 @@ describe('run identity', () => {
       { attempts: [reviewsPass] },
     ]);
     const start = await noteText(checkout);
-    const first = runOf('full-pass', NOTE, start);
+    const first = runOf('full-pass', NOTE, start, checkout);
     const { lenses } = await gatesOf(checkout);
 
     const stopped = await fullPass('--concurrency', '1');
@@ -366,7 +366,7 @@ describe('run identity', () => {
 
     const edited = `${start.trimEnd()}\n\nOne more sentence.\n`;
     await writeFile(join(checkout, NOTE), edited);
-    const second = runOf('full-pass', NOTE, edited);
+    const second = runOf('full-pass', NOTE, edited, checkout);
     expect(second.workflowId).not.toBe(first.workflowId);
     const opened = await fullPass();
     expect(opened.stderr).toContain(`started ${second.workflowId}`);

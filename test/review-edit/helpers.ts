@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
+import { checkoutIdOf } from '../helpers/kb.js';
 import type { EditKind } from '../../src/review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../src/review/paths.js';
 import { selectPairs } from '../../src/review/status.js';
@@ -43,8 +44,8 @@ export async function noteText(checkout: string, note = NOTE): Promise<string> {
 }
 
 /** The run's ID and workflow ID over a text, as the CLI derives them. */
-export function runOf(kind: EditKind, note: string, text: string): { runId: string; workflowId: string } {
-  return { runId: editRunId(kind, note, sha256(text), sha256(note)), workflowId: editWorkflowId(kind, note, sha256(text)) };
+export function runOf(kind: EditKind, note: string, text: string, checkout: string): { runId: string; workflowId: string } {
+  return { runId: editRunId(kind, note, sha256(text), sha256(note)), workflowId: editWorkflowId(kind, checkoutIdOf(checkout), note, sha256(text)) };
 }
 
 export function runDir(checkout: string, runId: string): string {

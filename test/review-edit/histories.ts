@@ -35,7 +35,7 @@ async function recordEdit(
   const start = await noteText(checkout);
   const dir = await scratch();
   const { env: fakeEnv } = await fakeScenario(dir, rules(checkout, start));
-  const { runId, workflowId } = runOf(kind, NOTE, start);
+  const { runId, workflowId } = runOf(kind, NOTE, start, checkout);
   const options = kind === 'full-pass' ? { profile: 'fake', direction: null } : { profile: 'fake', mode: 'plan' as const, planSha256: sha256(extra.planText ?? '') };
   const input = { checkout, note: NOTE, noteSha256: sha256(start), runId, concurrency: 2, options, env: fakeEnv, ...extra } as FullPassInput & ReviseInput;
   const worker = await testWorker(env, { stateDir: join(dir, 'state') });

@@ -23,7 +23,7 @@ async function setup(rules: (start: string) => FakeRule[]) {
     await writeFile(file, text);
     return file;
   };
-  return { checkout, start, ledger, cli, revise, planFile, ...runOf('revise', NOTE, start) };
+  return { checkout, start, ledger, cli, revise, planFile, ...runOf('revise', NOTE, start, checkout) };
 }
 
 const keyOf = (stdout: string) => /key: ([0-9a-f]{16})/.exec(stdout)?.[1] ?? 'no key shown';

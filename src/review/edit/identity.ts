@@ -1,6 +1,7 @@
 /**
  * Run identity of the editing workflows: the workflow ID is derived from the workflow kind, the
- * note's path and the hash of the note's text (`full-pass/<note-path>/<hash12>`), so repeating the
+ * checkout's ID, the note's path and the hash of the note's text (`full-pass/<checkout>/<note-path>/<hash12>`),
+ * so checkouts sharing a namespace never collide, repeating the
  * command continues the run and an edited note opens a new one. Pure string code.
  */
 import type { EditKind, EditOptions } from './types.js';
@@ -9,8 +10,8 @@ import type { EditKind, EditOptions } from './types.js';
 export const HASH_DIGITS = 12;
 
 /** The workflow ID of a run over one note text. */
-export function editWorkflowId(kind: EditKind, note: string, textSha256: string): string {
-  return `${kind}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
+export function editWorkflowId(kind: EditKind, checkoutId: string, note: string, textSha256: string): string {
+  return `${kind}/${checkoutId}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
 }
 
 /**
