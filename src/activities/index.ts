@@ -1,6 +1,7 @@
 import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
 import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep.js';
+import { createSweepGuardActivities } from './review/sweep-guard.js';
 import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/activities.js';
 import { allHeartbeating } from './heartbeat.js';
@@ -21,6 +22,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...createHarnessActivities(dependencies),
       ...createProbeActivities(dependencies),
       ...createSweepActivities(),
+      ...createSweepGuardActivities(),
       ...createEditActivities(),
       ...createAnalysisActivities(),
     },

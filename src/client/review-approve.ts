@@ -1,3 +1,6 @@
+import type { Client } from '@temporalio/client';
+import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../workflows/gate-sweep.js';
+import { followSweep } from './review-gates.js';
 import { sha256 } from '../fs/digest.js';
 import { formatFindingsInline } from '../kb/format.js';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
@@ -98,6 +101,7 @@ export function registerAcknowledge(review: Command): void {
     .action(
       action(async (run: string, options: { kb?: string; detach?: boolean }) => {
         const client = await connectClient();
+        if (/^(gates\/)?GS-/.test(run)) return acknowledgeSweep(client, run.replace(/^gates\//, ''), options.detach ?? false);
         const found = await resolveRun(client, options.kb, run);
         const progress = await progressOf(found, run);
         const stop = progress.stops[0];
@@ -115,4 +119,23 @@ export function registerAcknowledge(review: Command): void {
         await followEdit(found.handle, found.kind);
       }),
     );
+}
+
+/** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
+async function acknowledgeSweep(client: Client, run: string, detach: boolean): Promise<void> {
+  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
+  const progress = await handle.query(sweepProgressQuery).catch((error: unknown) => {
+    throw new UserError(`no open sweep ${run} (workflow gates/${run}): ${rootMessage(error)}`);
+  });
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed') {
+    throw new UserError(`sweep ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  }
+  try {
+    await handle.executeUpdate(sweepAcknowledgeUpdate, { args: [{ paths: stop.paths }] });
+  } catch (error) {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  }
+  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  if (!detach) await followSweep(client, handle);
 }

@@ -8,7 +8,7 @@ import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
 
 /** The commands a sweep's stops lead to. */
 export function sweepNext(runId: string): NextCommands {
-  return { resume: `commonplace review run gates --resume ${runId}`, ended: `commonplace review retry ${runId}` };
+  return { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` };
 }
 
 /** One progress line: pairs done of total, results by outcome, problems, stale on arrival, launches. */

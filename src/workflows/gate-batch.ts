@@ -6,12 +6,12 @@ import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import type { LifecycleProgress, Stop } from '../runs/stop.js';
+import type { LifecycleProgress, Stop, StopOf } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
 import { checked, findingMessages, gather } from './helpers/checked.js';
 import { Lifecycle } from './lifecycle.js';
 
-const { captureUnit, acceptUnit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 export interface GateBatchInput {
@@ -45,6 +45,20 @@ export const batchResumeUpdate = defineUpdate<BatchProgress, []>('resume');
 /** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
 export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
 
+/** Batches begun before the sweep guard accepted answers without comparing the KB; this patch marks batches that guard it. */
+export const SWEEP_GUARD_PATCH = 'sweep-guard';
+
+/** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
+function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
+  const more = paths.length > 5 ? ` and ${paths.length - 5} more` : '';
+  return {
+    kind: 'checkout-changed',
+    disposition: 'inspect',
+    reason: `the KB changed outside review state while launch ${launchId} ran: ${paths.slice(0, 5).join(', ')}${more}; its answer was not accepted — restore the paths, or own them, then acknowledge`,
+    paths,
+  };
+}
+
 /** Past this many events a batch finishes its launches in flight and continues as new. */
 const historyBudget = 8000;
 
@@ -55,6 +69,8 @@ async function sweepUnit(
   counts: SweepCounts,
   problems: SweepProblem[],
   answerKeys: boolean,
+  /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
+  guard: string | undefined,
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
@@ -70,6 +86,11 @@ async function sweepUnit(
     const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
     const answered = answers?.get(key);
     const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
+      // A launch that ran while the KB changed outside review state: its answer is not accepted.
+      if (guard !== undefined && asked === captured) {
+        const { changed } = await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: guard });
+        if (changed.length > 0) return { kind: 'stop' as const, stop: checkoutChanged(changed, launched.launchId) };
+      }
       const check = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) });
       answers?.set(key, { captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
@@ -131,6 +152,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   return lifecycle.close(
     async () => {
       const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
+      const guard = patched(SWEEP_GUARD_PATCH) ? await sweepGuardBaseline({ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }) : undefined;
       const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
       tally.units = units.length;
       const problems = input.problems ?? [];
@@ -142,7 +164,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         input.concurrency,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys);
+          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;

@@ -5,6 +5,7 @@ import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
+import type { AcknowledgeAnswer } from '../runs/stop.js';
 import { Lifecycle } from './lifecycle.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -22,6 +23,8 @@ interface SweepCarry {
 
 export const progressQuery = defineQuery<SweepProgress>('progress');
 export const resumeUpdate = defineUpdate<SweepProgress, []>('resume');
+/** The operator owns the KB paths a checkout-changed stop reported; the sweep goes on. */
+export const acknowledgeUpdate = defineUpdate<SweepProgress, [AcknowledgeAnswer]>('acknowledge');
 
 /** Runs of more than this many events continue as new between batches. */
 const historyBudget = 4000;
@@ -53,7 +56,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
   const lifecycle: Lifecycle<SweepProgress> = new Lifecycle<SweepProgress>({
     runId,
     headline: (stage) => stage,
-    next: { resume: `commonplace review run gates --resume ${runId}`, ended: `commonplace review retry ${runId}` },
+    next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
     autoResume: input.autoResume,
     progress: {
       query: progressQuery,
@@ -68,6 +71,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
       }),
     },
     resume: resumeUpdate,
+    acknowledge: acknowledgeUpdate,
     legacyEnd: 'continue',
   });
   const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> => finishSweep({ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' });
@@ -130,7 +134,8 @@ async function sweepBatches(
     state.currentBatch = undefined;
     if (result.stop) {
       remaining = result.remaining;
-      await lifecycle.halt(result.stop);
+      if (result.stop.kind === 'checkout-changed') await lifecycle.acknowledge(result.stop.paths, result.stop.reason);
+      else await lifecycle.halt(result.stop);
       resumes += 1;
       continue;
     }

@@ -236,8 +236,8 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   /** Stops on a checkout change until the operator acknowledges exactly these paths. */
-  async acknowledge(paths: string[]): Promise<void> {
-    const reason = `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
+  async acknowledge(paths: string[], why?: string): Promise<void> {
+    const reason = why ?? `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
     this.stops = [{ kind: 'checkout-changed', disposition: 'inspect', reason, paths }];
     this.status = 'stopped';
     recordStatus('stopped');

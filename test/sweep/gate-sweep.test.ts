@@ -149,22 +149,25 @@ describe('the gate sweep', () => {
     });
   });
 
-  test('a note edited while its pair is in flight gets no result and is reported stale on arrival', async () => {
+  test('a note edited while its pair is in flight stops the sweep for acknowledgement; once owned, the pair is asked again over the edited note', async () => {
     const notes = await someNotes(1);
     const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', delayMs: 3000 }] }, { attempts: [{ review: 'pass' }] }], notes);
     const runId = uniqueId('GS').replace(/\//g, '-');
-    const summary = await (await setup.worker()).runUntil(async () => {
+    const { stopped, summary } = await (await setup.worker()).runUntil(async () => {
       const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId)] });
       await waitFor('the slow pair to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0));
       const text = await readFile(join(setup.checkout, notes[0]!), 'utf8');
       await writeFile(join(setup.checkout, notes[0]!), `${text}\nAn edit made while the pair was in flight.\n`);
-      return (await handle.result()) as SweepSummary;
+      let progress: SweepProgress | undefined;
+      await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+      const stop = progress!.stops[0]!;
+      await handle.executeUpdate('acknowledge', { args: [{ paths: stop.kind === 'checkout-changed' ? stop.paths : [] }] });
+      return { stopped: progress!, summary: (await handle.result()) as SweepSummary };
     });
-    expect(summary.counts.staleOnArrival).toBe(1);
+    expect(stopped.stops[0]).toMatchObject({ kind: 'checkout-changed', paths: [notes[0]] });
+    expect(summary.status).toBe('completed');
     const pairs = await selectPairs(setup.checkout, { notes, gates });
-    expect(pairs.find((pair) => pair.criterion === 'sentence/framing-mismatch')?.status).toBe('missing');
-    const arrival = await readFile(join(summary.runDir, 'stale-on-arrival.jsonl'), 'utf8');
-    expect(arrival).toContain('sentence/framing-mismatch');
+    expect(pairs.find((pair) => pair.criterion === 'sentence/framing-mismatch')?.status).toBe('fresh');
   });
 
   test('an output without a valid result line is re-asked with the findings and accepted on the next try', async () => {
