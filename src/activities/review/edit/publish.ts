@@ -269,6 +269,8 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
     if (note(file)) await log({ event: 'note-writing' });
     await writeFileAtomic(destination, text);
     heartbeat(file);
+    // The chaos tests' hook: the worker dies right after the note is written, before the packet and results.
+    if (note(file) && process.env['COMMONPLACE_CHAOS'] === 'kill-after-note') process.kill(process.pid, 'SIGKILL');
   }
   await log({ event: 'done', written: ordered, ...(skipped.length > 0 && { skipped }) });
   return { status: 'published', written: ordered };

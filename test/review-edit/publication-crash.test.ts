@@ -1,0 +1,60 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EditSummary } from '../../src/review/edit/types.js';
+import { selectPairs } from '../../src/review/status.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { fakeScenario, scratch } from '../helpers/fake.js';
+import { useDevServer } from '../helpers/servers.js';
+import { testWorker } from '../helpers/temporal.js';
+import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from './helpers.js';
+
+const { env, address } = useDevServer();
+
+interface JournalLine {
+  event: string;
+  written?: string[];
+  skipped?: string[];
+}
+
+// kill -9 of the worker during a full pass's publication: the real `commonplace worker` runs with the
+// chaos hook that kills it right after the note is written, before the packet and the results.
+describe('a worker killed during a full pass\'s publication, right after the note is written', () => {
+  let summary: EditSummary;
+  let journal: JournalLine[];
+  let start: string;
+  let final: string;
+  let freshAfter: boolean;
+  beforeAll(async () => {
+    const checkout = await gitCorpus();
+    start = await noteText(checkout);
+    const { scenario } = await fakeScenario(await scratch(), [editorRule({ edited: editedText(start), decision: 'edit' }), { attempts: [reviewsPass] }]);
+    const cli = (args: string[]) => runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
+    const doomed = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-note' } });
+    const stopped = await cli(['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario]);
+    const key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1] ?? 'no key';
+    const { runId, workflowId } = runOf('full-pass', NOTE, start, checkout);
+    await cli(['review', 'approve', runId, 'artifact/publication.json', '--key', key, '--detach']);
+    await doomed.catch(() => undefined); // it kills itself after the note
+    const replacement = await testWorker(env(), { stateDir: await scratch() });
+    summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
+    const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
+    journal = lines.split('\n').filter(Boolean).map((line) => JSON.parse(line) as JournalLine);
+    final = await noteText(checkout);
+    freshAfter = (await selectPairs(checkout, { notes: [NOTE] })).every((pair) => pair.status === 'fresh');
+  });
+
+  test('the run completes published once another worker takes over', () => {
+    expect(summary.outcome).toBe('published');
+  });
+
+  test('the note holds the approved text, written once: the retry found it written and skipped it', () => {
+    expect(final).toBe(editedText(start));
+    expect(journal.filter((line) => line.event === 'note-writing')).toHaveLength(1);
+    expect(journal.find((line) => line.event === 'done')?.skipped).toContain(NOTE);
+  });
+
+  test('the packet and the results the killed try had not written are written by the retry, and describe the note', () => {
+    expect(journal.filter((line) => line.event === 'begin')).toHaveLength(1);
+    expect(freshAfter).toBe(true);
+  });
+});
