@@ -7,6 +7,7 @@
 // Scenario:    { ledger?: <path, relative to the scenario; templated>, launches: [ { match?: <regex on the prompt>, attempts: [ <attempt>, ... ] } ] }
 // Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
 //                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text},
+//                waitForFile?: path (the launch waits until the file exists),
 //                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
 // `review` answers a review prompt: a review of each `criterion = <id>` line of the prompt, ending in its
 // result line (one `## <id>` section per criterion when the prompt says `grouping = bundle`).
@@ -17,7 +18,7 @@
 // scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, renameSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -155,6 +156,11 @@ function record(event, extra) {
 }
 
 if (attempt.delayMs) await sleep(attempt.delayMs);
+// Held open until a file exists: a test decides when this launch ends (a state, not a duration).
+if (attempt.waitForFile) {
+  record('waiting', { file: attempt.waitForFile });
+  while (!existsSync(attempt.waitForFile)) await sleep(50);
+}
 
 if (attempt.hang) {
   const child = spawn('sleep', ['3600'], { stdio: 'ignore' });

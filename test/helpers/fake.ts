@@ -13,6 +13,8 @@ export interface FakeAttempt {
   usageLimit?: string;
   delayMs?: number;
   hang?: boolean;
+  /** The launch waits until this file exists (a test ends it when it chooses). */
+  waitForFile?: string;
   model?: string;
   review?: 'pass' | 'warn' | 'fail' | 'report';
   outcomes?: Record<string, 'pass' | 'warn' | 'fail' | 'report'>;
@@ -26,7 +28,7 @@ export interface FakeRule {
 }
 
 export interface LedgerEntry {
-  event: 'start' | 'end' | 'hang';
+  event: 'start' | 'end' | 'hang' | 'waiting';
   rule: number;
   attempt: number;
   pid: number;

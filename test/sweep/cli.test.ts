@@ -1,4 +1,6 @@
 import type { ScheduleHandle } from '@temporalio/client';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
@@ -120,8 +122,10 @@ describe('commonplace review schedule', () => {
       const checkout = await corpusCopy();
       const notes = await someNotes(1);
       const dir = await scratch();
-      // The launch outlasts a CLI start under load, so the second trigger comes while the sweep runs.
-      const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', delayMs: 15_000 }] }]);
+      // The first sweep's launch is held open until the test has triggered again: the second trigger
+      // comes while the sweep runs, however slow the machine.
+      const release = join(dir, 'release');
+      const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
       const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
       name = `nightly-${Date.now().toString(36)}`;
       created = await runCli(
@@ -131,8 +135,10 @@ describe('commonplace review schedule', () => {
       triggers = [await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv })];
       await waitFor('the triggered sweep to launch', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 60_000);
       triggers.push(await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv }));
-
       const handle = env().client.schedule.getHandle(`gates-${name}`);
+      await waitFor('the second trigger to be skipped', async () => (await handle.describe()).info.numActionsSkippedOverlap > 0, 60_000);
+      await writeFile(release, '');
+
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
       described = await handle.describe();
       sweeps = 0;

@@ -151,13 +151,16 @@ describe('the gate sweep', () => {
 
   test('a note edited while its pair is in flight stops the sweep for acknowledgement; once owned, the pair is asked again over the edited note', async () => {
     const notes = await someNotes(1);
-    const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', delayMs: 3000 }] }, { attempts: [{ review: 'pass' }] }], notes);
+    // The pair's first launch is held open until the note has been edited: the edit lands in flight, however slow the machine.
+    const release = join(await scratch(), 'release');
+    const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], notes);
     const runId = uniqueId('GS').replace(/\//g, '-');
     const { stopped, summary } = await (await setup.worker()).runUntil(async () => {
       const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId)] });
       await waitFor('the slow pair to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0));
       const text = await readFile(join(setup.checkout, notes[0]!), 'utf8');
       await writeFile(join(setup.checkout, notes[0]!), `${text}\nAn edit made while the pair was in flight.\n`);
+      await writeFile(release, '');
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
       const stop = progress!.stops[0]!;
