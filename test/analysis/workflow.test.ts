@@ -1,11 +1,11 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-import { access, readFile, rm } from 'node:fs/promises';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { CommonplaceStatus } from '../../src/search-attributes.js';
-import { readLedger } from '../helpers/fake.js';
+import { readLedger, waitFor } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import {
   analysisInput,
@@ -338,21 +338,21 @@ test('the re-check correction branch: a report that passed fails against a corre
   );
 });
 
-test('the three lens reports run concurrently: their launches overlap in the ledger', async () => {
-  const slow = (role: Role, text: string): FakeAttempt[] => [writes(role, text, { delayMs: 1500 })];
+test('the three lens reports run concurrently: all three are launched before any may finish', async () => {
+  // Each lens launch is held open until the test releases it, once all three are waiting: only launches
+  // that run at the same time can all be waiting at once.
+  const release = join(await scratch(), 'release');
+  const held = (role: Role, text: string): FakeAttempt[] => [writes(role, text, { waitForFile: release })];
   await withRun(
-    (clean) => ({ 'lens-control': slow('lens-control', clean['lens-control']), 'lens-memory': slow('lens-memory', clean['lens-memory']), 'lens-learning': slow('lens-learning', clean['lens-learning']) }),
+    (clean) => ({ 'lens-control': held('lens-control', clean['lens-control']), 'lens-memory': held('lens-memory', clean['lens-memory']), 'lens-learning': held('lens-learning', clean['lens-learning']) }),
     async ({ handle, ledger }) => {
       const during = await progressUntil(handle, (progress) => progress.inFlight.length === 3);
       expect(during.inFlight.map((launch) => launch.role).sort()).toEqual(['lens-control', 'lens-learning', 'lens-memory']);
       expect(await updateRejection(handle.executeUpdate('resume'))).toMatch(/is running at lens reports: there is nothing to resume/);
-      expect((await result(handle)).status).toBe('completed');
-      const entries = await readLedger(ledger);
       const lensRules = [2, 3, 4];
-      const starts = entries.filter((entry) => entry.event === 'start' && lensRules.includes(entry.rule)).map((entry) => Date.parse(entry.at));
-      const ends = entries.filter((entry) => entry.event === 'end' && lensRules.includes(entry.rule)).map((entry) => Date.parse(entry.at));
-      expect(starts).toHaveLength(3);
-      expect(Math.max(...starts)).toBeLessThan(Math.min(...ends));
+      await waitFor('all three lens launches waiting', async () => (await readLedger(ledger)).filter((entry) => entry.event === 'waiting' && lensRules.includes(entry.rule)).length === 3, 120_000);
+      await writeFile(release, '');
+      expect((await result(handle)).status).toBe('completed');
     },
   );
 });
