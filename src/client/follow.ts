@@ -144,6 +144,20 @@ class ProgressLine {
  * outcome to stdout; the exit code is set here (a failure is thrown as a UserError, exit 1).
  */
 export async function follow<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
+  // Ctrl-C ends the following, not the run: say so, and how to follow it again.
+  const interrupted = () => {
+    process.stderr.write(`\nstopped following ${handle.workflowId}; the run goes on on the server — follow it again with the same command (or watch it in the Web UI)\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  try {
+    await followUntilClosedOrStopped(handle, format);
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+}
+
+async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
   const progressLine = new ProgressLine();
   let unreachableSince: number | undefined;
   const said = new Set<Transient>();

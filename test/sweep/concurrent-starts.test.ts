@@ -1,6 +1,8 @@
 import { selectPairs } from '../../src/review/status.js';
-import { runCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCli, startCli } from '../helpers/cli.js';
+import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
@@ -50,4 +52,22 @@ test('a stopped sweep in one checkout does not block a sweep in another checkout
   expect(other.exitCode).toBe(0);
   const runs = [stopped, other].map((result) => /(GS-[0-9a-f]{8})-/.exec(String(result.stdout) + String(result.stderr))?.[1]);
   expect(runs[0]).not.toBe(runs[1]);
+});
+
+test('Ctrl-C while following a sweep ends the following, not the sweep: it says how to follow again, and the sweep completes', async () => {
+  const notes = await someNotes(1);
+  const release = join(await scratch(), 'release');
+  const checkout = await corpusCopy();
+  const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
+  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--notes', notes[0]!];
+  const following = startCli(args, { env: { TEMPORAL_ADDRESS: address() }, reject: false });
+  await waitFor('the launch to be held', async () => (await readLedger(ledger)).some((entry) => entry.event === 'waiting'), 120_000);
+  following.kill('SIGINT');
+  const ended = await following;
+  expect(ended.exitCode).toBe(130);
+  expect(String(ended.stderr)).toMatch(/stopped following gates\/GS-\S+; the run goes on on the server — follow it again with the same command/);
+  await writeFile(release, '');
+  const again = await runCli(args, { env: { TEMPORAL_ADDRESS: address() } });
+  expect(again.exitCode).toBe(0);
+  expect(String(again.stdout)).toMatch(/sweep GS-\S+ completed/);
 });
