@@ -6,9 +6,9 @@ import type { Stop } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
 import { checked, findingMessages, gather, type CheckedResult } from './helpers/checked.js';
 import { EditRun } from './helpers/edit-run.js';
-import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
-const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
@@ -85,22 +85,12 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
  * nothing changed, or after the operator approves the exact manifest of a changed note.
  */
 export async function fullPass(input: FullPassInput): Promise<EditSummary> {
-  const run = new EditRun({ kind: 'full-pass', runId: input.runId, note: input.note }, `commonplace review run full-pass ${input.note}`);
-  const start = { startSha256: input.noteSha256 };
-  return run.lifecycle.close(
-    () => passOver(run, input, start),
-    (stop) => run.ended(stop, start),
-  );
+  return editRun('full-pass', input, (run, ctx) => passOver(run, input, ctx));
 }
 
-async function passOver(run: EditRun, input: FullPassInput, start: { startSha256: string }): Promise<EditSummary> {
-  const { workflowId, runId: executionRunId } = workflowInfo();
-  run.at('preparing: capturing the note, the brief and the checkout state');
-  const prepared = await prepareEdit({ kind: 'full-pass', input, workflowId, executionRunId });
-  run.runDir = prepared.runDir;
-  start.startSha256 = prepared.startSha256;
-  const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
-  await guardStep(run, ctx);
+async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Promise<EditSummary> {
+  const { workflowId } = workflowInfo();
+  const { prepared } = ctx;
 
   const gates = prepared.units.reduce((sum, unit) => sum + (unit.lens === 'critique' ? 0 : unit.criteria.length), 0);
   run.at(`reviewing the note: ${gates} gates in ${prepared.units.length - 1} lens bundles, and the critique`);

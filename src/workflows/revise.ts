@@ -8,9 +8,9 @@ import type { EditSummary, PreparedAsk, ReviseInput } from '../review/edit/types
 import { launchOnce } from './helpers/ask.js';
 import type { TryOutcome } from './helpers/checked.js';
 import { EditRun } from './helpers/edit-run.js';
-import { guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
 
-const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '30s',
@@ -104,22 +104,12 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
  * approves the exact manifest.
  */
 export async function revise(input: ReviseInput): Promise<EditSummary> {
-  const run = new EditRun({ kind: 'revise', runId: input.runId, note: input.note }, `commonplace review run revise ${input.note}`);
-  const start = { startSha256: input.noteSha256 };
-  return run.lifecycle.close(
-    () => reviseNote(run, input, start),
-    (stop) => run.ended(stop, start),
-  );
+  return editRun('revise', input, (run, ctx) => reviseNote(run, input, ctx));
 }
 
-async function reviseNote(run: EditRun, input: ReviseInput, start: { startSha256: string }): Promise<EditSummary> {
-  const { workflowId, runId: executionRunId } = workflowInfo();
-  run.at('preparing: capturing the note, the brief and the checkout state');
-  const prepared = await prepareEdit({ kind: 'revise', input, workflowId, executionRunId });
-  run.runDir = prepared.runDir;
-  start.startSha256 = prepared.startSha256;
-  const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
-  await guardStep(run, ctx);
+async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Promise<EditSummary> {
+  const { workflowId } = workflowInfo();
+  const { prepared } = ctx;
 
   let plan: Plan | undefined = prepared.plan;
   if (input.options.mode === 'assess') {

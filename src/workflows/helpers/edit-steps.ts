@@ -5,10 +5,12 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
-import type { EditSummary, PreparedEdit, Proposal } from '../../review/edit/types.js';
+import { workflowInfo } from '@temporalio/workflow';
+import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
 import { checked, findingMessages, type CheckedTry, type TryOutcome } from './checked.js';
-import type { EditRun } from './edit-run.js';
+import { EditRun } from './edit-run.js';
 
+const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 /** What the guard compares against: the baseline snapshot, replaced when the operator acknowledges. */
@@ -104,4 +106,26 @@ export async function publishStep(
     run.lifecycle.complete('completed', candidate.proposal ? `published: ${published.written.length} files written, the note last` : `no edit: ${published.written.length} files published (the packet and the results)`);
     return done;
   }
+}
+
+/**
+ * An editing run, opened and closed the one way both kinds share: the lifecycle around it, the note,
+ * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
+ */
+export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, input: I, body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>): Promise<EditSummary> {
+  const run = new EditRun({ kind, runId: input.runId, note: input.note }, `commonplace review run ${kind} ${input.note}`);
+  const start = { startSha256: input.noteSha256 };
+  return run.lifecycle.close(
+    async () => {
+      const { workflowId, runId: executionRunId } = workflowInfo();
+      run.at('preparing: capturing the note, the brief and the checkout state');
+      const prepared = await prepareEdit({ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]);
+      run.runDir = prepared.runDir;
+      start.startSha256 = prepared.startSha256;
+      const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
+      await guardStep(run, ctx);
+      return body(run, ctx);
+    },
+    (stop) => run.ended(stop, start),
+  );
 }
