@@ -6,7 +6,7 @@
  * PURE MODULE: the workflow imports it.
  */
 import type { Disposition } from '../kb/layouts.js';
-import type { StopOf } from '../runs/stop.js';
+import { namedPaths, type StopOf } from '../runs/stop.js';
 import { manifestMember, type Manifest, type ManifestStatus } from './manifest.js';
 import type { AskKind, FrozenSource, MemberRecord } from './progress.js';
 
@@ -67,22 +67,20 @@ export function environmentStop(found: { problems: readonly string[]; evidence?:
 
 /** Paths a launch wrote outside its outputs, as an environment stop naming the role and attempt that revealed them. */
 export function strayStop(strays: readonly string[], stage: string, role: string, attempt: number, worktree: string): StopOf<'environment-changed'> {
-  const more = strays.length > 5 ? ` and ${strays.length - 5} more` : '';
   return {
     kind: 'environment-changed',
     disposition: 'inspect',
-    reason: `the worktree changed outside run state during the ${stage} launches (seen after ${role} attempt ${attempt}): ${strays.slice(0, 5).join(', ')}${more}; workers write only their outputs — restore the worktree and resume`,
+    reason: `the worktree changed outside run state during the ${stage} launches (seen after ${role} attempt ${attempt}): ${namedPaths(strays)}; workers write only their outputs — restore the worktree and resume`,
     evidence: `${worktree} (git -C ${worktree} status)`,
   };
 }
 
 /** Paths of the main checkout that changed while a launch ran: the launch is named, and its answer is not accepted. */
 export function checkoutStop(paths: readonly string[], role: string, attempt: number, launchId: string, checkout: string): StopOf<'environment-changed'> {
-  const more = paths.length > 5 ? ` and ${paths.length - 5} more` : '';
   return {
     kind: 'environment-changed',
     disposition: 'inspect',
-    reason: `the main checkout changed while ${role} attempt ${attempt} ran (launch ${launchId}): ${paths.slice(0, 5).join(', ')}${more}; workers write only in the run's worktree — restore the checkout and resume (the launch's answer is not accepted)`,
+    reason: `the main checkout changed while ${role} attempt ${attempt} ran (launch ${launchId}): ${namedPaths(paths)}; workers write only in the run's worktree — restore the checkout and resume (the launch's answer is not accepted)`,
     evidence: `${checkout} (git -C ${checkout} status)`,
   };
 }

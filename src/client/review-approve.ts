@@ -1,9 +1,8 @@
-import type { Client } from '@temporalio/client';
 import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../workflows/gate-sweep.js';
 import { followSweep } from './review-gates.js';
 import { sha256 } from '../fs/digest.js';
 import { formatFindingsInline } from '../kb/format.js';
-import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -84,6 +84,11 @@ export function endsRun(kind: StopKind): boolean {
   return STOP_RULES[kind].by === 'ends';
 }
 
+/** Paths named in a stop's one-line reason: the first five, and how many more. */
+export function namedPaths(paths: readonly string[]): string {
+  return `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
+}
+
 /** The stop an ask outcome calls for, if it is one: usage limits and exhausted relaunches stop the run. */
 export function stopFor(outcome: AskOutcome): StopOf<'usage-limit' | 'launch-failed'> | undefined {
   if (outcome.status === 'usage-limit') {

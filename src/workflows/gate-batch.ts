@@ -6,7 +6,7 @@ import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import type { LifecycleProgress, Stop, StopOf } from '../runs/stop.js';
+import { namedPaths, type LifecycleProgress, type Stop, type StopOf } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
 import { checked, findingMessages, gather } from './helpers/checked.js';
 import { Lifecycle } from './lifecycle.js';
@@ -50,11 +50,10 @@ export const SWEEP_GUARD_PATCH = 'sweep-guard';
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
 function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
-  const more = paths.length > 5 ? ` and ${paths.length - 5} more` : '';
   return {
     kind: 'checkout-changed',
     disposition: 'inspect',
-    reason: `the KB changed outside review state while launch ${launchId} ran: ${paths.slice(0, 5).join(', ')}${more}; its answer was not accepted — restore the paths, or own them, then acknowledge`,
+    reason: `the KB changed outside review state while launch ${launchId} ran: ${namedPaths(paths)}; its answer was not accepted — restore the paths, or own them, then acknowledge`,
     paths,
   };
 }

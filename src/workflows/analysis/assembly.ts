@@ -15,7 +15,7 @@ export const PUBLICATION_PATCH = 'analysis-publication';
 
 /** Assembly: every required member's current bytes passed their check; then the exact manifest, and publication. */
 export async function assemble(run: AnalysisRun, final: Disposition): Promise<AnalysisResult> {
-  const { input, plan } = { input: run.input, plan: run.plan };
+  const { input, plan } = run;
   run.disposition = final;
   run.enter('assembly');
   for (const [role, member] of Object.entries(run.members)) {
@@ -68,7 +68,7 @@ export async function assemble(run: AnalysisRun, final: Disposition): Promise<An
  * journal decides what is left to do.
  */
 async function publish(run: AnalysisRun, fixed: Manifest): Promise<Extract<PublicationOutcome, { status: 'published' }>> {
-  const { input, plan } = { input: run.input, plan: run.plan };
+  const { input, plan } = run;
   run.enter('publication');
   for (;;) {
     const outcome = await run.withStops(() =>

@@ -12,7 +12,7 @@ import { badRun, io, type AnalysisRun } from './run.js';
 
 /** Re-checks every accepted member of `group` against the others as they stand; a member that fails is re-asked with the findings, until all pass. */
 export async function recheck(run: AnalysisRun, kind: CheckRecord['kind'], group: readonly string[]): Promise<void> {
-  const { input, plan } = { input: run.input, plan: run.plan };
+  const { input, plan } = run;
   for (;;) {
     run.checkRounds += 1;
     const round = run.checkRounds;

@@ -103,7 +103,7 @@ function handedMembers(run: AnalysisRun, name: string, role: PlanRole, snapshot:
 
 /** One ask of a role: the recorded answer when its key was answered, otherwise a launch in a prepared directory. */
 async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot: Snapshot, spec: AskSpec): Promise<AskResult> {
-  const { plan, input } = { plan: run.plan, input: run.input };
+  const { plan, input } = run;
   const budget = run.budgets[name] as { used: number; max: number };
   const attempt = budget.used + 1;
   const handed = handedMembers(run, name, role, snapshot);
@@ -180,7 +180,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
 
 /** Checks an answer in the role against the snapshot; records the attempt, the answer under its key, and stray writes it revealed. */
 async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snapshot: Snapshot, asked: Asked): Promise<CheckOutcome> {
-  const { plan, input } = { plan: run.plan, input: run.input };
+  const { plan, input } = run;
   const incumbent = run.members[name];
   const refused = run.answers !== undefined ? run.refused[name] : undefined;
   const check = await run.withStops(() =>

@@ -82,8 +82,7 @@ export async function launchOnce<A>(
   ran?: (result: LaunchResult) => void,
 ): Promise<LaunchOnce<A>> {
   const outcome = await ask(input, summary);
-  const stop = stopFor(outcome);
-  if (stop || outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stop as Stop };
+  if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome) as Stop };
   ran?.(outcome.result);
   if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentFinding(outcome, input.outputs)] };
   return check(outcome.result);

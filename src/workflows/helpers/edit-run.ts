@@ -2,7 +2,7 @@
  * The operator's side of an editing run (full pass, revision): its typed query and Updates, and
  * the lifecycle that answers them. One stop at a time; each ends only by its own Update.
  */
-import { defineQuery, defineUpdate, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, defineUpdate, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
@@ -79,9 +79,5 @@ export class EditRun {
     };
     if (this.runDir !== null) await finishEdit({ runDir: this.runDir, summary });
     return summary;
-  }
-
-  get workflowId(): string {
-    return workflowInfo().workflowId;
   }
 }

@@ -2,10 +2,9 @@
  * The steps an editing run takes between its launches: the checkout guard, asking until an output
  * is accepted, and publication after the exact manifest is approved.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
-import { workflowInfo } from '@temporalio/workflow';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
 import { checked, findingMessages, type CheckedTry, type TryOutcome } from './checked.js';
 import { EditRun } from './edit-run.js';

@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
@@ -198,14 +197,6 @@ interface JournalEntry {
   at: string;
 }
 
-/** Heartbeats when run as an activity (a dead worker is noticed in seconds); a plain call does nothing. */
-function heartbeat(details: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // Not inside an activity (a direct call in a test).
-  }
-}
 
 async function readJournal(runDir: string): Promise<JournalEntry[]> {
   const text = await readFile(journalFile(runDir), 'utf8').catch(() => '');
@@ -268,7 +259,6 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
     const text = await getText(input.runDir, target);
     if (note(file)) await log({ event: 'note-writing' });
     await writeFileAtomic(destination, text);
-    heartbeat(file);
     // The chaos tests' hook: the worker dies right after the note is written, before the packet and results.
     if (note(file) && process.env['COMMONPLACE_CHAOS'] === 'kill-after-note') process.kill(process.pid, 'SIGKILL');
   }
