@@ -2,6 +2,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { Command } from 'commander';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { gateSweep } from '../workflows/gate-sweep.js';
+import { checkoutId } from '../kb/checkout-id.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 import { sweepIdentity, checkSweepInput, sweepInput, sweepOptions, type SweepCommandOptions } from './review-gates.js';
@@ -15,12 +16,26 @@ const overlapPolicies: Record<string, ScheduleOverlapPolicy> = {
   'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
 };
 
-/** Schedule IDs are namespaced so `temporal schedule list` shows which are sweeps. */
+/** Schedule IDs are namespaced so `temporal schedule list` shows which are sweeps; a name is the operator's, one per namespace. */
 export const scheduleId = (name: string) => `gates-${name}`;
+
+/**
+ * The workflow ID a schedule starts its sweeps under (Temporal appends the start time): a sweep of
+ * the checkout (`gates/GS-<checkout>-…`), so "is a sweep of this checkout open?" counts it and a
+ * manual sweep is refused while a scheduled one runs, naming it.
+ */
+export const scheduledWorkflowId = (checkout: string, name: string) => `gates/GS-${checkout}-scheduled-${name}`;
 
 function checkName(name: string): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`schedule name "${name}" must be lowercase letters, digits and hyphens`, 2);
   return name;
+}
+
+/** The checkout a schedule's sweeps run on, as its action records it. */
+async function scheduledCheckout(handle: ScheduleHandle): Promise<string | undefined> {
+  const described = await handle.describe();
+  const action = described.action as { args?: unknown[] };
+  return (action.args?.[0] as { checkout?: string } | undefined)?.checkout;
 }
 
 async function existing(client: Client, name: string): Promise<ScheduleHandle> {
@@ -51,6 +66,7 @@ export function registerSchedule(review: Command): void {
         if (overlap === undefined) throw new UserError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}`, 2);
         const input = sweepInput(options, { autoResume: true });
         await checkSweepInput(input);
+        const checkout = await checkoutId(input.checkout);
         const client = await connectClient();
         await client.schedule.create({
           scheduleId: scheduleId(name),
@@ -60,10 +76,10 @@ export function registerSchedule(review: Command): void {
           action: {
             type: 'startWorkflow',
             workflowType: gateSweep,
-            workflowId: `gates/scheduled-${name}`,
+            workflowId: scheduledWorkflowId(checkout, name),
             taskQueue: TASK_QUEUE,
             args: [input],
-            memo: { identity: sweepIdentity(input), input, schedule: name },
+            memo: { identity: sweepIdentity(input), input, schedule: name, checkoutId: checkout },
             staticSummary: `scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`,
             typedSearchAttributes: [
               { key: CommonplaceKind, value: 'gates' },
@@ -72,9 +88,10 @@ export function registerSchedule(review: Command): void {
               { key: CommonplaceProfile, value: input.profile },
             ],
           },
-        }).catch((error: Error) => {
-          if (/already/i.test(error.message)) throw new UserError(`schedule ${name} exists; delete it first or pick another name`);
-          throw error;
+        }).catch(async (error: Error) => {
+          if (!/already/i.test(error.message)) throw error;
+          const owner = await scheduledCheckout(client.schedule.getHandle(scheduleId(name))).catch(() => undefined);
+          throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${owner})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
         });
         process.stdout.write(`created schedule ${name} (Temporal schedule ${scheduleId(name)}), ${options.every ? `every ${options.every}` : `cron ${options.cron}`}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`);
       }),
@@ -96,6 +113,7 @@ export function registerSchedule(review: Command): void {
           rows.push({
             name: summary.scheduleId.replace(/^gates-/, ''),
             scheduleId: summary.scheduleId,
+            checkout: (described.action as { args?: { checkout?: string }[] }).args?.[0]?.checkout ?? null,
             spec,
             paused: described.state.paused,
             note: described.state.note ?? '',
@@ -113,7 +131,7 @@ export function registerSchedule(review: Command): void {
         if (rows.length === 0) process.stdout.write('no sweep schedules\n');
         for (const row of rows) {
           process.stdout.write(
-            `${row.name}: ${row.spec}, ${row.paused ? 'paused' : 'active'}, overlap ${row.overlap}, next ${row.nextRun ?? '-'}, running ${(row.running as string[]).join(' ') || 'none'}, skipped ${row.skipped}\n`,
+            `${row.name}: ${row.spec}, ${row.paused ? 'paused' : 'active'}, ${row.checkout ?? 'checkout unknown'}, overlap ${row.overlap}, next ${row.nextRun ?? '-'}, running ${(row.running as string[]).join(' ') || 'none'}, skipped ${row.skipped}\n`,
           );
         }
       }),

@@ -1,5 +1,5 @@
 import type { ScheduleHandle } from '@temporalio/client';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
@@ -118,8 +118,11 @@ describe('commonplace review schedule', () => {
     let pausedAfterUnpause: boolean;
     let deleted: Run;
     let triggerAfterDelete: Run;
+    let manualWhileScheduled: Run;
+    let checkout: string;
+    let checkoutIdOf: string;
     beforeAll(async () => {
-      const checkout = await corpusCopy();
+      checkout = await corpusCopy();
       const notes = await someNotes(1);
       const dir = await scratch();
       // The first sweep's launch is held open until the test has triggered again: the second trigger
@@ -137,12 +140,14 @@ describe('commonplace review schedule', () => {
       triggers.push(await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv }));
       const handle = env().client.schedule.getHandle(`gates-${name}`);
       await waitFor('the second trigger to be skipped', async () => (await handle.describe()).info.numActionsSkippedOverlap > 0, 60_000);
+      manualWhileScheduled = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!], { env: cliEnv });
       await writeFile(release, '');
 
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
       described = await handle.describe();
       sweeps = 0;
-      for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/scheduled-${name}"` })) sweeps += 1;
+      checkoutIdOf = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
+      for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutIdOf}-scheduled-${name}"` })) sweeps += 1;
       starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
 
       listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
@@ -168,9 +173,14 @@ describe('commonplace review schedule', () => {
       expect(described.info.numActionsSkippedOverlap).toBe(1);
     });
 
-    test('list --json reports the schedule paused, with its skipped trigger', () => {
-      const rows = JSON.parse(String(listed.stdout)) as { name: string; paused: boolean; skipped: number }[];
-      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1 });
+    test('list --json reports the schedule paused, with its checkout and its skipped trigger', () => {
+      const rows = JSON.parse(String(listed.stdout)) as { name: string; paused: boolean; skipped: number; checkout: string }[];
+      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout });
+    });
+
+    test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
+      expect(manualWhileScheduled.exitCode).toBe(1);
+      expect(manualWhileScheduled.stderr).toMatch(new RegExp(`another sweep of this checkout is open \\(gates/GS-${checkoutIdOf}-scheduled-${name}`));
     });
 
     test('unpause unpauses the schedule', () => {
