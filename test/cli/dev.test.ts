@@ -40,3 +40,35 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
     if (dev.exitCode === null) dev.kill('SIGKILL');
   }
 });
+
+test('commonplace dev refuses a gRPC port another server holds, in one line naming it, and starts nothing', async () => {
+  const { createServer } = await import('node:net');
+  const other = createServer();
+  const port = await freePort();
+  await new Promise<void>((done) => other.listen({ host: '127.0.0.1', port }, () => done()));
+  try {
+    const state = await scratch();
+    const dev = await runCli(['dev', '--state', state, '--port', String(port), '--ui-port', String(await freePort())]);
+    expect(dev.exitCode).toBe(1);
+    expect(dev.stderr).toContain(`port 127.0.0.1:${port} is already in use`);
+    expect(dev.stderr).toContain('--port');
+    expect(dev.stderr).not.toContain('Ctrl-C stops');
+    expect(existsSync(join(state, 'temporal.db'))).toBe(false);
+  } finally {
+    await new Promise<void>((done) => other.close(() => done()));
+  }
+});
+
+test('commonplace dev refuses a Web UI port that is taken, naming --ui-port', async () => {
+  const { createServer } = await import('node:net');
+  const other = createServer();
+  const uiPort = await freePort();
+  await new Promise<void>((done) => other.listen({ host: '127.0.0.1', port: uiPort }, () => done()));
+  try {
+    const dev = await runCli(['dev', '--state', await scratch(), '--port', String(await freePort()), '--ui-port', String(uiPort)]);
+    expect(dev.exitCode).toBe(1);
+    expect(dev.stderr).toMatch(new RegExp(`Web UI port 127\\.0\\.0\\.1:${uiPort} is already in use.*--ui-port`));
+  } finally {
+    await new Promise<void>((done) => other.close(() => done()));
+  }
+});
