@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { findCheckout } from '../kb/checkout.js';
 import { analysisWorkflowId, parseRunId, runBranch } from '../analysis/run-id.js';
-import { checkoutId } from '../kb/checkout-id.js';
+import { openCheckout } from './checkout.js';
 import { IntegrateError, integrateRun } from '../activities/analysis/integrate.js';
 import { locateRun, RunNotFoundError } from '../activities/analysis/runs.js';
 import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../activities/analysis/reset.js';
@@ -45,7 +45,7 @@ export function registerReset(analysis: Command): void {
           return;
         }
         const footprint = await runFootprint(checkout, runId);
-        const workflowId = analysisWorkflowId(await checkoutId(checkout), runId);
+        const workflowId = analysisWorkflowId(await openCheckout(checkout), runId);
         const status = await workflowStatus(workflowId);
         if (earlier === undefined && footprint.worktree === undefined && !footprint.branch && status === undefined) {
           throw new UserError(`no run ${runId} in ${checkout}: no worktree, no branch ${runBranch(runId)}, no workflow ${workflowId}`);

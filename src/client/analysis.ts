@@ -8,7 +8,7 @@ import { loadPlan, PlanError } from '../analysis/load-plan.js';
 import type { AnalysisInput, AnalysisProgress } from '../analysis/progress.js';
 import { runRecordFile } from '../analysis/run-dir.js';
 import { analysisWorkflowId } from '../analysis/run-id.js';
-import { checkoutId } from '../kb/checkout-id.js';
+import { openCheckout } from './checkout.js';
 import { DEFAULT_PLAN, PrepareError, prepareRun } from '../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../activities/analysis/runs.js';
 import { GitError } from '../fs/git.js';
@@ -48,6 +48,7 @@ function registerPrepare(analysis: Command): void {
       action(async (system: string, options: { source: string; revision?: string; profile: string; plan?: string; worktrees?: string; kb?: string }) => {
         try {
           const checkout = checkoutOf(options.kb);
+          await openCheckout(checkout);
           const prepared = await prepareRun({
             checkout,
             system,
@@ -97,7 +98,7 @@ async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string
 async function startRun(client: Client, run: LocatedRun, input: AnalysisInput): Promise<WorkflowHandle<typeof analysisWorkflow>> {
   return client.workflow.start(analysisWorkflow, {
     taskQueue: TASK_QUEUE,
-    workflowId: analysisWorkflowId(await checkoutId(run.parameters.checkout), run.runId),
+    workflowId: analysisWorkflowId(await openCheckout(run.parameters.checkout), run.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     args: [input],
@@ -141,7 +142,7 @@ function registerRun(analysis: Command): void {
           return;
         }
         const client = await connectClient();
-        const handle = client.workflow.getHandle<typeof analysisWorkflow>(analysisWorkflowId(await checkoutId(run.parameters.checkout), runId));
+        const handle = client.workflow.getHandle<typeof analysisWorkflow>(analysisWorkflowId(await openCheckout(run.parameters.checkout), runId));
         const state = await describe(handle, run);
         if (state === 'COMPLETED') {
           const { text, status } = formatResult(await handle.result());
@@ -197,7 +198,7 @@ async function readRecord(run: LocatedRun): Promise<AnalysisProgress | undefined
 async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
   try {
     const client = await connectClient();
-    const handle = client.workflow.getHandle(analysisWorkflowId(await checkoutId(run.parameters.checkout), run.runId));
+    const handle = client.workflow.getHandle(analysisWorkflowId(await openCheckout(run.parameters.checkout), run.runId));
     if ((await describe(handle, run)) === undefined) return 'no workflow for it on the server';
     const timeout = new Promise<string>((done) => setTimeout(() => done('no worker answered within 5 s'), 5000).unref());
     return await Promise.race([handle.query(progressQuery), timeout]);

@@ -7,7 +7,7 @@ import { findCheckout } from '../kb/checkout.js';
 import { noteParts } from '../review/hash.js';
 import { notePathProblem } from '../review/paths.js';
 import { editRunId, editWorkflowId, kindOfWorkflowId, optionsDifference } from '../review/edit/identity.js';
-import { checkoutId } from '../kb/checkout-id.js';
+import { openCheckout } from './checkout.js';
 import { readRunRecord, runDirOf } from '../review/edit/runs.js';
 import type { EditKind, EditOptions, EditProgress, EditRunInput, EditSummary, FullPassOptions } from '../review/edit/types.js';
 import { STOP_RULES, type RunStatus, type Stop } from '../runs/stop.js';
@@ -181,7 +181,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const { note, text } = await resolveNote(checkout, start.noteArg);
   if (!(await hasGit(checkout))) throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
   const noteSha256 = sha256(text);
-  const workflowId = editWorkflowId(start.kind, await checkoutId(checkout), note, noteSha256);
+  const workflowId = editWorkflowId(start.kind, await openCheckout(checkout), note, noteSha256);
   const runId = editRunId(start.kind, note, noteSha256, sha256(note));
   const concurrency = positive('concurrency', start.options.concurrency, 4);
   const client = await connectClient();

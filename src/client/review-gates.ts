@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
-import { checkoutId } from '../kb/checkout-id.js';
+import { openCheckout } from './checkout.js';
 import { sha256 } from '../fs/digest.js';
 import { ReviewError } from '../review/errors.js';
 import { selectPairs } from '../review/status.js';
@@ -171,7 +171,7 @@ export function registerRunGates(run: Command): void {
           const again = await startSweep(client, { ...recorded, runId: resume });
           return followSweep(client, again);
         }
-        const checkout = await checkoutId(input.checkout);
+        const checkout = await openCheckout(input.checkout);
         const runId = sweepRunId(input, checkout);
         const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
         if (others.length > 0) {
@@ -208,7 +208,7 @@ export function registerRetry(review: Command): void {
         const recorded = described.memo?.input as SweepInput | undefined;
         if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
         const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
-        const runId = sweepRunId(retry, await checkoutId(recorded.checkout));
+        const runId = sweepRunId(retry, await openCheckout(recorded.checkout));
         const handle = await startSweep(client, { ...retry, runId });
         process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
         await followSweep(client, handle);

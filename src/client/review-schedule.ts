@@ -2,7 +2,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { Command } from 'commander';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { gateSweep } from '../workflows/gate-sweep.js';
-import { checkoutId } from '../kb/checkout-id.js';
+import { openCheckout } from './checkout.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 import { sweepIdentity, checkSweepInput, sweepInput, sweepOptions, type SweepCommandOptions } from './review-gates.js';
@@ -66,7 +66,7 @@ export function registerSchedule(review: Command): void {
         if (overlap === undefined) throw new UserError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}`, 2);
         const input = sweepInput(options, { autoResume: true });
         await checkSweepInput(input);
-        const checkout = await checkoutId(input.checkout);
+        const checkout = await openCheckout(input.checkout);
         const client = await connectClient();
         await client.schedule.create({
           scheduleId: scheduleId(name),

@@ -17,6 +17,7 @@ interface ValidateOptions {
   layout?: string;
   disposition?: string;
   json?: boolean;
+  verbose?: boolean;
   kb?: string;
 }
 
@@ -37,6 +38,7 @@ export function registerValidate(program: Command): void {
     .option('--layout <file>', "the artifact's layout file (default: `layout` in the run's parameters.json)")
     .option('--disposition <disposition>', `check requiredness under this disposition (${DISPOSITIONS.join(', ')}); default: the layout's declared member field, else published`)
     .option('--json', 'print the findings as JSON')
+    .option('--verbose', 'list every file, the clean and the plain-text ones too (default: problems only)')
     .option('--kb <dir>', 'the KB checkout (default: the Git root above the current directory that holds kb/)')
     .action(
       action(async (targets: string[], _options: ValidateOptions, command: Command) => {
@@ -84,7 +86,7 @@ async function runValidate(targets: string[], options: ValidateOptions): Promise
   const files = await collectFiles(checkout.root, targets, cwd);
   const registry = new TypeRegistry(checkout.root);
   const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry }), registry);
-  process.stdout.write(options.json ? formatFilesJson(report) : formatFilesHuman(report));
+  process.stdout.write(options.json ? formatFilesJson(report) : formatFilesHuman(report, { verbose: options.verbose ?? false }));
   process.exitCode = report.summary.failures > 0 ? 1 : 0;
 }
 

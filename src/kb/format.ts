@@ -7,11 +7,11 @@ import type { DraftReport } from './draft.js';
 import type { ValidationReport } from './validate.js';
 
 /** Human output of a file validation: findings grouped by file, then the one-line summary. */
-export function formatFilesHuman(report: Pick<ValidationReport, 'results' | 'summary'>): string {
+export function formatFilesHuman(report: Pick<ValidationReport, 'results' | 'summary'>, options: { verbose?: boolean } = {}): string {
   const out: string[] = [];
   for (const result of report.results) {
     if (result.findings.length === 0) {
-      if (result.kind === 'text') out.push(`${result.file}: plain text, nothing to validate`);
+      if (options.verbose) out.push(result.kind === 'text' ? `${result.file}: plain text, nothing to validate` : `${result.file}: ok`);
       continue;
     }
     out.push(result.kind === 'text' ? `${result.file} (plain text)` : result.file);

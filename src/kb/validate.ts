@@ -10,6 +10,7 @@ import { KbError } from './errors.js';
 import { compareFindings, dedupeFindings, summarize, type FileResult, type Finding, type Summary } from './findings.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
+import { MACHINE_LOCAL_DIRS } from './machine-local.js';
 import { TypeRegistry, type RegistryStats } from './types.js';
 
 /** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */
@@ -111,6 +112,9 @@ export async function validateFile(file: string, options: { readonly repoRoot: s
  */
 export async function collectFiles(repoRoot: string, targets: readonly string[], cwd: string): Promise<string[]> {
   const root = path.resolve(repoRoot);
+  // Machine-local run state (review results, run directories) is the project's own, not the KB's:
+  // a walk skips it unless it starts inside it.
+  const walk = (dir: string) => walkFiles(dir, MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => !isInside(skipped, dir)));
   const wanted = targets.length > 0 ? targets : [path.join(root, 'kb')];
   const files = new Set<string>();
   for (const target of wanted) {
@@ -153,8 +157,13 @@ function ensureInside(root: string, absolute: string, target: string): void {
   }
 }
 
-/** Every file below `dir`, skipping hidden entries (`.git`, caches) and node_modules. */
-async function walk(dir: string): Promise<string[]> {
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Every file below `dir`, skipping hidden entries (`.git`, caches), node_modules and the `skipped` directories. */
+async function walkFiles(dir: string, skipped: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   const pending = [dir];
   while (pending.length > 0) {
@@ -168,7 +177,7 @@ async function walk(dir: string): Promise<string[]> {
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const full = path.join(current, entry.name);
-      if (entry.isDirectory()) pending.push(full);
+      if (entry.isDirectory() && !skipped.includes(full)) pending.push(full);
       else if (entry.isFile()) files.push(full);
     }
   }

@@ -32,7 +32,8 @@ async function prepare(checkout: string, system: string, extra: string[] = []) {
 async function prepared(system = nextSystem()): Promise<Prepared> {
   const checkout = await toyCheckout();
   const result = await prepare(checkout, system);
-  expect(result.stderr).toBe('');
+  // The one line a first command on a checkout may say: which machine-local directories Git now ignores.
+  expect(result.stderr).toMatch(/^(added \S+( \S+)? to \.git\/info\/exclude: machine-local run state and review results, never committed\n)?$/);
   const runId = /^prepared (\S+)$/m.exec(String(result.stdout))?.[1] ?? '';
   const worktree = join(checkout, '..', 'worktrees', runId);
   return { checkout, runId, worktree, dir: await scratch(), cliEnv: { TEMPORAL_ADDRESS: address() } };
