@@ -8,6 +8,8 @@
 // Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
 //                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text},
 //                waitForFile?: path (the launch waits until the file exists),
+//                events?: [object | text] (stdout lines written one by one, before anything else, eventDelayMs?: n apart),
+//                costUsd?: n (the cost it reports; default 0), tokens?: {input, output} (default: a quarter of the prompt's characters, 42),
 //                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
 // `review` answers a review prompt: a review of each `criterion = <id>` line of the prompt, ending in its
 // result line (one `## <id>` section per criterion when the prompt says `grouping = bundle`).
@@ -162,6 +164,12 @@ if (attempt.waitForFile) {
   while (!existsSync(attempt.waitForFile)) await sleep(50);
 }
 
+// A harness's event stream played line by line, so a launch sees it while it runs.
+for (const event of Array.isArray(attempt.events) ? attempt.events : []) {
+  process.stdout.write(`${typeof event === 'string' ? event : JSON.stringify(event)}\n`);
+  if (attempt.eventDelayMs) await sleep(attempt.eventDelayMs);
+}
+
 if (attempt.hang) {
   const child = spawn('sleep', ['3600'], { stdio: 'ignore' });
   record('hang', { childPid: child.pid });
@@ -192,8 +200,8 @@ if (attempt.hang) {
   if (attempt.stdout !== undefined) process.stdout.write(String(attempt.stdout));
   else if (attempt.usageLimit) process.stdout.write(`${attempt.usageLimit}\n`);
   else {
-    const usage = { input_tokens: Math.ceil(prompt.length / 4), output_tokens: 42 };
-    process.stdout.write(`${JSON.stringify({ type: 'fake-result', model: attempt.model ?? 'fake-model-1', usage, cost_usd: 0 })}\n`);
+    const usage = { input_tokens: attempt.tokens?.input ?? Math.ceil(prompt.length / 4), output_tokens: attempt.tokens?.output ?? 42 };
+    process.stdout.write(`${JSON.stringify({ type: 'fake-result', model: attempt.model ?? 'fake-model-1', usage, cost_usd: attempt.costUsd ?? 0 })}\n`);
   }
   if (attempt.stderr !== undefined) process.stderr.write(String(attempt.stderr));
   record('end', { exitCode });

@@ -49,6 +49,15 @@ describe('recorded histories replay against the current workflow code', () => {
         'gates-exhausted-batch-1.json',
         'full-pass-exhausted.json',
         'probe-failed.json',
+        // Since the quota gates: the gate itself, and a sweep stopped on it and resumed by the operator.
+        'quota-gate.json',
+        'gates-quota-gate.json',
+        'gates-quota-gate-batch-1.json',
+        'gates-quota-gate-batch-1-r1.json',
+        // Since spend caps: a sweep with --max-cost stopped at its cap and resumed with a raised one.
+        'gates-spend-limit.json',
+        'gates-spend-limit-batch-1.json',
+        'gates-spend-limit-batch-1-r1.json',
       ]),
     );
   });

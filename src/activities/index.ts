@@ -4,9 +4,10 @@ import { createSweepActivities } from './review/sweep.js';
 import { createSweepGuardActivities } from './review/sweep-guard.js';
 import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/activities.js';
+import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
 
-export type { LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
+export type { LaunchActivity, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
 export { nonRetryableLaunchErrors } from '../harness/launch-contract.js';
 export type { PrepareProbeInput, PreparedProbe } from './probe/probe.js';
 
@@ -25,6 +26,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...createSweepGuardActivities(),
       ...createEditActivities(),
       ...createAnalysisActivities(),
+      ...createQuotaActivities(),
     },
     ['launch'],
   );

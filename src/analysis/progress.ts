@@ -24,6 +24,8 @@ export interface AnalysisInput {
   profilesFile?: string;
   /** Environment added to the profile's (a fake-harness scenario). */
   env?: Record<string, string>;
+  /** The `--max-cost` cap in US dollars: a launch that would take the run past it stops the run (`spend-limit`). */
+  maxCostUsd?: number;
 }
 
 export type AnalysisStatus = RunStatus;
@@ -64,6 +66,9 @@ export interface AttemptRecord {
   readonly sha256?: string;
   readonly model?: string | null;
   readonly durationMs?: number;
+  /** What the launch cost in US dollars (null: unknown) and its tokens; absent when nothing was launched or in records made before spend was tracked. */
+  readonly costUsd?: number | null;
+  readonly tokens?: { readonly input: number; readonly output: number };
   /** Set when no launch was made: the ask's answer key was already answered by this launch, whose answer was checked again. */
   readonly answeredBy?: string;
   /** The launch directory: prompt, handed members, outputs, and the harness's logs under `.launch/`. */

@@ -7,6 +7,8 @@ import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysi
 import { progressQuery } from '../workflows/analysis.js';
 import type { FollowFormat } from './follow.js';
 import { nextLine, stopLines, type NextCommands } from './stop-format.js';
+import { spendLine, usd } from '../runs/spend.js';
+import { spendLines } from './spend.js';
 
 const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
@@ -19,7 +21,8 @@ export function progressLine(progress: AnalysisProgress): string {
     .filter(([, budget]) => budget.used > 1)
     .map(([role, budget]) => `${role} ${budget.used}/${budget.max}`)
     .join(', ');
-  return `${progress.runId}: ${progress.stage}; ${spent} attempts, ${Object.keys(progress.members).length} members${asking ? `; asking ${asking}` : ''}${budgets ? `; budgets ${budgets}` : ''}`;
+  const cost = progress.spend && (progress.spend.launches > 0 || progress.spend.capUsd !== undefined) ? `; ${spendLine(progress.spend)}` : '';
+  return `${progress.runId}: ${progress.stage}; ${spent} attempts, ${Object.keys(progress.members).length} members${asking ? `; asking ${asking}` : ''}${budgets ? `; budgets ${budgets}` : ''}${cost}`;
 }
 
 /** The commands an analysis run's stops lead to. */
@@ -71,6 +74,7 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
     `  members    ${Object.keys(result.files ?? {}).length}`,
     `  attempts   ${spent.length} (${kinds('re-ask')} re-asked after a check, ${kinds('correction')} corrections, ${kinds('fresh')} fresh asks); launches ${progress.attempts.length}`,
     `  artifact   ${progress.runDir}/artifact`,
+    ...spendLines(progress.spend, '  ', 11),
   ];
   if (publication !== undefined) {
     lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
@@ -90,6 +94,7 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   lines.push(`  run directory ${progress.runDir}`);
   if (progress.source) lines.push(`  source        ${progress.source.identity}`);
   if (progress.profile) lines.push(`  profile       ${progress.profile}`);
+  lines.push(...spendLines(progress.spend, '  ', 14));
   if (progress.disposition) lines.push(`  disposition   ${progress.disposition}`);
   if (progress.manifest) lines.push(`  manifest      ${progress.manifest}`);
   if (progress.publication) lines.push(`  published     ${progress.publication.destination}/ at commit ${progress.publication.commit.slice(0, 12)} (journal ${progress.publication.journal})`);
@@ -116,7 +121,8 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
     if (attempt.reason) lines.push(`      why: ${attempt.reason}`);
     for (const finding of attempt.findings) lines.push(`      - ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule})`);
     if (attempt.findingsCount > attempt.findings.length) lines.push(`      … ${attempt.findingsCount - attempt.findings.length} more findings`);
-    lines.push(`      launch ${attempt.launchId}  dir ${attempt.dir}`);
+    const cost = attempt.costUsd === undefined ? '' : `  cost ${attempt.costUsd === null ? 'unknown' : usd(attempt.costUsd)}${attempt.tokens ? ` (${attempt.tokens.input} in, ${attempt.tokens.output} out)` : ''}`;
+    lines.push(`      launch ${attempt.launchId}  dir ${attempt.dir}${cost}`);
   }
   if (progress.checks.length > 0) {
     lines.push('report checks and re-checks');

@@ -21,6 +21,7 @@ import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { registerInstallMethod } from './analysis-method.js';
 import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
+import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
 
 /** Turns the library's errors into the operator's one-line (per problem) messages, exit 1. */
 function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
@@ -122,10 +123,12 @@ function registerRun(analysis: Command): void {
     .option('--auto-resume', 'after a usage limit with a known reset time, wait for it on a durable timer and go on')
     .option('--profiles <file>', 'worker profiles file (default: the worktree\'s kb/instructions/worker-profiles.yaml, else the shipped one)')
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
+    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; on a stopped run, the new cap it resumes with')
     .option('--detach', 'start or resume the run and return without following it')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .action(
-      action(async (runId: string, options: { autoResume?: boolean; profiles?: string; scenario?: string; detach?: boolean; kb?: string }) => {
+      action(async (runId: string, options: { autoResume?: boolean; profiles?: string; scenario?: string; maxCost?: string; detach?: boolean; kb?: string }) => {
+        const maxCostUsd = parseMaxCost(options.maxCost);
         let run: LocatedRun;
         try {
           run = await locateRun(checkoutOf(options.kb), runId);
@@ -158,7 +161,7 @@ function registerRun(analysis: Command): void {
           if (progress?.status === 'stopped') {
             process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
             try {
-              await handle.executeUpdate(resumeUpdate);
+              await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] });
             } catch (error) {
               if (!(error instanceof WorkflowUpdateFailedError)) throw error;
               process.stdout.write(`${formatStop(progress)}\n  not resumed: ${error.cause?.message ?? error.message}\n`);
@@ -166,7 +169,7 @@ function registerRun(analysis: Command): void {
               return;
             }
           } else {
-            process.stderr.write(`attaching to ${handle.workflowId}${progress ? ` (${progress.stage})` : ''}\n`);
+            process.stderr.write(`attaching to ${handle.workflowId}${progress ? ` (${progress.stage})` : ''}${capNotApplied(maxCostUsd)}\n`);
           }
         } else {
           const input: AnalysisInput = {
@@ -175,6 +178,7 @@ function registerRun(analysis: Command): void {
             worktree: run.worktree,
             runDir: run.runDir,
             autoResume: options.autoResume ?? false,
+            ...(maxCostUsd !== undefined && { maxCostUsd }),
             ...(options.profiles !== undefined && { profilesFile: path.resolve(options.profiles) }),
             ...(options.scenario !== undefined && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(options.scenario) } }),
           };

@@ -5,6 +5,7 @@ import { registerWorker } from './worker-command.js';
 import { registerValidate } from './validate.js';
 import { registerReview } from './review.js';
 import { registerAnalysis } from './analysis.js';
+import { registerQuota } from './quota.js';
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerReview(program);
   registerAnalysis(program);
+  registerQuota(program);
   return program;
 }
 

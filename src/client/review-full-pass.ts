@@ -1,5 +1,5 @@
 import { sha256 } from '../fs/digest.js';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
 import type { Command } from 'commander';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,6 +19,8 @@ import { action, rootMessage, UserError } from './errors.js';
 import { checkLaunchInputs } from './input-checks.js';
 import { follow } from './follow.js';
 import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
+import { capNotApplied, parseMaxCost, resumeRequest, spendLines } from './spend.js';
+import { spendLine } from '../runs/spend.js';
 
 
 export interface EditCommandOptions {
@@ -28,6 +30,7 @@ export interface EditCommandOptions {
   profiles?: string;
   scenario?: string;
   detach?: boolean;
+  maxCost?: string;
 }
 
 /** Adds the options every editing run shares. */
@@ -38,6 +41,7 @@ export function editOptions(command: Command): Command {
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
+    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; on a stopped run, the new cap it resumes with')
     .option('--detach', 'start or continue the run and return without following it');
 }
 
@@ -112,6 +116,7 @@ export function formatEditSummary(summary: ClosedEdit): { text: string; status: 
     const lines = [`${summary.kind} ${summary.runId} ended exhausted${summary.stop ? `: ${summary.stop.kind} (${summary.stop.disposition})` : ''}`];
     if (summary.stop) lines.push(`  ${summary.stop.reason}`, ...stopDetails(summary.stop, '  ', summary.runDir));
     if (summary.runDir) lines.push(`  run directory  ${summary.runDir}`);
+    lines.push(...spendLines(summary.spend, '  ', 15));
     lines.push(...nextLine(stops, 'exhausted', editNext(summary)));
     return { text: lines.join('\n'), status: 'exhausted' };
   }
@@ -121,13 +126,14 @@ export function formatEditSummary(summary: ClosedEdit): { text: string; status: 
     `  start / final  ${summary.startSha256.slice(0, 12)} / ${summary.finalSha256.slice(0, 12)}`,
     `  written        ${summary.written.length} files${summary.outcome === 'published' ? `, the note ${summary.note} among them` : ''}`,
     `  launches       ${summary.launches}`,
+    ...spendLines(summary.spend, '  ', 15),
     `  packet         ${path.join(summary.runDir, summary.packet)}`,
   ];
   return { text: lines.join('\n'), status: 'completed' };
 }
 
-/** Progress lines of an editing run: its stage. */
-const editLine = (progress: EditProgress) => `${progress.runId}: ${progress.stage}`;
+/** Progress lines of an editing run: its stage, and its spend once a launch ran or a cap is set. */
+const editLine = (progress: EditProgress) => `${progress.runId}: ${progress.stage}${progress.spend && (progress.spend.launches > 0 || progress.spend.capUsd !== undefined) ? `; ${spendLine(progress.spend)}` : ''}`;
 
 /**
  * Follows an editing run until it completes (exit 0), stops or waits for approval (exit 2, the stop
@@ -184,6 +190,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const workflowId = editWorkflowId(start.kind, await openCheckout(checkout), note, noteSha256);
   const runId = editRunId(start.kind, note, noteSha256, sha256(note));
   const concurrency = positive('concurrency', start.options.concurrency, 4);
+  const maxCostUsd = parseMaxCost(start.options.maxCost);
   const client = await connectClient();
   const definitions = EDIT_WORKFLOWS[start.kind];
   const handle = client.workflow.getHandle<EditWorkflow>(workflowId);
@@ -216,11 +223,12 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     const stop = progress?.stops[0];
     if (progress?.status === 'stopped' && stop !== undefined && STOP_RULES[stop.kind].by === 'resume') {
       process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stops.map((each) => each.kind).join(', ')})\n`);
-      await handle.executeUpdate(definitions.resumeUpdate).catch((error: unknown) => {
-        throw new UserError(`cannot resume ${runId}: ${rootMessage(error)}`);
+      await handle.executeUpdate(definitions.resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).catch((error: unknown) => {
+        // A refusal by the resume validator (a spend-limit stop without a higher cap) is a stop the operator acts on: exit 2.
+        throw new UserError(`cannot resume ${runId}: ${rootMessage(error)}`, error instanceof WorkflowUpdateFailedError ? 2 : 1);
       });
     } else {
-      process.stderr.write(`attaching to ${workflowId}\n`);
+      process.stderr.write(`attaching to ${workflowId}${capNotApplied(maxCostUsd)}\n`);
     }
     if (start.options.detach) return;
     return followEdit(handle, start.kind);
@@ -248,6 +256,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     noteSha256,
     runId,
     concurrency,
+    ...(maxCostUsd !== undefined && { maxCostUsd }),
     ...(start.options.profiles && { profilesFile: path.resolve(start.options.profiles) }),
     ...(start.options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(start.options.scenario) } }),
   };

@@ -1,4 +1,4 @@
-import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
@@ -13,7 +13,8 @@ import { connectClient } from './connection.js';
 import { action, UserError } from './errors.js';
 import { follow } from './follow.js';
 import { checkLaunchInputs } from './input-checks.js';
-import { sweepFormat } from './sweep-format.js';
+import { formatStop, sweepFormat } from './sweep-format.js';
+import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
 
 export interface SweepCommandOptions {
   notes: string[];
@@ -26,6 +27,7 @@ export interface SweepCommandOptions {
   kb?: string;
   profiles?: string;
   scenario?: string;
+  maxCost?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -41,7 +43,8 @@ export function sweepOptions(command: Command): Command {
     .option('--batch-size <n>', 'launches per child workflow', '100')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
-    .option('--scenario <file>', 'fake-harness scenario file (profile fake)');
+    .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
+    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the sweep past this many US dollars; on a stopped sweep, the new cap it resumes with');
 }
 
 function positive(name: string, text: string): number {
@@ -63,6 +66,7 @@ export function sweepInput(options: SweepCommandOptions, extra: Partial<SweepInp
     concurrency: positive('concurrency', options.concurrency),
     batchSize: positive('batch-size', options.batchSize),
     autoResume: options.autoResume ?? false,
+    ...(options.maxCost !== undefined && { maxCostUsd: parseMaxCost(options.maxCost) as number }),
     ...(options.profiles && { profilesFile: resolve(options.profiles) }),
     ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
     ...extra,
@@ -129,14 +133,17 @@ async function openSweeps(client: Client, checkout: string): Promise<{ workflowI
   return found;
 }
 
-/** Resumes a stopped sweep (the resume Update), or does nothing to a running one; then follows it. */
-export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>): Promise<void> {
+/** Resumes a stopped sweep (the resume Update, with a new `--max-cost` cap when given), or does nothing to a running one; then follows it. */
+export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>, maxCostUsd?: number): Promise<void> {
   const progress = await handle.query(progressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    await handle.executeUpdate(resumeUpdate);
+    await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).catch((error: unknown) => {
+      if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+      throw new UserError(`${formatStop(progress)}\n  not resumed: ${error.cause?.message ?? error.message}`, 2);
+    });
   } else {
-    process.stderr.write(`attaching to ${handle.workflowId}\n`);
+    process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);
   }
   await followSweep(client, handle);
 }
@@ -156,6 +163,7 @@ export function registerRunGates(run: Command): void {
       action(async (options: SweepCommandOptions & { resume?: string; detach?: boolean }) => {
         // Bad input is refused before the server is asked anything.
         const input = options.resume ? undefined : sweepInput(options);
+        const maxCostUsd = parseMaxCost(options.maxCost);
         if (input) await checkSweepInput(input);
         const client = await connectClient();
         if (options.resume !== undefined || !input) {
@@ -164,11 +172,11 @@ export function registerRunGates(run: Command): void {
           const described = await handle.describe().catch(() => {
             throw new UserError(`no sweep ${options.resume} (workflow gates/${options.resume} not found)`);
           });
-          if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle);
+          if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd);
           const recorded = described.memo?.input as SweepInput | undefined;
           if (!recorded) throw new UserError(`sweep ${options.resume} has no recorded input to start again from`);
           process.stderr.write(`sweep ${options.resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
-          const again = await startSweep(client, { ...recorded, runId: resume });
+          const again = await startSweep(client, { ...recorded, runId: resume, ...(maxCostUsd !== undefined && { maxCostUsd }) });
           return followSweep(client, again);
         }
         const checkout = await openCheckout(input.checkout);
@@ -183,7 +191,7 @@ export function registerRunGates(run: Command): void {
           .describe()
           .then((described) => described.status.name === 'RUNNING', () => false);
         const handle = await startSweep(client, { ...input, runId });
-        if (open) return resumeAndFollow(client, handle);
+        if (open) return resumeAndFollow(client, handle, maxCostUsd);
         process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
         if (options.detach) return;
         await followSweep(client, handle);

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../runs/stop.js';
+import { centsUp } from '../runs/spend.js';
 
 /** The commands a workflow's stops lead to; each command module fills them in for its run. */
 export interface NextCommands {
@@ -24,6 +25,8 @@ export function stopDetails(stop: Stop, indent: string, runDir?: string | null):
   switch (stop.kind) {
     case 'usage-limit':
       if (stop.resetAt) lines.push(`${indent}the limit resets at ${stop.resetAt}`);
+      else if (stop.probeAt) lines.push(`${indent}no reset time: the account's quota gate probes at ${stop.probeAt}`);
+      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: commonplace quota open ${stop.account})`);
       break;
     case 'conflict':
     case 'checkout-changed':
@@ -56,6 +59,10 @@ export function nextStep(stops: readonly Stop[], status: RunStatus, commands: Ne
   const by = STOP_RULES[stop.kind].by;
   if (by === 'approve' && stop.kind === 'awaiting-approval' && commands.approve) return { label: 'approve', command: commands.approve(stop.proposal) };
   if (by === 'acknowledge' && commands.acknowledge) return { label: 'read the changes; to own them and go on', command: commands.acknowledge };
+  if (stop.kind === 'spend-limit') {
+    const cap = stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
+    return { label: 'to spend more, continue with a higher cap', command: `${commands.resume} --max-cost ${cap ?? '<USD>'}` };
+  }
   return { label: 'continue with', command: commands.resume };
 }
 

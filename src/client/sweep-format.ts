@@ -5,18 +5,22 @@ import { batchProgressQuery } from '../workflows/gate-batch.js';
 import { progressQuery, type gateSweep } from '../workflows/gate-sweep.js';
 import type { FollowFormat } from './follow.js';
 import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
+import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
 
 /** The commands a sweep's stops lead to. */
 export function sweepNext(runId: string): NextCommands {
   return { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` };
 }
 
-/** One progress line: pairs done of total, results by outcome, problems, stale on arrival, launches. */
-export function progressLine(progress: SweepProgress, extraDone = 0): string {
+/** One progress line: pairs done of total, results by outcome, problems, stale on arrival, launches and spend (the running batch's included). */
+export function progressLine(progress: SweepProgress, extraDone = 0, batchSpend?: SpendProgress): string {
   const { counts } = progress;
   const done = counts.pairsDone + extraDone;
   const written = Object.entries(counts.written).filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`).join(', ') || 'none yet';
-  return `${progress.runId}: ${done}/${progress.pairs} pairs, batch ${Math.min(progress.batch + 1, progress.batches)}/${progress.batches}; results ${written}; ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival, ${counts.launches} launches`;
+  // A batch's spend already holds what the sweep spent before it.
+  const spend = batchSpend ?? progress.spend;
+  const launches = spend?.launches ?? counts.launches;
+  return `${progress.runId}: ${done}/${progress.pairs} pairs, batch ${Math.min(progress.batch + 1, progress.batches)}/${progress.batches}; results ${written}; ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival, ${launches} launches${spend ? `, ${spendLine(spend)}` : ''}`;
 }
 
 /** The end-of-sweep report the operator reads: completed, or exhausted with the one next command. */
@@ -30,7 +34,8 @@ export function formatSummary(summary: SweepSummary): string {
     `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: commonplace review retry ${summary.runId})` : ''}`,
     `  stale on arrival   ${counts.staleOnArrival}  (left for the next sweep)`,
     `  launches / tries   ${counts.launches} / ${counts.tries}`,
-    `  cost               ${counts.costUsd > 0 ? `$${counts.costUsd.toFixed(4)}` : 'none reported'}`,
+    `  cost               ${counts.launches > 0 ? spendLine({ ...counts, ...(summary.spend?.capUsd !== undefined && { capUsd: summary.spend.capUsd }) }) : 'nothing launched'}`,
+    `  tokens             ${tokensLine(counts.tokens)}`,
     `  run directory      ${summary.runDir}`,
   ];
   for (const problem of summary.problems.slice(0, 20)) lines.push(`  problem: ${problem.note} × ${problem.criterion}: ${problem.reason}`);
@@ -59,14 +64,17 @@ export function sweepFormat(client: Client, options: { quiet?: boolean } = {}): 
     quiet: options.quiet ?? false,
     line: async (progress) => {
       let inBatch = 0;
+      let batchSpend: SpendProgress | undefined;
       if (progress.currentBatch) {
         try {
-          inBatch = (await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery)).counts.pairsDone;
+          const batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery);
+          inBatch = batch.counts.pairsDone;
+          batchSpend = batch.spend;
         } catch {
           // The batch has just ended or not yet started.
         }
       }
-      return progressLine(progress, inBatch);
+      return progressLine(progress, inBatch, batchSpend);
     },
     stopped: formatStop,
     result: (summary) => ({ text: formatSummary(summary), status: summary.status === 'exhausted' ? 'exhausted' : summary.status === 'blocked' ? 'blocked' : 'completed' }),

@@ -34,7 +34,9 @@ export function resolveCommand(command: string, env: NodeJS.ProcessEnv = process
  */
 export function missingHarness(profile: Profile, fakeHarnessPath: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const command = profile.command ?? (profile.harness === 'fake' ? fakeHarnessPath : harnessInstall[profile.harness].cli);
-  if (resolveCommand(command, { ...env, ...profile.env }) !== undefined) return undefined;
+  // Only PATH matters here; a ${NAME} in it is read from this process's environment (the launch resolves it on the worker).
+  const path = profile.env.PATH?.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => env[name] ?? '');
+  if (resolveCommand(command, { ...env, ...(path !== undefined && { PATH: path }) }) !== undefined) return undefined;
   const { install } = harnessInstall[profile.harness];
   return `profile ${profile.name} needs the ${profile.harness} CLI "${command}", which is not installed (not found on PATH): ${install}`;
 }

@@ -1,5 +1,15 @@
 import type { Profile } from './profiles.js';
-import type { TokenUsage } from './report.js';
+import type { RateLimitInfo } from './rate-limit.js';
+
+export type { RateLimitInfo } from './rate-limit.js';
+
+/** Tokens one launch used, as its harness reported them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
 
 export interface LaunchInput {
   /** A readable identity for the launch (`<run>/<role>/<attempt>`), recorded in results and logs. */
@@ -37,6 +47,30 @@ export interface LaunchResult {
   try: number;
   /** Where this try's stdout, stderr and set-aside outputs are, relative to `dir`. */
   logDir: string;
+  /** The harness warned that a usage limit is near (claude's `rate_limit_event` with `allowed_warning`). */
+  rateLimitWarning?: { type: string; resetsAt: string | null };
+  /** Model turns and tool uses the harness reported, where it reports them. */
+  turns?: number;
+  toolUses?: number;
+}
+
+/** The launch activity's heartbeat details: what the worker is doing right now (`describeLaunchActivity` says it in one line). */
+export interface LaunchActivity {
+  pid: number | null;
+  elapsedMs: number;
+  /** Model turns so far (claude: API messages; pi: turn starts; codex: completed commands, file changes and messages). */
+  turns: number;
+  toolUses: number;
+  /** The latest tool use as a short phrase: "Write lens-memory.md", "Run npm test". */
+  lastTool?: string;
+  /** Tokens processed so far: input, cache reads and writes, and output. */
+  tokens?: number;
+  /** claude's `allowed_warning`: a rate-limit window nearly used up. */
+  rateLimitWarning?: RateLimitInfo;
+  /** Since when the CLI has said it cannot reach its endpoint, with nothing else since (codex's "waiting for network"). */
+  unreachableSince?: string;
+  /** The try an earlier attempt started, which this attempt adopted. */
+  adoptedTry?: number;
 }
 
 /** Failure types the launch activity throws; the permanent ones are listed in `nonRetryableLaunchErrors`. */
@@ -49,6 +83,8 @@ export interface UsageLimitDetails {
   notice: string;
   /** ISO time the harness said the limit resets, when it said one. */
   resetAt: string | null;
+  /** Which window was hit, when the harness said (claude's rate_limit_event: five_hour, seven_day, …). */
+  rateLimitType?: string;
 }
 
 export interface LaunchExitDetails {
@@ -56,6 +92,8 @@ export interface LaunchExitDetails {
   stderrTail: string;
   setAside: string[];
   logDir: string;
+  /** The error the harness reported in its own output, e.g. when it exited 0 after failing. */
+  harnessError?: string;
 }
 
 /** What one ask came to, as the workflow sees it; only `completed` can be checked, the rest are stops or spent attempts. */
@@ -63,5 +101,5 @@ export type AskOutcome =
   | { status: 'completed'; result: LaunchResult }
   | { status: 'incomplete'; result: LaunchResult }
   | { status: 'timed-out'; result: LaunchResult }
-  | { status: 'usage-limit'; reason: string; harness: string; resetAt: string | null }
+  | { status: 'usage-limit'; reason: string; harness: string; resetAt: string | null; /** The account's quota gate, and its probe when the reset is unknown. */ account?: string; probeAt?: string }
   | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null };

@@ -21,6 +21,18 @@ const profileSchema = z
     provider: z.string().min(1).optional(),
     'permission-mode': z.string().min(1).optional(),
     'allowed-tools': z.array(z.string().min(1)).optional(),
+    /** The tools the CLI offers the model at all (claude `--tools`, pi `--tools`); absent: derived from allowed-tools (claude) or the CLI's own set. */
+    tools: z.array(z.string().min(1)).optional(),
+    /** Where the CLI sends model requests, through that CLI's own mechanism (docs/harnesses.md). */
+    'base-url': z.string().min(1).optional(),
+    /** The account the profile draws its quota from: profiles sharing a login or an API key name the same one (default: the profile's name). */
+    account: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dots, underscores and hyphens').optional(),
+    /** How often the CLI itself retries a failed model request (default 0: the relaunch rule decides). */
+    'cli-retries': z.number().int().min(0).optional(),
+    /** Startup instruction files handed to the CLI explicitly (claude --bare skips their discovery). */
+    'startup-files': z.array(z.string().min(1)).optional(),
+    /** How long a CLI may report that it cannot reach its endpoint before the launch is ended as failed. */
+    'unreachable-timeout': duration.optional(),
     flags: z.array(z.string()).default([]),
     timeout: duration.default(30 * 60),
     attempts: z.number().int().positive().default(3),
@@ -41,11 +53,19 @@ export interface Profile {
   provider?: string;
   permissionMode?: string;
   allowedTools?: string[];
+  tools?: string[];
+  baseUrl?: string;
+  /** The quota account (docs/quota.md); absent: the profile's name. */
+  account?: string;
+  cliRetries?: number;
+  startupFiles?: string[];
+  unreachableTimeoutMs?: number;
   flags: string[];
   timeoutMs: number;
   attempts: number;
   /** The cap on one output, in bytes; absent: the default (1 MiB). */
   maxOutputBytes?: number;
+  /** Values may name worker environment variables as `${NAME}`; they are resolved on the worker, at launch. */
   env: Record<string, string>;
 }
 
@@ -70,6 +90,12 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       ...(raw.provider !== undefined && { provider: raw.provider }),
       ...(raw['permission-mode'] !== undefined && { permissionMode: raw['permission-mode'] }),
       ...(raw['allowed-tools'] !== undefined && { allowedTools: raw['allowed-tools'] }),
+      ...(raw.tools !== undefined && { tools: raw.tools }),
+      ...(raw['base-url'] !== undefined && { baseUrl: raw['base-url'] }),
+      ...(raw.account !== undefined && { account: raw.account }),
+      ...(raw['cli-retries'] !== undefined && { cliRetries: raw['cli-retries'] }),
+      ...(raw['startup-files'] !== undefined && { startupFiles: raw['startup-files'] }),
+      ...(raw['unreachable-timeout'] !== undefined && { unreachableTimeoutMs: raw['unreachable-timeout'] }),
       flags: raw.flags,
       timeoutMs: raw.timeout,
       attempts: raw.attempts,

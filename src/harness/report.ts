@@ -1,58 +1,69 @@
+import { ActivityTracker } from './activity.js';
+import { isJsonObject, parseJsonLines, type JsonObject } from './json-stream.js';
+import type { TokenUsage } from './launch-contract.js';
 import type { HarnessName } from './profiles.js';
+import { rateLimitInfo, type RateLimitInfo } from './rate-limit.js';
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-}
+export { rateLimitInfo, type RateLimitInfo } from './rate-limit.js';
+export type { TokenUsage } from './launch-contract.js';
 
 /** What a harness said about its own run, read from its standard output. */
 export interface HarnessReport {
-  /** The model the harness recorded as used; undefined when it reports none (codex). */
+  /** The model the harness recorded as used; undefined when it reports none (codex) or no request succeeded. */
   model?: string;
   usage?: TokenUsage;
   costUsd?: number;
   /** The final text the harness printed as its answer or error, where it has one. */
   resultText?: string;
-  /** An error the harness reported in its structured output. */
+  /** An error the harness reported in its structured output: the run failed, whatever its exit code. */
   errorText?: string;
+  /** The last rate-limit state the harness reported (claude stream-json `rate_limit_event`). */
+  rateLimit?: RateLimitInfo;
+  /** The last `allowed_warning`: a window nearly used up. */
+  rateLimitWarning?: RateLimitInfo;
+  turns?: number;
+  toolUses?: number;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+type Json = JsonObject;
+const isObject = isJsonObject;
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-function jsonLines(stdout: string): Json[] {
-  const events: Json[] = [];
-  for (const line of stdout.split('\n')) {
-    const trimmed = line.trim();
-    if (!trimmed.startsWith('{')) continue;
+/** claude's output in any of its formats: one `json` result object, a `--verbose` `json` array, or stream-json lines. */
+function claudeEvents(stdout: string): Json[] {
+  const trimmed = stdout.trim();
+  if (trimmed.startsWith('[')) {
     try {
       const value: unknown = JSON.parse(trimmed);
-      if (isObject(value)) events.push(value);
+      if (Array.isArray(value)) return value.filter(isObject);
     } catch {
-      // A non-JSON line among JSON events is ignored, as the CLIs print banners and warnings.
+      // Not one array: read it as lines.
     }
   }
-  return events;
+  return parseJsonLines(stdout);
 }
 
-function parseWhole(stdout: string): Json | undefined {
-  try {
-    const value: unknown = JSON.parse(stdout.trim());
-    return isObject(value) ? value : undefined;
-  } catch {
-    return jsonLines(stdout).reverse().find((event) => event.type === 'result');
-  }
-}
-
-/** claude -p --output-format json prints one result object; modelUsage names the models with their cost. */
+/** claude prints a final result object (alone, or last of its stream); modelUsage names the models with their cost. */
 function claudeReport(stdout: string): HarnessReport {
-  const result = parseWhole(stdout);
-  if (!result) return {};
+  const events = claudeEvents(stdout);
   const report: HarnessReport = {};
+  const tracker = new ActivityTracker('claude');
+  for (const event of events) {
+    tracker.observe(event);
+    if (event.type === 'rate_limit_event') {
+      const info = rateLimitInfo(event.rate_limit_info);
+      if (info) report.rateLimit = info;
+    }
+  }
+  const activity = tracker.snapshot();
+  if (activity.rateLimitWarning) report.rateLimitWarning = activity.rateLimitWarning;
+  if (activity.turns > 0) {
+    report.turns = activity.turns;
+    report.toolUses = activity.toolUses;
+  }
+  const result = [...events].reverse().find((event) => event.type === 'result');
+  if (!result) return report;
   const modelUsage = isObject(result.modelUsage) ? result.modelUsage : {};
   const ranked = Object.entries(modelUsage)
     .filter((entry): entry is [string, Json] => isObject(entry[1]))
@@ -72,7 +83,8 @@ function claudeReport(stdout: string): HarnessReport {
   const text = str(result.result);
   if (text !== undefined) report.resultText = text;
   if (result.is_error === true || (typeof result.subtype === 'string' && result.subtype.startsWith('error'))) {
-    report.errorText = text ?? str(result.subtype) ?? 'error';
+    const errors = Array.isArray(result.errors) ? result.errors.filter((error): error is string => typeof error === 'string') : [];
+    report.errorText = text ?? (errors.length > 0 ? `${str(result.subtype) ?? 'error'}: ${errors.join('; ')}` : str(result.subtype)) ?? 'error';
   }
   return report;
 }
@@ -81,7 +93,9 @@ function claudeReport(stdout: string): HarnessReport {
 function codexReport(stdout: string): HarnessReport {
   const report: HarnessReport = {};
   let usage: TokenUsage | undefined;
-  for (const event of jsonLines(stdout)) {
+  const tracker = new ActivityTracker('codex');
+  for (const event of parseJsonLines(stdout)) {
+    tracker.observe(event);
     const type = str(event.type);
     if (type === 'turn.completed' && isObject(event.usage)) {
       usage ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
@@ -97,19 +111,31 @@ function codexReport(stdout: string): HarnessReport {
     }
   }
   if (usage) report.usage = usage;
+  const activity = tracker.snapshot();
+  if (activity.turns > 0) {
+    report.turns = activity.turns;
+    report.toolUses = activity.toolUses;
+  }
   return report;
 }
 
-/** pi --mode json prints JSONL events; each assistant message_end carries its model, usage and cost. */
+/**
+ * pi --mode json prints JSONL events; each assistant message_end carries its model, usage and cost.
+ * A provider error is an assistant message with stopReason "error": the model is taken only from
+ * messages that are not, and the run failed when its last assistant message is one.
+ */
 function piReport(stdout: string): HarnessReport {
   const report: HarnessReport = {};
   let usage: TokenUsage | undefined;
   let cost: number | undefined;
-  for (const event of jsonLines(stdout)) {
+  const tracker = new ActivityTracker('pi');
+  for (const event of parseJsonLines(stdout)) {
+    tracker.observe(event);
     if (event.type !== 'message_end' || !isObject(event.message) || event.message.role !== 'assistant') continue;
     const message = event.message;
-    const model = str(message.model);
-    if (model) report.model = model;
+    const failed = message.stopReason === 'error' || message.stopReason === 'aborted';
+    const model = str(message.responseModel) ?? str(message.model);
+    if (model && !failed) report.model = model;
     if (isObject(message.usage)) {
       usage ??= { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
       usage.inputTokens += num(message.usage.input) ?? 0;
@@ -126,18 +152,22 @@ function piReport(stdout: string): HarnessReport {
         .join('');
       if (text) report.resultText = text;
     }
-    if (message.stopReason === 'error' || message.stopReason === 'aborted') {
-      report.errorText = str(message.errorMessage) ?? `stopReason ${String(message.stopReason)}`;
-    }
+    if (failed) report.errorText = str(message.errorMessage) ?? `stopReason ${String(message.stopReason)}`;
+    else delete report.errorText;
   }
   if (usage) report.usage = usage;
   if (cost !== undefined) report.costUsd = cost;
+  const activity = tracker.snapshot();
+  if (activity.turns > 0) {
+    report.turns = activity.turns;
+    report.toolUses = activity.toolUses;
+  }
   return report;
 }
 
-/** The fake harness prints one line {"type":"fake-result", model, usage, cost_usd}. */
+/** The fake harness prints one line {"type":"fake-result", model, usage, cost_usd}, or plays another harness's output. */
 function fakeReport(stdout: string): HarnessReport {
-  const line = jsonLines(stdout).reverse().find((event) => event.type === 'fake-result');
+  const line = parseJsonLines(stdout).reverse().find((event) => event.type === 'fake-result');
   if (!line) return {};
   const report: HarnessReport = {};
   const model = str(line.model);

@@ -2,9 +2,11 @@
  * Result files: one accepted review of one pair, kept as markdown at
  * `kb/reports/state/review/results/<note-path>/<criterion-id>.md` (see paths.ts).
  * The frontmatter is exactly `note`, `criterion`, `note_sha256`, `criterion_sha256`,
- * `outcome`, `profile`, `model`, `run`, `launch`; the body is the reviewer's text,
- * stored verbatim. A file that breaks any of that is refused with findings and is
- * never fresh.
+ * `outcome`, `profile`, `model`, `run`, `launch`, then — in files written since spend
+ * was tracked, optional so older files stay valid — `cost_usd` (a number, or `unknown`)
+ * and `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`; the
+ * body is the reviewer's text, stored verbatim. A file that breaks any of that is
+ * refused with findings and is never fresh.
  *
  * Status reads thousands of these, so the parser has a fast path for the form the
  * writer produces (one `key: value` line per key, each value a safe plain scalar or a
@@ -16,6 +18,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { isMap, isPair, isScalar, LineCounter } from 'yaml';
 import { writeFileAtomic } from '../fs/atomic.js';
+import type { LaunchResult } from '../harness/launch-contract.js';
+import { launchCost } from '../harness/prices.js';
 import type { Finding } from '../kb/findings.js';
 import { ReviewError } from './errors.js';
 import { criterionIdProblem, notePathProblem, RESULTS_DIR, resultPath } from './paths.js';
@@ -41,6 +45,68 @@ export interface ResultRecord {
   readonly launch: string;
   /** The reviewer's text, ending in its result line. */
   readonly body: string;
+  /** What producing it cost (its share of a bundle launch); absent in files written before spend was tracked. */
+  readonly spend?: ResultSpend;
+}
+
+/** A result's cost and tokens: its launch's, or its equal share of a bundle launch's. */
+export interface ResultSpend {
+  /** US dollars; null when unknown (no harness report and no price for the model). */
+  readonly costUsd: number | null;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+}
+
+/** A result's spend from the launch that produced it: its cost (the harness's, else the price table's) and tokens, shared equally among the `of` criteria it answered. */
+export function resultSpend(launch: Pick<LaunchResult, 'model' | 'usage' | 'costUsd'>, of = 1): ResultSpend {
+  const { costUsd } = launchCost(launch);
+  const usage = launch.usage;
+  return {
+    costUsd: costUsd === null ? null : costUsd / of,
+    inputTokens: (usage?.inputTokens ?? 0) / of,
+    outputTokens: (usage?.outputTokens ?? 0) / of,
+    cacheReadTokens: (usage?.cacheReadTokens ?? 0) / of,
+    cacheWriteTokens: (usage?.cacheWriteTokens ?? 0) / of,
+  };
+}
+
+/** The optional spend keys, in the order the writer puts them after the required ones. */
+export const SPEND_KEYS = ['cost_usd', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
+type SpendKey = (typeof SPEND_KEYS)[number];
+const SPEND_FIELDS: Record<SpendKey, keyof ResultSpend> = {
+  cost_usd: 'costUsd',
+  input_tokens: 'inputTokens',
+  output_tokens: 'outputTokens',
+  cache_read_tokens: 'cacheReadTokens',
+  cache_write_tokens: 'cacheWriteTokens',
+};
+const PLAIN_NUMBER = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/** A spend value as written: a plain decimal (never an exponent), `unknown` for an unknown cost. */
+function spendValue(key: SpendKey, value: number | null): string {
+  if (value === null) return 'unknown';
+  return key === 'cost_usd' ? Number(value.toFixed(6)).toString() : String(Math.round(value));
+}
+
+/** Reads the spend keys a file has (all or none), or a problem per bad value. */
+function readSpend(values: Partial<Record<SpendKey, unknown>>): { spend?: ResultSpend; problems: { key: SpendKey; message: string }[] } {
+  const present = SPEND_KEYS.filter((key) => values[key] !== undefined);
+  if (present.length === 0) return { problems: [] };
+  const problems: { key: SpendKey; message: string }[] = [];
+  const missing = SPEND_KEYS.filter((key) => values[key] === undefined);
+  for (const key of missing) problems.push({ key, message: `missing key \`${key}\`: a result file has all of ${SPEND_KEYS.join(', ')} or none` });
+  const spend: Record<string, number | null> = {};
+  for (const key of present) {
+    const raw = values[key];
+    const number = typeof raw === 'number' ? raw : typeof raw === 'string' && PLAIN_NUMBER.test(raw) ? Number(raw) : undefined;
+    if (key === 'cost_usd' && raw === 'unknown') spend[SPEND_FIELDS[key]] = null;
+    else if (number === undefined || !Number.isFinite(number) || number < 0 || (key !== 'cost_usd' && !Number.isInteger(number))) {
+      problems.push({ key, message: `\`${key}\` must be ${key === 'cost_usd' ? 'a non-negative number of US dollars or `unknown`' : 'a non-negative whole number of tokens'}; found ${describe(raw)}` });
+    } else spend[SPEND_FIELDS[key]] = number;
+  }
+  return problems.length > 0 ? { problems } : { spend: spend as unknown as ResultSpend, problems };
 }
 
 /** The frontmatter keys, in the order the writer puts them. */
@@ -65,6 +131,8 @@ export function formatResultFile(record: ResultRecord): string {
     launch: record.launch,
   };
   const lines = RESULT_KEYS.map((key) => `${key}: ${yamlString(String(values[key]))}`);
+  const { spend } = record;
+  if (spend) lines.push(...SPEND_KEYS.map((key) => `${key}: ${spendValue(key, spend[SPEND_FIELDS[key]])}`));
   // The blank line after the frontmatter is the writer's separator; the parser drops exactly one.
   return `---\n${lines.join('\n')}\n---\n\n${record.body}`;
 }
@@ -99,6 +167,20 @@ function quickParse(text: string, file: string): ResultParse | undefined {
     values.push(raw);
     at = eol + 1;
   }
+  // The spend keys, as the writer puts them: all of them in order, each a plain number (`unknown` for a cost).
+  let spend: ResultSpend | undefined;
+  if (at !== close + 1) {
+    const read: Partial<Record<SpendKey, string>> = {};
+    for (const key of SPEND_KEYS) {
+      const eol = text.indexOf('\n', at);
+      if (eol === -1 || eol > close || !text.startsWith(`${key}: `, at)) return undefined;
+      read[key] = text.slice(at + key.length + 2, eol);
+      at = eol + 1;
+    }
+    const parsed = readSpend(read);
+    if (parsed.spend === undefined) return undefined;
+    spend = parsed.spend;
+  }
   if (at !== close + 1) return undefined;
   const [note, criterion, noteSha256, criterionSha256, outcome, profile, model, run, launch] = values as string[];
   if (!HEX64.test(noteSha256 as string) || !HEX64.test(criterionSha256 as string) || !isOutcome(outcome)) return undefined;
@@ -119,6 +201,7 @@ function quickParse(text: string, file: string): ResultParse | undefined {
       run: run as string,
       launch: launch as string,
       body,
+      ...(spend !== undefined && { spend }),
     },
   };
 }
@@ -155,8 +238,12 @@ function checkResultFile(text: string, file: string): ResultParse {
   const lineOf = (key: string): number | undefined => lines.get(key);
 
   for (const key of Object.keys(data)) {
-    if (!(RESULT_KEYS as readonly string[]).includes(key)) fail('result-extra-key', `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')}`, lineOf(key));
+    if (!(RESULT_KEYS as readonly string[]).includes(key) && !(SPEND_KEYS as readonly string[]).includes(key)) {
+      fail('result-extra-key', `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')} (and optionally ${SPEND_KEYS.join(', ')})`, lineOf(key));
+    }
   }
+  const spendRead = readSpend(Object.fromEntries(SPEND_KEYS.map((key) => [key, data[key]])));
+  for (const problem of spendRead.problems) fail('result-spend', problem.message, lineOf(problem.key));
   const value: Partial<Record<ResultKey, string>> = {};
   for (const key of RESULT_KEYS) {
     if (!Object.hasOwn(data, key)) {
@@ -211,6 +298,7 @@ function checkResultFile(text: string, file: string): ResultParse {
       run: complete.run,
       launch: complete.launch,
       body,
+      ...(spendRead.spend !== undefined && { spend: spendRead.spend }),
     },
   };
 }

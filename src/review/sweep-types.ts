@@ -2,6 +2,7 @@ import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
+import { emptyTokens, type SpendTotals } from '../runs/spend.js';
 
 export type Grouping = 'pair' | 'bundle';
 export type Outcome = 'pass' | 'warn' | 'fail' | 'report';
@@ -38,6 +39,8 @@ export interface SweepOptions {
   retryOf?: string;
   /** Events past which the sweep continues as new between batches, and a batch between units (defaults 4,000 and 8,000; tests set them low). */
   historyBudget?: { sweep?: number; batch?: number };
+  /** The `--max-cost` cap in US dollars over the whole sweep (raised by a resume; not part of the sweep's identity). */
+  maxCostUsd?: number;
 }
 
 export interface SweepInput extends SweepOptions {
@@ -107,7 +110,8 @@ export interface SweepProblem {
   findings?: Finding[];
 }
 
-export interface SweepCounts {
+/** A sweep's counts; its spend fields (launches, cost, unpriced launches, tokens) are its `SpendTotals`. */
+export interface SweepCounts extends SpendTotals {
   pairsDone: number;
   written: Record<Outcome, number>;
   problems: number;
@@ -125,6 +129,8 @@ export const emptyCounts = (): SweepCounts => ({
   launches: 0,
   tries: 0,
   costUsd: 0,
+  unpriced: 0,
+  tokens: emptyTokens(),
 });
 
 export type SweepStatus = RunStatus;

@@ -6,6 +6,7 @@
  * PURE MODULE: types and data only; workflows import it.
  */
 import type { AskOutcome } from '../harness/launch-contract.js';
+import type { SpendLimitFields, SpendProgress } from './spend.js';
 
 /** Where a run is. The last five are closes: each is what `CommonplaceStatus` says once the execution ended. */
 export type RunStatus = 'running' | 'stopped' | 'awaiting-approval' | 'completed' | 'blocked' | 'exhausted' | 'failed' | 'cancelled';
@@ -44,10 +45,18 @@ interface StopBase {
 
 /** Every stop a run can make, keyed on `kind`; each kind carries what its next step needs. */
 export type Stop =
-  | (StopBase & { kind: 'usage-limit'; /** When the harness said the limit resets, if it said. */ resetAt: string | null })
+  | (StopBase & {
+      kind: 'usage-limit';
+      /** When the harness said the limit resets, if it said (or the account's quota gate knows). */
+      resetAt: string | null;
+      /** The account whose quota gate the limit closed (runs begun since the gate). */
+      account?: string;
+      /** With no reset time: when the gate probes the account again. */
+      probeAt?: string;
+    })
   | (StopBase & { kind: 'launch-failed' })
   | (StopBase & { kind: 'budget-exhausted' })
-  | (StopBase & { kind: 'spend-limit' })
+  | (StopBase & { kind: 'spend-limit' } & Partial<SpendLimitFields>)
   | (StopBase & { kind: 'environment-changed' })
   | (StopBase & { kind: 'source-unavailable' })
   | (StopBase & { kind: 'awaiting-approval'; proposal: Proposal })
@@ -62,13 +71,14 @@ export type StopOf<K extends StopKind> = Extract<Stop, { kind: K }>;
  * How a run comes back from each stop — the one table. `resume`: the `resume` Update (the same
  * command again), and for a usage limit with a known reset, the auto-resume timer too; `approve` and
  * `acknowledge`: their Updates; `ends`: nothing brings it back, the run closes `exhausted` (the fixed
- * plan's budgets and caps are never raised within a run).
+ * plan's budgets are never raised within a run). A `spend-limit` stop is the operator's own cap: it
+ * resumes, and only with a raised one (`ResumeRequest.maxCostUsd`, checked by the resume validator).
  */
 export const STOP_RULES = {
   'usage-limit': { by: 'resume', timer: true },
   'launch-failed': { by: 'resume', timer: false },
   'budget-exhausted': { by: 'ends', timer: false },
-  'spend-limit': { by: 'ends', timer: false },
+  'spend-limit': { by: 'resume', timer: false },
   'environment-changed': { by: 'resume', timer: false },
   'source-unavailable': { by: 'resume', timer: false },
   'awaiting-approval': { by: 'approve', timer: false },
@@ -92,7 +102,7 @@ export function namedPaths(paths: readonly string[]): string {
 /** The stop an ask outcome calls for, if it is one: usage limits and exhausted relaunches stop the run. */
 export function stopFor(outcome: AskOutcome): StopOf<'usage-limit' | 'launch-failed'> | undefined {
   if (outcome.status === 'usage-limit') {
-    return { kind: 'usage-limit', disposition: 'retry', reason: outcome.reason, resetAt: outcome.resetAt };
+    return { kind: 'usage-limit', disposition: 'retry', reason: outcome.reason, resetAt: outcome.resetAt, ...(outcome.account !== undefined && { account: outcome.account }), ...(outcome.probeAt !== undefined && { probeAt: outcome.probeAt }) };
   }
   if (outcome.status === 'launch-failed') {
     return { kind: 'launch-failed', disposition: 'inspect', reason: outcome.reason, ...(outcome.logDir !== null && { evidence: outcome.logDir }) };
@@ -112,6 +122,13 @@ export interface LifecycleProgress {
   readonly resumesAt?: string;
   /** How many times the run was resumed. */
   readonly resumes: number;
+  /** What the run's launches spent, and its `--max-cost` cap (absent in records made before spend was tracked). */
+  readonly spend?: SpendProgress;
+}
+
+/** What the `resume` Update may carry: a new `--max-cost` cap (required, and above the spend, to resume a `spend-limit` stop). */
+export interface ResumeRequest {
+  maxCostUsd?: number;
 }
 
 /** The operator's answer to a proposal: the file as the operator leaves it, bound to a key. */

@@ -39,6 +39,8 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
           next: { unit: { ...input.unit, criteria: input.unit.criteria.filter((criterion) => again.has(criterion.id)) }, findings: [] },
         };
       },
+      undefined,
+      run.lifecycle.spend,
     );
   });
 }
@@ -102,11 +104,17 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
     const seq = ++ctx.seq;
     const asked = await prepareEditAsk({ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings });
     run.launches += 1;
-    return launchOnce({ launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs }, `${input.note}: edit, attempt ${attempt}`, async () => {
-      const check = await acceptEdit({ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir });
-      if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
-      return { kind: 'checked' as const, accepted: [check], findings: [] };
-    });
+    return launchOnce(
+      { launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
+      `${input.note}: edit, attempt ${attempt}`,
+      async () => {
+        const check = await acceptEdit({ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir });
+        if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
+        return { kind: 'checked' as const, accepted: [check], findings: [] };
+      },
+      undefined,
+      run.lifecycle.spend,
+    );
   });
   await guardStep(run, ctx);
 

@@ -6,10 +6,13 @@ import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import { namedPaths, type LifecycleProgress, type Stop, type StopOf } from '../runs/stop.js';
+import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
 import { checked, findingMessages, gather } from './helpers/checked.js';
 import { Lifecycle } from './lifecycle.js';
+import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './helpers/pace.js';
+import type { SpendTotals } from '../runs/spend.js';
+import type { Spend } from './helpers/spend.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -26,6 +29,11 @@ export interface GateBatchInput {
   problems?: SweepProblem[];
   /** Events past which the batch finishes its launches in flight and continues as new (default 8,000). */
   historyBudget?: number;
+  /** The sweep's `--max-cost` cap, and what the sweep spent before this batch: the batch's launches decide against both. */
+  maxCostUsd?: number;
+  spentBefore?: SpendTotals;
+  /** The sweep's concurrency as a rate-limit warning lowered it (absent: `concurrency`, not lowered yet). */
+  pace?: Pace;
 }
 
 export interface GateBatchResult {
@@ -34,13 +42,15 @@ export interface GateBatchResult {
   /** Set when a launch stopped the batch; `remaining` then holds every unit not finished. */
   stop?: Stop;
   remaining: SweepUnit[];
+  /** Set once a rate-limit warning lowered the concurrency: the sweep's later batches keep it. */
+  pace?: Pace;
 }
 
 export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number };
 
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 /** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
-export const batchResumeUpdate = defineUpdate<BatchProgress, []>('resume');
+export const batchResumeUpdate = defineUpdate<BatchProgress, [ResumeRequest]>('resume');
 
 /** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
 export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
@@ -58,6 +68,12 @@ function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-ch
   };
 }
 
+/** The lowered pace, for the sweep and the batch's next run. */
+function withPace(): { pace?: Pace } {
+  const pace = lowered();
+  return pace !== undefined ? { pace } : {};
+}
+
 /** Past this many events a batch finishes its launches in flight and continues as new. */
 const historyBudget = 8000;
 
@@ -70,6 +86,8 @@ async function sweepUnit(
   answerKeys: boolean,
   /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
   guard: string | undefined,
+  /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
+  spend: Spend,
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
@@ -77,10 +95,10 @@ async function sweepUnit(
   const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit({ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings });
+    // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
-      counts.launches += 1;
       counts.tries += launched.try;
-      counts.costUsd += launched.costUsd ?? 0;
+      paceLaunch(launched);
     };
     const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
     const answered = answers?.get(key);
@@ -102,6 +120,7 @@ async function sweepUnit(
           `${pending.note} × ${pending.criteria.length === 1 ? pending.criteria[0]!.id : `${pending.lens} (${pending.criteria.length} gates)`}, attempt ${attempt}`,
           (launched) => accept(captured, launched),
           ran,
+          spend,
         );
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
@@ -147,9 +166,12 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished }) },
     resume: batchResumeUpdate,
     legacyEnd: 'continue',
+    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+    spent: { totals: counts, ...(input.spentBefore !== undefined && { before: input.spentBefore }) },
   });
   return lifecycle.close(
     async () => {
+      startPace(input.concurrency, input.pace);
       const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
       const guard = patched(SWEEP_GUARD_PATCH) ? await sweepGuardBaseline({ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }) : undefined;
       const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
@@ -160,10 +182,10 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
       const done = await gather(
         units,
-        input.concurrency,
+        paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard);
+          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard, lifecycle.spend);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
@@ -178,13 +200,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       if (stop) {
         // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
         lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
-        return { counts, problems, stop, remaining };
+        return { counts, problems, stop, remaining, ...withPace() };
       }
       if (remaining.length > 0) {
-        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems });
+        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace() });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
-      return { counts, problems, remaining: [] };
+      return { counts, problems, remaining: [], ...withPace() };
     },
     (stop) => Promise.resolve({ counts, problems: input.problems ?? [], stop, remaining: [] }),
   );

@@ -5,8 +5,10 @@ import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
-import type { AcknowledgeAnswer } from '../runs/stop.js';
+import type { AcknowledgeAnswer, ResumeRequest } from '../runs/stop.js';
 import { Lifecycle } from './lifecycle.js';
+import type { Pace } from './helpers/pace.js';
+import { addTotals, type SpendTotals } from '../runs/spend.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -19,10 +21,12 @@ interface SweepCarry {
   remaining?: SweepUnit[];
   /** Resumes of the current batch (its child workflow IDs are numbered by them). */
   resumes: number;
+  /** The concurrency a rate-limit warning lowered the sweep to. */
+  pace?: Pace;
 }
 
 export const progressQuery = defineQuery<SweepProgress>('progress');
-export const resumeUpdate = defineUpdate<SweepProgress, []>('resume');
+export const resumeUpdate = defineUpdate<SweepProgress, [ResumeRequest]>('resume');
 /** The operator owns the KB paths a checkout-changed stop reported; the sweep goes on. */
 export const acknowledgeUpdate = defineUpdate<SweepProgress, [AcknowledgeAnswer]>('acknowledge');
 
@@ -33,10 +37,14 @@ function add(into: SweepCounts, from: SweepCounts): void {
   into.pairsDone += from.pairsDone;
   into.problems += from.problems;
   into.staleOnArrival += from.staleOnArrival;
-  into.launches += from.launches;
   into.tries += from.tries;
-  into.costUsd += from.costUsd;
+  addTotals(into, from);
   for (const key of Object.keys(from.written) as (keyof SweepCounts['written'])[]) into.written[key] += from.written[key];
+}
+
+/** The spend part of a sweep's counts, handed to a batch. */
+function spentSoFar(counts: SweepCounts): SpendTotals {
+  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
 }
 
 /** The run ID of a sweep: given by the CLI, or derived from the workflow ID a schedule gave it. */
@@ -73,6 +81,8 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     resume: resumeUpdate,
     acknowledge: acknowledgeUpdate,
     legacyEnd: 'continue',
+    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+    spent: { totals: state.counts },
   });
   const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> => finishSweep({ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' });
   return lifecycle.close(
@@ -113,12 +123,26 @@ async function sweepBatches(
   const { counts } = state;
   let remaining = carried?.remaining;
   let resumes = carried?.resumes ?? 0;
+  let pace = carried?.pace;
   while (state.batch < ready.batches) {
-    lifecycle.at(`batch ${state.batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems`);
+    lifecycle.at(`batch ${state.batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`);
     state.currentBatch = `${workflowInfo().workflowId}/batch-${state.batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
     const result: GateBatchResult = await executeChild(gateBatch, {
       workflowId: state.currentBatch,
-      args: [{ runId, checkout: input.checkout, batch: state.batch, profile: ready.profile, concurrency: input.concurrency, ...(remaining && { units: remaining }), ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }) }],
+      args: [
+        {
+          runId,
+          checkout: input.checkout,
+          batch: state.batch,
+          profile: ready.profile,
+          concurrency: input.concurrency,
+          ...(pace && { pace }),
+          ...(remaining && { units: remaining }),
+          ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }),
+          // The batch decides against the sweep's cap with what the sweep spent before it (batches run one at a time).
+          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(counts) }),
+        },
+      ],
       staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}`,
       // Where the sweep carries the project's search attributes, its batches do too: found by kind and sweep, their status true on close.
       ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && {
@@ -130,6 +154,7 @@ async function sweepBatches(
       }),
     });
     add(counts, result.counts);
+    pace = result.pace ?? pace;
     if (result.problems.length > 0) await recordProblems({ checkout: input.checkout, runId, problems: result.problems });
     state.currentBatch = undefined;
     if (result.stop) {
@@ -143,7 +168,7 @@ async function sweepBatches(
     resumes = 0;
     state.batch += 1;
     if (state.batch < ready.batches && workflowInfo().historyLength > (input.historyBudget?.sweep ?? historyBudget)) {
-      await continueAsNew<typeof gateSweep>(input, { prepared: ready, batch: state.batch, counts, resumes });
+      await continueAsNew<typeof gateSweep>({ ...input, ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }) }, { prepared: ready, batch: state.batch, counts, resumes, ...(pace && { pace }) });
     }
   }
 }

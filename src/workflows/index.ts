@@ -4,3 +4,4 @@ export { gateBatch } from './gate-batch.js';
 export { analysis } from './analysis.js';
 export { fullPass } from './full-pass.js';
 export { revise } from './revise.js';
+export { quotaGate } from './quota-gate.js';

@@ -20,6 +20,8 @@ import {
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
+import { autoResumed, autoResumeWait, openQuotaGates, quotaReopened, quotaVersion, watchQuotaGate } from './helpers/quota.js';
+import { nextCap, resumeCapProblem, spendLine, type SpendTotals } from '../runs/spend.js';
 import {
   STOP_RULES,
   type AcknowledgeAnswer,
@@ -27,9 +29,11 @@ import {
   type ClosedStatus,
   type LifecycleProgress,
   type Proposal,
+  type ResumeRequest,
   type RunStatus,
   type Stop,
 } from '../runs/stop.js';
+import { Spend } from './helpers/spend.js';
 
 /** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
 export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';
@@ -71,7 +75,7 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
   /** Wait for a usage limit's reset time on a durable timer and go on. */
   autoResume: boolean;
   progress: { query: QueryDefinition<P>; build: (common: LifecycleProgress) => P };
-  resume: UpdateDefinition<P, []>;
+  resume: UpdateDefinition<P, [ResumeRequest]>;
   approve?: UpdateDefinition<P, [ApprovalAnswer]>;
   acknowledge?: UpdateDefinition<P, [AcknowledgeAnswer]>;
   /** Refuses an answer's text that cannot be applied (a selection list that does not parse); a message, or undefined. */
@@ -84,6 +88,10 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
   changed?: () => Promise<void>;
   /** How a run recorded before the exhausted close treated an ending stop: it waited forever, the resume Update went on, or it went on at once. */
   legacyEnd: 'wait' | 'resume' | 'continue';
+  /** The run's `--max-cost` cap in US dollars (from its input, or carried across continue-as-new). */
+  maxCostUsd?: number;
+  /** The record this execution's launches add to (a sweep's counts), and what earlier executions spent against the same cap. */
+  spent?: { totals: SpendTotals; before?: SpendTotals };
 }
 
 /**
@@ -106,18 +114,23 @@ export class Lifecycle<P extends LifecycleProgress> {
   private legacyResumable = false;
   private answer: ApprovalAnswer | undefined;
   private acknowledged = false;
+  /** What the run's launches spent, and its cap: asked before every launch (`askWithin`), raised by a resume. */
+  readonly spend: Spend;
 
   constructor(private readonly settings: LifecycleSettings<P>) {
+    this.spend = new Spend(settings.maxCostUsd, settings.spent?.totals, settings.spent?.before);
     setHandler(settings.progress.query, () => this.progress());
     setHandler(
       settings.resume,
-      async () => {
+      async (request?: ResumeRequest) => {
+        if (request?.maxCostUsd !== undefined) this.spend.capUsd = request.maxCostUsd;
+        await this.openQuotaGates();
         await this.take();
         // The Update answers once the run has gone on from the stop, with the progress it made.
         if (this.taken < this.generation) await condition(() => this.taken >= this.generation);
         return this.progress();
       },
-      { validator: () => this.validateResume() },
+      { validator: (request?: ResumeRequest) => this.validateResume(request) },
     );
     if (settings.approve) {
       setHandler(
@@ -155,6 +168,7 @@ export class Lifecycle<P extends LifecycleProgress> {
       stops: this.stops,
       ...(this.resumesAt !== undefined && { resumesAt: this.resumesAt }),
       resumes: this.resumes,
+      spend: this.spend.progress(),
     });
   }
 
@@ -179,6 +193,8 @@ export class Lifecycle<P extends LifecycleProgress> {
       if (stop.kind === 'awaiting-approval') lines.push(`inspect: ${stop.proposal.inspect.join(', ')}`, `key: ${stop.proposal.key}`);
     }
     if (this.resumesAt) lines.push(`goes on by itself at ${this.resumesAt}`);
+    const spend = this.spend.progress();
+    if (spend.launches > 0 || spend.capUsd !== undefined) lines.push(`spent: ${spendLine(spend)}`);
     const next = this.nextCommand();
     if (next) lines.push(`next: \`${next}\``);
     setCurrentDetails(lines.join('\n\n'));
@@ -192,6 +208,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     const by = STOP_RULES[stop.kind].by;
     if (by === 'approve' && stop.kind === 'awaiting-approval') return this.settings.next.approve?.(stop.proposal);
     if (by === 'acknowledge') return this.settings.next.acknowledge;
+    if (stop.kind === 'spend-limit') return `${this.settings.next.resume} --max-cost ${nextCap(this.spend.all())}`;
     return this.settings.next.resume;
   }
 
@@ -204,20 +221,16 @@ export class Lifecycle<P extends LifecycleProgress> {
     if (STOP_RULES[stop.kind].by === 'ends') {
       if ((await this.endOrLegacy(stop)) === 'continue') return;
     } else if (STOP_RULES[stop.kind].by !== 'resume') throw refuse('bad-stop', `a ${stop.kind} stop is not ended by resume`);
-    this.stops = [...this.stops, stop];
+    // Parallel branches that reach the cap together wait on one spend-limit stop (one raise resumes them all).
+    if (stop.kind !== 'spend-limit' || !this.stops.some((held) => held.kind === 'spend-limit')) this.stops = [...this.stops, stop];
     this.status = 'stopped';
     recordStatus('stopped');
     const seen = this.generation;
-    const resetAt = stop.kind === 'usage-limit' && stop.resetAt ? Date.parse(stop.resetAt) : NaN;
-    const waitMs = this.settings.autoResume && STOP_RULES[stop.kind].timer && Number.isFinite(resetAt) ? Math.max(0, resetAt - Date.now()) + 60_000 : undefined;
-    if (waitMs !== undefined) this.resumesAt = new Date(Date.now() + waitMs).toISOString();
+    const timer = this.settings.autoResume && STOP_RULES[stop.kind].timer && stop.kind === 'usage-limit' ? autoResumeWait(stop) : undefined;
+    if (timer !== undefined) this.resumesAt = new Date(Date.now() + timer.waitMs).toISOString();
     this.show();
     await this.settings.changed?.();
-    if (waitMs !== undefined) {
-      const resetText = stop.kind === 'usage-limit' ? stop.resetAt : '';
-      const taken = await condition(() => this.generation > seen, waitMs, { summary: `resume after the usage limit resets (${resetText})` });
-      if (!taken && !this.resuming && this.stops.includes(stop)) await this.take();
-    }
+    if (timer !== undefined) await this.autoResume(stop, seen, timer);
     await condition(() => this.generation > seen);
     this.taken = this.generation;
   }
@@ -308,6 +321,30 @@ export class Lifecycle<P extends LifecycleProgress> {
     return 'stop';
   }
 
+  /**
+   * The auto-resume timer of a usage-limit stop: at the reset (or the probe), or as soon as the
+   * account's quota gate opens, the run resumes by itself — unless a resume got there first.
+   */
+  private async autoResume(stop: Stop, seen: number, timer: { waitMs: number; summary: string }): Promise<void> {
+    await watchQuotaGate(stop);
+    const gate = quotaVersion(stop);
+    await condition(() => this.generation > seen || quotaReopened(stop, gate), timer.waitMs, { summary: timer.summary });
+    if (this.generation === seen && !this.resuming && this.stops.includes(stop)) {
+      autoResumed();
+      await this.take();
+    }
+  }
+
+  /** An operator's resume of a run stopped on a quota gate opens the gate (the account may be tried now). */
+  private async openQuotaGates(): Promise<void> {
+    this.resuming = true;
+    try {
+      await openQuotaGates(this.stops);
+    } finally {
+      this.resuming = false;
+    }
+  }
+
   /** Takes a resume: asks `beforeResume`, then goes on (or stays in the stop it names). */
   private async take(): Promise<void> {
     this.resuming = true;
@@ -345,13 +382,15 @@ export class Lifecycle<P extends LifecycleProgress> {
     return this.stops.length > 0 ? `${this.status} (${this.stops.map((stop) => stop.kind).join(', ')})` : `${this.status} at ${this.stage}`;
   }
 
-  private validateResume(): void {
+  private validateResume(request?: ResumeRequest): void {
     if (this.resuming) throw refuse('nothing-to-resume', `run ${this.settings.runId} is already resuming`);
     const resumable = this.legacyResumable || this.stops.some((stop) => STOP_RULES[stop.kind].by === 'resume');
     if (this.status !== 'stopped' || !resumable) {
       const ended = this.status === 'exhausted' ? `; it ended (next: \`${this.settings.next.ended}\`)` : '';
       throw refuse('nothing-to-resume', `run ${this.settings.runId} is ${this.describeState()}: there is nothing to resume${ended}`);
     }
+    const problem = resumeCapProblem({ stoppedAtCap: this.stops.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: this.spend.all() });
+    if (problem !== undefined) throw refuse('spend-cap', `run ${this.settings.runId} was not resumed: ${problem}`);
   }
 
   private validateApproval(answer: ApprovalAnswer): void {

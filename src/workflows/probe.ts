@@ -1,6 +1,6 @@
 import { ApplicationFailure, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
-import type { LifecycleProgress } from '../runs/stop.js';
+import type { LifecycleProgress, ResumeRequest } from '../runs/stop.js';
 import { ask, type AskOutcome } from './helpers/ask.js';
 import { Lifecycle, recordStatus } from './lifecycle.js';
 
@@ -17,7 +17,7 @@ export type ProbeProgress = LifecycleProgress & { profile: string };
 
 export const progressQuery = defineQuery<ProbeProgress>('progress');
 /** A probe never stops; the Update is refused like any run's with nothing to resume. */
-export const resumeUpdate = defineUpdate<ProbeProgress, []>('resume');
+export const resumeUpdate = defineUpdate<ProbeProgress, [ResumeRequest]>('resume');
 
 /** Probes recorded before a failed probe failed its workflow completed it with status failed; this patch marks probes that fail. */
 export const PROBE_FAILS_PATCH = 'probe-fails';

@@ -35,6 +35,8 @@ async function askJob<A>(
     { launchId: `${ctx.prepared.runId}/${seq}-${job}/${attempt}`, profile: ctx.prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
     `${ctx.note}: ${job}, attempt ${attempt}`,
     () => accept(asked),
+    undefined,
+    run.lifecycle.spend,
   );
 }
 

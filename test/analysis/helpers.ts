@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
 import { execa } from 'execa';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { treeDigest } from '../../src/activities/analysis/source.js';
@@ -37,8 +37,11 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
   return (await execa('git', args, { cwd })).stdout;
 }
 
-/** A fresh Git checkout of the toy KB, committed, with a local identity. */
-export async function toyCheckout(): Promise<string> {
+/**
+ * A fresh Git checkout of the toy KB, committed, with a local identity. Its machine-local state is
+ * already ignored (as after a first command there), unless `stateIgnored` is false.
+ */
+export async function toyCheckout(options: { stateIgnored?: boolean } = {}): Promise<string> {
   const root = join(await scratch('commonplace-analysis-'), 'kb-checkout');
   await cp(join(fixtures, 'toy'), root, { recursive: true });
   await git(root, 'init', '--quiet', '--initial-branch=main');
@@ -46,6 +49,7 @@ export async function toyCheckout(): Promise<string> {
   await git(root, 'config', 'user.email', 'analysis-test@example.invalid');
   await git(root, 'add', '-A');
   await git(root, 'commit', '--quiet', '-m', 'toy KB');
+  if (options.stateIgnored ?? true) await appendFile(join(root, '.git', 'info', 'exclude'), '/.commonplace/\n/kb/reports/state/\n');
   return root;
 }
 

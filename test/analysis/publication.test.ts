@@ -235,7 +235,8 @@ test('a destination changed on main since preparation stops the run with conflic
     expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
     expect(await exists(publicationJournalFile(run.prepared.runDir))).toBe(false);
     expect(await branchCommits(run.prepared)).toEqual([]);
-    expect((await readJson<Manifest>(join(run.prepared.runDir, 'manifest.json'))).status).toBe('stopped');
+    // The manifest is written by the activity that records the stop: wait for it, not for a moment.
+    await waitFor('the manifest to say stopped', async () => (await readJson<Manifest>(join(run.prepared.runDir, 'manifest.json')).catch(() => undefined))?.status === 'stopped', 60_000);
 
     await git(run.checkout, 'rm', '--quiet', '-r', destinationOf(run.prepared));
     await git(run.checkout, 'commit', '--quiet', '-m', 'clear the destination');

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisResult } from '../../src/analysis/progress.js';
 import { startCli } from '../helpers/cli.js';
@@ -8,17 +9,18 @@ import { useDevServer } from '../helpers/servers.js';
 
 const { env, address } = useDevServer();
 
-test('a worker killed mid-cascade and replaced: the run completes, and no completed launch is asked again', async () => {
+test('a worker killed mid-cascade and replaced: the run completes, the running try is adopted, and no launch is asked again', async () => {
   const checkout = await toyCheckout();
   const prepared = await prepareToy(checkout);
   const dir = await scratch();
+  const release = join(dir, 'release');
   const runtimeRule = ROLES.indexOf('runtime-report');
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => {
     const corrected = clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)');
     return {
       'report-verification': [writes('report-verification', member.verification(prepared.runId, ['runtime-report: src/main.ts reads the whole file'])), writes('report-verification', clean['report-verification'])],
-      // The correction's first try outlives the worker that runs it; the relaunch on the next worker answers.
-      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', corrected, { delayMs: 60_000 }), writes('runtime-report', corrected)],
+      // The correction's first try outlives the worker that started it (held until the worker is killed); the next worker adopts it.
+      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', corrected, { waitForFile: release }), writes('runtime-report', corrected)],
       reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
     };
   });
@@ -31,6 +33,7 @@ test('a worker killed mid-cascade and replaced: the run completes, and no comple
   const beforeKill = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
+  await writeFile(release, '');
 
   const second = await testWorker(env(), { stateDir: join(dir, 'state-2') });
   const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
@@ -43,11 +46,11 @@ test('a worker killed mid-cascade and replaced: the run completes, and no comple
   // Every launch that had ended before the kill ran exactly once: none of those (rule, attempt) pairs started again.
   const startsAfter = entries.slice(beforeKill.length).filter((entry) => entry.event === 'start');
   expect(startsAfter.filter((entry) => completedBefore.some((done) => done.rule === entry.rule && done.attempt === entry.attempt))).toEqual([]);
-  // The killed try never finished; its relaunch (the same attempt, try 2) did.
-  expect(entries.filter((entry) => entry.event === 'end' && entry.rule === runtimeRule).map((entry) => entry.attempt)).toEqual([0, 2]);
+  // The try the killed worker started ran to its end and was adopted: it was not launched again.
+  expect(entries.filter((entry) => entry.event === 'end' && entry.rule === runtimeRule).map((entry) => entry.attempt)).toEqual([0, 1]);
   const starts = await startsByRole(ledger);
   expect(Object.fromEntries(ROLES.map((role) => [role, starts[role].length]))).toEqual(
-    Object.fromEntries(ROLES.map((role) => [role, role === 'runtime-report' ? 3 : ['reconciliation', 'report-verification'].includes(role) ? 2 : 1])),
+    Object.fromEntries(ROLES.map((role) => [role, role === 'runtime-report' ? 2 : ['reconciliation', 'report-verification'].includes(role) ? 2 : 1])),
   );
   const runtime = outcome.progress.attempts.filter((attempt) => attempt.role === 'runtime-report');
   expect(runtime.map((attempt) => [attempt.attempt, attempt.kind, attempt.outcome])).toEqual([

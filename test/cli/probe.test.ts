@@ -79,7 +79,7 @@ describe('commonplace probe', () => {
   test('an unknown profile is a one-line error naming the known ones', async () => {
     const probe = await runCli(['probe', '--profile', 'nosuch'], { env: { TEMPORAL_ADDRESS: address() } });
     expect(probe.exitCode).toBe(1);
-    expect(String(probe.stderr).trim().split('\n').at(-1)).toMatch(/unknown worker profile "nosuch" .*known: claude, codex, pi, fake/);
+    expect(String(probe.stderr).trim().split('\n').at(-1)).toMatch(/unknown worker profile "nosuch" .*known: claude, claude-lean, codex, pi, fake/);
   });
 
   test('an unreachable server makes probe exit 1 with one line naming the address and suggesting commonplace dev', async () => {

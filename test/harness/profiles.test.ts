@@ -13,10 +13,30 @@ async function profilesFile(text: string): Promise<string> {
 }
 
 describe('worker profiles', () => {
-  test('the shipped profiles load: claude, codex, pi and fake, with their timeouts resolved', () => {
+  test('the shipped profiles load: claude, claude-lean, codex, pi and fake, with their timeouts resolved', () => {
     const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect([...profiles.keys()]).toEqual(['claude', 'codex', 'pi', 'fake']);
+    expect([...profiles.keys()]).toEqual(['claude', 'claude-lean', 'codex', 'pi', 'fake']);
     expect(profiles.get('claude')).toMatchObject({ harness: 'claude', permissionMode: 'acceptEdits', timeoutMs: 30 * 60_000, attempts: 3 });
+  });
+
+  test('each shipped profile offers only the tools its work needs, and claude-lean runs bare with the startup files handed to it', () => {
+    const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    expect(profiles.get('claude')?.tools).toEqual(['Read', 'Write', 'Edit', 'Glob', 'Grep']);
+    expect(profiles.get('pi')?.tools).toEqual(['read', 'write', 'edit', 'grep', 'find', 'ls']);
+    expect(profiles.get('claude-lean')).toMatchObject({ flags: ['--bare'], startupFiles: ['AGENTS.md', 'CLAUDE.md'] });
+  });
+
+  test('the endpoint, retry and reachability keys are read into the profile', async () => {
+    const file = await profilesFile(
+      'profiles:\n  x:\n    harness: codex\n    base-url: http://127.0.0.1:8080/v1\n    cli-retries: 1\n    unreachable-timeout: 30s\n    env:\n      OPENAI_API_KEY: ${PROXY_KEY}\n',
+    );
+    expect(loadProfiles(file).get('x')).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', cliRetries: 1, unreachableTimeoutMs: 30_000, env: { OPENAI_API_KEY: '${PROXY_KEY}' } });
+  });
+
+  test('the quota account is read into the profile, and a bad account name is refused naming the key', async () => {
+    expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: claude\n    account: team-max\n')).get('x')).toMatchObject({ account: 'team-max' });
+    const bad = await profilesFile('profiles:\n  x:\n    harness: claude\n    account: Team Max\n');
+    expect(() => loadProfiles(bad)).toThrow(/profiles\.x\.account/);
   });
 
   test.each([
@@ -33,7 +53,7 @@ describe('worker profiles', () => {
 
   test('an unknown profile name lists the known ones', () => {
     const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, codex, pi, fake)');
+    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, claude-lean, codex, pi, fake)');
   });
 
   test('a KB\'s own profiles file takes precedence over the shipped one, and an explicit file over both', async () => {

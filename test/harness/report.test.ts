@@ -18,17 +18,19 @@ describe('reading what each harness reports', () => {
     });
   });
 
-  test('claude: an error result carries its error text', async () => {
+  test('claude: an error result carries its subtype and errors as its error text', async () => {
     const report = readHarnessReport('claude', await fixture('claude-error-max-turns.json'));
-    expect(report.errorText).toBe('error_max_turns');
+    expect(report.errorText).toBe('error_max_turns: Reached maximum number of turns (1)');
     expect(report.model).toBe('claude-sonnet-5');
   });
 
-  test('codex: usage summed over turns, the last agent message, and no model', async () => {
+  test('codex: usage summed over turns, the last agent message, its steps, and no model', async () => {
     const report = readHarnessReport('codex', await fixture('codex-events.jsonl'));
     expect(report).toEqual({
       usage: { inputTokens: 17534, outputTokens: 283, cacheReadTokens: 15616 },
       resultText: 'Done. I created hello.txt.',
+      turns: 2,
+      toolUses: 1,
     });
     expect(report.model).toBeUndefined();
   });

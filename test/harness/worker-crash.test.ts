@@ -1,3 +1,4 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
@@ -9,9 +10,10 @@ import { useDevServer } from '../helpers/servers.js';
 
 const { env, address } = useDevServer();
 
-test('a worker killed while a launch runs: the launch is retried on the next worker and the workflow completes', async () => {
+test('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
   const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ delayMs: 60_000, writeDeclared: 'too late\n' }, { writeDeclared: 'probe ok\n' }] }]);
+  const release = join(dir, 'release');
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ waitForFile: release, writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash');
 
@@ -23,12 +25,34 @@ test('a worker killed while a launch runs: the launch is retried on the next wor
   await first;
 
   const second = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const result = (await second.runUntil(async () => {
+    // The try outlived its worker; released once the next worker runs, it ends and is adopted.
+    await writeFile(release, '');
+    return handle.result();
+  })) as ProbeResult;
+  expect(result.outcome.status).toBe('completed');
+  if (result.outcome.status !== 'completed') return;
+  expect(result.outcome.result.try).toBe(1);
+  const entries = await readLedger(ledger);
+  expect(entries.filter((entry) => entry.event === 'start').map((entry) => entry.attempt)).toEqual([0]);
+  expect(entries.filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([0]);
+  const tryLog = JSON.parse(await readFile(join(result.dir, result.outcome.result.logDir, 'try.json'), 'utf8')) as { adoptedBy?: number };
+  expect(tryLog.adoptedBy).toBeGreaterThan(1);
+});
+
+test('a worker killed after its launch ended but before reporting it: the next worker reports the ended try, not a new launch', async () => {
+  const dir = await scratch();
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
+  const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
+  const workflowId = uniqueId('probe/crash-ended');
+  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-harness' } });
+  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  await first;
+
+  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(handle.result())) as ProbeResult;
   expect(result.outcome.status).toBe('completed');
   if (result.outcome.status !== 'completed') return;
-  expect(result.outcome.result.try).toBe(2);
-  const starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
-  expect(starts.map((entry) => entry.attempt)).toEqual([0, 1]);
-  // The orphaned first try was ended before the second ran: it never finished.
-  expect((await readLedger(ledger)).filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([1]);
+  expect(result.outcome.result.try).toBe(1);
+  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 });

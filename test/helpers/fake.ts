@@ -15,7 +15,13 @@ export interface FakeAttempt {
   hang?: boolean;
   /** The launch waits until this file exists (a test ends it when it chooses). */
   waitForFile?: string;
+  /** Stdout lines (objects are written as JSON) played one by one before anything else, `eventDelayMs` apart. */
+  events?: (Record<string, unknown> | string)[];
+  eventDelayMs?: number;
   model?: string;
+  /** The cost the launch reports (default 0), and its tokens. */
+  costUsd?: number;
+  tokens?: { input?: number; output?: number };
   review?: 'pass' | 'warn' | 'fail' | 'report';
   outcomes?: Record<string, 'pass' | 'warn' | 'fail' | 'report'>;
   skip?: string[];

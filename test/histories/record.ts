@@ -10,6 +10,7 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { packageRoot } from '../../src/paths.js';
 import { locateBinary } from '../../temporal/server.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
+import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
 import { fakeScenario, scratch, type FakeAttempt, type FakeRule } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
@@ -66,6 +67,56 @@ async function recordProbe(env: TestWorkflowEnvironment, name: string, profile: 
   await save(env, workflowId, name);
 }
 
+/** A sweep stopped by a usage limit that closed its account's quota gate, resumed by the operator (which opens the gate); the gate's own history too. */
+async function recordQuotaGate(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const reset = Math.floor(Date.now() / 1000) + 3600;
+  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }, { review: 'pass' }] }]);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const runId = `history-${name}`;
+  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv };
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    for (;;) {
+      const progress = await handle.query<{ status: string }>('progress').catch(() => undefined);
+      if (progress?.status === 'stopped') break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    await handle.executeUpdate('resume', { args: [{}] });
+    await handle.result();
+  });
+  await save(env, `gates/${runId}`, name);
+  await save(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await save(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
+  await save(env, quotaGateId(quotaAccount({ name: 'fake', harness: 'fake', env: fakeEnv })), 'quota-gate');
+}
+
+/** A sweep with `--max-cost` that stops with spend-limit and is resumed with a raised cap (each launch reports $0.10, the cap is $0.15). */
+async function recordSpendLimit(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const runId = `history-${name}`;
+  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 };
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    for (;;) {
+      const progress = await handle.query<{ status: string }>('progress').catch(() => undefined);
+      if (progress?.status === 'stopped') break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
+    await handle.result();
+  });
+  await save(env, `gates/${runId}`, name);
+  await save(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await save(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
+}
+
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
@@ -84,6 +135,8 @@ if (wanted('gates-completed')) await recordSweep(dev, 'gates-completed', [{ matc
 if (wanted('gates-bundle')) await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
 if (wanted('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
 if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
+if (wanted('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
+if (wanted('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
 if (only.length === 0) await recordEditHistories(dev, save);
 if (wanted('full-pass-exhausted')) await recordEditExhaustedHistory(dev, save);
 if (only.length === 0) await recordAnalysisHistories(dev, save);

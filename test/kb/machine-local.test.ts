@@ -17,7 +17,7 @@ async function withResultFile(checkout: string): Promise<void> {
 
 describe('ignoreMachineLocal', () => {
   test('adds both directories to the repository\'s info/exclude once, and Git then lists none of their files', async () => {
-    const checkout = await toyCheckout();
+    const checkout = await toyCheckout({ stateIgnored: false });
     await withResultFile(checkout);
     const first = await ignoreMachineLocal(checkout);
     const second = await ignoreMachineLocal(checkout);
@@ -29,13 +29,13 @@ describe('ignoreMachineLocal', () => {
   });
 
   test('adds nothing where a .gitignore already covers a directory', async () => {
-    const checkout = await toyCheckout();
+    const checkout = await toyCheckout({ stateIgnored: false });
     await writeFile(join(checkout, '.gitignore'), '.commonplace/\nkb/reports/state/\n');
     expect((await ignoreMachineLocal(checkout))?.added).toEqual([]);
   });
 
   test('in a linked worktree, writes the exclude file Git reads for it (the repository\'s common one)', async () => {
-    const checkout = await toyCheckout();
+    const checkout = await toyCheckout({ stateIgnored: false });
     const worktree = join(await scratch(), 'linked');
     await git(checkout, 'worktree', 'add', '--quiet', '-b', 'linked', worktree);
     await withResultFile(worktree);
@@ -51,7 +51,7 @@ describe('ignoreMachineLocal', () => {
 
 describe('commonplace validate beside review results', () => {
   test('skips kb/reports/state/ when walking the KB, and --verbose lists the clean files too', async () => {
-    const checkout = await toyCheckout();
+    const checkout = await toyCheckout({ stateIgnored: false });
     await withResultFile(checkout);
     const plain = await runCli(['validate', '--kb', checkout]);
     const verbose = await runCli(['validate', '--kb', checkout, '--verbose']);
@@ -62,7 +62,7 @@ describe('commonplace validate beside review results', () => {
   });
 
   test('still validates a result file named explicitly', async () => {
-    const checkout = await toyCheckout();
+    const checkout = await toyCheckout({ stateIgnored: false });
     await withResultFile(checkout);
     const named = await runCli(['validate', '--kb', checkout, join(checkout, resultFile)]);
     expect(named.stdout).toContain(resultFile);
@@ -70,7 +70,7 @@ describe('commonplace validate beside review results', () => {
 });
 
 test('analysis prepare on a checkout whose only changes are review results prepares, saying what Git now ignores', async () => {
-  const checkout = await toyCheckout();
+  const checkout = await toyCheckout({ stateIgnored: false });
   await withResultFile(checkout);
   const prepared = await runCli(['analysis', 'prepare', 'toy-local', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout]);
   expect(prepared.exitCode).toBe(0);

@@ -1,13 +1,17 @@
 import { Context, CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { execa } from 'execa';
-import { access, mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
+import type { ResultPromise } from 'execa';
+import { access, mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { sha256 } from '../../fs/digest.js';
 import { buildCommandLine } from '../../harness/command.js';
+import { resolveCommand } from '../../harness/installed.js';
 import { findUsageLimit, readHarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
 import type { LaunchExitDetails, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails } from '../../harness/launch-contract.js';
+import { TryFollower } from './follow.js';
+import { prepareLaunch } from './prepare.js';
+import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
 
 export interface HarnessDependencies {
   /** The fake harness executable, used by profiles of harness `fake` without their own `command`. */
@@ -20,7 +24,11 @@ export interface HarnessDependencies {
   killGraceMs?: number;
 }
 
-const launchStateDir = '.launch';
+/** How long a CLI may say it cannot reach its endpoint before the try is ended, when the profile sets no `unreachable-timeout`. */
+export const defaultUnreachableTimeoutMs = 60_000;
+
+
+const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0, 200);
 
 function checkInput(input: LaunchInput): void {
   const problems: string[] = [];
@@ -73,108 +81,148 @@ async function digest(dir: string, outputs: string[]): Promise<{ present: Output
   return { present, missing };
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/** A try that outlived its worker (a killed worker leaves its detached harness running) is ended before the next try starts. */
-async function endStaleTry(pidFile: string): Promise<void> {
-  const text = await readFile(pidFile, 'utf8').catch(() => '');
-  const pid = Number(text.trim());
-  if (Number.isInteger(pid) && pid > 1) killGroup(pid, 'SIGKILL');
-  await rm(pidFile, { force: true });
-}
-
 /** Builds the launch activity: the only place a harness process is started. */
 export function createHarnessActivities(dependencies: HarnessDependencies) {
   const clock = dependencies.clock ?? (() => new Date());
   const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 2000;
   const killGraceMs = dependencies.killGraceMs ?? 2000;
 
-  /** Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and reports its outputs by digest. */
+  /**
+   * Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and
+   * reports its outputs by digest. A try an earlier attempt started and never reported (its worker
+   * died, or the server timed the attempt out while unreachable) is adopted, not launched again.
+   */
   async function launch(input: LaunchInput): Promise<LaunchResult> {
     checkInput(input);
     const context = Context.current();
-    const tryNumber = context.info.attempt;
     const { profile, dir } = input;
-    const logDir = join(launchStateDir, `try-${tryNumber}`);
-    const pidFile = join(dir, launchStateDir, 'pid');
-    await mkdir(join(dir, logDir), { recursive: true });
-    await endStaleTry(pidFile);
-    await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
 
-    const command = buildCommandLine(profile, dependencies.fakeHarnessPath);
-    const started = Date.now();
-    const subprocess = execa(command.file, command.args, {
-      cwd: dir,
-      input: input.prompt,
-      env: profile.env,
-      detached: true,
-      reject: false,
-      stripFinalNewline: false,
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    if (subprocess.pid !== undefined) await writeFile(pidFile, String(subprocess.pid));
+    const info = context.info;
+    const owner = `${info.workflowExecution?.workflowId ?? ""}/${info.workflowExecution?.runId ?? ""}/${info.activityId}`;
+    let record = await readTryRecord(dir);
+    if (record && record.owner !== owner) {
+      // Another launch's try in this directory: never adopted, and never left running to write into this one.
+      if ((await tryState(dir, record)) === 'running') killGroup(record.pid, 'SIGKILL');
+      record = undefined;
+    }
+    let child: ResultPromise | undefined;
+    const adopted = record !== undefined && (await tryState(dir, record)) !== 'gone';
+    if (!adopted || !record) {
+      await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
+      const prepared = await prepareLaunch(profile, dir, launchStateDir);
+      const command = buildCommandLine(prepared.profile, dependencies.fakeHarnessPath, prepared.files);
+      if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
+        throw ApplicationFailure.create({
+          type: 'harness-missing',
+          nonRetryable: true,
+          message: `profile ${profile.name}: cannot run "${command.file}" (${profile.harness} CLI not found on PATH)`,
+        });
+      }
+      const logDir = join(launchStateDir, `try-${context.info.attempt}`);
+      await mkdir(join(dir, logDir), { recursive: true });
+      await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
+      ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env));
+    }
+    const current = record;
 
-    let ended: 'timeout' | 'cancelled' | undefined;
-    const stop = (why: 'timeout' | 'cancelled') => {
-      if (ended || subprocess.pid === undefined) return;
+    let ended: 'timeout' | 'cancelled' | 'unreachable' | 'abandoned' | undefined;
+    const stop = (why: 'timeout' | 'cancelled' | 'unreachable') => {
+      if (ended) return;
       ended = why;
-      killGroup(subprocess.pid, 'SIGTERM');
-      setTimeout(() => killGroup(subprocess.pid as number, 'SIGKILL'), killGraceMs).unref();
+      killGroup(current.pid, 'SIGTERM');
+      setTimeout(() => killGroup(current.pid, 'SIGKILL'), killGraceMs).unref();
     };
-    const timer = setTimeout(() => stop('timeout'), profile.timeoutMs);
-    const onCancel = () => stop('cancelled');
+    const timer = setTimeout(() => stop('timeout'), Math.max(0, current.startedAt + profile.timeoutMs - Date.now()));
+    let abandon = () => {};
+    const abandoned = new Promise<void>((done) => (abandon = done));
+    const onCancel = () => {
+      const details = context.cancellationDetails;
+      // The server gave this attempt up (timed out, or no longer knows it): the try goes on, and the next attempt adopts it.
+      if (details?.notFound || details?.timedOut) {
+        ended ??= 'abandoned';
+        abandon();
+        return;
+      }
+      stop('cancelled');
+    };
     context.cancellationSignal.addEventListener('abort', onCancel);
-    const beat = setInterval(() => context.heartbeat({ pid: subprocess.pid, elapsedMs: Date.now() - started }), heartbeatIntervalMs);
-    context.heartbeat({ pid: subprocess.pid, elapsedMs: 0 });
+    // Heartbeat details say what the worker is doing, read from its stdout as it writes it.
+    const follower = new TryFollower(profile.harness, tryFiles(dir, current.logDir).stdout);
+    const unreachableTimeoutMs = profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs;
+    let following = true;
+    const beatNow = async () => {
+      await follower.poll().catch(() => undefined);
+      if (!following) return;
+      if (follower.unreachableForMs() > unreachableTimeoutMs) stop('unreachable');
+      context.heartbeat(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined));
+    };
+    const beat = setInterval(() => void beatNow(), heartbeatIntervalMs);
+    context.heartbeat(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined));
 
-    const outcome = await subprocess;
-    clearTimeout(timer);
+    await Promise.race([child ? child.then(() => undefined) : tryEnded(dir, current), abandoned]);
     clearInterval(beat);
+    following = false;
     context.cancellationSignal.removeEventListener('abort', onCancel);
-    if (subprocess.pid !== undefined) killGroup(subprocess.pid, 'SIGKILL'); // children left behind by a finished harness
-    await rm(pidFile, { force: true });
-    const durationMs = Date.now() - started;
-    const stdout = typeof outcome.stdout === 'string' ? outcome.stdout : '';
-    const stderr = typeof outcome.stderr === 'string' ? outcome.stderr : '';
-    await writeFile(join(dir, logDir, 'stdout.txt'), stdout);
-    await writeFile(join(dir, logDir, 'stderr.txt'), stderr);
+    if (ended === 'abandoned') {
+      timer.unref(); // the try keeps its deadline, whoever adopts it
+      throw new CancelledFailure(`launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`);
+    }
+    clearTimeout(timer);
+    if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
+    try {
+      return await report(input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+    } catch (error) {
+      await clearTryRecord(dir); // a failed try is relaunched, not adopted
+      throw error;
+    }
+  }
+
+  /** Reads what an ended try left — its stdout, stderr, exit code and outputs — into a result or a launch failure. */
+  async function report(input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
+    const context = Context.current();
+    const { profile, dir } = input;
+    const { logDir } = current;
+    const { ended } = how;
+    killGroup(current.pid, 'SIGKILL'); // children left behind by a finished harness
+    const durationMs = Date.now() - current.startedAt;
+    const files = tryFiles(dir, logDir);
+    const stdout = await readFile(files.stdout, 'utf8').catch(() => '');
+    const stderr = await readFile(files.stderr, 'utf8').catch(() => '');
+    const exitCode = (await readExitCode(dir, current)) ?? null;
+    const tryNumber = current.try;
     const record = {
       launchId: input.launchId,
       try: tryNumber,
+      ...(how.adopted && { adoptedBy: context.info.attempt }),
       scheduledAt: new Date(context.info.currentAttemptScheduledTimestampMs).toISOString(),
       firstScheduledAt: new Date(context.info.scheduledTimestampMs).toISOString(),
-      command: [command.file, ...command.args],
-      exitCode: outcome.exitCode ?? null,
-      signal: outcome.signal ?? null,
+      command: current.command,
+      exitCode,
+      signal: how.signal,
       ended: ended ?? 'exited',
       durationMs,
     };
-    await writeFile(join(dir, logDir, 'try.json'), `${JSON.stringify(record, null, 2)}\n`);
+    await writeTryLog(dir, logDir, record);
 
     if (ended === 'cancelled') {
       await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
       throw new CancelledFailure(`launch ${input.launchId} cancelled`);
     }
-    if (outcome.failed && outcome.exitCode === undefined && !ended && (outcome as { code?: string }).code === 'ENOENT') {
-      throw ApplicationFailure.create({
-        type: 'harness-missing',
-        nonRetryable: true,
-        message: `profile ${profile.name}: cannot run "${command.file}" (${profile.harness} CLI not found on PATH)`,
-      });
-    }
 
     const report = readHarnessReport(profile.harness, stdout);
-    const notice = findUsageLimit(profile.harness, stdout, stderr, report);
-    if (notice !== undefined && ended !== 'timeout') {
+    // claude's stream says a window rejected the request, and when it resets, even when its result text is only "Request rejected (429)".
+    const rejected = report.rateLimit?.status === 'rejected' && report.errorText !== undefined ? report.rateLimit : undefined;
+    const notice = findUsageLimit(profile.harness, stdout, stderr, report) ?? (rejected ? report.errorText : undefined);
+    if (notice !== undefined && ended !== 'timeout' && ended !== 'unreachable') {
       await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      const resetAt = parseResetTime(notice, { now: clock(), ...(dependencies.timeZone && { timeZone: dependencies.timeZone }) });
-      const details: UsageLimitDetails = { harness: profile.harness, notice: notice.slice(0, 500), resetAt: resetAt?.toISOString() ?? null };
+      const parsed = parseResetTime(notice, { now: clock(), ...(dependencies.timeZone && { timeZone: dependencies.timeZone }) });
+      const resetAt = rejected?.resetsAt ? new Date(rejected.resetsAt) : parsed;
+      const details: UsageLimitDetails = {
+        harness: profile.harness,
+        notice: notice.slice(0, 500),
+        resetAt: resetAt?.toISOString() ?? null,
+        ...(rejected?.type && { rateLimitType: rejected.type }),
+      };
       throw ApplicationFailure.create({
         type: 'usage-limit',
         nonRetryable: true,
@@ -183,13 +231,27 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       });
     }
 
-    const exitCode = outcome.exitCode ?? null;
-    if (ended !== 'timeout' && exitCode !== 0) {
+    // A CLI that reports an error in its own output failed, whatever its exit code (pi --mode json exits 0 after "Connection error.").
+    const failedWithExit0 = ended === undefined && exitCode === 0 && report.errorText !== undefined;
+    if (ended === 'unreachable' || failedWithExit0 || (ended !== 'timeout' && exitCode !== 0)) {
       const setAsideOutputs = await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      const details: LaunchExitDetails = { exitCode, stderrTail: stderr.slice(-2000), setAside: setAsideOutputs, logDir };
+      const harnessError = ended === 'unreachable' ? how.unreachable : report.errorText;
+      const details: LaunchExitDetails = {
+        exitCode,
+        stderrTail: stderr.slice(-2000),
+        setAside: setAsideOutputs,
+        logDir,
+        ...(harnessError !== undefined && { harnessError: harnessError.slice(0, 2000) }),
+      };
+      const why =
+        ended === 'unreachable'
+          ? `could not reach its endpoint for ${Math.round((profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs) / 1000)} s (${how.unreachable ?? 'waiting for network'}); ended`
+          : failedWithExit0
+            ? `exited 0 but reported an error: ${firstLine(report.errorText ?? '')}`
+            : `exited ${exitCode ?? `on ${how.signal ?? 'a signal'}`}`;
       throw ApplicationFailure.create({
         type: 'launch-exit',
-        message: `launch ${input.launchId}: ${command.file} exited ${exitCode ?? `on ${outcome.signal ?? 'a signal'}`} (try ${tryNumber})`,
+        message: `launch ${input.launchId}: ${current.command[0]} ${why} (try ${tryNumber})`,
         details: [details],
       });
     }
@@ -211,6 +273,8 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       costUsd: report.costUsd ?? null,
       try: tryNumber,
       logDir,
+      ...(report.rateLimitWarning && { rateLimitWarning: { type: report.rateLimitWarning.type ?? 'unknown', resetsAt: report.rateLimitWarning.resetsAt } }),
+      ...(report.turns !== undefined && { turns: report.turns, toolUses: report.toolUses ?? 0 }),
     };
   }
 

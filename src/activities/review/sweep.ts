@@ -9,7 +9,7 @@ import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
 import { selectProfile, type Profile } from '../../harness/profiles.js';
 import { loadCriterion } from '../../review/criteria.js';
 import { criterionHash, hashParts, noteParts } from '../../review/hash.js';
-import { writeResultFile } from '../../review/result-file.js';
+import { resultSpend, writeResultFile } from '../../review/result-file.js';
 import type { Finding } from '../../kb/findings.js';
 import { checkBundle, checkResultLine, missingSection } from '../../review/result-line.js';
 import { selectPairs, type PairStatus } from '../../review/status.js';
@@ -218,6 +218,7 @@ export function createSweepActivities() {
         run: input.runId,
         launch: launch.launchId,
         body: section.body,
+        spend: resultSpend(launch, unit.criteria.length),
       });
       written.push({ criterion: criterion.id, outcome: section.outcome });
     }

@@ -4,6 +4,8 @@
  */
 import type { Profile } from '../../harness/profiles.js';
 import type { LifecycleProgress, RunStatus, Stop } from '../../runs/stop.js';
+import type { SpendProgress } from '../../runs/spend.js';
+import type { ResultSpend } from '../result-file.js';
 import type { Outcome } from '../result-line.js';
 import type { WatchedPart } from '../hash.js';
 import type { Plan } from './plan-types.js';
@@ -37,6 +39,8 @@ export interface EditRunInput {
   profilesFile?: string;
   /** Environment added to the profile's (a fake-harness scenario in tests and the demo). */
   env?: Record<string, string>;
+  /** The `--max-cost` cap in US dollars: a launch that would take the run past it stops the run (`spend-limit`). */
+  maxCostUsd?: number;
 }
 
 export interface FullPassInput extends EditRunInput {
@@ -100,6 +104,8 @@ export interface ReviewRecord {
   launchId: string;
   profile: string;
   model: string;
+  /** Its share of its launch's cost and tokens (absent in records made before spend was tracked). */
+  spend?: ResultSpend;
 }
 
 /** A launch directory prepared by code: the captured inputs are in it, the worker writes `outputs` there. */
@@ -144,4 +150,6 @@ export interface EditSummary {
   closing: string;
   written: string[];
   launches: number;
+  /** What the run's launches spent (absent in summaries made before spend was tracked). */
+  spend?: SpendProgress;
 }

@@ -11,7 +11,9 @@ import type { AskKind, AttemptOutcome, AttemptRecord, FindingRecord, InFlightLau
 import { composePrompt } from '../../analysis/prompt.js';
 import type { PlanRole } from '../../analysis/plan.js';
 import { stopFor } from '../../runs/stop.js';
-import { ask } from '../helpers/ask.js';
+import { launchCost } from '../../harness/prices.js';
+import type { LaunchResult } from '../../harness/launch-contract.js';
+import { askWithin } from '../helpers/ask.js';
 import { badRun, io, type AnalysisRun, type Answer } from './run.js';
 
 /** What an ask hands the worker beyond its inputs. */
@@ -132,6 +134,12 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
     return { kind: 'answered', asked: { ...base, attempt, candidate, answer: answered.result, key, answeredBy: answered.launchId, base } };
   }
 
+  // A launch that would take the run past its cap is not prepared: the run stops until resumed with a higher one.
+  const over = run.lifecycle.spend.over();
+  if (over !== undefined) {
+    await run.lifecycle.halt(over);
+    return { kind: 'again' };
+  }
   const launch = (run.launches[name] ?? 0) + 1;
   run.launches[name] = launch;
   const launchId = `${run.workflowId}/${name}/${launch}`;
@@ -154,8 +162,13 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   const flight: InFlightLaunch = { role: name, launchId, kind: spec.kind, since: run.now() };
   run.inFlight.push(flight);
   run.lifecycle.show();
-  const outcome = await ask({ launchId, profile: run.run.profile, dir, prompt, outputs: [...role.outputs] }, `${name} attempt ${attempt}${spec.kind === 'write' ? '' : ` (${spec.kind})`}`);
+  // Checked again where it launches: a parallel branch may have started a launch since (the estimate counts those in flight).
+  const outcome = await askWithin(run.lifecycle.spend, { launchId, profile: run.run.profile, dir, prompt, outputs: [...role.outputs] }, `${name} attempt ${attempt}${spec.kind === 'write' ? '' : ` (${spec.kind})`}`);
   run.inFlight.splice(run.inFlight.indexOf(flight), 1);
+  if (outcome.status === 'spend-limit') {
+    await run.lifecycle.halt(outcome.stop);
+    return { kind: 'again' };
+  }
   const base = { role: name, launch, launchId, kind: spec.kind, ...(spec.reason !== undefined && { reason: spec.reason }), dir, at: run.now() };
 
   const stop = stopFor(outcome);
@@ -169,7 +182,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
     if (outcome.status !== 'timed-out' && outcome.status !== 'incomplete') throw badRun('bad-run', `launch ${launchId} came to ${outcome.status}`);
     const result = outcome.result;
     const why = outcome.status === 'timed-out' ? `its last launch timed out after ${Math.round(result.durationMs / 1000)} s` : `its last launch did not write ${result.missing.join(', ')}`;
-    run.attempts.push({ ...base, attempt, outcome: outcome.status, findings: [{ rule: outcome.status, severity: 'fail', message: why.replace(/^its last launch/, 'the launch') }], findingsCount: 1, durationMs: result.durationMs, model: result.model });
+    run.attempts.push({ ...base, attempt, outcome: outcome.status, findings: [{ rule: outcome.status, severity: 'fail', message: why.replace(/^its last launch/, 'the launch') }], findingsCount: 1, durationMs: result.durationMs, model: result.model, ...spentBy(result) });
     return { kind: 'spent', why, evidence: `${dir}/${result.logDir}` };
   }
   const output = outcome.result.outputs.find((entry) => entry.path === role.outputs[0]);
@@ -222,6 +235,11 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
   return notAccepted;
 }
 
+/** What one launch spent, for its attempt record. */
+function spentBy(result: LaunchResult): { costUsd: number | null; tokens: { input: number; output: number } } {
+  return { costUsd: launchCost(result).costUsd, tokens: { input: result.usage?.inputTokens ?? 0, output: result.usage?.outputTokens ?? 0 } };
+}
+
 /** Records the attempt as its check came out, and returns the check. */
 function recorded(run: AnalysisRun, asked: Asked, check: CheckOutcome): CheckOutcome {
   run.attempts.push({
@@ -234,6 +252,7 @@ function recorded(run: AnalysisRun, asked: Asked, check: CheckOutcome): CheckOut
     sha256: check.sha256,
     model: asked.answer.model,
     durationMs: asked.answeredBy === undefined ? asked.answer.durationMs : 0,
+    ...(asked.answeredBy === undefined && spentBy(asked.answer)),
     ...(check.verdict !== undefined && { verdict: { accepted: check.verdict.accepted, refused: check.verdict.refused, blockers: check.verdict.blockers } }),
   });
   return check;

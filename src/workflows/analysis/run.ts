@@ -12,12 +12,12 @@ import type { Plan, PlanRole } from '../../analysis/plan.js';
 import type { AnalysisInput, AnalysisProgress, AttemptRecord, CheckRecord, FrozenSource, InFlightLaunch, MemberRecord } from '../../analysis/progress.js';
 import type { Disposition } from '../../kb/layouts.js';
 import type { LaunchResult } from '../../harness/launch-contract.js';
-import type { LifecycleProgress } from '../../runs/stop.js';
+import type { LifecycleProgress, ResumeRequest } from '../../runs/stop.js';
 import { Lifecycle } from '../lifecycle.js';
 
 export const progressQuery = defineQuery<AnalysisProgress>('progress');
 /** Continues a stopped run; its validator refuses when there is nothing to resume (a run that is not stopped, or one that ended). */
-export const resumeUpdate = defineUpdate<AnalysisProgress, []>('resume');
+export const resumeUpdate = defineUpdate<AnalysisProgress, [ResumeRequest]>('resume');
 
 export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed'];
 
@@ -92,6 +92,7 @@ export class AnalysisRun {
       },
       changed: () => this.record(),
       legacyEnd: 'wait',
+      ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     });
   }
 

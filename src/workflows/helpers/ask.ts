@@ -3,7 +3,9 @@ import type { Activities } from '../../activities/index.js';
 import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
 import { nonRetryableLaunchErrors } from '../../harness/launch-contract.js';
 import type { Finding } from '../../kb/findings.js';
-import { stopFor, type Stop } from '../../runs/stop.js';
+import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
+import type { Spend } from './spend.js';
+import { consultQuotaGate, reportUsageLimit } from './quota.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
 
@@ -36,8 +38,13 @@ export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): F
   return { file: missing.join(', '), rule: outcome.status === 'timed-out' ? 'launch-timed-out' : 'launch-incomplete', severity: 'fail', message: spentReason(outcome) };
 }
 
-/** Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller can stop on. */
+/**
+ * Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller
+ * can stop on. Against a closed quota gate nothing is launched: the ask comes to the gate's usage limit.
+ */
 export async function ask(input: LaunchInput, summary?: string): Promise<AskOutcome> {
+  const closed = await consultQuotaGate(input);
+  if (closed) return closed;
   const { launch } = proxyActivities<Activities>({
     startToCloseTimeout: input.profile.timeoutMs + 5 * 60_000,
     heartbeatTimeout: launchHeartbeatTimeout,
@@ -54,7 +61,7 @@ export async function ask(input: LaunchInput, summary?: string): Promise<AskOutc
     const cause = error.cause;
     if (cause instanceof ApplicationFailure && cause.type === 'usage-limit') {
       const details = cause.details?.[0] as UsageLimitDetails | undefined;
-      return { status: 'usage-limit', reason: cause.message, harness: details?.harness ?? input.profile.harness, resetAt: details?.resetAt ?? null };
+      return reportUsageLimit(input, { status: 'usage-limit', reason: cause.message, harness: details?.harness ?? input.profile.harness, resetAt: details?.resetAt ?? null });
     }
     if (cause instanceof ApplicationFailure && (cause.type === 'launch-exit' || cause.type === 'harness-missing')) {
       const details = cause.details?.[0] as LaunchExitDetails | undefined;
@@ -80,10 +87,24 @@ export async function launchOnce<A>(
   check: (result: LaunchResult) => Promise<A>,
   /** Told of every launch that ran to an end, checked or spent (a sweep counts its launches and cost). */
   ran?: (result: LaunchResult) => void,
+  /** The run's spend: a launch that would pass its cap is not started (a `spend-limit` stop). */
+  spend?: Spend,
 ): Promise<LaunchOnce<A>> {
-  const outcome = await ask(input, summary);
+  const outcome = await askWithin(spend, input, summary);
+  if (outcome.status === 'spend-limit') return { kind: 'stop', stop: outcome.stop };
   if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome) as Stop };
   ran?.(outcome.result);
   if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentFinding(outcome, input.outputs)] };
   return check(outcome.result);
+}
+
+/**
+ * Asks once within the run's spend cap: a launch that would take the run past it is not started
+ * (the `spend-limit` stop is returned instead); a launch that ran adds its tokens and cost.
+ */
+export async function askWithin(spend: Spend | undefined, input: LaunchInput, summary?: string): Promise<AskOutcome | { status: 'spend-limit'; stop: StopOf<'spend-limit'> }> {
+  if (spend === undefined) return ask(input, summary);
+  const stop = spend.over();
+  if (stop !== undefined) return { status: 'spend-limit', stop };
+  return spend.track(() => ask(input, summary));
 }

@@ -51,17 +51,23 @@ export function findingMessages(findings: readonly (Finding | string)[]): string
 
 /**
  * The *gather* helper: runs asks in parallel, at most `limit` at once, and returns their results in
- * input order. `shouldStart` is asked before each new one (a stop elsewhere ends the starting).
+ * input order. `shouldStart` is asked before each new one (a stop elsewhere ends the starting). A
+ * limit given as a function may fall while it runs (a rate-limit warning): lanes over it end as their
+ * ask finishes.
  */
-export async function gather<T, R>(items: readonly T[], limit: number, run: (item: T, index: number) => Promise<R>, shouldStart: () => boolean = () => true): Promise<(R | undefined)[]> {
+export async function gather<T, R>(items: readonly T[], limit: number | (() => number), run: (item: T, index: number) => Promise<R>, shouldStart: () => boolean = () => true): Promise<(R | undefined)[]> {
   const results: (R | undefined)[] = new Array(items.length).fill(undefined);
+  const currentLimit = typeof limit === 'number' ? () => limit : limit;
   let next = 0;
+  let lanes = Math.min(currentLimit(), items.length);
   const lane = async (): Promise<void> => {
     while (next < items.length && shouldStart()) {
+      if (lanes > Math.max(1, currentLimit())) break;
       const index = next++;
       results[index] = await run(items[index] as T, index);
     }
+    lanes -= 1;
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  await Promise.all(Array.from({ length: lanes }, lane));
   return results;
 }

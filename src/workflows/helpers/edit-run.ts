@@ -6,7 +6,7 @@ import { defineQuery, defineUpdate, proxyActivities } from '@temporalio/workflow
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
-import type { Stop } from '../../runs/stop.js';
+import type { ResumeRequest, Stop } from '../../runs/stop.js';
 import { Lifecycle } from '../lifecycle.js';
 
 export const progressQuery = defineQuery<EditProgress>('progress');
@@ -15,7 +15,7 @@ export const approveUpdate = defineUpdate<EditProgress, [ApprovalAnswer]>('appro
 /** The operator owns the paths a checkout-changed stop reported; the run goes on. */
 export const acknowledgeUpdate = defineUpdate<EditProgress, [AcknowledgeAnswer]>('acknowledge');
 /** Run the stopped step again (after a usage limit, failed launches or a conflict). */
-export const resumeUpdate = defineUpdate<EditProgress, []>('resume');
+export const resumeUpdate = defineUpdate<EditProgress, [ResumeRequest]>('resume');
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
@@ -27,7 +27,7 @@ export class EditRun {
   decisions = 0;
   runDir: string | null = null;
 
-  constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string) {
+  constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
     this.lifecycle = new Lifecycle<EditProgress>({
       runId: identity.runId,
       headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
@@ -52,6 +52,7 @@ export class EditRun {
         return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
       },
       legacyEnd: 'resume',
+      ...(maxCostUsd !== undefined && { maxCostUsd }),
     });
   }
 
@@ -76,6 +77,7 @@ export class EditRun {
       closing: '',
       written: [],
       launches: this.launches,
+      spend: this.lifecycle.spend.progress(),
     };
     if (this.runDir !== null) await finishEdit({ runDir: this.runDir, summary });
     return summary;

@@ -98,6 +98,7 @@ export async function publishStep(
       outcome: candidate.proposal ? 'published' : 'unchanged',
       written: published.written,
       launches: run.launches,
+      spend: run.lifecycle.spend.progress(),
       packet: candidate.packet,
       closing: candidate.closing,
     };
@@ -112,7 +113,7 @@ export async function publishStep(
  * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
  */
 export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, input: I, body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>): Promise<EditSummary> {
-  const run = new EditRun({ kind, runId: input.runId, note: input.note }, `commonplace review run ${kind} ${input.note}`);
+  const run = new EditRun({ kind, runId: input.runId, note: input.note }, `commonplace review run ${kind} ${input.note}`, input.maxCostUsd);
   const start = { startSha256: input.noteSha256 };
   return run.lifecycle.close(
     async () => {

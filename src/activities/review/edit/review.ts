@@ -7,6 +7,7 @@ import type { Finding } from '../../../kb/findings.js';
 import { checkBundle, checkResultLine, missingSection } from '../../../review/result-line.js';
 import type { Grouping, Rejection } from '../../../review/sweep-types.js';
 import { getText, put } from '../../../fs/store.js';
+import { resultSpend } from '../../../review/result-file.js';
 import type { PreparedAsk, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { reviewPrompt } from '../prompt.js';
 import { badInput, briefText, launchDir, readBrief, writeInput } from './common.js';
@@ -79,6 +80,7 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
       launchId: input.launch.launchId,
       profile: input.launch.profile,
       model: input.launch.model ?? 'unreported',
+      spend: resultSpend(input.launch, input.unit.criteria.length),
     });
   };
   if (input.grouping === 'bundle') {

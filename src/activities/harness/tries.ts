@@ -1,0 +1,113 @@
+/**
+ * A harness try as a process that outlives the activity attempt that started it. The harness runs
+ * under a small `sh` wrapper in its own process group, writing its stdout, stderr and exit code to
+ * files in the try's log directory, and the launch directory records the try in `.launch/current.json`.
+ * So when an attempt ends without the harness ending — the worker was killed, or the server timed the
+ * attempt out while it was unreachable — the next attempt adopts the running (or finished, unreported)
+ * try instead of paying for the same answer again.
+ */
+import { execa, type ResultPromise } from 'execa';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../fs/atomic.js';
+import type { CommandLine } from '../../harness/command.js';
+
+export const launchStateDir = '.launch';
+
+/**
+ * The try a launch directory is running or last ran. It stays recorded after a completed try is
+ * reported — a report the server never took (the attempt had timed out meanwhile) is made again from
+ * the same try by the next attempt — and is cleared when the try failed, so a relaunch starts afresh.
+ */
+export interface TryRecord {
+  /** The wrapper's pid, which is also its process group's. */
+  pid: number;
+  try: number;
+  /** The try's log directory, relative to the launch directory. */
+  logDir: string;
+  /** Epoch ms the try started: its timeout runs from here, whichever attempt watches it. */
+  startedAt: number;
+  command: string[];
+  /** The activity that started it (workflow, run, activity ID): only that activity's later attempts adopt it. */
+  owner: string;
+}
+
+const recordFile = (dir: string) => join(dir, launchStateDir, 'current.json');
+export const tryFiles = (dir: string, logDir: string) => ({
+  stdout: join(dir, logDir, 'stdout.txt'),
+  stderr: join(dir, logDir, 'stderr.txt'),
+  exit: join(dir, logDir, 'exit-code'),
+});
+
+// $1..$3: the stdout, stderr and exit-code files; the rest is the harness's argv. The exit code is
+// written by rename, so a reader sees it whole or not at all; a killed group writes none.
+const WRAPPER = 'out=$1; err=$2; status=$3; shift 3; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
+
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function readTryRecord(dir: string): Promise<TryRecord | undefined> {
+  try {
+    const record = JSON.parse(await readFile(recordFile(dir), 'utf8')) as TryRecord;
+    return Number.isInteger(record.pid) && record.pid > 1 ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The try failed and is reported so (or was killed): the next attempt starts a try of its own. */
+export async function clearTryRecord(dir: string): Promise<void> {
+  await rm(recordFile(dir), { force: true });
+}
+
+/** What became of a recorded try: still running, ended with an exit code nobody reported, or gone without one (killed). */
+export async function tryState(dir: string, record: TryRecord): Promise<'running' | 'ended' | 'gone'> {
+  if (await readExitCode(dir, record) !== undefined) return 'ended';
+  return groupAlive(record.pid) ? 'running' : 'gone';
+}
+
+export async function readExitCode(dir: string, record: Pick<TryRecord, 'logDir'>): Promise<number | undefined> {
+  const text = await readFile(tryFiles(dir, record.logDir).exit, 'utf8').catch(() => '');
+  const code = Number.parseInt(text.trim(), 10);
+  return Number.isInteger(code) ? code : undefined;
+}
+
+/** Starts a try: the harness under the wrapper, detached in its own group, the prompt on stdin; records it. */
+export async function startTry(dir: string, owner: string, tryNumber: number, logDir: string, command: CommandLine, prompt: string, env: Record<string, string>): Promise<{ record: TryRecord; process: ResultPromise }> {
+  const files = tryFiles(dir, logDir);
+  await mkdir(join(dir, logDir), { recursive: true });
+  await rm(files.exit, { force: true });
+  const child = execa('/bin/sh', ['-c', WRAPPER, 'sh', files.stdout, files.stderr, files.exit, command.file, ...command.args], {
+    cwd: dir,
+    input: prompt,
+    env,
+    detached: true,
+    reject: false,
+  });
+  const record: TryRecord = { pid: child.pid ?? 0, try: tryNumber, logDir, startedAt: Date.now(), command: [command.file, ...command.args], owner };
+  if (child.pid !== undefined) await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
+  return { record, process: child };
+}
+
+/** Waits until a try's process group has ended (a killed one) or its exit code is written, polling. */
+export async function tryEnded(dir: string, record: TryRecord, pollMs = 200): Promise<void> {
+  while ((await tryState(dir, record)) === 'running') await new Promise((done) => setTimeout(done, pollMs));
+}
+
+export async function writeTryLog(dir: string, logDir: string, record: Record<string, unknown>): Promise<void> {
+  await writeFile(join(dir, logDir, 'try.json'), `${JSON.stringify(record, null, 2)}\n`);
+}

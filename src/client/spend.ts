@@ -1,0 +1,28 @@
+/** `--max-cost`: how the commands that run work read the cap, and how they hand it to a start or a resume. */
+import type { ResumeRequest } from '../runs/stop.js';
+import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
+import { UserError } from './errors.js';
+
+/** The cap a `--max-cost` value asks for; a value that is not a positive amount is a usage error (exit 2). */
+export function parseMaxCost(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text.replace(/^\$/, ''));
+  if (!Number.isFinite(value) || value <= 0) throw new UserError(`--max-cost must be a positive amount of US dollars, got "${text}"`, 2);
+  return value;
+}
+
+/** The resume Update's argument: the new cap, when one was given. */
+export function resumeRequest(maxCostUsd: number | undefined): ResumeRequest {
+  return maxCostUsd === undefined ? {} : { maxCostUsd };
+}
+
+/** Said when `--max-cost` meets a run that is attached to, not started or resumed: the cap travels only with those. */
+export function capNotApplied(maxCostUsd: number | undefined): string {
+  return maxCostUsd === undefined ? '' : '; --max-cost is not applied: a cap is set when a run starts or resumes from a stop';
+}
+
+/** The lines a summary or `inspect` prints about what a run spent. */
+export function spendLines(spend: SpendProgress | undefined, indent: string, labelWidth: number): string[] {
+  if (spend === undefined) return [];
+  return [`${indent}${'spent'.padEnd(labelWidth)}${spendLine(spend)} over ${spend.launches} launch${spend.launches === 1 ? '' : 'es'}`, `${indent}${'tokens'.padEnd(labelWidth)}${tokensLine(spend.tokens)}`];
+}

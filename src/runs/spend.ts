@@ -1,0 +1,175 @@
+/**
+ * What a run spent — launches, tokens and dollars, summed launch by launch — and the one decision a
+ * `--max-cost` cap makes before each launch: go, or stop with `spend-limit`.
+ *
+ * PURE MODULE: data and arithmetic only; workflows import it.
+ */
+import { launchCost } from '../harness/prices.js';
+import type { TokenUsage } from '../harness/report.js';
+
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * A run's spend so far. `launches` counts every launch that ran to an end; `costUsd` sums the known
+ * costs; `unpriced` counts the launches whose cost is unknown (no harness report, no price).
+ */
+export interface SpendTotals {
+  launches: number;
+  costUsd: number;
+  /** Absent in records made before spend was tracked: read as 0. */
+  unpriced?: number;
+  tokens?: TokenTotals;
+}
+
+/** The part of every run's progress that says what it spent and may spend. */
+export interface SpendProgress {
+  /** The `--max-cost` cap in US dollars, when the run has one. */
+  capUsd?: number;
+  launches: number;
+  costUsd: number;
+  unpriced: number;
+  tokens: TokenTotals;
+}
+
+export const emptyTokens = (): TokenTotals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+/** What one launch that ran reported: enough to price it. */
+export interface LaunchSpend {
+  model: string | null;
+  usage: TokenUsage | null;
+  costUsd: number | null;
+}
+
+/** Adds one launch to the totals (in place): its tokens, and its cost from the harness or the price table, or counts it unpriced. */
+export function addLaunch(totals: SpendTotals, launch: LaunchSpend): void {
+  totals.launches += 1;
+  const { costUsd } = launchCost(launch);
+  if (costUsd === null) totals.unpriced = (totals.unpriced ?? 0) + 1;
+  else totals.costUsd += costUsd;
+  const tokens = (totals.tokens ??= emptyTokens());
+  if (launch.usage) {
+    tokens.input += launch.usage.inputTokens;
+    tokens.output += launch.usage.outputTokens;
+    tokens.cacheRead += launch.usage.cacheReadTokens ?? 0;
+    tokens.cacheWrite += launch.usage.cacheWriteTokens ?? 0;
+  }
+}
+
+/** Adds totals to totals (in place), tolerating records made before tokens were counted. */
+export function addTotals(into: SpendTotals, from: SpendTotals): void {
+  into.launches += from.launches;
+  into.costUsd += from.costUsd;
+  if (from.unpriced) into.unpriced = (into.unpriced ?? 0) + from.unpriced;
+  if (from.tokens) {
+    const tokens = (into.tokens ??= emptyTokens());
+    tokens.input += from.tokens.input;
+    tokens.output += from.tokens.output;
+    tokens.cacheRead += from.tokens.cacheRead;
+    tokens.cacheWrite += from.tokens.cacheWrite;
+  }
+}
+
+/** Totals plus totals, as a new record. */
+export function sumTotals(...all: SpendTotals[]): SpendTotals {
+  const sum: SpendTotals = { launches: 0, costUsd: 0, unpriced: 0, tokens: emptyTokens() };
+  for (const each of all) addTotals(sum, each);
+  return sum;
+}
+
+/** The mean known cost of a launch so far, or undefined before any launch with a known cost. */
+export function meanCost(totals: SpendTotals): number | undefined {
+  const priced = totals.launches - (totals.unpriced ?? 0);
+  return priced > 0 ? totals.costUsd / priced : undefined;
+}
+
+export type SpendDecision = { go: true } | { go: false; spentUsd: number; meanUsd: number; estimateUsd: number; capUsd: number };
+
+/**
+ * Before a launch: may it start under the cap? The launches in flight and this one are each
+ * estimated at the run's mean cost per launch so far; the launch starts when the spend plus that
+ * estimate stays within the cap. Without a cap, or before any launch's cost is known (the first
+ * launch is always allowed), it starts.
+ */
+export function spendDecision(input: { capUsd: number | undefined; totals: SpendTotals; inFlight: number }): SpendDecision {
+  const { capUsd, totals, inFlight } = input;
+  if (capUsd === undefined) return { go: true };
+  const mean = meanCost(totals);
+  if (mean === undefined) return { go: true };
+  const estimateUsd = totals.costUsd + mean * (inFlight + 1);
+  // Float noise (a billionth of a dollar) must not stop a run whose estimate lands exactly on its cap.
+  if (estimateUsd <= capUsd + 1e-9) return { go: true };
+  return { go: false, spentUsd: totals.costUsd, meanUsd: mean, estimateUsd, capUsd };
+}
+
+/** Dollars as the operator reads them: cents for whole amounts, more digits for small ones. */
+export function usd(amount: number): string {
+  return `$${amount >= 1 ? amount.toFixed(2) : amount.toFixed(4)}`;
+}
+
+/** What a `spend-limit` stop carries: the spend, the cap it would pass, and the mean launch it estimated with. */
+export interface SpendLimitFields {
+  spentUsd: number;
+  capUsd: number;
+  meanUsd: number;
+}
+
+/** The stop a refused launch makes: what was spent, the estimate that would pass the cap, and what to type. */
+export function spendLimitStop(decision: Extract<SpendDecision, { go: false }>): { kind: 'spend-limit'; disposition: 'operator'; reason: string } & SpendLimitFields {
+  return {
+    kind: 'spend-limit',
+    disposition: 'operator',
+    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${usd(decision.spentUsd + decision.meanUsd)})`,
+    spentUsd: decision.spentUsd,
+    capUsd: decision.capUsd,
+    meanUsd: decision.meanUsd,
+  };
+}
+
+/**
+ * Why a resume with this cap is refused, or undefined to accept it. A run stopped at its cap resumes
+ * only with a cap that leaves room for one more launch at the mean cost (above the spent amount); a
+ * cap that is not a positive number is refused everywhere.
+ */
+export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: number | undefined; totals: SpendTotals }): string | undefined {
+  const { stoppedAtCap, newCapUsd, totals } = input;
+  if (newCapUsd !== undefined && !(Number.isFinite(newCapUsd) && newCapUsd > 0)) return `--max-cost must be a positive amount of US dollars, got ${newCapUsd}`;
+  if (!stoppedAtCap) return undefined;
+  const next = totals.costUsd + (meanCost(totals) ?? 0);
+  if (newCapUsd === undefined) return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${usd(next)})`;
+  if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next) return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${usd(next)})`;
+  return undefined;
+}
+
+/** The spend as a progress record: the cap and the totals with every field present. */
+export function spendProgress(capUsd: number | undefined, totals: SpendTotals): SpendProgress {
+  return { ...(capUsd !== undefined && { capUsd }), launches: totals.launches, costUsd: totals.costUsd, unpriced: totals.unpriced ?? 0, tokens: { ...emptyTokens(), ...totals.tokens } };
+}
+
+/** Tokens in thousands, as a short phrase: `12.3k in, 0.4k out, 40.1k cache read, 9.4k cache write`. */
+export function tokensLine(tokens: TokenTotals | undefined): string {
+  const t = { ...emptyTokens(), ...tokens };
+  const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+  return `${k(t.input)} in, ${k(t.output)} out, ${k(t.cacheRead)} cache read, ${k(t.cacheWrite)} cache write`;
+}
+
+/** One phrase for progress lines: `$0.4200 of $1.00 cap (1 launch of unknown cost)`, or `cost unknown` when no launch's cost is known. */
+export function spendLine(spend: { capUsd?: number | undefined } & SpendTotals): string {
+  const unpriced = spend.unpriced ?? 0;
+  const cost = spend.launches === unpriced && spend.launches > 0 ? 'cost unknown' : usd(spend.costUsd);
+  return `${cost}${spend.capUsd !== undefined ? ` of ${usd(spend.capUsd)} cap` : ''}${unpriced > 0 && spend.launches !== unpriced ? ` (${unpriced} launch${unpriced === 1 ? '' : 'es'} of unknown cost)` : ''}`;
+}
+
+/** The smallest cap, in whole cents, that lets a run stopped at its cap launch once more: the spend plus one mean launch. */
+export function nextCap(totals: SpendTotals): number {
+  return centsUp(totals.costUsd + (meanCost(totals) ?? 0));
+}
+
+/** An amount rounded up to whole cents (float noise below a millionth of a cent is not rounded up). */
+export function centsUp(amount: number): number {
+  return Math.ceil(amount * 100 - 1e-6) / 100;
+}

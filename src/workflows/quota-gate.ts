@@ -1,0 +1,121 @@
+/**
+ * The quota gate: a small entity workflow per account (`quota/<account>`), open, closed until a
+ * reset, or closed with the reset unknown (probing with backoff). A usage limit any launch sees
+ * closes it; every run that launches on the account subscribed once and keeps a copy, which the gate
+ * keeps current by signalling each subscriber on every transition. It continues as new to keep its
+ * history short, and never ends by itself.
+ */
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertMemo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { describeQuota, limitSeen, QUOTA_GATE, openedByOperator, openGate, opensAt, timePassed, type LimitReport, type QuotaGateView, type QuotaState } from '../runs/quota.js';
+
+const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+export interface QuotaGateInput {
+  account: string;
+  /** Carried across continue-as-new. */
+  state?: QuotaState;
+  subscribers?: string[];
+  /** Events past which the gate continues as new (default 2,000; tests set it low). */
+  historyBudget?: number;
+}
+
+export type { QuotaGateView } from '../runs/quota.js';
+
+/** A run that launches on the account: the gate signals it `quotaChanged` on every transition. */
+export const subscribeSignal = defineSignal<[string]>(QUOTA_GATE.subscribe);
+/** A usage limit one launch came to. */
+export const limitSignal = defineSignal<[LimitReport]>(QUOTA_GATE.limit);
+/** The operator opens the gate by hand; the argument says who (a run ID, or `commonplace quota open`). */
+export const openSignal = defineSignal<[string]>(QUOTA_GATE.open);
+/** Sent to every subscriber on every transition: the gate's state, versioned. */
+export const quotaChangedSignal = defineSignal<[QuotaState]>(QUOTA_GATE.changed);
+export const quotaStateQuery = defineQuery<QuotaGateView>(QUOTA_GATE.stateQuery);
+
+/** Past this many events the gate prunes its subscribers and continues as new. */
+const historyBudget = 2000;
+
+/** The quota gate of one account; see the module comment. */
+export async function quotaGate(input: QuotaGateInput): Promise<void> {
+  let state = input.state ?? openGate(input.account);
+  /** The version every subscriber was last sent (a carried state was sent before the run continued as new). */
+  let notified = state.version;
+  const subscribers = new Set(input.subscribers ?? []);
+  // The events this run has added, estimated from what it did (a signal and its workflow task: 4; a
+  // notice: 2; a timer: 4): deterministic, unlike the history length a replay reports mid-way.
+  let events = 4;
+  setHandler(subscribeSignal, (workflowId) => {
+    events += 4;
+    subscribers.add(workflowId);
+  });
+  setHandler(limitSignal, (report) => {
+    events += 4;
+    // A closed gate whose time has come is open (its timer may not have gone off yet): the report is a probe's.
+    state = limitSeen(timePassed(state, Date.now()), report, Date.now());
+  });
+  setHandler(openSignal, () => {
+    events += 4;
+    state = openedByOperator(state, Date.now());
+  });
+  setHandler(quotaStateQuery, () => ({ state, subscribers: subscribers.size }));
+  show(state, subscribers.size);
+  const tooLong = () => events > (input.historyBudget ?? historyBudget);
+  for (;;) {
+    if (state.version === notified && !tooLong()) {
+      const opens = opensAt(state);
+      if (opens === undefined) {
+        await condition(() => state.version !== notified || tooLong());
+      } else {
+        events += 4;
+        const summary = state.status === 'closed-until' ? `open at the reset (${state.resetAt})` : `open for a probe (${new Date(opens).toISOString()})`;
+        const woken = await condition(() => state.version !== notified || tooLong(), Math.max(0, opens - Date.now()), { summary });
+        if (!woken) state = timePassed(state, Date.now());
+      }
+    }
+    if (state.version !== notified) {
+      const sent = state;
+      events += 2 * subscribers.size + 2;
+      await notify(sent, subscribers);
+      notified = sent.version;
+      show(state, subscribers.size);
+      continue;
+    }
+    if (tooLong()) {
+      // Subscribers whose runs closed are dropped; those that subscribed while this was asked are kept.
+      const asked = [...subscribers];
+      const open = new Set(await openWorkflows({ workflowIds: asked }));
+      if (state.version !== notified) continue; // a transition came in meanwhile: its notice goes first
+      const kept = [...subscribers].filter((workflowId) => open.has(workflowId) || !asked.includes(workflowId));
+      await continueAsNew<typeof quotaGate>({ ...input, state, subscribers: kept });
+    }
+  }
+}
+
+/** Signals every subscriber the new state; a subscriber that is gone (its run closed) is dropped. */
+async function notify(state: QuotaState, subscribers: Set<string>): Promise<void> {
+  await Promise.all(
+    [...subscribers].map(async (workflowId) => {
+      try {
+        await getExternalWorkflowHandle(workflowId).signal(quotaChangedSignal, state);
+      } catch {
+        subscribers.delete(workflowId);
+      }
+    }),
+  );
+}
+
+/** The gate's state where the Web UI shows it: current details and the memo. */
+function show(state: QuotaState, subscribers: number): void {
+  setCurrentDetails([`**quota gate** ${state.account}: ${describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`commonplace quota open ${state.account}\``])].join('\n\n'));
+  upsertMemo({ quota: { status: state.status, ...(state.status === 'closed-until' && { resetAt: state.resetAt }), ...(state.status === 'closed-unknown' && { probeAt: state.probeAt }), version: state.version } });
+}

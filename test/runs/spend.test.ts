@@ -1,0 +1,119 @@
+import { launchCost, priceOf } from '../../src/harness/prices.js';
+import { addLaunch, centsUp, nextCap, resumeCapProblem, spendDecision, spendLimitStop, type SpendTotals } from '../../src/runs/spend.js';
+import { STOP_RULES } from '../../src/runs/stop.js';
+import { formatResultFile, parseResultFile, resultSpend, type ResultRecord } from '../../src/review/result-file.js';
+import { resultPath } from '../../src/review/paths.js';
+
+const totals = (costUsd: number, launches: number, unpriced = 0): SpendTotals => ({ launches, costUsd, unpriced });
+
+describe('the spend decision before a launch', () => {
+  test.each([
+    ['no cap: always go', { capUsd: undefined, totals: totals(100, 10), inFlight: 3 }, true],
+    ['the first launch goes even under a tiny cap', { capUsd: 0.01, totals: totals(0, 0), inFlight: 0 }, true],
+    ['launches of unknown cost give no mean: go', { capUsd: 0.01, totals: totals(0, 2, 2), inFlight: 0 }, true],
+    ['spent 0.30 over 3, cap 0.40: the next (0.10) lands on the cap', { capUsd: 0.4, totals: totals(0.3, 3), inFlight: 0 }, true],
+    ['spent 0.30 over 3, cap 0.39: the next would pass it', { capUsd: 0.39, totals: totals(0.3, 3), inFlight: 0 }, false],
+    ['one in flight counts at the mean: 0.30 + 2 × 0.10 > 0.45', { capUsd: 0.45, totals: totals(0.3, 3), inFlight: 1 }, false],
+    ['one in flight under a roomy cap: go', { capUsd: 1, totals: totals(0.3, 3), inFlight: 1 }, true],
+    ['the mean is over the priced launches only', { capUsd: 0.65, totals: totals(0.6, 4, 1), inFlight: 0 }, false],
+  ])('%s', (_title, input, go) => {
+    expect(spendDecision(input).go).toBe(go);
+  });
+
+  test('a refused launch makes an operator stop that names the spend, the cap and a cap that lets one more launch go', () => {
+    const decision = spendDecision({ capUsd: 0.39, totals: totals(0.3, 3), inFlight: 0 });
+    if (decision.go) throw new Error('expected a stop');
+    const stop = spendLimitStop(decision);
+    expect(stop).toMatchObject({ kind: 'spend-limit', disposition: 'operator', spentUsd: 0.3, capUsd: 0.39 });
+    expect(stop.meanUsd).toBeCloseTo(0.1);
+    expect(stop.reason).toMatch(/spent \$0\.3000 of the \$0\.3900 cap/);
+    expect(STOP_RULES['spend-limit'].by).toBe('resume');
+  });
+
+  test.each([
+    ['a resume of another stop needs no cap', { stoppedAtCap: false, newCapUsd: undefined }, undefined],
+    ['a spend-limit stop is not resumed without a cap', { stoppedAtCap: true, newCapUsd: undefined }, /resume it with a higher --max-cost \(at least \$0\.4000\)/],
+    ['nor with a cap at or under the spend', { stoppedAtCap: true, newCapUsd: 0.3 }, /leaves no room/],
+    ['nor with one that leaves no room for a launch at the mean', { stoppedAtCap: true, newCapUsd: 0.35 }, /give at least \$0\.4000/],
+    ['a cap with room for the next launch resumes it', { stoppedAtCap: true, newCapUsd: 0.4 }, undefined],
+    ['a cap that is no positive amount is refused anywhere', { stoppedAtCap: false, newCapUsd: -1 }, /positive amount/],
+  ])('%s', (_title, input, expected) => {
+    const problem = resumeCapProblem({ ...input, totals: totals(0.3, 3) });
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toMatch(expected);
+  });
+
+  test('the suggested cap is the spend plus one mean launch, rounded up to whole cents, and a resume with it is accepted', () => {
+    expect(nextCap(totals(0.3, 3))).toBe(0.4);
+    expect(nextCap(totals(0.1 + 0.2, 3))).toBe(0.4);
+    expect(centsUp(0.503)).toBe(0.51);
+    expect(resumeCapProblem({ stoppedAtCap: true, newCapUsd: nextCap(totals(0.25, 3)), totals: totals(0.25, 3) })).toBeUndefined();
+  });
+});
+
+describe('the cost of a launch', () => {
+  test('the harness cost wins over the price table', () => {
+    expect(launchCost({ model: 'claude-sonnet-5', usage: { inputTokens: 1_000_000, outputTokens: 0 }, costUsd: 0.5 })).toEqual({ costUsd: 0.5, source: 'harness' });
+  });
+
+  test("an Anthropic model's cost from its tokens matches what claude reported for the same usage", () => {
+    // test/fixtures/harness/claude-result-success.json: claude-sonnet-5 cost $0.0448005 for this usage.
+    const cost = launchCost({ model: 'claude-sonnet-5', usage: { inputTokens: 22, outputTokens: 70, cacheReadTokens: 27840, cacheWriteTokens: 9422 }, costUsd: null });
+    expect(cost.source).toBe('price-table');
+    expect(cost.costUsd).toBeCloseTo(0.0448005, 9);
+    expect(priceOf('claude-haiku-4-5-20251001')).toEqual(priceOf('claude-haiku-4-5'));
+  });
+
+  test("an OpenAI model's cached input is priced apart from the rest of its input", () => {
+    const cost = launchCost({ model: 'gpt-5.1-codex', usage: { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 800_000 }, costUsd: null });
+    // 200k uncached × $1.25 + 800k cached × $0.125 + 100k out × $10, per million
+    expect(cost.costUsd).toBeCloseTo(0.25 + 0.1 + 1, 9);
+  });
+
+  test("an unknown model's cost is unknown, never guessed, and the run counts it as unpriced", () => {
+    expect(launchCost({ model: 'some-new-model', usage: { inputTokens: 10, outputTokens: 10 }, costUsd: null })).toEqual({ costUsd: null, source: 'unknown' });
+    const sum: SpendTotals = { launches: 0, costUsd: 0 };
+    addLaunch(sum, { model: 'some-new-model', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 3 }, costUsd: null });
+    addLaunch(sum, { model: 'fake-model-1', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0.25 });
+    expect(sum).toEqual({ launches: 2, costUsd: 0.25, unpriced: 1, tokens: { input: 11, output: 6, cacheRead: 3, cacheWrite: 0 } });
+  });
+});
+
+describe('a result file with its cost', () => {
+  const record: ResultRecord = {
+    note: 'kb/notes/a.md',
+    criterion: 'prose/body-gate',
+    noteSha256: 'a'.repeat(64),
+    criterionSha256: 'b'.repeat(64),
+    outcome: 'pass',
+    profile: 'fake',
+    model: 'fake-model-1',
+    run: 'GS-1',
+    launch: 'GS-1/u/1',
+    body: 'ok\n\nResult: pass\n',
+  };
+  const file = resultPath(record.note, record.criterion);
+
+  test('carries cost_usd and tokens, and reads back the same', () => {
+    const spend = resultSpend({ model: 'fake-model-1', usage: { inputTokens: 300, outputTokens: 42 }, costUsd: 0.06 }, 2);
+    const text = formatResultFile({ ...record, spend });
+    expect(text).toContain('cost_usd: 0.03\ninput_tokens: 150\noutput_tokens: 21\ncache_read_tokens: 0\ncache_write_tokens: 0\n---');
+    const parsed = parseResultFile(text, file);
+    expect(parsed.ok && parsed.record.spend).toEqual({ costUsd: 0.03, inputTokens: 150, outputTokens: 21, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  test('an unknown cost is written `unknown`', () => {
+    const text = formatResultFile({ ...record, spend: resultSpend({ model: 'mystery', usage: null, costUsd: null }) });
+    expect(text).toContain('cost_usd: unknown\n');
+    const parsed = parseResultFile(text, file);
+    expect(parsed.ok && parsed.record.spend?.costUsd).toBeNull();
+  });
+
+  test('a file written before spend was tracked still reads, and a bad spend value is a finding', () => {
+    const old = parseResultFile(formatResultFile(record), file);
+    expect(old.ok && old.record.spend).toBeUndefined();
+    const bad = parseResultFile(formatResultFile({ ...record, spend: resultSpend({ model: 'x', usage: null, costUsd: 0.1 }) }).replace('input_tokens: 0', 'input_tokens: lots'), file);
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.findings.map((finding) => finding.rule)).toEqual(['result-spend']);
+  });
+});

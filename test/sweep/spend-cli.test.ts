@@ -1,0 +1,38 @@
+import { selectPairs } from '../../src/review/status.js';
+import { usd } from '../../src/runs/spend.js';
+import { runCli } from '../helpers/cli.js';
+import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+
+const { address } = useDevServerWithCliWorker();
+
+test('review run gates --max-cost stops at the cap with exit 2 and the command to raise it; --resume without a higher cap is refused, with one it completes', async () => {
+  const checkout = await corpusCopy();
+  const notes = await someNotes(1);
+  const dir = await scratch();
+  const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
+  const gates = 'frontmatter/*';
+  const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+  expect(pairs.length).toBeGreaterThan(1);
+  const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
+  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!];
+
+  const stopped = await runCli([...args, '--max-cost', '0.15'], { env: cliEnv });
+  expect(stopped.exitCode).toBe(2);
+  expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
+  expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.1500 cap/);
+  const runId = /continue with a higher cap: commonplace review run gates --resume (GS-\S+) --max-cost 0\.2$/m.exec(String(stopped.stdout))?.[1];
+  expect(runId).toBeDefined();
+  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+
+  const refused = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!], { env: cliEnv });
+  expect(refused.exitCode).toBe(2);
+  expect(`${refused.stdout}${refused.stderr}`).toMatch(/not resumed: .*higher --max-cost/);
+
+  const resumed = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--max-cost', '5'], { env: cliEnv });
+  expect(resumed.exitCode).toBe(0);
+  expect(resumed.stdout).toMatch(/sweep GS-\S+ completed/);
+  expect(resumed.stdout).toContain(`${usd(0.1 * pairs.length)} of $5.00 cap`);
+  expect(resumed.stdout).toMatch(/tokens +\d+\.\dk in, 0\.\dk out/);
+});
