@@ -198,13 +198,18 @@ const usageLimitPatterns: Record<HarnessName, RegExp[]> = {
   claude: [
     /usage limit reached/i,
     /limit reached\s*[∙·•|-]\s*resets/i,
-    /you['’]ve hit your (?:usage |session |weekly |opus |sonnet )?limit/i,
+    /you['’]ve hit your (?:usage |session |weekly |opus |sonnet |fable 5 )?limit/i,
+    // The monthly credit headless use draws from, and organisation spend limits.
+    /you['’]ve hit your (?:org['’]s )?monthly spend limit/i,
+    /you['’]re out of (?:usage )?credits/i,
+    /your org is out of usage/i,
+    /credit balance is too low/i,
     /rate_limit_error/i,
     /\(429\).*rate limit/i,
     /API Error: Rate limit reached/i,
   ],
-  codex: [/hit your usage limit/i, /usage_limit_reached/i, /usage limit/i],
-  pi: [/usage limit/i, /rate_limit_error/i, /you['’]ve hit your (?:usage )?limit/i, /\b429\b.*(?:rate|limit|quota)/i, /quota exceeded|resource_exhausted/i],
+  codex: [/hit your usage limit/i, /usage_limit_reached/i, /usage limit/i, /usage_not_included/i, /insufficient_quota/i],
+  pi: [/usage limit/i, /rate_limit_error/i, /you['’]ve hit your (?:usage )?limit/i, /\b429\b.*(?:rate|limit|quota)/i, /quota exceeded|resource_exhausted/i, /insufficient_quota/i, /credit balance is too low/i],
   fake: [/usage limit reached/i, /you['’]ve hit your (?:usage )?limit/i, /hit your usage limit/i],
 };
 

@@ -77,9 +77,23 @@ describe('usage-limit notices, as each harness has been seen to print them', () 
     "You've hit your weekly limit · resets Dec 5, 11:30am (Europe/Lisbon)",
     "You've hit your Opus limit · resets 3am",
     'API Error: Rate limit reached',
+    "You've hit your monthly spend limit · resets Jan 1, 12am (UTC)",
+    "You've hit your org's monthly spend limit",
+    "You're out of usage credits · add credits to keep going",
+    'Your org is out of usage · contact your admin',
+    'API Error: 400 Your credit balance is too low to access the Anthropic API.',
   ])('the current claude wording %j is recognised in an exit-0 success result', (text) => {
     const stdout = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, modelUsage: {} });
     expect(findUsageLimit('claude', stdout, '', readHarnessReport('claude', stdout))).toBe(text);
+  });
+
+  test.each([
+    ['codex', 'stderr', 'ERROR: insufficient_quota: You exceeded your current quota, please check your plan and billing details.'],
+    ['codex', 'stderr', 'ERROR: usage_not_included: your plan does not include Codex usage'],
+    ['pi', 'stderr', 'Error: 429 {"error":{"type":"insufficient_quota","message":"You exceeded your current quota"}}'],
+    ['pi', 'stderr', 'Error: 400 Your credit balance is too low to access the Anthropic API.'],
+  ] as const)('%s plan and credit exhaustion on %s is a usage limit: %j', (harness, _where, text) => {
+    expect(findUsageLimit(harness, '', text, readHarnessReport(harness, ''))).toBe(text);
   });
 
   test('codex reconnect notices are not a failure of the run', () => {
