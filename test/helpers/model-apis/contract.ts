@@ -1,0 +1,75 @@
+// One launch of a real CLI through the real `launch` activity: the probe workflow (one ask under the
+// relaunch rule) on a Temporal test server, with a worker of the project's own kind.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TASK_QUEUE } from '../../../src/search-attributes.js';
+import type { ProbeResult } from '../../../src/workflows/probe.js';
+import { scratch } from '../fake.js';
+import { probeInput, probeResult } from '../probe.js';
+import { testWorker, uniqueId } from '../temporal.js';
+import { writeProfilesFile, type RawProfile } from './harnesses.js';
+
+export interface ProbeRun {
+  result: ProbeResult;
+  /** How many tries the launch activity took (its last attempt number in the history). */
+  tries: number;
+  /** The last try's stdout and stderr, for failure messages. */
+  stdout: string;
+  stderr: string;
+}
+
+/** The last attempt number of the probe's launch activity, from the workflow's history. */
+async function launchTries(env: TestWorkflowEnvironment, workflowId: string): Promise<number> {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch');
+  const started = events.filter((event) => event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString());
+  return Math.max(0, ...started.map((event) => event.activityTaskStartedEventAttributes?.attempt ?? 0));
+}
+
+/** The newest try's log (`.launch/try-N/<file>`), best effort. */
+async function lastTryLog(dir: string, file: string): Promise<string> {
+  const names = (await readdir(join(dir, '.launch')).catch(() => [] as string[])).filter((name) => /^try-\d+$/.test(name));
+  const last = names.sort((a, b) => Number(a.slice(4)) - Number(b.slice(4))).at(-1);
+  return last ? readFile(join(dir, '.launch', last, file), 'utf8').catch(() => '') : '';
+}
+
+let active: { worker: Worker; running: Promise<unknown> } | undefined;
+
+/** Stops the worker of a probe a timed-out test left running, so the next test can start its own (call it in afterEach). */
+export async function stopProbeWorker(): Promise<void> {
+  const left = active;
+  active = undefined;
+  if (!left) return;
+  if (left.worker.getState() === 'RUNNING') left.worker.shutdown();
+  await left.running.catch(() => undefined);
+}
+
+let probes = 0;
+
+/**
+ * Probes `profile` and waits for the probe to end: on the time-skipping server the relaunch rule's
+ * 30 s and 120 s waits pass without being waited for. Each probe's profile gets a name of its own
+ * (`<name>-<pid>-<n>`), so it is an account of its own: a usage limit one test provokes closes no
+ * quota gate another test launches through.
+ */
+export async function probeProfile(env: TestWorkflowEnvironment, name: string, profile: RawProfile): Promise<ProbeRun> {
+  const dir = await scratch('commonplace-contract-');
+  probes += 1;
+  const profileName = `${name}-${process.pid}-${probes}`;
+  const profiles = await writeProfilesFile(dir, { [profileName]: profile });
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const workflowId = uniqueId(`probe/contract-${name}`);
+  const execution = env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, profileName, profiles, {})] });
+  const running = worker.runUntil(probeResult(execution));
+  active = { worker, running };
+  const result = await running;
+  active = undefined;
+  return { result, tries: await launchTries(env, workflowId), stdout: await lastTryLog(result.dir, 'stdout.txt'), stderr: await lastTryLog(result.dir, 'stderr.txt') };
+}
+
+/** A one-line account of a probe for a failed expectation: the outcome, the tries, and the tail of the last try's output. */
+export function describeRun(run: ProbeRun): string {
+  return `${JSON.stringify(run.result.outcome).slice(0, 600)}\n${run.tries} tries\nstdout: …${run.stdout.slice(-1500)}\nstderr: …${run.stderr.slice(-800)}`;
+}

@@ -1,0 +1,69 @@
+// What a stand-in answers, scripted per test: one reply per agent request, the last one repeating.
+
+/** Token counts a stand-in reports for one answer. */
+export interface ReplyUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+interface ReplyCommon {
+  /** Extra response headers (rate-limit headers, for instance). */
+  headers?: Record<string, string>;
+  usage?: ReplyUsage;
+}
+
+export type Reply =
+  /** A turn that writes `path` (relative to the harness's working directory) through the harness's own file tool. */
+  | (ReplyCommon & { kind: 'write'; path: string; content: string })
+  /** A turn that reads `path` (relative to the working directory) through the harness's own file tool. */
+  | (ReplyCommon & { kind: 'read'; path: string })
+  /** A text answer that ends the turn. */
+  | (ReplyCommon & { kind: 'text'; text: string })
+  /** An HTTP error with the API's own error body. */
+  | (ReplyCommon & { kind: 'error'; status: number; error: 'usage-limit' | 'server' | 'overloaded'; message?: string; retryAfterSeconds?: number; resetsAt?: number })
+  /** The connection is closed after the request is read, with no response at all. */
+  | (ReplyCommon & { kind: 'drop' });
+
+export const defaultUsage: ReplyUsage = { inputTokens: 1200, outputTokens: 40 };
+
+/** The replies a test scripts a stand-in with. */
+export const reply = {
+  write: (path: string, content = 'probe ok\n', options: ReplyCommon = {}): Reply => ({ kind: 'write', path, content, ...options }),
+  read: (path: string, options: ReplyCommon = {}): Reply => ({ kind: 'read', path, ...options }),
+  text: (text: string, options: ReplyCommon = {}): Reply => ({ kind: 'text', text, ...options }),
+  /** A 429 usage limit: Anthropic's `rate_limit_error`, OpenAI's `usage_limit_reached` (with `resets_at` when given). */
+  usageLimit: (options: ReplyCommon & { retryAfterSeconds?: number; resetsAt?: number } = {}): Reply => ({ kind: 'error', status: 429, error: 'usage-limit', ...options }),
+  serverError: (options: ReplyCommon & { status?: number } = {}): Reply => ({ kind: 'error', error: 'server', ...options, status: options.status ?? 500 }),
+  drop: (): Reply => ({ kind: 'drop' }),
+};
+
+/**
+ * The headers Claude Code 2.1.197 turns into a `rate_limit_event` (read only under a claude.ai
+ * login: CLAUDE_CODE_OAUTH_TOKEN); `resetsAt` is Unix seconds. `allowed_warning` also needs a
+ * window's utilization and surpassed threshold (`5h` → five_hour, `7d` → seven_day).
+ */
+export function unifiedRateLimitHeaders(options: {
+  status: 'allowed' | 'allowed_warning' | 'rejected';
+  resetsAt: number;
+  claim?: 'five_hour' | 'seven_day';
+  utilization?: number;
+}): Record<string, string> {
+  const claim = options.claim ?? 'five_hour';
+  const window = claim === 'five_hour' ? '5h' : '7d';
+  const headers: Record<string, string> = {
+    'anthropic-ratelimit-unified-status': options.status,
+    'anthropic-ratelimit-unified-reset': String(options.resetsAt),
+    'anthropic-ratelimit-unified-representative-claim': claim,
+  };
+  if (options.status === 'allowed_warning') {
+    headers[`anthropic-ratelimit-unified-${window}-utilization`] = String(options.utilization ?? 0.95);
+    headers[`anthropic-ratelimit-unified-${window}-reset`] = String(options.resetsAt);
+    headers[`anthropic-ratelimit-unified-${window}-surpassed-threshold`] = '0.9';
+  }
+  return headers;
+}
+
+/** Quotes a string for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
