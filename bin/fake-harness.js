@@ -8,7 +8,7 @@
 // Attempt:     { outputs?: {path: text}, writeDeclared?: text, exitCode?: n, stdout?: text, stderr?: text,
 //                usageLimit?: text, delayMs?: n, hang?: true, writeOutside?: {path: text},
 //                waitForFile?: path (the launch waits until the file exists),
-//                events?: [object | text] (stdout lines written one by one, before anything else, eventDelayMs?: n apart),
+//                events?: [object | text] (stdout lines written one by one, before anything else but delayMs, eventDelayMs?: n apart),
 //                costUsd?: n (the cost it reports; default 0), tokens?: {input, output} (default: a quarter of the prompt's characters, 42),
 //                review?: pass|warn|fail|report, outcomes?: {criterion: outcome}, skip?: [criterion], malformed?: [criterion] }
 // `review` answers a review prompt: a review of each `criterion = <id>` line of the prompt, ending in its
@@ -158,16 +158,16 @@ function record(event, extra) {
 }
 
 if (attempt.delayMs) await sleep(attempt.delayMs);
-// Held open until a file exists: a test decides when this launch ends (a state, not a duration).
-if (attempt.waitForFile) {
-  record('waiting', { file: attempt.waitForFile });
-  while (!existsSync(attempt.waitForFile)) await sleep(50);
-}
-
 // A harness's event stream played line by line, so a launch sees it while it runs.
 for (const event of Array.isArray(attempt.events) ? attempt.events : []) {
   process.stdout.write(`${typeof event === 'string' ? event : JSON.stringify(event)}\n`);
   if (attempt.eventDelayMs) await sleep(attempt.eventDelayMs);
+}
+
+// Held open until a file exists (after its events): a test decides when this launch ends (a state, not a duration).
+if (attempt.waitForFile) {
+  record('waiting', { file: attempt.waitForFile });
+  while (!existsSync(attempt.waitForFile)) await sleep(50);
 }
 
 if (attempt.hang) {

@@ -2,12 +2,14 @@
  * How an analysis run reads to the operator: the live progress line, a stop with the next
  * command, the end-of-run summary, and `inspect`'s whole-run report.
  */
+import type { Client } from '@temporalio/client';
 import type { Stop } from '../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysis/progress.js';
 import { progressQuery } from '../workflows/analysis.js';
 import type { FollowFormat } from './follow.js';
 import { nextLine, stopLines, type NextCommands } from './stop-format.js';
 import { spendLine, usd } from '../runs/spend.js';
+import { liveLaunches, liveSuffix } from './live-launches.js';
 import { spendLines } from './spend.js';
 
 const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
@@ -83,9 +85,10 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
   return { text: lines.join('\n'), status: result.status };
 }
 
-/** How the follow loop reads an analysis. */
-export function analysisFormat(): FollowFormat<AnalysisProgress, AnalysisResult> {
-  return { query: progressQuery, line: progressLine, stopped: formatStop, result: formatResult };
+/** How the follow loop reads an analysis; with a client, the line adds what its running launches are doing. */
+export function analysisFormat(client?: Client): FollowFormat<AnalysisProgress, AnalysisResult> {
+  const line = client ? async (progress: AnalysisProgress) => `${progressLine(progress)}${liveSuffix(await liveLaunches(client, progress.workflowId))}` : progressLine;
+  return { query: progressQuery, line, stopped: formatStop, result: formatResult };
 }
 
 /** `inspect`: the whole run — stage, stop and evidence, budgets, members and their checks, every attempt. */

@@ -187,7 +187,7 @@ function registerRun(analysis: Command): void {
           process.stderr.write(`started ${handle.workflowId}; watch it in the Web UI or with: temporal workflow describe --workflow-id ${handle.workflowId}\n`);
         }
         if (options.detach) return;
-        await follow(handle, analysisFormat());
+        await follow(handle, analysisFormat(client));
       }),
     );
 }

@@ -5,6 +5,7 @@ import { batchProgressQuery } from '../workflows/gate-batch.js';
 import { progressQuery, type gateSweep } from '../workflows/gate-sweep.js';
 import type { FollowFormat } from './follow.js';
 import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
+import { liveLaunches, liveSuffix } from './live-launches.js';
 import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
 
 /** The commands a sweep's stops lead to. */
@@ -65,6 +66,7 @@ export function sweepFormat(client: Client, options: { quiet?: boolean } = {}): 
     line: async (progress) => {
       let inBatch = 0;
       let batchSpend: SpendProgress | undefined;
+      let live: string[] = [];
       if (progress.currentBatch) {
         try {
           const batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery);
@@ -73,8 +75,9 @@ export function sweepFormat(client: Client, options: { quiet?: boolean } = {}): 
         } catch {
           // The batch has just ended or not yet started.
         }
+        live = await liveLaunches(client, progress.currentBatch);
       }
-      return progressLine(progress, inBatch, batchSpend);
+      return `${progressLine(progress, inBatch, batchSpend)}${liveSuffix(live)}`;
     },
     stopped: formatStop,
     result: (summary) => ({ text: formatSummary(summary), status: summary.status === 'exhausted' ? 'exhausted' : summary.status === 'blocked' ? 'blocked' : 'completed' }),
