@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerDev } from './dev.js';
 import { registerProbe } from './probe.js';
@@ -6,11 +8,18 @@ import { registerValidate } from './validate.js';
 import { registerReview } from './review.js';
 import { registerAnalysis } from './analysis.js';
 import { registerQuota } from './quota.js';
+import { packageRoot } from '../paths.js';
+
+/** The package's version, as package.json says. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
   const program = new Command('commonplace')
     .description('Upkeep of a Commonplace knowledge base as durable Temporal workflows')
+    .version(packageVersion(), '-V, --version', 'print the version of commonplace')
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError()
     .exitOverride((error) => {

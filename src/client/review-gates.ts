@@ -1,6 +1,8 @@
 import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runDirOf } from '../activities/review/sweep.js';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
@@ -199,6 +201,16 @@ export function registerRunGates(run: Command): void {
     );
 }
 
+/** How many problem pairs a closed sweep recorded in its summary; undefined when it wrote none (it never finished). */
+async function recordedProblems(checkout: string, runId: string): Promise<number | undefined> {
+  try {
+    const summary = JSON.parse(await readFile(join(runDirOf(checkout, runId), 'summary.json'), 'utf8')) as { problems?: unknown };
+    return typeof summary.problems === 'number' ? summary.problems : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `commonplace review retry RUN`: re-asks the problem pairs of a finished sweep, in a new sweep. */
 export function registerRetry(review: Command): void {
   review
@@ -215,6 +227,10 @@ export function registerRetry(review: Command): void {
         if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`commonplace review run gates --resume ${run}\``, 2);
         const recorded = described.memo?.input as SweepInput | undefined;
         if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
+        if ((await recordedProblems(recorded.checkout, run)) === 0) {
+          process.stdout.write(`sweep ${run} has no problem pairs: nothing to retry\n`);
+          return;
+        }
         const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
         const runId = sweepRunId(retry, await openCheckout(recorded.checkout));
         const handle = await startSweep(client, { ...retry, runId });

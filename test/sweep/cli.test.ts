@@ -17,6 +17,8 @@ describe('commonplace review run gates', () => {
     let stopped: Run;
     let again: Run;
     let nothing: Run;
+    let retryNothing: Run;
+    let startsAfterRetry: number;
     let pairCount: number;
     let freshAtStop: number;
     let allFreshAfter: boolean;
@@ -38,6 +40,16 @@ describe('commonplace review run gates', () => {
       allFreshAfter = (await selectPairs(checkout, { notes, gates: [gates] })).every((pair) => pair.status === 'fresh');
       starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
       nothing = await runCli(args, { env: cliEnv });
+      const runId = /sweep (GS-\S+) completed/.exec(String(again.stdout))?.[1] ?? 'unknown';
+      retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
+      startsAfterRetry = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+    });
+
+    test('review retry of a sweep with no problem pairs says there is nothing to retry and starts nothing', () => {
+      expect(retryNothing.exitCode).toBe(0);
+      expect(retryNothing.stdout).toMatch(/^sweep GS-\S+ has no problem pairs: nothing to retry$/m);
+      expect(retryNothing.stderr).not.toMatch(/started/);
+      expect(startsAfterRetry).toBe(starts);
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
