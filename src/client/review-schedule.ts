@@ -31,6 +31,14 @@ function checkName(name: string): string {
   return name;
 }
 
+/** An interval as an operator writes it (`24h`, `30m`, `90s`), from the milliseconds the server returns. */
+export function asWritten(every: unknown): string {
+  const ms = Number(every);
+  if (!Number.isFinite(ms) || ms <= 0) return String(every);
+  const unit = ([['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const).find(([, size]) => ms % size === 0);
+  return unit ? `${ms / unit[1]}${unit[0]}` : `${ms}ms`;
+}
+
 /** The checkout a schedule's sweeps run on, as its action records it. */
 async function scheduledCheckout(handle: ScheduleHandle): Promise<string | undefined> {
   const described = await handle.describe();
@@ -108,7 +116,7 @@ export function registerSchedule(review: Command): void {
         for await (const summary of client.schedule.list()) {
           if (!summary.scheduleId.startsWith('gates-')) continue;
           const described = await client.schedule.getHandle(summary.scheduleId).describe();
-          const intervals = (described.spec.intervals ?? []).map((interval) => `every ${String(interval.every)}`);
+          const intervals = (described.spec.intervals ?? []).map((interval) => `every ${asWritten(interval.every)}`);
           const spec = intervals.length > 0 ? intervals.join(', ') : 'cron';
           rows.push({
             name: summary.scheduleId.replace(/^gates-/, ''),

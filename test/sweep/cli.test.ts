@@ -186,8 +186,8 @@ describe('commonplace review schedule', () => {
     });
 
     test('list --json reports the schedule paused, with its checkout and its skipped trigger', () => {
-      const rows = JSON.parse(String(listed.stdout)) as { name: string; paused: boolean; skipped: number; checkout: string }[];
-      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout });
+      const rows = JSON.parse(String(listed.stdout)) as { name: string; paused: boolean; skipped: number; checkout: string; spec: string }[];
+      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout, spec: 'every 24h' });
     });
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
