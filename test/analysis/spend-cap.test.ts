@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { runRecordFile } from '../../src/analysis/run-dir.js';
+import { waitFor } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 import { analysisInput, prepareToy, progressUntil, readJson, ROLES, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, updateRejection, writes } from './helpers.js';
@@ -24,6 +25,8 @@ test('an analysis with --max-cost stops with spend-limit before a launch would p
     const starts = await startsByRole(ledger);
     expect(ROLES.filter((role) => starts[role].length > 0)).toEqual(['boundary', 'runtime-report']);
     // run.json carries the spend and the stop.
+    // run.json is written by the activity that records the stop: wait for it, not for a moment.
+    await waitFor('run.json to record the stop', async () => (await readJson<AnalysisProgress>(runRecordFile(prepared.runDir)).catch(() => undefined))?.stops[0]?.kind === 'spend-limit', 60_000);
     const record = await readJson<AnalysisProgress>(runRecordFile(prepared.runDir));
     expect(record.stops[0]?.kind).toBe('spend-limit');
     expect(record.spend?.costUsd).toBeCloseTo(0.2, 9);
