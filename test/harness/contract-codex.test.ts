@@ -1,8 +1,7 @@
 // Contract: the pinned codex CLI, run by the real launch activity (the probe workflow on a Temporal
 // test server) against a local stand-in of the OpenAI Responses API. See docs/harnesses.md.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createHash } from 'node:crypto';
-import { contractProfile, describeRun, probeProfile, reply, startStandIn, stopProbeWorker, type RawProfile, type Reply, type StandIn } from '../helpers/model-apis/index.js';
+import { completedResult, contractProfile, describeRun, probeFileDigest, probeProfile, reply, startStandIn, stopProbeWorker, type RawProfile, type Reply, type StandIn } from '../helpers/model-apis/index.js';
 import { freePort } from '../helpers/ports.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 
@@ -31,11 +30,9 @@ describe('codex against the Responses API stand-in: launches that end on their o
 
   test('the shipped profile writes its declared output; the profile\'s model is recorded, codex reporting none, and its usage', async () => {
     const run = await probeCodex(env, [reply.write('probe.md', 'probe ok\n'), reply.text('Done.')]);
-    const { outcome } = run.result;
-    expect({ status: outcome.status, why: outcome.status === 'completed' ? '' : describeRun(run) }).toEqual({ status: 'completed', why: '' });
-    if (outcome.status !== 'completed') return;
-    const { result } = outcome;
-    expect(result.outputs).toEqual([{ path: 'probe.md', sha256: createHash('sha256').update('probe ok\n').digest('hex'), size: 9 }]);
+    const result = completedResult(run);
+    if (!result) return;
+    expect(result.outputs).toEqual([probeFileDigest]);
     expect(result.model).toBe('gpt-5.1-codex');
     expect(result.modelSource).toBe('profile');
     expect(result.usage?.inputTokens).toBeGreaterThan(0);

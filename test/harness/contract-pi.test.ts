@@ -1,8 +1,7 @@
 // Contract: the pinned pi CLI (its anthropic provider), run by the real launch activity (the probe
 // workflow on a Temporal test server) against a local stand-in of the Anthropic Messages API.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createHash } from 'node:crypto';
-import { contractProfile, describeRun, probeProfile, reply, startStandIn, stopProbeWorker, type Reply, type StandIn } from '../helpers/model-apis/index.js';
+import { completedResult, contractProfile, describeRun, probeFileDigest, probeProfile, reply, startStandIn, stopProbeWorker, type Reply, type StandIn } from '../helpers/model-apis/index.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 
 let standIn: StandIn;
@@ -30,11 +29,9 @@ describe('pi against the Messages API stand-in: launches that end on their own',
 
   test('the shipped profile writes its declared output, and the launch records the model, usage and cost pi reported', async () => {
     const run = await probePi(env, [reply.write('probe.md', 'probe ok\n'), reply.text('Done.')]);
-    const { outcome } = run.result;
-    expect({ status: outcome.status, why: outcome.status === 'completed' ? '' : describeRun(run) }).toEqual({ status: 'completed', why: '' });
-    if (outcome.status !== 'completed') return;
-    const { result } = outcome;
-    expect(result.outputs).toEqual([{ path: 'probe.md', sha256: createHash('sha256').update('probe ok\n').digest('hex'), size: 9 }]);
+    const result = completedResult(run);
+    if (!result) return;
+    expect(result.outputs).toEqual([probeFileDigest]);
     expect(result.model).toBe('claude-sonnet-4-5');
     expect(result.modelSource).toBe('harness');
     expect(result.usage?.inputTokens).toBeGreaterThan(0);

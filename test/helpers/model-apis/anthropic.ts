@@ -1,5 +1,5 @@
 // The Anthropic Messages API as claude and pi call it: POST /v1/messages (SSE with `stream: true`).
-import { defaultUsage, shellQuote, type Reply } from './replies.js';
+import { defaultUsage, errorAnswer, shellQuote, type Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -58,13 +58,7 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
 function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number): Answer {
   const body = request.json ?? {};
   const headers = { 'request-id': `req_standin_${n}`, ...reply.headers };
-  if (reply.kind === 'error') {
-    return {
-      status: reply.status,
-      headers: { 'content-type': 'application/json', ...(reply.retryAfterSeconds !== undefined && { 'retry-after': String(reply.retryAfterSeconds) }), ...headers },
-      body: JSON.stringify(errorBody(reply)),
-    };
-  }
+  if (reply.kind === 'error') return errorAnswer(reply, headers, errorBody(reply));
   const usage = reply.usage ?? defaultUsage;
   const model = typeof body.model === 'string' ? body.model : 'claude-standin';
   const id = `msg_standin_${n}`;

@@ -1,9 +1,12 @@
 // One launch of a real CLI through the real `launch` activity: the probe workflow (one ask under the
 // relaunch rule) on a Temporal test server, with a worker of the project's own kind.
+import { expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createHash } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LaunchResult } from '../../../src/harness/launch-contract.js';
 import { TASK_QUEUE } from '../../../src/search-attributes.js';
 import type { ProbeResult } from '../../../src/workflows/probe.js';
 import { scratch } from '../fake.js';
@@ -73,3 +76,13 @@ export async function probeProfile(env: TestWorkflowEnvironment, name: string, p
 export function describeRun(run: ProbeRun): string {
   return `${JSON.stringify(run.result.outcome).slice(0, 600)}\n${run.tries} tries\nstdout: …${run.stdout.slice(-1500)}\nstderr: …${run.stderr.slice(-800)}`;
 }
+
+/** The result of a probe that must have completed: a failed expectation otherwise, with the run described. */
+export function completedResult(run: ProbeRun): LaunchResult | undefined {
+  const { outcome } = run.result;
+  expect({ status: outcome.status, why: outcome.status === 'completed' ? '' : describeRun(run) }).toEqual({ status: 'completed', why: '' });
+  return outcome.status === 'completed' ? outcome.result : undefined;
+}
+
+/** The digest record of the probe file a scripted write leaves: `probe.md` holding `probe ok\n`. */
+export const probeFileDigest = { path: 'probe.md', sha256: createHash('sha256').update('probe ok\n').digest('hex'), size: 9 };

@@ -2,4 +2,4 @@
 export { startStandIn, type StandIn, type StandInStats, type RecordedRequest } from './stand-in.js';
 export { reply, unifiedRateLimitHeaders, type Reply } from './replies.js';
 export { apiOf, contractProfile, harnessCli, harnessHome, harnessInstalled, pointAt, shippedProfiles, writeProfilesFile, type Pointing, type RawProfile, type RealHarness } from './harnesses.js';
-export { describeRun, probeProfile, stopProbeWorker, type ProbeRun } from './contract.js';
+export { completedResult, describeRun, probeFileDigest, probeProfile, stopProbeWorker, type ProbeRun } from './contract.js';

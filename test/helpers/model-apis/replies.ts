@@ -67,3 +67,12 @@ export function unifiedRateLimitHeaders(options: {
 export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
+
+/** An error reply as JSON with its status, its `retry-after` when it has one, and the dialect's own error body. */
+export function errorAnswer(reply: Extract<Reply, { kind: 'error' }>, headers: Record<string, string>, body: unknown): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status: reply.status,
+    headers: { 'content-type': 'application/json', ...(reply.retryAfterSeconds !== undefined && { 'retry-after': String(reply.retryAfterSeconds) }), ...headers },
+    body: JSON.stringify(body),
+  };
+}
