@@ -4,6 +4,7 @@
 import { execa } from 'execa';
 import { scrubHistory } from './scrub.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowHandle } from '@temporalio/client';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
@@ -11,7 +12,7 @@ import { packageRoot } from '../../src/paths.js';
 import { locateBinary } from '../../temporal/server.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
-import { fakeScenario, scratch, type FakeAttempt, type FakeRule } from '../helpers/fake.js';
+import { fakeScenario, scratch, waitFor, type FakeAttempt, type FakeRule } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
@@ -19,6 +20,12 @@ import { recordEditExhaustedHistory, recordEditHistories } from '../review-edit/
 import { recordAnalysisHistories, recordAnalysisTimerHistories } from '../analysis/histories.js';
 
 const out = join(packageRoot(), 'test', 'histories');
+
+/** Waits until a recorded sweep stops (a state its progress query says), for the recording to resume it. */
+async function untilStopped(handle: WorkflowHandle): Promise<void> {
+  await waitFor('the sweep to stop', async () => (await handle.query<{ status: string }>('progress').catch(() => undefined))?.status === 'stopped', 10 * 60_000);
+}
+
 /** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */
 const ids: Record<string, string> = {};
 
@@ -43,11 +50,7 @@ async function recordSweep(env: TestWorkflowEnvironment, name: string, rules: Fa
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     if (resume) {
-      for (;;) {
-        const progress = await handle.query<{ status: string }>('progress').catch(() => undefined);
-        if (progress?.status === 'stopped') break;
-        await new Promise((done) => setTimeout(done, 200));
-      }
+      await untilStopped(handle);
       await handle.executeUpdate('resume');
     }
     await handle.result();
@@ -79,11 +82,7 @@ async function recordQuotaGate(env: TestWorkflowEnvironment, name: string): Prom
   const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv };
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
-    for (;;) {
-      const progress = await handle.query<{ status: string }>('progress').catch(() => undefined);
-      if (progress?.status === 'stopped') break;
-      await new Promise((done) => setTimeout(done, 200));
-    }
+    await untilStopped(handle);
     await handle.executeUpdate('resume', { args: [{}] });
     await handle.result();
   });
@@ -104,11 +103,7 @@ async function recordSpendLimit(env: TestWorkflowEnvironment, name: string): Pro
   const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 };
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
-    for (;;) {
-      const progress = await handle.query<{ status: string }>('progress').catch(() => undefined);
-      if (progress?.status === 'stopped') break;
-      await new Promise((done) => setTimeout(done, 200));
-    }
+    await untilStopped(handle);
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
     await handle.result();
   });
