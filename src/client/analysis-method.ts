@@ -23,7 +23,7 @@ export function registerInstallMethod(analysis: Command): void {
           report = await installMethod(findCheckout(process.cwd(), options.kb).root, { force: options.force ?? false });
         } catch (error) {
           if (error instanceof InstallError) throw new UserError(error.message);
-          if (error instanceof KbError) throw new UserError(error.message, error.isUsage ? 2 : 1);
+          if (error instanceof KbError) throw new UserError(error.message);
           throw error;
         }
         const { checkout, written, replaced, unchanged, warnings } = report;

@@ -27,7 +27,7 @@ import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
 function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
   if (error instanceof PlanError) return new UserError(`${error.message}\n${nothing}`);
   if (error instanceof PrepareError || error instanceof RunNotFoundError || error instanceof GitError) return new UserError(error.message);
-  if (error instanceof KbError) return new UserError(error.message, error.isUsage ? 2 : 1);
+  if (error instanceof KbError) return new UserError(error.message);
   return error;
 }
 

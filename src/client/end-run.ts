@@ -27,7 +27,7 @@ export function graceOption(command: Command): Command {
 export function graceMs(text: string | undefined): number {
   if (text === undefined) return DEFAULT_GRACE_SECONDS * 1000;
   const seconds = Number(text);
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new UserError(`--grace must be a number of seconds (0 or more), got "${text}"`, 2);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new UserError(`--grace must be a number of seconds (0 or more), got "${text}"`);
   return seconds * 1000;
 }
 

@@ -21,6 +21,7 @@ import {
 import type { LifecycleProgress } from '../runs/stop.js';
 import { TASK_QUEUE } from '../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
+import { printJson } from './json-output.js';
 
 /** How a run closed without failing, as its result says. */
 export type ResultStatus = 'completed' | 'blocked' | 'exhausted';
@@ -33,12 +34,29 @@ export interface FollowFormat<P extends LifecycleProgress, R> {
   line?: (progress: P) => string | Promise<string>;
   /** A stop the run waits in (`stopped`, `awaiting-approval`): the stop and exactly one next command. */
   stopped: (progress: P) => string;
-  /** The result's text and how the run closed (`exhausted` exits 2). */
-  result: (result: R) => { text: string; status: ResultStatus };
+  /** The result's text and how the run closed (`exhausted` exits 2), with the one step left when it is exhausted. */
+  result: (result: R) => { text: string; status: ResultStatus; next?: string };
   /** A failure the command reads as an outcome of its own (the probe's failed launch), or undefined. */
-  failure?: (error: WorkflowFailedError) => { text: string; exitCode: 0 | 1 | 2 } | undefined;
+  failure?: (error: WorkflowFailedError) => { text: string; exitCode: 0 | 1 | 2; json?: object } | undefined;
+  /** The one next command of a stop, for `--json` (the text says it in `stopped`). */
+  next?: (progress: P) => string | undefined;
   /** No live progress lines (a schedule's own sweeps, tests). */
   quiet?: boolean;
+  /** Print the outcome as a `run-outcome` JSON document on stdout instead of text (progress stays on stderr). */
+  json?: boolean;
+}
+
+/** How a followed run came out, as `--json` prints it (docs/schemas/run-outcome.v1.schema.json). */
+export interface RunOutcome {
+  workflowId: string;
+  runId?: string;
+  status: ResultStatus | 'stopped' | 'awaiting-approval' | 'failed' | 'cancelled';
+  exitCode: 0 | 1 | 2;
+  next?: string;
+  stops?: readonly unknown[];
+  message?: string;
+  progress?: unknown;
+  result?: unknown;
 }
 
 /** Why an error while following is no failure of the run: keep following. */
@@ -226,7 +244,12 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     }
     if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
       progressLine.end();
-      process.stdout.write(`${format.stopped(progress)}\n`);
+      if (format.json) {
+        const next = format.next?.(progress);
+        printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, progress } satisfies RunOutcome);
+      } else {
+        process.stdout.write(`${format.stopped(progress)}\n`);
+      }
       process.exitCode = 2;
       return;
     }
@@ -236,9 +259,15 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
   function finish(settled: Settled<WorkflowResultType<W>>): void {
     progressLine.end();
     if ('value' in settled) {
-      const { text, status } = format.result(settled.value);
-      process.stdout.write(`${text}\n`);
-      if (status === 'exhausted') process.exitCode = 2;
+      const { text, status, next } = format.result(settled.value);
+      const exitCode = status === 'exhausted' ? 2 : 0;
+      if (format.json) {
+        const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
+        printJson('run-outcome', 1, { workflowId: handle.workflowId, ...(typeof runId === 'string' && { runId }), status, exitCode, ...(next !== undefined && { next }), result: settled.value } satisfies RunOutcome);
+      } else {
+        process.stdout.write(`${text}\n`);
+      }
+      if (exitCode !== 0) process.exitCode = exitCode;
       return;
     }
     const { error } = settled;
@@ -246,11 +275,14 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     if (error instanceof WorkflowFailedError) {
       const own = format.failure?.(error);
       if (own) {
-        process.stdout.write(`${own.text}\n`);
+        if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: 'failed', exitCode: own.exitCode, message: rootMessage(error), ...(own.json !== undefined && { result: own.json }) } satisfies RunOutcome);
+        else process.stdout.write(`${own.text}\n`);
         if (own.exitCode !== 0) process.exitCode = own.exitCode;
         return;
       }
     }
-    throw new UserError(failureMessage(handle.workflowId, error).message);
+    const failure = failureMessage(handle.workflowId, error);
+    if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
+    throw new UserError(failure.message);
   }
 }

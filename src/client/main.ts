@@ -23,7 +23,7 @@ export function buildProgram(): Command {
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError()
     .exitOverride((error) => {
-      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      process.exitCode = error.exitCode === 0 ? 0 : 1;
       throw error;
     });
   registerDev(program);
@@ -36,7 +36,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; usage errors exit 2, as every command documents. */
+/** Runs the CLI; usage errors exit 1 like every bad input (2 is for stops), as docs/cli.md says. */
 export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);

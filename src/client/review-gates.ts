@@ -51,13 +51,13 @@ export function sweepOptions(command: Command): Command {
 
 function positive(name: string, text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UserError(`--${name} must be a positive whole number, got "${text}"`, 2);
+  if (!Number.isInteger(value) || value < 1) throw new UserError(`--${name} must be a positive whole number, got "${text}"`);
   return value;
 }
 
 /** The workflow input a set of command options asks for; bad option values are usage errors (exit 2). */
 export function sweepInput(options: SweepCommandOptions, extra: Partial<SweepInput> = {}): SweepInput {
-  if (options.grouping !== 'pair' && options.grouping !== 'bundle') throw new UserError(`--grouping must be pair or bundle, got "${options.grouping}"`, 2);
+  if (options.grouping !== 'pair' && options.grouping !== 'bundle') throw new UserError(`--grouping must be pair or bundle, got "${options.grouping}"`);
   const checkout = findCheckout(process.cwd(), options.kb).root;
   return {
     checkout,

@@ -24,7 +24,7 @@ export function registerRunRevise(run: Command): void {
     .option('--assess', 'let an assessment worker choose the passes; the plan it chose is kept in the run directory')
     .action(
       action(async (noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }) => {
-        if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one', 2);
+        if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one');
         let planText: string | undefined;
         const asked: Partial<ReviseOptions> = { ...(options.profile !== undefined && { profile: options.profile }) };
         if (options.plan) {
@@ -46,7 +46,7 @@ export function registerRunRevise(run: Command): void {
           asked,
           newRun: () => {
             if (asked.mode === undefined) {
-              throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`, 2);
+              throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`);
             }
             const chosen: ReviseOptions = { profile: asked.profile ?? 'claude', mode: asked.mode, planSha256: asked.planSha256 ?? null };
             return {

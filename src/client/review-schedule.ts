@@ -27,7 +27,7 @@ export const scheduleId = (name: string) => `gates-${name}`;
 export const scheduledWorkflowId = (checkout: string, name: string) => `gates/GS-${checkout}-scheduled-${name}`;
 
 function checkName(name: string): string {
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`schedule name "${name}" must be lowercase letters, digits and hyphens`, 2);
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`schedule name "${name}" must be lowercase letters, digits and hyphens`);
   return name;
 }
 
@@ -69,9 +69,9 @@ export function registerSchedule(review: Command): void {
     .action(
       action(async (name: string, options: SweepCommandOptions & { every?: string; cron?: string; overlap: string; paused?: boolean }) => {
         checkName(name);
-        if (!options.every === !options.cron) throw new UserError('give exactly one of --every INTERVAL or --cron EXPR', 2);
+        if (!options.every === !options.cron) throw new UserError('give exactly one of --every INTERVAL or --cron EXPR');
         const overlap = overlapPolicies[options.overlap];
-        if (overlap === undefined) throw new UserError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}`, 2);
+        if (overlap === undefined) throw new UserError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}`);
         const input = sweepInput(options, { autoResume: true });
         await checkSweepInput(input);
         const checkout = await openCheckout(input.checkout);

@@ -41,7 +41,7 @@ export function registerReviewStatus(parent: Command): void {
         try {
           await runStatus(command.optsWithGlobals<StatusOptions>());
         } catch (error) {
-          if (error instanceof KbError) throw new UserError(error.message, error.isUsage ? 2 : 1);
+          if (error instanceof KbError) throw new UserError(error.message);
           if (error instanceof ReviewError) throw new UserError(error.message, error.exitCode);
           throw error;
         }

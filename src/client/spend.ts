@@ -7,7 +7,7 @@ import { UserError } from './errors.js';
 export function parseMaxCost(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text.replace(/^\$/, ''));
-  if (!Number.isFinite(value) || value <= 0) throw new UserError(`--max-cost must be a positive amount of US dollars, got "${text}"`, 2);
+  if (!Number.isFinite(value) || value <= 0) throw new UserError(`--max-cost must be a positive amount of US dollars, got "${text}"`);
   return value;
 }
 

@@ -45,7 +45,7 @@ export function registerValidate(program: Command): void {
         try {
           await runValidate(targets, command.optsWithGlobals<ValidateOptions>());
         } catch (error) {
-          if (error instanceof KbError) throw new UserError(error.message, error.isUsage ? 2 : 1);
+          if (error instanceof KbError) throw new UserError(error.message);
           throw error;
         }
       }),
@@ -56,18 +56,18 @@ async function runValidate(targets: string[], options: ValidateOptions): Promise
   const cwd = process.cwd();
   const draftMode = options.artifact !== undefined || options.role !== undefined;
   if (!draftMode && (options.layout !== undefined || options.disposition !== undefined)) {
-    throw new UserError(`--layout and --disposition apply to draft validation: ${DRAFT_USAGE}`, 2);
+    throw new UserError(`--layout and --disposition apply to draft validation: ${DRAFT_USAGE}`);
   }
   if (draftMode) {
     if (options.artifact === undefined || options.role === undefined) {
-      throw new UserError(`--artifact and --role go together: ${DRAFT_USAGE}`, 2);
+      throw new UserError(`--artifact and --role go together: ${DRAFT_USAGE}`);
     }
     if (targets.length !== 1) {
-      throw new UserError(`draft validation takes exactly one draft file, got ${targets.length}: ${DRAFT_USAGE}`, 2);
+      throw new UserError(`draft validation takes exactly one draft file, got ${targets.length}: ${DRAFT_USAGE}`);
     }
     const disposition = options.disposition;
     if (disposition !== undefined && !(DISPOSITIONS as readonly string[]).includes(disposition)) {
-      throw new UserError(`--disposition must be one of ${DISPOSITIONS.join(', ')}, got ${disposition}`, 2);
+      throw new UserError(`--disposition must be one of ${DISPOSITIONS.join(', ')}, got ${disposition}`);
     }
     const checkout = findCheckout(cwd, options.kb);
     const report = await validateDraft({

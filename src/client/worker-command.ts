@@ -15,7 +15,7 @@ export function registerWorker(program: Command): void {
     .action(
       action(async (options: { state: string; maxLaunches: string }) => {
         const maxLaunches = Number(options.maxLaunches);
-        if (!Number.isInteger(maxLaunches) || maxLaunches < 1) throw new UserError(`--max-launches must be a positive whole number, got "${options.maxLaunches}"`, 2);
+        if (!Number.isInteger(maxLaunches) || maxLaunches < 1) throw new UserError(`--max-launches must be a positive whole number, got "${options.maxLaunches}"`);
         installQuietRuntime();
         const settings = connectionSettings();
         const connection = await connectWorker(settings);

@@ -16,17 +16,7 @@ export type KbErrorCode =
   | 'layout-invalid'
   | 'artifact-not-found';
 
-/** Codes that mean "the command was asked wrongly" (exit 2) rather than "the input is bad" (exit 1). */
-const USAGE_CODES: ReadonlySet<KbErrorCode> = new Set<KbErrorCode>([
-  'no-checkout',
-  'path-not-found',
-  'path-outside-checkout',
-  'no-match',
-  'usage',
-  'undeclared-role',
-  'artifact-not-found',
-]);
-
+/** An error in the KB or in what a command asked of it; the CLI reports it in one line, exit 1. */
 export class KbError extends Error {
   override readonly name = 'KbError';
   readonly code: KbErrorCode;
@@ -34,10 +24,5 @@ export class KbError extends Error {
   constructor(code: KbErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-  }
-
-  /** Whether the operator asked for something that cannot be done (exit 2), not a failure of the input. */
-  get isUsage(): boolean {
-    return USAGE_CODES.has(this.code);
   }
 }
