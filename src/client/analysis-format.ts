@@ -7,7 +7,7 @@ import type { Stop } from '../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysis/progress.js';
 import { progressQuery } from '../workflows/analysis.js';
 import type { FollowFormat } from './follow.js';
-import { nextLine, stopLines, type NextCommands } from './stop-format.js';
+import { nextLine, nextStep, stopLines, type NextCommands } from './stop-format.js';
 import { spendLine, usd } from '../runs/spend.js';
 import { liveLaunches, liveSuffix } from './live-launches.js';
 import { spendLines } from './spend.js';
@@ -58,9 +58,13 @@ export function formatExhausted(runId: string, stop: Stop | undefined, stage: st
   return lines.join('\n');
 }
 
-/** What a finished run came to, and how it closed. */
-export function formatResult(result: AnalysisResult): { text: string; status: AnalysisResult['status'] } {
-  if (result.status === 'exhausted') return { text: formatExhausted(result.runId, result.stop ?? result.progress.stops[0], result.progress.stage), status: 'exhausted' };
+/** What a finished run came to, and how it closed; an exhausted run with the one step left. */
+export function formatResult(result: AnalysisResult): { text: string; status: AnalysisResult['status']; next?: string } {
+  if (result.status === 'exhausted') {
+    const stop = result.stop ?? result.progress.stops[0];
+    const next = nextStep(stop ? [stop] : [], 'exhausted', analysisNext(result.runId))?.command;
+    return { text: formatExhausted(result.runId, stop, result.progress.stage), status: 'exhausted', ...(next !== undefined && { next }) };
+  }
   const { progress } = result;
   const spent = progress.attempts.filter((attempt) => attempt.attempt !== null);
   const kinds = (kind: AttemptRecord['kind']) => spent.filter((attempt) => attempt.kind === kind).length;
@@ -86,9 +90,10 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
 }
 
 /** How the follow loop reads an analysis; with a client, the line adds what its running launches are doing. */
-export function analysisFormat(client?: Client): FollowFormat<AnalysisProgress, AnalysisResult> {
+export function analysisFormat(client?: Client, json = false): FollowFormat<AnalysisProgress, AnalysisResult> {
   const line = client ? async (progress: AnalysisProgress) => `${progressLine(progress)}${liveSuffix(await liveLaunches(client, progress.workflowId))}` : progressLine;
-  return { query: progressQuery, line, stopped: formatStop, result: formatResult };
+  const next = (progress: AnalysisProgress) => nextStep(progress.stops, progress.status, analysisNext(progress.runId))?.command;
+  return { query: progressQuery, line, stopped: formatStop, result: formatResult, next, json };
 }
 
 /** `inspect`: the whole run — stage, stop and evidence, budgets, members and their checks, every attempt. */

@@ -1,59 +1,276 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { loadClientConfig, loadClientConfigProfile, type ClientConfigTLS, type ConfigDataSource } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { homedir, platform } from 'node:os';
+import { join } from 'node:path';
+import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
+import { connectionOverrides, type ConnectionOverrides } from './connection-overrides.js';
 import { UserError } from './errors.js';
+
+type TLSConfig = Exclude<NonNullable<ConnectionOptions['tls']>, boolean>;
 
 export interface ConnectionSettings {
   address: string;
   namespace: string;
-  tls?: NonNullable<ConnectionOptions['tls']>;
+  tls?: TLSConfig | boolean;
   apiKey?: string;
+  metadata?: Record<string, string>;
+  disableHostVerification?: boolean;
 }
 
-/** Connection settings from Temporal's own environment variable names; IPv4 loopback by default, where `commonplace dev` listens. */
-export function connectionSettings(env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
-  const settings: ConnectionSettings = {
-    address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
-  };
-  const certPath = env.TEMPORAL_TLS_CLIENT_CERT_PATH;
-  const keyPath = env.TEMPORAL_TLS_CLIENT_KEY_PATH;
-  if (certPath && keyPath) {
-    settings.tls = { clientCertPair: { crt: readFileSync(certPath), key: readFileSync(keyPath) } };
-  } else if (env.TEMPORAL_TLS === 'true' || env.TEMPORAL_API_KEY) {
-    settings.tls = {};
+const defaultAddress = '127.0.0.1:7233';
+
+/** Where Temporal's tools look for temporal.toml when neither --config-file nor TEMPORAL_CONFIG_FILE names one. */
+export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
+  if (platform() === 'win32') return join(env.APPDATA ?? homedir(), 'temporalio', 'temporal.toml');
+  if (platform() === 'darwin') return join(env.HOME ?? homedir(), 'Library', 'Application Support', 'temporalio', 'temporal.toml');
+  return join(env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), '.config'), 'temporalio', 'temporal.toml');
+}
+
+function firstLine(error: unknown): string {
+  const details = (error as { details?: unknown }).details;
+  const message = typeof details === 'string' && details ? details : error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.trim();
+}
+
+interface Origin {
+  file: string;
+  profile: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The setting a file came from: the environment variable when it holds this path, else the profile's key. */
+function settingName(origin: Origin, variable: string, key: string, path: string): string {
+  return origin.env[variable] === path ? variable : `tls.${key} of profile "${origin.profile}" in ${origin.file}`;
+}
+
+function readNamed(source: ConfigDataSource | undefined, what: string, variable: string, key: string, origin: Origin): Uint8Array | undefined {
+  if (!source) return undefined;
+  if (!('path' in source)) return typeof source.data === 'string' ? Buffer.from(source.data) : source.data;
+  try {
+    return readFileSync(source.path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : firstLine(error);
+    throw new UserError(`cannot read the ${what} ${source.path} (${settingName(origin, variable, key, source.path)}): ${reason}`);
   }
-  if (env.TEMPORAL_API_KEY) settings.apiKey = env.TEMPORAL_API_KEY;
+}
+
+/** The SDK's TLS rules (a tls table turns TLS on, `disabled` turns it off, an API key alone turns it on), with every unreadable file named. */
+function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undefined, origin: Origin): TLSConfig | boolean | undefined {
+  if (tls?.disabled) return false;
+  if (!tls) return apiKey ? true : undefined;
+  const crt = readNamed(tls.clientCert, 'TLS client certificate', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'client_cert_path', origin);
+  const key = readNamed(tls.clientKey, 'TLS client key', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'client_key_path', origin);
+  if (Boolean(crt) !== Boolean(key)) {
+    throw new UserError(`a TLS client ${crt ? 'certificate' : 'key'} is set without its ${crt ? 'key' : 'certificate'}: set both TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_* (or the profile's client_cert_* and client_key_*)`);
+  }
+  const config: TLSConfig = {};
+  if (tls.serverName) config.serverNameOverride = tls.serverName;
+  const ca = readNamed(tls.serverCACert, 'TLS server CA certificate', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'server_ca_cert_path', origin);
+  if (ca) config.serverRootCACertificate = ca;
+  if (crt && key) config.clientCertPair = { crt, key };
+  return config;
+}
+
+/**
+ * Connection settings as Temporal's own tools resolve them: the global options, then the TEMPORAL_* variables, then the
+ * profile in temporal.toml (--profile-name / TEMPORAL_PROFILE, else "default"); IPv4 loopback, where `commonplace dev`
+ * listens, when nothing names an address.
+ */
+export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = connectionOverrides()): ConnectionSettings {
+  if (overrides.configFile && !existsSync(overrides.configFile)) throw new UserError(`the Temporal config file ${overrides.configFile} (--config-file) does not exist`);
+  const configFile = overrides.configFile ?? (env.TEMPORAL_CONFIG_FILE || undefined);
+  const file = configFile ?? defaultConfigFile(env);
+  const configSource = { path: file };
+  // An empty variable counts as unset, as it did before profiles; an empty TEMPORAL_GRPC_META_* still removes a profile's header.
+  const envVars = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && (entry[1] !== '' || entry[0].startsWith('TEMPORAL_GRPC_META_'))));
+  const profileName = overrides.profileName ?? (env.TEMPORAL_PROFILE || undefined);
+  let profile;
+  try {
+    const { profiles } = loadClientConfig({ configSource, overrideEnvVars: envVars });
+    if (profileName && !(profileName in profiles)) {
+      const from = overrides.profileName ? '--profile-name' : 'TEMPORAL_PROFILE';
+      const known = Object.keys(profiles);
+      const there = known.length ? `; its profiles: ${known.join(', ')}` : existsSync(file) ? '; it has no profiles' : ', which does not exist';
+      throw new UserError(`profile "${profileName}" (${from}) is not in the Temporal config file ${file}${there}`);
+    }
+    profile = loadClientConfigProfile({ profile: profileName, configSource, overrideEnvVars: envVars });
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot use the Temporal config file ${file}: ${firstLine(error)}`);
+  }
+  const settings: ConnectionSettings = {
+    address: overrides.address || profile.address || defaultAddress,
+    namespace: overrides.namespace || profile.namespace || 'default',
+  };
+  const tls = tlsFromProfile(profile.tls, profile.apiKey, { file, profile: profileName ?? 'default', env });
+  if (tls !== undefined) settings.tls = tls;
+  if (profile.apiKey) settings.apiKey = profile.apiKey;
+  if (profile.grpcMeta && Object.keys(profile.grpcMeta).length) settings.metadata = profile.grpcMeta;
+  // The SDK reads the variable but drops it from the profile it returns.
+  if (settings.tls && ['true', '1'].includes(env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION ?? '')) settings.disableHostVerification = true;
   return settings;
 }
 
-function unreachable(settings: ConnectionSettings, error: unknown): UserError {
-  const detail = (error as Error).message?.split('\n')[0] ?? String(error);
-  return new UserError(`cannot reach Temporal at ${settings.address} (${detail}); start a local one with \`commonplace dev\` or set TEMPORAL_ADDRESS`);
+let ipServerNameWarningMuted = false;
+/**
+ * grpc-js hands the host of an IP address to Node as the TLS server name, and Node warns about that (DEP0123) on the
+ * first TLS connection to an IP: noise the operator can do nothing about, so that one warning is dropped.
+ */
+function muteIpServerNameWarning(): void {
+  if (ipServerNameWarningMuted) return;
+  ipServerNameWarningMuted = true;
+  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((...args: unknown[]) => {
+    const options = args[1];
+    const code = typeof options === 'object' && options !== null ? (options as { code?: unknown }).code : args[2];
+    if (code !== 'DEP0123') emitWarning(...args);
+  }) as typeof process.emitWarning;
 }
 
-/** A client connection that fails in one line naming the address when no server answers. */
-export async function connectClient(settings = connectionSettings()): Promise<Client> {
+function hostAndPort(address: string): { host: string; port: number } {
+  const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(address);
+  return match ? { host: match[1]!, port: Number(match[2]) } : { host: address, port: 7233 };
+}
+
+type TlsProbe = { outcome: 'no-tcp' } | { outcome: 'refused'; reason: string } | { outcome: 'accepted'; certificate: PeerCertificate };
+
+// The first bytes a gRPC client sends: the HTTP/2 preface and an empty SETTINGS frame. Under TLS 1.3 a server that
+// refuses the client's certificate says so only after the handshake, in answer to these.
+const http2Preface = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
+
+/**
+ * The TLS handshake alone, as the connection would make it (or, with `verify` false, without checking the server's
+ * certificate, to read it). The SDKs report a failed handshake as "cannot connect" without the reason.
+ */
+async function probeTls(settings: ConnectionSettings, verify = true, timeoutMs = 3000): Promise<TlsProbe> {
+  const { host, port } = hostAndPort(settings.address);
+  const tls = typeof settings.tls === 'object' ? settings.tls : {};
+  const serverName = tls.serverNameOverride ?? host;
+  const socket = tlsConnect({
+    host,
+    port,
+    ...(isIP(serverName) ? {} : { servername: serverName }),
+    ALPNProtocols: ['h2'],
+    ...(tls.serverRootCACertificate ? { ca: Buffer.from(tls.serverRootCACertificate) } : {}),
+    ...(tls.clientCertPair ? { cert: Buffer.from(tls.clientCertPair.crt), key: Buffer.from(tls.clientCertPair.key) } : {}),
+    rejectUnauthorized: verify,
+    checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
+  });
+  let tcpConnected = false;
+  socket.once('connect', () => {
+    tcpConnected = true;
+  });
+  try {
+    return await new Promise<TlsProbe>((resolve) => {
+      const accepted = () => resolve({ outcome: 'accepted', certificate: socket.getPeerCertificate() });
+      socket.once('secureConnect', () => {
+        if (!verify) return accepted();
+        socket.write(http2Preface);
+        socket.once('data', accepted);
+        socket.once('end', accepted);
+      });
+      socket.once('error', (error: Error & { reason?: string; code?: string }) => {
+        if (!tcpConnected) return resolve({ outcome: 'no-tcp' });
+        // OpenSSL's message carries its source location; its reason alone says what went wrong.
+        const reason = error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'the server answered without TLS (wrong version number)' : (error.reason ?? firstLine(error));
+        resolve({ outcome: 'refused', reason });
+      });
+      socket.setTimeout(timeoutMs, () => resolve(tcpConnected ? { outcome: 'refused', reason: `no TLS handshake within ${timeoutMs / 1000} s` } : { outcome: 'no-tcp' }));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+/**
+ * TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as the SDKs can do it: neither connection can skip the host name check, so
+ * the name to check becomes one the server's certificate carries. The certificate chain is still verified.
+ */
+async function withCertificateName(settings: ConnectionSettings): Promise<ConnectionSettings> {
+  if (!settings.disableHostVerification) return settings;
+  const probe = await probeTls(settings, false);
+  if (probe.outcome !== 'accepted') return settings; // the connection fails on its own and names why
+  const altNames = (probe.certificate.subjectaltname ?? '').split(', ').map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1]).filter((name) => name !== undefined);
+  const commonName = probe.certificate.subject?.CN;
+  const name = altNames[0] ?? (Array.isArray(commonName) ? commonName[0] : commonName);
+  if (!name) return settings;
+  const tls = typeof settings.tls === 'object' ? settings.tls : {};
+  // A wildcard name matches any one label in its place.
+  return { ...settings, tls: { ...tls, serverNameOverride: name.replace(/^\*\./, 'any.') } };
+}
+
+const refusedCodes = new Set([16, 7]); // UNAUTHENTICATED, PERMISSION_DENIED
+
+function refusedCredentials(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'number' && refusedCodes.has(code)) || /\b(UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated|PermissionDenied)\b/.test(String((error as Error).message));
+}
+
+/** Names why a connection failed: the credentials, the TLS handshake, or no server answering. */
+export async function connectionFailure(settings: ConnectionSettings, error: unknown): Promise<UserError> {
+  if (error instanceof UserError) return error;
+  if (error instanceof TypeError) return new UserError(error.message); // the SDK's check of the options, e.g. an API key and an Authorization header both set
+  if (refusedCredentials(error)) return new UserError(`Temporal at ${settings.address} refused the credentials: ${firstLine(error)} (check TEMPORAL_API_KEY / TEMPORAL_TLS_CLIENT_* / the profile's api_key and tls settings)`);
+  if (settings.tls) {
+    const handshake = await probeTls(settings);
+    if (handshake.outcome === 'refused') return new UserError(`TLS handshake with ${settings.address} failed: ${handshake.reason} (check TEMPORAL_TLS_* / the profile's tls settings)`);
+  }
+  return new UserError(`cannot reach Temporal at ${settings.address} (${firstLine(error)}); start a local one with \`commonplace dev\` or set TEMPORAL_ADDRESS / --address`);
+}
+
+/** A namespace that does not exist fails here, in one line, instead of in whichever call a command makes first. */
+async function checkNamespace(describe: (request: { namespace: string }) => Promise<unknown>, settings: ConnectionSettings): Promise<void> {
+  try {
+    await describe({ namespace: settings.namespace });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 5) {
+      throw new UserError(`namespace "${settings.namespace}" does not exist on Temporal at ${settings.address}; name another with --namespace or TEMPORAL_NAMESPACE`);
+    }
+    throw await connectionFailure(settings, error);
+  }
+}
+
+/** A client connection that fails in one line naming the address and what went wrong. */
+export async function connectClient(configured = connectionSettings()): Promise<Client> {
+  const settings = await withCertificateName(configured);
   const options: ConnectionOptions = { address: settings.address, connectTimeout: 3000 };
-  if (settings.tls) options.tls = settings.tls;
+  if (settings.tls !== undefined) options.tls = settings.tls;
   if (settings.apiKey) options.apiKey = settings.apiKey;
+  if (settings.metadata) options.metadata = settings.metadata;
+  if (settings.tls) muteIpServerNameWarning();
+  let connection: Connection;
   try {
-    const connection = await Connection.connect(options);
+    connection = await Connection.connect(options);
     await connection.workflowService.getSystemInfo({});
-    return new Client({ connection, namespace: settings.namespace });
   } catch (error) {
-    throw unreachable(settings, error);
+    throw await connectionFailure(settings, error);
   }
+  await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
+  return new Client({ connection, namespace: settings.namespace });
 }
 
-/** The worker's connection, with the same one-line failure. */
-export async function connectWorker(settings = connectionSettings()): Promise<NativeConnection> {
+/** The worker's connection, with the same one-line failures. */
+export async function connectWorker(configured = connectionSettings()): Promise<NativeConnection> {
+  const settings = await withCertificateName(configured);
   const options: NativeConnectionOptions = { address: settings.address };
-  if (settings.tls) options.tls = settings.tls;
+  if (settings.tls !== undefined) options.tls = settings.tls;
   if (settings.apiKey) options.apiKey = settings.apiKey;
+  if (settings.metadata) options.metadata = settings.metadata;
+  let connection: NativeConnection;
   try {
-    return await NativeConnection.connect(options);
+    connection = await NativeConnection.connect(options);
   } catch (error) {
-    throw unreachable(settings, error);
+    throw await connectionFailure(settings, error);
   }
+  try {
+    await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  return connection;
 }

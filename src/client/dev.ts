@@ -1,45 +1,41 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
-import { startDevServer } from '../../temporal/server.js';
-import { createWorker } from '../worker.js';
-import { connectWorker } from './connection.js';
-import { action } from './errors.js';
-import { installQuietRuntime } from './runtime.js';
+import { action, UserError } from './errors.js';
+
+export interface DevOptions {
+  state: string;
+  port: string;
+  uiPort: string;
+}
+
+/** A port option as a number, or the one-line error naming the flag. */
+export function portOption(value: string, flag: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) throw new UserError(`${flag} must be a port number from 1 to 65535, got "${value}"`);
+  return port;
+}
 
 /** `commonplace dev`: the embedded default — a local Temporal dev server and a worker, until Ctrl-C. */
 export function registerDev(program: Command): void {
   program
     .command('dev')
-    .description('start a local Temporal dev server (SQLite under .commonplace/, Web UI on 8233) and a worker, until Ctrl-C')
+    .description('start a local Temporal dev server (SQLite under the state directory, with the Web UI) and a worker, until Ctrl-C')
     .option('--state <dir>', 'directory for the SQLite file and run state', '.commonplace')
     .option('--port <port>', 'gRPC port of the dev server', '7233')
     .option('--ui-port <port>', 'port of the Web UI', '8233')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ commonplace dev\n  $ commonplace dev --state .commonplace/demo --port 7300 --ui-port 8300\n',
+    )
     .action(
-      action(async (options: { state: string; port: string; uiPort: string }) => {
-        installQuietRuntime();
+      action(async (options: DevOptions) => {
+        const port = portOption(options.port, '--port');
+        const uiPort = portOption(options.uiPort, '--ui-port');
+        if (port === uiPort) throw new UserError(`--port and --ui-port must differ, both are ${port}`);
         const stateDir = resolve(options.state);
-        const dbFile = join(stateDir, 'temporal.db');
-        process.stderr.write(`starting the Temporal dev server (state ${dbFile})...\n`);
-        const server = await startDevServer({ dbFile, port: Number(options.port), uiPort: Number(options.uiPort) });
-        try {
-          const connection = await connectWorker({ address: server.address, namespace: 'default' });
-          const worker = await createWorker({ connection, namespace: 'default', stateDir });
-          process.stderr.write(
-            [
-              `Temporal dev server: ${server.address} (namespace default)`,
-              `Web UI:              ${server.uiUrl}`,
-              `server log:          ${server.logFile}`,
-              `worker:              task queue commonplace, run state in ${stateDir}`,
-              'Ctrl-C stops the worker, then the server.',
-              '',
-            ].join('\n'),
-          );
-          await worker.run();
-          await connection.close();
-        } finally {
-          process.stderr.write('stopping the Temporal dev server...\n');
-          await server.stop();
-        }
+        // Said before the Temporal SDK loads, which takes seconds on a busy machine.
+        process.stderr.write(`starting the Temporal dev server (state ${join(stateDir, 'temporal.db')})...\n`);
+        await (await import('./dev-run.js')).runDev({ stateDir, port, uiPort });
       }),
     );
 }

@@ -3,9 +3,15 @@
  * `CommonplaceStatus=cancelled` and closes), wait for the execution to close up to a grace period,
  * and terminate it only after that — and say which of these happened.
  */
-import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { UserError } from './errors.js';
+
+/** Whether an error says the workflow is not there (the SDK loads only when a run is ended, so `--help` stays light). */
+async function isNotFound(error: unknown): Promise<boolean> {
+  const { WorkflowNotFoundError } = await import('@temporalio/client');
+  return error instanceof WorkflowNotFoundError;
+}
 
 /** How a run was ended: it closed on cancellation, was terminated after the grace period, or was closed already. */
 export type EndedHow = 'cancelled' | 'terminated' | 'already-closed' | 'not-found';
@@ -14,16 +20,18 @@ export interface Ended {
   how: EndedHow;
   /** The execution's status name once it closed (`CANCELLED`, `TERMINATED`, `COMPLETED`, …). */
   status: string;
+  /** The `CommonplaceStatus` search attribute the run recorded, read after it closed (absent when it recorded none). */
+  recorded?: string;
 }
 
 export const DEFAULT_GRACE_SECONDS = 30;
 
 /** Adds `--grace <seconds>` to a command that ends runs. */
 export function graceOption(command: Command): Command {
-  return command.option('--grace <seconds>', 'how long to wait for the cancelled run to close before terminating it', String(DEFAULT_GRACE_SECONDS));
+  return command.option('--grace <seconds>', `how long to wait for the cancelled run to close before terminating it (default: ${DEFAULT_GRACE_SECONDS})`);
 }
 
-/** The grace period in milliseconds; a bad value is a usage error (exit 2). */
+/** The grace period in milliseconds; a bad value is a usage error (exit 1). */
 export function graceMs(text: string | undefined): number {
   if (text === undefined) return DEFAULT_GRACE_SECONDS * 1000;
   const seconds = Number(text);
@@ -34,12 +42,24 @@ export function graceMs(text: string | undefined): number {
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 async function statusOf(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await describeOf(handle))?.status;
+}
+
+async function describeOf(handle: WorkflowHandle): Promise<{ status: string; recorded?: string } | undefined> {
   try {
-    return (await handle.describe()).status.name;
+    const described = await handle.describe();
+    const recorded = described.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'CommonplaceStatus')?.value;
+    return { status: described.status.name, ...(typeof recorded === 'string' && { recorded }) };
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
+    if (await isNotFound(error)) return undefined;
     throw error;
   }
+}
+
+/** The ending as it reads once the run is closed: its execution status and what it recorded. */
+async function closedAs(handle: WorkflowHandle, how: EndedHow): Promise<Ended> {
+  const now = await describeOf(handle);
+  return now ? { how, ...now } : { how, status: 'NOT_FOUND' };
 }
 
 /**
@@ -47,19 +67,19 @@ async function statusOf(handle: WorkflowHandle): Promise<string | undefined> {
  * terminates it with `reason` only when it is still open then.
  */
 export async function endRun(handle: WorkflowHandle, options: { graceMs: number; reason: string; onWaiting?: () => void }): Promise<Ended> {
-  const before = await statusOf(handle);
+  const before = await describeOf(handle);
   if (before === undefined) return { how: 'not-found', status: 'NOT_FOUND' };
-  if (before !== 'RUNNING') return { how: 'already-closed', status: before };
+  if (before.status !== 'RUNNING') return { how: 'already-closed', ...before };
   try {
     await handle.cancel();
   } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    if (!(await isNotFound(error))) throw error;
   }
   options.onWaiting?.();
   const deadline = Date.now() + options.graceMs;
   for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
     const now = await statusOf(handle);
-    if (now !== 'RUNNING') return { how: 'cancelled', status: now ?? 'NOT_FOUND' };
+    if (now !== 'RUNNING') return closedAs(handle, 'cancelled');
     if (Date.now() >= deadline) break;
     await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
   }
@@ -67,10 +87,10 @@ export async function endRun(handle: WorkflowHandle, options: { graceMs: number;
     await handle.terminate(options.reason);
   } catch (error) {
     // It closed between the last look and the terminate: it ended on the cancellation after all.
-    if (error instanceof WorkflowNotFoundError) return { how: 'cancelled', status: (await statusOf(handle)) ?? 'NOT_FOUND' };
+    if (await isNotFound(error)) return closedAs(handle, 'cancelled');
     throw error;
   }
-  return { how: 'terminated', status: 'TERMINATED' };
+  return closedAs(handle, 'terminated');
 }
 
 /** One line saying what was ended and how. */

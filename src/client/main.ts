@@ -9,6 +9,7 @@ import { registerReview } from './review.js';
 import { registerAnalysis } from './analysis.js';
 import { registerQuota } from './quota.js';
 import { packageRoot } from '../paths.js';
+import { setConnectionOverrides } from './connection-overrides.js';
 
 /** The package's version, as package.json says. */
 function packageVersion(): string {
@@ -21,6 +22,14 @@ export function buildProgram(): Command {
     .description('Upkeep of a Commonplace knowledge base as durable Temporal workflows')
     .version(packageVersion(), '-V, --version', 'print the version of commonplace')
     .option('--debug', 'print stack traces with errors')
+    .option('--address <host:port>', 'Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile\'s address, 127.0.0.1:7233)')
+    .option('--namespace <namespace>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile\'s namespace, default)')
+    .option('--profile-name <name>', 'connection profile in temporal.toml (else TEMPORAL_PROFILE, then "default")')
+    .option('--config-file <file>', 'temporal.toml to read profiles from (else TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml)')
+    .hook('preAction', (command) => {
+      const { address, namespace, profileName, configFile } = command.opts<{ address?: string; namespace?: string; profileName?: string; configFile?: string }>();
+      setConnectionOverrides({ address, namespace, profileName, configFile });
+    })
     .showHelpAfterError()
     .exitOverride((error) => {
       process.exitCode = error.exitCode === 0 ? 0 : 1;

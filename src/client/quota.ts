@@ -1,78 +1,23 @@
-import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
-import { quotaGateId, type QuotaStatus } from '../runs/quota.js';
-import { openSignal } from '../workflows/quota-gate.js';
-import { connectClient } from './connection.js';
-import { action, UserError } from './errors.js';
-
-/** What a gate's memo says: written by the gate on every transition, so listing needs no worker. */
-export interface QuotaMemo {
-  status: QuotaStatus;
-  resetAt?: string;
-  probeAt?: string;
-  version: number;
-}
-
-export interface QuotaGateRow {
-  account: string;
-  workflowId: string;
-  quota: QuotaMemo | undefined;
-}
-
-/** Every quota gate running on the namespace, with the state its memo shows. */
-export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
-  const rows: QuotaGateRow[] = [];
-  for await (const execution of client.workflow.list({ query: `WorkflowType = 'quotaGate' AND ExecutionStatus = 'Running'` })) {
-    const memo = (await execution.memo) as { quota?: QuotaMemo } | undefined;
-    rows.push({ account: execution.workflowId.replace(/^quota\//, ''), workflowId: execution.workflowId, quota: memo?.quota });
-  }
-  return rows.sort((a, b) => a.account.localeCompare(b.account));
-}
-
-/** One line per gate: the account, its state, and when it opens. */
-export function formatQuotaGates(rows: readonly QuotaGateRow[]): string {
-  if (rows.length === 0) return 'no quota gates: no launch has run on this namespace since the gates began';
-  return rows
-    .map((row) => {
-      const quota = row.quota;
-      if (quota === undefined) return `${row.account}  (state not recorded yet)`;
-      if (quota.status === 'closed-until') return `${row.account}  closed until ${quota.resetAt}`;
-      if (quota.status === 'closed-unknown') return `${row.account}  closed, reset unknown: probes at ${quota.probeAt}`;
-      return `${row.account}  open`;
-    })
-    .join('\n');
-}
-
-/** Opens an account's gate by hand: every run on it may launch again (auto-resumed runs go on at once). */
-export async function openQuotaGate(client: Client, account: string): Promise<void> {
-  try {
-    await client.workflow.getHandle(quotaGateId(account)).signal(openSignal, 'commonplace quota open');
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new UserError(`there is no quota gate for ${account} (\`commonplace quota\` lists them)`);
-    throw error;
-  }
-}
+import { action } from './errors.js';
 
 /** `commonplace quota` and `commonplace quota open ACCOUNT`. */
 export function registerQuota(program: Command): void {
   const quota = program
     .command('quota')
     .description('list the quota gates (one per profile account) and their state')
-    .option('--json', 'print the gates as JSON')
-    .action(
-      action(async (options: { json?: boolean }) => {
-        const rows = await listQuotaGates(await connectClient());
-        process.stdout.write(`${options.json ? JSON.stringify(rows, null, 2) : formatQuotaGates(rows)}\n`);
-      }),
-    );
+    .option('--json', 'print the gates as one JSON document (shape quota-gates)')
+    .addHelpText('after', '\nExamples:\n  $ commonplace quota\n  $ commonplace quota --json\n')
+    .action(action(async (options: { json?: boolean }) => (await import('./quota-run.js')).runQuotaList(options)));
   quota
     .command('open <account>')
-    .description('open an account\'s quota gate by hand (runs stopped on it with --auto-resume go on at once)')
+    .description("open an account's quota gate by hand (runs stopped on it with --auto-resume go on at once)")
+    .option('--json', 'print what was opened as one JSON document (shape quota-opened)')
+    .addHelpText('after', '\nExample:\n  $ commonplace quota open claude/team\n')
+    // `quota` has its own --json: read the merged options, so `quota open ACCOUNT --json` works wherever the flag stands.
     .action(
-      action(async (account: string) => {
-        await openQuotaGate(await connectClient(), account);
-        process.stdout.write(`opened the quota gate of ${account}\n`);
-      }),
+      action(async (account: string, _options: { json?: boolean }, command: Command) =>
+        (await import('./quota-run.js')).runQuotaOpen(account, command.optsWithGlobals<{ json?: boolean }>()),
+      ),
     );
 }

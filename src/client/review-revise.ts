@@ -1,13 +1,7 @@
+/** `commonplace review run revise`: registration only; the action loads review-revise-run.ts. */
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { formatFindingsInline } from '../kb/format.js';
-import { sha256 } from '../fs/digest.js';
-import { parsePlan } from '../review/edit/plan.js';
-import type { ReviseOptions } from '../review/edit/types.js';
-import { revise } from '../workflows/revise.js';
-import { action, UserError } from './errors.js';
-import { editOptions, startOrContinue, type EditCommandOptions } from './review-full-pass.js';
+import { action } from './errors.js';
+import { editOptions, type EditCommandOptions } from './review-full-pass.js';
 
 /**
  * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
@@ -22,40 +16,17 @@ export function registerRunRevise(run: Command): void {
   )
     .option('--plan <file>', 'run the passes this plan file names (YAML: passes: [tighten, plain-wording, ...])')
     .option('--assess', 'let an assessment worker choose the passes; the plan it chose is kept in the run directory')
-    .action(
-      action(async (noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }) => {
-        if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one');
-        let planText: string | undefined;
-        const asked: Partial<ReviseOptions> = { ...(options.profile !== undefined && { profile: options.profile }) };
-        if (options.plan) {
-          planText = await readFile(path.resolve(options.plan), 'utf8').catch(() => {
-            throw new UserError(`--plan ${options.plan}: no such file`);
-          });
-          const parsed = parsePlan(planText, options.plan);
-          if (!parsed.ok) throw new UserError(`--plan ${options.plan} is not a valid plan: ${formatFindingsInline(parsed.findings)}`);
-          asked.mode = 'plan';
-          asked.planSha256 = sha256(planText);
-        } else if (options.assess) {
-          asked.mode = 'assess';
-          asked.planSha256 = null;
-        }
-        await startOrContinue({
-          kind: 'revise',
-          noteArg,
-          options,
-          asked,
-          newRun: () => {
-            if (asked.mode === undefined) {
-              throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`);
-            }
-            const chosen: ReviseOptions = { profile: asked.profile ?? 'claude', mode: asked.mode, planSha256: asked.planSha256 ?? null };
-            return {
-              options: chosen,
-              start: (client, base, workflowOptions) =>
-                client.workflow.start(revise, { ...workflowOptions, args: [{ ...base, options: chosen, ...(planText !== undefined && { planText }) }] }),
-            };
-          },
-        });
-      }),
-    );
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 completed; 2 stopped or waiting for approval (the stop is printed with the one
+command to type next) or ended exhausted; 1 usage errors (both or neither of --plan and --assess
+for a new run), bad input, a failure or an unreachable server.
+
+Examples:
+  $ commonplace review run revise kb/notes/tidy-desk.md --plan plan.yaml
+  $ commonplace review run revise kb/notes/tidy-desk.md --assess --max-cost 1.50 --json
+`,
+    )
+    .action(action(async (noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }) => (await import('./review-revise-run.js')).runRevise(noteArg, options)));
 }

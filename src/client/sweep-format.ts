@@ -1,10 +1,10 @@
 /** How a gate sweep reads to the operator: the live line, a stop with its one next command, the end-of-sweep report. */
 import type { Client } from '@temporalio/client';
-import type { SweepProgress, SweepSummary } from '../review/sweep-types.js';
+import type { SweepCounts, SweepProgress, SweepSummary } from '../review/sweep-types.js';
 import { batchProgressQuery } from '../workflows/gate-batch.js';
 import { progressQuery, type gateSweep } from '../workflows/gate-sweep.js';
 import type { FollowFormat } from './follow.js';
-import { nextLine, stopDetails, type NextCommands } from './stop-format.js';
+import { nextLine, nextStep, stopDetails, type NextCommands } from './stop-format.js';
 import { liveLaunches, liveSuffix } from './live-launches.js';
 import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
 
@@ -13,15 +13,69 @@ export function sweepNext(runId: string): NextCommands {
   return { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` };
 }
 
-/** One progress line: pairs done of total, results by outcome, problems, stale on arrival, launches and spend (the running batch's included). */
-export function progressLine(progress: SweepProgress, extraDone = 0, batchSpend?: SpendProgress): string {
-  const { counts } = progress;
-  const done = counts.pairsDone + extraDone;
-  const written = Object.entries(counts.written).filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`).join(', ') || 'none yet';
+/** What the running batch has done that the sweep's counts do not hold yet (its spend already holds the sweep's before it). */
+export interface RunningBatch {
+  counts: SweepCounts;
+  spend?: SpendProgress;
+}
+
+/** The clock a progress line reads: now, when the sweep started, and the first look the rate is measured from. */
+export interface LineClock {
+  now: number;
+  startedAt?: number;
+  since?: { at: number; done: number };
+}
+
+/** A duration as the operator reads it: 45s, 13m40s, 2h05m. */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** The sweep's counts with the running batch's added: what is done so far, not only what finished batches recorded. */
+export function currentCounts(counts: SweepCounts, batch?: RunningBatch): SweepCounts {
+  if (!batch) return counts;
+  const written = { ...counts.written };
+  for (const [outcome, n] of Object.entries(batch.counts.written) as [keyof typeof written, number][]) written[outcome] = (written[outcome] ?? 0) + n;
+  return {
+    ...counts,
+    pairsDone: counts.pairsDone + batch.counts.pairsDone,
+    written,
+    problems: counts.problems + batch.counts.problems,
+    staleOnArrival: counts.staleOnArrival + batch.counts.staleOnArrival,
+    launches: counts.launches + batch.counts.launches,
+    tries: counts.tries + batch.counts.tries,
+  };
+}
+
+/**
+ * One progress line: pairs done of total (the running batch's included), results by outcome,
+ * problems, launches and spend, then the rate in pairs a minute, the elapsed time and the ETA.
+ */
+export function progressLine(progress: SweepProgress, batch: RunningBatch | undefined, clock: LineClock): string {
+  const counts = currentCounts(progress.counts, batch);
+  const done = counts.pairsDone;
+  const written = Object.entries(counts.written).filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`).join(', ') || (done === 0 ? 'none yet' : 'none written');
   // A batch's spend already holds what the sweep spent before it.
-  const spend = batchSpend ?? progress.spend;
-  const launches = spend?.launches ?? counts.launches;
-  return `${progress.runId}: ${done}/${progress.pairs} pairs, batch ${Math.min(progress.batch + 1, progress.batches)}/${progress.batches}; results ${written}; ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival, ${launches} launches${spend ? `, ${spendLine(spend)}` : ''}`;
+  const spend = batch?.spend ?? progress.spend;
+  const launches = Math.max(spend?.launches ?? 0, counts.launches);
+  const parts = [
+    `${progress.runId}: ${done}/${progress.pairs} pairs`,
+    `batch ${Math.min(progress.batch + 1, progress.batches)}/${progress.batches}`,
+    `results ${written}`,
+    `${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`,
+    `${launches} launch${launches === 1 ? '' : 'es'}${spend ? `, ${spendLine(spend)}` : ''}`,
+  ];
+  const from = clock.since ?? (clock.startedAt !== undefined ? { at: clock.startedAt, done: 0 } : undefined);
+  const minutes = from ? (clock.now - from.at) / 60_000 : 0;
+  const rate = from && minutes > 0 && done > from.done ? (done - from.done) / minutes : undefined;
+  if (rate !== undefined) parts.push(`${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} pairs/min`);
+  if (clock.startedAt !== undefined) parts.push(`elapsed ${duration(clock.now - clock.startedAt)}`);
+  if (rate !== undefined && done < progress.pairs) parts.push(`ETA ${duration(((progress.pairs - done) / rate) * 60_000)}`);
+  return parts.join(' · ');
 }
 
 /** The end-of-sweep report the operator reads: completed, or exhausted with the one next command. */
@@ -58,28 +112,48 @@ export function formatStop(progress: SweepProgress): string {
   return lines.join('\n');
 }
 
-/** How the follow loop reads a sweep; the line adds the running batch's finer count. */
-export function sweepFormat(client: Client, options: { quiet?: boolean } = {}): FollowFormat<SweepProgress, Awaited<ReturnType<typeof gateSweep>>> {
+/** The one next command of a sweep in this progress (for `--json`). */
+export function sweepNextCommand(progress: SweepProgress): string | undefined {
+  return nextStep(progress.stops, progress.status, sweepNext(progress.runId))?.command;
+}
+
+/** How the follow loop reads a sweep; the line adds the running batch's counts, the rate, the elapsed time and the ETA. */
+export function sweepFormat(client: Client, options: { quiet?: boolean; json?: boolean; clock?: () => number } = {}): FollowFormat<SweepProgress, Awaited<ReturnType<typeof gateSweep>>> {
+  const clock = options.clock ?? Date.now;
+  let startedAt: number | undefined;
+  let since: { at: number; done: number } | undefined;
+  let described = false;
   return {
     query: progressQuery,
     quiet: options.quiet ?? false,
+    json: options.json ?? false,
     line: async (progress) => {
-      let inBatch = 0;
-      let batchSpend: SpendProgress | undefined;
+      if (!described) {
+        described = true;
+        startedAt = await client.workflow.getHandle(progress.workflowId).describe().then((execution) => execution.startTime.getTime(), () => undefined);
+      }
+      let batch: RunningBatch | undefined;
       let live: string[] = [];
       if (progress.currentBatch) {
         try {
-          const batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery);
-          inBatch = batch.counts.pairsDone;
-          batchSpend = batch.spend;
+          batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery);
         } catch {
           // The batch has just ended or not yet started.
         }
         live = await liveLaunches(client, progress.currentBatch);
       }
-      return `${progressLine(progress, inBatch, batchSpend)}${liveSuffix(live)}`;
+      const now = clock();
+      since ??= { at: now, done: currentCounts(progress.counts, batch).pairsDone };
+      // Measured from the first look when it came after the start (an attach); from the start otherwise.
+      const rateFrom = startedAt !== undefined && since.done === 0 ? undefined : since;
+      return `${progressLine(progress, batch, { now, ...(startedAt !== undefined && { startedAt }), ...(rateFrom !== undefined && { since: rateFrom }) })}${liveSuffix(live)}`;
     },
     stopped: formatStop,
-    result: (summary) => ({ text: formatSummary(summary), status: summary.status === 'exhausted' ? 'exhausted' : summary.status === 'blocked' ? 'blocked' : 'completed' }),
+    next: sweepNextCommand,
+    result: (summary) => ({
+      text: formatSummary(summary),
+      status: summary.status === 'exhausted' ? 'exhausted' : summary.status === 'blocked' ? 'blocked' : 'completed',
+      ...(summary.status === 'exhausted' && { next: sweepNext(summary.runId).ended }),
+    }),
   };
 }

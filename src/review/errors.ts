@@ -26,9 +26,4 @@ export class ReviewError extends Error {
     this.code = code;
     this.findings = options.findings ?? [];
   }
-
-  /** The exit code the CLI gives it: 2 for a usage error, 1 for bad input. */
-  get exitCode(): 1 | 2 {
-    return this.code === 'usage' ? 2 : 1;
-  }
 }

@@ -4,9 +4,10 @@ import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
 import type { Stop } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
-import { checked, findingMessages, gather, type CheckedResult } from './helpers/checked.js';
+import { checked, gather, type CheckedResult } from './helpers/checked.js';
 import { EditRun } from './helpers/edit-run.js';
 import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
+import { spentReason, type SpentUnit } from './helpers/spent-reason.js';
 
 const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -65,17 +66,17 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
       () => stopped.stop === undefined,
     );
     const left: ReviewAsk[] = [];
-    const spent: string[] = [];
+    const spent: SpentUnit[] = [];
     results.forEach((result, index) => {
       if (!result) return left.push(pending[index]!);
       accepted.push(...result.accepted);
       if (result.status === 'accepted') return;
       left.push(result.status === 'exhausted' ? { unit: result.pending.unit, findings: result.findings } : result.pending);
-      if (result.status === 'exhausted') spent.push(`${result.pending.unit.criteria.map((criterion) => criterion.id).join(', ')}: ${findingMessages(result.findings)}`);
+      if (result.status === 'exhausted') spent.push({ label: result.pending.unit.criteria.map((criterion) => criterion.id).join(', '), findings: result.findings });
     });
     pending = left;
     if (pending.length === 0) break;
-    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: `review outputs kept failing their check (attempt budget ${ctx.prepared.profile.attempts}): ${spent.join(' | ')}`.slice(0, 800) });
+    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: spentReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
   }
   return accepted;
 }

@@ -74,6 +74,11 @@ function withPace(): { pace?: Pace } {
   return pace !== undefined ? { pace } : {};
 }
 
+/** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
+export function unitName(unit: SweepUnit): string {
+  return `${unit.note} × ${unit.criteria.length === 1 ? unit.criteria[0]!.id : `${unit.lens} (${unit.criteria.length} gates)`}`;
+}
+
 /** Past this many events a batch finishes its launches in flight and continues as new. */
 const historyBudget = 8000;
 
@@ -94,7 +99,7 @@ async function sweepUnit(
   /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
   const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
-    const captured = await captureUnit({ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings });
+    const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
@@ -105,10 +110,12 @@ async function sweepUnit(
     const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
       if (guard !== undefined && asked === captured) {
-        const { changed } = await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: guard });
+        const { changed } = await sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: input.checkout, runId: input.runId, baseline: guard }]);
         if (changed.length > 0) return { kind: 'stop' as const, stop: checkoutChanged(changed, launched.launchId) };
       }
-      const check = await acceptUnit({ runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) });
+      const check = await acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
+        { runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
+      ]);
       answers?.set(key, { captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
     };
@@ -117,7 +124,7 @@ async function sweepUnit(
       ? await accept(answered.captured, answered.result)
       : await launchOnce(
           { launchId: `${input.runId}/${pending.key}/${attempt}`, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs },
-          `${pending.note} × ${pending.criteria.length === 1 ? pending.criteria[0]!.id : `${pending.lens} (${pending.criteria.length} gates)`}, attempt ${attempt}`,
+          `${unitName(pending)}, attempt ${attempt}`,
           (launched) => accept(captured, launched),
           ran,
           spend,
@@ -162,6 +169,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     runId: `${input.runId} batch ${input.batch + 1}`,
     headline: (stage) => stage,
     next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
+    inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
     autoResume: false,
     progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished }) },
     resume: batchResumeUpdate,
@@ -173,8 +181,10 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     async () => {
       startPace(input.concurrency, input.pace);
       const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
-      const guard = patched(SWEEP_GUARD_PATCH) ? await sweepGuardBaseline({ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }) : undefined;
-      const units = input.units ?? (await loadBatch({ runId: input.runId, checkout: input.checkout, batch: input.batch }));
+      const guard = patched(SWEEP_GUARD_PATCH)
+        ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
+        : undefined;
+      const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       const problems = input.problems ?? [];
       const stopped = new Map<string, SweepUnit>();

@@ -4,7 +4,8 @@ import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummar
 import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
-import { CommonplaceKind, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
+import { runDetails } from '../client/run-details.js';
 import type { AcknowledgeAnswer, ResumeRequest } from '../runs/stop.js';
 import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './helpers/pace.js';
@@ -65,6 +66,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     runId,
     headline: (stage) => stage,
     next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
+    inspect: inspectCommand(),
     autoResume: input.autoResume,
     progress: {
       query: progressQuery,
@@ -84,12 +86,13 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     spent: { totals: state.counts },
   });
-  const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> => finishSweep({ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' });
+  const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> =>
+    finishSweep.executeWithOptions({ summary: `write the summary of sweep ${runId} (${summaryOf.status})` }, [{ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' }]);
   return lifecycle.close(
     async () => {
       if (!state.prepared) {
         lifecycle.at('selecting stale and missing pairs');
-        state.prepared = await prepareSweep({ ...input, runId });
+        state.prepared = await prepareSweep.executeWithOptions({ summary: `select the stale and missing pairs of sweep ${runId}` }, [{ ...input, runId }]);
       }
       await sweepBatches(input, runId, lifecycle, state, carried);
       const { counts } = state;
@@ -109,6 +112,40 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     },
     async () => finish(lifecycle.progress()),
   );
+}
+
+/** The command that shows a sweep's whole state (every stop in full, its counts): the sweep's progress query. */
+function inspectCommand(): string {
+  return `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`;
+}
+
+/** The kind of a sweep's batches: `CommonplaceKind = "gates"` lists the sweeps alone. */
+export const BATCH_KIND = 'gate-batch';
+
+/** A batch's search attributes: its own kind, the sweep's subject and profile, and its status (running until the lifecycle says otherwise). */
+function batchSearchAttributes(runId: string, ready: PreparedSweep) {
+  const parent = workflowInfo().typedSearchAttributes;
+  return [
+    { key: CommonplaceKind, value: BATCH_KIND },
+    { key: CommonplaceStatus, value: 'running' },
+    { key: CommonplaceSubject, value: parent.get(CommonplaceSubject) ?? runId },
+    { key: CommonplaceProfile, value: parent.get(CommonplaceProfile) ?? ready.profile.name },
+  ];
+}
+
+/** A batch's static details in the Web UI: which batch of which sweep, and what it asks. */
+function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, batch: number, resumes: number, remaining: SweepUnit[] | undefined): string {
+  const left = remaining && { units: remaining.length, pairs: remaining.reduce((sum, unit) => sum + unit.criteria.length, 0) };
+  return runDetails(`gate batch ${batch + 1} of ${ready.batches}`, [
+    ['sweep', runId],
+    ['parent workflow', workflowInfo().workflowId],
+    ['resume', resumes > 0 ? resumes : undefined],
+    ['units', left ? `${left.units} left by the stop` : 'read from the run directory'],
+    ['pairs', left ? `${left.pairs} left by the stop` : `the sweep has ${ready.pairs} in ${ready.units} units`],
+    ['profile', ready.profile.name],
+    ['concurrency', input.concurrency],
+    ['run directory', ready.runDir],
+  ]);
 }
 
 /** Asks the sweep's batches in child workflows, stopping on a batch's stop until resumed; continues as new when the history grows. */
@@ -143,19 +180,16 @@ async function sweepBatches(
           ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(counts) }),
         },
       ],
-      staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}`,
-      // Where the sweep carries the project's search attributes, its batches do too: found by kind and sweep, their status true on close.
-      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && {
-        typedSearchAttributes: [
-          { key: CommonplaceKind, value: 'gate-batch' },
-          { key: CommonplaceStatus, value: 'running' },
-          { key: CommonplaceSubject, value: runId },
-        ],
-      }),
+      staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
+      staticDetails: batchDetails(input, runId, ready, state.batch, resumes, remaining),
+      // Where the sweep carries the project's search attributes, its batches carry the same subject and profile under their own kind; the lifecycle keeps their status true.
+      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(runId, ready) }),
     });
     add(counts, result.counts);
     pace = result.pace ?? pace;
-    if (result.problems.length > 0) await recordProblems({ checkout: input.checkout, runId, problems: result.problems });
+    if (result.problems.length > 0) {
+      await recordProblems.executeWithOptions({ summary: `record ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} of batch ${state.batch + 1}` }, [{ checkout: input.checkout, runId, problems: result.problems }]);
+    }
     state.currentBatch = undefined;
     if (result.stop) {
       remaining = result.remaining;

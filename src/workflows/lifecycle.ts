@@ -34,6 +34,7 @@ import {
   type Stop,
 } from '../runs/stop.js';
 import { Spend } from './helpers/spend.js';
+import { clipAll, DETAIL_LINE, stopLines } from './helpers/details.js';
 
 /** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
 export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';
@@ -82,6 +83,8 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
   checkAnswer?: (answer: ApprovalAnswer, proposal: Proposal) => string | undefined;
   /** More lines of current details while the run goes. */
   details?: () => string[];
+  /** The command that shows the whole run (every stop in full): current details name it where they leave something out. */
+  inspect?: string;
   /** Before a resume is taken (an environment assertion): a stop to stay in instead, or undefined to go on. */
   beforeResume?: () => Promise<Stop | undefined>;
   /** After the run entered or stayed in a stop, and after a resume (records the run's state file). */
@@ -183,15 +186,16 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.show();
   }
 
-  /** Writes the current details: the stage, the workflow's lines, and each stop with the one command to type next. */
+  /**
+   * Writes the current details, bounded to fit a screen: the stage and the workflow's lines (each
+   * clipped at a word), the first stop (the others counted), and the one command to type next (the
+   * only one in backticks); where something was left out, the inspect command that shows it.
+   */
   show(): void {
-    const lines = [this.settings.headline(this.stage), ...(this.settings.details?.() ?? [])];
-    for (const stop of this.stops) {
-      lines.push(`**${this.status === 'exhausted' ? 'ended' : 'stopped'}: ${stop.kind}** (${stop.disposition}) — ${stop.reason}`);
-      if ((stop.kind === 'conflict' || stop.kind === 'checkout-changed') && stop.paths) lines.push(`paths: ${stop.paths.join(', ')}`);
-      if (stop.evidence) lines.push(`evidence: \`${stop.evidence}\``);
-      if (stop.kind === 'awaiting-approval') lines.push(`inspect: ${stop.proposal.inspect.join(', ')}`, `key: ${stop.proposal.key}`);
-    }
+    const stage = clipAll([this.settings.headline(this.stage), ...(this.settings.details?.() ?? [])], DETAIL_LINE);
+    const stops = stopLines(this.stops, this.status, this.settings.inspect);
+    const lines = [...stage.lines, ...stops.lines];
+    if ((stage.clipped || stops.clipped) && this.stops.length <= 1 && this.settings.inspect) lines.push(`in full: ${this.settings.inspect}`);
     if (this.resumesAt) lines.push(`goes on by itself at ${this.resumesAt}`);
     const spend = this.spend.progress();
     if (spend.launches > 0 || spend.capUsd !== undefined) lines.push(`spent: ${spendLine(spend)}`);

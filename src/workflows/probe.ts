@@ -40,7 +40,7 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
   return lifecycle.close(
     async () => {
       lifecycle.at(`probing profile **${input.profile}**`);
-      const prepared = await prepareProbe(input);
+      const prepared = await prepareProbe.executeWithOptions({ summary: `prepare the probe of profile ${input.profile}` }, [input]);
       lifecycle.at(`launching ${prepared.profile.harness} (profile ${prepared.profile.name})`);
       const outcome = await ask(
         { launchId: `${workflowInfo().workflowId}/probe`, profile: prepared.profile, dir: prepared.dir, prompt: prepared.prompt, outputs: prepared.outputs },

@@ -5,6 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { cleanMembers, git, readJson, roleRules, scratch, sourceFixture, sourceIdentity, startsByRole, toyCheckout, toyPlan, toyProfiles, writes, type Role } from './helpers.js';
 import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -80,8 +81,21 @@ describe('commonplace analysis prepare', () => {
     expect(await git(checkout, 'status', '--porcelain')).toBe('');
     expect(await git(worktree, 'status', '--porcelain')).toBe('');
 
-    const second = await prepare(checkout, 'Toy System');
-    expect(second.stdout).toMatch(/^prepared AAS-\d{4}-\d{2}-\d{2}-toy-system-02$/m);
+    const second = await prepare(checkout, 'Toy System', ['--json']);
+    expect(second.exitCode).toBe(0);
+    const document = expectShape(String(second.stdout), 'analysis-prepared');
+    const secondId = String(runId).replace(/-01$/, '-02');
+    expect(document).toEqual(
+      expect.objectContaining({
+        runId: secondId,
+        system: 'Toy System',
+        worktree: join(checkout, '..', 'worktrees', secondId),
+        branch: `analysis/${secondId}`,
+        runDir: join(checkout, '..', 'worktrees', secondId, '.commonplace', 'analysis', secondId),
+        next: `commonplace analysis run ${secondId}`,
+        parameters: expect.objectContaining({ run: secondId, plan: toyPlan, preparationCommit: head }),
+      }),
+    );
   });
 
   test('prepare refuses a dirty checkout, naming the paths, and makes nothing', async () => {
@@ -129,9 +143,28 @@ describe('commonplace analysis run', () => {
   test('the boundary says out-of-scope: run exits 0, the result kept local, and nothing else is asked', async () => {
     const run = await prepared();
     const { args, ledger } = await scenarioFor(run, (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }));
+    const detached = await runCli(['analysis', 'run', run.runId, ...args, '--detach', '--json', '--max-cost', '12.5'], { env: run.cliEnv });
+    expect(detached.exitCode).toBe(0);
+    expect(expectShape(String(detached.stdout), 'analysis-started')).toEqual({ shape: 'analysis-started', version: 1, runId: run.runId, workflowId: workflowOf(run), action: 'started', next: `commonplace analysis run ${run.runId}` });
+    // The Web UI shows the run's parameters: what prepare fixed and what run was given.
+    const details = await (await env().client.workflow.getHandle(workflowOf(run)).describe()).staticDetails();
+    const parameters = await readJson<RunParameters>(join(run.worktree, '.commonplace', 'analysis', run.runId, 'parameters.json'));
+    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | ${run.checkout} |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture} |`, '| max cost (USD) | 12.5 |']) {
+      expect(details).toContain(row);
+    }
+
+    const followed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
+    expect(followed.exitCode).toBe(0);
+    const outcome = expectShape(String(followed.stdout), 'run-outcome');
+    expect(outcome).toEqual(expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }));
+
+    // Once the workflow has completed, run says how it came out again, as text or JSON.
     const result = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^run ${run.runId} ended out-of-scope: the boundary's result is kept local, nothing else was asked$`, 'm'));
+    const again = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
+    expect(again.exitCode).toBe(0);
+    expect(expectShape(String(again.stdout), 'run-outcome')).toEqual(expect.objectContaining({ status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }));
     const starts = await startsByRole(ledger);
     expect(Object.entries(starts).filter(([, list]) => list.length > 0).map(([role]) => role)).toEqual(['boundary']);
   });
@@ -151,6 +184,14 @@ describe('commonplace analysis run', () => {
     const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(again.exitCode).toBe(2);
     expect(again.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
+    const againJson = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
+    expect(againJson.exitCode).toBe(2);
+    expect(expectShape(String(againJson.stdout), 'run-outcome')).toEqual(
+      expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'exhausted', exitCode: 2, next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)), result: expect.objectContaining({ status: 'exhausted', stop: expect.objectContaining({ kind: 'budget-exhausted' }) }) }),
+    );
+    const inspectedJson = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
+    expect(inspectedJson.exitCode).toBe(0);
+    expect(expectShape(String(inspectedJson.stdout), 'analysis-inspect')).toEqual(expect.objectContaining({ status: 'exhausted', next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)) }));
 
     const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(inspected.exitCode).toBe(0);
@@ -171,10 +212,15 @@ describe('commonplace analysis run', () => {
     expect(stopped.stdout).toMatch(/^ {4}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
     expect(stopped.stdout).toMatch(new RegExp(`^  continue with: commonplace analysis run ${run.runId}$`, 'm'));
 
-    const resumed = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    const resumed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy-cli-\\d+\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
+    const completed = expectShape(String(resumed.stdout), 'run-outcome');
+    expect(completed).toEqual(expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'completed', exitCode: 0, result: expect.objectContaining({ status: 'completed', publication: expect.objectContaining({ destination: expect.stringMatching(new RegExp(`^kb/analyses/toy-cli-\\d+/${run.runId}$`)) }) }) }));
+    expect(completed).not.toHaveProperty('next');
+    const text = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy-cli-\\d+\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
     const starts = await startsByRole(ledger);
     expect(Object.fromEntries(Object.entries(starts).map(([role, list]) => [role, list.length]))).toEqual(
       expect.objectContaining({ boundary: 1, 'runtime-report': 1, 'lens-memory': 1, reconciliation: 2, 'report-verification': 1, synthesis: 1 }),
@@ -187,8 +233,10 @@ describe('commonplace analysis run', () => {
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #1 +no attempt +write +usage-limit/m);
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #2 +attempt 1 +write +accepted/m);
     expect(inspected.stdout).toMatch(/^ {2}synthesis +synthesis\.md +check passed +accepted by synthesis-verification/m);
-    const json = JSON.parse(String((await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: offline })).stdout)) as { status: string; manifest: string; attempts: unknown[] };
+    const json = expectShape(String((await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: offline })).stdout), 'analysis-inspect') as { status: string; manifest: string; attempts: unknown[]; readFrom: string; parameters: RunParameters };
     expect(json.status).toBe('completed');
+    expect(json.readFrom).toMatch(/^from \S+run\.json, written /);
+    expect(json.parameters.run).toBe(run.runId);
     expect(json.attempts).toHaveLength(12);
     await access(json.manifest);
   });
@@ -223,9 +271,11 @@ describe('commonplace analysis reset', () => {
   test('reset says what it discards and does nothing without --yes; with --yes it cancels the workflow (it closes cancelled) and removes worktree and branch; run of the ID says it is gone and the next prepare takes the next nn', async () => {
     const run = await prepared();
     const { args } = await scenarioFor(run, () => ({ reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }));
-    const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
+    const stopped = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(stopped.exitCode).toBe(2);
-    expect(stopped.stdout).toMatch(/usage-limit \(retry\)/);
+    expect(expectShape(String(stopped.stdout), 'run-outcome')).toEqual(
+      expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'stopped', exitCode: 2, next: `commonplace analysis run ${run.runId}`, stops: [expect.objectContaining({ kind: 'usage-limit', disposition: 'retry' })], progress: expect.objectContaining({ stage: 'reconciliation' }) }),
+    );
 
     const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(told.exitCode).toBe(1);
@@ -233,6 +283,11 @@ describe('commonplace analysis reset', () => {
     expect(told.stdout).toContain(`  - worktree ${run.worktree}, with the run's state`);
     expect(told.stdout).toContain(`  - branch analysis/${run.runId}\n`);
     expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
+    const toldJson = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
+    expect(toldJson.exitCode).toBe(1);
+    expect(expectShape(String(toldJson.stdout), 'analysis-reset')).toEqual(
+      expect.objectContaining({ runId: run.runId, outcome: 'not-discarded', workflowId: workflowOf(run), next: `commonplace analysis reset ${run.runId} --yes`, discards: [expect.stringMatching(/^workflow .* \(open: /), `worktree ${run.worktree}, with the run's state (launches, checks, store, artifact)`, `branch analysis/${run.runId}`] }),
+    );
     await access(run.worktree);
     expect(await branches(run.checkout)).toEqual([`analysis/${run.runId}`]);
     expect((await env().client.workflow.getHandle(workflowOf(run)).describe()).status.name).toBe('RUNNING');
@@ -255,6 +310,9 @@ describe('commonplace analysis reset', () => {
     const again = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toMatch(/was already reset at .*: nothing to discard/);
+    const againJson = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout, '--json'], { env: run.cliEnv });
+    expect(againJson.exitCode).toBe(0);
+    expect(expectShape(String(againJson.stdout), 'analysis-reset')).toEqual(expect.objectContaining({ outcome: 'already-reset', discards: [], record: expect.stringMatching(new RegExp(`reset/${run.runId}\\.json$`)) }));
 
     const system = /^AAS-\d{4}-\d{2}-\d{2}-(.+)-01$/.exec(run.runId)?.[1] ?? '';
     const next = await prepare(run.checkout, system);
@@ -270,9 +328,14 @@ describe('commonplace analysis reset', () => {
     const blocked = await runCli(['analysis', 'run', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(blocked.exitCode).toBe(1);
     expect(blocked.stderr).toMatch(/is being reset \(begun 2026-12-01T10:00:00\.000Z\): finish it with/);
-    const finished = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout], { env: run.cliEnv });
+    const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+    expect(told.exitCode).toBe(1);
+    expect(told.stdout).toMatch(new RegExp(`^finishing the reset of ${run.runId} begun 2026-12-01T10:00:00\\.000Z:`, 'm'));
+    const finished = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(finished.exitCode).toBe(0);
-    expect(finished.stdout).toMatch(new RegExp(`^finishing the reset of ${run.runId} begun 2026-12-01T10:00:00\\.000Z:`, 'm'));
+    const document = expectShape(String(finished.stdout), 'analysis-reset');
+    expect(document).toEqual(expect.objectContaining({ runId: run.runId, outcome: 'discarded', workflowId: workflowOf(run), begunAt: '2026-12-01T10:00:00.000Z', record }));
+    expect(document).not.toHaveProperty('ended');
     await expect(access(run.worktree)).rejects.toThrow();
     expect(await branches(run.checkout)).toEqual([]);
     expect(JSON.parse(await readFile(record, 'utf8'))).toEqual(expect.objectContaining({ state: 'reset' }));
@@ -291,7 +354,7 @@ describe('commonplace analysis integrate', () => {
     await writeFile(manifestPath, JSON.stringify({ ...(await readJson<Manifest>(manifestPath)), status: 'published' }));
     return `${destination}/boundary.md`;
   }
-  const integrate = (run: Prepared) => runCli(['analysis', 'integrate', run.runId, '--kb', run.checkout], { env: run.cliEnv });
+  const integrate = (run: Prepared, extra: string[] = []) => runCli(['analysis', 'integrate', run.runId, '--kb', run.checkout, ...extra], { env: run.cliEnv });
 
   test('on a clean main it merges the run branch; a second integrate is a no-op', async () => {
     const run = await prepared();
@@ -310,6 +373,17 @@ describe('commonplace analysis integrate', () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe(`run ${run.runId} is already integrated into main: nothing to do`);
     expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
+    const third = await integrate(run, ['--json']);
+    expect(third.exitCode).toBe(0);
+    expect(expectShape(String(third.stdout), 'analysis-integrate')).toEqual({ shape: 'analysis-integrate', version: 1, runId: run.runId, branch: `analysis/${run.runId}`, outcome: 'already-integrated', into: 'main' });
+  });
+
+  test('--json prints the merge: the commit and the paths it brought in', async () => {
+    const run = await prepared();
+    const file = await published(run);
+    const merged = await integrate(run, ['--json']);
+    expect(merged.exitCode).toBe(0);
+    expect(expectShape(String(merged.stdout), 'analysis-integrate')).toEqual({ shape: 'analysis-integrate', version: 1, runId: run.runId, branch: `analysis/${run.runId}`, outcome: 'merged', into: 'main', commit: await git(run.checkout, 'rev-parse', 'HEAD'), paths: [file] });
   });
 
   test('a main that changed the same paths is refused with the paths, and nothing is merged', async () => {
@@ -332,5 +406,8 @@ describe('commonplace analysis integrate', () => {
     const refused = await integrate(run);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`^commonplace: run ${run.runId} is not published \\(its manifest \\S+manifest\\.json says prepared\\)`));
+    const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
+    expect(inspected.exitCode).toBe(0);
+    expect(expectShape(String(inspected.stdout), 'analysis-inspect')).toEqual(expect.objectContaining({ runId: run.runId, status: 'prepared', worktree: run.worktree, readFrom: 'prepared, never started', parameters: expect.objectContaining({ run: run.runId }) }));
   });
 });

@@ -7,7 +7,7 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { freePort } from '../helpers/ports.js';
 
-test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, and Ctrl-C stops both', async () => {
+test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, a worker beside it says each step, and Ctrl-C stops both', async () => {
   const state = await scratch();
   const port = await freePort();
   const uiPort = await freePort();
@@ -31,6 +31,24 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
     const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     expect(probe.stdout).toMatch(/— completed/);
     expect(probe.exitCode).toBe(0);
+    expect(output).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nbundling the workflow code\.\.\.\n[\s\S]*Temporal dev server:/);
+
+    // A second worker against the same server says what it is doing at once: where it connects, the bundling, then ready.
+    const worker = startCli(['worker', '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    let said = '';
+    worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    try {
+      await waitFor('commonplace worker to report it is ready', async () => said.includes('Ctrl-C stops it'), 90_000);
+      expect(said.split('\n').slice(0, 4)).toEqual([
+        'loading the worker (the Temporal SDK, the activities)...',
+        `connecting to 127.0.0.1:${port} (namespace default)...`,
+        'bundling the workflow code...',
+        expect.stringMatching(new RegExp(`^worker ready on 127\\.0\\.0\\.1:${port} \\(namespace default, task queue commonplace, up to 3 launches at once; workflow code bundled in \\d+\\.\\d s\\); Ctrl-C stops it$`)),
+      ]);
+    } finally {
+      worker.kill('SIGINT');
+      await worker;
+    }
 
     dev.kill('SIGINT');
     const ended = await dev;

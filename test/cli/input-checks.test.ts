@@ -55,7 +55,7 @@ describe('inputs are checked in the client before anything starts', () => {
 
   test('worker --max-launches that is not a positive whole number is refused', async () => {
     const result = await cli(['worker', '--max-launches', 'abc']);
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/--max-launches must be a positive whole number, got "abc"/);
   });
 

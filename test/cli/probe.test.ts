@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
@@ -11,7 +12,7 @@ describe('commonplace probe', () => {
   describe('a probe that completes', () => {
     let ledger: string;
     let probe: Awaited<ReturnType<typeof runCli>>;
-    let json: { workflowId: string; dir: string; outcome: { status: string } };
+    let json: { workflowId: string; status: string; exitCode: number; result: { dir: string; outcome: { status: string } } };
     beforeAll(async () => {
       const attempts = [{ writeDeclared: 'probe ok\n', model: 'fake-model-7' }];
       const printed = await fakeScenario(await scratch(), [{ attempts }]);
@@ -19,7 +20,7 @@ describe('commonplace probe', () => {
       probe = await runCli(['probe', '--profile', 'fake', '--scenario', printed.scenario], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger } });
       const asJson = await fakeScenario(await scratch(), [{ attempts }]);
       const run = await runCli(['probe', '--profile', 'fake', '--scenario', asJson.scenario, '--json'], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: asJson.ledger } });
-      json = JSON.parse(String(run.stdout));
+      json = expectShape(String(run.stdout), 'run-outcome') as unknown as typeof json;
     });
 
     test('runs its workflow on the dev server from the CLI and exits 0 without an error', () => {
@@ -38,9 +39,9 @@ describe('commonplace probe', () => {
       expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
     });
 
-    test('with --json prints the result, whose directory holds the declared output', async () => {
-      expect(json.outcome.status).toBe('completed');
-      await expect(readFile(join(json.dir, 'probe.md'), 'utf8')).resolves.toBe('probe ok\n');
+    test('with --json prints a run-outcome document whose result is the probe, its directory holding the declared output', async () => {
+      expect(json).toMatchObject({ status: 'completed', exitCode: 0, result: { outcome: { status: 'completed' } } });
+      await expect(readFile(join(json.result.dir, 'probe.md'), 'utf8')).resolves.toBe('probe ok\n');
     });
 
     test('records the kind, the status and the profile as search attributes, and a summary naming the profile', async () => {
@@ -53,6 +54,7 @@ describe('commonplace probe', () => {
         ]),
       );
       expect(await described.staticSummary()).toBe('probe of worker profile fake');
+      expect(await described.staticDetails()).toMatch(/\| profile \| fake \|/);
     });
   });
 
@@ -68,6 +70,13 @@ describe('commonplace probe', () => {
       expect(probe.stdout).toMatch(/^probe (probe\/fake\/\S+): profile fake \(fake\) — usage-limit$/m);
       expect(probe.stdout).toMatch(/^ {2}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
       expect(probe.stderr).not.toMatch(/failed:|at /);
+    });
+
+    test('with --json prints a run-outcome document: failed, exit 2, the probe under result', async () => {
+      const { ledger, scenario } = await fakeScenario(await scratch(), [{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }]);
+      const run = await runCli(['probe', '--profile', 'fake', '--scenario', scenario, '--json'], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger } });
+      expect(run.exitCode).toBe(2);
+      expect(expectShape(String(run.stdout), 'run-outcome')).toMatchObject({ status: 'failed', exitCode: 2, result: { profile: 'fake', outcome: { status: 'usage-limit' } } });
     });
 
     test('fails its workflow (probe-failed)', async () => {
@@ -90,15 +99,19 @@ describe('commonplace probe', () => {
     expect(lines[0]).toMatch(/^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 .*`commonplace dev`/);
   });
 
-  test('an unreachable server makes worker exit 1 with one line naming the address and suggesting commonplace dev', async () => {
+  test('an unreachable server makes worker say where it connects, then exit 1 with one line naming the address and suggesting commonplace dev', async () => {
     const worker = await runCli(['worker'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     expect(worker.exitCode).toBe(1);
-    expect(String(worker.stderr).trim().split('\n')).toEqual([expect.stringMatching(/cannot reach Temporal at 127\.0\.0\.1:1 .*`commonplace dev`/)]);
+    expect(String(worker.stderr).trim().split('\n')).toEqual([
+      'loading the worker (the Temporal SDK, the activities)...',
+      'connecting to 127.0.0.1:1 (namespace default)...',
+      expect.stringMatching(/cannot reach Temporal at 127\.0\.0\.1:1 .*`commonplace dev`/),
+    ]);
   });
 
-  test('a usage error exits 2', async () => {
+  test('a usage error exits 1', async () => {
     const probe = await runCli(['probe']);
-    expect(probe.exitCode).toBe(2);
+    expect(probe.exitCode).toBe(1);
     expect(probe.stderr).toMatch(/required option '--profile <name>'/);
   });
 });

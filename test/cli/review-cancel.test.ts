@@ -1,4 +1,5 @@
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf } from '../review-edit/helpers.js';
@@ -21,6 +22,7 @@ describe('commonplace review cancel', () => {
     let cancelled: Run;
     let closed: Awaited<ReturnType<typeof closedAs>>;
     let again: Run;
+    let againJson: Run;
     beforeAll(async () => {
       const checkout = await corpusCopy();
       const notes = await someNotes(1);
@@ -33,6 +35,7 @@ describe('commonplace review cancel', () => {
       cancelled = await runCli(['review', 'cancel', run, '--grace', '60'], { env: cliEnv });
       closed = await closedAs(`gates/${run}`);
       again = await runCli(['review', 'cancel', run], { env: cliEnv });
+      againJson = await runCli(['review', 'cancel', run, '--json'], { env: cliEnv });
     });
 
     test('cancel exits 0, saying the sweep closed on the cancellation', () => {
@@ -48,6 +51,11 @@ describe('commonplace review cancel', () => {
     test('cancelling it again exits 0, saying it was already closed', () => {
       expect(again.exitCode).toBe(0);
       expect(again.stdout).toMatch(/was already closed \(cancelled\): nothing to end/);
+    });
+
+    test('--json prints the run-ended shape with the status the run recorded', () => {
+      expect(againJson.exitCode).toBe(0);
+      expect(expectShape(String(againJson.stdout), 'run-ended')).toMatchObject({ run, workflowId: `gates/${run}`, how: 'already-closed', executionStatus: 'CANCELLED', commonplaceStatus: 'cancelled' });
     });
   });
 
@@ -71,20 +79,23 @@ describe('commonplace review cancel', () => {
     const notes = await someNotes(1);
     const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ hang: true }] }]);
     const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-    const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--concurrency', '1', '--notes', notes[0]!, '--detach'], { env: cliEnv });
+    const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--concurrency', '1', '--notes', notes[0]!, '--detach', '--json'], { env: cliEnv });
     expect(started.exitCode).toBe(0);
-    const run = /started gates\/(GS-\S+);/.exec(String(started.stderr))?.[1] ?? '';
+    const run = expectShape(String(started.stdout), 'sweep-started')['runId'] as string;
+    expect(started.stderr).toContain(`started gates/${run};`);
     await waitFor('the sweep to be running', async () => (await closedAs(`gates/${run}`)).status === 'RUNNING');
 
-    const ended = await runCli(['review', 'cancel', run, '--grace', '0'], { env: cliEnv });
+    const ended = await runCli(['review', 'cancel', run, '--grace', '0', '--json'], { env: cliEnv });
     expect(ended.exitCode).toBe(0);
-    expect(ended.stdout).toMatch(new RegExp(`^sweep ${run}: (terminated gates/${run}: it did not close within the 0 s grace period after the cancellation|cancelled gates/${run}: it closed on the cancellation)$`));
+    const document = expectShape(String(ended.stdout), 'run-ended');
+    expect(document['message']).toMatch(new RegExp(`^sweep ${run}: (terminated gates/${run}: it did not close within the 0 s grace period after the cancellation|cancelled gates/${run}: it closed on the cancellation)$`));
+    expect(document).toMatchObject({ how: expect.stringMatching(/^(terminated|cancelled)$/), graceSeconds: 0 });
     expect(['TERMINATED', 'CANCELLED']).toContain((await closedAs(`gates/${run}`)).status);
   });
 
-  test('a bad --grace is a usage error (exit 2)', async () => {
+  test('a bad --grace is a usage error (exit 1)', async () => {
     const bad = await runCli(['review', 'cancel', 'GS-x', '--grace', 'soon'], { env: { TEMPORAL_ADDRESS: address() } });
-    expect(bad.exitCode).toBe(2);
+    expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toMatch(/--grace must be a number of seconds/);
   });
 

@@ -2,6 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
+import { DISPOSITIONS } from '../../src/kb/layouts.js';
+import { DISPOSITION_NAMES } from '../../src/client/validate.js';
 import { copyToTemp, corpusFixture, removeTemps, toyArtifact, toyFixture, treeDigest } from './helpers.js';
 
 /** Runs `commonplace validate` (the built bin/commonplace.js; `npm run build` first) in `cwd`; execa drops the final newline. */
@@ -75,10 +78,10 @@ describe('commonplace validate', () => {
     });
   });
 
-  test('prints JSON for machines with --json', async () => {
+  test('prints one validate-files JSON document with --json', async () => {
     const run = await commonplace(['--json', 'kb/notes/bad.md'], toy);
     expect(run.exitCode).toBe(1);
-    const output = JSON.parse(run.stdout) as { mode: string; summary: { failures: number }; files: { file: string; findings: { rule: string }[] }[] };
+    const output = expectShape(run.stdout, 'validate-files') as unknown as { mode: string; summary: { failures: number }; files: { file: string; findings: { rule: string }[] }[] };
     expect(output.mode).toBe('files');
     expect(output.summary.failures).toBe(2);
     expect(output.files.map((file) => file.file)).toEqual(['kb/notes/bad.md']);
@@ -111,9 +114,9 @@ describe('commonplace validate', () => {
       );
     });
 
-    test('a clean draft with --json and --layout exits 0 and reports no findings', () => {
+    test('a clean draft with --json and --layout exits 0 and prints a validate-draft document with no findings', () => {
       expect(clean.exitCode).toBe(0);
-      expect(JSON.parse(clean.stdout)).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
+      expect(expectShape(clean.stdout, 'validate-draft')).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
     });
 
     test('validating drafts leaves the artifact untouched', () => {
@@ -129,9 +132,9 @@ describe('commonplace validate', () => {
     { name: 'a glob that matches nothing', args: ['kb/**/*.txt'], stderr: 'commonplace: kb/**/*.txt matches no note, schema or layout file' },
     { name: 'a path outside the checkout', args: ['/etc/hostname'], stderr: 'commonplace: /etc/hostname is outside the checkout' },
     { name: 'an unknown option', args: ['--frobnicate'], stderr: "error: unknown option '--frobnicate'" },
-  ])('a usage error exits 2 with a one-line message: $name', async ({ args, stderr }) => {
+  ])('a usage error exits 1 with a one-line message: $name', async ({ args, stderr }) => {
     const run = await commonplace(args, toy);
-    expect(run.exitCode).toBe(2);
+    expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.split('\n')[0]).toContain(stderr);
   });
@@ -143,4 +146,8 @@ describe('commonplace validate', () => {
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toBe('commonplace: role synthesis cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./gone.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/gone.schema.yaml does not exist');
   });
+});
+
+test("the dispositions validate's help names are the layouts' own", () => {
+  expect([...DISPOSITION_NAMES]).toEqual([...DISPOSITIONS]);
 });

@@ -3,6 +3,7 @@ import { createQuotaActivities } from '../../src/activities/quota/quota.js';
 import { quotaGateId } from '../../src/runs/quota.js';
 import { quotaStateQuery } from '../../src/workflows/quota-gate.js';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { scratch } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
@@ -21,7 +22,7 @@ async function until<T>(read: () => Promise<T>, predicate: (value: T) => boolean
   }
 }
 
-test('commonplace quota lists each gate with its state, and quota open reopens a closed one by hand', async () => {
+test('commonplace quota lists each gate with its state (as quota-gates with --json), and quota open reopens a closed one by hand (quota-opened with --json)', async () => {
   const account = `claude/cli-test-${process.pid}`;
   const resetAt = new Date(Date.now() + 3 * 3600_000).toISOString();
   const activities = createQuotaActivities({ client: () => env().client });
@@ -32,8 +33,8 @@ test('commonplace quota lists each gate with its state, and quota open reopens a
     const listed = await until(() => quota(), (run) => String(run.stdout).includes(`${account}  closed until ${resetAt}`));
     expect(listed.exitCode).toBe(0);
     expect(String(listed.stdout)).toContain(`${account}  closed until ${resetAt}`);
-    const json = JSON.parse(String((await quota('--json')).stdout)) as { account: string; quota: { status: string } }[];
-    expect(json.find((row) => row.account === account)?.quota.status).toBe('closed-until');
+    const json = expectShape(String((await quota('--json')).stdout), 'quota-gates') as unknown as { gates: { account: string; workflowId: string; quota: { status: string; resetAt: string } }[] };
+    expect(json.gates.find((row) => row.account === account)).toEqual({ account, workflowId: quotaGateId(account), quota: expect.objectContaining({ status: 'closed-until', resetAt }) });
 
     const opened = await quota('open', account);
     expect(opened.exitCode).toBe(0);
@@ -41,6 +42,10 @@ test('commonplace quota lists each gate with its state, and quota open reopens a
     const view = await until(() => env().client.workflow.getHandle(quotaGateId(account)).query(quotaStateQuery), (state) => state.state.status === 'open');
     expect(view.state).toMatchObject({ status: 'open', openedBy: 'operator' });
     expect(String((await until(() => quota(), (run) => String(run.stdout).includes(`${account}  open`))).stdout)).toContain(`${account}  open`);
+
+    const again = await quota('open', account, '--json');
+    expect(again.exitCode).toBe(0);
+    expect(expectShape(String(again.stdout), 'quota-opened')).toEqual({ shape: 'quota-opened', version: 1, account, workflowId: quotaGateId(account) });
 
     const unknown = await quota('open', 'claude/no-such-account');
     expect(unknown.exitCode).toBe(1);

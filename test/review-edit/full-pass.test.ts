@@ -9,6 +9,7 @@ import { selectPairs } from '../../src/review/status.js';
 import { fakeScenario, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
 import { editedText, editorRule, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass, runDir, runOf, sha256, cliOn } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { expectShape } from '../helpers/json-shape.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -49,6 +50,26 @@ describe('commonplace review run full-pass', () => {
     expect(await readFile(join(runDir(checkout, runId), 'packet.md'), 'utf8')).toBe(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
   });
 
+  test('a full pass whose editor never writes its outputs ends exhausted: with --json a run-outcome naming the stop and the one step left, and current details one screen long', async () => {
+    const { checkout, fullPass } = await setup([{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }]);
+    const start = await noteText(checkout);
+    const { runId, workflowId } = runOf('full-pass', NOTE, start, checkout);
+
+    const ended = await fullPass('--json');
+    expect(ended.exitCode).toBe(2);
+    const outcome = expectShape(ended.stdout, 'run-outcome');
+    expect(outcome).toMatchObject({ workflowId, runId, status: 'exhausted', exitCode: 2, next: `commonplace review run full-pass ${NOTE}`, result: { outcome: 'exhausted', stop: { kind: 'budget-exhausted' } } });
+    const reason = (outcome.result as { stop: { reason: string; evidence?: string } }).stop;
+    expect(reason.reason).toMatch(/^the editor: attempt budget \(\d+\) spent; \d+ findings?; first: /);
+    expect(reason.evidence).toBe(runDir(checkout, runId));
+
+    const details = (await env().client.workflow.getHandle(workflowId).query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+    expect(details).toContain('**ended: budget-exhausted**');
+    expect(details.split('\n').length).toBeLessThanOrEqual(15);
+    expect(details.length).toBeLessThanOrEqual(15 * 120);
+    expect(await noteText(checkout)).toBe(start);
+  });
+
   describe('a full pass with an edit, repeated while it waits and then approved with its key', () => {
     type Run = Awaited<ReturnType<typeof cliOn>>;
     type Launches = Awaited<ReturnType<typeof launches>>;
@@ -59,6 +80,7 @@ describe('commonplace review run full-pass', () => {
     let stopped: Run;
     let key: string | undefined;
     let currentDetails: string | undefined;
+    let staticDetails: string | undefined;
     let statusAtStop: unknown;
     let noteAtStop: string;
     let freshAtStop: unknown[];
@@ -68,6 +90,7 @@ describe('commonplace review run full-pass', () => {
     let manifest: { files: Record<string, string> };
     let atStop: Launches;
     let again: Run;
+    let againJson: Run;
     let noteAfterAgain: string;
     let approved: Run;
     let noteAfterApproval: string;
@@ -91,7 +114,9 @@ describe('commonplace review run full-pass', () => {
       key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1];
       const handle = env().client.workflow.getHandle(runOf('full-pass', NOTE, start, checkout).workflowId);
       currentDetails = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
-      statusAtStop = (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus);
+      const described = await handle.describe();
+      statusAtStop = described.typedSearchAttributes.get(CommonplaceStatus);
+      staticDetails = await described.staticDetails();
       noteAtStop = await noteText(checkout);
       freshAtStop = (await selectPairs(checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh');
       packetAtStop = await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none');
@@ -101,9 +126,10 @@ describe('commonplace review run full-pass', () => {
       atStop = await launches(ledger);
 
       again = await fullPass();
+      againJson = await fullPass('--json');
       noteAfterAgain = await noteText(checkout);
 
-      approved = await cli('review', 'approve', runId, join(dir, 'artifact', 'publication.json'), '--key', key ?? 'no-key');
+      approved = await cli('review', 'approve', runId, join(dir, 'artifact', 'publication.json'), '--key', key ?? 'no-key', '--json');
       noteAfterApproval = await noteText(checkout);
       journal = (await readFile(join(dir, 'publication.journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { event: string });
       pairs = await selectPairs(checkout, { notes: [NOTE] });
@@ -148,9 +174,22 @@ describe('commonplace review run full-pass', () => {
       expect(noteAfterAgain).toBe(start);
     });
 
-    test('approving with the right key completes the run and writes the note once', () => {
+    test('with --json the repeat prints a run-outcome document: awaiting-approval, exit 2, the approve command as next', () => {
+      expect(againJson.exitCode).toBe(2);
+      const outcome = expectShape(String(againJson.stdout), 'run-outcome');
+      expect(outcome).toMatchObject({ runId, status: 'awaiting-approval', exitCode: 2, next: `commonplace review approve ${runId} artifact/publication.json --key ${key}`, stops: [{ kind: 'awaiting-approval' }] });
+    });
+
+    test("the Web UI shows the run's parameters as static details: the note, its text digest, the profile and the checkout", () => {
+      expect(staticDetails).toContain(`**full-pass of ${NOTE}**`);
+      expect(staticDetails).toContain(`| note text (sha256) | ${sha256(start).slice(0, 12)} |`);
+      expect(staticDetails).toContain('| profile | fake |');
+      expect(staticDetails).toMatch(/\| checkout \| \S+ \|/);
+    });
+
+    test('approving with the right key (--json) completes the run, printing a completed run-outcome, and writes the note once', () => {
       expect(approved.exitCode).toBe(0);
-      expect(approved.stdout).toMatch(new RegExp(`full-pass ${runId} completed: the note was edited and published`));
+      expect(expectShape(String(approved.stdout), 'run-outcome')).toMatchObject({ runId, status: 'completed', exitCode: 0, result: { kind: 'full-pass', runId, outcome: 'published', decision: 'edit' } });
       expect(noteAfterApproval).toBe(editedText(start));
       expect(journal.map((entry) => entry.event)).toEqual(['begin', 'note-writing', 'done']);
     });
@@ -180,8 +219,10 @@ describe('commonplace review packet', () => {
     let before: Run;
     let passed: Run;
     let byNote: Run;
+    let byNoteJson: Run;
     let byRun: Run;
     let stale: Run;
+    let staleJson: Run;
     beforeAll(async () => {
       const { checkout, cli, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
       start = await noteText(checkout);
@@ -189,10 +230,12 @@ describe('commonplace review packet', () => {
       before = await cli('review', 'packet', NOTE);
       passed = await fullPass();
       byNote = await cli('review', 'packet', NOTE);
+      byNoteJson = await cli('review', 'packet', NOTE, '--json');
       byRun = await cli('review', 'packet', runId);
       changed = `${start.trimEnd()}\n\nLater.\n`;
       await writeFile(join(checkout, NOTE), changed);
       stale = await cli('review', 'packet', NOTE);
+      staleJson = await cli('review', 'packet', NOTE, '--json');
     });
 
     test('before any pass, the note has no published packet', () => {
@@ -214,6 +257,18 @@ describe('commonplace review packet', () => {
     test('once the note changes, the packet exits 2 saying it no longer describes the note', () => {
       expect(stale.exitCode).toBe(2);
       expect(stale.stdout).toContain(`no longer describes the note: it changed since (it hashes to ${sha256(changed).slice(0, 12)} now)`);
+    });
+
+    test('with --json each packet is one review-packet document: its hashes, the note now and the verdict', () => {
+      expect(byNoteJson.exitCode).toBe(0);
+      expect(expectShape(String(byNoteJson.stdout), 'review-packet')).toMatchObject({
+        subject: NOTE,
+        describes: true,
+        exitCode: 0,
+        packets: [{ file: 'kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md', source: 'published', kind: 'full-pass', note: NOTE, decision: 'no-edit', startSha256: sha256(start), finalSha256: sha256(start), noteSha256: sha256(start), verdict: 'describes' }],
+      });
+      expect(staleJson.exitCode).toBe(2);
+      expect(expectShape(String(staleJson.stdout), 'review-packet')).toMatchObject({ describes: false, exitCode: 2, packets: [{ noteSha256: sha256(changed), verdict: 'changed' }] });
     });
   });
 });

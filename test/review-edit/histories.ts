@@ -3,7 +3,7 @@
 // Called from test/histories/record.ts.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
-import { approvalAnswer } from '../../src/client/review-approve.js';
+import { approvalAnswer } from '../../src/client/review-approve-run.js';
 import type { EditKind, EditProgress, FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';

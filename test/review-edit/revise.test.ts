@@ -6,8 +6,10 @@ import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
 import { corpusCopy } from '../helpers/kb.js';
 import { gitCorpus, launches, NOTE, noteText, runDir, runOf, cliOn } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { expectShape } from '../helpers/json-shape.js';
+import { sha256 } from './helpers.js';
 
-const { address } = useDevServerWithCliWorker();
+const { env, address } = useDevServerWithCliWorker();
 
 const tighten = (text: string) => text.replace('The convention is deliberately minimal', 'The convention is minimal');
 
@@ -104,6 +106,10 @@ describe('commonplace review run revise', () => {
   describe('a revise run repeated', () => {
     type Run = Awaited<ReturnType<typeof cliOn>>;
     let workflowId: string;
+    let runId: string;
+    let planText: string;
+    let first: Run;
+    let staticDetails: string | undefined;
     let repeated: Run;
     let other: Run;
     let launchesAfterRepeats: number;
@@ -111,13 +117,29 @@ describe('commonplace review run revise', () => {
     beforeAll(async () => {
       const run = await setup((start) => [{ match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tighten(start) } }] }]);
       workflowId = run.workflowId;
-      const first = await run.revise('--plan', await run.planFile('passes: [tighten]\n'));
-      expect(first.exitCode).toBe(2);
+      runId = run.runId;
+      planText = 'passes: [tighten]\n';
+      first = await run.revise('--plan', await run.planFile(planText), '--max-cost', '3', '--json');
+      staticDetails = await (await env().client.workflow.getHandle(workflowId).describe()).staticDetails();
       repeated = await run.revise();
       other = await run.revise('--assess');
       launchesAfterRepeats = (await launches(run.ledger)).length;
       await writeFile(join(run.checkout, NOTE), `${run.start.trimEnd()}\n\nAn edit by hand.\n`);
       unchosen = await run.revise();
+    });
+
+    test('with --json the stop is one run-outcome document: awaiting-approval, exit 2, the approve command as next', () => {
+      expect(first.exitCode).toBe(2);
+      const outcome = expectShape(String(first.stdout), 'run-outcome');
+      expect(outcome).toMatchObject({ workflowId, runId, status: 'awaiting-approval', exitCode: 2, stops: [{ kind: 'awaiting-approval' }] });
+      expect(outcome.next).toMatch(new RegExp(`^commonplace review approve ${runId} artifact/publication\\.json --key [0-9a-f]{16}$`));
+    });
+
+    test("the Web UI's static details name the note's text, the profile, the plan's digest and the cost cap", () => {
+      expect(staticDetails).toContain(`**revise of ${NOTE}**`);
+      expect(staticDetails).toContain('| profile | fake |');
+      expect(staticDetails).toContain(`| work | plan ${sha256(planText).slice(0, 12)} |`);
+      expect(staticDetails).toContain('| max cost (USD) | 3 |');
     });
 
     test('without a mode attaches to the run, which keeps its mode', () => {
@@ -131,8 +153,8 @@ describe('commonplace review run revise', () => {
       expect(launchesAfterRepeats).toBe(1);
     });
 
-    test('after the note changes, without a mode exits 2 asking for a choice of work', () => {
-      expect(unchosen.exitCode).toBe(2);
+    test('after the note changes, without a mode is a usage error (exit 1) asking for a choice of work', () => {
+      expect(unchosen.exitCode).toBe(1);
       expect(unchosen.stderr).toMatch(/a new revision of kb\/notes\/agent-is-a-tool-loop\.md needs a choice of work: --plan FILE or --assess/);
     });
   });
@@ -146,9 +168,9 @@ describe('commonplace review run revise', () => {
       expect(await launches(run.ledger)).toEqual([]);
     });
 
-    test('--plan and --assess together are a usage error (exit 2)', async () => {
+    test('--plan and --assess together are a usage error (exit 1)', async () => {
       const both = await run.revise('--assess', '--plan', await run.planFile('passes: [tighten]\n'));
-      expect(both.exitCode).toBe(2);
+      expect(both.exitCode).toBe(1);
       expect(both.stderr).toMatch(/^commonplace: --plan and --assess choose the work two ways; give one$/);
     });
 

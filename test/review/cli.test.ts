@@ -2,6 +2,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { RESULTS_DIR, resultPath } from '../../src/review/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import { copyToTemp, edit, miniFixture, removeTemps, writeResults } from './helpers.js';
@@ -82,11 +83,11 @@ describe('commonplace review status', () => {
     expect(run.stdout).toContain(`orphaned results (6):\n  note gone        ${RESULTS_DIR}/notes/definitions/term.md/frontmatter/description-gate.md\n      note kb/notes/definitions/term.md does not exist\n`);
   });
 
-  test('--json prints the counts, and the pairs and orphans the flags ask for', async () => {
+  test('--json prints the review-status shape: the counts, and the pairs and orphans the flags ask for', async () => {
     const root = await mixedMini();
     const run = await status(['--json', '--stale', '--orphans', '--gates', 'prose/*', '--kb', root], '/');
     expect(run.exitCode).toBe(0);
-    const json = JSON.parse(run.stdout) as Record<string, unknown>;
+    const json = expectShape(run.stdout, 'review-status');
     expect(json['counts']).toMatchObject({ notes: 2, gates: 1, pairs: 2, fresh: 0, stale: 2, staleCriterion: 1, staleBoth: 1, missing: 0, orphans: 1, outside: 13 });
     expect(json['pairs']).toEqual([
       expect.objectContaining({ note: 'kb/notes/claim.md', criterion: 'prose/body-gate', status: 'stale', staleBecause: 'criterion', lens: 'prose', watches: ['body'], result: expect.objectContaining({ outcome: 'pass', profile: 'fake' }) }),
@@ -100,8 +101,14 @@ describe('commonplace review status', () => {
 
   test('--json without listing flags prints only counts and problems', async () => {
     const root = await mixedMini();
-    const json = JSON.parse((await status(['--json', '--kb', root], '/')).stdout) as Record<string, unknown>;
-    expect(Object.keys(json).sort()).toEqual(['checkout', 'counts', 'problems', 'resultsDir']);
+    const json = expectShape((await status(['--json', '--kb', root], '/')).stdout, 'review-status');
+    expect(Object.keys(json).sort()).toEqual(['checkout', 'counts', 'problems', 'resultsDir', 'shape', 'version']);
+  });
+
+  test('--prune-orphans --json prints the review-status shape with what it pruned', async () => {
+    const root = await mixedMini();
+    const json = expectShape((await status(['--prune-orphans', '--json', '--kb', root], '/')).stdout, 'review-status');
+    expect(json['pruned']).toMatchObject({ deleted: expect.arrayContaining([`${RESULTS_DIR}/notes/definitions/term.md/prose/body-gate.md`]), kept: [] });
   });
 
   describe('--prune-orphans', () => {
@@ -133,8 +140,8 @@ describe('commonplace review status', () => {
   test.each([
     [['--notes', 'kb/notes/nothing.md'], 1, 'commonplace: kb/notes/nothing.md: matches no reviewable note'],
     [['--gates', 'nolens'], 1, 'commonplace: nolens: matches no gate'],
-    [['--bogus'], 2, "error: unknown option '--bogus'"],
-    [['--notes'], 2, "error: option '--notes <glob>' argument missing"],
+    [['--bogus'], 1, "error: unknown option '--bogus'"],
+    [['--notes'], 1, "error: option '--notes <glob>' argument missing"],
   ])('%j exits %i with a one-line message', async (args, exitCode, message) => {
     const root = await mixedMini();
     const run = await status(['--kb', root, ...args], '/');
@@ -143,9 +150,9 @@ describe('commonplace review status', () => {
     expect(run.stderr).not.toContain('    at ');
   });
 
-  test('outside any checkout it exits 2 and says how to name one', async () => {
+  test('outside any checkout it exits 1 and says how to name one', async () => {
     const run = await status([], '/');
-    expect(run.exitCode).toBe(2);
+    expect(run.exitCode).toBe(1);
     expect(run.stderr).toBe('commonplace: / is not inside a Git checkout; run inside a KB checkout or pass --kb DIR');
   });
 });

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -18,6 +19,10 @@ describe('commonplace review run gates', () => {
     let again: Run;
     let nothing: Run;
     let retryNothing: Run;
+    let retryNothingJson: Run;
+    let nothingJson: Run;
+    let details: string | undefined;
+    let swept: { checkout: string; notes: string[] };
     let startsAfterRetry: number;
     let pairCount: number;
     let freshAtStop: number;
@@ -42,6 +47,10 @@ describe('commonplace review run gates', () => {
       nothing = await runCli(args, { env: cliEnv });
       const runId = /sweep (GS-\S+) completed/.exec(String(again.stdout))?.[1] ?? 'unknown';
       retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
+      retryNothingJson = await runCli(['review', 'retry', runId, '--kb', checkout, '--json'], { env: cliEnv });
+      nothingJson = await runCli([...args, '--json'], { env: cliEnv });
+      details = await env().client.workflow.getHandle(`gates/${runId}`).describe().then((execution) => execution.staticDetails());
+      swept = { checkout, notes };
       startsAfterRetry = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
     });
 
@@ -50,6 +59,21 @@ describe('commonplace review run gates', () => {
       expect(retryNothing.stdout).toMatch(/^sweep GS-\S+ has no problem pairs: nothing to retry$/m);
       expect(retryNothing.stderr).not.toMatch(/started/);
       expect(startsAfterRetry).toBe(starts);
+    });
+
+    test('review retry --kb --json with nothing to retry prints the review-retry shape', () => {
+      expect(retryNothingJson.exitCode).toBe(0);
+      expect(expectShape(String(retryNothingJson.stdout), 'review-retry')).toMatchObject({ started: false, problems: 0 });
+    });
+
+    test('--json prints the completed sweep as one run-outcome document, the summary its result', () => {
+      expect(nothingJson.exitCode).toBe(0);
+      const outcome = expectShape(String(nothingJson.stdout), 'run-outcome');
+      expect(outcome).toMatchObject({ status: 'completed', exitCode: 0, workflowId: expect.stringMatching(/^gates\/GS-/), result: { pairs: 0 } });
+    });
+
+    test('the sweep carries its parameters as static details for the Web UI', () => {
+      for (const row of [`| checkout | ${swept.checkout} |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
@@ -103,15 +127,22 @@ describe('commonplace review run gates', () => {
     expect(result.stdout).toContain(`problem: ${notes[0]} × ${spent}`);
     expect(String(result.stdout).match(/commonplace review \S+ \S+/g)).toEqual([`commonplace review retry ${run}`]);
     expect(result.stdout).toMatch(new RegExp(`^  next: commonplace review retry ${run}$`, 'm'));
+
+    // The same command again sweeps the pair still stale and ends exhausted again: --json says so, with the one step left.
+    const again = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!, '--json'], {
+      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+    });
+    expect(again.exitCode).toBe(2);
+    expect(expectShape(String(again.stdout), 'run-outcome')).toMatchObject({ status: 'exhausted', exitCode: 2, next: `commonplace review retry ${run}`, result: { status: 'exhausted' } });
   });
 
   test.each([
     { option: ['--grouping', 'triple'], message: /--grouping must be pair or bundle, got "triple"/ },
     { option: ['--concurrency', '0'], message: /--concurrency must be a positive whole number/ },
-  ])('$option.0 $option.1 is a usage error (exit 2) naming the option', async ({ option, message }) => {
+  ])('$option.0 $option.1 is a usage error (exit 1) naming the option', async ({ option, message }) => {
     const checkout = await corpusCopy();
     const run = await runCli(['review', 'run', 'gates', '--kb', checkout, ...option], { env: { TEMPORAL_ADDRESS: address() } });
-    expect(run.exitCode).toBe(2);
+    expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(message);
   });
 });
@@ -123,6 +154,7 @@ describe('commonplace review schedule', () => {
     let created: Run;
     let triggers: Run[];
     let described: Awaited<ReturnType<ScheduleHandle['describe']>>;
+    let details: string | undefined;
     let sweeps: number;
     let starts: number;
     let listed: Run;
@@ -130,6 +162,9 @@ describe('commonplace review schedule', () => {
     let pausedAfterUnpause: boolean;
     let deleted: Run;
     let triggerAfterDelete: Run;
+    let createdJson: Run;
+    let pausedJson: Run;
+    let deletedJson: Run;
     let manualWhileScheduled: Run;
     let checkout: string;
     let checkoutIdOf: string;
@@ -157,6 +192,7 @@ describe('commonplace review schedule', () => {
 
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
       described = await handle.describe();
+      details = await env().client.workflow.getHandle(described.info.recentActions[0]!.action.workflow.workflowId).describe().then((execution) => execution.staticDetails());
       sweeps = 0;
       checkoutIdOf = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
       for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutIdOf}-scheduled-${name}"` })) sweeps += 1;
@@ -165,8 +201,14 @@ describe('commonplace review schedule', () => {
       listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
       unpaused = await runCli(['review', 'schedule', 'unpause', name], { env: cliEnv });
       pausedAfterUnpause = (await handle.describe()).state.paused;
-      deleted = await runCli(['review', 'schedule', 'delete', name], { env: cliEnv });
+      deleted = await runCli(['review', 'schedule', 'delete', name, '--json'], { env: cliEnv });
       triggerAfterDelete = await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv });
+      createdJson = await runCli(
+        ['review', 'schedule', 'create', `${name}-weekly`, '--cron', '0 3 * * 1', '--overlap', 'buffer-one', '--paused', '--json', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!],
+        { env: cliEnv },
+      );
+      pausedJson = await runCli(['review', 'schedule', 'pause', `${name}-weekly`, '--json'], { env: cliEnv });
+      deletedJson = await runCli(['review', 'schedule', 'delete', `${name}-weekly`, '--json'], { env: cliEnv });
     });
 
     test('create says what it made: the interval, the overlap policy skip, and paused', () => {
@@ -185,9 +227,9 @@ describe('commonplace review schedule', () => {
       expect(described.info.numActionsSkippedOverlap).toBe(1);
     });
 
-    test('list --json reports the schedule paused, with its checkout and its skipped trigger', () => {
-      const rows = JSON.parse(String(listed.stdout)) as { name: string; paused: boolean; skipped: number; checkout: string; spec: string }[];
-      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout, spec: 'every 24h' });
+    test('list --json prints the schedule-list shape: the schedule paused, with its checkout, its overlap policy and its skipped trigger', () => {
+      const rows = expectShape(String(listed.stdout), 'schedule-list')['schedules'] as { name: string }[];
+      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout, spec: 'every 24h', overlap: 'skip' });
     });
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
@@ -200,8 +242,21 @@ describe('commonplace review schedule', () => {
       expect(pausedAfterUnpause).toBe(false);
     });
 
+    test('the scheduled sweep carries its parameters as static details', () => {
+      expect(details).toContain(`| checkout | ${checkout} |`);
+      expect(details).toMatch(/\| auto-resume \| yes \|/);
+      expect(details).toContain(`| schedule | ${name} (every 24h, overlap skip) |`);
+    });
+
+    test('create, pause and delete --json print the schedule-changed shape', () => {
+      expect([createdJson, pausedJson, deletedJson].map((run) => run.exitCode)).toEqual([0, 0, 0]);
+      expect(expectShape(String(createdJson.stdout), 'schedule-changed')).toEqual({ shape: 'schedule-changed', version: 1, action: 'created', name: `${name}-weekly`, scheduleId: `gates-${name}-weekly`, checkout, spec: 'cron 0 3 * * 1', overlap: 'buffer-one', paused: true });
+      expect(expectShape(String(pausedJson.stdout), 'schedule-changed')).toMatchObject({ action: 'paused', name: `${name}-weekly` });
+      expect(expectShape(String(deletedJson.stdout), 'schedule-changed')).toMatchObject({ action: 'deleted', name: `${name}-weekly` });
+    });
+
     test('after delete, a trigger exits 1 saying there is no such schedule', () => {
-      expect(deleted.stdout).toMatch(/deleted schedule/);
+      expect(expectShape(String(deleted.stdout), 'schedule-changed')).toMatchObject({ action: 'deleted', name, scheduleId: `gates-${name}` });
       expect(triggerAfterDelete.exitCode).toBe(1);
       expect(triggerAfterDelete.stderr).toMatch(new RegExp(`no schedule ${name}`));
     });

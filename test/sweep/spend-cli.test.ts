@@ -1,6 +1,7 @@
 import { selectPairs } from '../../src/review/status.js';
 import { usd } from '../../src/runs/spend.js';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -29,6 +30,10 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   const refused = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!], { env: cliEnv });
   expect(refused.exitCode).toBe(2);
   expect(`${refused.stdout}${refused.stderr}`).toMatch(/not resumed: .*higher --max-cost/);
+
+  const refusedJson = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--json'], { env: cliEnv });
+  expect(refusedJson.exitCode).toBe(2);
+  expect(expectShape(String(refusedJson.stdout), 'run-outcome')).toMatchObject({ status: 'stopped', exitCode: 2, next: `commonplace review run gates --resume ${runId!} --max-cost 0.2`, stops: [{ kind: 'spend-limit' }] });
 
   const resumed = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--max-cost', '5'], { env: cliEnv });
   expect(resumed.exitCode).toBe(0);

@@ -22,8 +22,9 @@ import { git, GitError } from '../../fs/git.js';
 import { dirtyPaths } from './git.js';
 import { sha256File } from '../../fs/digest.js';
 
-/** The plan a checkout's analyses use unless `--plan` names another. */
-export const DEFAULT_PLAN = 'kb/instructions/agentic-analysis/plan.yaml';
+import { DEFAULT_PLAN } from './default-plan.js';
+
+export { DEFAULT_PLAN };
 
 export class PrepareError extends Error {
   override name = 'PrepareError';

@@ -77,6 +77,7 @@ export class AnalysisRun {
       headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
       details: () => this.detailLines(),
       next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
+      inspect: `commonplace analysis inspect ${input.runId}`,
       autoResume: input.autoResume,
       progress: { query: progressQuery, build: (common) => this.progress(common) },
       resume: resumeUpdate,

@@ -79,7 +79,7 @@ export class EditRun {
       launches: this.launches,
       spend: this.lifecycle.spend.progress(),
     };
-    if (this.runDir !== null) await finishEdit({ runDir: this.runDir, summary });
+    if (this.runDir !== null) await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${this.identity.note}` }, [{ runDir: this.runDir, summary }]);
     return summary;
   }
 }

@@ -6,7 +6,8 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
-import { checked, findingMessages, type CheckedTry, type TryOutcome } from './checked.js';
+import { checked, type CheckedTry, type TryOutcome } from './checked.js';
+import { spentReason } from './spent-reason.js';
 import { EditRun } from './edit-run.js';
 
 const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -25,7 +26,7 @@ export interface RunContext {
 /** The checkout guard at a step: paths changed outside the run's directories stop it until acknowledged. */
 export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
   for (;;) {
-    const check = await guardCheck({ runDir: ctx.prepared.runDir, checkout: ctx.checkout, baseline: ctx.baseline });
+    const check = await guardCheck.executeWithOptions({ summary: `compare the checkout of ${ctx.note} with the run's snapshot` }, [{ runDir: ctx.prepared.runDir, checkout: ctx.checkout, baseline: ctx.baseline }]);
     if (check.changed.length === 0) return;
     await run.lifecycle.acknowledge(check.changed);
     ctx.baseline = check.snapshot;
@@ -50,7 +51,7 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
     if (result.status === 'accepted') return accepted;
     pending = result.pending;
     if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
-    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: `${what}: attempt budget (${budget}) spent: ${findingMessages(result.findings)}`.slice(0, 800) });
+    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: spentReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
   }
 }
 
@@ -81,14 +82,14 @@ export async function publishStep(
   for (;;) {
     run.at('checking the note and the brief before publication');
     const target = { runDir: ctx.prepared.runDir, checkout: ctx.checkout, note: ctx.note, manifestSha256: candidate.manifestSha256 };
-    const conflict = await checkConflict(target);
+    const conflict = await checkConflict.executeWithOptions({ summary: `check ${ctx.note} and its brief before publication` }, [target]);
     if (conflict.paths.length > 0) {
       await run.lifecycle.halt({ kind: 'conflict', disposition: 'operator', reason: `${conflict.reason}; nothing was written`, paths: conflict.paths });
       continue;
     }
     await guardStep(run, ctx);
     run.at('publishing');
-    const published = await publishEdit(target);
+    const published = await publishEdit.executeWithOptions({ summary: `publish the edit of ${ctx.note}` }, [target]);
     if (published.status !== 'published') {
       await run.lifecycle.halt({ kind: 'conflict', disposition: 'operator', reason: `${published.reason}; nothing was written`, paths: published.paths });
       continue;
@@ -102,7 +103,7 @@ export async function publishStep(
       packet: candidate.packet,
       closing: candidate.closing,
     };
-    await finishEdit({ runDir: ctx.prepared.runDir, summary: done });
+    await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${ctx.note}` }, [{ runDir: ctx.prepared.runDir, summary: done }]);
     run.lifecycle.complete('completed', candidate.proposal ? `published: ${published.written.length} files written, the note last` : `no edit: ${published.written.length} files published (the packet and the results)`);
     return done;
   }
@@ -119,7 +120,7 @@ export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, i
     async () => {
       const { workflowId, runId: executionRunId } = workflowInfo();
       run.at('preparing: capturing the note, the brief and the checkout state');
-      const prepared = await prepareEdit({ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]);
+      const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
       run.runDir = prepared.runDir;
       start.startSha256 = prepared.startSha256;
       const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };

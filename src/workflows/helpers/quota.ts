@@ -59,7 +59,7 @@ function subscribed(account: string): Promise<void> {
   }
   let subscription = subscriptions.get(account);
   if (subscription === undefined) {
-    subscription = unlessUnreachable(`subscribe to ${account}`, () => quotaSubscribe(gateRequest(account))).then(merge);
+    subscription = unlessUnreachable(`subscribe to ${account}`, () => quotaSubscribe.executeWithOptions({ summary: `subscribe to the quota gate of ${account}` }, [gateRequest(account)])).then(merge);
     subscriptions.set(account, subscription);
   }
   return subscription;
@@ -98,7 +98,10 @@ export async function reportUsageLimit(input: LaunchInput, outcome: Extract<AskO
   if (!patched(QUOTA_GATE_PATCH)) return outcome;
   const account = quotaAccount(input.profile);
   await subscribed(account);
-  merge(await unlessUnreachable(`report a limit to ${account}`, () => quotaLimit({ ...gateRequest(account), report: { reason: outcome.reason, launchId: input.launchId, resetAt: outcome.resetAt } })));
+  merge(await unlessUnreachable(`report a limit to ${account}`, () =>
+        quotaLimit.executeWithOptions({ summary: `report a usage limit to the quota gate of ${account}` }, [
+          { ...gateRequest(account), report: { reason: outcome.reason, launchId: input.launchId, resetAt: outcome.resetAt } },
+        ])));
   const current = copies.get(account);
   if (current === undefined) return { ...outcome, account };
   return {
@@ -157,5 +160,5 @@ export async function watchQuotaGate(stop: Stop): Promise<void> {
 export async function openQuotaGates(stops: readonly Stop[]): Promise<void> {
   const accounts = new Set(stops.flatMap((stop) => (stop.kind === 'usage-limit' && stop.account !== undefined ? [stop.account] : [])));
   if (accounts.size === 0 || !patched(QUOTA_GATE_PATCH)) return;
-  for (const account of accounts) merge(await unlessUnreachable(`open ${account}`, () => quotaOpen(gateRequest(account))));
+  for (const account of accounts) merge(await unlessUnreachable(`open ${account}`, () => quotaOpen.executeWithOptions({ summary: `open the quota gate of ${account}` }, [gateRequest(account)])));
 }
