@@ -23,7 +23,7 @@ import { follow, type RunOutcome } from './follow.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
 import { printJson } from './json-output.js';
-import { runDetails } from './run-details.js';
+import { runDetails } from '../runs/run-details.js';
 import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
 import { nextStep } from './stop-format.js';
 

@@ -6,7 +6,7 @@ import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
 import { applicationFailure, follow } from './follow.js';
 import type { ProbeOptions } from './probe.js';
-import { runDetails } from './run-details.js';
+import { runDetails } from '../runs/run-details.js';
 
 /** A readable, unique workflow ID: the profile and the start time. */
 export function probeWorkflowId(profile: string, now = new Date()): string {

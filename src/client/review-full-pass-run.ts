@@ -22,7 +22,7 @@ import { rootMessage, UserError } from './errors.js';
 import { checkLaunchInputs } from './input-checks.js';
 import { follow } from './follow.js';
 import { printJson } from './json-output.js';
-import { runDetails } from './run-details.js';
+import { runDetails } from '../runs/run-details.js';
 import { nextLine, nextStep, stopDetails, type NextCommands } from './stop-format.js';
 import type { EditCommandOptions } from './review-full-pass.js';
 import { capNotApplied, parseMaxCost, resumeRequest, spendLines } from './spend.js';

@@ -18,7 +18,7 @@ import { follow, type RunOutcome } from './follow.js';
 import { checkLaunchInputs } from './input-checks.js';
 import { printJson } from './json-output.js';
 import type { RetryOptions, RunGatesOptions, SweepCommandOptions } from './review-gates.js';
-import { runDetails } from './run-details.js';
+import { runDetails } from '../runs/run-details.js';
 import { nextStep } from './stop-format.js';
 import { formatStop, sweepFormat, sweepNext } from './sweep-format.js';
 import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';

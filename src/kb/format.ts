@@ -2,7 +2,7 @@
  * Formatting findings for people and for machines. Kept apart from producing them,
  * so every producer (files, artifacts, drafts) prints the same way.
  */
-import { summarize, type FileResult, type Finding, type Summary } from './findings.js';
+import { summarize, type Finding, type Summary } from './findings.js';
 import type { DraftReport } from './draft.js';
 import type { ValidationReport } from './validate.js';
 
@@ -70,37 +70,6 @@ export function formatSummary(summary: Summary): string {
   const files = `${plural(summary.files, 'file')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`;
   const failed = summary.failedFiles > 0 ? ` in ${plural(summary.failedFiles, 'file')}` : '';
   return `${files}: ${plural(summary.failures, 'failure')}${failed}, ${plural(summary.warnings, 'warning')}`;
-}
-
-/** Machine output of a file validation; `version` lets consumers notice a change of shape. */
-export function formatFilesJson(report: ValidationReport): string {
-  return `${JSON.stringify({ version: 1, mode: 'files', root: report.root, summary: report.summary, files: report.results.map(jsonResult) }, null, 2)}\n`;
-}
-
-/** Machine output of a draft validation. */
-export function formatDraftJson(report: DraftReport): string {
-  const summary = summarize([report.result]);
-  return `${JSON.stringify(
-    {
-      version: 1,
-      mode: 'draft',
-      draft: report.draft,
-      artifact: report.artifact,
-      role: report.role,
-      rolePath: report.rolePath,
-      layout: report.layout,
-      disposition: report.disposition,
-      summary: { failures: summary.failures, warnings: summary.warnings },
-      omitted: report.omitted,
-      findings: report.findings,
-    },
-    null,
-    2,
-  )}\n`;
-}
-
-function jsonResult(result: FileResult): object {
-  return { file: result.file, kind: result.kind, ...(result.type === undefined ? {} : { type: result.type }), findings: result.findings };
 }
 
 function plural(count: number, noun: string): string {

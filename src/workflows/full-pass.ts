@@ -24,13 +24,13 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
   const { prepared } = ctx;
   return checked(item, prepared.profile.attempts, async ({ input, attempt, findings }) => {
     const seq = ++ctx.seq;
-    const asked = await prepareReviewAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings });
+    const asked = await prepareReviewAsk.executeWithOptions({ summary: `write the review ask of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings }]);
     run.launches += 1;
     return launchOnce(
       { launchId: `${prepared.runId}/${seq}-review-${input.unit.key}/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
       `${ctx.note} × ${input.unit.lens === 'critique' ? 'critique' : `${input.unit.lens} (${input.unit.criteria.length} gates)`}, attempt ${attempt}`,
       async (result) => {
-        const check = await acceptReview({ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result, ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }) });
+        const check = await acceptReview.executeWithOptions({ summary: `accept the review of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result, ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }) }]);
         const again = new Set(check.rejected.map((rejected) => rejected.criterion));
         return {
           kind: 'checked' as const,
@@ -103,13 +103,13 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
   run.at('editing');
   const [edit] = await untilAccepted(run, 'the editor', null, prepared.profile.attempts, async ({ attempt, findings }) => {
     const seq = ++ctx.seq;
-    const asked = await prepareEditAsk({ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings });
+    const asked = await prepareEditAsk.executeWithOptions({ summary: `write the editor's ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings }]);
     run.launches += 1;
     return launchOnce(
       { launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
       `${input.note}: edit, attempt ${attempt}`,
       async () => {
-        const check = await acceptEdit({ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir });
+        const check = await acceptEdit.executeWithOptions({ summary: `check the edit of ${input.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir }]);
         if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
         return { kind: 'checked' as const, accepted: [check], findings: [] };
       },
@@ -123,7 +123,7 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
   let finalReviews = startReviews;
   if (edit?.kind === 'edit') {
     finalSha256 = edit.textSha256;
-    const stale = await staleAfterEdit({ runDir: prepared.runDir, note: input.note, units: prepared.units, fromSha256: prepared.startSha256, toSha256: finalSha256 });
+    const stale = await staleAfterEdit.executeWithOptions({ summary: `find the gates the edit of ${input.note} staled` }, [{ runDir: prepared.runDir, note: input.note, units: prepared.units, fromSha256: prepared.startSha256, toSha256: finalSha256 }]);
     const again = stale.reduce((sum, unit) => sum + unit.criteria.length, 0);
     run.at(`reviewing the edited text: the ${again} criteria whose watched parts the edit changed`);
     const reviewed = await reviewText(run, ctx, input.concurrency, stale, finalSha256);
@@ -134,7 +134,7 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
 
   run.at('writing the packet');
   run.decisions += 1;
-  const candidate = await writeCandidate({
+  const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${input.note}` }, [{
     kind: 'full-pass',
     runId: prepared.runId,
     runDir: prepared.runDir,
@@ -151,7 +151,7 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
     rationaleSha256: edit?.rationaleSha256 ?? null,
     passes: [],
     stop: run.decisions,
-  });
+  }]);
   return publishStep(run, ctx, candidate, {
     kind: 'full-pass',
     runId: prepared.runId,

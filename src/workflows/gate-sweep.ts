@@ -5,7 +5,7 @@ import { emptyCounts } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
-import { runDetails } from '../client/run-details.js';
+import { runDetails } from '../runs/run-details.js';
 import type { AcknowledgeAnswer, ResumeRequest } from '../runs/stop.js';
 import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './helpers/pace.js';

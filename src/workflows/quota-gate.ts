@@ -93,7 +93,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
     if (tooLong()) {
       // Subscribers whose runs closed are dropped; those that subscribed while this was asked are kept.
       const asked = [...subscribers];
-      const open = new Set(await openWorkflows({ workflowIds: asked }));
+      const open = new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
       if (state.version !== notified) continue; // a transition came in meanwhile: its notice goes first
       const kept = [...subscribers].filter((workflowId) => open.has(workflowId) || !asked.includes(workflowId));
       await continueAsNew<typeof quotaGate>({ ...input, state, subscribers: kept });

@@ -49,9 +49,9 @@ async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha
       ctx,
       `pass-${pass.pass}`,
       attempt,
-      (seq) => preparePassAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }),
+      (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
       async (asked) => {
-        const check = await acceptPassEdit({ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir });
+        const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir }]);
         return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
       },
     ),
@@ -72,9 +72,9 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
       ctx,
       `select-${pass.pass}`,
       attempt,
-      (seq) => preparePassAsk({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }),
+      (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
       async (asked) => {
-        const check = await acceptSelections({ runDir: prepared.runDir, dir: asked.dir, textSha256 });
+        const check = await acceptSelections.executeWithOptions({ summary: `check the selections for ${ctx.note}` }, [{ runDir: prepared.runDir, dir: asked.dir, textSha256 }]);
         return check.ok ? { kind: 'checked', accepted: [check], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
       },
     ),
@@ -85,10 +85,10 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
   let findings: Finding[] = [];
   for (;;) {
     run.decisions += 1;
-    const proposal = await writeSelectionProposal({ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings });
+    const proposal = await writeSelectionProposal.executeWithOptions({ summary: `write the selection proposal for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings }]);
     run.at(`awaiting approval of the ${pass.pass} selections`);
     const answer = await run.lifecycle.decide(proposal, `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`);
-    const applied = await applyAnswer({ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text });
+    const applied = await applyAnswer.executeWithOptions({ summary: `apply the approved selections to ${ctx.note}` }, [{ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text }]);
     if (applied.kind === 'applied') {
       const detail = [applied.rejected.length > 0 && `rejected ${applied.rejected.join(', ')}`, applied.edited.length > 0 && `edited ${applied.edited.join(', ')}`].filter(Boolean).join('; ');
       return { textSha256: applied.textSha256, record: { pass: pass.pass, result: `${applied.accepted.length} of ${applied.accepted.length + applied.rejected.length} selections applied${detail ? ` (${detail})` : ''}` } };
@@ -122,9 +122,9 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
         ctx,
         'assess',
         attempt,
-        (seq) => prepareAssessAsk({ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings }),
+        (seq) => prepareAssessAsk.executeWithOptions({ summary: `write the assessment ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings }]),
         async (asked) => {
-          const check = await acceptPlan({ runDir: prepared.runDir, dir: asked.dir });
+          const check = await acceptPlan.executeWithOptions({ summary: `check the assessment's plan` }, [{ runDir: prepared.runDir, dir: asked.dir }]);
           return check.ok ? { kind: 'checked', accepted: [check.plan], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
         },
       ),
@@ -153,7 +153,7 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
   run.at('writing the packet');
   run.decisions += 1;
   const decision = current === prepared.startSha256 ? 'no-edit' : 'edit';
-  const candidate = await writeCandidate({
+  const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${input.note}` }, [{
     kind: 'revise',
     runId: prepared.runId,
     runDir: prepared.runDir,
@@ -170,6 +170,6 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
     rationaleSha256: null,
     passes,
     stop: run.decisions,
-  });
+  }]);
   return publishStep(run, ctx, candidate, { kind: 'revise', runId: prepared.runId, note: input.note, runDir: prepared.runDir, decision, startSha256: prepared.startSha256, finalSha256: current });
 }

@@ -97,6 +97,7 @@ describe('commonplace review run full-pass', () => {
     let journal: { event: string }[];
     let pairs: Awaited<ReturnType<typeof selectPairs>>;
     let critiqueOk: boolean;
+    let withoutSummary: string[];
     let packet: ReturnType<typeof parsePacket>;
     let atEnd: Launches;
     beforeAll(async () => {
@@ -136,6 +137,12 @@ describe('commonplace review run full-pass', () => {
       critiqueOk = (await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION)).ok;
       packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
       atEnd = await launches(ledger);
+      const history = await env().client.workflow.getHandle(runOf('full-pass', NOTE, start, checkout).workflowId).fetchHistory();
+      withoutSummary = (history.events ?? []).flatMap((event) => (event.activityTaskScheduledEventAttributes && !event.userMetadata?.summary ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? '?'] : []));
+    });
+
+    test('every activity the run scheduled carries a summary for the Web UI', () => {
+      expect(withoutSummary).toEqual([]);
     });
 
     test('it stops awaiting approval with exit 2, printing the key and the approve command', () => {
