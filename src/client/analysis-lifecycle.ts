@@ -3,16 +3,11 @@
  * analysis-lifecycle-run.ts, loaded when one of them runs.
  */
 import type { Command } from 'commander';
+import { graceOption } from './end-run.js';
 import { action } from './errors.js';
 import type { ResetOptions } from './analysis-lifecycle-run.js';
 
 const KB_HELP = 'KB checkout (default: the Git root above the current directory that holds kb/)';
-
-/**
- * How long reset waits for the cancelled workflow to close; the same default as end-run.ts's
- * DEFAULT_GRACE_SECONDS, written here because end-run.ts loads the Temporal SDK.
- */
-const DEFAULT_GRACE_SECONDS = '30';
 
 /**
  * `analysis reset <run-id>`: says what it will discard, and with `--yes` ends the workflow (cancel,
@@ -20,12 +15,10 @@ const DEFAULT_GRACE_SECONDS = '30';
  * `prepare` makes a new run.
  */
 export function registerReset(analysis: Command): void {
-  analysis
-    .command('reset')
+  graceOption(analysis.command('reset'))
     .description('discard a run: cancel its workflow (terminating it after the grace period), remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)')
     .argument('<run-id>', 'the run')
     .option('--yes', 'discard it (without it, reset only says what it would discard, and exits 1)')
-    .option('--grace <seconds>', 'how long to wait for the cancelled run to close before terminating it', DEFAULT_GRACE_SECONDS)
     .option('--json', 'print what was (or would be) discarded as one JSON document (shape analysis-reset)')
     .option('--kb <dir>', KB_HELP)
     .addHelpText(

@@ -1,6 +1,6 @@
 /** The actions of `review approve` and `review acknowledge`: the operator's answers to an editing run (or a sweep) that waits on one. */
 import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../workflows/gate-sweep.js';
-import { followSweep } from './review-gates.js';
+import { followSweep } from './review-gates-run.js';
 import { sha256 } from '../fs/digest.js';
 import { formatFindingsInline } from '../kb/format.js';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';

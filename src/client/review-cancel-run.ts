@@ -6,7 +6,7 @@ import { describeEnded, endRun, graceMs } from './end-run.js';
 import { UserError } from './errors.js';
 import { printJson } from './json-output.js';
 import type { CancelOptions } from './review-cancel.js';
-import { resolveRun } from './review-full-pass.js';
+import { resolveRun } from './review-full-pass-run.js';
 
 /** Whether the namespace has a workflow of this ID. */
 async function exists(client: Client, workflowId: string): Promise<boolean> {

@@ -29,14 +29,6 @@ export function editOptions(command: Command): Command {
     .addOption(new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach'));
 }
 
-/**
- * Finds an editing run by its run ID or workflow ID (for `review cancel`); loads the run module when
- * called, so registering a command that imports it stays light.
- */
-export async function resolveRun(...args: Parameters<typeof import('./review-full-pass-run.js').resolveRun>): ReturnType<typeof import('./review-full-pass-run.js').resolveRun> {
-  return (await import('./review-full-pass-run.js')).resolveRun(...args);
-}
-
 /** `commonplace review run full-pass <note>`: the gates, the critique and an editor over one note. */
 export function registerRunFullPass(run: Command): void {
   editOptions(

@@ -4,8 +4,6 @@
  * so `--help` answers at once.
  */
 import { Option, type Command } from 'commander';
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { gateSweep } from '../workflows/gate-sweep.js';
 import { action } from './errors.js';
 
 export interface SweepCommandOptions {
@@ -45,11 +43,6 @@ export function sweepOptions(command: Command): Command {
     .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
     .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the sweep past this many US dollars; on a stopped sweep, the new cap it resumes with');
-}
-
-/** Follows a sweep to its close or stop (exit 0 completed, 2 stopped or exhausted, 1 failed); loads the client side on first use. */
-export async function followSweep(client: Client, handle: WorkflowHandle<typeof gateSweep>, options: { json?: boolean } = {}): Promise<void> {
-  return (await import('./review-gates-run.js')).followSweep(client, handle, options);
 }
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
