@@ -1,11 +1,16 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type State, type WorkerOptions } from '@temporalio/worker';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
+import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
 import { packageRoot, sourceExtension } from './paths.js';
+import { checkoutQueue } from './places.js';
 import { TASK_QUEUE } from './search-attributes.js';
 
-export const workflowsPath = join(dirname(fileURLToPath(import.meta.url)), 'workflows', `index${sourceExtension}`);
+const here = dirname(fileURLToPath(import.meta.url));
+export const workflowsPath = join(here, 'workflows', `index${sourceExtension}`);
+/** The workflow interceptors every bundle carries: the routing of checkout work to its checkout's queue. */
+export const workflowInterceptorModules = [join(here, 'workflows', `interceptors${sourceExtension}`)];
 export const fakeHarnessPath = join(packageRoot(), 'bin', 'fake-harness.js');
 
 export interface WorkerSettings {
@@ -13,24 +18,113 @@ export interface WorkerSettings {
   namespace: string;
   /** Where run state this worker writes lives. */
   stateDir: string;
+  /** The checkouts this worker holds: it serves each one's task queue besides the shared one. */
+  checkouts?: HeldCheckout[];
   taskQueue?: string;
-  /** A prebuilt workflow bundle (tests build one per run); otherwise the workflows are bundled at start. */
+  /** A prebuilt workflow bundle (tests build one per run, with the interceptors); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
   /** Replacements for the activities' dependencies (a fixed clock, a time zone) in tests. */
   activityDependencies?: Partial<ActivityDependencies>;
 }
 
-/** Builds the one kind of worker the project has: every workflow and activity, on the `commonplace` task queue. */
-export async function createWorker(settings: WorkerSettings): Promise<Worker> {
-  return Worker.create({
+/**
+ * One worker process's Temporal workers: the shared queue's (every workflow and activity), and one
+ * per checkout it holds, polling that checkout's queue for the activities that read or write it.
+ * More checkouts can be held while it runs (`hold`).
+ */
+export class CommonplaceWorker {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly checkoutWorkers = new Map<string, Worker>();
+  private stopping = false;
+
+  constructor(
+    private readonly settings: WorkerSettings,
+    readonly shared: Worker,
+    readonly places: HostPlaces,
+    private readonly activities: ReturnType<typeof createActivities>,
+  ) {}
+
+  /** The checkouts held now. */
+  checkouts(): HeldCheckout[] {
+    return this.places.checkouts();
+  }
+
+  /** The shared worker's state (RUNNING until shut down). */
+  getState(): State {
+    return this.shared.getState();
+  }
+
+  /** Holds one more checkout: its queue is polled from now on (at once when running). Holding one already held does nothing. */
+  async hold(checkout: HeldCheckout): Promise<void> {
+    if (this.checkoutWorkers.has(checkout.id)) return;
+    this.places.add(checkout);
+    const worker = await Worker.create({
+      connection: this.settings.connection,
+      namespace: this.settings.namespace,
+      taskQueue: checkoutQueue(checkout.id),
+      activities: this.activities,
+      ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
+        maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
+      }),
+    });
+    this.checkoutWorkers.set(checkout.id, worker);
+    if (this.running.size > 0 && !this.stopping) this.running.set(checkout.id, worker.run());
+  }
+
+  /** Polls every queue until shut down. */
+  async run(): Promise<void> {
+    this.running.set('', this.shared.run());
+    for (const [id, worker] of this.checkoutWorkers) this.running.set(id, worker.run());
+    try {
+      await this.running.get('');
+    } finally {
+      this.shutdown();
+      // A checkout held while stopping starts no run; wait for each that did.
+      await Promise.allSettled([...this.running.values()]);
+    }
+  }
+
+  /** Runs until `until` settles, then shuts down; its value or failure is returned. */
+  async runUntil<T>(until: Promise<T> | (() => Promise<T>)): Promise<T> {
+    const running = this.run();
+    try {
+      return await Promise.race([typeof until === 'function' ? until() : until, running.then(() => { throw new Error('the worker stopped before the work it ran until ended'); })]);
+    } finally {
+      this.shutdown();
+      await running.catch(() => undefined);
+    }
+  }
+
+  /** Stops polling every queue; work in flight finishes within the shutdown grace. */
+  shutdown(): void {
+    this.stopping = true;
+    for (const worker of [this.shared, ...this.checkoutWorkers.values()]) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    }
+  }
+}
+
+/** Builds one worker process's workers: every workflow and activity on the shared queue, and each held checkout's queue. */
+export async function createWorker(settings: WorkerSettings): Promise<CommonplaceWorker> {
+  const places = new HostPlaces({ stateDir: settings.stateDir });
+  const activities = createActivities({ fakeHarnessPath, stateDir: settings.stateDir, places, ...settings.activityDependencies });
+  const shared = await Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
-    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ fakeHarnessPath, stateDir: settings.stateDir, ...settings.activityDependencies }),
+    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
+    activities,
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),
   });
+  const worker = new CommonplaceWorker(settings, shared, places, activities);
+  for (const checkout of settings.checkouts ?? []) await worker.hold(checkout);
+  return worker;
+}
+
+/** The checkouts named by directories (`--kb`), each with its ID. */
+export async function checkoutsAt(dirs: string[]): Promise<HeldCheckout[]> {
+  return Promise.all(dirs.map((dir) => checkoutAt(dir)));
 }

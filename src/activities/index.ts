@@ -6,19 +6,38 @@ import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/activities.js';
 import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
+import { HostPlaces, portableError } from '../held-checkouts.js';
 
 export type { LaunchActivity, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
 export { nonRetryableLaunchErrors } from '../harness/launch-contract.js';
 export type { PrepareProbeInput, PreparedProbe } from './probe/probe.js';
 
 export interface ActivityDependencies extends HarnessDependencies {
-  /** Where run state the worker writes lives (probe launch directories, for now). */
+  /** Where run state the worker writes lives (review and probe launch directories). */
   stateDir: string;
+  /** The checkouts this worker holds, and its other roots: place tokens resolve through them (none given: no checkout held). */
+  places?: HostPlaces;
+}
+
+type AnyActivity = (...args: never[]) => Promise<unknown>;
+
+/** Every activity reading its input's place tokens as this host's paths, and returning (or failing with) its paths as tokens. */
+function placed<T extends Record<string, AnyActivity>>(activities: T, places: HostPlaces): T {
+  const wrap = (activity: AnyActivity) =>
+    async (...args: never[]) => {
+      try {
+        return places.toPortable(await activity(...(places.toHost(args) as never[])));
+      } catch (error) {
+        throw portableError(error, places);
+      }
+    };
+  return Object.fromEntries(Object.entries(activities).map(([name, activity]) => [name, wrap(activity)])) as T;
 }
 
 /** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */
 export function createActivities(dependencies: ActivityDependencies) {
-  return allHeartbeating(
+  const places = dependencies.places ?? new HostPlaces({ stateDir: dependencies.stateDir });
+  const activities = allHeartbeating(
     {
       ...createHarnessActivities(dependencies),
       ...createProbeActivities(dependencies),
@@ -30,6 +49,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
     ['launch'],
   );
+  return placed(activities, places);
 }
 
 export type Activities = ReturnType<typeof createActivities>;

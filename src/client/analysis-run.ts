@@ -22,6 +22,7 @@ import { checkLaunchInputs } from './input-checks.js';
 import { follow, type RunOutcome } from './follow.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
+import { portable, shown, warnUnheld } from './places.js';
 import { printJson } from './json-output.js';
 import { runDetails } from '../runs/run-details.js';
 import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
@@ -94,8 +95,10 @@ async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
   }
-  const worktree = described.memo?.worktree;
-  if (typeof worktree === 'string' && path.resolve(worktree) !== path.resolve(run.worktree)) {
+  const recorded = described.memo?.worktree;
+  const ours = await portable(run.worktree, run.parameters.checkout);
+  const worktree = typeof recorded === 'string' ? shown(recorded) : undefined;
+  if (typeof recorded === 'string' && recorded !== ours && path.resolve(shown(recorded)) !== path.resolve(run.worktree)) {
     throw new UserError(`workflow ${handle.workflowId} on this Temporal namespace belongs to the run in ${worktree}, not to ${run.worktree}; two checkouts prepared the same run ID — use another namespace (TEMPORAL_NAMESPACE) for one of them`);
   }
   return described.status.name;
@@ -125,14 +128,17 @@ function analysisDetails(run: LocatedRun, input: AnalysisInput): string {
 }
 
 /** Starts the run's workflow (or attaches: USE_EXISTING is the run lock), with its summary, details and search attributes. */
-async function startRun(client: Client, run: LocatedRun, input: AnalysisInput): Promise<WorkflowHandle<typeof analysisWorkflow>> {
+async function startRun(client: Client, run: LocatedRun, given: AnalysisInput): Promise<WorkflowHandle<typeof analysisWorkflow>> {
+  // The input names the checkout by its ID, the worktree and run directory by paths under its worktrees root.
+  const input = await portable(given, run.parameters.checkout);
+  await warnUnheld(client, run.parameters.checkout);
   return client.workflow.start(analysisWorkflow, {
     taskQueue: TASK_QUEUE,
     workflowId: analysisWorkflowId(await openCheckout(run.parameters.checkout), run.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     args: [input],
-    memo: { worktree: run.worktree },
+    memo: { worktree: input.worktree },
     staticSummary: `analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`,
     staticDetails: analysisDetails(run, input),
     typedSearchAttributes: [

@@ -4,6 +4,7 @@ import { probe, type ProbeResult } from '../workflows/probe.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
+import { portable, warnUnheld } from './places.js';
 import { applicationFailure, follow } from './follow.js';
 import type { ProbeOptions } from './probe.js';
 import { runDetails } from '../runs/run-details.js';
@@ -50,18 +51,19 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
   const scenario = existingFile(options.scenario, '--scenario');
   const client = await connectClient();
   const workflowId = probeWorkflowId(options.profile);
+  const given = {
+    probeId: workflowId,
+    profile: options.profile,
+    ...(profilesFile && { profilesFile }),
+    ...(checkout && { checkout }),
+    ...(scenario && { env: { COMMONPLACE_FAKE_SCENARIO: scenario } }),
+  };
+  // A probe of a KB's profiles reads them on a worker that holds the checkout, named by its ID.
+  if (checkout) await warnUnheld(client, checkout);
   const handle = await client.workflow.start(probe, {
     taskQueue: TASK_QUEUE,
     workflowId,
-    args: [
-      {
-        probeId: workflowId,
-        profile: options.profile,
-        ...(profilesFile && { profilesFile }),
-        ...(checkout && { checkout }),
-        ...(scenario && { env: { COMMONPLACE_FAKE_SCENARIO: scenario } }),
-      },
-    ],
+    args: [checkout ? await portable(given, checkout) : given],
     staticSummary: `probe of worker profile ${options.profile}`,
     staticDetails: runDetails(`probe of worker profile ${options.profile}`, [
       ['profile', options.profile],

@@ -19,6 +19,8 @@ import * as reviseWorkflow from '../workflows/revise.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { rootMessage, UserError } from './errors.js';
+import { portable, shown, warnUnheld } from './places.js';
+import { checkoutRoot as checkoutPlace } from '../places.js';
 import { checkLaunchInputs } from './input-checks.js';
 import { follow } from './follow.js';
 import { printJson } from './json-output.js';
@@ -214,7 +216,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   // The server first: an unreachable one is refused before the checkout is set up for runs.
   const client = await connectClient();
   const noteSha256 = sha256(text);
-  const workflowId = editWorkflowId(start.kind, await openCheckout(checkout), note, noteSha256);
+  const id = await openCheckout(checkout);
+  const workflowId = editWorkflowId(start.kind, id, note, noteSha256);
   const runId = editRunId(start.kind, note, noteSha256, sha256(note));
   const definitions = EDIT_WORKFLOWS[start.kind];
   const handle = client.workflow.getHandle<EditWorkflow>(workflowId);
@@ -224,8 +227,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   });
 
   const recordedCheckout = described?.memo?.checkout as string | undefined;
-  if (described && recordedCheckout !== undefined && recordedCheckout !== checkout && described.status.name !== 'FAILED' && described.status.name !== 'CANCELLED' && described.status.name !== 'TERMINATED') {
-    throw new UserError(`${workflowId} is a run over the same text of ${note} in another checkout (${recordedCheckout}); run it there`);
+  if (described && recordedCheckout !== undefined && recordedCheckout !== checkout && recordedCheckout !== checkoutPlace(id) && described.status.name !== 'FAILED' && described.status.name !== 'CANCELLED' && described.status.name !== 'TERMINATED') {
+    throw new UserError(`${workflowId} is a run over the same text of ${note} in another checkout (${shown(recordedCheckout)}); run it there`);
   }
   const recordedOptions = (described?.memo?.options as EditOptions | undefined) ?? (await readRunRecord(checkout, runId))?.options;
   const refuseDifferent = () => {
@@ -287,14 +290,17 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   };
   checkLaunchInputs({ ...base, profile: fresh.options.profile });
   await cancelSuperseded(client, start.kind, note, workflowId);
-  const started = await fresh.start(client, base, {
+  await warnUnheld(client, checkout);
+  // The input names the checkout by its ID and paths relative to it.
+  const carried = await portable(base, checkout);
+  const started = await fresh.start(client, carried, {
     taskQueue: TASK_QUEUE,
     workflowId,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: reuse,
-    memo: { runId, note, checkout, options: fresh.options },
+    memo: { runId, note, checkout: carried.checkout, options: fresh.options },
     staticSummary: `${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`,
-    staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, base),
+    staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: start.kind },
       { key: CommonplaceStatus, value: 'running' },

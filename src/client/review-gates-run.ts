@@ -1,8 +1,6 @@
 /** The actions of `review run gates` and `review retry`: build a sweep's input, start or resume it, follow it. */
 import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { readFile, realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { runDirOf } from '../activities/review/sweep.js';
+import { resolve } from 'node:path';
 import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
 import { findCheckout } from '../kb/checkout.js';
@@ -14,6 +12,8 @@ import { selectPairs } from '../review/status.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
+import { checkoutPlaces, portable, shown, warnUnheld } from './places.js';
+import { checkoutIdOf, checkoutRoot as checkoutPlace, isPlace } from '../places.js';
 import { follow, type RunOutcome } from './follow.js';
 import { checkLaunchInputs } from './input-checks.js';
 import { printJson } from './json-output.js';
@@ -91,7 +91,8 @@ export function sweepIdentity(input: SweepOptions & { checkout: string }): strin
  * the same instant are one sweep, and the second attaches.
  */
 export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
-  return `GS-${checkout}-${sha256(sweepIdentity(input)).slice(0, 10)}`;
+  // The identity names the checkout by its ID, so the same command from any host is the same sweep.
+  return `GS-${checkout}-${sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })).slice(0, 10)}`;
 }
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
@@ -118,7 +119,10 @@ export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyAr
 }
 
 /** Starts a sweep (or attaches to the one with this ID) with its search attributes, summary, details and identity memo. */
-export async function startSweep(client: Client, input: SweepInput & { runId: string }): Promise<WorkflowHandle<typeof gateSweep>> {
+export async function startSweep(client: Client, given: SweepInput & { runId: string }): Promise<WorkflowHandle<typeof gateSweep>> {
+  // The input names its checkout by ID and paths relative to it; a recorded input (a resume) already does.
+  const input = isPlace(given.checkout) ? given : await portable(given, given.checkout);
+  if (!isPlace(given.checkout)) await warnUnheld(client, given.checkout);
   return client.workflow.start(gateSweep, {
     taskQueue: TASK_QUEUE,
     workflowId: `gates/${input.runId}`,
@@ -228,18 +232,6 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
   return followSweep(client, again, options);
 }
 
-/** How many problem pairs a closed sweep recorded in its summary; undefined when it wrote none (it never finished). */
-async function recordedProblems(checkout: string, runId: string): Promise<number | undefined> {
-  try {
-    const summary = JSON.parse(await readFile(join(runDirOf(checkout, runId), 'summary.json'), 'utf8')) as { problems?: unknown };
-    return typeof summary.problems === 'number' ? summary.problems : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const sameDir = async (a: string, b: string) => (await realpath(a).catch(() => resolve(a))) === (await realpath(b).catch(() => resolve(b)));
-
 /**
  * `review retry RUN`: re-asks the problem pairs of a finished sweep, in a new sweep. A sweep still
  * open is a stop with one next command (its resume): exit 2.
@@ -247,22 +239,29 @@ const sameDir = async (a: string, b: string) => (await realpath(a).catch(() => r
 export async function runRetry(run: string, options: RetryOptions): Promise<void> {
   const named = options.kb === undefined ? undefined : checkoutRoot(options.kb);
   const client = await connectClient();
-  const described = await client.workflow.getHandle(`gates/${run}`).describe().catch(() => {
+  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
+  const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);
   });
   if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`commonplace review run gates --resume ${run}\``, 2);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
-  if (named !== undefined && !(await sameDir(named, recorded.checkout))) throw new UserError(`sweep ${run} ran on ${recorded.checkout}, not on --kb ${options.kb}`);
-  const problems = await recordedProblems(recorded.checkout, run);
+  // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
+  const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));
+  if (named !== undefined) {
+    const [here] = (await checkoutPlaces(named)).checkouts();
+    if (here!.id !== checkout) throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here!.id})`);
+  }
+  // A closed sweep's summary counts its problem pairs; one that never finished has none to read, and is retried.
+  const problems = await handle.result().then((summary) => summary.counts.problems, () => undefined);
   if (problems === 0) {
     if (options.json) printJson('review-retry', 1, { runId: run, problems: 0, started: false, message: `sweep ${run} has no problem pairs: nothing to retry` });
     else process.stdout.write(`sweep ${run} has no problem pairs: nothing to retry\n`);
     return;
   }
   const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
-  const runId = sweepRunId(retry, await openCheckout(recorded.checkout));
-  const handle = await startSweep(client, { ...retry, runId });
+  const runId = sweepRunId(retry, checkout);
+  const handleOfRetry = await startSweep(client, { ...retry, runId });
   process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
-  await followSweep(client, handle, options);
+  await followSweep(client, handleOfRetry, options);
 }

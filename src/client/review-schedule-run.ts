@@ -6,6 +6,7 @@ import { openCheckout } from './checkout.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
 import { printJson } from './json-output.js';
+import { portable, shown, warnUnheld } from './places.js';
 import { checkSweepInput, sweepDetails, sweepIdentity, sweepInput } from './review-gates-run.js';
 import { OVERLAP_POLICIES, type ScheduleCreateOptions, type ScheduleVerb } from './review-schedule.js';
 
@@ -66,10 +67,13 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
   if (options.every !== undefined && !/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(options.every)) throw new UserError(`--every must be an interval such as 24h, 30m or 90s, got "${options.every}"`);
   const overlap = overlapPolicies[options.overlap as keyof typeof overlapPolicies];
   if (overlap === undefined) throw new UserError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got "${options.overlap}"`);
-  const input = sweepInput(options, { autoResume: true });
-  await checkSweepInput(input);
+  const given = sweepInput(options, { autoResume: true });
+  await checkSweepInput(given);
   const client = await connectClient();
-  const checkout = await openCheckout(input.checkout);
+  const checkout = await openCheckout(given.checkout);
+  // The schedule's action names the checkout by its ID and paths relative to it, like every workflow input.
+  const input = await portable(given, given.checkout);
+  await warnUnheld(client, given.checkout);
   const when = options.every ? `every ${options.every}` : `cron ${options.cron}`;
   await client.schedule
     .create({
@@ -99,10 +103,10 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
     .catch(async (error: Error) => {
       if (!/already/i.test(error.message)) throw error;
       const owner = await scheduledCheckout(client.schedule.getHandle(scheduleId(name))).catch(() => undefined);
-      throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${owner})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
+      throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
     });
   if (options.json) {
-    printJson('schedule-changed', 1, { action: 'created', name, scheduleId: scheduleId(name), checkout: input.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
+    printJson('schedule-changed', 1, { action: 'created', name, scheduleId: scheduleId(name), checkout: given.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
     return;
   }
   process.stdout.write(`created schedule ${name} (Temporal schedule ${scheduleId(name)}), ${when}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`);

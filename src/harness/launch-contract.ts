@@ -20,7 +20,17 @@ export interface LaunchInput {
   prompt: string;
   /** Declared outputs, relative to `dir`. */
   outputs: string[];
+  /**
+   * Files written into `dir` (relative path → text) before a fresh try: a launch carrying its inputs
+   * runs in a directory under its own worker's state (`<state>/…`), so it runs on any worker.
+   */
+  files?: Record<string, string>;
+  /** Return the declared outputs' bytes in the result (`outputBytes`), each up to this many bytes; a larger one is listed in `oversize`. */
+  returnOutputs?: { maxBytes: number };
 }
+
+/** The most a launch returns of one output in its result: its result must stay well inside Temporal's payload limit (2 MB). */
+export const RETURNED_OUTPUT_CAP = 1024 * 1024;
 
 export interface OutputDigest {
   path: string;
@@ -52,6 +62,10 @@ export interface LaunchResult {
   /** Model turns and tool uses the harness reported, where it reports them. */
   turns?: number;
   toolUses?: number;
+  /** The outputs' bytes (base64), when the launch was asked to return them. */
+  outputBytes?: Record<string, string>;
+  /** Outputs over the returned cap: not returned, refused by their check. */
+  oversize?: string[];
 }
 
 /** The launch activity's heartbeat details: what the worker is doing right now (`describeLaunchActivity` says it in one line). */

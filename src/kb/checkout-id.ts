@@ -22,6 +22,12 @@ export async function checkoutId(root: string): Promise<string> {
   return id;
 }
 
+/** The checkout's ID without recording it: the recorded one, or the one its first command will record. */
+export async function knownCheckoutId(root: string): Promise<string> {
+  const recorded = (await readFile(checkoutIdFile(root), 'utf8').catch(() => '')).trim();
+  return CHECKOUT_ID.test(recorded) ? recorded : deriveCheckoutId(await realpath(root));
+}
+
 /** The ID a checkout at this real path gets on first use. */
 export function deriveCheckoutId(realRoot: string): string {
   return sha256(realRoot).slice(0, 8);

@@ -12,14 +12,24 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export type OutputText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly findings: readonly Finding[] };
 
-/** Reads an output's bytes as text within the bounds, or says which bound it broke. */
-export function outputText(bytes: Uint8Array, options: { readonly file: string; readonly maxBytes?: number; readonly criterion?: string }): OutputText {
+type BoundsOptions = { readonly file: string; readonly maxBytes?: number; readonly criterion?: string };
+
+const failed = (options: BoundsOptions, rule: string, message: string): OutputText => ({
+  ok: false,
+  findings: [{ file: options.file, rule, severity: 'fail', message, ...(options.criterion !== undefined && { criterion: options.criterion }) }],
+});
+
+/** The refusal of an output of `size` bytes over the cap (`maxBytes`, else the default). */
+export function outputTooLarge(size: number, options: BoundsOptions): OutputText {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const fail = (rule: string, message: string): OutputText => ({
-    ok: false,
-    findings: [{ file: options.file, rule, severity: 'fail', message, ...(options.criterion !== undefined && { criterion: options.criterion }) }],
-  });
-  if (bytes.length > maxBytes) return fail('output-too-large', `the output is ${bytes.length} bytes, over the cap of ${maxBytes}; write a shorter answer`);
+  return failed(options, 'output-too-large', `the output is ${size} bytes, over the cap of ${maxBytes}; write a shorter answer`);
+}
+
+/** Reads an output's bytes as text within the bounds, or says which bound it broke. */
+export function outputText(bytes: Uint8Array, options: BoundsOptions): OutputText {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const fail = (rule: string, message: string): OutputText => failed(options, rule, message);
+  if (bytes.length > maxBytes) return outputTooLarge(bytes.length, options);
   const nul = bytes.indexOf(0);
   if (nul >= 0) return fail('output-binary', `the output holds a NUL byte (at byte ${nul}): it must be text`);
   try {

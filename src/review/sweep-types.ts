@@ -44,7 +44,7 @@ export interface SweepOptions {
 }
 
 export interface SweepInput extends SweepOptions {
-  /** The KB checkout root on the worker's host. */
+  /** The KB checkout: `<checkout:ID>` (src/places.ts); a host path in runs begun before places. */
   checkout: string;
   /** Empty for a scheduled start: the run ID then comes from the workflow ID. */
   runId?: string;
@@ -71,6 +71,13 @@ export interface CapturedUnit {
   outputs: string[];
   /** Per criterion ID: the note's watched-part hash and the criterion's hash, as given to the worker. */
   hashes: Record<string, { note: string; criterion: string }>;
+  /**
+   * The launch's inputs as texts (relative path → text) and its directory under the launching worker's
+   * own state (`<state>/…`): the launch carries them, so it runs on any worker. Absent in captures
+   * made before launches carried their inputs (those launch in `dir`, on the checkout's host).
+   */
+  files?: Record<string, string>;
+  launchDir?: string;
 }
 
 export interface AcceptInput {

@@ -5,6 +5,7 @@ import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
 import { launchOnce } from './helpers/ask.js';
@@ -114,7 +115,8 @@ async function sweepUnit(
         if (changed.length > 0) return { kind: 'stop' as const, stop: checkoutChanged(changed, launched.launchId) };
       }
       const check = await acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
-        { runId: input.runId, checkout: input.checkout, unit: pending, captured: asked, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
+        // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
+        { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
       ]);
       answers?.set(key, { captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
@@ -123,7 +125,16 @@ async function sweepUnit(
     const outcome = answered
       ? await accept(answered.captured, answered.result)
       : await launchOnce(
-          { launchId: `${input.runId}/${pending.key}/${attempt}`, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs },
+          {
+            launchId: `${input.runId}/${pending.key}/${attempt}`,
+            profile: input.profile,
+            prompt: captured.prompt,
+            outputs: captured.outputs,
+            // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
+            ...(captured.files !== undefined && captured.launchDir !== undefined
+              ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: input.profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
+              : { dir: captured.dir }),
+          },
           `${unitName(pending)}, attempt ${attempt}`,
           (launched) => accept(captured, launched),
           ran,

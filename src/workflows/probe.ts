@@ -1,4 +1,5 @@
 import { ApplicationFailure, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { STATE_ROOT } from '../places.js';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
 import type { LifecycleProgress, ResumeRequest } from '../runs/stop.js';
 import { ask, type AskOutcome } from './helpers/ask.js';
@@ -43,7 +44,15 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
       const prepared = await prepareProbe.executeWithOptions({ summary: `prepare the probe of profile ${input.profile}` }, [input]);
       lifecycle.at(`launching ${prepared.profile.harness} (profile ${prepared.profile.name})`);
       const outcome = await ask(
-        { launchId: `${workflowInfo().workflowId}/probe`, profile: prepared.profile, dir: prepared.dir, prompt: prepared.prompt, outputs: prepared.outputs },
+        {
+          launchId: `${workflowInfo().workflowId}/probe`,
+          profile: prepared.profile,
+          dir: prepared.dir,
+          prompt: prepared.prompt,
+          outputs: prepared.outputs,
+          // A directory under the launching worker's own state (any worker may launch it) is written by the launch itself.
+          ...(prepared.dir.startsWith(STATE_ROOT) && { files: { 'prompt.md': prepared.prompt } }),
+        },
         `probe launch: ${prepared.profile.name}`,
       );
       const result: ProbeResult = { profile: prepared.profile.name, harness: prepared.profile.harness, dir: prepared.dir, outcome };

@@ -8,6 +8,7 @@ import { treeDigest } from '../../src/activities/analysis/source.js';
 import type { AnalysisInput, AnalysisProgress } from '../../src/analysis/progress.js';
 import { analysisWorkflowId } from '../../src/analysis/run-id.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
+import { announceCheckout } from '../helpers/kb.js';
 import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
@@ -50,6 +51,7 @@ export async function toyCheckout(options: { stateIgnored?: boolean } = {}): Pro
   await git(root, 'add', '-A');
   await git(root, 'commit', '--quiet', '-m', 'toy KB');
   if (options.stateIgnored ?? true) await appendFile(join(root, '.git', 'info', 'exclude'), '/.commonplace/\n/kb/reports/state/\n');
+  await announceCheckout(root);
   return root;
 }
 

@@ -11,7 +11,11 @@ const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: c
 
 export default async function globalSetup() {
   execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(root, 'src', 'workflows', 'index.ts'), logger: quiet });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(root, 'src', 'workflows', 'index.ts'),
+    workflowInterceptorModules: [join(root, 'src', 'workflows', 'interceptors.ts')],
+    logger: quiet,
+  });
   mkdirSync(join(root, '.commonplace', 'test'), { recursive: true });
   writeFileSync(join(root, '.commonplace', 'test', 'workflow-bundle.js'), code);
 }

@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { checkoutIdFile, deriveCheckoutId } from '../../src/kb/checkout-id.js';
-import { cp, readdir } from 'node:fs/promises';
+import { appendFile, cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { scratch } from './fake.js';
@@ -11,7 +11,17 @@ export const corpusRoot = join(packageRoot(), 'test', 'fixtures', 'corpus', 'com
 export async function corpusCopy(): Promise<string> {
   const root = await scratch('commonplace-kb-');
   await cp(join(corpusRoot, 'kb'), join(root, 'kb'), { recursive: true });
+  await announceCheckout(root);
   return root;
+}
+
+/**
+ * Adds a test's checkout to the list the file's CLI worker holds (COMMONPLACE_KB_LIST, set by
+ * `useDevServerWithCliWorker`), so runs the CLI starts on it find a worker for its checkout queue.
+ */
+export async function announceCheckout(root: string): Promise<void> {
+  const list = process.env.COMMONPLACE_KB_LIST;
+  if (list) await appendFile(list, `${root}\n`);
 }
 
 /** The first `count` notes of kb/notes, by name, skipping README and COLLECTION files. */

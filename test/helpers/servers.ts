@@ -2,6 +2,8 @@
 // Call a fixture at the top level of a test file; it returns getters, read inside tests and hooks.
 import { afterAll, beforeAll } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
 import { startDevEnvironment, startTimeSkippingEnvironment } from './temporal.js';
@@ -46,11 +48,17 @@ export function useTimeSkippingServer(): ServerFixture {
 export function useDevServerWithCliWorker(): ServerFixture {
   let worker: ReturnType<typeof startCli> | undefined;
   const server = useEnvironment(startDevEnvironment, async () => {
+    delete process.env.COMMONPLACE_KB_LIST;
     worker?.kill('SIGINT');
     await worker;
   });
   beforeAll(async () => {
-    worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: server.address() } });
+    // The worker holds every checkout this file's tests create (test/helpers/kb.ts announces each in the list).
+    const state = await scratch();
+    const list = join(state, 'checkouts.txt');
+    await writeFile(list, '');
+    process.env.COMMONPLACE_KB_LIST = list;
+    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address() } });
   });
   return server;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
 import { packageRoot } from '../../src/paths.js';
 import { searchAttributeKeys } from '../../src/search-attributes.js';
-import { createWorker, type WorkerSettings } from '../../src/worker.js';
+import { createWorker, type CommonplaceWorker, type WorkerSettings } from '../../src/worker.js';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -50,7 +50,7 @@ export const workflowBundlePath = join(packageRoot(), '.commonplace', 'test', 'w
 export async function testWorker(
   env: TestWorkflowEnvironment,
   settings: Pick<WorkerSettings, 'stateDir'> & Partial<WorkerSettings>,
-): Promise<Worker> {
+): Promise<CommonplaceWorker> {
   return createWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',

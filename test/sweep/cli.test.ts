@@ -5,7 +5,7 @@ import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 const { env, address } = useDevServerWithCliWorker();
@@ -73,7 +73,8 @@ describe('commonplace review run gates', () => {
     });
 
     test('the sweep carries its parameters as static details for the Web UI', () => {
-      for (const row of [`| checkout | ${swept.checkout} |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
+      // Temporal carries the checkout by its ID, never by a path of this host.
+      for (const row of [`| checkout | <checkout:${checkoutIdOf(swept.checkout)}> |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
@@ -167,7 +168,7 @@ describe('commonplace review schedule', () => {
     let deletedJson: Run;
     let manualWhileScheduled: Run;
     let checkout: string;
-    let checkoutIdOf: string;
+    let checkoutId: string;
     beforeAll(async () => {
       checkout = await corpusCopy();
       const notes = await someNotes(1);
@@ -194,8 +195,8 @@ describe('commonplace review schedule', () => {
       described = await handle.describe();
       details = await env().client.workflow.getHandle(described.info.recentActions[0]!.action.workflow.workflowId).describe().then((execution) => execution.staticDetails());
       sweeps = 0;
-      checkoutIdOf = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
-      for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutIdOf}-scheduled-${name}"` })) sweeps += 1;
+      checkoutId = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
+      for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutId}-scheduled-${name}"` })) sweeps += 1;
       starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
 
       listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
@@ -229,12 +230,12 @@ describe('commonplace review schedule', () => {
 
     test('list --json prints the schedule-list shape: the schedule paused, with its checkout, its overlap policy and its skipped trigger', () => {
       const rows = expectShape(String(listed.stdout), 'schedule-list')['schedules'] as { name: string }[];
-      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout, spec: 'every 24h', overlap: 'skip' });
+      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout: `<checkout:${checkoutId}>`, spec: 'every 24h', overlap: 'skip' });
     });
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
       expect(manualWhileScheduled.exitCode).toBe(1);
-      expect(manualWhileScheduled.stderr).toMatch(new RegExp(`another sweep of this checkout is open \\(gates/GS-${checkoutIdOf}-scheduled-${name}`));
+      expect(manualWhileScheduled.stderr).toMatch(new RegExp(`another sweep of this checkout is open \\(gates/GS-${checkoutId}-scheduled-${name}`));
     });
 
     test('unpause unpauses the schedule', () => {
@@ -243,7 +244,7 @@ describe('commonplace review schedule', () => {
     });
 
     test('the scheduled sweep carries its parameters as static details', () => {
-      expect(details).toContain(`| checkout | ${checkout} |`);
+      expect(details).toContain(`| checkout | <checkout:${checkoutId}> |`);
       expect(details).toMatch(/\| auto-resume \| yes \|/);
       expect(details).toContain(`| schedule | ${name} (every 24h, overlap skip) |`);
     });

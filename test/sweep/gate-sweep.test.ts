@@ -1,4 +1,4 @@
-import type { Worker } from '@temporalio/worker';
+import type { CommonplaceWorker as Worker } from '../../src/worker.js';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findOrphans, selectPairs } from '../../src/review/status.js';

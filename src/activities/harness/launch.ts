@@ -1,14 +1,14 @@
 import { Context, CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ResultPromise } from 'execa';
-import { access, mkdir, readFile, rename } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { sha256 } from '../../fs/digest.js';
 import { buildCommandLine } from '../../harness/command.js';
 import { resolveCommand } from '../../harness/installed.js';
 import { findUsageLimit, readHarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
-import type { LaunchExitDetails, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails } from '../../harness/launch-contract.js';
+import { RETURNED_OUTPUT_CAP, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
 import { TryFollower } from './follow.js';
 import { prepareLaunch } from './prepare.js';
 import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
@@ -67,6 +67,34 @@ async function setAside(dir: string, outputs: string[], asideDir: string): Promi
   return moved;
 }
 
+/** Writes a launch's carried files into its directory, each checked to stay inside it. */
+async function writeFiles(dir: string, files: Record<string, string>, launchId: string): Promise<void> {
+  // Whatever an earlier launch left here besides its tries' logs goes first: the worker sees exactly these files.
+  await mkdir(dir, { recursive: true });
+  for (const entry of await readdir(dir).catch(() => [] as string[])) {
+    if (entry !== launchStateDir) await rm(join(dir, entry), { recursive: true, force: true });
+  }
+  for (const [name, text] of Object.entries(files)) {
+    const normal = normalize(name);
+    if (isAbsolute(name) || normal.startsWith('..') || normal.split(sep)[0] === launchStateDir) {
+      throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: `launch ${launchId}: file "${name}" must be a path inside the launch directory` });
+    }
+    await mkdir(dirname(join(dir, normal)), { recursive: true });
+    await writeFile(join(dir, normal), text);
+  }
+}
+
+/** The outputs' bytes for the result, each within the cap; larger ones are named instead. */
+async function returned(dir: string, present: OutputDigest[], maxBytes: number): Promise<{ outputBytes: Record<string, string>; oversize: string[] }> {
+  const outputBytes: Record<string, string> = {};
+  const oversize: string[] = [];
+  for (const output of present) {
+    if (output.size > Math.min(maxBytes, RETURNED_OUTPUT_CAP)) oversize.push(output.path);
+    else outputBytes[output.path] = (await readFile(join(dir, output.path))).toString('base64');
+  }
+  return { outputBytes, oversize };
+}
+
 async function digest(dir: string, outputs: string[]): Promise<{ present: OutputDigest[]; missing: string[] }> {
   const present: OutputDigest[] = [];
   const missing: string[] = [];
@@ -109,6 +137,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     const adopted = record !== undefined && (await tryState(dir, record)) !== 'gone';
     if (!adopted || !record) {
       await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
+      if (input.files) await writeFiles(dir, input.files, input.launchId);
       const prepared = await prepareLaunch(profile, dir, launchStateDir);
       const command = buildCommandLine(prepared.profile, dependencies.fakeHarnessPath, prepared.files);
       if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
@@ -258,6 +287,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     if (ended === 'timeout') await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
     const { present, missing } = await digest(dir, input.outputs);
     const model = report.model ?? profile.model ?? null;
+    const carried = input.returnOutputs ? await returned(dir, present, input.returnOutputs.maxBytes) : undefined;
     return {
       launchId: input.launchId,
       profile: profile.name,
@@ -275,6 +305,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       logDir,
       ...(report.rateLimitWarning && { rateLimitWarning: { type: report.rateLimitWarning.type ?? 'unknown', resetsAt: report.rateLimitWarning.resetsAt } }),
       ...(report.turns !== undefined && { turns: report.turns, toolUses: report.toolUses ?? 0 }),
+      ...(carried && { outputBytes: carried.outputBytes, ...(carried.oversize.length > 0 && { oversize: carried.oversize }) }),
     };
   }
 

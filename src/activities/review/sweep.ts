@@ -1,4 +1,5 @@
-import { outputText } from '../../review/output-bounds.js';
+import { outputText, outputTooLarge } from '../../review/output-bounds.js';
+import { STATE_ROOT } from '../../places.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -153,12 +154,14 @@ export function createSweepActivities() {
     await writeFile(join(dir, 'inputs', 'note.md'), now.noteText);
     const hashes: CapturedUnit['hashes'] = {};
     const criterionInputs: Record<string, string> = {};
+    const files: Record<string, string> = { [join('inputs', 'note.md')]: now.noteText };
     for (const criterion of unit.criteria) {
       const read = now.criteria.get(criterion.id);
       if (!read) throw badInput(`criterion ${criterion.id} (${criterion.path}) is gone or no longer a criterion`);
       const relative = join('inputs', 'criteria', `${criterion.id.replace(/\.md$/, '')}.md`);
       await mkdir(join(dir, relative, '..'), { recursive: true });
       await writeFile(join(dir, relative), read.text);
+      files[relative] = read.text;
       criterionInputs[criterion.id] = relative;
       hashes[criterion.id] = read.hashes;
     }
@@ -166,7 +169,9 @@ export function createSweepActivities() {
     const grouping: Grouping = unit.criteria.length > 1 ? 'bundle' : 'pair';
     const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: outputName, findings: input.findings });
     await writeFile(join(dir, 'prompt.md'), prompt);
-    return { dir, prompt, outputs: [outputName], hashes, grouping };
+    // The launch carries these copies and runs under its own worker's state: any worker can run it.
+    const launchDir = `${STATE_ROOT}/review/${input.runId}/${unit.key}/attempt-${input.attempt}`;
+    return { dir, prompt, outputs: [outputName], hashes, grouping, files, launchDir };
   }
 
   /**
@@ -176,7 +181,11 @@ export function createSweepActivities() {
   async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     const { unit, captured, launch } = input;
     const file = join(captured.dir, outputName);
-    const read = outputText(await readFile(file), { file: outputName, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) });
+    const bounds = { file: outputName, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) };
+    // A launch that ran elsewhere returned its output's bytes: they are kept beside the captured inputs, then checked.
+    if (launch.outputBytes?.[outputName] !== undefined) await writeFileAtomic(file, Buffer.from(launch.outputBytes[outputName], 'base64'));
+    const oversize = launch.oversize?.includes(outputName) ? launch.outputs.find((output) => output.path === outputName)?.size : undefined;
+    const read = oversize !== undefined ? outputTooLarge(oversize, bounds) : outputText(await readFile(file), bounds);
     if (!read.ok) {
       // Outside the output bounds: every criterion it answered is refused, and nothing is written.
       return { written: [], rejected: unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })), staleOnArrival: [] };

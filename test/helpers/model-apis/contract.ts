@@ -3,7 +3,7 @@
 import { expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createHash } from 'node:crypto';
-import type { Worker } from '@temporalio/worker';
+import type { CommonplaceWorker as Worker } from '../../../src/worker.js';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LaunchResult } from '../../../src/harness/launch-contract.js';

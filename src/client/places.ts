@@ -1,0 +1,76 @@
+/**
+ * The client's side of places (src/places.ts): a command writes its checkout's paths as tokens before
+ * they enter a workflow's input, memo or schedule, reads a recorded input back as its own paths, and
+ * shows tokens in what it prints as the paths of this host.
+ */
+import type { Client } from '@temporalio/client';
+import { HostPlaces, checkoutAt } from '../held-checkouts.js';
+import { checkoutNamedIn, checkoutQueue } from '../places.js';
+import { findCheckout } from '../kb/checkout.js';
+import { UserError } from './errors.js';
+
+/** Temporal's enum values (TaskQueueKind NORMAL, TaskQueueType ACTIVITY), without loading the protos' module for two numbers. */
+const TASK_QUEUE_KIND_NORMAL = 1;
+const TASK_QUEUE_TYPE_ACTIVITY = 2;
+
+/** Every checkout this command has named, so what it prints shows their paths. */
+const known = new HostPlaces();
+
+/** The places of the checkout at `root`, known to this command from now on. */
+export async function checkoutPlaces(root: string): Promise<HostPlaces> {
+  const checkout = await checkoutAt(root);
+  if (!known.holds(checkout.id)) known.add(checkout);
+  const places = new HostPlaces();
+  places.add(checkout);
+  return places;
+}
+
+/** A value as workflow data carries it: the checkout's paths (and the package's) written from their tokens. */
+export async function portable<T>(value: T, root: string): Promise<T> {
+  return (await checkoutPlaces(root)).toPortable(value);
+}
+
+/**
+ * A recorded input (a memo, a schedule's action) as this host's paths: its checkout must be the one
+ * `--kb` names, or the one of the current directory. A run begun before places names host paths, read as they are.
+ */
+export async function onHost<T>(value: T, kb: string | undefined, what: string): Promise<T> {
+  const id = checkoutNamedIn(JSON.stringify(value) ?? '');
+  if (id === undefined) return value;
+  const root = (() => {
+    try {
+      return findCheckout(process.cwd(), kb).root;
+    } catch {
+      throw new UserError(`${what} ran on checkout ${id}: run this command in that checkout, or name it with --kb DIR`);
+    }
+  })();
+  const places = await checkoutPlaces(root);
+  if (!places.holds(id)) throw new UserError(`${what} ran on checkout ${id}, not on ${root} (checkout ${places.checkouts()[0]!.id}); run this command in that checkout, or name it with --kb DIR`);
+  return places.toHost(value);
+}
+
+/** A text to print, with the tokens of every checkout this command named shown as its paths. */
+export function shown(text: string): string {
+  if (!text.includes('<')) return text;
+  const checkouts = new Map(known.checkouts().map((checkout) => [checkout.id, checkout]));
+  return text.replace(/<(checkout|worktrees):([0-9a-f]{8})>/g, (token, kind: string, id: string) => {
+    const checkout = checkouts.get(id);
+    if (!checkout) return token;
+    return kind === 'checkout' ? checkout.root : checkout.worktrees;
+  });
+}
+
+/**
+ * Says on stderr when no worker polls the checkout's task queue: the run's checkout work waits in the
+ * queue until a worker holding the checkout starts, which is easy to mistake for a hang.
+ */
+export async function warnUnheld(client: Client, root: string): Promise<void> {
+  const [checkout] = (await checkoutPlaces(root)).checkouts();
+  const queue = checkoutQueue(checkout!.id);
+  const described = await client.workflowService
+    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: queue, kind: TASK_QUEUE_KIND_NORMAL }, taskQueueType: TASK_QUEUE_TYPE_ACTIVITY })
+    .catch(() => undefined);
+  if (described && (described.pollers ?? []).length === 0) {
+    process.stderr.write(`no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`commonplace worker --kb ${root}\`\n`);
+  }
+}

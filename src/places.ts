@@ -1,0 +1,59 @@
+/**
+ * Places: how workflow data names a file without naming a host.
+ *
+ * A path in a workflow's input, an activity's input or result, or a failure message is written from
+ * one of four roots, each a token no host path can be mistaken for:
+ *
+ * - `<checkout:ID>/…`  — inside the KB checkout whose checkout ID is ID (`<checkout:ab12cd34>/kb/notes/x.md`);
+ * - `<worktrees:ID>/…` — inside that checkout's run worktrees (the analysis runs' Git worktrees);
+ * - `<state>/…`        — inside the state directory of whichever worker runs the activity (a review launch);
+ * - `<package>/…`      — inside the installed commonplace package (the fake harness, the CLI itself).
+ *
+ * A worker turns tokens into its own absolute paths as an activity starts and its own paths back into
+ * tokens as the activity returns or fails (src/held-checkouts.ts), so no absolute host path enters a
+ * history. An activity whose input names a checkout (its checkout or worktrees root) runs on that
+ * checkout's task queue, where only workers that hold the checkout poll (src/workflows/interceptors.ts);
+ * an activity that names none runs on the shared queue, on any worker.
+ *
+ * Pure string code (no Node built-ins), so workflow code can route by it.
+ */
+import { TASK_QUEUE } from './search-attributes.js';
+
+/** The checkout's root as workflow data names it. */
+export const checkoutRoot = (id: string): string => `<checkout:${id}>`;
+
+/** The checkout's run worktrees' root as workflow data names it. */
+export const worktreesRoot = (id: string): string => `<worktrees:${id}>`;
+
+/** The executing worker's own state directory. */
+export const STATE_ROOT = '<state>';
+
+/** The installed package's root on the executing worker. */
+export const PACKAGE_ROOT = '<package>';
+
+/** The task queue the workers that hold a checkout poll, besides the shared one. */
+export const checkoutQueue = (id: string): string => `${TASK_QUEUE}/checkout/${id}`;
+
+const checkoutToken = /<(?:checkout|worktrees):([0-9a-f]{8})>/;
+
+/** The checkout ID a text names through a checkout or worktrees root (the first one), or undefined. */
+export function checkoutNamedIn(text: string): string | undefined {
+  return checkoutToken.exec(text)?.[1];
+}
+
+/** A checkout reference's ID (`<checkout:ab12cd34>` → `ab12cd34`), or undefined for anything else (an absolute path of a run begun before places). */
+export function checkoutIdOf(reference: string): string | undefined {
+  const match = /^<checkout:([0-9a-f]{8})>$/.exec(reference);
+  return match?.[1];
+}
+
+/** Whether a path is written from a place root rather than as a host path. */
+export function isPlace(path: string): boolean {
+  return /^<(?:checkout:[0-9a-f]{8}|worktrees:[0-9a-f]{8}|state|package)>(?:\/|$)/.test(path);
+}
+
+/** The task queue for an activity whose input is `args`: its checkout's queue when it names one, else the shared queue. */
+export function queueForActivity(args: unknown[]): string | undefined {
+  const id = checkoutNamedIn(JSON.stringify(args) ?? '');
+  return id === undefined ? undefined : checkoutQueue(id);
+}
