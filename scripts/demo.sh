@@ -24,7 +24,10 @@ mkdir -p "$state"
 # Each demo starts from fresh server state: the scratch checkout below is made anew, and its run IDs with it.
 rm -f "$state/temporal.db" "$state/temporal.db-shm" "$state/temporal.db-wal"
 log="$state/dev.log"
-node bin/commonplace.js dev --state "$state" --port "$port" --ui-port "$ui_port" >"$log" 2>&1 &
+# The worker holds each checkout listed here, as it is added: the scratch checkout below is made after it starts.
+checkouts="$state/checkouts.txt"
+: >"$checkouts"
+node bin/commonplace.js dev --state "$state" --port "$port" --ui-port "$ui_port" --kb-list "$checkouts" >"$log" 2>&1 &
 dev=$!
 trap 'kill -INT $dev 2>/dev/null; wait $dev 2>/dev/null || true' EXIT
 for _ in $(seq 1 180); do
@@ -44,6 +47,7 @@ kb="$state/kb-checkout"
 rm -rf "$kb" "$kb.worktrees" && mkdir -p "$kb" && cp -r examples/kb "$kb/kb"
 git -C "$kb" init -q -b main && git -C "$kb" add -A && git -C "$kb" -c user.name=demo -c user.email=demo@localhost commit -qm "example KB"
 git -C "$kb" config user.name demo && git -C "$kb" config user.email demo@localhost
+(cd "$kb" && pwd) >>"$checkouts"
 node bin/commonplace.js analysis install-method --kb "$kb" | head -n 1
 git -C "$kb" add -A && git -C "$kb" commit -qm "the agentic-analysis method"
 node bin/commonplace.js validate --kb "$kb" | tail -n 1

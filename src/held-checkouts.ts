@@ -86,12 +86,12 @@ export class HostPlaces {
   private hostText(text: string): string {
     if (!text.includes('<')) return text;
     return text.replace(/<(checkout|worktrees):([0-9a-f]{8})>|<state>|<package>/g, (token, kind: string | undefined, id: string | undefined) => {
-      if (token === STATE_ROOT) {
-        if (this.options.stateDir === undefined) throw new Error('this process has no state directory to resolve <state> in');
-        return this.options.stateDir;
-      }
+      // A client has no state directory: a worker's `<state>` means nothing on it and stays as written.
+      if (token === STATE_ROOT) return this.options.stateDir ?? token;
       if (token === PACKAGE_ROOT) return this.options.packageRoot ?? packageRoot();
       const checkout = this.held.get(id!);
+      // A token inside other text (a note quoting one) names no path this activity needs: it is left as written.
+      if (!checkout && !text.startsWith(token)) return token;
       if (!checkout) {
         throw ApplicationFailure.create({
           type: 'checkout-not-held',

@@ -52,8 +52,31 @@ export function isPlace(path: string): boolean {
   return /^<(?:checkout:[0-9a-f]{8}|worktrees:[0-9a-f]{8}|state|package)>(?:\/|$)/.test(path);
 }
 
-/** The task queue for an activity whose input is `args`: its checkout's queue when it names one, else the shared queue. */
+/** The checkout a path value is written from (`<checkout:ID>/…`, `<worktrees:ID>/…`), or undefined: text that merely mentions a token names nothing. */
+export function checkoutOfPath(value: string): string | undefined {
+  return /^<(?:checkout|worktrees):([0-9a-f]{8})>(?:\/|$)/.exec(value)?.[1];
+}
+
+/** The first checkout a value's path strings are written from, searched depth first. */
+function checkoutIn(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.startsWith('<') ? checkoutOfPath(value) : undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = checkoutIn(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const item of Object.values(value)) {
+    const found = checkoutIn(item);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The task queue for an activity whose input is `args`: the queue of the checkout a path in it is written from, else undefined (the shared queue). */
 export function queueForActivity(args: unknown[]): string | undefined {
-  const id = checkoutNamedIn(JSON.stringify(args) ?? '');
+  const id = checkoutIn(args);
   return id === undefined ? undefined : checkoutQueue(id);
 }

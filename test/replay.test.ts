@@ -8,9 +8,31 @@ import { workflowBundlePath } from './helpers/temporal.js';
 import { machinePathsIn } from './histories/scrub.js';
 
 const dir = join(packageRoot(), 'test', 'histories');
-const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
+/** Histories recorded before places (inputs naming host paths, scrubbed to placeholders): runs begun then must still replay. */
+const prePlaces = join(dir, 'pre-places');
+
+const jsonIn = (folder: string) => readdirSync(folder).filter((file) => file.endsWith('.json')).sort();
+const files = jsonIn(dir);
+const prePlacesFiles = jsonIn(prePlaces);
 const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as Record<string, string>;
-const load = (file: string) => historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+const prePlacesIds = JSON.parse(readFileSync(join(prePlaces, 'workflow-ids.map'), 'utf8')) as Record<string, string>;
+/** Every history, as `folder/file` from test/histories, with its workflow ID. */
+const all = [...files.map((file) => ({ name: file, path: join(dir, file), workflowId: ids[file] })), ...prePlacesFiles.map((file) => ({ name: `pre-places/${file}`, path: join(prePlaces, file), workflowId: prePlacesIds[file] }))];
+
+const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as unknown;
+const load = (path: string) => historyFromJSON(read(path));
+
+/** Every string of a history, its payloads (base64 JSON) decoded. */
+function textsOf(history: unknown): string[] {
+  const texts: string[] = [];
+  const visit = (value: unknown, key?: string): void => {
+    if (typeof value === 'string') texts.push(key === 'data' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : value);
+    else if (Array.isArray(value)) value.forEach((item) => visit(item));
+    else if (value !== null && typeof value === 'object') for (const [name, item] of Object.entries(value)) visit(item, name);
+  };
+  visit(history);
+  return texts;
+}
 
 describe('recorded histories replay against the current workflow code', () => {
   test('there is a recorded history of each workflow: probe outcomes, gate sweeps and their batches, full passes, revisions, analyses', () => {
@@ -37,11 +59,9 @@ describe('recorded histories replay against the current workflow code', () => {
         'analysis-cascade.json',
         'analysis-recheck.json',
         'analysis-stopped-resumed.json',
-        'analysis-budget-exhausted.json',
         'analysis-auto-resumed.json',
         'analysis-published.json',
         'analysis-publication-conflict.json',
-        // Since the one lifecycle: exhausted closes, answer keys, cancellation, a failing probe.
         'analysis-exhausted.json',
         'analysis-unchanged-correction.json',
         'analysis-cancelled.json',
@@ -49,25 +69,34 @@ describe('recorded histories replay against the current workflow code', () => {
         'gates-exhausted-batch-1.json',
         'full-pass-exhausted.json',
         'probe-failed.json',
-        // Since the quota gates: the gate itself, and a sweep stopped on it and resumed by the operator.
         'quota-gate.json',
         'gates-quota-gate.json',
         'gates-quota-gate-batch-1.json',
         'gates-quota-gate-batch-1-r1.json',
-        // Since spend caps: a sweep with --max-cost stopped at its cap and resumed with a raised one.
         'gates-spend-limit.json',
         'gates-spend-limit-batch-1.json',
         'gates-spend-limit-batch-1-r1.json',
       ]),
     );
+    // Runs begun before places named host paths: a few of their histories, as recorded then (analysis-budget-exhausted
+    // also from before the lifecycle's exhausted close).
+    expect(prePlacesFiles).toEqual(['analysis-budget-exhausted.json', 'analysis-completed.json', 'full-pass-approved.json', 'gates-completed-batch-1.json', 'gates-completed.json', 'probe-completed.json']);
   });
 
-  test.each(files)('%s names no absolute path of the machine that recorded it', (file) => {
-    expect(machinePathsIn(JSON.parse(readFileSync(join(dir, file), 'utf8')))).toEqual([]);
+  test.each(all.map((history) => [history.name, history]))('%s names no absolute path of the machine that recorded it', (_name, history) => {
+    expect(machinePathsIn(read(history.path))).toEqual([]);
   });
 
-  test.each(files)('%s replays without a determinism violation', async (file) => {
-    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(file), ids[file])).resolves.toBeUndefined();
+  // Recorded as the system runs now, not scrubbed afterwards: no scrub placeholder, and a run on a checkout names it by its ID.
+  test.each(files)('%s was recorded with place tokens: no scrub placeholder, its checkout named <checkout:ID>', (file) => {
+    const texts = textsOf(read(join(dir, file)));
+    expect(texts.filter((text) => /<(?:tmp|home|work)>/.test(text))).toEqual([]);
+    if (/^(?:gates-|full-pass-|revise-|analysis-)/.test(file)) expect(texts.some((text) => /<checkout:[0-9a-f]{8}>/.test(text))).toBe(true);
+  });
+
+  test.each(all.map((history) => [history.name, history]))('%s replays without a determinism violation', async (_name, history) => {
+    expect(history.workflowId).toBeDefined();
+    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(history.path), history.workflowId)).resolves.toBeUndefined();
   });
 
   test('a workflow change that reorders commands fails the replay', async () => {
@@ -75,6 +104,6 @@ describe('recorded histories replay against the current workflow code', () => {
       workflowsPath: join(packageRoot(), 'test', 'fixtures', 'replay', 'changed-workflows.ts'),
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never,
     });
-    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, load('probe-completed.json'), 'changed')).rejects.toBeInstanceOf(DeterminismViolationError);
+    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, load(join(dir, 'probe-completed.json')), 'changed')).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });

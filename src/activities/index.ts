@@ -39,7 +39,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   const places = dependencies.places ?? new HostPlaces({ stateDir: dependencies.stateDir });
   const activities = allHeartbeating(
     {
-      ...createHarnessActivities(dependencies),
+      ...createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies }),
       ...createProbeActivities(dependencies),
       ...createSweepActivities(),
       ...createSweepGuardActivities(),

@@ -4,6 +4,10 @@
  * shows tokens in what it prints as the paths of this host.
  */
 import type { Client } from '@temporalio/client';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../fs/atomic.js';
+import { sha256 } from '../fs/digest.js';
 import { HostPlaces, checkoutAt } from '../held-checkouts.js';
 import { checkoutNamedIn, checkoutQueue } from '../places.js';
 import { findCheckout } from '../kb/checkout.js';
@@ -25,9 +29,27 @@ export async function checkoutPlaces(root: string): Promise<HostPlaces> {
   return places;
 }
 
-/** A value as workflow data carries it: the checkout's paths (and the package's) written from their tokens. */
+/**
+ * A value as workflow data carries it: the checkout's paths (and the package's) written from their
+ * tokens. A profiles file outside the checkout is copied into the checkout's machine-local state first
+ * (content-addressed), so the workers holding the checkout read the same profiles this command checked.
+ */
 export async function portable<T>(value: T, root: string): Promise<T> {
-  return (await checkoutPlaces(root)).toPortable(value);
+  const places = await checkoutPlaces(root);
+  const profilesFile = (value as { profilesFile?: unknown }).profilesFile;
+  if (typeof profilesFile === 'string' && places.toPortable(profilesFile) === profilesFile) {
+    return places.toPortable({ ...value, profilesFile: await copiedIntoCheckout(profilesFile, root) });
+  }
+  return places.toPortable(value);
+}
+
+/** A copy of `file` under the checkout's `.commonplace/profiles/`, named by its content's digest. */
+async function copiedIntoCheckout(file: string, root: string): Promise<string> {
+  const bytes = await readFile(file);
+  const copy = path.join(root, '.commonplace', 'profiles', `${sha256(bytes).slice(0, 16)}-${path.basename(file)}`);
+  await mkdir(path.dirname(copy), { recursive: true });
+  await writeFileAtomic(copy, bytes);
+  return copy;
 }
 
 /**

@@ -6,6 +6,7 @@ import { locateBinary } from '../../temporal/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { freePort } from '../helpers/ports.js';
+import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
 
 test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, a worker beside it says each step, and Ctrl-C stops both', async () => {
   const state = await scratch();
@@ -33,8 +34,9 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
     expect(probe.exitCode).toBe(0);
     expect(output).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nbundling the workflow code\.\.\.\n[\s\S]*Temporal dev server:/);
 
-    // A second worker against the same server says what it is doing at once: where it connects, the bundling, then ready.
-    const worker = startCli(['worker', '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    // A second worker against the same server says what it is doing at once: where it connects, the bundling, then ready, and the checkout it holds.
+    const checkout = await corpusCopy();
+    const worker = startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     let said = '';
     worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
     try {
@@ -43,7 +45,7 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
         'loading the worker (the Temporal SDK, the activities)...',
         `connecting to 127.0.0.1:${port} (namespace default)...`,
         'bundling the workflow code...',
-        expect.stringMatching(new RegExp(`^worker ready on 127\\.0\\.0\\.1:${port} \\(namespace default, task queue commonplace, up to 3 launches at once; workflow code bundled in \\d+\\.\\d s\\); Ctrl-C stops it$`)),
+        `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; workflow code bundled in ${/bundled in (\d+\.\d s)/.exec(said)?.[1]}); Ctrl-C stops it`,
       ]);
     } finally {
       worker.kill('SIGINT');

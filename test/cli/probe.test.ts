@@ -6,7 +6,7 @@ import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-const { env, address } = useDevServerWithCliWorker();
+const { env, address, workerState } = useDevServerWithCliWorker();
 
 describe('commonplace probe', () => {
   describe('a probe that completes', () => {
@@ -41,7 +41,7 @@ describe('commonplace probe', () => {
 
     test('with --json prints a run-outcome document whose result is the probe, its directory holding the declared output', async () => {
       expect(json).toMatchObject({ status: 'completed', exitCode: 0, result: { outcome: { status: 'completed' } } });
-      await expect(readFile(join(json.result.dir, 'probe.md'), 'utf8')).resolves.toBe('probe ok\n');
+      await expect(readFile(join(json.result.dir.replace(/^<state>/, workerState!()), 'probe.md'), 'utf8')).resolves.toBe('probe ok\n');
     });
 
     test('records the kind, the status and the profile as search attributes, and a summary naming the profile', async () => {

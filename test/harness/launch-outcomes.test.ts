@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt } from '../helpers/fake.js';
-import { fakeProfilesFile, probeInput, probeResult } from '../helpers/probe.js';
+import { fakeProfilesFile, probeInput, probeResult, inState } from '../helpers/probe.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 
@@ -17,7 +17,7 @@ async function probeWith(profile: Record<string, unknown>, attempts: FakeAttempt
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/outcomes');
   const result = await worker.runUntil(
-    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] })),
+    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] })).then((probed) => inState(probed, join(dir, 'state'))),
   );
   return { result, ledger: await readLedger(ledger) };
 }

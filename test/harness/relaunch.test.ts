@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
-import { fakeProfilesFile, probeInput, probeResult } from '../helpers/probe.js';
+import { fakeProfilesFile, probeInput, probeResult, inState } from '../helpers/probe.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 
@@ -23,7 +23,7 @@ async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['at
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/relaunch');
   const result = await worker.runUntil(
-    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })),
+    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })).then((probed) => inState(probed, join(dir, 'state'))),
   );
   const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
   return { result, ledger: await readLedger(ledger), history };

@@ -36,7 +36,9 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   const entries = await readLedger(ledger);
   expect(entries.filter((entry) => entry.event === 'start').map((entry) => entry.attempt)).toEqual([0]);
   expect(entries.filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([0]);
-  const tryLog = JSON.parse(await readFile(join(result.dir, result.outcome.result.logDir, 'try.json'), 'utf8')) as { adoptedBy?: number };
+  // The probe's directory is under the launching worker's state (`<state>/…`): here both workers share one.
+  expect(result.dir).toMatch(/^<state>\/probes\//);
+  const tryLog = JSON.parse(await readFile(join(result.dir.replace('<state>', join(dir, 'state')), result.outcome.result.logDir, 'try.json'), 'utf8')) as { adoptedBy?: number };
   expect(tryLog.adoptedBy).toBeGreaterThan(1);
 });
 

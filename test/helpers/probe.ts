@@ -29,3 +29,8 @@ export async function probeResult(execution: Promise<unknown>): Promise<ProbeRes
     throw error;
   }
 }
+
+/** A probe's result with its directory as a path of the worker that ran it: `<state>/…` is under that worker's state directory. */
+export function inState(result: ProbeResult, stateDir: string): ProbeResult {
+  return { ...result, dir: result.dir.replace(/^<state>(?=\/|$)/, stateDir) };
+}

@@ -9,6 +9,8 @@ import { scratch } from './fake.js';
 import { startDevEnvironment, startTimeSkippingEnvironment } from './temporal.js';
 
 export interface ServerFixture {
+  /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
+  workerState?(): string;
   /** The file's environment (valid once beforeAll has run). */
   env(): TestWorkflowEnvironment;
   /** The server's address, as TEMPORAL_ADDRESS for CLI processes. */
@@ -52,13 +54,14 @@ export function useDevServerWithCliWorker(): ServerFixture {
     worker?.kill('SIGINT');
     await worker;
   });
+  let state = '';
   beforeAll(async () => {
     // The worker holds every checkout this file's tests create (test/helpers/kb.ts announces each in the list).
-    const state = await scratch();
+    state = await scratch();
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
     worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address() } });
   });
-  return server;
+  return { ...server, workerState: () => state };
 }

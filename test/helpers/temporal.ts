@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { join } from 'node:path';
 import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
 import { packageRoot } from '../../src/paths.js';

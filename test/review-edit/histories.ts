@@ -6,11 +6,19 @@ import { join } from 'node:path';
 import { approvalAnswer } from '../../src/client/review-approve-run.js';
 import type { EditKind, EditProgress, FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
+import { checkoutAt, type HostPlaces } from '../../src/held-checkouts.js';
+import { fakeScenario, type FakeRule } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
+import { recordingState } from '../histories/recording.js';
 import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf, sha256 } from './helpers.js';
 
 type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
+
+/** The histories to record: every one, or only those named on the recorder's command line. */
+let only: readonly string[] = [];
+export function recordOnly(names: readonly string[]): void {
+  only = names;
+}
 
 async function until(handle: { query: <T>(name: string) => Promise<T> }, wanted: (progress: EditProgress) => boolean, ended: () => boolean): Promise<EditProgress | undefined> {
   while (!ended()) {
@@ -21,7 +29,12 @@ async function until(handle: { query: <T>(name: string) => Promise<T> }, wanted:
   return undefined;
 }
 
-/** Runs one editing workflow to its end, answering each stop with `answer`, and saves its history. */
+/**
+ * Runs one editing workflow to its end, answering each stop with `answer`, and saves its history. The
+ * run is started as the CLI starts it: its worker holds the checkout, the input names it `<checkout:ID>`
+ * and the fake scenario from the worker's state directory (`<state>`); the answer reads the run's
+ * files through the worker's places.
+ */
 async function recordEdit(
   env: TestWorkflowEnvironment,
   save: Save,
@@ -29,22 +42,23 @@ async function recordEdit(
   kind: EditKind,
   rules: (checkout: string, start: string) => FakeRule[],
   extra: Partial<ReviseInput>,
-  answer: (progress: EditProgress, checkout: string) => Promise<{ update: 'approve' | 'acknowledge'; args: [unknown] }>,
+  answer: (progress: EditProgress, places: HostPlaces) => Promise<{ update: 'approve' | 'acknowledge'; args: [unknown] }>,
 ): Promise<void> {
+  if (only.length > 0 && !only.includes(name)) return;
   const checkout = await gitCorpus();
   const start = await noteText(checkout);
-  const dir = await scratch();
-  const { env: fakeEnv } = await fakeScenario(dir, rules(checkout, start));
+  const { stateDir, fake } = await recordingState(name);
+  const { env: fakeEnv } = await fakeScenario(fake, rules(checkout, start));
   const { runId, workflowId } = runOf(kind, NOTE, start, checkout);
   const options = kind === 'full-pass' ? { profile: 'fake', direction: null } : { profile: 'fake', mode: 'plan' as const, planSha256: sha256(extra.planText ?? '') };
-  const input = { checkout, note: NOTE, noteSha256: sha256(start), runId, concurrency: 2, options, env: fakeEnv, ...extra } as FullPassInput & ReviseInput;
-  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  const worker = await testWorker(env, { stateDir, checkouts: [await checkoutAt(checkout)] });
+  const input = worker.places.toPortable({ checkout, note: NOTE, noteSha256: sha256(start), runId, concurrency: 2, options, env: fakeEnv, ...extra } as FullPassInput & ReviseInput);
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start(kind === 'full-pass' ? 'fullPass' : 'revise', {
       taskQueue: TASK_QUEUE,
       workflowId,
       args: [input],
-      memo: { runId, note: NOTE, checkout, options },
+      memo: { runId, note: NOTE, checkout: input.checkout, options },
       typedSearchAttributes: [
         { key: CommonplaceKind, value: kind },
         { key: CommonplaceStatus, value: 'running' },
@@ -58,7 +72,7 @@ async function recordEdit(
     for (;;) {
       const progress = await until(handle, (now) => now.status !== 'running', () => done);
       if (done || !progress || progress.status === 'completed') break;
-      const { update, args } = await answer(progress, checkout);
+      const { update, args } = await answer(progress, worker.places);
       await handle.executeUpdate(update, { args });
     }
     await result;
@@ -66,12 +80,12 @@ async function recordEdit(
   await save(env, workflowId, name);
 }
 
-/** Approves whatever proposal the run waits on, editing a selection list first (its second line dropped). */
-async function approve(progress: EditProgress): Promise<{ update: 'approve'; args: [unknown] }> {
+/** Approves whatever proposal the run waits on (its run directory read where the worker holds it), editing a selection list first (its second line dropped). */
+async function approve(progress: EditProgress, places: HostPlaces): Promise<{ update: 'approve'; args: [unknown] }> {
   const stop = progress.stops[0];
   if (stop?.kind !== 'awaiting-approval') throw new Error(`run ${progress.runId} is not awaiting approval`);
   const proposal = stop.proposal;
-  const answer = await approvalAnswer(progress.runDir!, progress, proposal.path, proposal.key);
+  const answer = await approvalAnswer(places.toHost(progress.runDir!), progress, proposal.path, proposal.key);
   if (!proposal.exact) answer.text = answer.text.replace(/^- \[s2\].*\n/m, '');
   return { update: 'approve', args: [answer] };
 }

