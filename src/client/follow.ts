@@ -22,6 +22,7 @@ import type { LifecycleProgress } from '../runs/stop.js';
 import { TASK_QUEUE } from '../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
 import { printJson } from './json-output.js';
+import { shown } from './places.js';
 
 /** How a run closed without failing, as its result says. */
 export type ResultStatus = 'completed' | 'blocked' | 'exhausted';
@@ -248,7 +249,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
         const next = format.next?.(progress);
         printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, progress } satisfies RunOutcome);
       } else {
-        process.stdout.write(`${format.stopped(progress)}\n`);
+        process.stdout.write(`${shown(format.stopped(progress))}\n`);
       }
       process.exitCode = 2;
       return;
@@ -265,7 +266,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
         const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
         printJson('run-outcome', 1, { workflowId: handle.workflowId, ...(typeof runId === 'string' && { runId }), status, exitCode, ...(next !== undefined && { next }), result: settled.value } satisfies RunOutcome);
       } else {
-        process.stdout.write(`${text}\n`);
+        process.stdout.write(`${shown(text)}\n`);
       }
       if (exitCode !== 0) process.exitCode = exitCode;
       return;
@@ -276,7 +277,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
       const own = format.failure?.(error);
       if (own) {
         if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: 'failed', exitCode: own.exitCode, message: rootMessage(error), ...(own.json !== undefined && { result: own.json }) } satisfies RunOutcome);
-        else process.stdout.write(`${own.text}\n`);
+        else process.stdout.write(`${shown(own.text)}\n`);
         if (own.exitCode !== 0) process.exitCode = own.exitCode;
         return;
       }

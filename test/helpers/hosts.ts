@@ -4,11 +4,11 @@
 import type { Client } from '@temporalio/client';
 import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { execa, type ResultPromise } from 'execa';
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { cliPath } from './cli.js';
-import { killGroup } from '../../src/activities/harness/tries.js';
+import { killGroup, readTryRecord, tryState, type TryRecord } from '../../src/activities/harness/tries.js';
 import { scratch, waitFor } from './fake.js';
 import { announceCheckout, corpusRoot } from './kb.js';
 
@@ -25,6 +25,8 @@ export interface WorkerProcess {
   process: ResultPromise;
   pid: number;
   stderr(): string;
+  /** Whether the process has ended. */
+  ended(): boolean;
   /** Waits until a stderr line matches, failing with what the worker said if it ends first or the deadline passes. */
   said(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
@@ -42,6 +44,7 @@ function watched(child: ResultPromise): WorkerProcess {
     process: child,
     pid: child.pid ?? 0,
     stderr: () => text,
+    ended: () => ended,
     said: async (pattern, timeoutMs = 120_000) => {
       await waitFor(`the worker to say ${pattern}`, async () => {
         if (pattern.test(text)) return true;
@@ -87,24 +90,28 @@ export function startHiddenLaunchWorker(address: string, options: { hide: string
   return watched(child);
 }
 
-/** Every harness try a worker's state directory records (`.launch/current.json` of each launch directory). */
-export async function recordedTries(state: string): Promise<{ dir: string; pid: number }[]> {
+/** The harness tries a worker's state directory records as running (`.launch/current.json` of a launch directory, its group alive and no exit code written). */
+export async function runningTries(state: string): Promise<TryRecord[]> {
   const entries = await readdir(state, { recursive: true }).catch(() => [] as string[]);
-  const records = entries.filter((entry) => entry.endsWith(join('.launch', 'current.json')));
-  const tries = await Promise.all(
-    records.map(async (entry) => {
-      const record = JSON.parse(await readFile(join(state, entry), 'utf8').catch(() => '{}')) as { pid?: number };
-      return { dir: join(state, entry, '..', '..'), pid: record.pid ?? 0 };
-    }),
-  );
-  return tries.filter((entry) => entry.pid > 1);
+  const dirs = entries.filter((entry) => entry.endsWith(join('.launch', 'current.json'))).map((entry) => join(state, entry, '..', '..'));
+  const running: TryRecord[] = [];
+  for (const dir of dirs) {
+    const record = await readTryRecord(dir);
+    if (record !== undefined && (await tryState(dir, record)) === 'running') running.push(record);
+  }
+  return running;
 }
 
-/** Kills a worker as a host dies: SIGKILL to its process group, then to each harness try it had started (each in a group of its own). */
-export async function killHost(worker: WorkerProcess, state: string): Promise<void> {
+/**
+ * Kills a worker as a host dies: SIGKILL to its process group, then to the group of each harness try it
+ * was running (each try runs in a group of its own, to outlive a worker's restart). Returns how many tries it killed.
+ */
+export async function killHost(worker: WorkerProcess, state: string): Promise<number> {
   killGroup(worker.pid, 'SIGKILL');
   await worker.process;
-  for (const entry of await recordedTries(state)) killGroup(entry.pid, 'SIGKILL');
+  const tries = await runningTries(state);
+  for (const entry of tries) killGroup(entry.pid, 'SIGKILL');
+  return tries.length;
 }
 
 /** One workflow execution's history, in the JSON form the Temporal CLI prints (payloads base64). */

@@ -10,8 +10,11 @@ import { packageRoot } from '../../src/paths.js';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Absolute paths of a machine: under its temporary directory, the package root, a home or /work. */
-export const machinePath = new RegExp(`(${[escape(tmpdir()), '/tmp', '/var/folders/[^/"\\s]+/[^/"\\s]+/T', escape(packageRoot()), '/root', '/home/[^/"\\s]+', '/Users/[^/"\\s]+', '/work'].join('|')})(?=/|"|\\s|$)`, 'g');
+/**
+ * Absolute paths of a machine: under its temporary directory, the package root, a home or /work — each
+ * where a path starts (not inside a relative path such as `kb/work/x` or a token's `<state>/tmp/x`).
+ */
+export const machinePath = new RegExp(`(?<![\\w.>~-])(${[escape(tmpdir()), '/tmp', '/var/folders/[^/"\\s]+/[^/"\\s]+/T', escape(packageRoot()), '/root', '/home/[^/"\\s]+', '/Users/[^/"\\s]+', '/work'].join('|')})(?=/|"|\\s|$)`, 'g');
 
 /** Replaces machine paths in a text with placeholders (`<tmp>`, `<package>`, `<home>`). */
 export function scrubText(text: string): string {

@@ -6,6 +6,7 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { fakeScenario, scratch } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
+import { checkoutsAt } from '../../src/worker.js';
 import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from './helpers.js';
 
 const { env, address } = useDevServer();
@@ -29,13 +30,13 @@ describe('a worker killed during a full pass\'s publication, right after the not
     start = await noteText(checkout);
     const { scenario } = await fakeScenario(await scratch(), [editorRule({ edited: editedText(start), decision: 'edit' }), { attempts: [reviewsPass] }]);
     const cli = (args: string[]) => runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
-    const doomed = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-note' } });
+    const doomed = startCli(['worker', '--kb', checkout, '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-note' } });
     const stopped = await cli(['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario]);
     const key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1] ?? 'no key';
     const { runId, workflowId } = runOf('full-pass', NOTE, start, checkout);
     await cli(['review', 'approve', runId, 'artifact/publication.json', '--key', key, '--detach']);
     await doomed.catch(() => undefined); // it kills itself after the note
-    const replacement = await testWorker(env(), { stateDir: await scratch() });
+    const replacement = await testWorker(env(), { stateDir: await scratch(), checkouts: await checkoutsAt([checkout]) });
     summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
     const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
     journal = lines.split('\n').filter(Boolean).map((line) => JSON.parse(line) as JournalLine);

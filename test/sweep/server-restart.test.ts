@@ -32,9 +32,9 @@ describe('a dev server killed and restarted on its database mid-sweep, with the 
     const uiPort = await freePort();
     const address = `127.0.0.1:${port}`;
     server = await startDevServer({ dbFile, port, uiPort });
-    worker = startCli(['worker', '--state', join(state, 'worker')], { env: { TEMPORAL_ADDRESS: address } });
-
     const checkout = await corpusCopy();
+    worker = startCli(['worker', '--kb', checkout, '--state', join(state, 'worker')], { env: { TEMPORAL_ADDRESS: address } });
+
     const notes = await someNotes(2);
     const dir = await scratch();
     const release = join(dir, 'release');

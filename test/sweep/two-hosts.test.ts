@@ -1,5 +1,6 @@
 // Two hosts on one machine: a worker holding the checkout, and a launch-only worker started in its own
 // mount namespace where the checkout's directory is an empty tmpfs, so it cannot read the checkout.
+import { existsSync } from 'node:fs';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { selectPairs } from '../../src/review/status.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
-import { activitiesIn, checkoutUnder, historiesOf, killHost, startCheckoutWorker, startHiddenLaunchWorker, stateDir, type RanActivity, type RecordedHistory, type WorkerProcess } from '../helpers/hosts.js';
+import { activitiesIn, checkoutUnder, historiesOf, killHost, runningTries, startCheckoutWorker, startHiddenLaunchWorker, stateDir, type RanActivity, type RecordedHistory, type WorkerProcess } from '../helpers/hosts.js';
 import { checkoutIdOf, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
 
@@ -86,10 +87,11 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
   afterAll(async () => {
     holder?.process.kill('SIGINT');
     await holder?.process;
-    if (launcher && launcher.process.exitCode === null) await killHost(launcher, s2);
+    if (launcher && !launcher.ended()) await killHost(launcher, s2);
   });
 
   test('the launch-only worker cannot read the checkout and says it holds none', async () => {
+    expect(existsSync(join(checkout, 'kb', 'notes'))).toBe(true);
     expect(launcher.stderr()).toMatch(/^checkout hidden$/m);
     expect(launcher.stderr()).toMatch(/^worker ready .*task queue commonplace only: holds no checkout/m);
     expect(holder.stderr()).toContain(`task queue commonplace and ${checkoutQueue(checkoutIdOf(checkout))}`);
@@ -168,6 +170,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
     let activities: RanActivity[];
     let notes: string[];
     let killedLaunches: number;
+    let killedTries: number;
 
     beforeAll(async () => {
       notes = (await someNotes(6)).slice(4);
@@ -184,7 +187,8 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
         return held.filter((entry) => entry.cwd.startsWith(s1)).length === launchesPerHost && held.filter((entry) => entry.cwd.startsWith(s2)).length === launchesPerHost;
       }, 120_000);
       killedLaunches = waiting(await readLedger(ledger)).filter((entry) => entry.cwd.startsWith(s2)).length;
-      await killHost(launcher, s2);
+      killedTries = await killHost(launcher, s2);
+      await waitFor("the killed worker's harness processes to be gone", async () => (await runningTries(s2)).length === 0);
       await writeFile(release, '');
       run = await running;
       runId = runIdOf(run) ?? 'unknown';
@@ -197,6 +201,12 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
       const pairs = await selectPairs(checkout, { notes, gates: [gates] });
       expect(pairs).toHaveLength(10);
       expect(pairs.filter((pair) => pair.status !== 'fresh')).toEqual([]);
+    });
+
+    test("the host's death is whole: the worker and the harness processes of its launches are gone", () => {
+      expect(launcher.ended()).toBe(true);
+      expect(killedTries).toBe(killedLaunches);
+      // (and the sweep's set-up waited until no try the dead worker recorded was still running)
     });
 
     test("the killed worker's launches were taken over by the checkout worker after their heartbeat timeout", () => {

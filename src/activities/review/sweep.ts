@@ -171,6 +171,7 @@ export function createSweepActivities() {
     await writeFile(join(dir, 'prompt.md'), prompt);
     // The launch carries these copies and runs under its own worker's state: any worker can run it.
     const launchDir = `${STATE_ROOT}/review/${input.runId}/${unit.key}/attempt-${input.attempt}`;
+    files['prompt.md'] = prompt;
     return { dir, prompt, outputs: [outputName], hashes, grouping, files, launchDir };
   }
 
