@@ -10,7 +10,14 @@ export function jsonDocument(shape: string, version: number, body: object): Reco
   return { shape, version, ...body };
 }
 
+let shownPaths: (text: string) => string = (text) => text;
+
+/** Set by src/client/places.ts: paths a run carries as place tokens print as this host's paths. */
+export function showPathsWith(show: (text: string) => string): void {
+  shownPaths = show;
+}
+
 /** Prints one JSON document on stdout. */
 export function printJson(shape: string, version: number, body: object): void {
-  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? shownPaths(value) : value), 2)}\n`);
 }

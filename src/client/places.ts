@@ -12,6 +12,7 @@ import { HostPlaces, checkoutAt } from '../held-checkouts.js';
 import { checkoutNamedIn, checkoutQueue } from '../places.js';
 import { findCheckout } from '../kb/checkout.js';
 import { UserError } from './errors.js';
+import { showPathsWith } from './json-output.js';
 
 /** Temporal's enum values (TaskQueueKind NORMAL, TaskQueueType ACTIVITY), without loading the protos' module for two numbers. */
 const TASK_QUEUE_KIND_NORMAL = 1;
@@ -70,6 +71,8 @@ export async function onHost<T>(value: T, kb: string | undefined, what: string):
   if (!places.holds(id)) throw new UserError(`${what} ran on checkout ${id}, not on ${root} (checkout ${places.checkouts()[0]!.id}); run this command in that checkout, or name it with --kb DIR`);
   return places.toHost(value);
 }
+
+showPathsWith((text) => shown(text));
 
 /** A text to print, with the tokens of every checkout this command named shown as its paths. */
 export function shown(text: string): string {

@@ -228,16 +228,29 @@ const LINK = /!?\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s(
 
 /** Link targets of `[text](target)` and images in the body, code excluded, for link checks and relations. */
 export function extractLinks(body: string): string[] {
+  return extractLinkSites(body).map((site) => site.target);
+}
+
+export interface LinkSite {
+  readonly target: string;
+  /** 0-based line of the body where the target is written. */
+  readonly bodyLine: number;
+}
+
+/** The links of `extractLinks` with the body line each target is on, so a link finding can point at it. */
+export function extractLinkSites(body: string): LinkSite[] {
   const prose: string[] = [];
   forEachProseLine(body, (line) => prose.push(line), () => prose.push(''));
   const text = prose.join('\n').replace(INLINE_CODE, (code) => ' '.repeat(code.length));
-  const links: string[] = [];
+  const sites: LinkSite[] = [];
   for (const match of text.matchAll(LINK)) {
     let target = match[2] ?? '';
     if (target.startsWith('<') && target.endsWith('>')) target = target.slice(1, -1);
-    if (target !== '') links.push(target);
+    if (target === '') continue;
+    const at = match.index + match[0].lastIndexOf('](', match[0].length - (match[2] ?? '').length);
+    sites.push({ target, bodyLine: countNewlines(text, at) });
   }
-  return links;
+  return sites;
 }
 
 const BODY_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;

@@ -1,17 +1,20 @@
 /**
- * File validation: each note by its type, each schema file by compiling it, each
- * layout file by loading it. A run shares one TypeRegistry, so a schema compiles once
- * however many notes use it, and one bad file never stops the others.
+ * File validation: each note by its type and by the base checks, each schema file by
+ * compiling it, each layout file by loading it. A run shares one TypeRegistry, so a
+ * schema compiles once however many notes use it, and one bad file never stops the
+ * others. A run reads the KB's `kb/instructions/validation.yaml` once.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { KbError } from './errors.js';
 import { compareFindings, dedupeFindings, summarize, type FileResult, type Finding, type Summary } from './findings.js';
+import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
 import { MACHINE_LOCAL_DIRS } from './machine-local.js';
 import { TypeRegistry, type RegistryStats } from './types.js';
+import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE, type ValidationConfig } from './validation-config.js';
 
 /** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -23,6 +26,20 @@ export interface ValidateOptions {
   readonly registry?: TypeRegistry;
   /** Files read and validated at once. Default 16. */
   readonly concurrency?: number;
+  /** The base checks' settings; read from the KB's `kb/instructions/validation.yaml` when not given. */
+  readonly config?: ValidationConfig;
+}
+
+export interface FileOptions {
+  readonly repoRoot: string;
+  readonly registry: TypeRegistry;
+  /** The run's base checks; default: the default settings. */
+  readonly baseChecks?: BaseChecker;
+  /**
+   * Collects the types whose schema cannot be used, to report each once at its type spec. Without it
+   * (one file on its own) the note itself carries the `schema-unavailable` finding.
+   */
+  readonly typeSpecs?: TypeSpecSchemas;
 }
 
 export interface ValidationReport {
@@ -44,16 +61,37 @@ export function isValidatable(file: string): boolean {
   return file.endsWith('.md') || fileKindOf(file) !== 'note';
 }
 
-/** Validates the given repository-relative files, collecting every finding of every file. */
+/**
+ * Validates the given repository-relative files, collecting every finding of every file. A type
+ * whose schema cannot be used is reported once, on its type spec; a bad settings file, on itself.
+ */
 export async function validateFiles(files: readonly string[], options: ValidateOptions): Promise<ValidationReport> {
   const root = path.resolve(options.repoRoot);
   const registry = options.registry ?? new TypeRegistry(root);
-  const results = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry }));
+  const loaded = options.config === undefined ? await loadValidationConfig(root) : { config: options.config, findings: [] };
+  const baseChecks = new BaseChecker(root, loaded.config);
+  const typeSpecs = new TypeSpecSchemas();
+  const validated = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry, baseChecks, typeSpecs }));
+  const extra = [...loaded.findings, ...(await typeSpecs.findings(root, loaded.config.typeSpec))];
+  const results = extra.length === 0 ? validated : withFindings(validated, extra);
   return { root, results, summary: summarize(results), stats: registry.stats() };
 }
 
+/** Adds run-level findings to the results of their files, adding a result for a file the run did not list. */
+function withFindings(results: readonly FileResult[], findings: readonly Finding[]): FileResult[] {
+  const byFile = new Map(results.map((result) => [result.file, result]));
+  for (const finding of findings) {
+    const known = byFile.get(finding.file);
+    const kind = known?.kind ?? (finding.file === VALIDATION_CONFIG_FILE ? 'text' : 'note');
+    byFile.set(finding.file, { ...known, file: finding.file, kind, findings: [...(known?.findings ?? []), finding] });
+  }
+  return [...byFile.values()]
+    .map((result) => ({ ...result, findings: sortFindings(result.findings) }))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
 /** Validates one repository-relative file; never throws for anything wrong with the file itself. */
-export async function validateFile(file: string, options: { readonly repoRoot: string; readonly registry: TypeRegistry }): Promise<FileResult> {
+export async function validateFile(file: string, options: FileOptions): Promise<FileResult> {
   const absolute = path.join(options.repoRoot, ...file.split('/'));
   const kind = fileKindOf(file);
   const unreadable = (finding: Omit<Finding, 'file'>): FileResult => ({ file, kind: 'unreadable', findings: [{ file, ...finding }] });
@@ -92,17 +130,27 @@ export async function validateFile(file: string, options: { readonly repoRoot: s
   const { note } = parsed;
   const findings: Finding[] = [...parsed.findings];
   const frontmatter = note.model.frontmatter;
+  const baseChecks = options.baseChecks ?? new BaseChecker(options.repoRoot, DEFAULT_VALIDATION_CONFIG);
   if (!('type' in frontmatter)) {
     findings.push({ file, line: 1, rule: 'type-missing', severity: 'fail', path: '/frontmatter/type', message: 'frontmatter has no `type:`; a note with frontmatter names its type spec, e.g. `type: kb/types/note.md`' });
+    findings.push(...(await baseChecks.check(note, undefined)));
     return { file, kind: 'note', findings: sortFindings(findings) };
   }
   const resolution = await options.registry.resolve(frontmatter['type'], file);
   if (!resolution.ok) {
     findings.push({ file, ...resolution.problem, line: lineOf(note, '/frontmatter/type') });
+    findings.push(...(await baseChecks.check(note, undefined)));
     return { file, kind: 'note', findings: sortFindings(findings) };
   }
-  findings.push(...(await options.registry.validateModel(resolution.type, note)));
-  return { file, kind: 'note', type: resolution.type.typePath, findings: sortFindings(findings) };
+  const { type } = resolution;
+  const unusable = options.typeSpecs !== undefined && type.schemaPath !== null ? await options.registry.prepare(type.typePath) : undefined;
+  if (unusable !== undefined && unusable.rule === 'schema-unavailable' && type.schemaPath !== null) {
+    options.typeSpecs?.record(type.typePath, type.schemaPath, unusable, file);
+  } else {
+    findings.push(...(await options.registry.validateModel(type, note)));
+  }
+  findings.push(...(await baseChecks.check(note, type.typePath)));
+  return { file, kind: 'note', type: type.typePath, findings: sortFindings(findings) };
 }
 
 /**

@@ -10,13 +10,12 @@ import { packageRoot } from '../../src/paths.js';
 import { cliPath } from './cli.js';
 import { killGroup, readTryRecord, tryState, type TryRecord } from '../../src/activities/harness/tries.js';
 import { scratch, waitFor } from './fake.js';
-import { announceCheckout, corpusRoot } from './kb.js';
+import { corpusRoot } from './kb.js';
 
 /** A writable copy of the corpus at `<host>/kb`, so hiding `host` hides the whole checkout. */
 export async function checkoutUnder(host: string): Promise<string> {
   const checkout = join(host, 'kb');
   await cp(join(corpusRoot, 'kb'), join(checkout, 'kb'), { recursive: true });
-  await announceCheckout(checkout);
   return checkout;
 }
 

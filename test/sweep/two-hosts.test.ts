@@ -34,6 +34,12 @@ function waiting(ledger: LedgerEntry[]): { pid: number; cwd: string }[] {
   return ledger.filter((entry) => entry.event === 'waiting' && !ended.has(entry.pid)).map((entry) => ({ pid: entry.pid, cwd: cwds.get(entry.pid) ?? '' }));
 }
 
+/** Whether each worker's state holds `launchesPerHost` launches waiting for their release. */
+function heldOnEach(ledger: LedgerEntry[], states: string[]): boolean {
+  const held = waiting(ledger);
+  return states.every((state) => held.filter((entry) => entry.cwd.startsWith(state)).length === launchesPerHost);
+}
+
 /** Per worker identity, how many launches a set of activities holds. */
 function launchesPerWorker(activities: RanActivity[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -84,6 +90,23 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
     launcherIdentity = `${launcher.pid}@${hostname()}`;
   });
 
+  /**
+   * Starts `review run gates` over the notes (it follows the sweep to its end), every launch held open until
+   * the release file exists; returns once each worker holds `launchesPerHost` of them (the sweep's whole concurrency).
+   */
+  async function startHeldSweep(name: string, notes: string[]) {
+    const dir = join(scenarioDir, name);
+    await mkdir(dir);
+    const release = join(dir, 'release');
+    const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
+    const running = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', String(concurrency), ...notes.flatMap((note) => ['--notes', note])], {
+      env: { TEMPORAL_ADDRESS: address() },
+      timeout: 300_000,
+    });
+    await waitFor(`${launchesPerHost} launches waiting on each worker`, async () => heldOnEach(await readLedger(ledger), [s1, s2]), 120_000);
+    return { running, ledger, release };
+  }
+
   afterAll(async () => {
     holder?.process.kill('SIGINT');
     await holder?.process;
@@ -106,32 +129,20 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
 
     beforeAll(async () => {
       notes = await someNotes(4);
-      const dir = join(scenarioDir, 'both');
-      // Every launch waits for the release: four are held at once, and each worker runs two at most, so two on each.
-      const release = join(scenarioDir, 'release-both');
-      await mkdir(dir);
-      const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-      const running = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', String(concurrency), ...notes.flatMap((note) => ['--notes', note])], {
-        env: { TEMPORAL_ADDRESS: address() },
-        timeout: 240_000,
-      });
-      await waitFor(`${launchesPerHost} launches waiting on each worker`, async () => {
-        const held = waiting(await readLedger(ledger));
-        return held.filter((entry) => entry.cwd.startsWith(s1)).length === launchesPerHost && held.filter((entry) => entry.cwd.startsWith(s2)).length === launchesPerHost;
-      }, 120_000);
-      await writeFile(release, '');
-      run = await running;
+      const sweep = await startHeldSweep('both', notes);
+      await writeFile(sweep.release, '');
+      run = await sweep.running;
       runId = runIdOf(run) ?? 'unknown';
       histories = await historiesOf(env().client, `gates/${runId}`);
       activities = histories.flatMap(activitiesIn);
     });
 
-    test('completes, every pair fresh, its results written in the checkout', async () => {
+    test('completes, every pair fresh, each result written in the checkout from the launch accepted for it', async () => {
       expect(run.exitCode).toBe(0);
       const pairs = await selectPairs(checkout, { notes, gates: [gates] });
       expect(pairs).toHaveLength(20);
       expect(pairs.filter((pair) => pair.status !== 'fresh')).toEqual([]);
-      for (const pair of pairs) expect(await resultOf(checkout, pair)).toMatchObject({ run: runId });
+      for (const pair of pairs) expect(await resultOf(checkout, pair)).toMatchObject({ run: runId, launch: acceptedLaunches(activities).get(`${pair.note} × ${pair.criterion}`) });
     });
 
     test('both workers ran launches, counted by the worker identity each launch started on', () => {
@@ -142,7 +153,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
       expect(perWorker.get(holderIdentity)! + perWorker.get(launcherIdentity)!).toBe(20);
     });
 
-    test('every activity but the launches ran on the checkout worker, and every checkout activity on the checkout queue', () => {
+    test('every checkout activity ran on the checkout queue, on the checkout worker; the shared queue carried only launches and quota-gate calls', () => {
       const onCheckout = activities.filter((activity) => activity.taskQueue === checkoutQueue(checkoutIdOf(checkout)));
       expect(new Set(onCheckout.map((activity) => activity.type))).toEqual(new Set(['prepareSweep', 'sweepGuardBaseline', 'loadBatch', 'captureUnit', 'sweepGuardCheck', 'acceptUnit', 'finishSweep']));
       expect(onCheckout.filter((activity) => activity.identity !== holderIdentity)).toEqual([]);
@@ -174,23 +185,12 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
 
     beforeAll(async () => {
       notes = (await someNotes(6)).slice(4);
-      const dir = join(scenarioDir, 'killed');
-      const release = join(scenarioDir, 'release-killed');
-      await mkdir(dir);
-      const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-      const running = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', String(concurrency), ...notes.flatMap((note) => ['--notes', note])], {
-        env: { TEMPORAL_ADDRESS: address() },
-        timeout: 300_000,
-      });
-      await waitFor(`${launchesPerHost} launches waiting on each worker`, async () => {
-        const held = waiting(await readLedger(ledger));
-        return held.filter((entry) => entry.cwd.startsWith(s1)).length === launchesPerHost && held.filter((entry) => entry.cwd.startsWith(s2)).length === launchesPerHost;
-      }, 120_000);
-      killedLaunches = waiting(await readLedger(ledger)).filter((entry) => entry.cwd.startsWith(s2)).length;
+      const sweep = await startHeldSweep('killed', notes);
+      killedLaunches = waiting(await readLedger(sweep.ledger)).filter((entry) => entry.cwd.startsWith(s2)).length;
       killedTries = await killHost(launcher, s2);
       await waitFor("the killed worker's harness processes to be gone", async () => (await runningTries(s2)).length === 0);
-      await writeFile(release, '');
-      run = await running;
+      await writeFile(sweep.release, '');
+      run = await sweep.running;
       runId = runIdOf(run) ?? 'unknown';
       histories = await historiesOf(env().client, `gates/${runId}`);
       activities = histories.flatMap(activitiesIn);
