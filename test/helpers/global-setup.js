@@ -2,7 +2,7 @@
 // (each test worker loads the bundle instead of running webpack again).
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,5 +17,8 @@ export default async function globalSetup() {
     logger: quiet,
   });
   mkdirSync(join(root, '.commonplace', 'test'), { recursive: true });
-  writeFileSync(join(root, '.commonplace', 'test', 'workflow-bundle.js'), code);
+  // Written whole, then renamed: a run that starts beside another never loads half a bundle.
+  const bundle = join(root, '.commonplace', 'test', 'workflow-bundle.js');
+  writeFileSync(`${bundle}.${process.pid}`, code);
+  renameSync(`${bundle}.${process.pid}`, bundle);
 }
