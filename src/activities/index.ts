@@ -31,7 +31,9 @@ function placed<T extends Record<string, AnyActivity>>(activities: T, places: Ho
         throw portableError(error, places);
       }
     };
-  return Object.fromEntries(Object.entries(activities).map(([name, activity]) => [name, wrap(activity)])) as T;
+  // Each keeps its function's name (a heartbeating one is `wrapped`): only the registration's key names an activity.
+  const named = (activity: AnyActivity) => Object.defineProperty(wrap(activity), 'name', { value: activity.name });
+  return Object.fromEntries(Object.entries(activities).map(([name, activity]) => [name, named(activity)])) as T;
 }
 
 /** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */

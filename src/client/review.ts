@@ -7,6 +7,7 @@ import { registerRunRevise } from './review-revise.js';
 import { registerAcknowledge, registerApprove } from './review-approve.js';
 import { registerPacket } from './review-packet.js';
 import { registerCancel } from './review-cancel.js';
+import { registerInspect } from './review-inspect.js';
 
 /** `commonplace review …`: freshness status, sweeps, retries and schedules. */
 export function registerReview(program: Command): Command {
@@ -22,5 +23,6 @@ export function registerReview(program: Command): Command {
   registerAcknowledge(review);
   registerPacket(review);
   registerCancel(review);
+  registerInspect(review);
   return review;
 }
