@@ -40,28 +40,40 @@ test('a rate-limit warning from one launch halves the sweep\'s concurrency for t
   expect(batch.pace?.concurrency).toBe(2);
   expect(batch.pace?.warning).toContain('five_hour');
 
-  // In the batch's history: once the launches in flight at the warning drained to 2, never more than 2 ran at once.
+  // In the batch's history: the pace admits units. Once every unit admitted before the warning had
+  // finished, never more than 2 units were in flight (from a unit's capture to its acceptance).
   const events = (await env().client.workflow.getHandle(`${workflowId}/batch-1`).fetchHistory()).events ?? [];
+  const payload = (data: Uint8Array | null | undefined) => Buffer.from(data ?? []).toString();
+  const scheduled = new Map<string, { type: string; key: string }>();
   const launches = new Set<string>();
-  let inFlight = 0;
-  let drained = false;
+  const inFlight = new Set<string>();
+  let admittedBefore: Set<string> | undefined;
   let warnedSeen = false;
   let peakAfter = 0;
   for (const event of events) {
-    const id = String(event.eventId);
-    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch') {
-      launches.add(id);
-      inFlight += 1;
+    const task = event.activityTaskScheduledEventAttributes;
+    if (task) {
+      const type = task.activityType?.name ?? '';
+      const arg = JSON.parse(payload(task.input?.payloads?.[0]?.data)) as { unit?: { key: string }; launchId?: string; attempt?: number };
+      const key = arg.unit?.key ?? arg.launchId?.split('/').at(-2) ?? '';
+      scheduled.set(String(event.eventId), { type, key });
+      if (type === 'launch') launches.add(key);
+      if (type === 'captureUnit' && arg.attempt === 1) inFlight.add(key);
     }
-    const done = event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes;
-    if (done && launches.has(String(done.scheduledEventId))) {
-      inFlight -= 1;
-      if (!warnedSeen && event.activityTaskCompletedEventAttributes && Buffer.from(event.activityTaskCompletedEventAttributes.result?.payloads?.[0]?.data ?? []).toString().includes('rateLimitWarning')) warnedSeen = true;
+    const completed = event.activityTaskCompletedEventAttributes;
+    const which = completed ? scheduled.get(String(completed.scheduledEventId)) : undefined;
+    if (completed && which?.type === 'launch' && !warnedSeen && payload(completed.result?.payloads?.[0]?.data).includes('rateLimitWarning')) {
+      warnedSeen = true;
+      admittedBefore = new Set(inFlight);
     }
-    if (warnedSeen && inFlight <= 2) drained = true;
-    if (drained) peakAfter = Math.max(peakAfter, inFlight);
+    if (completed && which?.type === 'acceptUnit') {
+      inFlight.delete(which.key);
+      admittedBefore?.delete(which.key);
+    }
+    if (admittedBefore !== undefined && admittedBefore.size === 0) peakAfter = Math.max(peakAfter, inFlight.size);
   }
   expect(warnedSeen).toBe(true);
   expect(launches.size).toBeGreaterThanOrEqual(8);
+  expect(admittedBefore?.size).toBe(0);
   expect(peakAfter).toBeLessThanOrEqual(2);
 });
