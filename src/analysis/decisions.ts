@@ -65,6 +65,16 @@ export function environmentStop(found: { problems: readonly string[]; evidence?:
   };
 }
 
+/** A source acquisition could not resolve or copy: the operator restores it (or fixes the network) and resumes, or prepares a new run. */
+export function sourceUnavailableStop(found: { problems: readonly string[]; evidence?: string }): StopOf<'source-unavailable'> {
+  return {
+    kind: 'source-unavailable',
+    disposition: 'operator',
+    reason: `the source cannot be acquired: ${found.problems[0] ?? 'see the evidence'}; make it reachable and resume, or prepare a new run`,
+    ...(found.evidence !== undefined && { evidence: found.evidence }),
+  };
+}
+
 /** Paths a launch wrote outside its outputs, as an environment stop naming the role and attempt that revealed them. */
 export function strayStop(strays: readonly string[], stage: string, role: string, attempt: number, worktree: string): StopOf<'environment-changed'> {
   return {

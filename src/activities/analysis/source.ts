@@ -15,8 +15,16 @@ import { captureDir } from '../../analysis/run-dir.js';
 import { git, GitError } from '../../fs/git.js';
 import { sha256, sha256File } from '../../fs/digest.js';
 
+/**
+ * A source that cannot be frozen. `unavailable`: acquisition could not resolve or copy it (a repository
+ * that is gone, a revision that does not exist, a bundle or directory that cannot be read) — the
+ * operator's `source-unavailable` stop; otherwise the frozen copy changed after acquisition (`environment-changed`).
+ */
 export class SourceError extends Error {
   override name = 'SourceError';
+  constructor(message: string, readonly unavailable = true) {
+    super(message);
+  }
 }
 
 /** A digest of a directory tree: every file's path and SHA-256 (a symlink's target), sorted; `.git` left out. */
@@ -49,7 +57,7 @@ export async function freezeSource(parameters: RunParameters, runDir: string, be
   const existing = await readFile(recordFile(runDir), 'utf8').then((text) => JSON.parse(text) as FrozenSource).catch(() => undefined);
   if (existing) {
     if (await verify(existing)) return existing;
-    throw new SourceError(`the frozen source in ${existing.path} no longer matches its record (${existing.identity}); it was changed after acquisition`);
+    throw new SourceError(`the frozen source in ${existing.path} no longer matches its record (${existing.identity}); it was changed after acquisition`, false);
   }
   const { kind, location } = parameters.source;
   const capture = captureDir(runDir);

@@ -5,9 +5,9 @@ import type { AnalysisProgress, FindingRecord, MemberRecord } from '../../analys
 import type { RunParameters } from '../../analysis/parameters.js';
 import type { Profile } from '../../harness/profiles.js';
 
-/** Failure types the analysis activities throw; all but `publication-locked` (another publication holds the lock) are permanent. */
-export type AnalysisErrorType = 'bad-plan' | 'bad-profile' | 'bad-run' | 'environment-changed' | 'publication-locked';
-export const nonRetryableAnalysisErrors: AnalysisErrorType[] = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed'];
+/** Failure types the analysis activities throw; all but `publication-locked` (another publication holds the lock) are permanent. `environment-changed` and `source-unavailable` carry `EnvironmentChangedDetails`. */
+export type AnalysisErrorType = 'bad-plan' | 'bad-profile' | 'bad-run' | 'environment-changed' | 'source-unavailable' | 'publication-locked';
+export const nonRetryableAnalysisErrors: AnalysisErrorType[] = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed', 'source-unavailable'];
 
 /** Details of an `environment-changed` failure: what changed, and the file that says so. */
 export interface EnvironmentChangedDetails {

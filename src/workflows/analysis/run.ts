@@ -6,7 +6,7 @@
 import { ActivityFailure, ApplicationFailure, defineQuery, defineUpdate, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { EnvironmentChangedDetails, OpenedRun } from '../../activities/analysis/types.js';
-import { buildManifest, environmentStop, snapshotOf, type Snapshot } from '../../analysis/decisions.js';
+import { buildManifest, environmentStop, snapshotOf, sourceUnavailableStop, type Snapshot } from '../../analysis/decisions.js';
 import type { Manifest, ManifestStatus, PublicationRecord } from '../../analysis/manifest.js';
 import type { Plan, PlanRole } from '../../analysis/plan.js';
 import type { AnalysisInput, AnalysisProgress, AttemptRecord, CheckRecord, FrozenSource, InFlightLaunch, MemberRecord } from '../../analysis/progress.js';
@@ -19,7 +19,7 @@ export const progressQuery = defineQuery<AnalysisProgress>('progress');
 /** Continues a stopped run; its validator refuses when there is nothing to resume (a run that is not stopped, or one that ended). */
 export const resumeUpdate = defineUpdate<AnalysisProgress, [ResumeRequest]>('resume');
 
-export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed'];
+export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed', 'source-unavailable'];
 
 /** The analysis activities with a summary the Web UI shows on the event. */
 export function io(summary: string, options: Partial<ActivityOptions> = {}) {
@@ -186,16 +186,16 @@ export class AnalysisRun {
     return this.recording;
   }
 
-  /** Runs activity work; an environment change it reports stops the run, and the work is retried once resumed. */
+  /** Runs activity work; an environment change or an unavailable source it reports stops the run, and the work is retried once resumed. */
   async withStops<T>(work: () => Promise<T>): Promise<T> {
     for (;;) {
       try {
         return await work();
       } catch (error) {
         const cause = error instanceof ActivityFailure ? error.cause : undefined;
-        if (!(cause instanceof ApplicationFailure) || cause.type !== 'environment-changed') throw error;
+        if (!(cause instanceof ApplicationFailure) || (cause.type !== 'environment-changed' && cause.type !== 'source-unavailable')) throw error;
         const detail = (cause.details?.[0] as EnvironmentChangedDetails | undefined) ?? { problems: [cause.message], evidence: this.input.runDir };
-        await this.lifecycle.halt(environmentStop(detail, 'run state changed'));
+        await this.lifecycle.halt(cause.type === 'source-unavailable' ? sourceUnavailableStop(detail) : environmentStop(detail, 'run state changed'));
       }
     }
   }
