@@ -217,7 +217,7 @@ async function childHistories(client: Client, workflowId: string, firstRunId: st
   const out: { workflowId: string; events: HistoryEvent[] }[] = [];
   let runId: string | undefined = firstRunId;
   for (let hop = 0; runId && hop < 1000; hop++) {
-    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     out.push({ workflowId, events });
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -415,7 +415,8 @@ async function inspectSweep(run: string, checkout: string, located: Located, cli
 }
 
 async function inspectEdit(run: string, checkout: string, located: Located, client: Client | string): Promise<Inspected> {
-  const state = await stateOf<EditProgress & Partial<EditSummary>>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) => handle.query(editProgressQuery));
+  type Recorded = Omit<EditProgress, 'runDir'> & Partial<Omit<EditSummary, 'runDir'>>;
+  const state = await stateOf<Recorded>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) => handle.query(editProgressQuery));
   const recorded = state.progress;
   // A closed run's summary.json is its EditSummary: its status is its outcome, its stop the one that ended it.
   const summary = recorded && !state.live ? (recorded as unknown as EditSummary) : undefined;
@@ -448,15 +449,17 @@ async function inspectEdit(run: string, checkout: string, located: Located, clie
 
 const money = (amount: number | null) => (amount === null ? 'cost unknown' : `$${amount.toFixed(4)}`);
 
-function launchLine(launch: LaunchRecord): string {
-  const parts = [launch.outcome];
+/** One launch as a line; its ID without the run's prefix, which every launch of the run shares. */
+function launchLine(launch: LaunchRecord, runId: string): string {
+  const parts: string[] = [launch.outcome];
   if (launch.durationMs !== null) parts.push(duration(launch.durationMs));
   if (launch.tokens) parts.push(tokensLine(launch.tokens));
   if (launch.outcome !== 'running' && launch.outcome !== 'failed' && launch.outcome !== 'cancelled') parts.push(money(launch.costUsd));
   if (launch.model) parts.push(`model ${launch.model}`);
   if (launch.try !== null && launch.try > 1) parts.push(`try ${launch.try}`);
   if (launch.message) parts.push(launch.message);
-  return `  ${launch.launchId}: ${parts.join(' · ')}`;
+  const id = launch.launchId.startsWith(`${runId}/`) ? launch.launchId.slice(runId.length + 1) : launch.launchId;
+  return `  ${id}: ${parts.join(' · ')}`;
 }
 
 const findingLine = (finding: Finding) => `      ${finding.severity} ${finding.rule}${finding.file ? ` (${finding.file}${finding.line !== undefined ? `:${finding.line}` : ''})` : ''}: ${finding.message}`;
@@ -485,8 +488,8 @@ function formatInspected(inspected: Inspected): string {
   const { launches } = inspected;
   if (launches.source === 'unavailable') lines.push(`launches: not available: ${launches.why}`);
   else {
-    lines.push(`launches (${launches.records.length}, from the workflow histories)`);
-    lines.push(...launches.records.map(launchLine));
+    lines.push(`launches (${launches.records.length}, from the workflow histories; IDs under ${inspected.runId}/)`);
+    lines.push(...launches.records.map((launch) => launchLine(launch, inspected.runId)));
   }
   if (inspected.kind === 'sweep') {
     lines.push(`problems (${inspected.problems.length}, from ${path.join(inspected.runDir, 'problems.jsonl')})`);

@@ -28,7 +28,7 @@ read from the server whenever it answers.
 Exit codes: 0 printed; 1 no such run, a bad run ID, not inside a checkout.
 
 Examples:
-  $ commonplace review inspect GS-3f9c2a-1b2c3d4e5f
+  $ commonplace review inspect GS-2d0f334a-4e22ce06b2
   $ commonplace review inspect full-pass-notes_claim-1a2b3c4d5e --json
 `,
     )

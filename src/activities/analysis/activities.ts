@@ -91,6 +91,27 @@ export function createAnalysisActivities() {
     return layout;
   };
 
+  /**
+   * Runs whose environment this worker process has asserted. A worker that picks a run up mid-way (its
+   * worker was replaced: killed, restarted, or another host's) asserts the environment — HEAD, a clean
+   * tree, the method commit, the startup files — before its first launch or check of the run, as the run
+   * did at its start and on each resume: what changed while no worker watched stops the run.
+   */
+  const asserted = new Set<string>();
+  async function assertedHere(runDir: string): Promise<void> {
+    if (asserted.has(runDir)) return;
+    const parameters = await readParameters(runDir).catch((error: Error) => {
+      throw failure('bad-run', error.message);
+    });
+    const report = await checkEnvironment(parameters, runDir);
+    if (!report.ok) {
+      const evidence = environmentFile(runDir);
+      await writeFileAtomic(evidence, `${JSON.stringify(report, null, 2)}\n`);
+      throw failure('environment-changed', `a worker picking the run up found the environment changed: ${report.problems[0] ?? 'see the evidence'}`, { problems: report.problems, evidence, what: 'a worker picking the run up found the environment changed' });
+    }
+    asserted.add(runDir);
+  }
+
   /** Reads the run's parameters, loads its plan from the worktree and resolves its profile: what the workflow keeps for the run. */
   async function openAnalysis(input: OpenRunInput): Promise<OpenedRun> {
     const parameters = await readParameters(input.runDir).catch((error: Error) => {
@@ -120,7 +141,10 @@ export function createAnalysisActivities() {
       throw failure('bad-run', error.message);
     });
     const report = await checkEnvironment(parameters, input.runDir, undefined, { ...(input.publishing !== undefined && { publishing: input.publishing }) });
-    if (report.ok) return { ok: true, problems: [] };
+    if (report.ok) {
+      if (input.publishing === undefined) asserted.add(input.runDir);
+      return { ok: true, problems: [] };
+    }
     const evidence = environmentFile(input.runDir);
     await writeFileAtomic(evidence, `${JSON.stringify(report, null, 2)}\n`);
     return { ok: false, problems: report.problems, evidence };
@@ -136,6 +160,7 @@ export function createAnalysisActivities() {
   /** Prepares one launch directory: the prompt, the handed members from the store, and the findings or refusal the ask answers. */
   async function prepareLaunch(input: PrepareLaunchInput): Promise<PreparedLaunch> {
     return guarded(input.runDir, async () => {
+      await assertedHere(input.runDir);
       const dir = launchDir(input.runDir, input.role, input.launch);
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir, { recursive: true });
@@ -180,6 +205,7 @@ export function createAnalysisActivities() {
   /** Checks a candidate (or re-checks a member) in its role against the round's snapshot. */
   async function checkCandidate(input: CheckInput): Promise<CheckOutcome> {
     return guarded(input.runDir, async () => {
+      await assertedHere(input.runDir);
       const layout = await layoutFor(input.worktree, input.layoutFile, input.layoutSha256);
       const parameters = await readParameters(input.runDir);
       return runCheck(input, { layout, registry: registryFor(input.worktree), parameters });

@@ -13,6 +13,8 @@ export const nonRetryableAnalysisErrors: AnalysisErrorType[] = ['bad-plan', 'bad
 export interface EnvironmentChangedDetails {
   problems: string[];
   evidence: string;
+  /** What found it, as the stop's reason begins (absent: "run state changed"). */
+  what?: string;
 }
 
 export interface OpenRunInput {
