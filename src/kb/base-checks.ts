@@ -60,7 +60,7 @@ export class BaseChecker {
         // The pointer into the model's `links` keeps two uses of one broken target apart.
         findings.push({ ...finding(note.file, severity, 'link-broken', `link \`${site.target}\` ${why}`, line), path: `/links/${index}` });
       };
-      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(note.file), local));
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(note.file), local)).replace(/(.)\/$/, '$1');
       if (resolved === '..' || resolved.startsWith('../')) {
         broken('points outside the repository');
         continue;

@@ -9,6 +9,7 @@ import type { AnalysisInput, AnalysisProgress } from '../../src/analysis/progres
 import { analysisWorkflowId } from '../../src/analysis/run-id.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import { announceCheckout } from '../helpers/kb.js';
+import { checkoutIdOf } from '../../src/places.js';
 import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
@@ -157,9 +158,11 @@ export function analysisInput(prepared: PreparedRun, profilesFile: string, env: 
 export async function startAnalysis(env: TestWorkflowEnvironment, input: AnalysisInput, searchAttributes = true): Promise<WorkflowHandle> {
   return env.client.workflow.start('analysis', {
     taskQueue: TASK_QUEUE,
-    workflowId: analysisWorkflowId(await checkoutId(input.checkout), input.runId),
+    // An input naming its checkout by ID (`<checkout:ID>`, as the CLI sends it) or, as runs begun before places, by its path.
+    workflowId: analysisWorkflowId(checkoutIdOf(input.checkout) ?? (await checkoutId(input.checkout)), input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
+    memo: { worktree: input.worktree },
     staticSummary: `analysis of toy: run ${input.runId}`,
     ...(searchAttributes && {
       typedSearchAttributes: [

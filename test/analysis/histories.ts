@@ -1,18 +1,16 @@
 // Records the analysis workflow's histories for test/replay.test.ts (called from test/histories/record.ts,
 // or alone with `npx tsx test/analysis/record-histories.ts`): real runs on the fake harness.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { join } from 'node:path';
 import type { FakeAttempt } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
-import type { AnalysisInput } from '../../src/analysis/progress.js';
 import { analysisWorkflowId } from '../../src/analysis/run-id.js';
 import { checkoutAt } from '../../src/held-checkouts.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { recordingState } from '../histories/recording.js';
-import { analysisInput, git, member, prepareToy, progressUntil, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
+import { analysisInput, git, member, prepareToy, progressUntil, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
 
 export type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 type Overrides = (clean: Record<Role, string>, runId: string) => Partial<Record<Role, FakeAttempt[]>>;
@@ -42,29 +40,11 @@ async function record(
   const worker = await testWorker(env, { stateDir, checkouts: [held] });
   const input = worker.places.toPortable(analysisInput(prepared, await toyProfiles(fake), fakeEnv, options.autoResume ?? false));
   const workflowId = analysisWorkflowId(held.id, prepared.runId);
-  await worker.runUntil(async () => drive(await startAnalysis(env, workflowId, input, options.searchAttributes ?? true), prepared));
+  await worker.runUntil(async () => drive(await startAnalysis(env, input, options.searchAttributes ?? true), prepared));
   await save(env, workflowId, name);
 }
 
 /** Starts the analysis workflow as the CLI does (its ID, summary, memo and search attributes), on an input written from place tokens. */
-async function startAnalysis(env: TestWorkflowEnvironment, workflowId: string, input: AnalysisInput, searchAttributes: boolean): Promise<WorkflowHandle> {
-  return env.client.workflow.start('analysis', {
-    taskQueue: TASK_QUEUE,
-    workflowId,
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    args: [input],
-    memo: { worktree: input.worktree },
-    staticSummary: `analysis of toy: run ${input.runId}`,
-    ...(searchAttributes && {
-      typedSearchAttributes: [
-        { key: CommonplaceKind, value: 'analysis' },
-        { key: CommonplaceStatus, value: 'running' },
-        { key: CommonplaceSubject, value: 'toy' },
-        { key: CommonplaceProfile, value: 'fake' },
-      ],
-    }),
-  });
-}
 
 const finish = async (handle: WorkflowHandle) => {
   await handle.result();

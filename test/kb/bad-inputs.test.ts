@@ -53,13 +53,14 @@ const rows: { name: string; file: string; kind: FileResult['kind']; rule: string
   { name: 'a non-UTF-8 file', file: 'kb/notes/latin1.md', kind: 'unreadable', rule: 'encoding', severity: 'fail', line: 3, message: /not valid UTF-8: byte 0xe9 at line 3, column 17/ },
   { name: 'a type pointing nowhere', file: 'kb/notes/type-nowhere.md', kind: 'note', rule: 'type-unresolved', severity: 'fail', line: 2, message: /^type kb\/types\/nowhere\.md does not exist$/ },
   {
+    // Reported once, at the type spec's `schema:` line, not at each note of the type.
     name: 'a schema with a broken $ref',
-    file: 'kb/notes/broken-ref.md',
+    file: 'kb/types/broken-ref.md',
     kind: 'note',
-    rule: 'schema-unavailable',
+    rule: 'type-spec-schema',
     severity: 'fail',
-    line: 2,
-    message: /^type kb\/types\/broken-ref\.md: schema kb\/types\/broken-ref\.schema\.yaml is unavailable: \$ref `\.\/missing-base\.schema\.yaml` at kb\/types\/broken-ref\.schema\.yaml#\/allOf\/0: kb\/types\/missing-base\.schema\.yaml does not exist$/,
+    line: 5,
+    message: /^schema kb\/types\/broken-ref\.schema\.yaml is unavailable: \$ref `\.\/missing-base\.schema\.yaml` at kb\/types\/broken-ref\.schema\.yaml#\/allOf\/0: kb\/types\/missing-base\.schema\.yaml does not exist; 1 note of this type is not checked against it \(kb\/notes\/broken-ref\.md\)$/,
   },
   { name: 'a 5 MB note', file: 'kb/notes/huge.md', kind: 'note', rule: 'large-file', severity: 'warn', message: /file is 5\.0 MiB/ },
 ];
@@ -110,10 +111,12 @@ describe('bad inputs', () => {
       'kb/notes/tab-indented.md',
       'kb/notes/type-nowhere.md',
       'kb/notes/unclosed.md',
+      'kb/types/broken-ref.md',
       'kb/types/broken-ref.schema.yaml',
     ]);
+    expect(result('kb/notes/broken-ref.md').findings).toEqual([]);
     expect(result('kb/notes/good.md')).toEqual({ file: 'kb/notes/good.md', kind: 'note', type: 'kb/types/note.md', findings: [] });
-    expect(report.summary).toMatchObject({ files: 13, failures: 9, warnings: 4, failedFiles: 9 });
+    expect(report.summary).toMatchObject({ files: 14, failures: 9, warnings: 4, failedFiles: 9 });
     expect(elapsedMs).toBeLessThan(5000);
   });
 });

@@ -18,6 +18,10 @@ import { copyToTemp, corpusFixture, removeTemps } from './helpers.js';
  *   description outside 50..250 characters in the corpus, and an independent check
  *   with Python's jsonschema (Draft 2020-12, format checker on) over the same document
  *   models reports exactly this one error.
+ *
+ * Beside it the base checks warn about 665 local links in 203 notes whose targets lie
+ * outside the vendored excerpt (kb/sources, kb/reference, ...); test/kb/base-checks.test.ts
+ * pins and checks those.
  */
 const EXPECTED_FINDINGS = [
   {
@@ -52,7 +56,7 @@ beforeAll(async () => {
 afterAll(removeTemps);
 
 describe('the shared corpus', () => {
-  test('validates 430 files: 411 notes, 10 plain text and 9 schemas, with no failure and one warning', () => {
+  test('validates 430 files: 411 notes, 10 plain text and 9 schemas, with no failure, one schema warning and 665 link warnings', () => {
     expect(report.summary).toEqual({
       files: 430,
       notes: 411,
@@ -63,13 +67,13 @@ describe('the shared corpus', () => {
       unreadable: 0,
       absent: 0,
       failures: 0,
-      warnings: 1,
+      warnings: 666,
       failedFiles: 0,
     });
   });
 
-  test('reports exactly the hand-checked findings, by file and rule', () => {
-    const findings = report.results.flatMap((result) => result.findings);
+  test('reports exactly the hand-checked schema findings, by file and rule', () => {
+    const findings = report.results.flatMap((result) => result.findings).filter((finding) => finding.rule !== 'link-broken');
     expect(findings.map(({ file, rule, severity, schema }) => ({ file, rule, severity, schema }))).toEqual(EXPECTED_FINDINGS);
     expect(findings[0]?.path).toBe('/frontmatter/description');
     expect(findings[0]?.line).toBe(2);
