@@ -34,13 +34,6 @@ export const PACKAGE_ROOT = '<package>';
 /** The task queue the workers that hold a checkout poll, besides the shared one. */
 export const checkoutQueue = (id: string): string => `${TASK_QUEUE}/checkout/${id}`;
 
-const checkoutToken = /<(?:checkout|worktrees):([0-9a-f]{8})>/;
-
-/** The checkout ID a text names through a checkout or worktrees root (the first one), or undefined. */
-export function checkoutNamedIn(text: string): string | undefined {
-  return checkoutToken.exec(text)?.[1];
-}
-
 /** A checkout reference's ID (`<checkout:ab12cd34>` → `ab12cd34`), or undefined for anything else (an absolute path of a run begun before places). */
 export function checkoutIdOf(reference: string): string | undefined {
   const match = /^<checkout:([0-9a-f]{8})>$/.exec(reference);

@@ -9,9 +9,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { sha256 } from '../fs/digest.js';
 import { HostPlaces, checkoutAt } from '../held-checkouts.js';
-import { checkoutNamedIn, checkoutQueue } from '../places.js';
-import { findCheckout } from '../kb/checkout.js';
-import { UserError } from './errors.js';
+import { checkoutQueue } from '../places.js';
 import { showPathsWith } from './json-output.js';
 
 /** Temporal's enum values (TaskQueueKind NORMAL, TaskQueueType ACTIVITY), without loading the protos' module for two numbers. */
@@ -51,25 +49,6 @@ async function copiedIntoCheckout(file: string, root: string): Promise<string> {
   await mkdir(path.dirname(copy), { recursive: true });
   await writeFileAtomic(copy, bytes);
   return copy;
-}
-
-/**
- * A recorded input (a memo, a schedule's action) as this host's paths: its checkout must be the one
- * `--kb` names, or the one of the current directory. A run begun before places names host paths, read as they are.
- */
-export async function onHost<T>(value: T, kb: string | undefined, what: string): Promise<T> {
-  const id = checkoutNamedIn(JSON.stringify(value) ?? '');
-  if (id === undefined) return value;
-  const root = (() => {
-    try {
-      return findCheckout(process.cwd(), kb).root;
-    } catch {
-      throw new UserError(`${what} ran on checkout ${id}: run this command in that checkout, or name it with --kb DIR`);
-    }
-  })();
-  const places = await checkoutPlaces(root);
-  if (!places.holds(id)) throw new UserError(`${what} ran on checkout ${id}, not on ${root} (checkout ${places.checkouts()[0]!.id}); run this command in that checkout, or name it with --kb DIR`);
-  return places.toHost(value);
 }
 
 showPathsWith((text) => shown(text));
