@@ -41,7 +41,7 @@ if (process.argv[2] === '--child') {
   const baseRssMiB = process.resourceUsage().maxRSS / 1024;
   for (let run = 0; run < Number(count); run += 1) {
     const started = performance.now();
-    const status = await reviewStatus(root as string);
+    const status = await reviewStatus(root as string, { criteria: ['gates', 'types', 'collections'] });
     times.push(performance.now() - started);
     fresh = status.counts.fresh;
     if (run === 0) firstRssMiB = process.resourceUsage().maxRSS / 1024;
@@ -53,7 +53,7 @@ if (process.argv[2] === '--child') {
 const root = await mkdtemp(join(tmpdir(), 'bench-review-status-'));
 try {
   await cp(corpus, root, { recursive: true });
-  const pairs = await selectPairs(root);
+  const pairs = await selectPairs(root, { criteria: ['gates', 'types', 'collections'] });
   let started = performance.now();
   for (const [index, pair] of pairs.entries()) await writeResultFile(root, record(pair, index), { fsync: false });
   const setupMs = performance.now() - started;

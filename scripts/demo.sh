@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
 # (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
-# analysis method, an analysis of the example system published and integrated, a gate sweep, then a
+# analysis method, an analysis of the example system published and integrated, a review sweep, then a
 # clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -69,7 +69,7 @@ published="kb/agentic-systems/quill/$run"
 (cd "$kb" && node "$OLDPWD/bin/commonplace.js" validate "$published" | tail -n 1)
 
 echo
-echo "== a gate sweep over it (the fake harness writes every review; no model is called)"
+echo "== a review sweep over it: its gates, type specs and collection (the fake harness writes every review; no model is called)"
 TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js review run gates --kb "$kb" --profile fake \
   --scenario examples/scenarios/review-sweep.json --concurrency 4
 echo

@@ -9,6 +9,7 @@ import { openCheckout } from './checkout.js';
 import { sha256 } from '../fs/digest.js';
 import { ReviewError } from '../review/errors.js';
 import { selectPairs } from '../review/status.js';
+import { commandSelections } from '../review/criteria.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
@@ -45,11 +46,14 @@ export function sweepInput(options: SweepCommandOptions, extra: Partial<SweepInp
   const concurrency = positive('concurrency', options.concurrency);
   const batchSize = positive('batch-size', options.batchSize);
   const maxCostUsd = parseMaxCost(options.maxCost);
+  const criteria = commandSelections(options.criteria, options.gates.length > 0);
+  if (!criteria.ok) throw new UserError(criteria.message);
   const checkout = checkoutRoot(options.kb);
   return {
     checkout,
     notes: options.notes,
     gates: options.gates,
+    criteria: criteria.kinds,
     grouping: options.grouping as Grouping,
     profile: options.profile,
     concurrency,
@@ -71,8 +75,8 @@ export async function checkSweepInput(input: SweepInput): Promise<void> {
   checkLaunchInputs(input);
   if (input.retryOf !== undefined) return;
   try {
-    const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates });
-    if (pairs.length === 0) throw new UserError(`${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}: selects no (note, gate) pair; nothing to sweep`);
+    const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
+    if (pairs.length === 0) throw new UserError(`${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input)}: selects no (note, criterion) pair; nothing to sweep`);
   } catch (error) {
     if (error instanceof ReviewError) throw new UserError(error.message);
     throw error;
@@ -81,7 +85,17 @@ export async function checkSweepInput(input: SweepInput): Promise<void> {
 
 /** The options that make two sweeps "the same command". */
 export function sweepIdentity(input: SweepOptions & { checkout: string }): string {
-  return JSON.stringify([input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null]);
+  const identity: unknown[] = [input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null];
+  // Gates only is what every sweep asked before kinds were chosen: those keep the identity (and run ID) they had.
+  const kinds = input.criteria ?? ['gates'];
+  if (kinds.length !== 1 || kinds[0] !== 'gates') identity.push([...kinds].sort());
+  return JSON.stringify(identity);
+}
+
+/** ` (types, collections)` when a sweep asks other kinds than gates alone, for its one-line messages. */
+function criteriaNote(input: SweepOptions): string {
+  const kinds = input.criteria ?? ['gates'];
+  return kinds.length === 1 && kinds[0] === 'gates' ? '' : ` (${kinds.join(', ')})`;
 }
 
 /**
@@ -97,7 +111,7 @@ export function sweepRunId(input: SweepOptions & { checkout: string }, checkout:
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
 export function sweepSubject(input: SweepInput): string {
-  return input.retryOf ? `retry of ${input.retryOf}` : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}`;
+  return input.retryOf ? `retry of ${input.retryOf}` : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input)}`;
 }
 
 /** A sweep's parameters for the Web UI's static details (a schedule's sweeps carry them in its action). */
@@ -106,6 +120,7 @@ export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyAr
     ['checkout', input.checkout],
     ['notes', input.notes.join(' ') || 'every reviewable note'],
     ['gates', input.gates.join(' ') || 'every gate'],
+    ['criteria', (input.criteria ?? ['gates']).join(', ')],
     ['retry of', input.retryOf],
     ['grouping', input.grouping],
     ['profile', input.profile],

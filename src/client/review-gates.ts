@@ -9,6 +9,7 @@ import { action } from './errors.js';
 export interface SweepCommandOptions {
   notes: string[];
   gates: string[];
+  criteria?: string;
   grouping: string;
   profile: string;
   concurrency: string;
@@ -35,7 +36,8 @@ export function sweepOptions(command: Command): Command {
   return command
     .addOption(new Option('--notes <glob>', 'notes to sweep, as a glob on KB paths (repeatable)').default([], 'every reviewable note').argParser(collect))
     .addOption(new Option('--gates <glob>', 'gates to apply, as a glob on gate IDs such as "prose/*" (repeatable)').default([], 'every gate').argParser(collect))
-    .option('--grouping <grouping>', 'pair: one launch per pair; bundle: one launch per note and lens', 'pair')
+    .option('--criteria <kinds>', 'criterion kinds to sweep, comma-separated: gates, types (type specs), collections (COLLECTION.md files); default all three, or gates only when --gates is given')
+    .option('--grouping <grouping>', 'pair: one launch per pair; bundle: one launch per note and lens, its type and collection criteria joining a bundle within the size cap', 'pair')
     .option('--profile <name>', 'worker profile', 'claude')
     .option('--concurrency <n>', 'launches in flight at once', '4')
     .option('--batch-size <n>', 'launches per child workflow', '100')
@@ -47,7 +49,7 @@ export function sweepOptions(command: Command): Command {
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
 export function registerRunGates(run: Command): void {
-  sweepOptions(run.command('gates').description('ask the stale and missing (note, gate) pairs and write their result files'))
+  sweepOptions(run.command('gates').description('ask the stale and missing (note, criterion) pairs — gates, type specs, COLLECTION.md files — and write their result files'))
     .option('--resume <run>', 'continue the sweep with this run ID (a stopped one resumes; a finished one starts again on its stale pairs)')
     .option('--auto-resume', 'after a usage limit with a known reset time, wait for it and go on')
     .option('--detach', 'start the sweep and return without following it')
@@ -59,6 +61,7 @@ Exit codes: 0 completed; 2 stopped or exhausted (the output names the one next c
 
 Examples:
   $ commonplace review run gates --notes 'kb/notes/**' --gates 'prose/*' --max-cost 5
+  $ commonplace review run gates --criteria types,collections --grouping bundle
   $ commonplace review run gates --resume GS-3f9c2a-1b2c3d4e5f --max-cost 8
 `,
     )

@@ -2,6 +2,7 @@
 import { findCheckout } from '../kb/checkout.js';
 import { KbError } from '../kb/errors.js';
 import type { Finding } from '../kb/findings.js';
+import { commandSelections } from '../review/criteria.js';
 import { ReviewError } from '../review/errors.js';
 import { RESULTS_DIR } from '../review/paths.js';
 import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../review/status.js';
@@ -21,7 +22,9 @@ export async function runReviewStatus(options: StatusOptions): Promise<void> {
 
 async function runStatus(options: StatusOptions): Promise<void> {
   const checkout = findCheckout(process.cwd(), options.kb);
-  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [] });
+  const kinds = commandSelections(options.criteria, (options.gates ?? []).length > 0);
+  if (!kinds.ok) throw new UserError(kinds.message);
+  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [], criteria: kinds.kinds });
   const listOrphans = options.orphans === true || options.pruneOrphans === true;
   // Listed before anything is deleted, so the listing is the record of what went.
   let pruned: PruneReport | undefined;
@@ -47,11 +50,14 @@ export function formatStatus(status: ReviewStatus, listing: Listing): string {
   const width = String(Math.max(counts.pairs, counts.orphans, counts.strays, counts.outside)).length;
   const row = (label: string, value: number, detail = ''): string => `${label.padEnd(11)}${String(value).padStart(width)}${detail === '' ? '' : `  ${detail}`}`;
   out.push(`review status of ${status.checkoutRoot} (results in ${RESULTS_DIR}/)`);
-  out.push(row('pairs', counts.pairs, `${counts.notes} notes × ${counts.gates} gates, where the gate applies`));
+  const kinds = counts.byKind;
+  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  out.push(row('pairs', counts.pairs, `${counts.notes} notes × ${counts.gates} gates, ${plural(kinds.type.criteria, 'type spec', 'type specs')}, ${plural(kinds.collection.criteria, 'collection', 'collections')}, where the criterion applies`));
   out.push(row('  fresh', counts.fresh));
   out.push(row('  stale', counts.stale, counts.stale === 0 ? '' : `note changed ${counts.staleNote}, criterion changed ${counts.staleCriterion}, both ${counts.staleBoth}`));
   out.push(row('  missing', counts.missing));
   out.push(row('  malformed', counts.malformed));
+  out.push(`${'  by kind'.padEnd(11)}${' '.repeat(width + 2)}${kindBreakdown(counts)}`);
   out.push(row('orphans', counts.orphans, orphanBreakdown(status.orphans)));
   if (counts.strays > 0) out.push(row('strays', counts.strays, 'files in the results tree that are not readable results (--orphans lists them)'));
   if (counts.outside > 0) out.push(row('other', counts.outside, 'valid results outside this selection (other criteria, or not matched by --notes/--gates)'));
@@ -60,7 +66,7 @@ export function formatStatus(status: ReviewStatus, listing: Listing): string {
     const open = status.pairs.filter((pair) => pair.status !== 'fresh');
     out.push('', open.length === 0 ? 'every pair is fresh' : `not fresh (${open.length}):`);
     for (const pair of open) {
-      out.push(`  ${pairLabel(pair).padEnd(19)} ${pair.note}  ${pair.criterion}`);
+      out.push(`  ${pairLabel(pair).padEnd(19)} ${pair.note}  ${pair.criterion}${pair.kind === 'gate' ? '' : ` (${pair.kind})`}`);
       for (const finding of pair.findings ?? []) out.push(`      ${findingLine(finding)}`);
     }
   }
@@ -105,6 +111,7 @@ function pairJson(pair: PairStatus): Record<string, unknown> {
   return {
     note: pair.note,
     criterion: pair.criterion,
+    kind: pair.kind,
     status: pair.status,
     ...(pair.staleBecause === undefined ? {} : { staleBecause: pair.staleBecause }),
     resultPath: pair.resultPath,
@@ -116,6 +123,17 @@ function pairJson(pair: PairStatus): Record<string, unknown> {
     ...(pair.result === undefined ? {} : { result: pair.result }),
     ...(pair.findings === undefined ? {} : { findings: pair.findings }),
   };
+}
+
+/** `gate 11 (fresh 6, stale 4, missing 1); type 2 (missing 2); collection 0`: the states each kind has. */
+function kindBreakdown(counts: ReviewStatus['counts']): string {
+  return (['gate', 'type', 'collection'] as const)
+    .map((kind) => {
+      const of = counts.byKind[kind];
+      const states = (['fresh', 'stale', 'missing', 'malformed'] as const).filter((state) => of[state] > 0).map((state) => `${state} ${of[state]}`);
+      return `${kind} ${of.pairs}${states.length === 0 ? '' : ` (${states.join(', ')})`}`;
+    })
+    .join('; ');
 }
 
 function pairLabel(pair: PairStatus): string {

@@ -9,6 +9,7 @@ import { action } from './errors.js';
 export interface StatusOptions {
   notes?: string[];
   gates?: string[];
+  criteria?: string;
   stale?: boolean;
   orphans?: boolean;
   json?: boolean;
@@ -22,9 +23,10 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 export function registerReviewStatus(parent: Command): void {
   parent
     .command('status')
-    .description('freshness of review results: fresh, stale (note, criterion, both), missing and malformed pairs, and orphaned results')
+    .description('freshness of review results per criterion kind (gate, type, collection): fresh, stale (note, criterion, both), missing and malformed pairs, and orphaned results')
     .option('--notes <glob>', 'only notes whose path matches (repeatable; e.g. kb/notes/**, notes/foo.md)', collect)
     .option('--gates <glob>', 'only gates whose ID matches (repeatable; e.g. prose/*, or a lens name)', collect)
+    .option('--criteria <kinds>', 'criterion kinds to pair, comma-separated: gates, types, collections (default: all three; gates only when --gates is given)')
     .option('--stale', 'list every pair that is not fresh (what a sweep would ask)')
     .option('--orphans', 'list orphaned results and stray files in the results tree')
     .option('--json', 'print the status as one JSON document (shape review-status)')
@@ -37,6 +39,7 @@ Exit codes: 0 a report (stale pairs, orphans and problems included); 1 anything 
 
 Examples:
   $ commonplace review status --stale --gates 'prose/*'
+  $ commonplace review status --criteria types,collections
   $ commonplace review status --json --kb ~/notes
 `,
     )

@@ -164,18 +164,90 @@ export async function loadCriterion(checkoutRoot: string, id: string): Promise<C
     return { ok: true, criterion: read.gate };
   }
   const whole = { watches: WATCHED_PARTS, watchesDeclared: false, staleness: undefined, requiresTrait: undefined, requiresType: undefined, lens: undefined, sha256: criterionHash(text) };
-  if (path.posix.basename(id) === 'COLLECTION.md') {
-    return { ok: true, criterion: { id, path: id, kind: 'collection', reportCriterion: false, ...whole } };
-  }
   if (id === CRITIQUE_INSTRUCTION) {
     return { ok: true, criterion: { id, path: id, kind: 'instruction', reportCriterion: true, ...whole } };
   }
   const parsed = noteParts(text, id);
+  // A type spec or COLLECTION.md watches the whole note unless its frontmatter declares a valid `watches:`.
+  const declared = parsed.ok && parsed.frontmatter !== undefined ? parseWatches(parsed.frontmatter['watches']) : undefined;
+  const watched = declared?.declared === true ? { ...whole, watches: declared.parts, watchesDeclared: true } : whole;
+  if (path.posix.basename(id) === 'COLLECTION.md') {
+    return { ok: true, criterion: { id, path: id, kind: 'collection', reportCriterion: false, ...watched } };
+  }
   if (parsed.ok && parsed.frontmatter !== undefined) {
     const type = resolveKbPath(parsed.frontmatter['type'], id, checkoutRoot);
-    if (type.ok && type.path === TYPE_SPEC_TYPE) return { ok: true, criterion: { id, path: id, kind: 'type-spec', reportCriterion: false, ...whole } };
+    if (type.ok && type.path === TYPE_SPEC_TYPE) return { ok: true, criterion: { id, path: id, kind: 'type-spec', reportCriterion: false, ...watched } };
   }
   return { ok: false, reason: 'not-a-criterion', message: `${id} is not a criterion (a gate, a type spec, a COLLECTION.md or ${CRITIQUE_INSTRUCTION})` };
+}
+
+/** The kinds of criteria status pairs and a sweep asks, as `--criteria` names them. */
+export const CRITERION_SELECTIONS = ['gates', 'types', 'collections'] as const;
+export type CriterionSelection = (typeof CRITERION_SELECTIONS)[number];
+
+/** The `--criteria` kind a criterion belongs to; the critique instruction belongs to none (the full pass asks it). */
+export function selectionOf(kind: CriterionKind): CriterionSelection | undefined {
+  return kind === 'gate' ? 'gates' : kind === 'type-spec' ? 'types' : kind === 'collection' ? 'collections' : undefined;
+}
+
+/** The `--criteria` kind of a criterion ID, from its shape alone (no file read). */
+export function selectionOfId(id: string): CriterionSelection | undefined {
+  if (!isPathCriterion(id)) return 'gates';
+  if (id === CRITIQUE_INSTRUCTION) return undefined;
+  return path.posix.basename(id) === 'COLLECTION.md' ? 'collections' : 'types';
+}
+
+/** Parses a `--criteria` value (`gates,types`); the message names what is wrong, or the list when it is good. */
+export function parseCriterionSelections(text: string): { ok: true; kinds: CriterionSelection[] } | { ok: false; message: string } {
+  const written = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const unknown = written.filter((part) => !(CRITERION_SELECTIONS as readonly string[]).includes(part));
+  if (written.length === 0 || unknown.length > 0) {
+    const what = written.length === 0 ? 'an empty list' : unknown.map((part) => `"${part}"`).join(', ');
+    return { ok: false, message: `--criteria must be a comma-separated list of ${CRITERION_SELECTIONS.join(', ')}, got ${what}` };
+  }
+  return { ok: true, kinds: CRITERION_SELECTIONS.filter((kind) => written.includes(kind)) };
+}
+
+/**
+ * The kinds a command pairs: the `--criteria` list when given; otherwise all three, or gates only
+ * when `--gates` names gates (naming gates chooses gates).
+ */
+export function commandSelections(criteria: string | undefined, gatesGiven: boolean): ReturnType<typeof parseCriterionSelections> {
+  if (criteria !== undefined) return parseCriterionSelections(criteria);
+  return { ok: true, kinds: gatesGiven ? ['gates'] : [...CRITERION_SELECTIONS] };
+}
+
+export interface PathCriteria {
+  /** Type specs and COLLECTION.md files the given notes name, sorted by ID. */
+  readonly criteria: readonly Criterion[];
+  /** A note's type or collection that is not a usable criterion (warnings: its pairs are left out). */
+  readonly problems: readonly Finding[];
+}
+
+/**
+ * Loads the type specs and COLLECTION.md files that reviewable notes point at: each is a criterion
+ * for its cohort (the notes of that type, the notes of that collection).
+ */
+export async function loadPathCriteria(checkoutRoot: string, notes: readonly ApplicabilityNote[], kinds: readonly CriterionSelection[]): Promise<PathCriteria> {
+  const wanted = new Map<string, number>();
+  for (const note of notes) {
+    if (kinds.includes('types') && note.type !== undefined) wanted.set(note.type, (wanted.get(note.type) ?? 0) + 1);
+    if (kinds.includes('collections') && note.collection !== undefined) wanted.set(note.collection, (wanted.get(note.collection) ?? 0) + 1);
+  }
+  const criteria: Criterion[] = [];
+  const problems: Finding[] = [];
+  for (const [id, cohort] of wanted) {
+    const loaded = await loadCriterion(checkoutRoot, id);
+    if (loaded.ok && (loaded.criterion.kind === 'type-spec' || loaded.criterion.kind === 'collection')) {
+      criteria.push(loaded.criterion);
+      continue;
+    }
+    const why = loaded.ok ? `${id} is not a type spec` : loaded.message;
+    problems.push({ file: id, rule: 'criterion-unusable', severity: 'warn', message: `${why}; its ${cohort} note${cohort === 1 ? '' : 's'} have no pair with it` });
+  }
+  criteria.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { criteria, problems };
 }
 
 /** The type of type specs: a note of this type is a criterion, not a note under review. */

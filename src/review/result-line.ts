@@ -137,8 +137,8 @@ export interface BundleCheck {
   readonly findings: readonly Finding[];
 }
 
-/** A heading line shaped like a gate ID (`## lens/name`), the only thing that opens a section. */
-const SECTION_HEADING = /^## ([^\s/]+\/[^\s/]+)[ \t\r]*$/;
+/** A heading line shaped like a criterion ID (`## lens/name`, or a KB path `## kb/types/note.md`), the only thing that opens a section. */
+const SECTION_HEADING = /^## ([^\s/]+\/[^\s/]+|kb\/[^\s]+\.md)[ \t\r]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**

@@ -1,13 +1,14 @@
 /**
- * Review status as a pure function of the files: which pairs (selected gates ×
- * selected notes, where the gate applies) are fresh, stale (note changed, criterion
+ * Review status as a pure function of the files: which pairs (selected criteria —
+ * gates, type specs, COLLECTION.md files — × selected notes, where the criterion
+ * applies) are fresh, stale (note changed, criterion
  * changed, both), missing or malformed, and which result files are orphans (their
  * note or criterion is gone, or the criterion no longer applies). No server, no Git.
  */
 import { access, readFile, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding } from '../kb/findings.js';
-import { applies, inapplicability, loadCriterion, loadGates, type Criterion, type CriterionLoad } from './criteria.js';
+import { applies, inapplicability, loadCriterion, loadGates, loadPathCriteria, selectionOf, selectionOfId, type Criterion, type CriterionKind, type CriterionLoad, type CriterionSelection } from './criteria.js';
 import { readBytes, walkFiles } from './files.js';
 import { sha256 } from '../fs/digest.js';
 import { hashParts, type WatchedPart } from './hash.js';
@@ -21,7 +22,25 @@ export interface SelectOptions {
   readonly notes?: readonly string[];
   /** Globs on gate IDs (`prose/*`, or a lens name); any of them selects a gate. Default: every gate. */
   readonly gates?: readonly string[];
+  /**
+   * The kinds of criteria to pair: gates, type specs (`types`), COLLECTION.md files (`collections`).
+   * Default: gates only, what callers recorded before the other kinds were paired (the full pass, old sweeps).
+   */
+  readonly criteria?: readonly CriterionSelection[];
 }
+
+/** Pair counts of one criterion kind. */
+export interface KindCounts {
+  /** Criteria of this kind that have at least one selected pair. */
+  readonly criteria: number;
+  readonly pairs: number;
+  readonly fresh: number;
+  readonly stale: number;
+  readonly missing: number;
+  readonly malformed: number;
+}
+
+export type PairKind = 'gate' | 'type' | 'collection';
 
 export type PairState = 'fresh' | 'stale' | 'missing' | 'malformed';
 export type StaleReason = 'note' | 'criterion' | 'both';
@@ -40,8 +59,9 @@ export interface RecordedResult {
 export interface PairStatus {
   /** The note's repository-relative path. */
   readonly note: string;
-  /** The criterion ID (a gate's `{lens}/{name}`). */
+  /** The criterion ID (a gate's `{lens}/{name}`, or a type spec's or COLLECTION.md's KB path). */
   readonly criterion: string;
+  readonly kind: PairKind;
   /** The criterion's file, repository-relative. */
   readonly criterionPath: string;
   readonly lens: string | undefined;
@@ -101,6 +121,8 @@ export interface StatusCounts {
   /** Valid results outside this selection (other criteria, or filtered out by the patterns). */
   readonly outside: number;
   readonly problems: number;
+  /** The pairs by criterion kind (every kind listed, zero when not selected). */
+  readonly byKind: Readonly<Record<PairKind, KindCounts>>;
 }
 
 export interface ReviewStatus {
@@ -119,22 +141,26 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const root = path.resolve(checkoutRoot);
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
+  const kinds = options.criteria ?? ['gates'];
   const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root)]);
 
-  const gates = selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`);
+  const gates = kinds.includes('gates') ? selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`) : [];
   const notes = selectMatching([...index.notes.values()], notePatternList, (note) => note.path, 'reviewable note', (pattern) => noteHint(pattern, index));
-  const problems: Finding[] = [...catalog.problems];
+  const others = await loadPathCriteria(root, notes, kinds);
+  const criteriaList = [...gates, ...others.criteria].sort((a, b) => compare(a.id, b.id));
+  const problems: Finding[] = [...catalog.problems, ...others.problems];
   for (const [file, findings] of index.unreadable) {
     if (notePatternList.length > 0 && !notePatternList.some((pattern) => pattern.test(file))) continue;
     problems.push({ file, rule: 'note-unreadable', severity: 'warn', message: `not reviewable until its frontmatter reads: ${findings.map((finding) => finding.message).join('; ')}`, ...(findings[0]?.line === undefined ? {} : { line: findings[0].line }) });
   }
 
-  // The pairs, with their hashes now: in note order, then gate order (both sorted), so already sorted.
+  // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
   const pending = new Map<string, Omit<PairStatus, 'status'>>();
-  const watchKeys = gates.map((gate) => gate.watches.join(','));
+  const watchKeys = criteriaList.map((gate) => gate.watches.join(','));
+  const pairKinds = criteriaList.map((criterion) => pairKind(criterion.kind));
   for (const note of notes) {
     const noteHashes = new Map<string, string>();
-    gates.forEach((gate, position) => {
+    criteriaList.forEach((gate, position) => {
       if (!applies(gate, note)) return;
       const watchKey = watchKeys[position] as string;
       let noteSha256 = noteHashes.get(watchKey);
@@ -146,6 +172,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       pending.set(where, {
         note: note.path,
         criterion: gate.id,
+        kind: pairKinds[position] as PairKind,
         criterionPath: gate.path,
         lens: gate.lens,
         reportCriterion: gate.reportCriterion,
@@ -164,9 +191,13 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const strays: StrayFile[] = [];
   let outside = 0;
   const criteria = new CriterionCache(root, catalog.gates, catalog.unusable);
-  const selected = (note: string, criterion: string): boolean =>
-    (notePatternList.length === 0 || notePatternList.some((pattern) => pattern.test(note))) &&
-    (gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion)));
+  // A type spec's or COLLECTION.md's result is selected by its kind; every other result as before, by the patterns.
+  const selected = (note: string, criterion: string): boolean => {
+    if (notePatternList.length > 0 && !notePatternList.some((pattern) => pattern.test(note))) return false;
+    const kind = isPathCriterion(criterion) ? selectionOfId(criterion) : undefined;
+    if (kind !== undefined && kinds.includes(kind)) return true;
+    return gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion));
+  };
 
   for (const file of files) {
     const pair = pending.get(file);
@@ -197,9 +228,18 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
 
   const pairs: PairStatus[] = [];
   const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
+  const byKind: Record<PairKind, { criteria: Set<string>; pairs: number } & Record<PairState, number>> = {
+    gate: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
+    type: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
+    collection: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
+  };
   for (const [where, base] of pending) {
     const pair = statuses.get(where) ?? withState(base, 'missing');
     tally[pair.status] += 1;
+    const kind = byKind[pair.kind];
+    kind.criteria.add(pair.criterion);
+    kind.pairs += 1;
+    kind[pair.status] += 1;
     if (pair.staleBecause !== undefined) tally[pair.staleBecause] += 1;
     pairs.push(pair);
   }
@@ -221,6 +261,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     strays: strays.length,
     outside,
     problems: problems.length,
+    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, { criteria: ids, ...rest }]) => [kind, { criteria: ids.size, ...rest }])) as Record<PairKind, KindCounts>,
   };
   return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
 }
@@ -311,6 +352,7 @@ function withState(pair: Omit<PairStatus, 'status'>, status: PairState, staleBec
   const judged: { -readonly [K in keyof PairStatus]: PairStatus[K] } = {
     note: pair.note,
     criterion: pair.criterion,
+    kind: pair.kind,
     criterionPath: pair.criterionPath,
     lens: pair.lens,
     reportCriterion: pair.reportCriterion,
@@ -400,6 +442,12 @@ const GATE_HINT = (gates: readonly Criterion[]): string => {
   const lenses = [...new Set(gates.map((gate) => gate.lens))].sort();
   return `{lens}/{name} with lenses ${lenses.join(', ') || '(none)'} (patterns are globs such as prose/* or a lens name)`;
 };
+
+/** The kind of a pair, by its criterion: the words status prints. */
+export function pairKind(kind: CriterionKind): PairKind {
+  const selection = selectionOf(kind);
+  return selection === 'types' ? 'type' : selection === 'collections' ? 'collection' : 'gate';
+}
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

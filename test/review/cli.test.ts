@@ -40,11 +40,12 @@ describe('commonplace review status', () => {
       expect(run.stdout).toBe(
         [
           `review status of ${root} (results in ${RESULTS_DIR}/)`,
-          'pairs      11  2 notes × 7 gates, where the gate applies',
+          'pairs      13  2 notes × 7 gates, 1 type spec, 0 collections, where the criterion applies',
           '  fresh     6',
           '  stale     4  note changed 2, criterion changed 1, both 1',
-          '  missing   1',
+          '  missing   3',
           '  malformed 0',
+          '  by kind      gate 11 (fresh 6, stale 4, missing 1); type 2 (missing 2); collection 0',
           'orphans     6  note gone 6, criterion gone 0, not applicable 0',
           '',
           'problems (1):',
@@ -66,9 +67,11 @@ describe('commonplace review status', () => {
     const listing = run.stdout.slice(run.stdout.indexOf('not fresh'), run.stdout.indexOf('\n\nproblems'));
     expect(listing).toBe(
       [
-        'not fresh (5):',
+        'not fresh (7):',
+        '  missing             kb/notes/claim.md  kb/types/note.md (type)',
         '  stale (criterion)   kb/notes/claim.md  prose/body-gate',
         '  missing             kb/notes/claim.md  structural/meta-gate',
+        '  missing             kb/notes/plain-note.md  kb/types/note.md (type)',
         '  stale (both)        kb/notes/plain-note.md  prose/body-gate',
         '  stale (note)        kb/notes/plain-note.md  structural/bad-watches',
         '  stale (note)        kb/notes/plain-note.md  structural/whole-gate',

@@ -1,3 +1,4 @@
+import { isPathCriterion } from '../../review/paths.js';
 import type { Finding } from '../../kb/findings.js';
 import { formatFindingInline } from '../../kb/format.js';
 import type { Grouping, SweepUnit } from '../../review/sweep-types.js';
@@ -38,7 +39,7 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   const lines: string[] = [];
   if (input.grouping === 'bundle') {
     lines.push(
-      `Review the note against each of the ${unit.criteria.length} review gates of the ${unit.lens} lens listed below.`,
+      bundleHeading(unit),
       'Read each gate in its criterion input and the note in its note input. Follow each gate\'s own test.',
       `Write one review file, ${input.output}, with one section per gate, in the order listed: a heading line \`## <gate id>\`,`,
       `your review for that gate, and as the section's last line exactly one result line: ${resultLine}.`,
@@ -57,4 +58,14 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   }
   lines.push(`output = ${input.output}`, '');
   return lines.join('\n');
+}
+
+/** What a bundle asks: a lens's gates, with the note's type spec and collection criteria where they joined it. */
+function bundleHeading(unit: ReviewPromptInput['unit']): string {
+  const paths = unit.criteria.filter((criterion) => isPathCriterion(criterion.id)).length;
+  const gates = unit.criteria.length - paths;
+  if (paths === 0) return `Review the note against each of the ${gates} review gates of the ${unit.lens} lens listed below.`;
+  const others = `the note's type spec and collection criteria (${paths})`;
+  if (gates === 0) return `Review the note against each of ${others} listed below.`;
+  return `Review the note against each of the ${unit.criteria.length} criteria listed below: the ${gates} review gates of the ${unit.lens} lens and ${others}.`;
 }

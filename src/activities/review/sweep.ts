@@ -2,7 +2,7 @@ import { outputText, outputTooLarge } from '../../review/output-bounds.js';
 import { STATE_ROOT } from '../../places.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { sha256 } from '../../fs/digest.js';
@@ -26,6 +26,7 @@ import type {
   SweepProgress,
   SweepSummary,
   SweepUnit,
+  UnitCriterion,
 } from '../../review/sweep-types.js';
 
 /** Where a review run keeps its state, inside the KB checkout (never a note's folder). */
@@ -46,11 +47,34 @@ function unitKey(note: string, part: string): string {
   return `${readable}-${digest}`;
 }
 
-/** Groups pairs into launch units: one per pair, or one per note and lens. */
-export function planUnits(pairs: readonly Pick<PairStatus, 'note' | 'criterion' | 'criterionPath' | 'lens' | 'reportCriterion'>[], grouping: Grouping): SweepUnit[] {
+/** A bundle's inputs (its note and criterion files) stay within this many bytes when type and collection criteria join it. */
+export const BUNDLE_CAP_BYTES = 64 * 1024;
+
+/** File sizes for bundle grouping: bytes of a repository-relative file (0 when unknown), and the cap a bundle's inputs stay within. */
+export interface BundleSizes {
+  readonly bytes: (file: string) => number;
+  readonly cap: number;
+}
+
+/** The lens a unit of a note's type and collection criteria is filed under when no gate bundle of the note can take them. */
+export const NOTE_CRITERIA_LENS = 'note-criteria';
+
+type PlannedPair = Pick<PairStatus, 'note' | 'criterion' | 'criterionPath' | 'lens' | 'reportCriterion'>;
+
+/**
+ * Groups pairs into launch units: one per pair, or (`bundle`) one per note and lens, a note's type and
+ * collection criteria joining its first lens bundle whose inputs stay within the size cap — else
+ * bundled together when they fit, else one unit each.
+ */
+export function planUnits(pairs: readonly PlannedPair[], grouping: Grouping, sizes?: BundleSizes): SweepUnit[] {
   const units = new Map<string, SweepUnit>();
+  const extras = new Map<string, UnitCriterion[]>();
   for (const pair of pairs) {
     const criterion = { id: pair.criterion, path: pair.criterionPath, report: pair.reportCriterion };
+    if (grouping === 'bundle' && pair.lens === undefined && sizes !== undefined && !pair.reportCriterion) {
+      extras.set(pair.note, [...(extras.get(pair.note) ?? []), criterion]);
+      continue;
+    }
     const lens = pair.lens ?? pair.criterion;
     const group = grouping === 'bundle' && pair.lens !== undefined ? lens : pair.criterion;
     const key = unitKey(pair.note, group);
@@ -58,7 +82,32 @@ export function planUnits(pairs: readonly Pick<PairStatus, 'note' | 'criterion' 
     if (unit) unit.criteria.push(criterion);
     else units.set(key, { key, note: pair.note, lens, criteria: [criterion] });
   }
+  if (sizes === undefined) return [...units.values()];
+  const inputBytes = (note: string, criteria: readonly UnitCriterion[]) => criteria.reduce((sum, criterion) => sum + sizes.bytes(criterion.path), sizes.bytes(note));
+  for (const [note, criteria] of extras) {
+    const host = [...units.values()].find((unit) => unit.note === note && inputBytes(note, [...unit.criteria, ...criteria]) <= sizes.cap);
+    if (host) {
+      host.criteria.push(...criteria);
+    } else if (criteria.length > 1 && inputBytes(note, criteria) <= sizes.cap) {
+      const key = unitKey(note, NOTE_CRITERIA_LENS);
+      units.set(key, { key, note, lens: NOTE_CRITERIA_LENS, criteria });
+    } else {
+      for (const criterion of criteria) {
+        const key = unitKey(note, criterion.id);
+        units.set(key, { key, note, lens: criterion.id, criteria: [criterion] });
+      }
+    }
+  }
   return [...units.values()];
+}
+
+/** The sizes of a sweep's notes and criterion files as they stand, for bundle grouping. */
+async function bundleSizes(checkout: string, pairs: readonly PlannedPair[]): Promise<BundleSizes> {
+  const files = new Set<string>();
+  for (const pair of pairs) files.add(pair.note).add(pair.criterionPath);
+  const bytes = new Map<string, number>();
+  await Promise.all([...files].map(async (file) => bytes.set(file, (await stat(join(checkout, file)).catch(() => undefined))?.size ?? 0)));
+  return { bytes: (file) => bytes.get(file) ?? 0, cap: BUNDLE_CAP_BYTES };
 }
 
 async function readProblems(runDir: string): Promise<SweepProblem[]> {
@@ -108,7 +157,8 @@ export function createSweepActivities() {
     const runDir = runDirOf(input.checkout, input.runId);
     let pairs: PairStatus[];
     try {
-      const selected = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates });
+      // An input recorded without `criteria` began when sweeps asked gates only: it still selects gates only.
+      const selected = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
       if (input.retryOf) {
         const wanted = new Set((await readProblems(runDirOf(input.checkout, input.retryOf))).map((problem) => `${problem.note}\0${problem.criterion}`));
         pairs = selected.filter((pair) => wanted.has(`${pair.note}\0${pair.criterion}`) && pair.status !== 'fresh');
@@ -119,7 +169,7 @@ export function createSweepActivities() {
       throw badInput((error as Error).message);
     }
     Context.current().heartbeat({ selected: pairs.length });
-    const units = planUnits(pairs, input.grouping);
+    const units = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
     const batches = Math.ceil(units.length / input.batchSize);
     await mkdir(runDir, { recursive: true });
     await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
