@@ -10,6 +10,7 @@ import { fakeScenario, scratch } from '../test/helpers/fake.js';
 import { corpusCopy, someNotes } from '../test/helpers/kb.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment, testWorker } from '../test/helpers/temporal.js';
+import { sweepHistory } from './sweep-history.js';
 
 const noteCount = Number(process.argv[2] ?? 6);
 const grouping: Grouping = process.argv[3] === 'bundle' ? 'bundle' : 'pair';
@@ -30,12 +31,7 @@ for (const concurrency of [1, 4, 16]) {
   const started = performance.now();
   const summary = (await worker.runUntil(env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }))) as SweepSummary;
   const seconds = (performance.now() - started) / 1000;
-  let events = 0;
-  let runs = 0;
-  for await (const execution of env.client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` })) {
-    events += execution.historyLength;
-    runs += 1;
-  }
+  const { events, runs } = await sweepHistory(env.client, runId);
   console.log(
     `concurrency ${String(concurrency).padStart(2)}: ${summary.counts.pairsDone} pairs in ${seconds.toFixed(1)} s = ${(summary.counts.pairsDone / seconds).toFixed(2)} pairs/s; ` +
       `${summary.counts.launches} launches; ${events} events in ${runs} workflow runs = ${(events / summary.counts.pairsDone).toFixed(1)} events/pair`,

@@ -18,6 +18,7 @@ import { fakeScenario, scratch } from '../test/helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../test/helpers/kb.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment, testWorker } from '../test/helpers/temporal.js';
+import { sweepHistory } from './sweep-history.js';
 
 const noteCount = Number(process.argv[2] ?? 8);
 const launchMs = Number(process.argv[3] ?? 1000);
@@ -63,12 +64,7 @@ for (const workerCount of [1, 2]) {
   const sweep = env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
   const [summary] = (await Promise.all(workers.map((worker) => worker.runUntil(sweep)))) as SweepSummary[];
   const seconds = (performance.now() - started) / 1000;
-  let events = 0;
-  let runs = 0;
-  for await (const execution of env.client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` })) {
-    events += execution.historyLength;
-    runs += 1;
-  }
+  const { events, runs } = await sweepHistory(env.client, runId);
   await Promise.all(connections.map((connection) => connection.close()));
   const perWorker = await Promise.all(states.map((state) => launchDirs(state, runId)));
   const done = summary!.counts.pairsDone;

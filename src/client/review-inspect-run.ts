@@ -383,6 +383,11 @@ interface Inspected {
   edit?: { note: string; launches: number; summary?: EditSummary };
 }
 
+/** The part of the document that names the run and says where its state was read. */
+function identified(run: string, kind: InspectKind, checkout: string, located: Located, state: { status: InspectStatus; live: boolean; readFrom: string }) {
+  return { run, kind, runId: located.runId, workflowId: located.workflowId, checkout, runDir: located.runDir, status: state.status, live: state.live, readFrom: state.readFrom };
+}
+
 async function inspectSweep(run: string, checkout: string, located: Located, client: Client | string): Promise<Inspected> {
   const state = await stateOf<SweepProgress>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) => handle.query(sweepProgressQuery));
   const progress = state.progress;
@@ -393,15 +398,7 @@ async function inspectSweep(run: string, checkout: string, located: Located, cli
   }
   const next = progress ? sweepNextCommand(progress) : undefined;
   return {
-    run,
-    kind: 'sweep',
-    runId: located.runId,
-    workflowId: located.workflowId,
-    checkout,
-    runDir: located.runDir,
-    status: state.status,
-    live: state.live,
-    readFrom: state.readFrom,
+    ...identified(run, 'sweep', checkout, located, state),
     stage: progress?.stage ?? null,
     stops: [...(progress?.stops ?? [])],
     ...(next !== undefined && { next }),
@@ -426,15 +423,7 @@ async function inspectEdit(run: string, checkout: string, located: Located, clie
   const identity = { kind: located.kind as EditKind, runId: located.runId, note, runDir: located.runDir, status: (state.status === 'exhausted' ? 'exhausted' : (recorded?.status ?? 'running')) as RunStatus, stops };
   const next = stops.length > 0 || state.status === 'exhausted' ? editNextCommand({ ...identity, workflowId: located.workflowId, stage: '', resumes: 0, launches: 0 }) : undefined;
   return {
-    run,
-    kind: located.kind,
-    runId: located.runId,
-    workflowId: located.workflowId,
-    checkout,
-    runDir: located.runDir,
-    status: state.status,
-    live: state.live,
-    readFrom: state.readFrom,
+    ...identified(run, located.kind, checkout, located, state),
     stage: state.live ? (recorded?.stage ?? null) : summary ? `${summary.outcome}: decision ${summary.decision}${summary.closing ? `, closing ${summary.closing}` : ''}` : null,
     stops,
     ...(next !== undefined && { next }),
