@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { defaultWorktreesRoot } from './analysis/run-dir.js';
-import { knownCheckoutId } from './kb/checkout-id.js';
+import { checkoutId, knownCheckoutId } from './kb/checkout-id.js';
 import { findCheckout } from './kb/checkout.js';
 import { packageRoot } from './paths.js';
 import { checkoutRoot, PACKAGE_ROOT, STATE_ROOT, worktreesRoot } from './places.js';
@@ -37,10 +37,15 @@ function spellings(dir: string): string[] {
   return [...new Set([path.resolve(dir), real])];
 }
 
-/** The checkout a directory names, with its ID (the recorded one, or the one its first command records: nothing is written). */
+/**
+ * The checkout a directory names, with its ID: the recorded one, or one derived now and recorded, so a
+ * worker that sees the checkout at another path (a container's `/kb`) and the CLI on the host agree on
+ * it whichever comes first. A checkout the worker cannot write keeps the derived ID unrecorded.
+ */
 export async function checkoutAt(dir: string, worktrees?: string): Promise<HeldCheckout> {
   const { root } = findCheckout(process.cwd(), dir);
-  return { id: await knownCheckoutId(root), root, worktrees: path.resolve(worktrees ?? defaultWorktreesRoot(root)) };
+  const id = await checkoutId(root).catch(() => knownCheckoutId(root));
+  return { id, root, worktrees: path.resolve(worktrees ?? defaultWorktreesRoot(root)) };
 }
 
 export class HostPlaces {
