@@ -65,6 +65,10 @@ test('a usage limit hit in one sweep pauses a concurrently running analysis on t
     expect(paused.stops[0]?.reason).toContain(`not launched`);
     expect(paused.resumesAt).toBe(new Date(resetEpoch * 1000 + 60_000).toISOString());
 
+    // Waiting for the results lets the test server skip to the reset: first every activity the stops
+    // started (their records) must have ended, or the skipped hour would time them out.
+    const inFlight = async (handle: WorkflowHandle) => (await handle.describe()).raw.pendingActivities?.length ?? 0;
+    await until('the paused runs to have no activity in flight', async () => (await inFlight(analysis)) + (await inFlight(sweep)), (count) => count === 0);
     const [analysisOutcome, sweepSummary] = (await Promise.all([analysis.result(), sweep.result()])) as [AnalysisResult, SweepSummary];
     expect(analysisOutcome.status).toBe('completed');
     expect(analysisOutcome.progress.resumes).toBe(1);
@@ -119,6 +123,10 @@ test('an operator resuming a run stopped on the gate opens it: an auto-resumed s
     const resumed = await until('the sweep to go on', () => sweep.query<SweepProgress>('progress'), (progress) => progress.status !== 'stopped');
     expect(resumed.resumes).toBe(1);
 
+    // Waiting for the results lets the test server skip to the reset: first every activity the stops
+    // started (their records) must have ended, or the skipped hour would time them out.
+    const inFlight = async (handle: WorkflowHandle) => (await handle.describe()).raw.pendingActivities?.length ?? 0;
+    await until('the paused runs to have no activity in flight', async () => (await inFlight(analysis)) + (await inFlight(sweep)), (count) => count === 0);
     const [analysisOutcome, sweepSummary] = (await Promise.all([analysis.result(), sweep.result()])) as [AnalysisResult, SweepSummary];
     expect(analysisOutcome.status).toBe('completed');
     expect(sweepSummary.status).toBe('completed');

@@ -10,7 +10,7 @@ import type { LaunchResult } from '../../../src/harness/launch-contract.js';
 import { TASK_QUEUE } from '../../../src/search-attributes.js';
 import type { ProbeResult } from '../../../src/workflows/probe.js';
 import { scratch } from '../fake.js';
-import { probeInput, probeResult } from '../probe.js';
+import { probeInput, probeResult, inState } from '../probe.js';
 import { testWorker, uniqueId } from '../temporal.js';
 import { writeProfilesFile, type RawProfile } from './harnesses.js';
 
@@ -67,7 +67,8 @@ export async function probeProfile(env: TestWorkflowEnvironment, name: string, p
   const execution = env.client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, profileName, profiles, {})] });
   const running = worker.runUntil(probeResult(execution));
   active = { worker, running };
-  const result = await running;
+  // The probe's directory is `<state>/…`, under the state of the worker that ran it: this one's.
+  const result = inState(await running, join(dir, 'state'));
   active = undefined;
   return { result, tries: await launchTries(env, workflowId), stdout: await lastTryLog(result.dir, 'stdout.txt'), stderr: await lastTryLog(result.dir, 'stderr.txt') };
 }
