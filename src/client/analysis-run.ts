@@ -140,7 +140,8 @@ async function startRun(client: Client, run: LocatedRun, given: AnalysisInput): 
     args: [input],
     memo: { worktree: input.worktree },
     staticSummary: `analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`,
-    staticDetails: analysisDetails(run, input),
+    // The details name the checkout, worktree and source as the input does: from their roots, not this host's paths.
+    staticDetails: await portable(analysisDetails(run, given), run.parameters.checkout),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: 'analysis' },
       { key: CommonplaceStatus, value: 'running' },

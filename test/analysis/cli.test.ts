@@ -1,4 +1,5 @@
 import { checkoutIdOf } from '../helpers/kb.js';
+import { packageRoot } from '../../src/paths.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
@@ -149,7 +150,7 @@ describe('commonplace analysis run', () => {
     // The Web UI shows the run's parameters: what prepare fixed and what run was given.
     const details = await (await env().client.workflow.getHandle(workflowOf(run)).describe()).staticDetails();
     const parameters = await readJson<RunParameters>(join(run.worktree, '.commonplace', 'analysis', run.runId, 'parameters.json'));
-    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | ${run.checkout} |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture} |`, '| max cost (USD) | 12.5 |']) {
+    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | <checkout:${checkoutIdOf(run.checkout)}> |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture.replace(packageRoot(), '<package>')} |`, '| max cost (USD) | 12.5 |']) {
       expect(details).toContain(row);
     }
 
