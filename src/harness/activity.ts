@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from './json-stream.js';
+import type { StreamDialect } from './executor.js';
 import type { LaunchActivity } from './launch-contract.js';
-import type { HarnessName } from './profiles.js';
 import { rateLimitInfo, type RateLimitInfo } from './rate-limit.js';
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
@@ -48,11 +48,11 @@ export class ActivityTracker {
   unreachableSince: number | undefined;
   unreachableNotice: string | undefined;
 
-  constructor(private readonly harness: HarnessName) {}
+  constructor(private readonly dialect: StreamDialect) {}
 
   observe(event: JsonObject, at: number = Date.now()): void {
     const type = str(event.type);
-    if (this.harness === 'codex' && type === 'error' && waitingForNetwork.test(str(event.message) ?? '')) {
+    if (this.dialect === 'codex' && type === 'error' && waitingForNetwork.test(str(event.message) ?? '')) {
       this.unreachableSince ??= at;
       this.unreachableNotice = str(event.message);
       return;
@@ -61,15 +61,13 @@ export class ActivityTracker {
       this.unreachableSince = undefined;
       this.unreachableNotice = undefined;
     }
-    switch (this.harness) {
+    switch (this.dialect) {
       case 'claude':
         return this.claude(type, event);
       case 'codex':
         return this.codex(type, event);
       case 'pi':
         return this.pi(type, event);
-      case 'fake':
-        return this.claude(type, event);
     }
   }
 

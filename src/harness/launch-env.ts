@@ -37,16 +37,6 @@ export function resolveProfile(profile: Profile, env: NodeJS.ProcessEnv = proces
   };
 }
 
-/** The variables a launch adds to the worker's environment: the profile's own, then each CLI's endpoint and fail-fast settings unless the profile set them. */
-export function harnessEnv(profile: Profile): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (profile.harness === 'claude') {
-    env.CLAUDE_CODE_MAX_RETRIES = String(profile.cliRetries ?? 0);
-    if (profile.baseUrl !== undefined) env.ANTHROPIC_BASE_URL = profile.baseUrl;
-  }
-  return { ...env, ...profile.env };
-}
-
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 

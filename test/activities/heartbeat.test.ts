@@ -35,12 +35,13 @@ test('every registered activity but the launch (which heartbeats itself) is wrap
 
 test('every activity a workflow schedules has a heartbeat timeout of at most 30 s', () => {
   const dir = join(packageRoot(), 'src', 'workflows');
+  const executor = readFileSync(join(packageRoot(), 'src', 'harness', 'executor.ts'), 'utf8');
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
   const proxies = files.flatMap((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
-    // A named timeout (`heartbeatTimeout: launchHeartbeatTimeout`) is read from its constant in the same file.
+    // A named timeout (`heartbeatTimeout: launchHeartbeatTimeout`) is read from its constant in the same file, or beside the launch contract.
     const named = (options: string) => options.replace(/heartbeatTimeout: (\w+)/, (whole, name: string) => {
-      const constant = new RegExp(`const ${name} = ('\\d+[sm]')`).exec(text);
+      const constant = new RegExp(`const ${name} = ('\\d+[sm]')`).exec(text) ?? new RegExp(`const ${name} = ('\\d+[sm]')`).exec(executor);
       return constant ? `heartbeatTimeout: ${constant[1]}` : whole;
     });
     return [...text.matchAll(/proxyActivities<Activities>\(\{([\s\S]*?)\}\)/g)].map((match) => ({ file, options: named(match[1] ?? '') }));

@@ -1,7 +1,8 @@
 import { lstat, mkdir, mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bareClaudeNote, harnessEnv, preparePiAgentDir, prepareStartupFile, resolveProfile } from '../../src/harness/launch-env.js';
+import { harnessEnv } from '../../src/harness/executors/index.js';
+import { bareClaudeNote, preparePiAgentDir, prepareStartupFile, resolveProfile } from '../../src/harness/launch-env.js';
 import type { HarnessName, Profile } from '../../src/harness/profiles.js';
 
 const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({ name: `my-${harness}`, harness, flags: [], timeoutMs: 60_000, attempts: 3, env: {}, ...extra });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findUsageLimit, readHarnessReport } from '../../src/harness/report.js';
+import { findUsageLimit, readHarnessReport } from '../../src/harness/executors/index.js';
 import type { HarnessName } from '../../src/harness/profiles.js';
 import { parseResetTime } from '../../src/harness/reset-time.js';
 import { packageRoot } from '../../src/paths.js';

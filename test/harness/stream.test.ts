@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ActivityTracker, describeLaunchActivity, describeToolUse } from '../../src/harness/activity.js';
 import { JsonLineReader, parseJsonLines } from '../../src/harness/json-stream.js';
 import type { HarnessName } from '../../src/harness/profiles.js';
-import { findUsageLimit, readHarnessReport } from '../../src/harness/report.js';
+import { cliExecutor, findUsageLimit, readHarnessReport } from '../../src/harness/executors/index.js';
 import { packageRoot } from '../../src/paths.js';
 
 const fixture = (name: string) => readFile(join(packageRoot(), 'test', 'fixtures', 'harness', name), 'utf8');
@@ -94,7 +94,7 @@ describe('failures reported with exit 0', () => {
 
 describe('what the worker is doing, from its event stream', () => {
   const follow = async (harness: HarnessName, file: string) => {
-    const tracker = new ActivityTracker(harness);
+    const tracker = new ActivityTracker(cliExecutor(harness).dialect);
     for (const event of parseJsonLines(await fixture(file))) tracker.observe(event, Date.parse('2026-12-03T19:00:00Z'));
     return tracker;
   };

@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { ActivityTracker } from '../../harness/activity.js';
+import type { StreamDialect } from '../../harness/executor.js';
 import { JsonLineReader } from '../../harness/json-stream.js';
 import type { LaunchActivity } from '../../harness/launch-contract.js';
-import type { HarnessName } from '../../harness/profiles.js';
 
 /**
  * Follows a running try's standard output as the harness writes it (the try's stdout file, so an
@@ -17,10 +17,10 @@ export class TryFollower {
   private reading: Promise<void> | undefined;
 
   constructor(
-    harness: HarnessName,
+    dialect: StreamDialect,
     private readonly stdoutPath: string,
   ) {
-    this.tracker = new ActivityTracker(harness);
+    this.tracker = new ActivityTracker(dialect);
   }
 
   /** Reads what the harness wrote since the last call; never two reads at once. */

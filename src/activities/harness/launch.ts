@@ -4,11 +4,13 @@ import type { ResultPromise } from 'execa';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { sha256 } from '../../fs/digest.js';
-import { buildCommandLine } from '../../harness/command.js';
+import { launchHeartbeatIntervalMs, type ApiExecutor, type CliExecutor, type Executor } from '../../harness/executor.js';
+import { executorFor } from '../../harness/executors/index.js';
 import { resolveCommand } from '../../harness/installed.js';
-import { findUsageLimit, readHarnessReport } from '../../harness/report.js';
+import type { HarnessName } from '../../harness/profiles.js';
+import { findUsageLimitIn, type HarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
-import { RETURNED_OUTPUT_CAP, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
+import { RETURNED_OUTPUT_CAP, type LaunchActivity, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
 import { TryFollower } from './follow.js';
 import { prepareLaunch } from './prepare.js';
 import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
@@ -24,6 +26,8 @@ export interface HarnessDependencies {
   killGraceMs?: number;
   /** Writes this host's paths as place tokens (src/held-checkouts.ts): heartbeat details reach the history on a timeout. */
   portable?: <T>(value: T) => T;
+  /** Executors that replace the registered ones by name (tests hand in their own). */
+  executors?: Partial<Record<HarnessName, Executor>>;
 }
 
 /** How long a CLI may say it cannot reach its endpoint before the try is ended, when the profile sets no `unreachable-timeout`. */
@@ -114,7 +118,7 @@ async function digest(dir: string, outputs: string[]): Promise<{ present: Output
 /** Builds the launch activity: the only place a harness process is started. */
 export function createHarnessActivities(dependencies: HarnessDependencies) {
   const clock = dependencies.clock ?? (() => new Date());
-  const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? 2000;
+  const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? launchHeartbeatIntervalMs;
   const killGraceMs = dependencies.killGraceMs ?? 2000;
   const portable = dependencies.portable ?? (<T,>(value: T) => value);
 
@@ -125,6 +129,8 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
    */
   async function launch(input: LaunchInput): Promise<LaunchResult> {
     checkInput(input);
+    const executor = dependencies.executors?.[input.profile.harness] ?? executorFor(input.profile.harness);
+    if (executor.kind === 'api') return answer(executor, input);
     const context = Context.current();
     const { profile, dir } = input;
 
@@ -141,8 +147,8 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     if (!adopted || !record) {
       await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
       if (input.files) await writeFiles(dir, input.files, input.launchId);
-      const prepared = await prepareLaunch(profile, dir, launchStateDir);
-      const command = buildCommandLine(prepared.profile, dependencies.fakeHarnessPath, prepared.files);
+      const prepared = await prepareLaunch(executor, profile, dir, launchStateDir);
+      const command = executor.commandLine(prepared.profile, dependencies.fakeHarnessPath, prepared.files);
       if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
         throw ApplicationFailure.create({
           type: 'harness-missing',
@@ -179,7 +185,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     };
     context.cancellationSignal.addEventListener('abort', onCancel);
     // Heartbeat details say what the worker is doing, read from its stdout as it writes it.
-    const follower = new TryFollower(profile.harness, tryFiles(dir, current.logDir).stdout);
+    const follower = new TryFollower(executor.dialect, tryFiles(dir, current.logDir).stdout);
     const unreachableTimeoutMs = profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs;
     let following = true;
     const beatNow = async () => {
@@ -202,7 +208,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     clearTimeout(timer);
     if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
     try {
-      return await report(input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+      return await report(executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
     } catch (error) {
       await clearTryRecord(dir); // a failed try is relaunched, not adopted
       throw error;
@@ -210,7 +216,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
   }
 
   /** Reads what an ended try left — its stdout, stderr, exit code and outputs — into a result or a launch failure. */
-  async function report(input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
+  async function report(executor: CliExecutor, input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
     const context = Context.current();
     const { profile, dir } = input;
     const { logDir } = current;
@@ -241,10 +247,10 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       throw new CancelledFailure(`launch ${input.launchId} cancelled`);
     }
 
-    const report = readHarnessReport(profile.harness, stdout);
+    const report = executor.report(stdout);
     // claude's stream says a window rejected the request, and when it resets, even when its result text is only "Request rejected (429)".
     const rejected = report.rateLimit?.status === 'rejected' && report.errorText !== undefined ? report.rateLimit : undefined;
-    const notice = findUsageLimit(profile.harness, stdout, stderr, report) ?? (rejected ? report.errorText : undefined);
+    const notice = findUsageLimitIn(executor, stdout, stderr, report) ?? (rejected ? report.errorText : undefined);
     if (notice !== undefined && ended !== 'timeout' && ended !== 'unreachable') {
       await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
       const parsed = parseResetTime(notice, { now: clock(), ...(dependencies.timeZone && { timeZone: dependencies.timeZone }) });
@@ -288,29 +294,65 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       });
     }
     if (ended === 'timeout') await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-    const { present, missing } = await digest(dir, input.outputs);
-    const model = report.model ?? profile.model ?? null;
-    const carried = input.returnOutputs ? await returned(dir, present, input.returnOutputs.maxBytes) : undefined;
-    return {
-      launchId: input.launchId,
-      profile: profile.name,
-      harness: profile.harness,
-      exitCode,
-      timedOut: ended === 'timeout',
-      durationMs,
-      outputs: present,
-      missing,
-      model,
-      modelSource: report.model ? 'harness' : profile.model ? 'profile' : 'none',
-      usage: report.usage ?? null,
-      costUsd: report.costUsd ?? null,
-      try: tryNumber,
-      logDir,
-      ...(report.rateLimitWarning && { rateLimitWarning: { type: report.rateLimitWarning.type ?? 'unknown', resetsAt: report.rateLimitWarning.resetsAt } }),
-      ...(report.turns !== undefined && { turns: report.turns, toolUses: report.toolUses ?? 0 }),
-      ...(carried && { outputBytes: carried.outputBytes, ...(carried.oversize.length > 0 && { oversize: carried.oversize }) }),
-    };
+    return launchResult(input, report, { exitCode, timedOut: ended === 'timeout', durationMs, try: tryNumber, logDir });
+  }
+
+  /**
+   * A non-process executor's launch (a model-API request): its outputs written under the launch
+   * directory, digested and returned in the same `LaunchResult` as a CLI's; a usage limit fails the same way.
+   */
+  async function answer(executor: ApiExecutor, input: LaunchInput): Promise<LaunchResult> {
+    const context = Context.current();
+    const { dir } = input;
+    if (input.files) await writeFiles(dir, input.files, input.launchId);
+    const logDir = join(launchStateDir, `try-${context.info.attempt}`);
+    await mkdir(join(dir, logDir), { recursive: true });
+    await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
+    const startedAt = Date.now();
+    const heartbeat = (details: LaunchActivity) => context.heartbeat(portable(details));
+    heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0 });
+    const answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
+    const durationMs = Date.now() - startedAt;
+    await writeTryLog(dir, logDir, { launchId: input.launchId, try: context.info.attempt, executor: executor.name, ended: 'answered', durationMs });
+    if (answered.usageLimit) {
+      await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+      const resetAt = answered.usageLimit.resetAt;
+      const details: UsageLimitDetails = { harness: input.profile.harness, notice: answered.usageLimit.notice.slice(0, 500), resetAt };
+      throw ApplicationFailure.create({
+        type: 'usage-limit',
+        nonRetryable: true,
+        message: `${input.profile.harness} usage limit: ${firstLine(answered.usageLimit.notice)}${resetAt ? ` (resets ${resetAt})` : ''}`,
+        details: [details],
+      });
+    }
+    return launchResult(input, answered.report, { exitCode: 0, timedOut: false, durationMs, try: context.info.attempt, logDir });
   }
 
   return { launch };
+}
+
+/** One shape for every launch that ran to an end, whichever executor ran it. */
+async function launchResult(input: LaunchInput, report: HarnessReport, how: Pick<LaunchResult, 'exitCode' | 'timedOut' | 'durationMs' | 'try' | 'logDir'>): Promise<LaunchResult> {
+  const { profile, dir } = input;
+  const { present, missing } = await digest(dir, input.outputs);
+  const carried = input.returnOutputs ? await returned(dir, present, input.returnOutputs.maxBytes) : undefined;
+  return {
+    launchId: input.launchId,
+    profile: profile.name,
+    harness: profile.harness,
+    exitCode: how.exitCode,
+    timedOut: how.timedOut,
+    durationMs: how.durationMs,
+    outputs: present,
+    missing,
+    model: report.model ?? profile.model ?? null,
+    modelSource: report.model ? 'harness' : profile.model ? 'profile' : 'none',
+    usage: report.usage ?? null,
+    costUsd: report.costUsd ?? null,
+    try: how.try,
+    logDir: how.logDir,
+    ...(report.rateLimitWarning && { rateLimitWarning: { type: report.rateLimitWarning.type ?? 'unknown', resetsAt: report.rateLimitWarning.resetsAt } }),
+    ...(report.turns !== undefined && { turns: report.turns, toolUses: report.toolUses ?? 0 }),
+    ...(carried && { outputBytes: carried.outputBytes, ...(carried.oversize.length > 0 && { oversize: carried.oversize }) }),
+  };
 }

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { join } from 'node:path';
-import type { LaunchFiles } from '../../harness/command.js';
-import { harnessEnv, preparePiAgentDir, prepareStartupFile, ProfileEnvError, resolveProfile } from '../../harness/launch-env.js';
+import type { CliExecutor, LaunchFiles } from '../../harness/executor.js';
+import { harnessEnv } from '../../harness/executors/index.js';
+import { prepareStartupFile, ProfileEnvError, resolveProfile } from '../../harness/launch-env.js';
 import type { Profile } from '../../harness/profiles.js';
 
 export interface PreparedLaunch {
@@ -12,28 +13,31 @@ export interface PreparedLaunch {
   files: LaunchFiles;
 }
 
+const badInput = (error: unknown): never => {
+  if (!(error instanceof ProfileEnvError)) throw error;
+  throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: error.message });
+};
+
 /**
- * Resolves a profile on this worker and writes what its CLI reads besides flags: pi's per-launch agent
- * directory and claude's joined startup files, under the launch's state directory.
+ * Resolves a profile on this worker and writes what its CLI reads besides flags (the executor's own,
+ * such as pi's per-launch agent directory, and claude's joined startup files) under the launch's state directory.
  */
-export async function prepareLaunch(profile: Profile, dir: string, stateDir: string, processEnv: NodeJS.ProcessEnv = process.env): Promise<PreparedLaunch> {
+export async function prepareLaunch(executor: CliExecutor, profile: Profile, dir: string, stateDir: string, processEnv: NodeJS.ProcessEnv = process.env): Promise<PreparedLaunch> {
   let resolved: Profile;
   try {
     resolved = resolveProfile(profile, processEnv);
   } catch (error) {
-    if (!(error instanceof ProfileEnvError)) throw error;
-    throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: error.message });
+    return badInput(error);
   }
   const env = harnessEnv(resolved);
-  const files: LaunchFiles = {};
-  if (resolved.harness === 'pi') {
+  if (executor.prepare) {
     try {
-      env.PI_CODING_AGENT_DIR = await preparePiAgentDir(resolved, join(dir, stateDir, 'pi-agent'), { ...processEnv, ...resolved.env });
+      Object.assign(env, await executor.prepare(resolved, { dir, stateDir, processEnv }));
     } catch (error) {
-      if (!(error instanceof ProfileEnvError)) throw error;
-      throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: error.message });
+      return badInput(error);
     }
   }
+  const files: LaunchFiles = {};
   const startupFile = await prepareStartupFile(resolved, dir, join(dir, stateDir, 'startup.md'));
   if (startupFile !== undefined) files.startupFile = join(stateDir, 'startup.md');
   return { profile: resolved, env, files };

@@ -1,24 +1,14 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
-import { nonRetryableLaunchErrors } from '../../harness/launch-contract.js';
+import { launchHeartbeatTimeout, launchStartToCloseMs, relaunchRule } from '../../harness/executor.js';
 import type { Finding } from '../../kb/findings.js';
 import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
 import type { Spend } from './spend.js';
 import { consultQuotaGate, reportUsageLimit } from './quota.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
-
-/** The relaunch rule: a nonzero exit is relaunched after 30 s, then 120 s; a third failure is final. */
-export const relaunchRule = {
-  initialInterval: '30s',
-  backoffCoefficient: 4,
-  maximumInterval: '120s',
-  maximumAttempts: 3,
-  nonRetryableErrorTypes: nonRetryableLaunchErrors,
-} satisfies ActivityOptions['retry'];
-
-export const launchHeartbeatTimeout = '15s';
+export { launchHeartbeatTimeout, relaunchRule } from '../../harness/executor.js';
 
 /** Whether the outcome spends one attempt of the role's budget (relaunches and usage limits spend none). */
 export function spendsAttempt(outcome: AskOutcome): boolean {
@@ -46,7 +36,7 @@ export async function ask(input: LaunchInput, summary?: string): Promise<AskOutc
   const closed = await consultQuotaGate(input);
   if (closed) return closed;
   const { launch } = proxyActivities<Activities>({
-    startToCloseTimeout: input.profile.timeoutMs + 5 * 60_000,
+    startToCloseTimeout: launchStartToCloseMs(input.profile),
     heartbeatTimeout: launchHeartbeatTimeout,
     retry: relaunchRule,
     ...(summary !== undefined && { summary }),
