@@ -1,6 +1,8 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type State, type WorkerOptions } from '@temporalio/worker';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
 import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
 import { packageRoot, sourceExtension } from './paths.js';
@@ -108,6 +110,8 @@ export class CommonplaceWorker {
 /** Builds one worker process's workers: every workflow and activity on the shared queue, and each held checkout's queue. */
 export async function createWorker(settings: WorkerSettings): Promise<CommonplaceWorker> {
   const places = new HostPlaces({ stateDir: settings.stateDir });
+  // Tries this host started whose runs closed while no worker watched them: no attempt will adopt them.
+  await reapClosedTries(settings.stateDir, runStateOn(new Client({ connection: settings.connection, namespace: settings.namespace }))).catch(() => []);
   const activities = createActivities({ fakeHarnessPath, stateDir: settings.stateDir, places, ...settings.activityDependencies });
   const shared = await Worker.create({
     connection: settings.connection,

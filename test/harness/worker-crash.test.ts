@@ -58,3 +58,21 @@ test('a worker killed after its launch ended but before reporting it: the next w
   expect(result.outcome.result.try).toBe(1);
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 });
+
+test('a worker killed after starting a try but before recording it: that try never runs the harness, and the prompt is launched once', async () => {
+  const dir = await scratch();
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
+  const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
+  const workflowId = uniqueId('probe/crash-unrecorded');
+  // The first worker dies right after spawning the try's wrapper, before `.launch/current.json` is written.
+  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-before-record' } });
+  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  expect((await first).signal).toBe('SIGKILL');
+
+  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const result = (await second.runUntil(handle.result())) as ProbeResult;
+  expect(result.outcome.status).toBe('completed');
+  if (result.outcome.status !== 'completed') return;
+  expect(result.outcome.result.try).toBe(2);
+  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+});

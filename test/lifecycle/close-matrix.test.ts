@@ -18,6 +18,7 @@ import { probe } from '../../src/workflows/probe.js';
 import { revise } from '../../src/workflows/revise.js';
 import { analysisInput, prepareToy, scratch, toyCheckout, toyProfiles, toyScenario, writes } from '../analysis/helpers.js';
 import { fakeScenario, readLedger, waitFor, type FakeRule } from '../helpers/fake.js';
+import { expectNoHarnessLeft } from '../helpers/harness-processes.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -85,10 +86,11 @@ describe('an analysis closes with CommonplaceStatus true to its execution status
     expect(await closed(handle)).toEqual(['FAILED', 'failed']);
   });
 
-  test('cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startAnalysisWith(() => ({ 'runtime-report': [{ hang: true }] }));
     await cancelWhenHanging(handle, ledger);
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 
   test('cancelled while stopped on a usage limit: CANCELLED and cancelled', async () => {
@@ -140,10 +142,11 @@ describe('a gate sweep closes with CommonplaceStatus true to its execution statu
     expect(await closed(handle)).toEqual(['FAILED', 'failed']);
   });
 
-  test('cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startSweepWith([{ attempts: [{ hang: true }] }]);
     await cancelWhenHanging(handle, ledger);
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 });
 
@@ -164,12 +167,13 @@ describe('a gate sweep\'s batch closes with CommonplaceStatus true to its execut
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
   });
 
-  test('a batch whose sweep is cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('a batch whose sweep is cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startSweepWith([{ attempts: [{ hang: true }] }]);
     await cancelWhenHanging(handle, ledger);
     await closed(handle);
     await waitFor('the batch closed', async () => (await batchOf(handle).describe()).status.name !== 'RUNNING', 120_000);
     expect(await closed(batchOf(handle))).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 });
 
@@ -223,10 +227,11 @@ describe('a full pass closes with CommonplaceStatus true to its execution status
     expect(await closed(handle)).toEqual(['FAILED', 'failed']);
   });
 
-  test('cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startEditWith('full-pass', () => [{ attempts: [{ hang: true }] }]);
     await cancelWhenHanging(handle, ledger);
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 });
 
@@ -241,10 +246,11 @@ describe('a revision closes with CommonplaceStatus true to its execution status'
     expect(await closed(handle)).toEqual(['COMPLETED', 'exhausted']);
   });
 
-  test('cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startEditWith('revise', () => [{ attempts: [{ hang: true }] }]);
     await cancelWhenHanging(handle, ledger);
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 });
 
@@ -274,9 +280,10 @@ describe('a probe closes with CommonplaceStatus true to its execution status', (
     expect(await closed(handle)).toEqual(['FAILED', 'failed']);
   });
 
-  test('cancelled mid-launch: CANCELLED and cancelled', async () => {
+  test('cancelled mid-launch: CANCELLED and cancelled, its harness gone', async () => {
     const { handle, ledger } = await startProbeWith([{ attempts: [{ hang: true }] }]);
     await cancelWhenHanging(handle, ledger);
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
+    await expectNoHarnessLeft(ledger);
   });
 });

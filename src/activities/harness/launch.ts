@@ -12,6 +12,7 @@ import { findUsageLimitIn, type HarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
 import { RETURNED_OUTPUT_CAP, type LaunchActivity, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
 import { TryFollower } from './follow.js';
+import { listTry, runStateOn, unlistTry } from './reap.js';
 import { prepareLaunch } from './prepare.js';
 import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
 
@@ -26,6 +27,8 @@ export interface HarnessDependencies {
   killGraceMs?: number;
   /** Writes this host's paths as place tokens (src/held-checkouts.ts): heartbeat details reach the history on a timeout. */
   portable?: <T>(value: T) => T;
+  /** Where this worker lists the tries it starts (`<state>/tries/`), so a worker that starts ends those whose runs closed. */
+  stateDir?: string;
   /** Executors that replace the registered ones by name (tests hand in their own). */
   executors?: Partial<Record<HarnessName, Executor>>;
 }
@@ -159,7 +162,12 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
       const logDir = join(launchStateDir, `try-${context.info.attempt}`);
       await mkdir(join(dir, logDir), { recursive: true });
       await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
-      ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env));
+      const { stateDir } = dependencies;
+      const workflow = info.workflowExecution && { namespace: info.workflowNamespace ?? '', workflowId: info.workflowExecution.workflowId, runId: info.workflowExecution.runId };
+      ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env, {
+        ...(workflow && { workflow }),
+        ...(stateDir !== undefined && { register: (started: TryRecord) => listTry(stateDir, dir, started) }),
+      }));
     }
     const current = record;
 
@@ -172,13 +180,26 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     };
     const timer = setTimeout(() => stop('timeout'), Math.max(0, current.startedAt + profile.timeoutMs - Date.now()));
     let abandon = () => {};
+    const runClosed = async (): Promise<boolean> => {
+      const workflow = current.workflow;
+      if (!workflow) return false;
+      try {
+        return (await runStateOn(context.client)(workflow)) === 'closed';
+      } catch {
+        return false; // no client here (a test's mock environment): the next attempt decides
+      }
+    };
     const abandoned = new Promise<void>((done) => (abandon = done));
     const onCancel = () => {
       const details = context.cancellationDetails;
-      // The server gave this attempt up (timed out, or no longer knows it): the try goes on, and the next attempt adopts it.
+      // The server gave this attempt up (timed out, or no longer knows it): the try goes on, and the next
+      // attempt adopts it — unless its run has closed, when no attempt ever will.
       if (details?.notFound || details?.timedOut) {
-        ended ??= 'abandoned';
-        abandon();
+        void runClosed().then((closed) => {
+          if (closed) return stop('cancelled');
+          ended ??= 'abandoned';
+          abandon();
+        });
         return;
       }
       stop('cancelled');
@@ -207,11 +228,14 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     }
     clearTimeout(timer);
     if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
+    const { stateDir } = dependencies;
     try {
       return await report(executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
     } catch (error) {
       await clearTryRecord(dir); // a failed try is relaunched, not adopted
       throw error;
+    } finally {
+      if (stateDir !== undefined) await unlistTry(stateDir, current.pid); // its group is ended: nothing left to reap
     }
   }
 

@@ -30,6 +30,8 @@ export interface TryRecord {
   command: string[];
   /** The activity that started it (workflow, run, activity ID): only that activity's later attempts adopt it. */
   owner: string;
+  /** The workflow execution the try works for: a try whose run has closed is ended (src/activities/harness/reap.ts). */
+  workflow?: { namespace: string; workflowId: string; runId: string };
 }
 
 const recordFile = (dir: string) => join(dir, launchStateDir, 'current.json');
@@ -39,9 +41,13 @@ export const tryFiles = (dir: string, logDir: string) => ({
   exit: join(dir, logDir, 'exit-code'),
 });
 
-// $1..$3: the stdout, stderr and exit-code files; the rest is the harness's argv. The exit code is
-// written by rename, so a reader sees it whole or not at all; a killed group writes none.
-const WRAPPER = 'out=$1; err=$2; status=$3; shift 3; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
+// $1..$3: the stdout, stderr and exit-code files; the rest is the harness's argv. The wrapper starts
+// the harness only after the line `go` on its standard input, which the launch sends once the try is
+// recorded: a worker killed before that closes the pipe, and the wrapper exits without starting it
+// (and without an exit code: the try is `gone`, and launched again). The harness reads the rest of
+// standard input, the prompt. The exit code is written by rename, so a reader sees it whole or not at
+// all; a killed group writes none.
+const WRAPPER = 'out=$1; err=$2; status=$3; shift 3; IFS= read -r go && [ "$go" = go ] || exit 75; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -86,20 +92,47 @@ export async function readExitCode(dir: string, record: Pick<TryRecord, 'logDir'
   return Number.isInteger(code) ? code : undefined;
 }
 
-/** Starts a try: the harness under the wrapper, detached in its own group, the prompt on stdin; records it. */
-export async function startTry(dir: string, owner: string, tryNumber: number, logDir: string, command: CommandLine, prompt: string, env: Record<string, string>): Promise<{ record: TryRecord; process: ResultPromise }> {
+/**
+ * Starts a try: the harness under the wrapper, detached in its own group; records it, and only then
+ * lets the wrapper start the harness with the prompt on stdin. So no harness runs unrecorded: a try
+ * the next attempt cannot find was never started.
+ */
+export async function startTry(
+  dir: string,
+  owner: string,
+  tryNumber: number,
+  logDir: string,
+  command: CommandLine,
+  prompt: string,
+  env: Record<string, string>,
+  recorded: { workflow?: TryRecord['workflow']; register?: (record: TryRecord) => Promise<void> } = {},
+): Promise<{ record: TryRecord; process: ResultPromise }> {
   const files = tryFiles(dir, logDir);
   await mkdir(join(dir, logDir), { recursive: true });
   await rm(files.exit, { force: true });
   const child = execa('/bin/sh', ['-c', WRAPPER, 'sh', files.stdout, files.stderr, files.exit, command.file, ...command.args], {
     cwd: dir,
-    input: prompt,
+    stdin: 'pipe',
     env,
     detached: true,
     reject: false,
   });
-  const record: TryRecord = { pid: child.pid ?? 0, try: tryNumber, logDir, startedAt: Date.now(), command: [command.file, ...command.args], owner };
-  if (child.pid !== undefined) await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
+  child.stdin?.on('error', () => undefined); // the wrapper is gone: its exit says so
+  if (process.env['COMMONPLACE_CHAOS'] === 'kill-before-record') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's start and its record
+  const record: TryRecord = {
+    pid: child.pid ?? 0,
+    try: tryNumber,
+    logDir,
+    startedAt: Date.now(),
+    command: [command.file, ...command.args],
+    owner,
+    ...(recorded.workflow && { workflow: recorded.workflow }),
+  };
+  if (child.pid !== undefined) {
+    await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
+    await recorded.register?.(record);
+  }
+  child.stdin?.end(`go\n${prompt}`);
   return { record, process: child };
 }
 
