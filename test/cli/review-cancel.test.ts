@@ -1,6 +1,7 @@
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
+import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { expectNoHarnessLeft } from '../helpers/harness-processes.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf } from '../review-edit/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -84,6 +85,7 @@ describe('commonplace review cancel', () => {
     const run = expectShape(String(started.stdout), 'sweep-started')['runId'] as string;
     expect(started.stderr).toContain(`started gates/${run};`);
     await waitFor('the sweep to be running', async () => (await closedAs(`gates/${run}`)).status === 'RUNNING');
+    await waitFor('its launch to hang', async () => (await readLedger(ledger)).some((entry) => entry.event === 'hang'), 120_000);
 
     const ended = await runCli(['review', 'cancel', run, '--grace', '0', '--json'], { env: cliEnv });
     expect(ended.exitCode).toBe(0);
@@ -91,6 +93,7 @@ describe('commonplace review cancel', () => {
     expect(document['message']).toMatch(new RegExp(`^sweep ${run}: (terminated gates/${run}: it did not close within the 0 s grace period after the cancellation|cancelled gates/${run}: it closed on the cancellation)$`));
     expect(document).toMatchObject({ how: expect.stringMatching(/^(terminated|cancelled)$/), graceSeconds: 0 });
     expect(['TERMINATED', 'CANCELLED']).toContain((await closedAs(`gates/${run}`)).status);
+    await expectNoHarnessLeft(ledger); // terminated or cancelled, the run's try ends with it
   });
 
   test('a bad --grace is a usage error (exit 1)', async () => {
