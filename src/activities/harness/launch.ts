@@ -4,7 +4,7 @@ import type { ResultPromise } from 'execa';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { sha256 } from '../../fs/digest.js';
-import { launchHeartbeatIntervalMs, type ApiExecutor, type CliExecutor, type Executor } from '../../harness/executor.js';
+import { launchHeartbeatIntervalMs, type ApiExecutor, type CliExecutor, type Executor, type ExecutorAnswer } from '../../harness/executor.js';
 import { executorFor } from '../../harness/executors/index.js';
 import { resolveCommand } from '../../harness/installed.js';
 import type { HarnessName } from '../../harness/profiles.js';
@@ -333,9 +333,20 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     await mkdir(join(dir, logDir), { recursive: true });
     await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
     const startedAt = Date.now();
-    const heartbeat = (details: LaunchActivity) => context.heartbeat(portable(details));
-    heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0 });
-    const answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
+    // The activity beats on its own while the request runs; the executor's beats say what it is doing.
+    let latest: LaunchActivity = { pid: null, elapsedMs: 0, turns: 0, toolUses: 0 };
+    const heartbeat = (details: LaunchActivity) => {
+      latest = details;
+      context.heartbeat(portable(details));
+    };
+    heartbeat(latest);
+    const beat = setInterval(() => context.heartbeat(portable({ ...latest, elapsedMs: Date.now() - startedAt })), heartbeatIntervalMs);
+    let answered: ExecutorAnswer;
+    try {
+      answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
+    } finally {
+      clearInterval(beat);
+    }
     const durationMs = Date.now() - startedAt;
     await writeTryLog(dir, logDir, { launchId: input.launchId, try: context.info.attempt, executor: executor.name, ended: 'answered', durationMs });
     if (answered.usageLimit) {
