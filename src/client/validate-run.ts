@@ -6,7 +6,7 @@ import { hasFailures, summarize } from '../kb/findings.js';
 import { formatDraftHuman, formatFilesHuman } from '../kb/format.js';
 import { DISPOSITIONS, type Disposition } from '../kb/layouts.js';
 import { publishedArtifactsOf, validatePublished } from '../kb/published.js';
-import { TypeRegistry } from '../kb/types.js';
+import { TypeRegistry } from '../kb/type-registry.js';
 import { collectFiles, validateFiles, type ValidationReport } from '../kb/validate.js';
 import { UserError } from './errors.js';
 import { printJson } from './json-output.js';

@@ -10,7 +10,7 @@ import { validateArtifact, type RunValuesSource } from '../../src/kb/artifact.js
 import { validateDraft } from '../../src/kb/draft.js';
 import type { Finding } from '../../src/kb/findings.js';
 import { parseNote } from '../../src/kb/notes.js';
-import { TypeRegistry } from '../../src/kb/types.js';
+import { TypeRegistry } from '../../src/kb/type-registry.js';
 import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { parseVerdict } from '../../src/kb/verification.js';
 import { buildProgram } from '../../src/client/main.js';

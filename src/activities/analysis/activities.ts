@@ -14,7 +14,7 @@ import { selectProfile } from '../../harness/profiles.js';
 import { validateArtifact } from '../../kb/artifact.js';
 import { KbError } from '../../kb/errors.js';
 import { loadLayout, type Layout } from '../../kb/layouts.js';
-import { TypeRegistry } from '../../kb/types.js';
+import { TypeRegistry } from '../../kb/type-registry.js';
 import { parseVerdict } from '../../kb/verification.js';
 import { FEEDBACK } from '../../analysis/checks.js';
 import { FINDINGS_FILE, LAUNCH_ARTIFACT, REFUSAL_FILE } from '../../analysis/job.js';

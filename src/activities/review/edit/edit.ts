@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding } from '../../../kb/findings.js';
-import { TypeRegistry } from '../../../kb/types.js';
+import { TypeRegistry } from '../../../kb/type-registry.js';
 import { checkEditBounds } from '../../../review/edit/bounds.js';
 import { checkDecision, sameText } from '../../../review/edit/decision.js';
 import { instructionPath } from '../../../review/edit/instructions.js';
