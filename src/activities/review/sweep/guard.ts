@@ -8,9 +8,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../../fs/atomic.js';
-import { walkFiles } from '../../review/files.js';
-import { runDirOf } from './sweep.js';
+import { writeFileAtomic } from '../../../fs/atomic.js';
+import { walkFiles } from '../../../review/files.js';
+import { runDirOf } from './run-dir.js';
 
 type KbSnapshot = Record<string, string>;
 
@@ -31,18 +31,14 @@ function changed(base: KbSnapshot, now: KbSnapshot): string[] {
   return [...new Set([...Object.keys(base), ...Object.keys(now)])].filter((file) => base[file] !== now[file]).sort();
 }
 
-export function createSweepGuardActivities() {
-  /** Records the KB's state as a batch begins; returns the snapshot's name. */
-  async function sweepGuardBaseline(input: { checkout: string; runId: string; name: string }): Promise<string> {
-    await writeFileAtomic(snapshotFile(input.checkout, input.runId, input.name), JSON.stringify(await snapshot(input.checkout)));
-    return input.name;
-  }
+/** Records the KB's state as a batch begins; returns the snapshot's name. */
+export async function sweepGuardBaseline(input: { checkout: string; runId: string; name: string }): Promise<string> {
+  await writeFileAtomic(snapshotFile(input.checkout, input.runId, input.name), JSON.stringify(await snapshot(input.checkout)));
+  return input.name;
+}
 
-  /** The KB's paths that changed since the named snapshot. */
-  async function sweepGuardCheck(input: { checkout: string; runId: string; baseline: string }): Promise<{ changed: string[] }> {
-    const base = JSON.parse(await readFile(snapshotFile(input.checkout, input.runId, input.baseline), 'utf8')) as KbSnapshot;
-    return { changed: changed(base, await snapshot(input.checkout)) };
-  }
-
-  return { sweepGuardBaseline, sweepGuardCheck };
+/** The KB's paths that changed since the named snapshot. */
+export async function sweepGuardCheck(input: { checkout: string; runId: string; baseline: string }): Promise<{ changed: string[] }> {
+  const base = JSON.parse(await readFile(snapshotFile(input.checkout, input.runId, input.baseline), 'utf8')) as KbSnapshot;
+  return { changed: changed(base, await snapshot(input.checkout)) };
 }
