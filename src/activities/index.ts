@@ -2,7 +2,7 @@ import { createHarnessActivities, type HarnessDependencies } from './harness/lau
 import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep/index.js';
 import { createEditActivities } from './review/edit/index.js';
-import { createAnalysisActivities } from './analysis/activities.js';
+import { createAnalysisActivities } from './analysis/index.js';
 import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
 import { HostPlaces, portableError } from '../held-checkouts.js';
