@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { registerDev } from './dev.js';
-import { registerProbe } from './probe.js';
-import { registerWorker } from './worker-command.js';
-import { registerValidate } from './validate.js';
-import { registerReview } from './review.js';
-import { registerAnalysis } from './analysis.js';
-import { registerQuota } from './quota.js';
+import { registerDev } from './operate/dev.js';
+import { registerProbe } from './operate/probe.js';
+import { registerWorker } from './operate/worker.js';
+import { registerValidate } from './operate/validate.js';
+import { registerReview } from './review/review.js';
+import { registerAnalysis } from './analysis/analysis.js';
+import { registerQuota } from './operate/quota.js';
 import { packageRoot } from '../paths.js';
-import { setConnectionOverrides } from './connection-overrides.js';
+import { setConnectionOverrides } from './shared/connection-overrides.js';
 
 /** The package's version, as package.json says. */
 function packageVersion(): string {

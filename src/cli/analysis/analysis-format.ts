@@ -3,14 +3,14 @@
  * command, the end-of-run summary, and `inspect`'s whole-run report.
  */
 import type { Client } from '@temporalio/client';
-import type { Stop } from '../runs/stop.js';
-import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../analysis/progress.js';
-import { progressQuery } from '../workflows/analysis.js';
-import type { FollowFormat } from './follow.js';
-import { nextLine, nextStep, stopLines, type NextCommands } from './stop-format.js';
-import { spendLine, usd } from '../runs/spend.js';
-import { liveLaunches, liveSuffix } from './live-launches.js';
-import { spendLines } from './spend.js';
+import type { Stop } from '../../runs/stop.js';
+import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../../analysis/progress.js';
+import { progressQuery } from '../../workflows/analysis.js';
+import type { FollowFormat } from '../shared/follow.js';
+import { nextLine, nextStep, stopLines, type NextCommands } from '../shared/stop-format.js';
+import { spendLine, usd } from '../../runs/spend.js';
+import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
+import { spendLines } from '../shared/spend.js';
 
 const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));

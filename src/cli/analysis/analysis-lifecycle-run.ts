@@ -3,16 +3,16 @@
  * loaded only when one of them runs).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { findCheckout } from '../kb/checkout.js';
-import { analysisWorkflowId, parseRunId, runBranch } from '../analysis/run-id.js';
-import { openCheckout } from './checkout.js';
-import { IntegrateError, integrateRun } from '../activities/analysis/integrate.js';
-import { locateRun, RunNotFoundError } from '../activities/analysis/runs.js';
-import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../activities/analysis/reset.js';
-import { connectClient } from './connection.js';
-import { describeEnded, endRun, graceMs, type Ended } from './end-run.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { analysisWorkflowId, parseRunId, runBranch } from '../../analysis/run-id.js';
+import { openCheckout } from '../shared/checkout.js';
+import { IntegrateError, integrateRun } from '../../activities/analysis/integrate.js';
+import { locateRun, RunNotFoundError } from '../../activities/analysis/runs.js';
+import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../../activities/analysis/reset.js';
+import { connectClient } from '../shared/connection.js';
+import { describeEnded, endRun, graceMs, type Ended } from '../shared/run-end.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 
 /** The workflow's status name, or undefined when the namespace has none of that ID. */
 async function workflowStatus(workflowId: string): Promise<string | undefined> {

@@ -3,8 +3,8 @@
  * analysis-lifecycle-run.ts, loaded when one of them runs.
  */
 import type { Command } from 'commander';
-import { graceOption } from './end-run.js';
-import { action } from './errors.js';
+import { graceOption } from '../shared/run-end.js';
+import { action } from '../shared/errors.js';
 import type { ResetOptions } from './analysis-lifecycle-run.js';
 
 const KB_HELP = 'KB checkout (default: the Git root above the current directory that holds kb/)';

@@ -1,10 +1,10 @@
 /** The action of `analysis install-method` (registered in analysis-method.ts, loaded when it runs). */
-import { findCheckout } from '../kb/checkout.js';
-import { KbError } from '../kb/errors.js';
-import { InstallError, installMethod, type InstallReport } from '../activities/analysis/method.js';
-import { DEFAULT_PLAN } from '../activities/analysis/default-plan.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { KbError } from '../../kb/errors.js';
+import { InstallError, installMethod, type InstallReport } from '../../activities/analysis/method.js';
+import { DEFAULT_PLAN } from '../../activities/analysis/default-plan.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 
 /** Copies the shipped method into the checkout and says what it wrote, replaced and left alone. */
 export async function runInstallMethod(options: { force?: boolean; kb?: string; json?: boolean }): Promise<void> {

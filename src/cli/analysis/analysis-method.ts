@@ -5,7 +5,7 @@
  * analysis-method-run.ts.
  */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export function registerInstallMethod(analysis: Command): void {
   analysis

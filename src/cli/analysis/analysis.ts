@@ -4,10 +4,10 @@
  * without loading the Temporal SDK or the KB readers.
  */
 import type { Command } from 'commander';
-import { DEFAULT_PLAN } from '../activities/analysis/default-plan.js';
+import { DEFAULT_PLAN } from '../../activities/analysis/default-plan.js';
 import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { registerInstallMethod } from './analysis-method.js';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 import type { PrepareOptions, RunOptions } from './analysis-run.js';
 
 const KB_HELP = 'KB checkout (default: the Git root above the current directory that holds kb/)';

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
-import { startDevServer } from '../../temporal/server.js';
-import { connectWorker } from './connection.js';
-import { installQuietRuntime } from './runtime.js';
+import { startDevServer } from '../../../temporal/server.js';
+import { connectWorker } from '../shared/connection.js';
+import { installQuietRuntime } from '../shared/runtime.js';
 import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-run.js';
-import { findCheckout } from '../kb/checkout.js';
+import { findCheckout } from '../../kb/checkout.js';
 
 /** Starts the dev server, then a worker on it; on Ctrl-C stops the worker, then the server. */
 export async function runDev(options: { stateDir: string; port: number; uiPort: number } & HoldOptions): Promise<void> {

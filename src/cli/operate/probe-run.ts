@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { probe, type ProbeResult } from '../workflows/probe.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
-import { connectClient } from './connection.js';
-import { UserError } from './errors.js';
-import { portable, warnUnheld } from './places.js';
-import { applicationFailure, follow } from './follow.js';
+import { probe, type ProbeResult } from '../../workflows/probe.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { portable, warnUnheld } from '../shared/places.js';
+import { applicationFailure, follow } from '../shared/follow.js';
 import type { ProbeOptions } from './probe.js';
-import { runDetails } from '../runs/run-details.js';
+import { runDetails } from '../../runs/run-details.js';
 
 /** A readable, unique workflow ID: the profile and the start time. */
 export function probeWorkflowId(profile: string, now = new Date()): string {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export interface ProbeOptions {
   profile: string;

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { quotaGateId, type QuotaStatus } from '../runs/quota.js';
-import { openSignal } from '../workflows/quota-gate.js';
-import { connectClient } from './connection.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { quotaGateId, type QuotaStatus } from '../../runs/quota.js';
+import { openSignal } from '../../workflows/quota-gate.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 
 /** What a gate's memo says: written by the gate on every transition, so listing needs no worker. */
 export interface QuotaMemo {

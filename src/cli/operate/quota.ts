@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 /** `commonplace quota` and `commonplace quota open ACCOUNT`. */
 export function registerQuota(program: Command): void {

@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { findCheckout } from '../kb/checkout.js';
-import { validateDraft, type DraftReport } from '../kb/draft.js';
-import { KbError } from '../kb/errors.js';
-import { hasFailures, summarize } from '../kb/findings.js';
-import { formatDraftHuman, formatFilesHuman } from '../kb/format.js';
-import { DISPOSITIONS, type Disposition } from '../kb/layouts.js';
-import { publishedArtifactsOf, validatePublished } from '../kb/published.js';
-import { TypeRegistry } from '../kb/types.js';
-import { collectFiles, validateFiles, type ValidationReport } from '../kb/validate.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { validateDraft, type DraftReport } from '../../kb/draft.js';
+import { KbError } from '../../kb/errors.js';
+import { hasFailures, summarize } from '../../kb/findings.js';
+import { formatDraftHuman, formatFilesHuman } from '../../kb/format.js';
+import { DISPOSITIONS, type Disposition } from '../../kb/layouts.js';
+import { publishedArtifactsOf, validatePublished } from '../../kb/published.js';
+import { TypeRegistry } from '../../kb/types.js';
+import { collectFiles, validateFiles, type ValidationReport } from '../../kb/validate.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 import type { ValidateOptions } from './validate.js';
 
 const DRAFT_USAGE = 'commonplace validate <draft> --artifact <dir> --role <role>';

@@ -2,12 +2,12 @@ import { bundleWorkflowCode, Runtime, type NativeConnection } from '@temporalio/
 import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkoutAt } from '../held-checkouts.js';
-import { checkoutQueue } from '../places.js';
-import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../worker.js';
-import { connectionSettings, connectWorker } from './connection.js';
-import { installQuietRuntime } from './runtime.js';
-import { UserError } from './errors.js';
+import { checkoutAt } from '../../held-checkouts.js';
+import { checkoutQueue } from '../../places.js';
+import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
+import { connectionSettings, connectWorker } from '../shared/connection.js';
+import { installQuietRuntime } from '../shared/runtime.js';
+import { UserError } from '../shared/errors.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

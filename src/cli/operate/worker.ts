@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { delimiter } from 'node:path';
-import { action, UserError } from './errors.js';
+import { action, UserError } from '../shared/errors.js';
 
 export interface WorkerCommandOptions {
   state: string;

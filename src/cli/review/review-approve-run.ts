@@ -1,15 +1,15 @@
 /** The actions of `review approve` and `review acknowledge`: the operator's answers to an editing run (or a sweep) that waits on one. */
-import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../workflows/gate-sweep.js';
+import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../../workflows/gate-sweep.js';
 import { followSweep } from './review-gates-run.js';
-import { sha256 } from '../fs/digest.js';
-import { formatFindingsInline } from '../kb/format.js';
+import { sha256 } from '../../fs/digest.js';
+import { formatFindingsInline } from '../../kb/format.js';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { locateSelections, parseSelectionList } from '../review/edit/selection.js';
-import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../review/edit/types.js';
-import { connectClient } from './connection.js';
-import { rootMessage, UserError } from './errors.js';
+import { locateSelections, parseSelectionList } from '../../review/edit/selection.js';
+import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../review/edit/types.js';
+import { connectClient } from '../shared/connection.js';
+import { rootMessage, UserError } from '../shared/errors.js';
 import { EDIT_WORKFLOWS, followEdit, recordedRun, resolveRun, type EditWorkflow } from './review-full-pass-run.js';
 
 /** Past this size a file is not a proposal answer. */

@@ -1,6 +1,6 @@
 /** `commonplace review approve` and `review acknowledge`: registration only; the actions load review-approve-run.ts. */
 import { Option, type Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 const jsonOption = () => new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach');
 

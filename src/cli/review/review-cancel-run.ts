@@ -1,10 +1,10 @@
 /** The action of `review cancel RUN`: find the run's workflow, end it honestly, and say how it ended. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { kindOfWorkflowId } from '../review/edit/identity.js';
-import { connectClient } from './connection.js';
-import { describeEnded, endRun, graceMs } from './end-run.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { kindOfWorkflowId } from '../../review/edit/identity.js';
+import { connectClient } from '../shared/connection.js';
+import { describeEnded, endRun, graceMs } from '../shared/run-end.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 import type { CancelOptions } from './review-cancel.js';
 import { resolveRun } from './review-full-pass-run.js';
 

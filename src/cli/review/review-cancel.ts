@@ -4,8 +4,8 @@
  * terminates it only then; says which. Options and help only; the action loads from review-cancel-run.ts.
  */
 import type { Command } from 'commander';
-import { graceOption } from './end-run.js';
-import { action } from './errors.js';
+import { graceOption } from '../shared/run-end.js';
+import { action } from '../shared/errors.js';
 
 export interface CancelOptions {
   kb?: string;

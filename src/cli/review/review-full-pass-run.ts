@@ -2,33 +2,33 @@
  * The editing runs' client side, loaded when a command runs: starting, continuing and following a
  * full pass or revision, finding a run by its ID, and how its stops and end read (text or `--json`).
  */
-import { sha256 } from '../fs/digest.js';
+import { sha256 } from '../../fs/digest.js';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findCheckout } from '../kb/checkout.js';
-import { noteParts } from '../review/hash.js';
-import { notePathProblem } from '../review/paths.js';
-import { editRunId, editWorkflowId, kindOfWorkflowId, optionsDifference } from '../review/edit/identity.js';
-import { openCheckout } from './checkout.js';
-import { readRunRecord, runDirOf } from '../review/edit/runs.js';
-import type { EditKind, EditOptions, EditProgress, EditRunInput, EditSummary, FullPassOptions } from '../review/edit/types.js';
-import { STOP_RULES, type RunStatus, type Stop } from '../runs/stop.js';
-import * as fullPassWorkflow from '../workflows/full-pass.js';
-import * as reviseWorkflow from '../workflows/revise.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
-import { connectClient } from './connection.js';
-import { rootMessage, UserError } from './errors.js';
-import { portable, shown, warnUnheld } from './places.js';
-import { checkoutRoot as checkoutPlace } from '../places.js';
-import { checkLaunchInputs } from './input-checks.js';
-import { follow } from './follow.js';
-import { printJson } from './json-output.js';
-import { runDetails } from '../runs/run-details.js';
-import { nextLine, nextStep, stopDetails, type NextCommands } from './stop-format.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { noteParts } from '../../review/hash.js';
+import { notePathProblem } from '../../review/paths.js';
+import { editRunId, editWorkflowId, kindOfWorkflowId, optionsDifference } from '../../review/edit/identity.js';
+import { openCheckout } from '../shared/checkout.js';
+import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
+import type { EditKind, EditOptions, EditProgress, EditRunInput, EditSummary, FullPassOptions } from '../../review/edit/types.js';
+import { STOP_RULES, type RunStatus, type Stop } from '../../runs/stop.js';
+import * as fullPassWorkflow from '../../workflows/full-pass.js';
+import * as reviseWorkflow from '../../workflows/revise.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { connectClient } from '../shared/connection.js';
+import { rootMessage, UserError } from '../shared/errors.js';
+import { portable, shown, warnUnheld } from '../shared/places.js';
+import { checkoutRoot as checkoutPlace } from '../../places.js';
+import { checkLaunchInputs } from '../shared/input-checks.js';
+import { follow } from '../shared/follow.js';
+import { printJson } from '../shared/json-output.js';
+import { runDetails } from '../../runs/run-details.js';
+import { nextLine, nextStep, stopDetails, type NextCommands } from '../shared/stop-format.js';
 import type { EditCommandOptions } from './review-full-pass.js';
-import { capNotApplied, parseMaxCost, resumeRequest, spendLines } from './spend.js';
-import { spendLine } from '../runs/spend.js';
+import { capNotApplied, parseMaxCost, resumeRequest, spendLines } from '../shared/spend.js';
+import { spendLine } from '../../runs/spend.js';
 
 
 /** The note a command names, repository-relative, with its text; refuses what is not a note of the checkout. */

@@ -3,7 +3,7 @@
  * review-full-pass-run.ts, which holds the editing runs' shared machinery, when the command runs.
  */
 import { Option, type Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export interface EditCommandOptions {
   profile?: string;

@@ -1,28 +1,28 @@
 /** The actions of `review run gates` and `review retry`: build a sweep's input, start or resume it, follow it. */
 import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { resolve } from 'node:path';
-import type { Grouping, SweepInput, SweepOptions } from '../review/sweep-types.js';
-import { gateSweep, progressQuery, resumeUpdate } from '../workflows/gate-sweep.js';
-import { findCheckout } from '../kb/checkout.js';
-import { KbError } from '../kb/errors.js';
-import { openCheckout } from './checkout.js';
-import { sha256 } from '../fs/digest.js';
-import { ReviewError } from '../review/errors.js';
-import { selectPairs } from '../review/status.js';
-import { commandSelections } from '../review/criteria.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
-import { connectClient } from './connection.js';
-import { UserError } from './errors.js';
-import { checkoutPlaces, portable, shown, warnUnheld } from './places.js';
-import { checkoutIdOf, checkoutRoot as checkoutPlace, isPlace } from '../places.js';
-import { follow, type RunOutcome } from './follow.js';
-import { checkLaunchInputs } from './input-checks.js';
-import { printJson } from './json-output.js';
+import type { Grouping, SweepInput, SweepOptions } from '../../review/sweep-types.js';
+import { gateSweep, progressQuery, resumeUpdate } from '../../workflows/gate-sweep.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { KbError } from '../../kb/errors.js';
+import { openCheckout } from '../shared/checkout.js';
+import { sha256 } from '../../fs/digest.js';
+import { ReviewError } from '../../review/errors.js';
+import { selectPairs } from '../../review/status.js';
+import { commandSelections } from '../../review/criteria.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { checkoutPlaces, portable, shown, warnUnheld } from '../shared/places.js';
+import { checkoutIdOf, checkoutRoot as checkoutPlace, isPlace } from '../../places.js';
+import { follow, type RunOutcome } from '../shared/follow.js';
+import { checkLaunchInputs } from '../shared/input-checks.js';
+import { printJson } from '../shared/json-output.js';
 import type { RetryOptions, RunGatesOptions, SweepCommandOptions } from './review-gates.js';
-import { runDetails } from '../runs/run-details.js';
-import { nextStep } from './stop-format.js';
+import { runDetails } from '../../runs/run-details.js';
+import { nextStep } from '../shared/stop-format.js';
 import { formatStop, sweepFormat, sweepNext } from './sweep-format.js';
-import { capNotApplied, parseMaxCost, resumeRequest } from './spend.js';
+import { capNotApplied, parseMaxCost, resumeRequest } from '../shared/spend.js';
 
 function positive(name: string, text: string): number {
   const value = Number(text);

@@ -4,7 +4,7 @@
  * so `--help` answers at once.
  */
 import { Option, type Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export interface SweepCommandOptions {
   notes: string[];

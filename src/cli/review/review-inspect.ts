@@ -4,7 +4,7 @@
  * only; the action loads from review-inspect-run.ts.
  */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export interface InspectOptions {
   kb?: string;

@@ -1,12 +1,12 @@
 /** The action of `review packet`: a note's or a run's packets against the note as it is now. */
-import { sha256 } from '../fs/digest.js';
+import { sha256 } from '../../fs/digest.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findCheckout } from '../kb/checkout.js';
-import { packetPath, parsePacket, type PacketRecord } from '../review/edit/packet.js';
-import { readRunRecord, runDirOf } from '../review/edit/runs.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { packetPath, parsePacket, type PacketRecord } from '../../review/edit/packet.js';
+import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 import { resolveNote } from './review-full-pass-run.js';
 
 const short = (digest: string | null) => (digest === null ? 'gone' : digest.slice(0, 12));

@@ -1,6 +1,6 @@
 /** `commonplace review packet`: registration only; the action loads review-packet-run.ts. */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 /**
  * `commonplace review packet <note|RUN>`: a note's published packets, or a run's packet, with whether

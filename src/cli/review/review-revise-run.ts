@@ -1,12 +1,12 @@
 /** The action of `review run revise`: the choice of work checked, then the shared start-or-continue. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatFindingsInline } from '../kb/format.js';
-import { sha256 } from '../fs/digest.js';
-import { parsePlan } from '../review/edit/plan.js';
-import type { ReviseOptions } from '../review/edit/types.js';
-import { revise } from '../workflows/revise.js';
-import { UserError } from './errors.js';
+import { formatFindingsInline } from '../../kb/format.js';
+import { sha256 } from '../../fs/digest.js';
+import { parsePlan } from '../../review/edit/plan.js';
+import type { ReviseOptions } from '../../review/edit/types.js';
+import { revise } from '../../workflows/revise.js';
+import { UserError } from '../shared/errors.js';
 import { startOrContinue } from './review-full-pass-run.js';
 import type { EditCommandOptions } from './review-full-pass.js';
 

@@ -1,6 +1,6 @@
 /** `commonplace review run revise`: registration only; the action loads review-revise-run.ts. */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 import { editOptions, type EditCommandOptions } from './review-full-pass.js';
 
 /**

@@ -1,12 +1,12 @@
 /** The actions of `review schedule …`: create, list and change the Temporal Schedules that start gate sweeps. */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../search-attributes.js';
-import { gateSweep } from '../workflows/gate-sweep.js';
-import { openCheckout } from './checkout.js';
-import { connectClient } from './connection.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
-import { portable, shown, warnUnheld } from './places.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { gateSweep } from '../../workflows/gate-sweep.js';
+import { openCheckout } from '../shared/checkout.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
+import { portable, shown, warnUnheld } from '../shared/places.js';
 import { checkSweepInput, sweepDetails, sweepIdentity, sweepInput } from './review-gates-run.js';
 import { OVERLAP_POLICIES, type ScheduleCreateOptions, type ScheduleVerb } from './review-schedule.js';
 

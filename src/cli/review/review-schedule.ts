@@ -3,7 +3,7 @@
  * Temporal Schedules. Options and help only; the actions load from review-schedule-run.ts.
  */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 import { sweepOptions, type SweepCommandOptions } from './review-gates.js';
 
 /** The overlap policies an operator names (Temporal's ScheduleOverlapPolicy, kebab-case). */

@@ -1,13 +1,13 @@
 /** The action of `review status`: freshness from the files alone, as text or the `review-status` JSON shape. */
-import { findCheckout } from '../kb/checkout.js';
-import { KbError } from '../kb/errors.js';
-import type { Finding } from '../kb/findings.js';
-import { commandSelections } from '../review/criteria.js';
-import { ReviewError } from '../review/errors.js';
-import { RESULTS_DIR } from '../review/paths.js';
-import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../review/status.js';
-import { UserError } from './errors.js';
-import { printJson } from './json-output.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { KbError } from '../../kb/errors.js';
+import type { Finding } from '../../kb/findings.js';
+import { commandSelections } from '../../review/criteria.js';
+import { ReviewError } from '../../review/errors.js';
+import { RESULTS_DIR } from '../../review/paths.js';
+import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../../review/status.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
 import type { StatusOptions } from './review-status.js';
 
 /** `review status`: every failure is bad input (exit 1) — a pattern that matches nothing, no checkout. */

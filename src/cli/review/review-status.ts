@@ -4,7 +4,7 @@
  * loads from review-status-run.ts.
  */
 import type { Command } from 'commander';
-import { action } from './errors.js';
+import { action } from '../shared/errors.js';
 
 export interface StatusOptions {
   notes?: string[];

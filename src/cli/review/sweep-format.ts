@@ -1,12 +1,12 @@
 /** How a gate sweep reads to the operator: the live line, a stop with its one next command, the end-of-sweep report. */
 import type { Client } from '@temporalio/client';
-import type { SweepCounts, SweepProgress, SweepSummary } from '../review/sweep-types.js';
-import { batchProgressQuery } from '../workflows/gate-batch.js';
-import { progressQuery, type gateSweep } from '../workflows/gate-sweep.js';
-import type { FollowFormat } from './follow.js';
-import { nextLine, nextStep, stopDetails, type NextCommands } from './stop-format.js';
-import { liveLaunches, liveSuffix } from './live-launches.js';
-import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
+import type { SweepCounts, SweepProgress, SweepSummary } from '../../review/sweep-types.js';
+import { batchProgressQuery } from '../../workflows/gate-batch.js';
+import { progressQuery, type gateSweep } from '../../workflows/gate-sweep.js';
+import type { FollowFormat } from '../shared/follow.js';
+import { nextLine, nextStep, stopDetails, type NextCommands } from '../shared/stop-format.js';
+import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
+import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
 
 /** The commands a sweep's stops lead to. */
 export function sweepNext(runId: string): NextCommands {

@@ -3,8 +3,8 @@
  * write (said once, on stderr, when an entry is added), and the checkout's ID is read or recorded.
  */
 import path from 'node:path';
-import { checkoutId } from '../kb/checkout-id.js';
-import { ignoreMachineLocal } from '../kb/machine-local.js';
+import { checkoutId } from '../../kb/checkout-id.js';
+import { ignoreMachineLocal } from '../../kb/machine-local.js';
 
 export async function openCheckout(root: string): Promise<string> {
   const ignored = await ignoreMachineLocal(root);

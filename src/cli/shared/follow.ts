@@ -18,8 +18,8 @@ import {
   type WorkflowHandle,
   type WorkflowResultType,
 } from '@temporalio/client';
-import type { LifecycleProgress } from '../runs/stop.js';
-import { TASK_QUEUE } from '../search-attributes.js';
+import type { LifecycleProgress } from '../../runs/stop.js';
+import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
 import { printJson } from './json-output.js';
 import { shown } from './places.js';

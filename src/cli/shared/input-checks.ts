@@ -4,8 +4,8 @@
  * and a fake-harness scenario file exists.
  */
 import { existsSync } from 'node:fs';
-import { loadProfiles, profilesSource } from '../harness/load-profiles.js';
-import { ProfileError, selectProfile } from '../harness/profiles.js';
+import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
+import { ProfileError, selectProfile } from '../../harness/profiles.js';
 import { UserError } from './errors.js';
 
 export function checkLaunchInputs(input: { checkout: string; profile: string; profilesFile?: string; env?: Record<string, string> }): void {

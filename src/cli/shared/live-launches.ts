@@ -4,8 +4,8 @@
  * per launch, e.g. "turn 3 · Write lens-memory.md · 12.4k tokens · 41 s".
  */
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
-import { describeLaunchActivity } from '../harness/activity.js';
-import type { LaunchActivity } from '../harness/launch-contract.js';
+import { describeLaunchActivity } from '../../harness/activity.js';
+import type { LaunchActivity } from '../../harness/launch-contract.js';
 
 /** The running launches of one workflow execution; empty when there are none or it cannot be described. */
 export async function liveLaunches(client: Client, workflowId: string): Promise<string[]> {

@@ -6,10 +6,10 @@
 import type { Client } from '@temporalio/client';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../fs/atomic.js';
-import { sha256 } from '../fs/digest.js';
-import { HostPlaces, checkoutAt } from '../held-checkouts.js';
-import { checkoutQueue } from '../places.js';
+import { writeFileAtomic } from '../../fs/atomic.js';
+import { sha256 } from '../../fs/digest.js';
+import { HostPlaces, checkoutAt } from '../../held-checkouts.js';
+import { checkoutQueue } from '../../places.js';
 import { showPathsWith } from './json-output.js';
 
 /** Temporal's enum values (TaskQueueKind NORMAL, TaskQueueType ACTIVITY), without loading the protos' module for two numbers. */

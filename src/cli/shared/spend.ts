@@ -1,6 +1,6 @@
 /** `--max-cost`: how the commands that run work read the cap, and how they hand it to a start or a resume. */
-import type { ResumeRequest } from '../runs/stop.js';
-import { spendLine, tokensLine, type SpendProgress } from '../runs/spend.js';
+import type { ResumeRequest } from '../../runs/stop.js';
+import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
 import { UserError } from './errors.js';
 
 /** The cap a `--max-cost` value asks for; a value that is not a positive amount is a usage error (exit 2). */

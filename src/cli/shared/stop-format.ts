@@ -4,8 +4,8 @@
  * next command, chosen by the stop's rule in `STOP_RULES`.
  */
 import path from 'node:path';
-import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../runs/stop.js';
-import { centsUp } from '../runs/spend.js';
+import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../../runs/stop.js';
+import { centsUp } from '../../runs/spend.js';
 
 /** The commands a workflow's stops lead to; each command module fills them in for its run. */
 export interface NextCommands {
