@@ -1,8 +1,9 @@
+/** The action of `commonplace dev`: the dev server, then a worker on it, until Ctrl-C. */
 import { join, resolve } from 'node:path';
 import { startDevServer } from '../../../temporal/server.js';
 import { connectWorker } from '../shared/connection.js';
 import { installQuietRuntime } from '../shared/runtime.js';
-import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-run.js';
+import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
 import { findCheckout } from '../../kb/checkout.js';
 
 /** Starts the dev server, then a worker on it; on Ctrl-C stops the worker, then the server. */

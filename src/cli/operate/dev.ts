@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { action, UserError } from '../shared/errors.js';
-import { kbDirectories } from './worker.js';
+import { kbDirectories } from './worker-options.js';
 
 export interface DevOptions {
   state: string;

@@ -6,8 +6,15 @@ import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
 import { portable, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
-import type { ProbeOptions } from './probe.js';
 import { runDetails } from '../../runs/run-details.js';
+
+export interface ProbeOptions {
+  profile: string;
+  profiles?: string;
+  kb?: string;
+  scenario?: string;
+  json?: boolean;
+}
 
 /** A readable, unique workflow ID: the profile and the start time. */
 export function probeWorkflowId(profile: string, now = new Date()): string {

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-
-export interface ProbeOptions {
-  profile: string;
-  profiles?: string;
-  kb?: string;
-  scenario?: string;
-  json?: boolean;
-}
+import type { ProbeOptions } from './probe-run.js';
 
 /** `commonplace probe`: checks a worker profile end to end through a real workflow and launch. */
 export function registerProbe(program: Command): void {

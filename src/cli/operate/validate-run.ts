@@ -10,7 +10,16 @@ import { TypeRegistry } from '../../kb/types.js';
 import { collectFiles, validateFiles, type ValidationReport } from '../../kb/validate.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
-import type { ValidateOptions } from './validate.js';
+
+export interface ValidateOptions {
+  artifact?: string;
+  role?: string;
+  layout?: string;
+  disposition?: string;
+  json?: boolean;
+  verbose?: boolean;
+  kb?: string;
+}
 
 const DRAFT_USAGE = 'commonplace validate <draft> --artifact <dir> --role <role>';
 

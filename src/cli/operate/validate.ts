@@ -1,15 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-
-export interface ValidateOptions {
-  artifact?: string;
-  role?: string;
-  layout?: string;
-  disposition?: string;
-  json?: boolean;
-  verbose?: boolean;
-  kb?: string;
-}
+import type { ValidateOptions } from './validate-run.js';
 
 /** The dispositions a draft's requiredness is checked under (src/kb/layouts.ts keeps the same list; a test holds them equal). */
 export const DISPOSITION_NAMES = ['published', 'blocked', 'out-of-scope'] as const;

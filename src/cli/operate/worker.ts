@@ -1,24 +1,12 @@
 import type { Command } from 'commander';
-import { delimiter } from 'node:path';
-import { action, UserError } from '../shared/errors.js';
+import { action } from '../shared/errors.js';
+import { kbDirectories, maxLaunchesOption } from './worker-options.js';
 
 export interface WorkerCommandOptions {
   state: string;
   maxLaunches: string;
   kb: string[];
   kbList?: string;
-}
-
-/** `--max-launches` as a number, or the one-line error naming it. */
-export function maxLaunchesOption(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UserError(`--max-launches must be a positive whole number, got "${value}"`);
-  return Number(value);
-}
-
-/** The checkouts `--kb` names (repeatable), after those of COMMONPLACE_KB (directories separated like PATH). */
-export function kbDirectories(named: string[]): string[] {
-  const fromEnv = (process.env.COMMONPLACE_KB ?? '').split(delimiter).filter((dir) => dir !== '');
-  return [...new Set([...fromEnv, ...named])];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];

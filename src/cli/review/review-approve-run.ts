@@ -1,6 +1,6 @@
 /** The actions of `review approve` and `review acknowledge`: the operator's answers to an editing run (or a sweep) that waits on one. */
 import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../../workflows/gate-sweep.js';
-import { followSweep } from './review-gates-run.js';
+import { followSweep } from './sweep-start.js';
 import { sha256 } from '../../fs/digest.js';
 import { formatFindingsInline } from '../../kb/format.js';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -10,7 +10,8 @@ import { locateSelections, parseSelectionList } from '../../review/edit/selectio
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../review/edit/types.js';
 import { connectClient } from '../shared/connection.js';
 import { rootMessage, UserError } from '../shared/errors.js';
-import { EDIT_WORKFLOWS, followEdit, recordedRun, resolveRun, type EditWorkflow } from './review-full-pass-run.js';
+import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from './edit-follow.js';
+import { recordedRun, resolveRun } from './edit-lookup.js';
 
 /** Past this size a file is not a proposal answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;

@@ -5,8 +5,13 @@ import { connectClient } from '../shared/connection.js';
 import { describeEnded, endRun, graceMs } from '../shared/run-end.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
-import type { CancelOptions } from './review-cancel.js';
-import { resolveRun } from './review-full-pass-run.js';
+import { resolveRun } from './edit-lookup.js';
+
+export interface CancelOptions {
+  kb?: string;
+  grace?: string;
+  json?: boolean;
+}
 
 /** Whether the namespace has a workflow of this ID. */
 async function exists(client: Client, workflowId: string): Promise<boolean> {

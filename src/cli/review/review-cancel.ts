@@ -6,12 +6,7 @@
 import type { Command } from 'commander';
 import { graceOption } from '../shared/run-end.js';
 import { action } from '../shared/errors.js';
-
-export interface CancelOptions {
-  kb?: string;
-  grace?: string;
-  json?: boolean;
-}
+import type { CancelOptions } from './review-cancel-run.js';
 
 export function registerCancel(review: Command): void {
   graceOption(

@@ -3,49 +3,10 @@
  * actions (and the Temporal client they need) load from review-gates-run.ts when a command runs,
  * so `--help` answers at once.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-
-export interface SweepCommandOptions {
-  notes: string[];
-  gates: string[];
-  criteria?: string;
-  grouping: string;
-  profile: string;
-  concurrency: string;
-  batchSize: string;
-  autoResume?: boolean;
-  kb?: string;
-  profiles?: string;
-  scenario?: string;
-  maxCost?: string;
-  json?: boolean;
-}
-
-export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
-export interface RetryOptions {
-  profile?: string;
-  kb?: string;
-  json?: boolean;
-}
-
-const collect = (value: string, previous: string[]) => [...previous, value];
-
-/** Adds the options every way of starting a sweep shares (the run command and schedules). */
-export function sweepOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--notes <glob>', 'notes to sweep, as a glob on KB paths (repeatable)').default([], 'every reviewable note').argParser(collect))
-    .addOption(new Option('--gates <glob>', 'gates to apply, as a glob on gate IDs such as "prose/*" (repeatable)').default([], 'every gate').argParser(collect))
-    .option('--criteria <kinds>', 'criterion kinds to sweep, comma-separated: gates, types (type specs), collections (COLLECTION.md files); default all three, or gates only when --gates is given')
-    .option('--grouping <grouping>', 'pair: one launch per pair; bundle: one launch per note and lens, its type and collection criteria joining a bundle within the size cap', 'pair')
-    .option('--profile <name>', 'worker profile', 'claude')
-    .option('--concurrency <n>', 'launches in flight at once', '4')
-    .option('--batch-size <n>', 'launches per child workflow', '100')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
-    .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
-    .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
-    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the sweep past this many US dollars; on a stopped sweep, the new cap it resumes with');
-}
+import type { RetryOptions, RunGatesOptions } from './review-gates-run.js';
+import { sweepOptions } from './sweep-options.js';
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
 export function registerRunGates(run: Command): void {

@@ -25,10 +25,14 @@ import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { checkoutPlaces, shown } from '../shared/places.js';
-import type { InspectOptions } from './review-inspect.js';
-import { editNextCommand } from './review-full-pass-run.js';
+import { editNextCommand } from './edit-follow.js';
 import { stopLines } from '../shared/stop-format.js';
 import { duration, sweepNextCommand } from './sweep-format.js';
+
+export interface InspectOptions {
+  kb?: string;
+  json?: boolean;
+}
 
 export type InspectKind = 'sweep' | EditKind;
 /** A run's status as inspect reports it: the lifecycle's, a closed execution's own, or unknown (no record, no server). */

@@ -5,11 +5,7 @@
  */
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-
-export interface InspectOptions {
-  kb?: string;
-  json?: boolean;
-}
+import type { InspectOptions } from './review-inspect-run.js';
 
 export function registerInspect(review: Command): void {
   review

@@ -7,7 +7,7 @@ import { packetPath, parsePacket, type PacketRecord } from '../../review/edit/pa
 import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
-import { resolveNote } from './review-full-pass-run.js';
+import { resolveNote } from './edit-start.js';
 
 const short = (digest: string | null) => (digest === null ? 'gone' : digest.slice(0, 12));
 

@@ -7,14 +7,15 @@ import { parsePlan } from '../../review/edit/plan.js';
 import type { ReviseOptions } from '../../review/edit/types.js';
 import { revise } from '../../workflows/revise.js';
 import { UserError } from '../shared/errors.js';
-import { startOrContinue } from './review-full-pass-run.js';
-import type { EditCommandOptions } from './review-full-pass.js';
+import { parseEditCommand, startOrContinue, type EditCommandOptions } from './edit-start.js';
+
+export type ReviseCommandOptions = EditCommandOptions & { plan?: string; assess?: boolean };
 
 /**
  * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
  * needs a mode; a repeat over the same text keeps the run's; an edited note needs a new choice.
  */
-export async function runRevise(noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }): Promise<void> {
+export async function runRevise(noteArg: string, options: ReviseCommandOptions): Promise<void> {
   if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one');
   let planText: string | undefined;
   const asked: Partial<ReviseOptions> = { ...(options.profile !== undefined && { profile: options.profile }) };
@@ -30,10 +31,11 @@ export async function runRevise(noteArg: string, options: EditCommandOptions & {
     asked.mode = 'assess';
     asked.planSha256 = null;
   }
+  const request = parseEditCommand(options);
   await startOrContinue({
     kind: 'revise',
     noteArg,
-    options,
+    request,
     asked,
     newRun: () => {
       if (asked.mode === undefined) {

@@ -1,7 +1,8 @@
 /** `commonplace review run revise`: registration only; the action loads review-revise-run.ts. */
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-import { editOptions, type EditCommandOptions } from './review-full-pass.js';
+import { editOptions } from './edit-options.js';
+import type { ReviseCommandOptions } from './review-revise-run.js';
 
 /**
  * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
@@ -28,5 +29,5 @@ Examples:
   $ commonplace review run revise kb/notes/tidy-desk.md --assess --max-cost 1.50 --json
 `,
     )
-    .action(action(async (noteArg: string, options: EditCommandOptions & { plan?: string; assess?: boolean }) => (await import('./review-revise-run.js')).runRevise(noteArg, options)));
+    .action(action(async (noteArg: string, options: ReviseCommandOptions) => (await import('./review-revise-run.js')).runRevise(noteArg, options)));
 }

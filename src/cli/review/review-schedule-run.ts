@@ -1,5 +1,6 @@
 /** The actions of `review schedule …`: create, list and change the Temporal Schedules that start gate sweeps. */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
+import type { SweepInput } from '../../review/sweep-types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { gateSweep } from '../../workflows/gate-sweep.js';
 import { openCheckout } from '../shared/checkout.js';
@@ -7,8 +8,12 @@ import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { portable, shown, warnUnheld } from '../shared/places.js';
-import { checkSweepInput, sweepDetails, sweepIdentity, sweepInput } from './review-gates-run.js';
-import { OVERLAP_POLICIES, type ScheduleCreateOptions, type ScheduleVerb } from './review-schedule.js';
+import { OVERLAP_POLICIES } from './sweep-options.js';
+import { parseSweepCommand, type SweepCommandOptions } from './sweep-request.js';
+import { checkSweepInput, sweepDetails, sweepIdentity } from './sweep-start.js';
+
+export type ScheduleCreateOptions = SweepCommandOptions & { every?: string; cron?: string; overlap: string; paused?: boolean };
+export type ScheduleVerb = 'pause' | 'unpause' | 'trigger' | 'delete';
 
 const overlapPolicies: Record<(typeof OVERLAP_POLICIES)[number], ScheduleOverlapPolicy> = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -60,14 +65,32 @@ async function existing(client: Client, name: string): Promise<ScheduleHandle> {
   return handle;
 }
 
-/** `review schedule create NAME`: every option is checked before the server is asked; the sweep's input is recorded in the schedule's action. */
-export async function runScheduleCreate(name: string, options: ScheduleCreateOptions): Promise<void> {
+/** What `review schedule create` asks for, read once: the name, when, the overlap policy and the sweep's input. */
+interface ScheduleRequest {
+  name: string;
+  every?: string;
+  cron?: string;
+  overlap: ScheduleOverlapPolicy;
+  input: SweepInput;
+}
+
+/** The options of `review schedule create`, each checked in turn (the first bad one is the message), the checkout resolved once. */
+function parseScheduleCommand(name: string, options: ScheduleCreateOptions): ScheduleRequest {
   checkName(name);
   if (!options.every === !options.cron) throw new UserError('give exactly one of --every INTERVAL or --cron EXPR');
   if (options.every !== undefined && !/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(options.every)) throw new UserError(`--every must be an interval such as 24h, 30m or 90s, got "${options.every}"`);
   const overlap = overlapPolicies[options.overlap as keyof typeof overlapPolicies];
   if (overlap === undefined) throw new UserError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got "${options.overlap}"`);
-  const given = sweepInput(options, { autoResume: true });
+  // Its sweeps resume by themselves after a usage limit with a known reset time.
+  const input = parseSweepCommand(options, { autoResume: true });
+  return { name, overlap, input, ...(options.every !== undefined && { every: options.every }), ...(options.cron !== undefined && { cron: options.cron }) };
+}
+
+/** `review schedule create NAME`: every option is checked before the server is asked; the sweep's input is recorded in the schedule's action. */
+export async function runScheduleCreate(name: string, options: ScheduleCreateOptions): Promise<void> {
+  const request = parseScheduleCommand(name, options);
+  const given = request.input;
+  const overlap = request.overlap;
   await checkSweepInput(given);
   const client = await connectClient();
   const checkout = await openCheckout(given.checkout);

@@ -4,13 +4,8 @@
  */
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-import { sweepOptions, type SweepCommandOptions } from './review-gates.js';
-
-/** The overlap policies an operator names (Temporal's ScheduleOverlapPolicy, kebab-case). */
-export const OVERLAP_POLICIES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
-
-export type ScheduleCreateOptions = SweepCommandOptions & { every?: string; cron?: string; overlap: string; paused?: boolean };
-export type ScheduleVerb = 'pause' | 'unpause' | 'trigger' | 'delete';
+import type { ScheduleCreateOptions } from './review-schedule-run.js';
+import { OVERLAP_POLICIES, sweepOptions } from './sweep-options.js';
 
 const run = () => import('./review-schedule-run.js');
 

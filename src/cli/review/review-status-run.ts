@@ -8,7 +8,17 @@ import { RESULTS_DIR } from '../../review/paths.js';
 import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../../review/status.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
-import type { StatusOptions } from './review-status.js';
+
+export interface StatusOptions {
+  notes?: string[];
+  gates?: string[];
+  criteria?: string;
+  stale?: boolean;
+  orphans?: boolean;
+  json?: boolean;
+  pruneOrphans?: boolean;
+  kb?: string;
+}
 
 /** `review status`: every failure is bad input (exit 1) — a pattern that matches nothing, no checkout. */
 export async function runReviewStatus(options: StatusOptions): Promise<void> {

@@ -5,17 +5,7 @@
  */
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-
-export interface StatusOptions {
-  notes?: string[];
-  gates?: string[];
-  criteria?: string;
-  stale?: boolean;
-  orphans?: boolean;
-  json?: boolean;
-  pruneOrphans?: boolean;
-  kb?: string;
-}
+import type { StatusOptions } from './review-status-run.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
