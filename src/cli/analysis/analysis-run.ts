@@ -2,9 +2,10 @@
  * The actions of `analysis prepare`, `analysis run` and `analysis inspect` (their registration,
  * in analysis.ts, loads this module only when one of them runs).
  */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { findCheckout } from '../../kb/checkout.js';
 import { KbError } from '../../kb/errors.js';
 import { loadPlan, PlanError } from '../../analysis/load-plan.js';
@@ -15,17 +16,16 @@ import { openCheckout } from '../shared/checkout.js';
 import { PrepareError, prepareRun } from '../../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../../activities/analysis/runs.js';
 import { GitError } from '../../fs/git.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
-import { analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../../workflows/analysis.js';
+import { type analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../../workflows/analysis.js';
+import { describe, startRun } from './analysis-start.js';
 import { analysisFormat, analysisNext, formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { follow, type RunOutcome } from '../shared/follow.js';
 import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
-import { portable, shown, warnUnheld } from '../shared/places.js';
 import { printJson } from '../shared/json-output.js';
-import { runDetails } from '../../runs/run-details.js';
-import { capNotApplied, parseMaxCost, resumeRequest } from '../shared/spend.js';
+import { flag, maxCostOption, parseOptions } from '../shared/options.js';
+import { capNotApplied, resumeRequest } from '../shared/spend.js';
 import { nextStep } from '../shared/stop-format.js';
 
 /** Turns the library's errors into the operator's one-line (per problem) messages, exit 1. */
@@ -86,71 +86,6 @@ export async function runPrepare(system: string, options: PrepareOptions): Promi
   );
 }
 
-/** The workflow's state, or undefined when there is none; a workflow of the same ID made for another worktree is refused. */
-async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string | undefined> {
-  let described;
-  try {
-    described = await handle.describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-  const recorded = described.memo?.worktree;
-  const ours = await portable(run.worktree, run.parameters.checkout);
-  const worktree = typeof recorded === 'string' ? shown(recorded) : undefined;
-  if (typeof recorded === 'string' && recorded !== ours && path.resolve(shown(recorded)) !== path.resolve(run.worktree)) {
-    throw new UserError(`workflow ${handle.workflowId} on this Temporal namespace belongs to the run in ${worktree}, not to ${run.worktree}; two checkouts prepared the same run ID — use another namespace (TEMPORAL_NAMESPACE) for one of them`);
-  }
-  return described.status.name;
-}
-
-/** The run's parameters as the Web UI shows them under the workflow's details. */
-function analysisDetails(run: LocatedRun, input: AnalysisInput): string {
-  const { parameters } = run;
-  const source = `${parameters.source.kind} ${parameters.source.location}${parameters.source.revision ? ` at ${parameters.source.revision}` : ''}`;
-  return runDetails(`analysis of ${parameters.system}`, [
-    ['system', parameters.system],
-    ['run ID', run.runId],
-    ['profile', parameters.profile],
-    ['checkout', parameters.checkout],
-    ['worktree', run.worktree],
-    ['branch', parameters.branch],
-    ['preparation commit', parameters.preparationCommit],
-    ['plan', parameters.plan],
-    ['plan sha256', parameters.planSha256],
-    ['layout', parameters.layout],
-    ['layout sha256', parameters.layoutSha256],
-    ['source', source],
-    ['max cost (USD)', input.maxCostUsd],
-    ['auto-resume', input.autoResume],
-    ['profiles file', input.profilesFile],
-  ]);
-}
-
-/** Starts the run's workflow (or attaches: USE_EXISTING is the run lock), with its summary, details and search attributes. */
-async function startRun(client: Client, run: LocatedRun, given: AnalysisInput): Promise<WorkflowHandle<typeof analysisWorkflow>> {
-  // The input names the checkout by its ID, the worktree and run directory by paths under its worktrees root.
-  const input = await portable(given, run.parameters.checkout);
-  await warnUnheld(client, run.parameters.checkout);
-  return client.workflow.start(analysisWorkflow, {
-    taskQueue: TASK_QUEUE,
-    workflowId: analysisWorkflowId(await openCheckout(run.parameters.checkout), run.runId),
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-    args: [input],
-    memo: { worktree: input.worktree },
-    staticSummary: `analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`,
-    // The details name the checkout, worktree and source as the input does: from their roots, not this host's paths.
-    staticDetails: await portable(analysisDetails(run, given), run.parameters.checkout),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'analysis' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: run.parameters.system },
-      { key: CommonplaceProfile, value: run.parameters.profile },
-    ],
-  });
-}
-
 /** The run's record in its run directory (run.json), when the workflow wrote one. */
 async function readRecord(run: LocatedRun): Promise<AnalysisProgress | undefined> {
   return readFile(runRecordFile(run.runDir), 'utf8')
@@ -177,9 +112,13 @@ export interface RunOptions {
   json?: boolean;
 }
 
+/** `analysis run`'s options in the order their checks run: the cap first, before the run is located. */
+const RUN_FIELDS = z.object({ maxCost: maxCostOption, kb: z.string().optional(), autoResume: flag, profiles: z.string().optional(), scenario: z.string().optional(), detach: flag, json: flag });
+
 /** `analysis run <run-id>`: starts, attaches to or resumes the run, and follows it (exit 0 completed, 2 stopped, 1 failed). */
-export async function runRun(runId: string, options: RunOptions): Promise<void> {
-  const maxCostUsd = parseMaxCost(options.maxCost);
+export async function runRun(runId: string, raw: RunOptions): Promise<void> {
+  const options = parseOptions(RUN_FIELDS, raw);
+  const maxCostUsd = options.maxCost;
   let run: LocatedRun;
   try {
     run = await locateRun(checkoutOf(options.kb), runId);
