@@ -12,7 +12,7 @@ export function jsonDocument(shape: string, version: number, body: object): Reco
 
 let shownPaths: (text: string) => string = (text) => text;
 
-/** Set by src/client/places.ts: paths a run carries as place tokens print as this host's paths. */
+/** Set by src/cli/shared/places.ts: paths a run carries as place tokens print as this host's paths. */
 export function showPathsWith(show: (text: string) => string): void {
   shownPaths = show;
 }
