@@ -10,7 +10,11 @@ import type { EditWorkflow } from './edit-follow.js';
 
 /** A run ID's workflow and directory, from its run.json: known before any server is asked. */
 export async function recordedRun(kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string }> {
-  const checkout = findCheckout(process.cwd(), kb).root;
+  return recordedRunIn(findCheckout(process.cwd(), kb).root, run);
+}
+
+/** The same, in a checkout already resolved. */
+async function recordedRunIn(checkout: string, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string }> {
   const workflowId = (await readRunRecord(checkout, run))?.workflowId;
   if (!workflowId) throw new UserError(`no run ${run} in ${checkout} (no ${path.join(runDirOf(checkout, run), 'run.json')})`);
   return { checkout, runId: run, workflowId, runDir: runDirOf(checkout, run) };
@@ -27,7 +31,7 @@ export async function resolveRun(client: Client, kb: string | undefined, run: st
     runId = (described?.memo?.runId as string | undefined) ?? '';
     if (!runId) throw new UserError(`no editing run with workflow ID ${run}`);
   } else {
-    workflowId = (await recordedRun(kb, run)).workflowId;
+    workflowId = (await recordedRunIn(checkout, run)).workflowId;
   }
   const kind = kindOfWorkflowId(workflowId);
   if (kind === undefined) throw new UserError(`${workflowId} is not the workflow of an editing run (full-pass/… or revise/…)`);

@@ -1,15 +1,6 @@
-/** `--max-cost`: how the commands that run work read the cap, and how they hand it to a start or a resume. */
+/** `--max-cost` after it is read (shared/options.ts reads it): how a cap goes to a resume, and how spend prints. */
 import type { ResumeRequest } from '../../runs/stop.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
-import { UserError } from './errors.js';
-
-/** The cap a `--max-cost` value asks for; a value that is not a positive amount is a usage error (exit 2). */
-export function parseMaxCost(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text.replace(/^\$/, ''));
-  if (!Number.isFinite(value) || value <= 0) throw new UserError(`--max-cost must be a positive amount of US dollars, got "${text}"`);
-  return value;
-}
 
 /** The resume Update's argument: the new cap, when one was given. */
 export function resumeRequest(maxCostUsd: number | undefined): ResumeRequest {
