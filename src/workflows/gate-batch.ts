@@ -5,6 +5,7 @@ import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { answerKey } from '../runs/answer-key.js';
+import { armedBreaker, releaseHeld, settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
@@ -35,6 +36,14 @@ export interface GateBatchInput {
   spentBefore?: SpendTotals;
   /** The sweep's concurrency as a rate-limit warning lowered it (absent: `concurrency`, not lowered yet). */
   pace?: Pace;
+  /** The breaker as the batch's last run left it (absent: armed afresh, as every batch and resume begins). */
+  breaker?: BreakerState<HeldUnit>;
+}
+
+/** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
+export interface HeldUnit {
+  pending: SweepUnit;
+  problems: SweepProblem[];
 }
 
 export interface GateBatchResult {
@@ -58,6 +67,9 @@ export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
 
 /** Batches begun before the sweep guard accepted answers without comparing the KB; this patch marks batches that guard it. */
 export const SWEEP_GUARD_PATCH = 'sweep-guard';
+
+/** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
+export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
 function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
@@ -88,13 +100,12 @@ async function sweepUnit(
   input: GateBatchInput,
   unit: SweepUnit,
   counts: SweepCounts,
-  problems: SweepProblem[],
   answerKeys: boolean,
   /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
-): Promise<{ stop?: Stop; pending: SweepUnit }> {
+): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[] } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
   /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
@@ -161,15 +172,15 @@ async function sweepUnit(
   });
   if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
   if (result.status === 'exhausted') {
-    for (const criterion of result.pending.criteria) {
+    const failed = result.pending.criteria.map((criterion): SweepProblem => {
       const findings = refusals.get(criterion.id) ?? [];
       const why = findingMessages(findings) || 'no accepted output';
-      problems.push({ note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) });
-    }
-    counts.problems += result.pending.criteria.length;
-    counts.pairsDone += result.pending.criteria.length;
+      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
+    });
+    // The caller records the problems (or the breaker holds them back); `pending` is what a tripped breaker asks again.
+    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []) } };
   }
-  return { pending: { ...unit, criteria: [] } };
+  return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
 
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
@@ -198,6 +209,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       const problems = input.problems ?? [];
+      const record = (failed: readonly SweepProblem[]) => {
+        problems.push(...failed);
+        counts.problems += failed.length;
+        counts.pairsDone += failed.length;
+      };
+      // The breaker judges the batch's first settled units (batches recorded before it record every failure at once).
+      let breaker = patched(SWEEP_BREAKER_PATCH) ? (input.breaker ?? armedBreaker<HeldUnit>()) : undefined;
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
@@ -206,11 +224,19 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, answerKeys, guard, lifecycle.spend);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
             stopped.set(unit.key, unitDone.pending); // only the criteria not yet accepted are asked again
+          } else if (breaker === undefined) {
+            record(unitDone.failed?.problems ?? []);
+          } else {
+            const { failed } = unitDone;
+            const step = settleUnit(breaker, failed ? { outcome: 'failed', name: unitName(unit), launches: unitDone.launches ?? 0, findings: failed.findings, item: { pending: unitDone.pending, problems: failed.problems } } : { outcome: 'accepted' });
+            breaker = step.state;
+            for (const held of step.record) record(held.problems);
+            stop ??= step.stop;
           }
           lifecycle.at(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`);
           return true;
@@ -218,13 +244,20 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         () => !stop && !overBudget(),
       );
       const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
+      if (breaker !== undefined && (stop || remaining.length === 0)) {
+        // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
+        if (breaker.status === 'tripped') remaining.unshift(...breaker.held.map((held) => held.pending));
+        const step = releaseHeld(breaker);
+        breaker = step.state;
+        for (const held of step.record) record(held.problems);
+      }
       if (stop) {
         // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
         lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
         return { counts, problems, stop, remaining, ...withPace() };
       }
       if (remaining.length > 0) {
-        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace() });
+        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), ...(breaker !== undefined && { breaker }) });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
       return { counts, problems, remaining: [], ...withPace() };
