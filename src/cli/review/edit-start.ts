@@ -125,6 +125,8 @@ export interface EditStart {
   asked: Partial<EditOptions>;
   /** A new run from the asked options and the defaults; throws when a new run cannot start so. */
   newRun: (asked: Partial<EditOptions>) => NewEditRun;
+  /** What the checkout must hold for this kind of run, checked before anything starts (a full pass: the critique instruction). */
+  check?: (checkout: string) => Promise<void>;
 }
 
 /** The Web UI's static details of a new editing run: the note and its text, the options, the caps, the checkout. */
@@ -154,6 +156,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const { checkout, concurrency, maxCostUsd } = start.request;
   const { note, text } = await resolveNote(checkout, start.noteArg);
   if (!(await hasGit(checkout))) throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
+  await start.check?.(checkout);
   // The server first: an unreachable one is refused before the checkout is set up for runs.
   const client = await connectClient();
   const noteSha256 = sha256(text);
