@@ -8,6 +8,7 @@ import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/paths.js';
+import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 import { announceCheckout } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -30,6 +31,12 @@ async function exampleCheckout(): Promise<string> {
   return root;
 }
 
+/** Runs a printed command as printed (no --kb added), in the checkout, against the test server. */
+async function asPrinted(checkout: string, words: string[]) {
+  const result = await runCli(words, { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
 /** The approve command a stop printed, as words (`commonplace review approve RUN FILE --key KEY`). */
 function printedApprove(stdout: string): string[] {
   const line = /^\s*approve: (commonplace review approve \S+ \S+ --key [0-9a-f]{16})$/m.exec(stdout);
@@ -48,7 +55,7 @@ test('a full pass over the example note with examples/scenarios/full-pass.yaml s
   expect(stopped.stdout).toMatch(/waits for approval: awaiting-approval \(operator\)/);
   expect(await readFile(join(checkout, NOTE), 'utf8')).not.toBe(edited);
 
-  const approved = await cli(...printedApprove(stopped.stdout));
+  const approved = await asPrinted(checkout, printedApprove(stopped.stdout));
   expect(approved.exitCode).toBe(0);
   expect(approved.stdout).toMatch(/completed/);
   expect(await readFile(join(checkout, NOTE), 'utf8')).toBe(edited);
@@ -56,20 +63,19 @@ test('a full pass over the example note with examples/scenarios/full-pass.yaml s
 
 test('a revision with --assess and examples/scenarios/revise.yaml stops on its selection list and then on the manifest; approving both as printed publishes the selections', async () => {
   const checkout = await exampleCheckout();
-  const cli = (...args: string[]) => cliOn(checkout, address(), args);
   const start = await readFile(join(checkout, NOTE), 'utf8');
 
-  const selections = await cli('review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', join(scenarios, 'revise.yaml'));
+  const selections = await cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', join(scenarios, 'revise.yaml')]);
   expect(selections.exitCode).toBe(2);
   const first = printedApprove(selections.stdout);
   expect(first[3]).toBe('proposals/01-plain-wording.md');
 
-  const manifest = await cli(...first);
+  const manifest = await asPrinted(checkout, first);
   expect(manifest.exitCode).toBe(2);
   const second = printedApprove(manifest.stdout);
   expect(second[3]).toBe('artifact/publication.json');
 
-  const published = await cli(...second);
+  const published = await asPrinted(checkout, second);
   expect(published.exitCode).toBe(0);
   expect(await readFile(join(checkout, NOTE), 'utf8')).toBe(
     start.replace('The type system serves seven distinct roles.', 'Types do seven jobs.').replace('Types are search aids, not enforcement boundaries.', 'Types help search; they do not fence anything off.'),
