@@ -105,7 +105,7 @@ async function sweepUnit(
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
-): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[] } }> {
+): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
   /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
@@ -178,7 +178,7 @@ async function sweepUnit(
       return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
     });
     // The caller records the problems (or the breaker holds them back); `pending` is what a tripped breaker asks again.
-    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []) } };
+    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []), accepted: result.accepted.length } };
   }
   return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
@@ -232,8 +232,10 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           } else if (breaker === undefined) {
             record(unitDone.failed?.problems ?? []);
           } else {
+            // A unit with any accepted criterion (part of a bundle) shows the harness answers in form: it counts as accepted, its refused criteria are problems.
             const { failed } = unitDone;
-            const step = settleUnit(breaker, failed ? { outcome: 'failed', name: unitName(unit), launches: unitDone.launches ?? 0, findings: failed.findings, item: { pending: unitDone.pending, problems: failed.problems } } : { outcome: 'accepted' });
+            const step = settleUnit(breaker, failed && failed.accepted === 0 ? { outcome: 'failed', name: unitName(unit), launches: unitDone.launches ?? 0, findings: failed.findings, item: { pending: unitDone.pending, problems: failed.problems } } : { outcome: 'accepted' });
+            if (failed && failed.accepted > 0) record(failed.problems);
             breaker = step.state;
             for (const held of step.record) record(held.problems);
             stop ??= step.stop;
