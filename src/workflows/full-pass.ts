@@ -3,16 +3,16 @@ import type { Activities } from '../activities/index.js';
 import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
 import type { Stop } from '../runs/stop.js';
-import { launchOnce } from './helpers/ask.js';
-import { checked, gather, type CheckedResult } from './helpers/checked.js';
-import { EditRun } from './helpers/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
-import { spentReason, type SpentUnit } from './helpers/spent-reason.js';
+import { launchOnce } from './asking/ask.js';
+import { checked, gather, type CheckedResult } from './asking/checked.js';
+import { EditRun } from './editing/edit-run.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
+import { budgetStopReason, type SpentUnit } from './editing/budget-stop-reason.js';
 
 const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
+export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './editing/edit-run.js';
 interface ReviewAsk {
   unit: ReviewUnit;
   /** Findings carried over a stop (the first try after it is told why the last was refused). */
@@ -76,7 +76,7 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
     });
     pending = left;
     if (pending.length === 0) break;
-    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: spentReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
+    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
   }
   return accepted;
 }

@@ -8,12 +8,12 @@ import { answerKey } from '../runs/answer-key.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
-import { launchOnce } from './helpers/ask.js';
-import { checked, findingMessages, gather } from './helpers/checked.js';
+import { launchOnce } from './asking/ask.js';
+import { checked, findingMessages, gather } from './asking/checked.js';
 import { Lifecycle } from './lifecycle.js';
-import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './helpers/pace.js';
+import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
-import type { Spend } from './helpers/spend.js';
+import type { Spend } from './spend-cap.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });

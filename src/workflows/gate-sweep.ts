@@ -8,7 +8,7 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { runDetails } from '../runs/run-details.js';
 import type { AcknowledgeAnswer, ResumeRequest } from '../runs/stop.js';
 import { Lifecycle } from './lifecycle.js';
-import type { Pace } from './helpers/pace.js';
+import type { Pace } from './asking/pace.js';
 import { addTotals, type SpendTotals } from '../runs/spend.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });

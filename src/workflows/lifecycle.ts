@@ -20,7 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
-import { autoResumed, autoResumeWait, openQuotaGates, quotaReopened, quotaVersion, watchQuotaGate } from './helpers/quota.js';
+import { autoResumed, autoResumeWait, openQuotaGates, quotaReopened, quotaVersion, watchQuotaGate } from './quota-gate-client.js';
 import { nextCap, resumeCapProblem, spendLine, type SpendTotals } from '../runs/spend.js';
 import {
   STOP_RULES,
@@ -33,8 +33,8 @@ import {
   type RunStatus,
   type Stop,
 } from '../runs/stop.js';
-import { Spend } from './helpers/spend.js';
-import { clipAll, DETAIL_LINE, stopLines } from './helpers/details.js';
+import { Spend } from './spend-cap.js';
+import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
 
 /** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
 export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';

@@ -2,7 +2,7 @@ import { ApplicationFailure, defineQuery, defineUpdate, patched, proxyActivities
 import { STATE_ROOT } from '../places.js';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
 import type { LifecycleProgress, ResumeRequest } from '../runs/stop.js';
-import { ask, type AskOutcome } from './helpers/ask.js';
+import { ask, type AskOutcome } from './asking/ask.js';
 import { Lifecycle, recordStatus } from './lifecycle.js';
 
 const { prepareProbe } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });

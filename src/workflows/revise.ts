@@ -5,10 +5,10 @@ import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
 import type { Plan, PlanPass } from '../review/edit/plan-types.js';
 import { isSelectionPass } from '../review/edit/plan-types.js';
 import type { EditSummary, PreparedAsk, ReviseInput } from '../review/edit/types.js';
-import { launchOnce } from './helpers/ask.js';
-import type { TryOutcome } from './helpers/checked.js';
-import { EditRun } from './helpers/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
+import { launchOnce } from './asking/ask.js';
+import type { TryOutcome } from './asking/checked.js';
+import { EditRun } from './editing/edit-run.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
 
 const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
@@ -17,7 +17,7 @@ const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSele
   retry: { maximumAttempts: 5 },
 });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
+export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './editing/edit-run.js';
 
 /** One launch of a revision job in a directory code prepared, its outputs checked by `accept`. */
 async function askJob<A>(

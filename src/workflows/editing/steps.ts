@@ -6,8 +6,8 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
-import { checked, type CheckedTry, type TryOutcome } from './checked.js';
-import { spentReason } from './spent-reason.js';
+import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
+import { budgetStopReason } from './budget-stop-reason.js';
 import { EditRun } from './edit-run.js';
 
 const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -51,7 +51,7 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
     if (result.status === 'accepted') return accepted;
     pending = result.pending;
     if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
-    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: spentReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
+    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
   }
 }
 
