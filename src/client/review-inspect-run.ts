@@ -20,7 +20,7 @@ import { spendLine, tokensLine, type SpendProgress, type TokenTotals } from '../
 import type { RunStatus, Stop } from '../runs/stop.js';
 import { batchProgressQuery, type BatchProgress } from '../workflows/gate-batch.js';
 import { progressQuery as sweepProgressQuery } from '../workflows/gate-sweep.js';
-import { progressQuery as editProgressQuery } from '../workflows/editing/edit-run.js';
+import { editProgressQuery } from '../workflows/messages.js';
 import { connectClient } from './connection.js';
 import { UserError } from './errors.js';
 import { printJson } from './json-output.js';

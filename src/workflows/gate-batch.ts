@@ -1,4 +1,4 @@
-import { continueAsNew, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
@@ -7,7 +7,8 @@ import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit
 import { answerKey } from '../runs/answer-key.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
+import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
+import { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 import { launchOnce } from './asking/ask.js';
 import { checked, findingMessages, gather } from './asking/checked.js';
 import { Lifecycle } from './lifecycle.js';
@@ -47,11 +48,7 @@ export interface GateBatchResult {
   pace?: Pace;
 }
 
-export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number };
-
-export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
-/** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
-export const batchResumeUpdate = defineUpdate<BatchProgress, [ResumeRequest]>('resume');
+export { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 
 /** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
 export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';

@@ -17,7 +17,7 @@ const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSele
   retry: { maximumAttempts: 5 },
 });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './editing/edit-run.js';
+export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
 
 /** One launch of a revision job in a directory code prepared, its outputs checked by `accept`. */
 async function askJob<A>(

@@ -2,20 +2,14 @@
  * The operator's side of an editing run (full pass, revision): its typed query and Updates, and
  * the lifecycle that answers them. One stop at a time; each ends only by its own Update.
  */
-import { defineQuery, defineUpdate, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
-import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
-import type { ResumeRequest, Stop } from '../../runs/stop.js';
+import type { EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
+import type { Stop } from '../../runs/stop.js';
+import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
 
-export const progressQuery = defineQuery<EditProgress>('progress');
-/** The operator's answer to a proposal; the validator refuses a stale key, another proposal, changed inputs or an edited manifest. */
-export const approveUpdate = defineUpdate<EditProgress, [ApprovalAnswer]>('approve');
-/** The operator owns the paths a checkout-changed stop reported; the run goes on. */
-export const acknowledgeUpdate = defineUpdate<EditProgress, [AcknowledgeAnswer]>('acknowledge');
-/** Run the stopped step again (after a usage limit, failed launches or a conflict). */
-export const resumeUpdate = defineUpdate<EditProgress, [ResumeRequest]>('resume');
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
@@ -39,12 +33,12 @@ export class EditRun {
       },
       autoResume: false,
       progress: {
-        query: progressQuery,
+        query: editProgressQuery,
         build: (common) => ({ ...common, kind: identity.kind, note: identity.note, runDir: this.runDir, launches: this.launches }),
       },
-      resume: resumeUpdate,
-      approve: approveUpdate,
-      acknowledge: acknowledgeUpdate,
+      resume: editResumeUpdate,
+      approve: editApproveUpdate,
+      acknowledge: editAcknowledgeUpdate,
       checkAnswer: (answer) => {
         const parsed = parseSelectionList(answer.text);
         if (parsed.ok) return undefined;
