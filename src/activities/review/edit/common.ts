@@ -8,6 +8,7 @@ import { sha256 } from '../../../fs/digest.js';
 import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
 import { getText } from '../../../fs/store.js';
 import type { BriefEntry, EditRunInput } from '../../../review/edit/types.js';
+import { approvalKey } from '../../../review/edit/approval-key.js';
 
 /** A request the run cannot carry out as asked: bad input, never retried. */
 export function badInput(message: string): ApplicationFailure {
@@ -66,10 +67,7 @@ export async function writeInput(dir: string, relative: string, text: string): P
   await writeFile(target, text);
 }
 
-/**
- * A proposal's key: a digest of the run, the stop number, the proposal's path and bytes, and its
- * inputs' digests, so it names this stop and this proposal and nothing else.
- */
+/** A proposal's key (the rule is `approvalKey` in src/review/edit/approval-key.ts), digested with SHA-256. */
 export function proposalKey(runId: string, stop: number, file: string, proposalSha256: string, inputs: readonly { path: string; sha256: string }[]): string {
-  return sha256(JSON.stringify(['commonplace-approval', runId, stop, file, proposalSha256, inputs.map((input) => [input.path, input.sha256])])).slice(0, 16);
+  return approvalKey({ runId, stop, file, proposalSha256, inputs }, sha256);
 }
