@@ -4,7 +4,7 @@ import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
-import { answerKey } from '../runs/answer-key.js';
+import { Answers, keyedAsk } from './asking/answers.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
@@ -56,6 +56,12 @@ export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
 /** Batches begun before the sweep guard accepted answers without comparing the KB; this patch marks batches that guard it. */
 export const SWEEP_GUARD_PATCH = 'sweep-guard';
 
+/** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
+interface UnitAnswer {
+  captured: CapturedUnit;
+  result: LaunchResult;
+}
+
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
 function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
   return {
@@ -86,7 +92,8 @@ async function sweepUnit(
   unit: SweepUnit,
   counts: SweepCounts,
   problems: SweepProblem[],
-  answerKeys: boolean,
+  /** The batch's answers by answer key, for batches begun since answer keys (undefined before). */
+  answers: Answers<UnitAnswer> | undefined,
   /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
@@ -94,8 +101,6 @@ async function sweepUnit(
 ): Promise<{ stop?: Stop; pending: SweepUnit }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
-  /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
-  const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
@@ -103,9 +108,8 @@ async function sweepUnit(
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
-    const answered = answers?.get(key);
-    const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
+    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name };
+    const accept = async (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
       if (guard !== undefined && asked === captured) {
         const { changed } = await sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: input.checkout, runId: input.runId, baseline: guard }]);
@@ -115,13 +119,14 @@ async function sweepUnit(
         // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
         { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
       ]);
-      answers?.set(key, { captured: asked, result: launched });
+      keep({ captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
     };
-    // An ask whose key was answered in this unit is not launched: the recorded answer is checked again, and spends the attempt.
-    const outcome = answered
-      ? await accept(answered.captured, answered.result)
-      : await launchOnce(
+    // An ask whose key was answered in this batch is not launched: the recorded answer is checked again, and spends the attempt.
+    const outcome = await keyedAsk(answers, identity, {
+      answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
+      launch: (keep) =>
+        launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
             profile: input.profile,
@@ -133,10 +138,11 @@ async function sweepUnit(
               : { dir: captured.dir }),
           },
           `${unitName(pending)}, attempt ${attempt}`,
-          (launched) => accept(captured, launched),
+          (launched) => accept(captured, launched, keep),
           ran,
           spend,
-        );
+        ),
+    });
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
       for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
@@ -188,7 +194,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   return lifecycle.close(
     async () => {
       startPace(input.concurrency, input.pace);
-      const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
+      // One batch's answers: a unit's keys name its note and criteria, so units never share one.
+      const answers = patched(SWEEP_ANSWER_KEY_PATCH) ? new Answers<UnitAnswer>() : undefined;
       const guard = patched(SWEEP_GUARD_PATCH)
         ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
         : undefined;
@@ -203,7 +210,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, problems, answers, guard, lifecycle.spend);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;

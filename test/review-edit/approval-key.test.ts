@@ -50,7 +50,7 @@ describe('the approval key', () => {
     ['a stale key', { key: '0123456789abcdef' }, 'stale-key'],
     ['a changed input', { inputs: [{ path: 'artifact/final.md', sha256: 'e'.repeat(64) }] }, 'inputs-changed'],
     ['a missing input', { inputs: [] }, 'inputs-changed'],
-  ] as const)('an answer with %s is refused (%s)', (_, change, type) => {
+  ] as [string, Partial<ApprovalAnswer>, string][])('an answer with %s is refused (%s)', (_, change, type) => {
     const refusal = approvalRefusal(proposalOf(false), answerTo(proposalOf(false), change), run);
     expect(refusal?.type).toBe(type);
     expect(refusal?.message).toMatch(/nothing was approved$/);

@@ -15,6 +15,7 @@ import type { LaunchResult } from '../../harness/launch-contract.js';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { analysisProgressQuery, analysisResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
+import type { Answers } from '../asking/answers.js';
 
 export { analysisProgressQuery as progressQuery, analysisResumeUpdate as resumeUpdate } from '../messages.js';
 
@@ -66,7 +67,7 @@ export class AnalysisRun {
   /** Stray paths already reported by an environment stop; forgotten once a resume finds the worktree clean. */
   readonly reportedStrays = new Set<string>();
   /** Answer key → the launch that answered it; undefined for runs recorded before answer keys. */
-  answers: Map<string, Answer> | undefined;
+  answers: Answers<Answer> | undefined;
   private recording: Promise<void> = Promise.resolve();
 
   constructor(readonly input: AnalysisInput) {

@@ -1,15 +1,31 @@
 /**
- * The operator's side of an editing run (full pass, revision): its typed query and Updates, and
- * the lifecycle that answers them. One stop at a time; each ends only by its own Update.
+ * An editing run's state (full pass, revision): the lifecycle that answers the operator's query and
+ * Updates (src/workflows/messages.ts), its launches, decisions and answers. One stop at a time;
+ * each ends only by its own Update.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
-import type { EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
+import type { EditKind, EditProgress, EditSummary, PreparedAsk } from '../../review/edit/types.js';
+import type { LaunchResult } from '../../harness/launch-contract.js';
+import { Answers } from '../asking/answers.js';
 import type { Stop } from '../../runs/stop.js';
 import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
 
+/** Editing runs begun before answer keys launched every ask they reached; this patch marks runs that never launch an answered key again. */
+export const EDIT_ANSWER_KEY_PATCH = 'edit-answer-key';
+
+/** What an editing ask came to: the directory its outputs were written to, and the launch that wrote them. */
+export interface EditAnswer<P extends PreparedAsk = PreparedAsk> {
+  asked: P;
+  result: LaunchResult;
+}
+
+/** The answers of an editing run begun since answer keys (undefined for runs recorded before them). */
+export function editAnswers(): Answers<EditAnswer> | undefined {
+  return patched(EDIT_ANSWER_KEY_PATCH) ? new Answers<EditAnswer>() : undefined;
+}
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
@@ -20,6 +36,8 @@ export class EditRun {
   /** Decisions proposed so far: each proposal's stop number (bound into its key). */
   decisions = 0;
   runDir: string | null = null;
+  /** The run's answers by answer key (runs begun since answer keys; see ask-job.ts). */
+  answers: Answers<EditAnswer> | undefined;
 
   constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
     this.lifecycle = new Lifecycle<EditProgress>({
