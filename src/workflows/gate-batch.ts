@@ -1,20 +1,21 @@
-import { continueAsNew, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
-import { answerKey } from '../runs/answer-key.js';
+import { Answers, keyedAsk } from './asking/answers.js';
 import { armedBreaker, releaseHeld, settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
-import { launchOnce } from './helpers/ask.js';
-import { checked, findingMessages, gather } from './helpers/checked.js';
+import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
+import { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
+import { launchOnce } from './asking/ask.js';
+import { checked, findingMessages, gather } from './asking/checked.js';
 import { Lifecycle } from './lifecycle.js';
-import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './helpers/pace.js';
+import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
-import type { Spend } from './helpers/spend.js';
+import type { Spend } from './spend-cap.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -56,11 +57,7 @@ export interface GateBatchResult {
   pace?: Pace;
 }
 
-export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number };
-
-export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
-/** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
-export const batchResumeUpdate = defineUpdate<BatchProgress, [ResumeRequest]>('resume');
+export { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 
 /** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
 export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
@@ -70,6 +67,12 @@ export const SWEEP_GUARD_PATCH = 'sweep-guard';
 
 /** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
 export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
+
+/** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
+interface UnitAnswer {
+  captured: CapturedUnit;
+  result: LaunchResult;
+}
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
 function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
@@ -100,7 +103,8 @@ async function sweepUnit(
   input: GateBatchInput,
   unit: SweepUnit,
   counts: SweepCounts,
-  answerKeys: boolean,
+  /** The batch's answers by answer key, for batches begun since answer keys (undefined before). */
+  answers: Answers<UnitAnswer> | undefined,
   /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
@@ -108,8 +112,6 @@ async function sweepUnit(
 ): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
-  /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
-  const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
@@ -117,9 +119,8 @@ async function sweepUnit(
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
-    const answered = answers?.get(key);
-    const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
+    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name };
+    const accept = async (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
       if (guard !== undefined && asked === captured) {
         const { changed } = await sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: input.checkout, runId: input.runId, baseline: guard }]);
@@ -129,13 +130,14 @@ async function sweepUnit(
         // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
         { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
       ]);
-      answers?.set(key, { captured: asked, result: launched });
+      keep({ captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
     };
-    // An ask whose key was answered in this unit is not launched: the recorded answer is checked again, and spends the attempt.
-    const outcome = answered
-      ? await accept(answered.captured, answered.result)
-      : await launchOnce(
+    // An ask whose key was answered in this batch is not launched: the recorded answer is checked again, and spends the attempt.
+    const outcome = await keyedAsk(answers, identity, {
+      answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
+      launch: (keep) =>
+        launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
             profile: input.profile,
@@ -147,10 +149,11 @@ async function sweepUnit(
               : { dir: captured.dir }),
           },
           `${unitName(pending)}, attempt ${attempt}`,
-          (launched) => accept(captured, launched),
+          (launched) => accept(captured, launched, keep),
           ran,
           spend,
-        );
+        ),
+    });
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
       for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
@@ -202,7 +205,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   return lifecycle.close(
     async () => {
       startPace(input.concurrency, input.pace);
-      const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
+      // One batch's answers: a unit's keys name its note and criteria, so units never share one.
+      const answers = patched(SWEEP_ANSWER_KEY_PATCH) ? new Answers<UnitAnswer>() : undefined;
       const guard = patched(SWEEP_GUARD_PATCH)
         ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
         : undefined;
@@ -224,7 +228,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, answerKeys, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { BATCH_KIND } from '../../src/workflows/gate-sweep.js';
-import { clip, DETAIL_LINE, pathsLine, STOP_REASON } from '../../src/workflows/helpers/details.js';
+import { clip, DETAIL_LINE, pathsLine, STOP_REASON } from '../../src/workflows/current-details.js';
 import { fakeScenario, readLedger, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';

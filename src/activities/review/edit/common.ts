@@ -1,9 +1,7 @@
 import { sha256 } from '../../../fs/digest.js';
+import { approvalKey } from '../../../review/edit/approval-key.js';
 
-/**
- * A proposal's key: a digest of the run, the stop number, the proposal's path and bytes, and its
- * inputs' digests, so it names this stop and this proposal and nothing else.
- */
+/** A proposal's key (the rule is `approvalKey` in src/review/edit/approval-key.ts), digested with SHA-256. */
 export function proposalKey(runId: string, stop: number, file: string, proposalSha256: string, inputs: readonly { path: string; sha256: string }[]): string {
-  return sha256(JSON.stringify(['commonplace-approval', runId, stop, file, proposalSha256, inputs.map((input) => [input.path, input.sha256])])).slice(0, 16);
+  return approvalKey({ runId, stop, file, proposalSha256, inputs }, sha256);
 }

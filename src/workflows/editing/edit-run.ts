@@ -1,21 +1,31 @@
 /**
- * The operator's side of an editing run (full pass, revision): its typed query and Updates, and
- * the lifecycle that answers them. One stop at a time; each ends only by its own Update.
+ * An editing run's state (full pass, revision): the lifecycle that answers the operator's query and
+ * Updates (src/workflows/messages.ts), its launches, decisions and answers. One stop at a time;
+ * each ends only by its own Update.
  */
-import { defineQuery, defineUpdate, proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
-import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress, EditSummary } from '../../review/edit/types.js';
-import type { ResumeRequest, Stop } from '../../runs/stop.js';
+import type { EditKind, EditProgress, EditSummary, PreparedAsk } from '../../review/edit/types.js';
+import type { LaunchResult } from '../../harness/launch-contract.js';
+import { Answers } from '../asking/answers.js';
+import type { Stop } from '../../runs/stop.js';
+import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
 
-export const progressQuery = defineQuery<EditProgress>('progress');
-/** The operator's answer to a proposal; the validator refuses a stale key, another proposal, changed inputs or an edited manifest. */
-export const approveUpdate = defineUpdate<EditProgress, [ApprovalAnswer]>('approve');
-/** The operator owns the paths a checkout-changed stop reported; the run goes on. */
-export const acknowledgeUpdate = defineUpdate<EditProgress, [AcknowledgeAnswer]>('acknowledge');
-/** Run the stopped step again (after a usage limit, failed launches or a conflict). */
-export const resumeUpdate = defineUpdate<EditProgress, [ResumeRequest]>('resume');
+/** Editing runs begun before answer keys launched every ask they reached; this patch marks runs that never launch an answered key again. */
+export const EDIT_ANSWER_KEY_PATCH = 'edit-answer-key';
+
+/** What an editing ask came to: the directory its outputs were written to, and the launch that wrote them. */
+export interface EditAnswer<P extends PreparedAsk = PreparedAsk> {
+  asked: P;
+  result: LaunchResult;
+}
+
+/** The answers of an editing run begun since answer keys (undefined for runs recorded before them). */
+export function editAnswers(): Answers<EditAnswer> | undefined {
+  return patched(EDIT_ANSWER_KEY_PATCH) ? new Answers<EditAnswer>() : undefined;
+}
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
@@ -26,6 +36,8 @@ export class EditRun {
   /** Decisions proposed so far: each proposal's stop number (bound into its key). */
   decisions = 0;
   runDir: string | null = null;
+  /** The run's answers by answer key (runs begun since answer keys; see ask-job.ts). */
+  answers: Answers<EditAnswer> | undefined;
 
   constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
     this.lifecycle = new Lifecycle<EditProgress>({
@@ -39,12 +51,12 @@ export class EditRun {
       },
       autoResume: false,
       progress: {
-        query: progressQuery,
+        query: editProgressQuery,
         build: (common) => ({ ...common, kind: identity.kind, note: identity.note, runDir: this.runDir, launches: this.launches }),
       },
-      resume: resumeUpdate,
-      approve: approveUpdate,
-      acknowledge: acknowledgeUpdate,
+      resume: editResumeUpdate,
+      approve: editApproveUpdate,
+      acknowledge: editAcknowledgeUpdate,
       checkAnswer: (answer) => {
         const parsed = parseSelectionList(answer.text);
         if (parsed.ok) return undefined;

@@ -8,12 +8,12 @@
  * The state here is the run's own: each workflow execution has its own module instance.
  */
 import { isCancellation, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../../activities/index.js';
-import type { AskOutcome, LaunchInput } from '../../harness/launch-contract.js';
-import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../../runs/quota.js';
-import type { Stop, StopOf } from '../../runs/stop.js';
-import { CommonplaceKind } from '../../search-attributes.js';
-import { quotaChangedSignal } from '../quota-gate.js';
+import type { Activities } from '../activities/index.js';
+import type { AskOutcome, LaunchInput } from '../harness/launch-contract.js';
+import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../runs/quota.js';
+import type { Stop, StopOf } from '../runs/stop.js';
+import { CommonplaceKind } from '../search-attributes.js';
+import { quotaChangedSignal } from './quota-gate.js';
 
 /** Runs begun before the quota gates launched without consulting one; this patch marks runs that consult it. */
 export const QUOTA_GATE_PATCH = 'quota-gate';

@@ -4,8 +4,8 @@ import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLim
 import { nonRetryableLaunchErrors } from '../../harness/launch-contract.js';
 import type { Finding } from '../../kb/findings.js';
 import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
-import type { Spend } from './spend.js';
-import { consultQuotaGate, reportUsageLimit } from './quota.js';
+import type { Spend } from '../spend-cap.js';
+import { consultQuotaGate, reportUsageLimit } from '../quota-gate-client.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
 

@@ -3,7 +3,7 @@
  * full and the others counted, as many paths as fit a line — the rest is behind the run's inspect
  * command. Pure: workflows import it.
  */
-import type { RunStatus, Stop } from '../../runs/stop.js';
+import type { RunStatus, Stop } from '../runs/stop.js';
 
 /** The longest line of current details, in characters (a stop's reason may take two lines' worth). */
 export const DETAIL_LINE = 200;

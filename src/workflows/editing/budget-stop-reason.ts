@@ -4,7 +4,7 @@
  * finding only; every finding stays in the run directory (the stop's evidence).
  */
 import type { Finding } from '../../kb/findings.js';
-import { clip } from './details.js';
+import { clip } from '../current-details.js';
 
 /** How much of the first finding the reason quotes. */
 const FIRST_FINDING_CHARS = 240;
@@ -21,7 +21,7 @@ const message = (finding: Finding | string) => (typeof finding === 'string' ? fi
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** `what: attempt budget (N) spent; counts; first: label — finding …`, a few lines at most, never cut mid-word. */
-export function spentReason(what: string, budget: number, spent: readonly SpentUnit[]): string {
+export function budgetStopReason(what: string, budget: number, spent: readonly SpentUnit[]): string {
   const total = spent.reduce((sum, unit) => sum + unit.findings.length, 0);
   const first = spent.find((unit) => unit.findings.length > 0);
   const counts = spent.length > 1 ? `${plural(spent.length, 'unit')}, ${plural(total, 'finding')}` : plural(total, 'finding');

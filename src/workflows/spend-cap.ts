@@ -4,9 +4,9 @@
  * asks it before every launch, so every workflow that launches makes the same decision
  * (`spendDecision` in src/runs/spend.ts).
  */
-import type { AskOutcome, LaunchResult } from '../../harness/launch-contract.js';
-import { addLaunch, spendDecision, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../../runs/spend.js';
-import type { StopOf } from '../../runs/stop.js';
+import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import { addLaunch, spendDecision, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
+import type { StopOf } from '../runs/stop.js';
 
 /** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
 export class Spend {

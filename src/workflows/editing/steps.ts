@@ -6,9 +6,9 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
-import { checked, type CheckedTry, type TryOutcome } from './checked.js';
-import { spentReason } from './spent-reason.js';
-import { EditRun } from './edit-run.js';
+import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
+import { budgetStopReason } from './budget-stop-reason.js';
+import { editAnswers, EditRun } from './edit-run.js';
 
 const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -51,7 +51,7 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
     if (result.status === 'accepted') return accepted;
     pending = result.pending;
     if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
-    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: spentReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
+    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
   }
 }
 
@@ -119,6 +119,7 @@ export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, i
   return run.lifecycle.close(
     async () => {
       const { workflowId, runId: executionRunId } = workflowInfo();
+      run.answers = editAnswers();
       run.at('preparing: capturing the note, the brief and the checkout state');
       const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
       run.runDir = prepared.runDir;
