@@ -1,6 +1,6 @@
 # The commonplace worker image: the compiled package, its production dependencies, git, and the
 # harness CLIs. It runs as the unprivileged user `node`; docker-compose.yml starts it as the
-# checkout worker (KB mounted at /kb) and as the launch workers (no KB).
+# checkout worker (the KB mounted at its host path) and as the launch workers (no KB).
 #
 # Harness CLIs are installed from HARNESS_CLIS, exact versions only; the default is the set the
 # project checks its profiles against (tools/harness-clis/package.json). Other versions, or none:
@@ -28,8 +28,8 @@ RUN apt-get update \
 RUN if [ -n "$HARNESS_CLIS" ]; then npm install -g --no-audit --no-fund $HARNESS_CLIS && npm cache clean --force; fi
 RUN if [ "$WORKER_GID" != 1000 ]; then groupmod -g "$WORKER_GID" node; fi \
  && if [ "$WORKER_UID" != 1000 ]; then usermod -u "$WORKER_UID" node; fi \
- && mkdir -p /state /kb \
- && chown node:node /state /kb /home/node
+ && mkdir -p /state \
+ && chown node:node /state /home/node
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
@@ -37,6 +37,7 @@ COPY --from=build /app/dist dist
 COPY bin bin
 COPY defaults defaults
 COPY methods methods
+COPY examples examples
 COPY temporal/versions.json temporal/dynamic-config.json temporal/
 RUN ln -s /app/bin/commonplace.js /usr/local/bin/commonplace
 ENV TEMPORAL_ADDRESS=temporal:7233 TEMPORAL_NAMESPACE=default COMMONPLACE_STATE_DIR=/state

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseNote } from '../src/kb/notes.js';
-import { TypeRegistry } from '../src/kb/types.js';
+import { TypeRegistry } from '../src/kb/type-registry.js';
 import { collectFiles, validateFiles } from '../src/kb/validate.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -17,7 +17,9 @@
 // value of the prompt's first `name = value` line (`{{run}}`, `{{source}}`, `{{system}}`); a name the
 // prompt has no line for writes nothing and exits 2 with a message naming it.
 // The n-th invocation matching a rule plays its n-th attempt (the last one repeats). Without a
-// scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0.
+// scenario every declared output (`output = <path>` lines of the prompt) is written and it exits 0:
+// a review job (`job = gate-review`) gets a plain passing review in the result-line form (`review: pass`,
+// or `report` when the prompt asks for `Result: report`), any other job the text `fake output`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, renameSync } from 'node:fs';
@@ -58,6 +60,11 @@ function reviewText(prompt, attempt) {
     return bundle ? `## ${id}\n\n${text}` : text;
   });
   return `${sections.join('\n')}`;
+}
+
+/** Without a scenario, a review job gets a plain passing review (a report for report criteria), so `--profile fake` reviews any KB. */
+function plainReview(prompt) {
+  return { review: /one result line: `Result: report`/.test(prompt) ? 'report' : 'pass' };
 }
 
 /** The prompt's `name = value` lines (the first of each name), for templating. */
@@ -151,7 +158,7 @@ if (ledgerPath) {
   });
 }
 const attempts = Array.isArray(rule.attempts) && rule.attempts.length > 0 ? rule.attempts : [{}];
-const attempt = attempts[Math.min(attemptIndex, attempts.length - 1)] ?? {};
+const attempt = !scenarioPath && /^job = gate-review$/m.test(prompt) ? plainReview(prompt) : (attempts[Math.min(attemptIndex, attempts.length - 1)] ?? {});
 
 function record(event, extra) {
   if (ledgerPath) appendFileSync(ledgerPath, `${JSON.stringify({ event, rule: ruleIndex, attempt: attemptIndex, pid: process.pid, at: new Date().toISOString(), ...extra })}\n`);

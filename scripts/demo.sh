@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
 # (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
-# analysis method, an analysis of the example system published and integrated, a review sweep, then a
+# analysis method, an analysis of the example system published and integrated, a review sweep, a full
+# pass over one note stopped for approval and approved by the command it printed, then a
 # clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -76,6 +77,25 @@ echo
 node bin/commonplace.js review status --kb "$kb"
 echo "  a result file: $(find "$kb/kb/reports/state/review/results" -type f -name '*.md' | head -n 1)"
 
+echo
+echo "== a full pass over one note: its gates, a critique and an edit, stopped for approval (the fake harness reviews, critiques and edits; no model is called)"
+note=kb/notes/why-notes-have-types.md
+set +e
+TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js review run full-pass "$note" --kb "$kb" --profile fake \
+  --scenario examples/scenarios/full-pass.yaml >"$state/full-pass.out"
+status=$?
+set -e
+cat "$state/full-pass.out"
+[ "$status" = 2 ] || { echo "demo: the full pass did not stop for approval (exit $status)" >&2; exit 1; }
+approve=$(sed -n 's/^ *approve: commonplace //p' "$state/full-pass.out" | head -n 1)
+[ -n "$approve" ] || { echo "demo: the full pass printed no approve command" >&2; exit 1; }
+echo
+echo "== approved by the command it printed: commonplace $approve"
+# shellcheck disable=SC2086 # the printed command's words, as printed
+(cd "$kb" && TEMPORAL_ADDRESS=127.0.0.1:$port node "$OLDPWD/bin/commonplace.js" $approve)
+echo "  the note as published (git diff --stat):"
+git -C "$kb" diff --stat -- "$note"
+
 # The `temporal` CLI the dev server ran, found as `commonplace dev` finds it (temporal/server.ts locateBinary):
 # COMMONPLACE_TEMPORAL_CLI, else one on PATH, else the pinned one temporal/install.sh put under .tools/.
 temporal_cli=${COMMONPLACE_TEMPORAL_CLI:-}
@@ -94,7 +114,7 @@ cat <<EOT
 == where to look (the demo's server stops with the demo; to look again, start it on the same state and ports:
    npx commonplace dev --state $state --port $port --ui-port $ui_port )
   Web UI:     http://localhost:$ui_port  (while that server runs)
-              the analysis is the workflow analysis/$run; the sweep gates/GS-…
+              the analysis is the workflow analysis/$run; the sweep gates/GS-…; the full pass full-pass/…
   CLI:        $temporal_cli workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
               (the demo's server state stays in $state/temporal.db)
   Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)

@@ -1,9 +1,8 @@
 import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
 import { createProbeActivities } from './probe/probe.js';
-import { createSweepActivities } from './review/sweep.js';
-import { createSweepGuardActivities } from './review/sweep-guard.js';
+import { createSweepActivities } from './review/sweep/index.js';
 import { createEditActivities } from './review/edit/index.js';
-import { createAnalysisActivities } from './analysis/activities.js';
+import { createAnalysisActivities } from './analysis/index.js';
 import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
 import { HostPlaces, portableError } from '../held-checkouts.js';
@@ -44,7 +43,6 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies }),
       ...createProbeActivities(dependencies),
       ...createSweepActivities(),
-      ...createSweepGuardActivities(),
       ...createEditActivities(),
       ...createAnalysisActivities(),
       ...createQuotaActivities(),

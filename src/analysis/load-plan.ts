@@ -12,7 +12,7 @@ import { sha256 } from '../fs/digest.js';
 import { keyLines } from '../kb/yaml-lines.js';
 import type { z } from 'zod';
 import { parseLayout, type Layout } from '../kb/layouts.js';
-import { resolveKbPath } from '../kb/types.js';
+import { resolveKbPath } from '../kb/type-registry.js';
 import { DECLARED_CHECKS, FEEDBACK } from './checks.js';
 import { FIXED_LINES, inputLine, jobLines, variantsOf, type JobValues } from './job.js';
 import { planFileSchema, type Plan, type PlanRole, type PlanText } from './plan.js';

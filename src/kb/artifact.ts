@@ -9,7 +9,7 @@ import path from 'node:path';
 import { compareFindings, dedupeFindings, type FileResult, type Finding } from './findings.js';
 import { DISPOSITIONS, type Disposition, type Layout, type LayoutRole } from './layouts.js';
 import { forEachProseLine, lineOf, parseNote, type Note } from './notes.js';
-import { showValue, TypeRegistry } from './types.js';
+import { showValue, TypeRegistry } from './type-registry.js';
 import { parseVerdict } from './verification.js';
 
 export type RunValues = Readonly<Record<string, unknown>>;

@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding, Severity } from './findings.js';
 import { extractLinkSites, forEachProseLine, lineOf, parseNote, type Note } from './notes.js';
-import { resolveKbPath, type Problem } from './types.js';
+import { resolveKbPath, type Problem } from './type-registry.js';
 import type { ValidationConfig } from './validation-config.js';
 
 /** Files a link to a directory lands on, in the order tried. */

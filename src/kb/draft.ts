@@ -13,7 +13,7 @@ import { readRunValues, validateArtifact, type RunValuesSource } from './artifac
 import { KbError } from './errors.js';
 import type { FileResult, Finding } from './findings.js';
 import { layoutRole, loadLayout, type Disposition, type Layout } from './layouts.js';
-import { TypeRegistry } from './types.js';
+import { TypeRegistry } from './type-registry.js';
 
 export interface DraftOptions {
   readonly repoRoot: string;

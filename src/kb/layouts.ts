@@ -11,7 +11,7 @@ import { keyLines } from './yaml-lines.js';
 import { z } from 'zod';
 import { KbError } from './errors.js';
 import type { Finding } from './findings.js';
-import { resolveKbPath, type Problem } from './types.js';
+import { resolveKbPath, type Problem } from './type-registry.js';
 
 export const DISPOSITIONS = ['published', 'blocked', 'out-of-scope'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];

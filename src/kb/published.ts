@@ -10,7 +10,7 @@ import { sha256File } from '../fs/digest.js';
 import { validateArtifact } from './artifact.js';
 import type { FileResult, Finding } from './findings.js';
 import { DISPOSITIONS, loadLayout, type Disposition } from './layouts.js';
-import type { TypeRegistry } from './types.js';
+import type { TypeRegistry } from './type-registry.js';
 
 /** The name of a published artifact's own manifest, beside its members. */
 export const PUBLISHED_MANIFEST = 'manifest.json';

@@ -13,7 +13,7 @@ import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
 import { MACHINE_LOCAL_DIRS } from './machine-local.js';
-import { TypeRegistry, type RegistryStats } from './types.js';
+import { TypeRegistry, type RegistryStats } from './type-registry.js';
 import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE, type ValidationConfig } from './validation-config.js';
 
 /** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */

@@ -62,7 +62,16 @@ export type Stop =
   | (StopBase & { kind: 'awaiting-approval'; proposal: Proposal })
   | (StopBase & { kind: 'conflict'; paths?: string[] })
   | (StopBase & { kind: 'checkout-changed'; paths: string[] })
-  | (StopBase & { kind: 'publication-uncertain'; evidence: string });
+  | (StopBase & { kind: 'publication-uncertain'; evidence: string })
+  | (StopBase & {
+      kind: 'systematic-failure';
+      /** The check every judged unit failed (`result-line`), and one of them with its finding. */
+      rule: string;
+      example: string;
+      /** How many units failed it, and the launches they spent. */
+      units: number;
+      launches: number;
+    });
 
 export type StopKind = Stop['kind'];
 export type StopOf<K extends StopKind> = Extract<Stop, { kind: K }>;
@@ -73,6 +82,8 @@ export type StopOf<K extends StopKind> = Extract<Stop, { kind: K }>;
  * `acknowledge`: their Updates; `ends`: nothing brings it back, the run closes `exhausted` (the fixed
  * plan's budgets are never raised within a run). A `spend-limit` stop is the operator's own cap: it
  * resumes, and only with a raised one (`ResumeRequest.maxCostUsd`, checked by the resume validator).
+ * A `systematic-failure` stop (a sweep's first units all failed one check) resumes once the operator
+ * fixed the cause: its units are asked again, and the breaker judges the next units afresh.
  */
 export const STOP_RULES = {
   'usage-limit': { by: 'resume', timer: true },
@@ -85,6 +96,7 @@ export const STOP_RULES = {
   conflict: { by: 'resume', timer: false },
   'checkout-changed': { by: 'acknowledge', timer: false },
   'publication-uncertain': { by: 'resume', timer: false },
+  'systematic-failure': { by: 'resume', timer: false },
 } as const satisfies Record<StopKind, { by: 'resume' | 'approve' | 'acknowledge' | 'ends'; timer: boolean }>;
 
 export type StopEnd = (typeof STOP_RULES)[StopKind]['by'];

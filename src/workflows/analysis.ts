@@ -22,6 +22,7 @@ import { assemble, ended } from './analysis/assembly.js';
 import { recheck, verify } from './analysis/cascade.js';
 import { produce } from './analysis/produce.js';
 import { AnalysisRun, io } from './analysis/run.js';
+import { Answers } from './asking/answers.js';
 
 export { progressQuery, resumeUpdate } from './analysis/run.js';
 export { PUBLICATION_PATCH } from './analysis/assembly.js';
@@ -51,7 +52,7 @@ async function analyse(run: AnalysisRun): Promise<AnalysisResult> {
   // Opening.
   run.lifecycle.record();
   run.lifecycle.at('opening');
-  if (patched(ANSWER_KEY_PATCH)) run.answers = new Map();
+  if (patched(ANSWER_KEY_PATCH)) run.answers = new Answers();
   run.opened = await io('open the run').openAnalysis({
     runDir: input.runDir,
     worktree: input.worktree,

@@ -3,16 +3,16 @@ import type { Activities } from '../activities/index.js';
 import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
 import type { Stop } from '../runs/stop.js';
-import { launchOnce } from './helpers/ask.js';
-import { checked, gather, type CheckedResult } from './helpers/checked.js';
-import { EditRun } from './helpers/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
-import { spentReason, type SpentUnit } from './helpers/spent-reason.js';
+import { checked, gather, type CheckedResult } from './asking/checked.js';
+import { askJob } from './editing/ask-job.js';
+import { EditRun } from './editing/edit-run.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
+import { budgetStopReason, type SpentUnit } from './editing/budget-stop-reason.js';
 
 const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
+export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
 interface ReviewAsk {
   unit: ReviewUnit;
   /** Findings carried over a stop (the first try after it is told why the last was refused). */
@@ -22,14 +22,19 @@ interface ReviewAsk {
 /** One unit (a lens bundle, or the critique) asked through *checked*: a bundle re-asks only its refused gates. */
 function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: ReviewAsk): Promise<CheckedResult<ReviewAsk, ReviewRecord>> {
   const { prepared } = ctx;
-  return checked(item, prepared.profile.attempts, async ({ input, attempt, findings }) => {
-    const seq = ++ctx.seq;
-    const asked = await prepareReviewAsk.executeWithOptions({ summary: `write the review ask of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings }]);
-    run.launches += 1;
-    return launchOnce(
-      { launchId: `${prepared.runId}/${seq}-review-${input.unit.key}/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
-      `${ctx.note} × ${input.unit.lens === 'critique' ? 'critique' : `${input.unit.lens} (${input.unit.criteria.length} gates)`}, attempt ${attempt}`,
-      async (result) => {
+  return checked(item, prepared.profile.attempts, ({ input, attempt, findings }) => {
+    const job = {
+      name: `review-${input.unit.key}`,
+      attempt,
+      summary: `${ctx.note} × ${input.unit.lens === 'critique' ? 'critique' : `${input.unit.lens} (${input.unit.criteria.length} gates)`}, attempt ${attempt}`,
+      inputs: { text: textSha256 },
+    };
+    return askJob(
+      run,
+      ctx,
+      job,
+      (seq) => prepareReviewAsk.executeWithOptions({ summary: `write the review ask of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings }]),
+      async ({ asked, result }) => {
         const check = await acceptReview.executeWithOptions({ summary: `accept the review of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result, ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }) }]);
         const again = new Set(check.rejected.map((rejected) => rejected.criterion));
         return {
@@ -40,8 +45,6 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
           next: { unit: { ...input.unit, criteria: input.unit.criteria.filter((criterion) => again.has(criterion.id)) }, findings: [] },
         };
       },
-      undefined,
-      run.lifecycle.spend,
     );
   });
 }
@@ -76,7 +79,7 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
     });
     pending = left;
     if (pending.length === 0) break;
-    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: spentReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
+    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
   }
   return accepted;
 }
@@ -101,22 +104,21 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
   await guardStep(run, ctx);
 
   run.at('editing');
-  const [edit] = await untilAccepted(run, 'the editor', null, prepared.profile.attempts, async ({ attempt, findings }) => {
-    const seq = ++ctx.seq;
-    const asked = await prepareEditAsk.executeWithOptions({ summary: `write the editor's ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings }]);
-    run.launches += 1;
-    return launchOnce(
-      { launchId: `${prepared.runId}/${seq}-edit/${attempt}`, profile: prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
-      `${input.note}: edit, attempt ${attempt}`,
-      async () => {
+  // The editor reads the text and every review of it: the key holds each review's digest.
+  const reviewed = startReviews.map((review) => `${review.criterion}=${review.bodySha256}`).join(' ');
+  const [edit] = await untilAccepted(run, 'the editor', null, prepared.profile.attempts, ({ attempt, findings }) =>
+    askJob(
+      run,
+      ctx,
+      { name: 'edit', attempt, summary: `${input.note}: edit, attempt ${attempt}`, inputs: { text: prepared.startSha256, reviews: reviewed } },
+      (seq) => prepareEditAsk.executeWithOptions({ summary: `write the editor's ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings }]),
+      async ({ asked }) => {
         const check = await acceptEdit.executeWithOptions({ summary: `check the edit of ${input.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir }]);
         if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
         return { kind: 'checked' as const, accepted: [check], findings: [] };
       },
-      undefined,
-      run.lifecycle.spend,
-    );
-  });
+    ),
+  );
   await guardStep(run, ctx);
 
   let finalSha256 = prepared.startSha256;

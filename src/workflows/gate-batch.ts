@@ -1,19 +1,21 @@
-import { continueAsNew, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
-import { answerKey } from '../runs/answer-key.js';
+import { Answers, keyedAsk } from './asking/answers.js';
+import { armedBreaker, releaseHeld, settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import { emptyCounts } from '../review/sweep-types.js';
-import { namedPaths, type LifecycleProgress, type ResumeRequest, type Stop, type StopOf } from '../runs/stop.js';
-import { launchOnce } from './helpers/ask.js';
-import { checked, findingMessages, gather } from './helpers/checked.js';
+import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
+import { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
+import { launchOnce } from './asking/ask.js';
+import { checked, findingMessages, gather } from './asking/checked.js';
 import { Lifecycle } from './lifecycle.js';
-import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './helpers/pace.js';
+import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
-import type { Spend } from './helpers/spend.js';
+import type { Spend } from './spend-cap.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -35,6 +37,14 @@ export interface GateBatchInput {
   spentBefore?: SpendTotals;
   /** The sweep's concurrency as a rate-limit warning lowered it (absent: `concurrency`, not lowered yet). */
   pace?: Pace;
+  /** The breaker as the batch's last run left it (absent: armed afresh, as every batch and resume begins). */
+  breaker?: BreakerState<HeldUnit>;
+}
+
+/** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
+export interface HeldUnit {
+  pending: SweepUnit;
+  problems: SweepProblem[];
 }
 
 export interface GateBatchResult {
@@ -47,17 +57,22 @@ export interface GateBatchResult {
   pace?: Pace;
 }
 
-export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number };
-
-export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
-/** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
-export const batchResumeUpdate = defineUpdate<BatchProgress, [ResumeRequest]>('resume');
+export { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 
 /** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
 export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
 
 /** Batches begun before the sweep guard accepted answers without comparing the KB; this patch marks batches that guard it. */
 export const SWEEP_GUARD_PATCH = 'sweep-guard';
+
+/** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
+export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
+
+/** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
+interface UnitAnswer {
+  captured: CapturedUnit;
+  result: LaunchResult;
+}
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
 function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
@@ -88,17 +103,15 @@ async function sweepUnit(
   input: GateBatchInput,
   unit: SweepUnit,
   counts: SweepCounts,
-  problems: SweepProblem[],
-  answerKeys: boolean,
+  /** The batch's answers by answer key, for batches begun since answer keys (undefined before). */
+  answers: Answers<UnitAnswer> | undefined,
   /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
-): Promise<{ stop?: Stop; pending: SweepUnit }> {
+): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
-  /** Answer key → the launch that answered it, for runs begun since answer keys (undefined before). */
-  const answers = answerKeys ? new Map<string, { captured: CapturedUnit; result: LaunchResult }>() : undefined;
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
@@ -106,9 +119,8 @@ async function sweepUnit(
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const key = answerKey({ prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name });
-    const answered = answers?.get(key);
-    const accept = async (asked: CapturedUnit, launched: LaunchResult) => {
+    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name };
+    const accept = async (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
       if (guard !== undefined && asked === captured) {
         const { changed } = await sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: input.checkout, runId: input.runId, baseline: guard }]);
@@ -118,13 +130,14 @@ async function sweepUnit(
         // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
         { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
       ]);
-      answers?.set(key, { captured: asked, result: launched });
+      keep({ captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
     };
-    // An ask whose key was answered in this unit is not launched: the recorded answer is checked again, and spends the attempt.
-    const outcome = answered
-      ? await accept(answered.captured, answered.result)
-      : await launchOnce(
+    // An ask whose key was answered in this batch is not launched: the recorded answer is checked again, and spends the attempt.
+    const outcome = await keyedAsk(answers, identity, {
+      answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
+      launch: (keep) =>
+        launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
             profile: input.profile,
@@ -136,10 +149,11 @@ async function sweepUnit(
               : { dir: captured.dir }),
           },
           `${unitName(pending)}, attempt ${attempt}`,
-          (launched) => accept(captured, launched),
+          (launched) => accept(captured, launched, keep),
           ran,
           spend,
-        );
+        ),
+    });
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
       for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
@@ -161,15 +175,15 @@ async function sweepUnit(
   });
   if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
   if (result.status === 'exhausted') {
-    for (const criterion of result.pending.criteria) {
+    const failed = result.pending.criteria.map((criterion): SweepProblem => {
       const findings = refusals.get(criterion.id) ?? [];
       const why = findingMessages(findings) || 'no accepted output';
-      problems.push({ note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) });
-    }
-    counts.problems += result.pending.criteria.length;
-    counts.pairsDone += result.pending.criteria.length;
+      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
+    });
+    // The caller records the problems (or the breaker holds them back); `pending` is what a tripped breaker asks again.
+    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []), accepted: result.accepted.length } };
   }
-  return { pending: { ...unit, criteria: [] } };
+  return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
 
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
@@ -191,13 +205,21 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   return lifecycle.close(
     async () => {
       startPace(input.concurrency, input.pace);
-      const answerKeys = patched(SWEEP_ANSWER_KEY_PATCH);
+      // One batch's answers: a unit's keys name its note and criteria, so units never share one.
+      const answers = patched(SWEEP_ANSWER_KEY_PATCH) ? new Answers<UnitAnswer>() : undefined;
       const guard = patched(SWEEP_GUARD_PATCH)
         ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
         : undefined;
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       const problems = input.problems ?? [];
+      const record = (failed: readonly SweepProblem[]) => {
+        problems.push(...failed);
+        counts.problems += failed.length;
+        counts.pairsDone += failed.length;
+      };
+      // The breaker judges the batch's first settled units (batches recorded before it record every failure at once).
+      let breaker = patched(SWEEP_BREAKER_PATCH) ? (input.breaker ?? armedBreaker<HeldUnit>()) : undefined;
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
@@ -206,11 +228,21 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, problems, answerKeys, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
             stopped.set(unit.key, unitDone.pending); // only the criteria not yet accepted are asked again
+          } else if (breaker === undefined) {
+            record(unitDone.failed?.problems ?? []);
+          } else {
+            // A unit with any accepted criterion (part of a bundle) shows the harness answers in form: it counts as accepted, its refused criteria are problems.
+            const { failed } = unitDone;
+            const step = settleUnit(breaker, failed && failed.accepted === 0 ? { outcome: 'failed', name: unitName(unit), launches: unitDone.launches ?? 0, findings: failed.findings, item: { pending: unitDone.pending, problems: failed.problems } } : { outcome: 'accepted' });
+            if (failed && failed.accepted > 0) record(failed.problems);
+            breaker = step.state;
+            for (const held of step.record) record(held.problems);
+            stop ??= step.stop;
           }
           lifecycle.at(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`);
           return true;
@@ -218,13 +250,20 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         () => !stop && !overBudget(),
       );
       const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
+      if (breaker !== undefined && (stop || remaining.length === 0)) {
+        // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
+        if (breaker.status === 'tripped') remaining.unshift(...breaker.held.map((held) => held.pending));
+        const step = releaseHeld(breaker);
+        breaker = step.state;
+        for (const held of step.record) record(held.problems);
+      }
       if (stop) {
         // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
         lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
         return { counts, problems, stop, remaining, ...withPace() };
       }
       if (remaining.length > 0) {
-        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace() });
+        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), ...(breaker !== undefined && { breaker }) });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
       return { counts, problems, remaining: [], ...withPace() };

@@ -1,4 +1,4 @@
-import { continueAsNew, defineQuery, defineUpdate, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummary, SweepUnit } from '../review/sweep-types.js';
 import { emptyCounts } from '../review/sweep-types.js';
@@ -6,9 +6,9 @@ import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { runDetails } from '../runs/run-details.js';
-import type { AcknowledgeAnswer, ResumeRequest } from '../runs/stop.js';
+import { sweepAcknowledgeUpdate, sweepProgressQuery, sweepResumeUpdate } from './messages.js';
 import { Lifecycle } from './lifecycle.js';
-import type { Pace } from './helpers/pace.js';
+import type { Pace } from './asking/pace.js';
 import { addTotals, type SpendTotals } from '../runs/spend.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -26,10 +26,7 @@ interface SweepCarry {
   pace?: Pace;
 }
 
-export const progressQuery = defineQuery<SweepProgress>('progress');
-export const resumeUpdate = defineUpdate<SweepProgress, [ResumeRequest]>('resume');
-/** The operator owns the KB paths a checkout-changed stop reported; the sweep goes on. */
-export const acknowledgeUpdate = defineUpdate<SweepProgress, [AcknowledgeAnswer]>('acknowledge');
+export { sweepAcknowledgeUpdate as acknowledgeUpdate, sweepProgressQuery as progressQuery, sweepResumeUpdate as resumeUpdate } from './messages.js';
 
 /** Runs of more than this many events continue as new between batches. */
 const historyBudget = 4000;
@@ -69,7 +66,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     inspect: inspectCommand(),
     autoResume: input.autoResume,
     progress: {
-      query: progressQuery,
+      query: sweepProgressQuery,
       build: (common) => ({
         ...common,
         pairs: state.prepared?.pairs ?? 0,
@@ -80,8 +77,8 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
         counts: state.counts,
       }),
     },
-    resume: resumeUpdate,
-    acknowledge: acknowledgeUpdate,
+    resume: sweepResumeUpdate,
+    acknowledge: sweepAcknowledgeUpdate,
     legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     spent: { totals: state.counts },
@@ -104,9 +101,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
           evidence: `${state.prepared.runDir}/problems.jsonl`,
         });
       }
-      lifecycle.status = 'completed';
-      lifecycle.at(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`);
-      const summary = await finish(lifecycle.progress());
+      const summary = await finish(lifecycle.completing(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`));
       lifecycle.complete('completed', lifecycle.stage);
       return summary;
     },

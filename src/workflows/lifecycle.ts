@@ -6,6 +6,7 @@
  * Which stops come back, and by what, is the one table `STOP_RULES` in `src/runs/stop.ts`.
  */
 import {
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -20,7 +21,7 @@ import {
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
-import { autoResumed, autoResumeWait, openQuotaGates, quotaReopened, quotaVersion, watchQuotaGate } from './helpers/quota.js';
+import { autoResumed, autoResumeWait, openQuotaGates, quotaReopened, quotaVersion, watchQuotaGate } from './quota-gate-client.js';
 import { nextCap, resumeCapProblem, spendLine, type SpendTotals } from '../runs/spend.js';
 import {
   STOP_RULES,
@@ -33,14 +34,15 @@ import {
   type RunStatus,
   type Stop,
 } from '../runs/stop.js';
-import { Spend } from './helpers/spend.js';
-import { clipAll, DETAIL_LINE, stopLines } from './helpers/details.js';
+import { approvalRefusal } from '../review/edit/approval-key.js';
+import { Spend } from './spend-cap.js';
+import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
 
 /** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
 export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';
 
 /** Records a status change only where the starter set the project's search attributes (the time-skipping server has none). */
-export function recordStatus(status: RunStatus): void {
+function recordStatus(status: RunStatus): void {
   if (workflowInfo().typedSearchAttributes.get(CommonplaceKind) === undefined) return;
   upsertSearchAttributes([{ key: CommonplaceStatus, value: status }]);
 }
@@ -103,11 +105,12 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
  * `acknowledge`.
  */
 export class Lifecycle<P extends LifecycleProgress> {
-  status: RunStatus = 'running';
-  stage = 'starting';
-  stops: Stop[] = [];
-  resumesAt: string | undefined;
-  resumes = 0;
+  // The state is the lifecycle's own: workflows read it through the getters and change it through the methods.
+  private currentStatus: RunStatus = 'running';
+  private currentStage = 'starting';
+  private held: Stop[] = [];
+  private resumesAt: string | undefined;
+  private resumes = 0;
   /** Bumped by every resume taken: a stop waits for a newer one. */
   private generation = 0;
   /** The generation the run has gone on at: the resume Update answers once it has. */
@@ -139,9 +142,9 @@ export class Lifecycle<P extends LifecycleProgress> {
       setHandler(
         settings.approve,
         async (answer) => {
-          const waiting = this.stops[0];
+          const waiting = this.held[0];
           this.answer = answer;
-          await condition(() => this.stops[0] !== waiting);
+          await condition(() => this.held[0] !== waiting);
           return this.progress();
         },
         { validator: (answer) => this.validateApproval(answer) },
@@ -151,9 +154,9 @@ export class Lifecycle<P extends LifecycleProgress> {
       setHandler(
         settings.acknowledge,
         async () => {
-          const waiting = this.stops[0];
+          const waiting = this.held[0];
           this.acknowledged = true;
-          await condition(() => this.stops[0] !== waiting);
+          await condition(() => this.held[0] !== waiting);
           return this.progress();
         },
         { validator: (answer) => this.validateAcknowledge(answer) },
@@ -161,14 +164,29 @@ export class Lifecycle<P extends LifecycleProgress> {
     }
   }
 
+  /** The run's status as it stands (also the `CommonplaceStatus` search attribute, once recorded). */
+  get status(): RunStatus {
+    return this.currentStatus;
+  }
+
+  /** The stage the run is in. */
+  get stage(): string {
+    return this.currentStage;
+  }
+
+  /** The stops the run is in (none while it runs). */
+  get stops(): readonly Stop[] {
+    return this.held;
+  }
+
   /** The workflow's progress: the lifecycle's common part under the workflow's own fields. */
   progress(): P {
     return this.settings.progress.build({
       runId: this.settings.runId,
       workflowId: workflowInfo().workflowId,
-      status: this.status,
-      stage: this.stage,
-      stops: this.stops,
+      status: this.currentStatus,
+      stage: this.currentStage,
+      stops: this.held,
       ...(this.resumesAt !== undefined && { resumesAt: this.resumesAt }),
       resumes: this.resumes,
       spend: this.spend.progress(),
@@ -177,12 +195,12 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   /** Records the status in the search attribute as it stands. */
   record(): void {
-    recordStatus(this.status);
+    recordStatus(this.currentStatus);
   }
 
   /** Names the stage the run is in, in its progress and the Web UI's current details. */
   at(stage: string): void {
-    this.stage = stage;
+    this.currentStage = stage;
     this.show();
   }
 
@@ -192,10 +210,10 @@ export class Lifecycle<P extends LifecycleProgress> {
    * only one in backticks); where something was left out, the inspect command that shows it.
    */
   show(): void {
-    const stage = clipAll([this.settings.headline(this.stage), ...(this.settings.details?.() ?? [])], DETAIL_LINE);
-    const stops = stopLines(this.stops, this.status, this.settings.inspect);
+    const stage = clipAll([this.settings.headline(this.currentStage), ...(this.settings.details?.() ?? [])], DETAIL_LINE);
+    const stops = stopLines(this.held, this.currentStatus, this.settings.inspect);
     const lines = [...stage.lines, ...stops.lines];
-    if ((stage.clipped || stops.clipped) && this.stops.length <= 1 && this.settings.inspect) lines.push(`in full: ${this.settings.inspect}`);
+    if ((stage.clipped || stops.clipped) && this.held.length <= 1 && this.settings.inspect) lines.push(`in full: ${this.settings.inspect}`);
     if (this.resumesAt) lines.push(`goes on by itself at ${this.resumesAt}`);
     const spend = this.spend.progress();
     if (spend.launches > 0 || spend.capUsd !== undefined) lines.push(`spent: ${spendLine(spend)}`);
@@ -206,9 +224,9 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   /** The one command the operator types next, when the run waits on one. */
   nextCommand(): string | undefined {
-    const stop = this.stops[0];
+    const stop = this.held[0];
     if (stop === undefined) return undefined;
-    if (this.status === 'exhausted') return this.settings.next.ended;
+    if (this.currentStatus === 'exhausted') return this.settings.next.ended;
     const by = STOP_RULES[stop.kind].by;
     if (by === 'approve' && stop.kind === 'awaiting-approval') return this.settings.next.approve?.(stop.proposal);
     if (by === 'acknowledge') return this.settings.next.acknowledge;
@@ -226,8 +244,8 @@ export class Lifecycle<P extends LifecycleProgress> {
       if ((await this.endOrLegacy(stop)) === 'continue') return;
     } else if (STOP_RULES[stop.kind].by !== 'resume') throw refuse('bad-stop', `a ${stop.kind} stop is not ended by resume`);
     // Parallel branches that reach the cap together wait on one spend-limit stop (one raise resumes them all).
-    if (stop.kind !== 'spend-limit' || !this.stops.some((held) => held.kind === 'spend-limit')) this.stops = [...this.stops, stop];
-    this.status = 'stopped';
+    if (stop.kind !== 'spend-limit' || !this.held.some((held) => held.kind === 'spend-limit')) this.held = [...this.held, stop];
+    this.currentStatus = 'stopped';
     recordStatus('stopped');
     const seen = this.generation;
     const timer = this.settings.autoResume && STOP_RULES[stop.kind].timer && stop.kind === 'usage-limit' ? autoResumeWait(stop) : undefined;
@@ -241,8 +259,8 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   /** The *decide* helper: proposes a file and waits for the approval Update its validator let through. */
   async decide(proposal: Proposal, reason: string): Promise<ApprovalAnswer> {
-    this.stops = [{ kind: 'awaiting-approval', disposition: 'operator', reason, proposal }];
-    this.status = 'awaiting-approval';
+    this.held = [{ kind: 'awaiting-approval', disposition: 'operator', reason, proposal }];
+    this.currentStatus = 'awaiting-approval';
     recordStatus('awaiting-approval');
     this.show();
     await condition(() => this.answer !== undefined);
@@ -255,8 +273,8 @@ export class Lifecycle<P extends LifecycleProgress> {
   /** Stops on a checkout change until the operator acknowledges exactly these paths. */
   async acknowledge(paths: string[], why?: string): Promise<void> {
     const reason = why ?? `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
-    this.stops = [{ kind: 'checkout-changed', disposition: 'inspect', reason, paths }];
-    this.status = 'stopped';
+    this.held = [{ kind: 'checkout-changed', disposition: 'inspect', reason, paths }];
+    this.currentStatus = 'stopped';
     recordStatus('stopped');
     this.show();
     await condition(() => this.acknowledged);
@@ -264,11 +282,26 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.leave();
   }
 
+  /**
+   * The run's progress as it closes completed, for a summary written before the close is recorded:
+   * the status and the stage change here, the search attribute in `complete`.
+   */
+  completing(stage: string): P {
+    this.currentStatus = 'completed';
+    this.at(stage);
+    return this.progress();
+  }
+
+  /** Records the run failed while its workflow completes: probes recorded before `PROBE_FAILS_PATCH` closed this way. */
+  failedLegacy(stage: string): void {
+    this.closeAs('failed', stage);
+  }
+
   /** Closes the run as completed (or blocked, kept local), with its last stage. */
   complete(status: 'completed' | 'blocked', stage: string): void {
-    this.status = status;
-    this.stage = stage;
-    this.stops = [];
+    this.currentStatus = status;
+    this.currentStage = stage;
+    this.held = [];
     recordStatus(status);
     this.show();
   }
@@ -277,15 +310,20 @@ export class Lifecycle<P extends LifecycleProgress> {
    * Runs the workflow's main line and makes the status true on every close: a stop that ends the
    * run gives `ended`'s result (status `exhausted`, work in flight cancelled), a cancellation is
    * recorded `cancelled` and propagates, a failure is recorded `failed` and then fails the workflow.
+   * A run that returns first lets its Update handlers in flight finish (their callers get an answer).
    */
   async close<T>(main: () => Promise<T>, ended: (stop: Stop) => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     try {
-      return await scope.run(main);
+      const result = await scope.run(main);
+      await condition(allHandlersFinished);
+      return result;
     } catch (error) {
       if (error instanceof RunEnded) {
         scope.cancel();
-        return ended(error.stop);
+        const result = await ended(error.stop);
+        await condition(allHandlersFinished);
+        return result;
       }
       if (isCancellation(error)) {
         this.closeAs('cancelled', 'cancelled by the operator');
@@ -297,8 +335,8 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   private closeAs(status: ClosedStatus, stage: string): void {
-    this.status = status;
-    this.stage = stage;
+    this.currentStatus = status;
+    this.currentStage = stage;
     this.resumesAt = undefined;
     recordStatus(status);
     this.show();
@@ -307,14 +345,14 @@ export class Lifecycle<P extends LifecycleProgress> {
   /** An ending stop: the run closes exhausted; a run recorded before that behaviour replays as it ran. */
   private async endOrLegacy(stop: Stop): Promise<'continue' | 'stop'> {
     if (patched(EXHAUSTED_PATCH)) {
-      this.stops = [stop];
+      this.held = [stop];
       this.closeAs('exhausted', `ended: ${stop.kind}`);
       await this.settings.changed?.();
       throw new RunEnded(stop);
     }
     if (this.settings.legacyEnd === 'wait') {
-      this.stops = [...this.stops, stop];
-      this.status = 'stopped';
+      this.held = [...this.held, stop];
+      this.currentStatus = 'stopped';
       recordStatus('stopped');
       this.show();
       await this.settings.changed?.();
@@ -333,7 +371,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     await watchQuotaGate(stop);
     const gate = quotaVersion(stop);
     await condition(() => this.generation > seen || quotaReopened(stop, gate), timer.waitMs, { summary: timer.summary });
-    if (this.generation === seen && !this.resuming && this.stops.includes(stop)) {
+    if (this.generation === seen && !this.resuming && this.held.includes(stop)) {
       autoResumed();
       await this.take();
     }
@@ -343,7 +381,7 @@ export class Lifecycle<P extends LifecycleProgress> {
   private async openQuotaGates(): Promise<void> {
     this.resuming = true;
     try {
-      await openQuotaGates(this.stops);
+      await openQuotaGates(this.held);
     } finally {
       this.resuming = false;
     }
@@ -355,17 +393,17 @@ export class Lifecycle<P extends LifecycleProgress> {
     try {
       const blocked = await this.settings.beforeResume?.();
       if (blocked) {
-        this.stops = [blocked];
+        this.held = [blocked];
         this.resumesAt = undefined;
         this.show();
         await this.settings.changed?.();
         return;
       }
-      this.stops = [];
+      this.held = [];
       this.resumesAt = undefined;
       this.legacyResumable = false;
       this.resumes += 1;
-      this.status = 'running';
+      this.currentStatus = 'running';
       recordStatus('running');
       this.generation += 1;
       this.show();
@@ -376,59 +414,43 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   private leave(): void {
-    this.status = 'running';
-    this.stops = [];
+    this.currentStatus = 'running';
+    this.held = [];
     recordStatus('running');
     this.show();
   }
 
   private describeState(): string {
-    return this.stops.length > 0 ? `${this.status} (${this.stops.map((stop) => stop.kind).join(', ')})` : `${this.status} at ${this.stage}`;
+    return this.held.length > 0 ? `${this.currentStatus} (${this.held.map((stop) => stop.kind).join(', ')})` : `${this.currentStatus} at ${this.currentStage}`;
   }
 
   private validateResume(request?: ResumeRequest): void {
     if (this.resuming) throw refuse('nothing-to-resume', `run ${this.settings.runId} is already resuming`);
-    const resumable = this.legacyResumable || this.stops.some((stop) => STOP_RULES[stop.kind].by === 'resume');
-    if (this.status !== 'stopped' || !resumable) {
-      const ended = this.status === 'exhausted' ? `; it ended (next: \`${this.settings.next.ended}\`)` : '';
+    const resumable = this.legacyResumable || this.held.some((stop) => STOP_RULES[stop.kind].by === 'resume');
+    if (this.currentStatus !== 'stopped' || !resumable) {
+      const ended = this.currentStatus === 'exhausted' ? `; it ended (next: \`${this.settings.next.ended}\`)` : '';
       throw refuse('nothing-to-resume', `run ${this.settings.runId} is ${this.describeState()}: there is nothing to resume${ended}`);
     }
-    const problem = resumeCapProblem({ stoppedAtCap: this.stops.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: this.spend.all() });
+    const problem = resumeCapProblem({ stoppedAtCap: this.held.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: this.spend.all() });
     if (problem !== undefined) throw refuse('spend-cap', `run ${this.settings.runId} was not resumed: ${problem}`);
   }
 
   private validateApproval(answer: ApprovalAnswer): void {
-    const stop = this.stops[0];
-    if (this.status !== 'awaiting-approval' || stop?.kind !== 'awaiting-approval') {
+    const stop = this.held[0];
+    if (this.currentStatus !== 'awaiting-approval' || stop?.kind !== 'awaiting-approval') {
       throw refuse('not-awaiting-approval', `run ${this.settings.runId} is not waiting for an approval (it is ${this.describeState()}); nothing was approved`);
     }
     const proposal = stop.proposal;
-    if (answer.file !== proposal.path) {
-      throw refuse('not-the-proposal', `${answer.file} is not the proposal run ${this.settings.runId} waits on (it waits on ${proposal.path}); nothing was approved`);
-    }
-    if (answer.key !== proposal.key) {
-      throw refuse('stale-key', `key ${answer.key} is not the key of the stop run ${this.settings.runId} is in: it is stale or mistyped (run \`${this.settings.next.resume}\` to see the current one); nothing was approved`);
-    }
-    const changed = proposal.inputs.filter((input) => answer.inputs.find((sent) => sent.path === input.path)?.sha256 !== input.sha256).map((input) => input.path);
-    if (changed.length > 0) {
-      throw refuse('inputs-changed', `the proposal's inputs changed since it was proposed (${changed.join(', ')}): they cannot be edited to change what is approved; nothing was approved`);
-    }
-    if (proposal.exact) {
-      if (answer.text !== proposal.text) {
-        throw refuse(
-          'edited-manifest',
-          `${proposal.path} is not the generated manifest: final publication is approved only with the exact generated file (restore it; to change the candidate, change the run's inputs); nothing was approved`,
-        );
-      }
-      return;
-    }
+    const refusal = approvalRefusal(proposal, answer, { runId: this.settings.runId, resume: this.settings.next.resume });
+    if (refusal !== undefined) throw refuse(refusal.type, refusal.message);
+    if (proposal.exact) return;
     const problem = this.settings.checkAnswer?.(answer, proposal);
     if (problem !== undefined) throw refuse('bad-answer', `${answer.file} ${problem}; nothing was approved`);
   }
 
   private validateAcknowledge(answer: AcknowledgeAnswer): void {
-    const stop = this.stops[0];
-    if (this.status !== 'stopped' || stop?.kind !== 'checkout-changed') {
+    const stop = this.held[0];
+    if (this.currentStatus !== 'stopped' || stop?.kind !== 'checkout-changed') {
       throw refuse('nothing-to-acknowledge', `run ${this.settings.runId} is ${this.describeState()}: there are no changed paths to acknowledge`);
     }
     const shown = [...stop.paths].sort();

@@ -1,9 +1,9 @@
-import { ApplicationFailure, defineQuery, defineUpdate, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { STATE_ROOT } from '../places.js';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
-import type { LifecycleProgress, ResumeRequest } from '../runs/stop.js';
-import { ask, type AskOutcome } from './helpers/ask.js';
-import { Lifecycle, recordStatus } from './lifecycle.js';
+import { probeProgressQuery, probeResumeUpdate, type ProbeProgress } from './messages.js';
+import { ask, type AskOutcome } from './asking/ask.js';
+import { Lifecycle } from './lifecycle.js';
 
 const { prepareProbe } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -14,11 +14,7 @@ export interface ProbeResult {
   outcome: AskOutcome;
 }
 
-export type ProbeProgress = LifecycleProgress & { profile: string };
-
-export const progressQuery = defineQuery<ProbeProgress>('progress');
-/** A probe never stops; the Update is refused like any run's with nothing to resume. */
-export const resumeUpdate = defineUpdate<ProbeProgress, [ResumeRequest]>('resume');
+export { probeProgressQuery as progressQuery, probeResumeUpdate as resumeUpdate, type ProbeProgress } from './messages.js';
 
 /** Probes recorded before a failed probe failed its workflow completed it with status failed; this patch marks probes that fail. */
 export const PROBE_FAILS_PATCH = 'probe-fails';
@@ -34,8 +30,8 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
     headline: (stage) => stage,
     next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` },
     autoResume: false,
-    progress: { query: progressQuery, build: (common) => ({ ...common, profile: input.profile }) },
-    resume: resumeUpdate,
+    progress: { query: probeProgressQuery, build: (common) => ({ ...common, profile: input.profile }) },
+    resume: probeResumeUpdate,
     legacyEnd: 'resume',
   });
   return lifecycle.close(
@@ -62,7 +58,7 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
       }
       lifecycle.at(`probe finished: ${outcome.status}`);
       if (!patched(PROBE_FAILS_PATCH)) {
-        recordStatus('failed');
+        lifecycle.failedLegacy(`probe finished: ${outcome.status}`);
         return result;
       }
       throw ApplicationFailure.create({ type: 'probe-failed', nonRetryable: true, message: `probe of profile ${prepared.profile.name}: the launch came to ${outcome.status}`, details: [result] });

@@ -8,8 +8,6 @@
 import {
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   getExternalWorkflowHandle,
   proxyActivities,
   setCurrentDetails,
@@ -17,7 +15,7 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { describeQuota, limitSeen, QUOTA_GATE, openedByOperator, openGate, opensAt, timePassed, type LimitReport, type QuotaGateView, type QuotaState } from '../runs/quota.js';
+import { describeQuota, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
 
 const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -32,15 +30,9 @@ export interface QuotaGateInput {
 
 export type { QuotaGateView } from '../runs/quota.js';
 
-/** A run that launches on the account: the gate signals it `quotaChanged` on every transition. */
-export const subscribeSignal = defineSignal<[string]>(QUOTA_GATE.subscribe);
-/** A usage limit one launch came to. */
-export const limitSignal = defineSignal<[LimitReport]>(QUOTA_GATE.limit);
-/** The operator opens the gate by hand; the argument says who (a run ID, or `commonplace quota open`). */
-export const openSignal = defineSignal<[string]>(QUOTA_GATE.open);
-/** Sent to every subscriber on every transition: the gate's state, versioned. */
-export const quotaChangedSignal = defineSignal<[QuotaState]>(QUOTA_GATE.changed);
-export const quotaStateQuery = defineQuery<QuotaGateView>(QUOTA_GATE.stateQuery);
+import { limitSignal, openSignal, quotaChangedSignal, quotaStateQuery, subscribeSignal } from './messages.js';
+
+export { limitSignal, openSignal, quotaChangedSignal, quotaStateQuery, subscribeSignal } from './messages.js';
 
 /** Past this many events the gate prunes its subscribers and continues as new. */
 const historyBudget = 2000;

@@ -4,11 +4,10 @@ import type { Finding } from '../kb/findings.js';
 import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
 import type { Plan, PlanPass } from '../review/edit/plan-types.js';
 import { isSelectionPass } from '../review/edit/plan-types.js';
-import type { EditSummary, PreparedAsk, ReviseInput } from '../review/edit/types.js';
-import { launchOnce } from './helpers/ask.js';
-import type { TryOutcome } from './helpers/checked.js';
-import { EditRun } from './helpers/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './helpers/edit-steps.js';
+import type { EditSummary, ReviseInput } from '../review/edit/types.js';
+import { askJob, type EditJob } from './editing/ask-job.js';
+import { EditRun } from './editing/edit-run.js';
+import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
 
 const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
@@ -17,40 +16,23 @@ const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSele
   retry: { maximumAttempts: 5 },
 });
 
-export { approveUpdate, acknowledgeUpdate, progressQuery, resumeUpdate } from './helpers/edit-run.js';
+export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
 
-/** One launch of a revision job in a directory code prepared, its outputs checked by `accept`. */
-async function askJob<A>(
-  run: EditRun,
-  ctx: RunContext,
-  job: string,
-  attempt: number,
-  prepare: (seq: number) => Promise<PreparedAsk>,
-  accept: (asked: PreparedAsk) => Promise<TryOutcome<null, A>>,
-): Promise<TryOutcome<null, A>> {
-  const seq = ++ctx.seq;
-  const asked = await prepare(seq);
-  run.launches += 1;
-  return launchOnce(
-    { launchId: `${ctx.prepared.runId}/${seq}-${job}/${attempt}`, profile: ctx.prepared.profile, dir: asked.dir, prompt: asked.prompt, outputs: asked.outputs },
-    `${ctx.note}: ${job}, attempt ${attempt}`,
-    () => accept(asked),
-    undefined,
-    run.lifecycle.spend,
-  );
+/** A revision job's name, attempt and summary, keyed by the text it reads. */
+function job(ctx: RunContext, name: string, attempt: number, textSha256: string): EditJob {
+  return { name, attempt, summary: `${ctx.note}: ${name}, attempt ${attempt}`, inputs: { text: textSha256 } };
 }
 
 /** A direct pass: one editor launch, its revised text checked against the edit bounds. */
 async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<EditCheck> {
   const { prepared } = ctx;
   const [result] = await untilAccepted(run, `the ${pass.pass} pass`, null, prepared.profile.attempts, ({ attempt, findings }) =>
-    askJob<EditCheck>(
+    askJob<null, EditCheck>(
       run,
       ctx,
-      `pass-${pass.pass}`,
-      attempt,
+      job(ctx, `pass-${pass.pass}`, attempt, textSha256),
       (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
-      async (asked) => {
+      async ({ asked }) => {
         const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir }]);
         return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
       },
@@ -67,13 +49,12 @@ async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha
 async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<{ textSha256: string; record: PassRecord }> {
   const { prepared } = ctx;
   const [selected] = await untilAccepted(run, `the ${pass.pass} selection`, null, prepared.profile.attempts, ({ attempt, findings }) =>
-    askJob<{ listSha256: string; count: number }>(
+    askJob<null, { listSha256: string; count: number }>(
       run,
       ctx,
-      `select-${pass.pass}`,
-      attempt,
+      job(ctx, `select-${pass.pass}`, attempt, textSha256),
       (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
-      async (asked) => {
+      async ({ asked }) => {
         const check = await acceptSelections.executeWithOptions({ summary: `check the selections for ${ctx.note}` }, [{ runDir: prepared.runDir, dir: asked.dir, textSha256 }]);
         return check.ok ? { kind: 'checked', accepted: [check], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
       },
@@ -117,13 +98,12 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
   if (input.options.mode === 'assess') {
     run.at('assessing: choosing the passes');
     const [assessed] = await untilAccepted(run, 'the assessment', null, prepared.profile.attempts, ({ attempt, findings }) =>
-      askJob<Plan>(
+      askJob<null, Plan>(
         run,
         ctx,
-        'assess',
-        attempt,
+        job(ctx, 'assess', attempt, prepared.startSha256),
         (seq) => prepareAssessAsk.executeWithOptions({ summary: `write the assessment ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings }]),
-        async (asked) => {
+        async ({ asked }) => {
           const check = await acceptPlan.executeWithOptions({ summary: `check the assessment's plan` }, [{ runDir: prepared.runDir, dir: asked.dir }]);
           return check.ok ? { kind: 'checked', accepted: [check.plan], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
         },

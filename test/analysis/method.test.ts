@@ -10,11 +10,11 @@ import { validateArtifact, type RunValuesSource } from '../../src/kb/artifact.js
 import { validateDraft } from '../../src/kb/draft.js';
 import type { Finding } from '../../src/kb/findings.js';
 import { parseNote } from '../../src/kb/notes.js';
-import { TypeRegistry } from '../../src/kb/types.js';
+import { TypeRegistry } from '../../src/kb/type-registry.js';
 import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { parseVerdict } from '../../src/kb/verification.js';
-import { buildProgram } from '../../src/client/main.js';
-import { registerInstallMethod } from '../../src/client/analysis-method.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { registerInstallMethod } from '../../src/cli/analysis/analysis-method.js';
 import { packageRoot } from '../../src/paths.js';
 import type { FakeRule } from '../helpers/fake.js';
 import { git, ROLES, scratch, type Role } from './helpers.js';

@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
 import { fakeHarnessPath } from '../../src/worker.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt } from '../helpers/fake.js';
 
@@ -59,5 +60,61 @@ describe('the fake harness fills {{name}} in its output texts from the prompt\'s
     // Each run counts its own attempts in its own ledger.
     expect(texts).toEqual({ one: ['first\n', 'second\n'], two: ['first\n', 'second\n'] });
     expect((await readLedger(join(dir, 'one', 'fake-ledger.jsonl'))).filter((entry) => entry.event === 'start')).toHaveLength(2);
+  });
+});
+
+describe('the fake harness without a scenario', () => {
+  const reviewPromptOf = (criteria: string[], resultLine: string, grouping = 'pair') =>
+    [
+      'Review the note against the criterion below.',
+      `Write your review to review.md. Its last line must be exactly one result line: ${resultLine}.`,
+      '',
+      'job = gate-review',
+      `grouping = ${grouping}`,
+      'note = kb/notes/a.md',
+      'note-input = inputs/note.md',
+      ...criteria.flatMap((id) => [`criterion = ${id}`, `criterion-input = inputs/criteria/${id}.md`]),
+      'output = review.md',
+      '',
+    ].join('\n');
+
+  /** Runs the fake with no scenario in its environment, in a fresh directory. */
+  async function playBare(input: string) {
+    const dir = await scratch('commonplace-fake-');
+    const env = { ...process.env };
+    delete env.COMMONPLACE_FAKE_SCENARIO;
+    delete env.COMMONPLACE_FAKE_LEDGER;
+    const result = await execa('node', [fakeHarnessPath], { cwd: dir, input, env, extendEnv: false, reject: false });
+    return { dir, result };
+  }
+
+  test('a gate review prompt gets a plain passing review that the result-line check accepts', async () => {
+    const { dir, result } = await playBare(reviewPromptOf(['frontmatter/title-as-claim'], '`Result: pass`, `Result: warn` or `Result: fail`'));
+    expect(result.exitCode).toBe(0);
+    const review = await readFile(join(dir, 'review.md'), 'utf8');
+    expect(review.trimEnd().split('\n').at(-1)).toBe('Result: pass');
+    expect(checkResultLine(review)).toMatchObject({ ok: true, outcome: 'pass' });
+  });
+
+  test('a report criterion\'s review prompt gets a review ending Result: report', async () => {
+    const { dir, result } = await playBare(reviewPromptOf(['kb/instructions/critique-note.md'], '`Result: report`'));
+    expect(result.exitCode).toBe(0);
+    expect(checkResultLine(await readFile(join(dir, 'review.md'), 'utf8'), { report: true })).toMatchObject({ ok: true, outcome: 'report' });
+  });
+
+  test('a bundle prompt gets one passing section per criterion, each accepted by the bundle check', async () => {
+    const gates = ['frontmatter/title-as-claim', 'frontmatter/description-discrimination'];
+    const { dir, result } = await playBare(reviewPromptOf(gates, '`Result: pass`, `Result: warn` or `Result: fail`', 'bundle'));
+    expect(result.exitCode).toBe(0);
+    const check = checkBundle(await readFile(join(dir, 'review.md'), 'utf8'), gates);
+    expect(check.accepted.map((section) => [section.gate, section.outcome])).toEqual(gates.map((gate) => [gate, 'pass']));
+    expect(check.rejected).toEqual([]);
+    expect(check.missing).toEqual([]);
+  });
+
+  test('any other job still gets the text "fake output" in its declared outputs', async () => {
+    const { dir, result } = await playBare(prompt);
+    expect(result.exitCode).toBe(0);
+    expect(await readFile(join(dir, 'boundary.md'), 'utf8')).toBe('fake output\n');
   });
 });

@@ -19,7 +19,7 @@ export async function checkoutUnder(host: string): Promise<string> {
   return checkout;
 }
 
-/** A worker process and everything it has written to stderr so far. */
+/** A worker process (watched from its start: `watchedWorker`) and everything it has written to stderr so far. */
 export interface WorkerProcess {
   process: ResultPromise;
   pid: number;
@@ -30,7 +30,7 @@ export interface WorkerProcess {
   said(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-function watched(child: ResultPromise): WorkerProcess {
+export function watchedWorker(child: ResultPromise): WorkerProcess {
   let text = '';
   let ended = false;
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -68,7 +68,7 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
 /** The real `commonplace worker` holding the checkouts named, with its own state directory. */
 export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number }): WorkerProcess {
   const args = ['worker', ...options.kb.flatMap((dir) => ['--kb', dir]), '--state', options.state, ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : [])];
-  return watched(execa('node', [cliPath, ...args], { env: workerEnv(address), extendEnv: false, reject: false }));
+  return watchedWorker(execa('node', [cliPath, ...args], { env: workerEnv(address), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.
@@ -86,7 +86,7 @@ export function startHiddenLaunchWorker(address: string, options: { hide: string
     detached: true,
     reject: false,
   });
-  return watched(child);
+  return watchedWorker(child);
 }
 
 /** The harness tries a worker's state directory records as running (`.launch/current.json` of a launch directory, its group alive and no exit code written). */

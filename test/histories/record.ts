@@ -9,6 +9,7 @@
 import { failOnRejectedHistories, recordingState, saveHistory } from './recording.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkoutAt } from '../../src/held-checkouts.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
@@ -111,6 +112,24 @@ async function recordSpendLimit(env: TestWorkflowEnvironment, name: string): Pro
   await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
 }
 
+/** A sweep whose harness never writes a result line: the breaker stops it (systematic-failure) after ten units; resumed once the scenario reviews, it completes. */
+async function recordSystematicFailure(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const checkout = await corpusCopy();
+  const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{}] }], { fake: { harness: 'fake', timeout: '1m', attempts: 1 } }, checkout);
+  const runId = `history-${name}`;
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(3), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 20, autoResume: false, profilesFile, env: fakeEnv });
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    await untilStopped(handle);
+    await writeFile(fakeEnv['COMMONPLACE_FAKE_SCENARIO']!, JSON.stringify({ ledger: 'ledger.jsonl', launches: [{ attempts: [{ review: 'pass' }] }] }));
+    await handle.executeUpdate('resume', { args: [{}] });
+    await handle.result();
+  });
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
+}
+
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
@@ -133,6 +152,7 @@ if (wanted('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resum
 if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
 if (wanted('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
 if (wanted('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
+if (wanted('gates-systematic-failure')) await recordSystematicFailure(dev, 'gates-systematic-failure');
 await recordEditHistories(dev, saveHistory);
 await recordEditExhaustedHistory(dev, saveHistory);
 await recordAnalysisHistories(dev, saveHistory);

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseNote } from '../../src/kb/notes.js';
-import { TypeRegistry } from '../../src/kb/types.js';
+import { TypeRegistry } from '../../src/kb/type-registry.js';
 import { collectFiles, validateFiles, type ValidationReport } from '../../src/kb/validate.js';
 import { copyToTemp, corpusFixture, removeTemps } from './helpers.js';
 

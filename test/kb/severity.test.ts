@@ -1,7 +1,7 @@
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { TypeRegistry } from '../../src/kb/types.js';
+import { TypeRegistry } from '../../src/kb/type-registry.js';
 import { validateFile } from '../../src/kb/validate.js';
 import { corpusFixture, makeTemp, removeTemps } from './helpers.js';
 

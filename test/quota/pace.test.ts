@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import type { LaunchResult } from '../../src/harness/launch-contract.js';
-import { gather } from '../../src/workflows/helpers/checked.js';
-import { lowered, paceLaunch, paceLimit, startPace } from '../../src/workflows/helpers/pace.js';
+import { gather } from '../../src/workflows/asking/checked.js';
+import { lowered, paceLaunch, paceLimit, startPace } from '../../src/workflows/asking/pace.js';
 
 const launch = (launchId: string, warning?: LaunchResult['rateLimitWarning']): LaunchResult => ({
   launchId,

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { committedBetween, gitSnapshot } from '../../src/activities/review/edit/git.js';
-import { TypeRegistry } from '../../src/kb/types.js';
+import { TypeRegistry } from '../../src/kb/type-registry.js';
 import { checkEditBounds, EDIT_SIZE_RATIO } from '../../src/review/edit/bounds.js';
 import { checkDecision, sameText } from '../../src/review/edit/decision.js';
 import { unifiedDiff } from '../../src/review/edit/diff.js';

@@ -295,8 +295,8 @@ describe('approval of a full pass waiting on its manifest', () => {
   const staleKey = async () => {
     // The key this proposal would have at another stop: bound to the stop, it approves nothing here.
     const proposal = JSON.parse(await readFile(join(waiting.dir, 'artifact', 'proposal.json'), 'utf8')) as { stop: number; sha256: string; inputs: { path: string; sha256: string }[] };
-    const { proposalKey } = await import('../../src/activities/review/edit/common.js');
-    return proposalKey(waiting.runId, proposal.stop + 1, 'artifact/publication.json', proposal.sha256, proposal.inputs);
+    const { approvalKey } = await import('../../src/review/edit/approval-key.js');
+    return approvalKey({ runId: waiting.runId, stop: proposal.stop + 1, file: 'artifact/publication.json', proposalSha256: proposal.sha256, inputs: proposal.inputs }, sha256);
   };
 
   test.each([

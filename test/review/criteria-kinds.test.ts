@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { commandSelections, parseCriterionSelections } from '../../src/review/criteria.js';
 import { reviewStatus, type PairStatus } from '../../src/review/status.js';
-import { BUNDLE_CAP_BYTES, NOTE_CRITERIA_LENS, planUnits } from '../../src/activities/review/sweep.js';
+import { BUNDLE_CAP_BYTES, NOTE_CRITERIA_LENS, planUnits } from '../../src/activities/review/sweep/units.js';
 import { checkBundle } from '../../src/review/result-line.js';
 import { runCli } from '../helpers/cli.js';
 import { copyToTemp, edit, miniFixture, removeTemps, writeResults } from './helpers.js';

@@ -36,6 +36,7 @@ function service(name: string): Service {
   return found;
 }
 const dockerfile = await readFile(join(root, 'Dockerfile'), 'utf8');
+const dockerignore = await readFile(join(root, '.dockerignore'), 'utf8');
 const pins = JSON.parse(await readFile(join(root, 'temporal', 'versions.json'), 'utf8')) as Record<string, string>;
 const harnessPins = JSON.parse(await readFile(join(root, 'tools', 'harness-clis', 'package.json'), 'utf8')).dependencies as Record<string, string>;
 
@@ -46,7 +47,8 @@ const environment = (service: Service): Record<string, string | null> => Array.i
   ? Object.fromEntries(service.environment.map((entry) => (entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null])))
   : service.environment ?? {};
 const dependsOn = (service: Service): Record<string, { condition: string }> => (Array.isArray(service.depends_on) ? {} : service.depends_on ?? {});
-const kbMounts = (service: Service): string[] => (service.volumes ?? []).filter((volume) => /:\/kb(:|$)/.test(volume));
+const kbMounts = (service: Service): string[] => (service.volumes ?? []).filter((volume) => volume.startsWith('${COMMONPLACE_KB'));
+const kbVariable = /^\$\{COMMONPLACE_KB:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
   test('the server, admin tools and UI images are the versions the pinned dev CLI embeds', async () => {
@@ -114,12 +116,21 @@ describe('docker-compose.yml', () => {
     for (const name of ['checkout-worker', 'launch-worker']) expect({ name, after: dependsOn(service(name))['temporal-setup'] }).toEqual({ name, after: { condition: 'service_completed_successfully' } });
   });
 
-  test('the checkout worker mounts the KB from COMMONPLACE_KB at /kb and passes --kb /kb', () => {
+  test('the checkout worker mounts the KB and its run worktrees at their host paths and holds the KB there', () => {
     const worker = service('checkout-worker');
-    expect(kbMounts(worker)).toEqual([expect.stringMatching(/^\$\{COMMONPLACE_KB:\?[^}]+\}:\/kb$/)]);
-    expect(worker.command).toEqual(['worker', '--kb', '/kb', '--state', '/state']);
+    const [kb, worktrees, ...rest] = kbMounts(worker).map((volume) => volume.split(/:(?=\$)/));
+    expect(rest).toEqual([]);
+    // The same variable on both sides: the worker sees the checkout where the host's CLI prepares runs.
+    expect(kb).toEqual([expect.stringMatching(kbVariable), kb?.[0]]);
+    expect(worktrees).toEqual([`${kb?.[0]}.worktrees`, `${kb?.[0]}.worktrees`]);
+    expect(worker.command).toEqual(['worker', '--kb', kb?.[0], '--state', '/state']);
     expect(worker.volumes).toContain('checkout-state:/state');
     expect(compose.volumes).toHaveProperty('checkout-state');
+  });
+
+  test('the image carries the examples (the fake scenarios the demo runs)', () => {
+    expect(dockerfile).toMatch(/^COPY examples examples$/m);
+    expect(dockerignore).not.toMatch(/^examples/m);
   });
 
   test('the KB is mounted into the checkout worker only', () => {
@@ -185,7 +196,7 @@ describe('Dockerfile', () => {
     const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((match) => match[1]);
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^(root|0)(:.*)?$/);
-    expect(dockerfile).toMatch(/chown node:node \/state \/kb/);
+    expect(dockerfile).toMatch(/chown node:node \/state /);
   });
 
   test('the harness CLIs come from a build argument of exact versions, the ones the profiles are checked against', () => {

@@ -1,50 +1,15 @@
 /**
  * The import graph of src/: every `import … from` / `export … from` between our own modules
- * (`import type` included — a type-only cycle still ties the modules' layers together), built from
- * the sources with the TypeScript parser, no bundler involved.
+ * (`import type` included — a type-only cycle still ties the modules' layers together) and every
+ * `import('…')` with a string-literal specifier (a lazy load is an edge all the same: the CLI's
+ * registrations load their work so), built from the sources with the TypeScript parser, no bundler
+ * involved.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
+import { importGraph, specifiersOf, type Graph } from '../helpers/import-graph.js';
 
-const root = packageRoot();
-const src = join(root, 'src');
-
-type Graph = Map<string, string[]>;
-
-/** Module specifiers of a file's top-level import and export-from declarations. */
-function specifiersOf(file: string, text: string): string[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-  const found: string[] = [];
-  for (const statement of source.statements) {
-    if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
-      found.push(statement.moduleSpecifier.text);
-    }
-  }
-  return found;
-}
-
-/** A relative specifier as the `.ts` file it names (`./x.js` → `./x.ts`, a directory → its `index.ts`); packages are not ours. */
-function resolveSpecifier(from: string, specifier: string): string | undefined {
-  if (!specifier.startsWith('.')) return undefined;
-  const target = resolve(dirname(from), specifier);
-  const candidates = [target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')];
-  return candidates.find((candidate) => candidate.endsWith('.ts') && existsSync(candidate));
-}
-
-async function importGraph(dir: string): Promise<Graph> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
-  const graph: Graph = new Map();
-  for (const file of files.sort()) {
-    const text = await readFile(file, 'utf8');
-    const targets = specifiersOf(file, text).flatMap((specifier) => resolveSpecifier(file, specifier) ?? []);
-    graph.set(relative(root, file).split(sep).join('/'), [...new Set(targets.map((target) => relative(root, target).split(sep).join('/')))]);
-  }
-  return graph;
-}
+const src = join(packageRoot(), 'src');
 
 /** One cycle per strongly connected component (Tarjan), each as the path `a → b → … → a`. */
 function cyclesOf(graph: Graph): string[][] {
@@ -107,7 +72,7 @@ const formatCycles = (cycles: string[][]) => cycles.map((cycle) => `${cycle.join
 
 /** Layers below the workflows and the CLI: they may not reach up into either. */
 const LOWER_LAYERS = ['src/kb/', 'src/review/', 'src/analysis/', 'src/harness/', 'src/activities/', 'src/runs/', 'src/fs/'];
-const UPPER_LAYERS = ['src/workflows/', 'src/client/'];
+const UPPER_LAYERS = ['src/workflows/', 'src/cli/'];
 
 describe('the import graph of src/', () => {
   let graph: Graph;
@@ -126,12 +91,23 @@ describe('the import graph of src/', () => {
     expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
   });
 
+  test('a lazy import() with a string-literal specifier is an edge, as a static import is', () => {
+    const text = [
+      "import type { A } from './a.js';",
+      "export { B } from './b.js';",
+      "const run = () => import('./c-run.js');",
+      "type D = import('./d.js').D;",
+      'const dynamic = (name: string) => import(name);',
+    ].join('\n');
+    expect(specifiersOf('x.ts', text)).toEqual(['./a.js', './b.js', './c-run.js', './d.js']);
+  });
+
   test('no module under src/ takes part in an import cycle', () => {
     expect(graph.size).toBeGreaterThan(50);
     expect(formatCycles(cyclesOf(graph))).toEqual([]);
   });
 
-  test('no module below the workflows and the CLI imports from src/workflows/ or src/client/', () => {
+  test('no module below the workflows and the CLI imports from src/workflows/ or src/cli/', () => {
     const upward = [...graph]
       .filter(([file]) => LOWER_LAYERS.some((layer) => file.startsWith(layer)))
       .flatMap(([file, targets]) => targets.filter((target) => UPPER_LAYERS.some((layer) => target.startsWith(layer))).map((target) => `${file} → ${target}`));

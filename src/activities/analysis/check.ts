@@ -13,7 +13,7 @@ import { validateDraft } from '../../kb/draft.js';
 import type { Finding } from '../../kb/findings.js';
 import type { Disposition, Layout } from '../../kb/layouts.js';
 import { parseNote } from '../../kb/notes.js';
-import type { TypeRegistry } from '../../kb/types.js';
+import type { TypeRegistry } from '../../kb/type-registry.js';
 import { parseVerdict } from '../../kb/verification.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { DECLARED_CHECKS } from '../../analysis/checks.js';

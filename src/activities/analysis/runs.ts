@@ -2,7 +2,9 @@
  * Finding a prepared run from its ID: its worktree is the one on branch `analysis/<run-id>`, and
  * its parameters are in the run directory there.
  */
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { parametersSchema, type RunParameters } from '../../analysis/parameters.js';
 import { parametersFile, runDirOf } from '../../analysis/run-dir.js';
 import { parseRunId, runBranch } from '../../analysis/run-id.js';
@@ -23,8 +25,8 @@ export interface LocatedRun {
 /** Reads and checks a run's parameters.json; a missing or malformed one names the file. */
 export async function readParameters(runDir: string): Promise<RunParameters> {
   const file = parametersFile(runDir);
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new RunNotFoundError(`${file} is missing: the run was not prepared, or its state was removed`);
+  const text = await readFile(file, 'utf8').catch(async () => {
+    throw new RunNotFoundError(await missingRunReason(runDir, file));
   });
   let data: unknown;
   try {
@@ -38,6 +40,21 @@ export async function readParameters(runDir: string): Promise<RunParameters> {
     throw new RunNotFoundError(`${file}: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
+}
+
+/**
+ * Why a run's parameters are not where this process looked: its worktree is not on this host (a worker
+ * that sees the checkout at another path than the host that prepared the run: the worktrees must be
+ * mounted at the host's path, docs/compose.md), or the run directory is there without them.
+ */
+async function missingRunReason(runDir: string, file: string): Promise<string> {
+  const worktree = path.dirname(path.dirname(path.dirname(runDir)));
+  const where = `${process.pid}@${hostname()}`;
+  const present = await access(worktree).then(() => true, () => false);
+  if (!present) {
+    return `${file} is missing: the run worktree ${worktree} is not on ${where} (a worker must see the checkout and its worktrees at the paths of the host that prepared the run; see docs/compose.md)`;
+  }
+  return `${file} is missing on ${where}: the run was not prepared, or its state was removed`;
 }
 
 /** Finds a run of this checkout by its ID, or says why there is none. */

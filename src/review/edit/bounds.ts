@@ -12,7 +12,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Finding } from '../../kb/findings.js';
 import { parseNote, type Note } from '../../kb/notes.js';
-import type { TypeRegistry } from '../../kb/types.js';
+import type { TypeRegistry } from '../../kb/type-registry.js';
 
 /** An edited text's length (in characters) over the length of the text it edits must lie in [min, max]. */
 export const EDIT_SIZE_RATIO = { min: 0.5, max: 1.5 } as const;

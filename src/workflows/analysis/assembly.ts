@@ -3,7 +3,7 @@
  * manifest is written, and a published run's members are copied to the layout's destination
  * under a lock and a journal, then committed on the run branch.
  */
-import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import type { PublicationOutcome } from '../../activities/analysis/types.js';
 import type { Manifest, ManifestStatus } from '../../analysis/manifest.js';
 import type { AnalysisResult } from '../../analysis/progress.js';
@@ -45,7 +45,6 @@ export async function assemble(run: AnalysisRun, final: Disposition): Promise<An
       const stage = final === 'published' ? (run.publication ? 'published' : 'assembled') : `ended ${final}, kept local`;
       run.lifecycle.complete(final === 'blocked' ? 'blocked' : 'completed', stage);
       await run.record(recorded.state, recorded.manifest);
-      await condition(allHandlersFinished);
       return {
         runId: input.runId,
         disposition: final,
@@ -93,6 +92,5 @@ async function publish(run: AnalysisRun, fixed: Manifest): Promise<Extract<Publi
 /** The result of a run a stop ended: the stop kept in the result and in run.json. */
 export async function ended(run: AnalysisRun, stop: AnalysisResult['stop'] & object): Promise<AnalysisResult> {
   await run.record('exhausted');
-  await condition(allHandlersFinished);
   return { runId: run.input.runId, status: 'exhausted', stop, progress: run.lifecycle.progress() };
 }

@@ -13,7 +13,7 @@ import type { PlanRole } from '../../analysis/plan.js';
 import { stopFor } from '../../runs/stop.js';
 import { launchCost } from '../../harness/prices.js';
 import type { LaunchResult } from '../../harness/launch-contract.js';
-import { askWithin } from '../helpers/ask.js';
+import { askWithin } from '../asking/ask.js';
 import { badRun, io, type AnalysisRun, type Answer } from './run.js';
 
 /** What an ask hands the worker beyond its inputs. */

@@ -3,7 +3,7 @@
  * frozen source, members, budgets, attempts and checks, and the record written to `run.json`.
  * The steps (`produce`, the cascade, assembly and publication) read and change it.
  */
-import { ActivityFailure, ApplicationFailure, defineQuery, defineUpdate, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { EnvironmentChangedDetails, OpenedRun } from '../../activities/analysis/types.js';
 import { buildManifest, environmentStop, snapshotOf, sourceUnavailableStop, type Snapshot } from '../../analysis/decisions.js';
@@ -12,12 +12,12 @@ import type { Plan, PlanRole } from '../../analysis/plan.js';
 import type { AnalysisInput, AnalysisProgress, AttemptRecord, CheckRecord, FrozenSource, InFlightLaunch, MemberRecord } from '../../analysis/progress.js';
 import type { Disposition } from '../../kb/layouts.js';
 import type { LaunchResult } from '../../harness/launch-contract.js';
-import type { LifecycleProgress, ResumeRequest } from '../../runs/stop.js';
+import type { LifecycleProgress } from '../../runs/stop.js';
+import { analysisProgressQuery, analysisResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
+import type { Answers } from '../asking/answers.js';
 
-export const progressQuery = defineQuery<AnalysisProgress>('progress');
-/** Continues a stopped run; its validator refuses when there is nothing to resume (a run that is not stopped, or one that ended). */
-export const resumeUpdate = defineUpdate<AnalysisProgress, [ResumeRequest]>('resume');
+export { analysisProgressQuery as progressQuery, analysisResumeUpdate as resumeUpdate } from '../messages.js';
 
 export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed', 'source-unavailable'];
 
@@ -67,7 +67,7 @@ export class AnalysisRun {
   /** Stray paths already reported by an environment stop; forgotten once a resume finds the worktree clean. */
   readonly reportedStrays = new Set<string>();
   /** Answer key → the launch that answered it; undefined for runs recorded before answer keys. */
-  answers: Map<string, Answer> | undefined;
+  answers: Answers<Answer> | undefined;
   private recording: Promise<void> = Promise.resolve();
 
   constructor(readonly input: AnalysisInput) {
@@ -79,8 +79,8 @@ export class AnalysisRun {
       next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
       inspect: `commonplace analysis inspect ${input.runId}`,
       autoResume: input.autoResume,
-      progress: { query: progressQuery, build: (common) => this.progress(common) },
-      resume: resumeUpdate,
+      progress: { query: analysisProgressQuery, build: (common) => this.progress(common) },
+      resume: analysisResumeUpdate,
       beforeResume: async () => {
         const environment = await io('assert the environment on resume').assertEnvironment({
           runDir: input.runDir,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding } from '../../../kb/findings.js';
-import { TypeRegistry } from '../../../kb/types.js';
+import { TypeRegistry } from '../../../kb/type-registry.js';
 import { checkEditBounds } from '../../../review/edit/bounds.js';
 import { checkDecision, sameText } from '../../../review/edit/decision.js';
 import { instructionPath } from '../../../review/edit/instructions.js';
@@ -9,7 +9,8 @@ import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord } from '../../../review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
 import { findingsBlock } from '../prompt.js';
-import { briefText, launchDir, readBrief, writeInput } from './common.js';
+import { briefText, readBrief } from './brief.js';
+import { launchDir, writeInput } from './run-files.js';
 
 export const EDITED_OUTPUT = 'edited.md';
 export const DECISION_OUTPUT = 'decision.md';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { changedPaths, type GuardSnapshot } from '../../../review/edit/guard.js';
 import { sha256 } from '../../../fs/digest.js';
-import { readJson, writeJson } from './common.js';
+import { readJson, writeJson } from './run-files.js';
 import { committedBetween, gitSnapshot } from './git.js';
 
 const guardDir = (runDir: string) => path.join(runDir, 'guard');

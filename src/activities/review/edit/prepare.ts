@@ -1,5 +1,7 @@
 import { mkdir, readFile, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
+import { selectProfile, type Profile } from '../../../harness/profiles.js';
 import { loadCriterion } from '../../../review/criteria.js';
 import { sha256 } from '../../../fs/digest.js';
 import { formatFindingsInline } from '../../../kb/format.js';
@@ -10,9 +12,11 @@ import { parsePlan } from '../../../review/edit/plan.js';
 import { PASSES } from '../../../review/edit/plan-types.js';
 import { runDirOf, type RunRecord } from '../../../review/edit/runs.js';
 import { put } from '../../../fs/store.js';
-import type { BriefEntry, EditCriterion, EditKind, FullPassInput, PreparedEdit, ReviewUnit, ReviseInput } from '../../../review/edit/types.js';
+import type { BriefEntry, EditCriterion, EditKind, EditRunInput, FullPassInput, PreparedEdit, ReviewUnit, ReviseInput } from '../../../review/edit/types.js';
 import type { InstructionName } from '../../../review/edit/instructions.js';
-import { badInput, briefFile, instructionNow, readJson, resolveProfile, writeJson } from './common.js';
+import { briefFile, instructionNow } from './brief.js';
+import { badInput } from './failures.js';
+import { readJson, writeJson } from './run-files.js';
 import { gitSnapshot } from './git.js';
 import { writeSnapshot } from './guard.js';
 
@@ -22,6 +26,17 @@ export interface PrepareEditInput {
   workflowId: string;
   /** The Temporal run of this execution: a run directory left by an earlier execution of the ID is moved aside. */
   executionRunId: string;
+}
+
+/** The run's profile by name, with the input's environment over its own. */
+function resolveProfile(input: EditRunInput, name: string): Profile {
+  try {
+    const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
+    const profile = selectProfile(loadProfiles(source), name, source);
+    return input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile;
+  } catch (error) {
+    throw badInput((error as Error).message);
+  }
 }
 
 /** A literal path as a picomatch pattern (its glob characters escaped). */

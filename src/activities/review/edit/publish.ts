@@ -12,7 +12,10 @@ import { getText, put } from '../../../fs/store.js';
 import type { BriefEntry, Decision, EditKind, EditSummary, Proposal, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
-import { badInput, briefText, proposalKey, readBrief, writeJson } from './common.js';
+import { proposalKey } from './common.js';
+import { briefText, readBrief } from './brief.js';
+import { badInput } from './failures.js';
+import { writeJson } from './run-files.js';
 
 export interface PassRecord {
   pass: string;

@@ -10,7 +10,9 @@ import { getText, put } from '../../../fs/store.js';
 import { resultSpend } from '../../../review/result-file.js';
 import type { PreparedAsk, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { reviewPrompt } from '../prompt.js';
-import { badInput, briefText, launchDir, readBrief, writeInput } from './common.js';
+import { briefText, readBrief } from './brief.js';
+import { badInput } from './failures.js';
+import { launchDir, writeInput } from './run-files.js';
 
 const REVIEW_OUTPUT = 'review.md';
 

@@ -10,7 +10,9 @@ import { applySelections, formatSelection, locateSelections, parseSelectionList,
 import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, Proposal } from '../../../review/edit/types.js';
 import { findingItem, findingsBlock } from '../prompt.js';
-import { briefText, launchDir, proposalKey, readBrief, writeInput, writeJson } from './common.js';
+import { proposalKey } from './common.js';
+import { briefText, readBrief } from './brief.js';
+import { launchDir, writeInput, writeJson } from './run-files.js';
 import { checkEditedText, EDITED_OUTPUT, type EditCheck } from './edit.js';
 
 const PLAN_OUTPUT = 'plan.yaml';

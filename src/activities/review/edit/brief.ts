@@ -1,0 +1,27 @@
+/** The run's captured brief (brief.json: the criteria and instructions it read, by store digest) and the instructions as the checkout has them now. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { getText } from '../../../fs/store.js';
+import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
+import type { BriefEntry } from '../../../review/edit/types.js';
+import { readJson } from './run-files.js';
+
+export const briefFile = (runDir: string) => path.join(runDir, 'brief.json');
+
+export async function readBrief(runDir: string): Promise<BriefEntry[]> {
+  return readJson<BriefEntry[]>(briefFile(runDir));
+}
+
+/** A brief file's captured text (from the run's store, digest checked). */
+export async function briefText(runDir: string, brief: readonly BriefEntry[], file: string): Promise<string> {
+  const entry = brief.find((candidate) => candidate.path === file);
+  if (!entry) throw new Error(`${file} is not in the run's captured brief`);
+  return getText(runDir, entry.sha256);
+}
+
+/** An instruction as the checkout has it now: the KB's own file, or the shipped default. */
+export async function instructionNow(checkout: string, name: InstructionName): Promise<{ path: string; source: 'kb' | 'shipped'; text: string }> {
+  const file = instructionPath(name);
+  const text = await readFile(path.join(checkout, ...file.split('/')), 'utf8').catch(() => undefined);
+  return text === undefined ? { path: file, source: 'shipped', text: DEFAULT_INSTRUCTIONS[name] } : { path: file, source: 'kb', text };
+}

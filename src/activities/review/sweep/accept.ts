@@ -1,0 +1,73 @@
+/** A unit's answer: its output checked, and a result file written for each accepted criterion whose inputs are unchanged. */
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../../fs/atomic.js';
+import { outputText, outputTooLarge } from '../../../review/output-bounds.js';
+import { resultSpend, writeResultFile } from '../../../review/result-file.js';
+import { checkBundle, checkResultLine, missingSection } from '../../../review/result-line.js';
+import type { AcceptInput, AcceptOutcome } from '../../../review/sweep-types.js';
+import { inputsNow } from './inputs.js';
+import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
+
+/**
+ * Checks one output and writes a result file for each accepted criterion — but only while the
+ * note and criterion still hash to what the worker was given; otherwise the pair arrived stale.
+ */
+export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
+  const { unit, captured, launch } = input;
+  const file = join(captured.dir, REVIEW_OUTPUT);
+  const bounds = { file: REVIEW_OUTPUT, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) };
+  // A launch that ran elsewhere returned its output's bytes: they are kept beside the captured inputs, then checked.
+  if (launch.outputBytes?.[REVIEW_OUTPUT] !== undefined) await writeFileAtomic(file, Buffer.from(launch.outputBytes[REVIEW_OUTPUT], 'base64'));
+  const oversize = launch.oversize?.includes(REVIEW_OUTPUT) ? launch.outputs.find((output) => output.path === REVIEW_OUTPUT)?.size : undefined;
+  const read = oversize !== undefined ? outputTooLarge(oversize, bounds) : outputText(await readFile(file), bounds);
+  if (!read.ok) {
+    // Outside the output bounds: every criterion it answered is refused, and nothing is written.
+    return { written: [], rejected: unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })), staleOnArrival: [] };
+  }
+  const text = read.text;
+  const sections: { criterion: string; outcome: 'pass' | 'warn' | 'fail' | 'report'; body: string }[] = [];
+  const rejected: AcceptOutcome['rejected'] = [];
+  if (captured.grouping === 'bundle') {
+    const check = checkBundle(text, unit.criteria.map((criterion) => criterion.id), { file: REVIEW_OUTPUT });
+    for (const section of check.accepted) sections.push({ criterion: section.gate, outcome: section.outcome, body: section.text });
+    for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: [...refusal.findings] });
+    for (const gate of check.missing) rejected.push({ criterion: gate, findings: [missingSection(gate, REVIEW_OUTPUT)] });
+  } else {
+    const criterion = unit.criteria[0]!;
+    const check = checkResultLine(text, { report: criterion.report, file: REVIEW_OUTPUT, criterion: criterion.id });
+    if (check.ok) sections.push({ criterion: criterion.id, outcome: check.outcome, body: text.endsWith('\n') ? text : `${text}\n` });
+    else rejected.push({ criterion: criterion.id, findings: [...check.findings] });
+  }
+
+  const now = sections.length > 0 ? await inputsNow(input.checkout, unit) : undefined;
+  const written: AcceptOutcome['written'] = [];
+  const staleOnArrival: string[] = [];
+  for (const section of sections) {
+    const criterion = unit.criteria.find((entry) => entry.id === section.criterion)!;
+    const capturedHashes = captured.hashes[criterion.id]!;
+    const current = now?.criteria.get(criterion.id)?.hashes;
+    if (!current || current.note !== capturedHashes.note || current.criterion !== capturedHashes.criterion) {
+      staleOnArrival.push(criterion.id);
+      continue;
+    }
+    await writeResultFile(input.checkout, {
+      note: unit.note,
+      criterion: criterion.id,
+      noteSha256: capturedHashes.note,
+      criterionSha256: capturedHashes.criterion,
+      outcome: section.outcome,
+      profile: launch.profile,
+      model: launch.model ?? 'unreported',
+      run: input.runId,
+      launch: launch.launchId,
+      body: section.body,
+      spend: resultSpend(launch, unit.criteria.length),
+    });
+    written.push({ criterion: criterion.id, outcome: section.outcome });
+  }
+  if (staleOnArrival.length > 0) {
+    await appendFile(staleOnArrivalFile(runDirOf(input.checkout, input.runId)), staleOnArrival.map((criterion) => `${JSON.stringify({ note: unit.note, criterion })}\n`).join(''));
+  }
+  return { written, rejected, staleOnArrival };
+}

@@ -1,0 +1,15 @@
+/**
+ * The gate sweep's activities: all of a sweep's I/O, one module per step — preparing the selection,
+ * capturing a unit, accepting its answer, recording problems, and the checkout guard. They need
+ * nothing but the filesystem: each takes its checkout and run in its input.
+ */
+import { acceptUnit } from './accept.js';
+import { captureUnit } from './capture.js';
+import { sweepGuardBaseline, sweepGuardCheck } from './guard.js';
+import { loadBatch, prepareSweep } from './prepare.js';
+import { finishSweep, recordProblems } from './problems.js';
+
+/** Every sweep activity under its registered name. */
+export function createSweepActivities() {
+  return { prepareSweep, loadBatch, captureUnit, acceptUnit, recordProblems, finishSweep, sweepGuardBaseline, sweepGuardCheck };
+}

@@ -1,0 +1,48 @@
+/** The action of `commonplace dev`: the dev server, then a worker on it, until Ctrl-C. */
+import { join, resolve } from 'node:path';
+import { startDevServer } from '../../../temporal/server.js';
+import { connectWorker } from '../shared/connection.js';
+import { installQuietRuntime } from '../shared/runtime.js';
+import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
+import { findCheckout } from '../../kb/checkout.js';
+
+/** Starts the dev server, then a worker on it; on Ctrl-C stops the worker, then the server. */
+export async function runDev(options: { stateDir: string; port: number; uiPort: number } & HoldOptions): Promise<void> {
+  const { stateDir, port, uiPort } = options;
+  installQuietRuntime();
+  const checkouts = await namedCheckouts(options.kb.length > 0 || options.kbList !== undefined ? options.kb : currentCheckout());
+  const server = await startDevServer({ dbFile: join(stateDir, 'temporal.db'), port, uiPort });
+  try {
+    const connection = await connectWorker({ address: server.address, namespace: 'default' });
+    const { worker } = await startWorker({ connection, namespace: 'default', stateDir, checkouts });
+    const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
+    process.stderr.write(
+      [
+        `Temporal dev server: ${server.address} (namespace default)`,
+        `Web UI:              ${server.uiUrl}`,
+        `server log:          ${server.logFile}`,
+        `worker:              ${serving(worker, options.kbList)}; run state in ${stateDir}`,
+        'Ctrl-C stops the worker, then the server.',
+        '',
+      ].join('\n'),
+    );
+    try {
+      await worker.run();
+    } finally {
+      unwatch();
+    }
+    await connection.close();
+  } finally {
+    process.stderr.write('stopping the Temporal dev server...\n');
+    await server.stop();
+  }
+}
+
+/** The checkout of the current directory, when it is inside one: `commonplace dev` run in a KB holds it. */
+function currentCheckout(): string[] {
+  try {
+    return [findCheckout(process.cwd()).root];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { probe, type ProbeResult } from '../../workflows/probe.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { portable, warnUnheld } from '../shared/places.js';
+import { applicationFailure, follow } from '../shared/follow.js';
+import { runDetails } from '../../runs/run-details.js';
+
+export interface ProbeOptions {
+  profile: string;
+  profiles?: string;
+  kb?: string;
+  scenario?: string;
+  json?: boolean;
+}
+
+/** A readable, unique workflow ID: the profile and the start time. */
+export function probeWorkflowId(profile: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `probe/${profile}/${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Renders a probe's result for the operator. */
+export function formatProbe(workflowId: string, result: ProbeResult): string {
+  const { outcome } = result;
+  const lines = [`probe ${workflowId}: profile ${result.profile} (${result.harness}) — ${outcome.status}`];
+  if ('result' in outcome) {
+    const launch = outcome.result;
+    lines.push(
+      `  exit code ${launch.exitCode ?? '-'}${launch.timedOut ? ' (timed out)' : ''}, ${launch.durationMs} ms, try ${launch.try}`,
+      `  model ${launch.model ?? 'not reported'}${launch.modelSource === 'profile' ? ' (from the profile; the harness reports none)' : ''}`,
+      `  tokens ${launch.usage ? `${launch.usage.inputTokens} in / ${launch.usage.outputTokens} out` : 'not reported'}, cost ${launch.costUsd === null ? 'not reported' : `$${launch.costUsd.toFixed(4)}`}`,
+    );
+    for (const output of launch.outputs) lines.push(`  output ${output.path}: ${output.size} bytes, sha256 ${output.sha256}`);
+    for (const missing of launch.missing) lines.push(`  output ${missing}: missing`);
+    lines.push(`  launch directory ${result.dir}`);
+  } else {
+    lines.push(`  ${outcome.reason}`);
+    if (outcome.status === 'usage-limit' && outcome.resetAt) lines.push(`  the limit resets at ${outcome.resetAt}`);
+  }
+  return lines.join('\n');
+}
+
+/** A file option that must exist, resolved; or the one-line error naming the flag. */
+function existingFile(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const file = resolve(value);
+  if (!existsSync(file)) throw new UserError(`${flag} ${value}: no such file or directory`);
+  return file;
+}
+
+/** Starts the probe workflow and follows it to its report. */
+export async function runProbe(options: ProbeOptions): Promise<void> {
+  const profilesFile = existingFile(options.profiles, '--profiles');
+  const checkout = existingFile(options.kb, '--kb');
+  const scenario = existingFile(options.scenario, '--scenario');
+  const client = await connectClient();
+  const workflowId = probeWorkflowId(options.profile);
+  const given = {
+    probeId: workflowId,
+    profile: options.profile,
+    ...(profilesFile && { profilesFile }),
+    ...(checkout && { checkout }),
+    ...(scenario && { env: { COMMONPLACE_FAKE_SCENARIO: scenario } }),
+  };
+  // A probe of a KB's profiles reads them on a worker that holds the checkout, named by its ID.
+  if (checkout) await warnUnheld(client, checkout);
+  const handle = await client.workflow.start(probe, {
+    taskQueue: TASK_QUEUE,
+    workflowId,
+    args: [checkout ? await portable(given, checkout) : given],
+    staticSummary: `probe of worker profile ${options.profile}`,
+    staticDetails: runDetails(`probe of worker profile ${options.profile}`, [
+      ['profile', options.profile],
+      ['profiles file', profilesFile],
+      ['checkout', checkout],
+      ['fake scenario', scenario],
+    ]),
+    typedSearchAttributes: [
+      { key: CommonplaceKind, value: 'probe' },
+      { key: CommonplaceStatus, value: 'running' },
+      { key: CommonplaceSubject, value: options.profile },
+      { key: CommonplaceProfile, value: options.profile },
+    ],
+  });
+  process.stderr.write(`started ${workflowId}; waiting for a worker (commonplace dev or commonplace worker)...\n`);
+  // A launch that did not complete fails the probe (`probe-failed`) with the ProbeResult as its details: the same report, exit 2.
+  await follow(handle, {
+    stopped: () => '',
+    result: (result) => ({ text: formatProbe(workflowId, result), status: result.outcome.status === 'completed' ? 'completed' : 'exhausted' }),
+    failure: (error) => {
+      const result = applicationFailure(error, 'probe-failed')?.details?.[0] as ProbeResult | undefined;
+      return result === undefined ? undefined : { text: formatProbe(workflowId, result), exitCode: 2, json: result };
+    },
+    ...(options.json && { json: true }),
+  });
+}

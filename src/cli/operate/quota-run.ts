@@ -1,0 +1,73 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { quotaGateId, type QuotaStatus } from '../../runs/quota.js';
+import { openSignal } from '../../workflows/quota-gate.js';
+import { connectClient } from '../shared/connection.js';
+import { UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
+
+/** What a gate's memo says: written by the gate on every transition, so listing needs no worker. */
+export interface QuotaMemo {
+  status: QuotaStatus;
+  resetAt?: string;
+  probeAt?: string;
+  version: number;
+}
+
+export interface QuotaGateRow {
+  account: string;
+  workflowId: string;
+  quota: QuotaMemo | undefined;
+}
+
+/** Every quota gate running on the namespace, with the state its memo shows. */
+export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
+  const rows: QuotaGateRow[] = [];
+  for await (const execution of client.workflow.list({ query: `WorkflowType = 'quotaGate' AND ExecutionStatus = 'Running'` })) {
+    const memo = (await execution.memo) as { quota?: QuotaMemo } | undefined;
+    rows.push({ account: execution.workflowId.replace(/^quota\//, ''), workflowId: execution.workflowId, quota: memo?.quota });
+  }
+  return rows.sort((a, b) => a.account.localeCompare(b.account));
+}
+
+/** One line per gate: the account, its state, and when it opens. */
+export function formatQuotaGates(rows: readonly QuotaGateRow[]): string {
+  if (rows.length === 0) return 'no quota gates: no launch has run on this namespace since the gates began';
+  return rows
+    .map((row) => {
+      const quota = row.quota;
+      if (quota === undefined) return `${row.account}  (state not recorded yet)`;
+      if (quota.status === 'closed-until') return `${row.account}  closed until ${quota.resetAt}`;
+      if (quota.status === 'closed-unknown') return `${row.account}  closed, reset unknown: probes at ${quota.probeAt}`;
+      return `${row.account}  open`;
+    })
+    .join('\n');
+}
+
+/** Opens an account's gate by hand: every run on it may launch again (auto-resumed runs go on at once). */
+export async function openQuotaGate(client: Client, account: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(quotaGateId(account)).signal(openSignal, 'commonplace quota open');
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new UserError(`there is no quota gate for ${account} (\`commonplace quota\` lists them)`);
+    throw error;
+  }
+}
+
+/** `commonplace quota`: the gates, as lines or the `quota-gates` document. */
+export async function runQuotaList(options: { json?: boolean }): Promise<void> {
+  const rows = await listQuotaGates(await connectClient());
+  if (options.json) {
+    printJson('quota-gates', 1, { gates: rows.map((row) => ({ account: row.account, workflowId: row.workflowId, ...(row.quota !== undefined && { quota: row.quota }) })) });
+    return;
+  }
+  process.stdout.write(`${formatQuotaGates(rows)}\n`);
+}
+
+/** `commonplace quota open ACCOUNT`: signals the gate open; an unknown account is exit 1. */
+export async function runQuotaOpen(account: string, options: { json?: boolean }): Promise<void> {
+  if (account.trim() === '') throw new UserError('quota open needs an account such as claude/team (`commonplace quota` lists them)');
+  await openQuotaGate(await connectClient(), account);
+  if (options.json) printJson('quota-opened', 1, { account, workflowId: quotaGateId(account) });
+  else process.stdout.write(`opened the quota gate of ${account}\n`);
+}

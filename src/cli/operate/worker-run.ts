@@ -1,0 +1,35 @@
+/** The action of `commonplace worker`: connect, bundle, hold the named checkouts, poll until Ctrl-C. */
+import type { NativeConnection } from '@temporalio/worker';
+import { resolve } from 'node:path';
+import { connectionSettings, connectWorker } from '../shared/connection.js';
+import { installQuietRuntime } from '../shared/runtime.js';
+import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Connects, bundles, then polls the shared queue and each held checkout's until Ctrl-C, saying each step on stderr. */
+export async function runWorker(options: { state: string; maxLaunches: number } & HoldOptions): Promise<void> {
+  const { maxLaunches } = options;
+  installQuietRuntime();
+  const checkouts = await namedCheckouts(options.kb);
+  const settings = connectionSettings();
+  process.stderr.write(`connecting to ${settings.address} (namespace ${settings.namespace})...\n`);
+  const connection: NativeConnection = await connectWorker(settings);
+  const { worker, bundledMs } = await startWorker({
+    connection,
+    namespace: settings.namespace,
+    stateDir: resolve(options.state),
+    checkouts,
+    maxConcurrentActivityTaskExecutions: maxLaunches,
+  });
+  const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
+  process.stderr.write(
+    `worker ready on ${settings.address} (namespace ${settings.namespace}; ${serving(worker, options.kbList)}; up to ${maxLaunches} launches at once; workflow code bundled in ${seconds(bundledMs)}); Ctrl-C stops it\n`,
+  );
+  try {
+    await worker.run();
+  } finally {
+    unwatch();
+  }
+  await connection.close();
+}

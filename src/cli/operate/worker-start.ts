@@ -1,0 +1,78 @@
+/**
+ * A worker's start, shared by `commonplace worker` and `commonplace dev`: the workflow code bundled
+ * (said on stderr), the checkouts it holds named and checked, a `--kb-list` file followed, and what it
+ * serves in one line.
+ */
+import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
+import { watchFile, unwatchFile } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { checkoutAt } from '../../held-checkouts.js';
+import { checkoutQueue } from '../../places.js';
+import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
+import { UserError } from '../shared/errors.js';
+
+/** Which checkouts a worker holds: directories named now, and a file of directories it re-reads as it changes. */
+export interface HoldOptions {
+  kb: string[];
+  kbList?: string;
+}
+
+/**
+ * Creates the worker, saying first that the workflow code is being bundled: the bundling (webpack over
+ * src/workflows) is most of a worker's start — about 2 s on an idle machine, several times that on a
+ * busy one — and would otherwise pass in silence.
+ */
+export async function startWorker(settings: Omit<WorkerSettings, 'workflowBundle'>): Promise<{ worker: CommonplaceWorker; bundledMs: number }> {
+  process.stderr.write('bundling the workflow code...\n');
+  const started = Date.now();
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger });
+  const bundledMs = Date.now() - started;
+  return { worker: await createWorker({ ...settings, workflowBundle }), bundledMs };
+}
+
+/** The checkouts named on the command line, each checked and given its ID, or the one-line error naming the directory. */
+export async function namedCheckouts(dirs: string[]) {
+  const checkouts = [];
+  for (const dir of dirs) {
+    try {
+      checkouts.push(await checkoutAt(dir));
+    } catch (error) {
+      throw new UserError(`--kb ${dir}: ${(error as Error).message.replace(/^--kb [^:]*: /, '')}`);
+    }
+  }
+  return checkouts;
+}
+
+/** Holds each checkout `file` lists (one directory per line, `#` comments), now and whenever the file changes; a line that names no checkout is said and skipped. */
+export function holdListed(worker: CommonplaceWorker, file: string): () => void {
+  const seen = new Set<string>();
+  let reading = Promise.resolve();
+  const read = () => {
+    reading = reading.then(async () => {
+      const text = await readFile(file, 'utf8').catch(() => '');
+      for (const line of text.split('\n').map((entry) => entry.trim())) {
+        if (line === '' || line.startsWith('#') || seen.has(line)) continue;
+        seen.add(line);
+        try {
+          const checkout = await checkoutAt(resolve(line));
+          await worker.hold(checkout);
+          process.stderr.write(`holding checkout ${checkout.id} at ${checkout.root} (task queue ${checkoutQueue(checkout.id)})\n`);
+        } catch (error) {
+          process.stderr.write(`commonplace: ${file}: ${line}: ${(error as Error).message}\n`);
+        }
+      }
+    });
+  };
+  read();
+  watchFile(file, { interval: 250 }, read);
+  return () => unwatchFile(file, read);
+}
+
+/** What the worker serves, in one line. */
+export function serving(worker: CommonplaceWorker, kbList: string | undefined): string {
+  const held = worker.checkouts();
+  const list = kbList !== undefined ? `, and the checkouts ${kbList} lists` : '';
+  if (held.length === 0 && kbList === undefined) return 'task queue commonplace only: holds no checkout, so it runs launches, not checkout work';
+  return `task queue commonplace and ${held.map((checkout) => `${checkoutQueue(checkout.id)} (${checkout.root})`).join(', ') || 'no checkout yet'}${list}`;
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { action } from '../shared/errors.js';
+import { kbDirectories, maxLaunchesOption } from './worker-options.js';
+
+export interface WorkerCommandOptions {
+  state: string;
+  maxLaunches: string;
+  kb: string[];
+  kbList?: string;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** `commonplace worker`: one worker against TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE; run as many as the work needs. */
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description('run a worker against TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE until Ctrl-C: launches on task queue "commonplace", and the checkout work of each checkout it holds')
+    .option('--kb <dir>', 'a KB checkout this worker holds: it serves the checkout\'s task queue (repeatable; also COMMONPLACE_KB, separated by ":")', collect, [] as string[])
+    .option('--kb-list <file>', 'a file of checkout directories, one per line, held as they are added (COMMONPLACE_KB_LIST)', process.env.COMMONPLACE_KB_LIST)
+    .option('--state <dir>', 'directory for run state this worker writes (COMMONPLACE_STATE_DIR)', process.env.COMMONPLACE_STATE_DIR ?? '.commonplace')
+    .option('--max-launches <n>', 'harness launches this worker runs at once', '8')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'A worker that holds no checkout runs review launches only: add such workers on other hosts to widen a sweep.',
+        '',
+        'Examples:',
+        '  $ commonplace worker --kb ~/notes',
+        '  $ TEMPORAL_ADDRESS=temporal.internal:7233 commonplace worker --state /var/lib/commonplace --max-launches 4',
+        '',
+      ].join('\n'),
+    )
+    .action(
+      action(async (options: WorkerCommandOptions) => {
+        const maxLaunches = maxLaunchesOption(options.maxLaunches);
+        // Loading the Temporal SDK and the activities takes seconds on a busy machine: say so before it starts.
+        process.stderr.write('loading the worker (the Temporal SDK, the activities)...\n');
+        await (await import('./worker-run.js')).runWorker({
+          state: options.state,
+          maxLaunches,
+          kb: kbDirectories(options.kb),
+          ...(options.kbList !== undefined && { kbList: options.kbList }),
+        });
+      }),
+    );
+}

@@ -1,0 +1,31 @@
+/**
+ * A command's checkout: the root `--kb` or the current directory names, resolved once at the
+ * boundary; then its first step on it: Git is made to ignore the machine-local state the run will
+ * write (said once, on stderr, when an entry is added), and the checkout's ID is read or recorded.
+ */
+import path from 'node:path';
+import { checkoutId } from '../../kb/checkout-id.js';
+import { findCheckout } from '../../kb/checkout.js';
+import { KbError } from '../../kb/errors.js';
+import { ignoreMachineLocal } from '../../kb/machine-local.js';
+import { UserError } from './errors.js';
+
+/** Opens the checkout for runs and returns its ID. */
+export async function openCheckout(root: string): Promise<string> {
+  const ignored = await ignoreMachineLocal(root);
+  if (ignored && ignored.added.length > 0) {
+    const file = path.relative(root, ignored.file) || ignored.file;
+    process.stderr.write(`added ${ignored.added.join(' ')} to ${file}: machine-local run state and review results, never committed\n`);
+  }
+  return checkoutId(root);
+}
+
+/** The checkout root `--kb` (or the current directory) names; not a checkout is bad input (exit 1). */
+export function checkoutRootOf(kb: string | undefined): string {
+  try {
+    return findCheckout(process.cwd(), kb).root;
+  } catch (error) {
+    if (error instanceof KbError) throw new UserError(error.message);
+    throw error;
+  }
+}

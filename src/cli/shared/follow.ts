@@ -1,0 +1,289 @@
+/**
+ * The one follow loop: any workflow handle, live progress to stderr, the outcome to stdout, and the
+ * exit code the CLI documents — 0 completed or blocked; 2 stopped, awaiting approval or exhausted
+ * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable.
+ * Each command supplies only its formatting (`FollowFormat`).
+ */
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  isGrpcServiceError,
+  QueryNotRegisteredError,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type QueryDefinition,
+  type Workflow,
+  type WorkflowHandle,
+  type WorkflowResultType,
+} from '@temporalio/client';
+import type { LifecycleProgress } from '../../runs/stop.js';
+import { TASK_QUEUE } from '../../search-attributes.js';
+import { rootMessage, UserError } from './errors.js';
+import { printJson } from './json-output.js';
+import { shown } from './places.js';
+
+/** How a run closed without failing, as its result says. */
+export type ResultStatus = 'completed' | 'blocked' | 'exhausted';
+
+/** What a command tells the loop: how its workflow's progress, stops, result and own failures read. */
+export interface FollowFormat<P extends LifecycleProgress, R> {
+  /** The progress query (omit for a workflow without one: the loop then waits for the result alone). */
+  query?: QueryDefinition<P>;
+  /** One line of live progress. */
+  line?: (progress: P) => string | Promise<string>;
+  /** A stop the run waits in (`stopped`, `awaiting-approval`): the stop and exactly one next command. */
+  stopped: (progress: P) => string;
+  /** The result's text and how the run closed (`exhausted` exits 2), with the one step left when it is exhausted. */
+  result: (result: R) => { text: string; status: ResultStatus; next?: string };
+  /** A failure the command reads as an outcome of its own (the probe's failed launch), or undefined. */
+  failure?: (error: WorkflowFailedError) => { text: string; exitCode: 0 | 1 | 2; json?: object } | undefined;
+  /** The one next command of a stop, for `--json` (the text says it in `stopped`). */
+  next?: (progress: P) => string | undefined;
+  /** No live progress lines (a schedule's own sweeps, tests). */
+  quiet?: boolean;
+  /** Print the outcome as a `run-outcome` JSON document on stdout instead of text (progress stays on stderr). */
+  json?: boolean;
+}
+
+/** How a followed run came out, as `--json` prints it (docs/schemas/run-outcome.v1.schema.json). */
+export interface RunOutcome {
+  workflowId: string;
+  runId?: string;
+  status: ResultStatus | 'stopped' | 'awaiting-approval' | 'failed' | 'cancelled';
+  exitCode: 0 | 1 | 2;
+  next?: string;
+  stops?: readonly unknown[];
+  message?: string;
+  progress?: unknown;
+  result?: unknown;
+}
+
+/** Why an error while following is no failure of the run: keep following. */
+export type Transient = 'no-worker' | 'not-ready' | 'timeout' | 'unavailable';
+
+/** gRPC status codes (from @grpc/grpc-js's `status`), by number so the CLI needs no gRPC import. */
+const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, ABORTED: 10, UNAVAILABLE: 14 } as const;
+
+function grpcCode(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
+    if (isGrpcServiceError(current)) return current.code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The one place that tells a transient error while following from a real one, by error type and
+ * gRPC status code: no worker polling yet (the SDK wraps FAILED_PRECONDITION in a ServiceError), a
+ * query whose handlers are not set yet, a query or long poll that timed out, a server restarting.
+ */
+export function transient(error: unknown): Transient | undefined {
+  if (error instanceof QueryNotRegisteredError) return 'not-ready';
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'timeout';
+  switch (grpcCode(error)) {
+    case GRPC.FAILED_PRECONDITION:
+      return 'no-worker';
+    case GRPC.DEADLINE_EXCEEDED:
+    case GRPC.CANCELLED:
+      return 'timeout';
+    case GRPC.UNAVAILABLE:
+    case GRPC.ABORTED:
+    case GRPC.RESOURCE_EXHAUSTED:
+      return 'unavailable';
+    default:
+      return undefined;
+  }
+}
+
+/** How the run's workflow failed, in one line: cancelled, terminated, timed out, or the innermost cause. */
+export function failureMessage(workflowId: string, error: unknown): { message: string; status: 'failed' | 'cancelled' } {
+  const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+  if (cause instanceof CancelledFailure) return { message: `${workflowId} was cancelled`, status: 'cancelled' };
+  if (cause instanceof TerminatedFailure) return { message: `${workflowId} was terminated${cause.message && cause.message !== 'Workflow execution terminated' ? `: ${cause.message}` : ''}`, status: 'cancelled' };
+  if (cause instanceof TimeoutFailure) return { message: `${workflowId} timed out`, status: 'failed' };
+  return { message: `${workflowId} failed: ${error instanceof WorkflowFailedError ? rootMessage(error) : (error as Error).message}`, status: 'failed' };
+}
+
+/** The ApplicationFailure of a given type in a workflow failure's causes, if there is one. */
+export function applicationFailure(error: WorkflowFailedError, type: string): ApplicationFailure | undefined {
+  for (let current: unknown = error.cause, depth = 0; current && depth < 8; depth += 1) {
+    if (current instanceof ApplicationFailure && current.type === type) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** How long the server may stay unreachable while following before the CLI gives up (the run goes on). */
+const UNREACHABLE_MS = 60_000;
+const TICK_MS = 500;
+const MAX_BACKOFF_MS = 5_000;
+const QUERY_DEADLINE_MS = 10_000;
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+type Settled<R> = { value: R } | { error: unknown };
+
+/** Live progress on stderr: one rewritten line on a terminal, otherwise a changed line at most every second. */
+class ProgressLine {
+  private last = '';
+  private printedAt = 0;
+  private open = false;
+  private readonly tty = Boolean(process.stderr.isTTY);
+
+  show(line: string): void {
+    if (line === this.last) return;
+    if (this.tty) {
+      process.stderr.write(`\r\x1b[K${line}`);
+      this.open = true;
+      this.last = line;
+    } else if (Date.now() - this.printedAt >= 1000) {
+      process.stderr.write(`${line}\n`);
+      this.printedAt = Date.now();
+      this.last = line;
+    }
+  }
+
+  /** A message of its own line, after the live line. */
+  say(message: string): void {
+    this.end();
+    process.stderr.write(`${message}\n`);
+  }
+
+  end(): void {
+    if (this.open) process.stderr.write('\n');
+    this.open = false;
+    this.last = '';
+  }
+}
+
+/**
+ * Follows a workflow until it closes or waits on the operator. Progress goes to stderr, the
+ * outcome to stdout; the exit code is set here (a failure is thrown as a UserError, exit 1).
+ */
+export async function follow<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
+  // Ctrl-C ends the following, not the run: say so, and how to follow it again.
+  const interrupted = () => {
+    process.stderr.write(`\nstopped following ${handle.workflowId}; the run goes on on the server — follow it again with the same command (or watch it in the Web UI)\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  try {
+    await followUntilClosedOrStopped(handle, format);
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+}
+
+async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
+  const progressLine = new ProgressLine();
+  let unreachableSince: number | undefined;
+  const said = new Set<Transient>();
+  let closed = false;
+
+  /** Notes a transient error once per kind; throws when the server has been gone too long. */
+  const tolerate = (kind: Transient) => {
+    if (kind === 'unavailable') {
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince > UNREACHABLE_MS) {
+        throw new UserError(`lost the Temporal server for ${Math.round(UNREACHABLE_MS / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`);
+      }
+    } else {
+      unreachableSince = undefined;
+    }
+    if (said.has(kind)) return;
+    said.add(kind);
+    if (kind === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one with \`commonplace worker\` or \`commonplace dev\`)`);
+    if (kind === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
+  };
+
+  const awaitResult = async (): Promise<Settled<WorkflowResultType<W>>> => {
+    let backoff = TICK_MS;
+    for (;;) {
+      try {
+        return { value: await handle.result() };
+      } catch (error) {
+        const kind = transient(error);
+        if (kind === undefined) return { error };
+        try {
+          tolerate(kind);
+        } catch (gone) {
+          return { error: gone };
+        }
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  };
+  const result = awaitResult().then((settled) => {
+    closed = true;
+    return settled;
+  });
+
+  let wait = TICK_MS;
+  for (;;) {
+    const race = await Promise.race([result, sleep(wait).then(() => undefined)]);
+    if (race) return finish(race);
+    if (format.query === undefined) continue;
+    let progress: P;
+    try {
+      const query = format.query;
+      progress = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query));
+      unreachableSince = undefined;
+      wait = TICK_MS;
+    } catch (error) {
+      if (closed) continue;
+      const kind = transient(error);
+      if (kind === undefined) {
+        progressLine.end();
+        throw error;
+      }
+      tolerate(kind);
+      wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+      continue;
+    }
+    if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
+      progressLine.end();
+      if (format.json) {
+        const next = format.next?.(progress);
+        printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, progress } satisfies RunOutcome);
+      } else {
+        process.stdout.write(`${shown(format.stopped(progress))}\n`);
+      }
+      process.exitCode = 2;
+      return;
+    }
+    if (format.line && !format.quiet) progressLine.show(await format.line(progress));
+  }
+
+  function finish(settled: Settled<WorkflowResultType<W>>): void {
+    progressLine.end();
+    if ('value' in settled) {
+      const { text, status, next } = format.result(settled.value);
+      const exitCode = status === 'exhausted' ? 2 : 0;
+      if (format.json) {
+        const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
+        printJson('run-outcome', 1, { workflowId: handle.workflowId, ...(typeof runId === 'string' && { runId }), status, exitCode, ...(next !== undefined && { next }), result: settled.value } satisfies RunOutcome);
+      } else {
+        process.stdout.write(`${shown(text)}\n`);
+      }
+      if (exitCode !== 0) process.exitCode = exitCode;
+      return;
+    }
+    const { error } = settled;
+    if (error instanceof UserError) throw error;
+    if (error instanceof WorkflowFailedError) {
+      const own = format.failure?.(error);
+      if (own) {
+        if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: 'failed', exitCode: own.exitCode, message: rootMessage(error), ...(own.json !== undefined && { result: own.json }) } satisfies RunOutcome);
+        else process.stdout.write(`${shown(own.text)}\n`);
+        if (own.exitCode !== 0) process.exitCode = own.exitCode;
+        return;
+      }
+    }
+    const failure = failureMessage(handle.workflowId, error);
+    if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
+    throw new UserError(failure.message);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Output a script can read: every `--json` document is one JSON object on stdout whose first two
+ * keys name its shape and the shape's version. Each shape has a JSON Schema file,
+ * `docs/schemas/<shape>.v<version>.schema.json`, which tests check real output against; a change
+ * that breaks a shape gets a new version and a new file.
+ */
+
+/** The document for a shape version: its name and version first, then the body. */
+export function jsonDocument(shape: string, version: number, body: object): Record<string, unknown> {
+  return { shape, version, ...body };
+}
+
+let shownPaths: (text: string) => string = (text) => text;
+
+/** Set by src/cli/shared/places.ts: paths a run carries as place tokens print as this host's paths. */
+export function showPathsWith(show: (text: string) => string): void {
+  shownPaths = show;
+}
+
+/** Prints one JSON document on stdout. */
+export function printJson(shape: string, version: number, body: object): void {
+  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? shownPaths(value) : value), 2)}\n`);
+}

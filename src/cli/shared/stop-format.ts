@@ -1,0 +1,73 @@
+/**
+ * How a stop reads to the operator, whatever the workflow: its kind, disposition, reason, what
+ * its kind carries (a reset time, paths, a proposal's key) and its evidence — and then exactly one
+ * next command, chosen by the stop's rule in `STOP_RULES`.
+ */
+import path from 'node:path';
+import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../../runs/stop.js';
+import { centsUp } from '../../runs/spend.js';
+
+/** The commands a workflow's stops lead to; each command module fills them in for its run. */
+export interface NextCommands {
+  /** The `resume` rule: the same command again. */
+  resume: string;
+  /** The `approve` rule: the approval command for the proposal. */
+  approve?: (proposal: Proposal) => string;
+  /** The `acknowledge` rule. */
+  acknowledge?: string;
+  /** The run ended (status exhausted): the one step that is left. */
+  ended: string;
+}
+
+/** The lines under a stop's headline: what the kind carries and the evidence to read first. */
+export function stopDetails(stop: Stop, indent: string, runDir?: string | null): string[] {
+  const lines: string[] = [];
+  switch (stop.kind) {
+    case 'usage-limit':
+      if (stop.resetAt) lines.push(`${indent}the limit resets at ${stop.resetAt}`);
+      else if (stop.probeAt) lines.push(`${indent}no reset time: the account's quota gate probes at ${stop.probeAt}`);
+      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: commonplace quota open ${stop.account})`);
+      break;
+    case 'conflict':
+    case 'checkout-changed':
+      if (stop.paths && stop.paths.length > 0) lines.push(`${indent}paths: ${stop.paths.join(', ')}`);
+      break;
+    case 'awaiting-approval':
+      lines.push(`${indent}inspect: ${stop.proposal.inspect.map((file) => (runDir ? path.join(runDir, file) : file)).join(', ')}`);
+      lines.push(`${indent}key: ${stop.proposal.key}`);
+      break;
+    default:
+      break;
+  }
+  if (stop.evidence) lines.push(`${indent}evidence: ${stop.evidence}${stop.kind === 'publication-uncertain' ? ' (read it before anything is retried)' : ''}`);
+  return lines;
+}
+
+/** One stop as a headline (`kind (disposition): reason`) and its details. */
+export function stopLines(stop: Stop, indent = '  ', runDir?: string | null): string[] {
+  return [`${indent}${stop.kind} (${stop.disposition}): ${stop.reason}`, ...stopDetails(stop, `${indent}  `, runDir)];
+}
+
+/**
+ * The one next command for a run in these stops (the first one decides, as the workflow's own
+ * current details do), with the label the operator reads it by.
+ */
+export function nextStep(stops: readonly Stop[], status: RunStatus, commands: NextCommands): { label: string; command: string } | undefined {
+  const stop = stops[0];
+  if (status === 'exhausted' || (stop !== undefined && STOP_RULES[stop.kind].by === 'ends')) return { label: 'next', command: commands.ended };
+  if (stop === undefined) return undefined;
+  const by = STOP_RULES[stop.kind].by;
+  if (by === 'approve' && stop.kind === 'awaiting-approval' && commands.approve) return { label: 'approve', command: commands.approve(stop.proposal) };
+  if (by === 'acknowledge' && commands.acknowledge) return { label: 'read the changes; to own them and go on', command: commands.acknowledge };
+  if (stop.kind === 'spend-limit') {
+    const cap = stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
+    return { label: 'to spend more, continue with a higher cap', command: `${commands.resume} --max-cost ${cap ?? '<USD>'}` };
+  }
+  return { label: 'continue with', command: commands.resume };
+}
+
+/** The next-command line, or nothing when the run waits on nothing. */
+export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  '): string[] {
+  const next = nextStep(stops, status, commands);
+  return next ? [`${indent}${next.label}: ${next.command}`] : [];
+}

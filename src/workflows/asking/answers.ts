@@ -1,0 +1,57 @@
+/**
+ * One ask, keyed run-wide: every workflow asks a worker through `keyedAsk`, so an ask whose answer
+ * key (prompt, input digests, declared outputs, profile: src/runs/answer-key.ts) was answered in the
+ * run is never launched again — its recorded answer is checked again instead. A resume, a stop's
+ * retry of the step, or a re-ask that would hand the worker exactly the same as before reuse it.
+ *
+ * The answers are the execution's own (in its memory, rebuilt by replay); each workflow guards them
+ * with its own patch so histories recorded before keys replay as they ran.
+ */
+import { answerKey, type AskIdentity } from '../../runs/answer-key.js';
+
+/** A run's answers by answer key. */
+export class Answers<A> {
+  private readonly byKey = new Map<string, A>();
+
+  /** The answer an earlier ask with this key came to, if any. */
+  get(key: string): A | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Keeps the answer of a launch whose output was checked. */
+  set(key: string, answer: A): void {
+    this.byKey.set(key, answer);
+  }
+
+  /** Forgets an answer that was not accepted after all (a launch that wrote outside its outputs): the ask is launched again. */
+  delete(key: string): void {
+    this.byKey.delete(key);
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+}
+
+/** The two ways a keyed ask comes to its result: from the recorded answer, or from a launch that keeps its answer. */
+export interface KeyedAsk<A, R> {
+  /** Checks the recorded answer again (nothing is launched). */
+  answered: (answer: A) => Promise<R>;
+  /** Launches; `keep` records the answer under the ask's key once its output was checked. */
+  launch: (keep: (answer: A) => void) => Promise<R>;
+}
+
+/**
+ * Asks once per answer key: the recorded answer when the key was answered in the run, otherwise a
+ * launch. Without answers (a run recorded before keys) every ask launches, as it did.
+ *
+ * Not `async`, and hands back the launch's own promise: parallel asks issue their commands in the
+ * order recorded histories hold, so this layer adds no step between a launch and its caller.
+ */
+export function keyedAsk<A, R>(answers: Answers<A> | undefined, identity: AskIdentity, ask: KeyedAsk<A, R>): Promise<R> {
+  if (answers === undefined) return ask.launch(() => undefined);
+  const key = answerKey(identity);
+  const earlier = answers.get(key);
+  if (earlier !== undefined) return ask.answered(earlier);
+  return ask.launch((answer) => answers.set(key, answer));
+}

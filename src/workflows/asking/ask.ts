@@ -1,0 +1,100 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
+import { launchHeartbeatTimeout, launchStartToCloseMs, relaunchRule } from '../../harness/executor.js';
+import type { Finding } from '../../kb/findings.js';
+import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
+import type { Spend } from '../spend-cap.js';
+import { consultQuotaGate, reportUsageLimit } from '../quota-gate-client.js';
+
+export type { AskOutcome } from '../../harness/launch-contract.js';
+export { launchHeartbeatTimeout, relaunchRule } from '../../harness/executor.js';
+
+/** Whether the outcome spends one attempt of the role's budget (relaunches and usage limits spend none). */
+export function spendsAttempt(outcome: AskOutcome): boolean {
+  return outcome.status === 'incomplete' || outcome.status === 'timed-out';
+}
+
+/** Why a launch that ran to an end spent its attempt without output to check. */
+export function spentReason(outcome: AskOutcome): string {
+  if (outcome.status === 'timed-out') return 'the last launch timed out';
+  if (outcome.status === 'incomplete') return `the last launch did not write ${outcome.result.missing.join(', ')}`;
+  return outcome.status;
+}
+
+/** The finding a spent attempt is re-asked with (rule `launch-timed-out` or `launch-incomplete`), naming what was not written. */
+export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): Finding {
+  const missing = outcome.status === 'incomplete' ? outcome.result.missing : outputs;
+  return { file: missing.join(', '), rule: outcome.status === 'timed-out' ? 'launch-timed-out' : 'launch-incomplete', severity: 'fail', message: spentReason(outcome) };
+}
+
+/**
+ * Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller
+ * can stop on. Against a closed quota gate nothing is launched: the ask comes to the gate's usage limit.
+ */
+export async function ask(input: LaunchInput, summary?: string): Promise<AskOutcome> {
+  const closed = await consultQuotaGate(input);
+  if (closed) return closed;
+  const { launch } = proxyActivities<Activities>({
+    startToCloseTimeout: launchStartToCloseMs(input.profile),
+    heartbeatTimeout: launchHeartbeatTimeout,
+    retry: relaunchRule,
+    ...(summary !== undefined && { summary }),
+  });
+  try {
+    const result = await launch(input);
+    if (result.timedOut) return { status: 'timed-out', result };
+    if (result.missing.length > 0) return { status: 'incomplete', result };
+    return { status: 'completed', result };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const cause = error.cause;
+    if (cause instanceof ApplicationFailure && cause.type === 'usage-limit') {
+      const details = cause.details?.[0] as UsageLimitDetails | undefined;
+      return reportUsageLimit(input, { status: 'usage-limit', reason: cause.message, harness: details?.harness ?? input.profile.harness, resetAt: details?.resetAt ?? null });
+    }
+    if (cause instanceof ApplicationFailure && (cause.type === 'launch-exit' || cause.type === 'harness-missing')) {
+      const details = cause.details?.[0] as LaunchExitDetails | undefined;
+      return { status: 'launch-failed', reason: cause.message, exitCode: details?.exitCode ?? null, logDir: details?.logDir ?? null };
+    }
+    if (cause instanceof TimeoutFailure) {
+      return { status: 'launch-failed', reason: `launch ${input.launchId}: ${cause.message} (the worker stopped answering)`, exitCode: null, logDir: null };
+    }
+    throw error;
+  }
+}
+
+/** What one launch of a checked job came to: a stop, a spent attempt with why, or the caller's check of the outputs. */
+export type LaunchOnce<A> = { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: Finding[] } | A;
+
+/**
+ * One launch of a job whose outputs code checks: a stop (usage limit, failed relaunches) or a
+ * spent attempt (timed out, outputs missing) is returned as such; a completed launch is checked.
+ */
+export async function launchOnce<A>(
+  input: LaunchInput,
+  summary: string,
+  check: (result: LaunchResult) => Promise<A>,
+  /** Told of every launch that ran to an end, checked or spent (a sweep counts its launches and cost). */
+  ran?: (result: LaunchResult) => void,
+  /** The run's spend: a launch that would pass its cap is not started (a `spend-limit` stop). */
+  spend?: Spend,
+): Promise<LaunchOnce<A>> {
+  const outcome = await askWithin(spend, input, summary);
+  if (outcome.status === 'spend-limit') return { kind: 'stop', stop: outcome.stop };
+  if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome) as Stop };
+  ran?.(outcome.result);
+  if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentFinding(outcome, input.outputs)] };
+  return check(outcome.result);
+}
+
+/**
+ * Asks once within the run's spend cap: a launch that would take the run past it is not started
+ * (the `spend-limit` stop is returned instead); a launch that ran adds its tokens and cost.
+ */
+export async function askWithin(spend: Spend | undefined, input: LaunchInput, summary?: string): Promise<AskOutcome | { status: 'spend-limit'; stop: StopOf<'spend-limit'> }> {
+  if (spend === undefined) return ask(input, summary);
+  const stop = spend.over();
+  if (stop !== undefined) return { status: 'spend-limit', stop };
+  return spend.track(() => ask(input, summary));
+}

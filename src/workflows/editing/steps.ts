@@ -1,0 +1,133 @@
+/**
+ * The steps an editing run takes between its launches: the checkout guard, asking until an output
+ * is accepted, and publication after the exact manifest is approved.
+ */
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import type { Finding } from '../../kb/findings.js';
+import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
+import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
+import { budgetStopReason } from './budget-stop-reason.js';
+import { editAnswers, EditRun } from './edit-run.js';
+
+const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+
+/** What the guard compares against: the baseline snapshot, replaced when the operator acknowledges. */
+export interface RunContext {
+  checkout: string;
+  note: string;
+  prepared: PreparedEdit;
+  baseline: string;
+  /** Launches asked so far: each launch directory and launch ID is numbered. */
+  seq: number;
+}
+
+/** The checkout guard at a step: paths changed outside the run's directories stop it until acknowledged. */
+export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
+  for (;;) {
+    const check = await guardCheck.executeWithOptions({ summary: `compare the checkout of ${ctx.note} with the run's snapshot` }, [{ runDir: ctx.prepared.runDir, checkout: ctx.checkout, baseline: ctx.baseline }]);
+    if (check.changed.length === 0) return;
+    await run.lifecycle.acknowledge(check.changed);
+    ctx.baseline = check.snapshot;
+  }
+}
+
+/**
+ * Asks through the *checked* helper until the output is accepted; a stop waits for the resume and
+ * asks again; a spent budget ends the run. The last findings are carried into the next try.
+ */
+export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<A[]> {
+  const accepted: A[] = [];
+  let pending = input;
+  let carried: Finding[] = [];
+  for (;;) {
+    const result = await checked(pending, budget, async (current) => {
+      const outcome = await tryOnce({ ...current, findings: current.findings.length > 0 ? current.findings : carried });
+      if (outcome.kind !== 'stop') carried = outcome.findings;
+      return outcome;
+    });
+    accepted.push(...result.accepted);
+    if (result.status === 'accepted') return accepted;
+    pending = result.pending;
+    if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
+    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
+  }
+}
+
+export interface Candidate {
+  manifestSha256: string;
+  packet: string;
+  closing: string;
+  /** Set when the final text differs from the start: the exact manifest to approve. */
+  proposal?: Proposal;
+}
+
+/**
+ * The last step: with a changed text, the exact manifest is approved first; then the note and the
+ * captured brief must be as the run began (else a conflict stop, nothing written), the guard must be
+ * clear, and publication writes the manifest's files, the note last.
+ */
+export async function publishStep(
+  run: EditRun,
+  ctx: RunContext,
+  candidate: Candidate,
+  summary: Omit<EditSummary, 'outcome' | 'written' | 'launches' | 'packet' | 'closing'>,
+): Promise<EditSummary> {
+  if (candidate.proposal) {
+    await guardStep(run, ctx);
+    run.at('awaiting approval of the final text');
+    await run.lifecycle.decide(candidate.proposal, `the final text differs from the note: read ${candidate.proposal.inspect.join(' and ')}, then approve the exact ${candidate.proposal.path}`);
+  }
+  for (;;) {
+    run.at('checking the note and the brief before publication');
+    const target = { runDir: ctx.prepared.runDir, checkout: ctx.checkout, note: ctx.note, manifestSha256: candidate.manifestSha256 };
+    const conflict = await checkConflict.executeWithOptions({ summary: `check ${ctx.note} and its brief before publication` }, [target]);
+    if (conflict.paths.length > 0) {
+      await run.lifecycle.halt({ kind: 'conflict', disposition: 'operator', reason: `${conflict.reason}; nothing was written`, paths: conflict.paths });
+      continue;
+    }
+    await guardStep(run, ctx);
+    run.at('publishing');
+    const published = await publishEdit.executeWithOptions({ summary: `publish the edit of ${ctx.note}` }, [target]);
+    if (published.status !== 'published') {
+      await run.lifecycle.halt({ kind: 'conflict', disposition: 'operator', reason: `${published.reason}; nothing was written`, paths: published.paths });
+      continue;
+    }
+    const done: EditSummary = {
+      ...summary,
+      outcome: candidate.proposal ? 'published' : 'unchanged',
+      written: published.written,
+      launches: run.launches,
+      spend: run.lifecycle.spend.progress(),
+      packet: candidate.packet,
+      closing: candidate.closing,
+    };
+    await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${ctx.note}` }, [{ runDir: ctx.prepared.runDir, summary: done }]);
+    run.lifecycle.complete('completed', candidate.proposal ? `published: ${published.written.length} files written, the note last` : `no edit: ${published.written.length} files published (the packet and the results)`);
+    return done;
+  }
+}
+
+/**
+ * An editing run, opened and closed the one way both kinds share: the lifecycle around it, the note,
+ * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
+ */
+export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, input: I, body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>): Promise<EditSummary> {
+  const run = new EditRun({ kind, runId: input.runId, note: input.note }, `commonplace review run ${kind} ${input.note}`, input.maxCostUsd);
+  const start = { startSha256: input.noteSha256 };
+  return run.lifecycle.close(
+    async () => {
+      const { workflowId, runId: executionRunId } = workflowInfo();
+      run.answers = editAnswers();
+      run.at('preparing: capturing the note, the brief and the checkout state');
+      const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
+      run.runDir = prepared.runDir;
+      start.startSha256 = prepared.startSha256;
+      const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };
+      await guardStep(run, ctx);
+      return body(run, ctx);
+    },
+    (stop) => run.ended(stop, start),
+  );
+}

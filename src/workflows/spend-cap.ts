@@ -1,0 +1,58 @@
+/**
+ * A run's spend inside its workflow: the `--max-cost` cap (raised by a resume), the totals its
+ * launches added, and the launches in flight. The lifecycle owns one per run; `askWithin` (ask.ts)
+ * asks it before every launch, so every workflow that launches makes the same decision
+ * (`spendDecision` in src/runs/spend.ts).
+ */
+import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import { addLaunch, spendDecision, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
+import type { StopOf } from '../runs/stop.js';
+
+/** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
+export class Spend {
+  /** Launches started and not yet ended: each is estimated at the mean cost before another starts. */
+  inFlight = 0;
+
+  /**
+   * @param capUsd the run's cap, or undefined for none
+   * @param totals what this execution's launches spent (the workflow's own counts record, where it keeps one)
+   * @param before what was spent before this execution and counts against the same cap (a sweep's earlier batches)
+   */
+  constructor(
+    public capUsd: number | undefined,
+    readonly totals: SpendTotals = { launches: 0, costUsd: 0 },
+    private readonly before?: SpendTotals,
+  ) {}
+
+  /** Everything that counts against the cap. */
+  all(): SpendTotals {
+    return this.before ? sumTotals(this.before, this.totals) : this.totals;
+  }
+
+  /** Before a launch: the `spend-limit` stop when starting it would take the run past its cap, else undefined. */
+  over(): StopOf<'spend-limit'> | undefined {
+    const decision = spendDecision({ capUsd: this.capUsd, totals: this.all(), inFlight: this.inFlight });
+    return decision.go ? undefined : spendLimitStop(decision);
+  }
+
+  /** Runs one launch as in flight, and adds what it reported once it ran to an end. */
+  async track(launch: () => Promise<AskOutcome>): Promise<AskOutcome> {
+    this.inFlight += 1;
+    try {
+      const outcome = await launch();
+      if ('result' in outcome) this.add(outcome.result);
+      return outcome;
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  /** Adds a launch that ran (its tokens, and its cost from the harness or the price table). */
+  add(result: LaunchResult): void {
+    addLaunch(this.totals, result);
+  }
+
+  progress(): SpendProgress {
+    return spendProgress(this.capUsd, this.all());
+  }
+}

@@ -1,0 +1,112 @@
+// One ask, keyed run-wide, under a killed worker: the worker running a sweep or a full pass is killed
+// (SIGKILL) while a launch is held open, a new worker takes the run over, and no ask that was answered
+// before the kill is launched again.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { gateSweep } from '../../src/workflows/gate-sweep.js';
+import { startCli } from '../helpers/cli.js';
+import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { fakeProfilesFile } from '../helpers/probe.js';
+import { useDevServer } from '../helpers/servers.js';
+import { uniqueId } from '../helpers/temporal.js';
+import { cliOn, gatesOf, gitCorpus, launches, NOTE, reviewsPass } from '../review-edit/helpers.js';
+
+const { env, address } = useDevServer();
+
+const worker = (checkout: string, state: string) => startCli(['worker', '--kb', checkout, '--state', state], { env: { TEMPORAL_ADDRESS: address() } });
+
+/** The launches that ended with an answer before the kill, and the starts after it that repeat one of them. */
+function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {
+  const answered = before.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
+  const startedBefore = before.filter((entry) => entry.event === 'start' && answered.some((done) => done.pid === entry.pid));
+  return all
+    .slice(before.length)
+    .filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
+}
+
+test('a gate sweep whose worker is killed mid-batch and replaced launches no pair answered before the kill again', async () => {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  const notes = await someNotes(2);
+  // The second note's launch is held open until the first worker is gone; the first note's is answered at once.
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [
+    { match: `^note = ${notes[1]}$`, attempts: [{ review: 'pass', waitForFile: release }] },
+    { attempts: [{ review: 'pass' }] },
+  ]);
+  const runId = uniqueId('GS').replace(/\//g, '-');
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates: ['frontmatter/description-discrimination'],
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 2,
+    batchSize: 5,
+    autoResume: false,
+    profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '2m', attempts: 3 } }),
+    env: fakeEnv,
+  };
+  const first = worker(checkout, join(dir, 'state-1'));
+  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  await waitFor(
+    "the first note's answer and the second note's held launch",
+    async () => {
+      const entries = await readLedger(ledger);
+      return entries.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0) && entries.some((entry) => entry.event === 'start' && entry.rule === 0);
+    },
+    120_000,
+  );
+  const before = await readLedger(ledger);
+  first.kill('SIGKILL');
+  await first;
+  await writeFile(release, '');
+
+  const second = worker(checkout, join(dir, 'state-2'));
+  try {
+    const summary: SweepSummary = await handle.result();
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.pairsDone).toBe(2);
+  } finally {
+    second.kill('SIGINT');
+    await second;
+  }
+  const all = await readLedger(ledger);
+  expect(all.filter((entry) => entry.event === 'start' && entry.rule === 1)).toHaveLength(1);
+  expect(repeatedAfter(before, all)).toEqual([]);
+});
+
+test('a full pass whose worker is killed while its editor runs and replaced launches no review again', async () => {
+  const checkout = await gitCorpus();
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  const noEdit = { outputs: { 'edited.md': '', 'decision.md': 'The reviews found nothing to resolve.\n\nDecision: no-edit\n' } };
+  const { scenario, ledger } = await fakeScenario(dir, [{ match: '^job = edit$', attempts: [{ ...noEdit, waitForFile: release }, noEdit] }, { attempts: [reviewsPass] }]);
+  const { lenses } = await gatesOf(checkout);
+
+  const first = worker(checkout, join(dir, 'state-1'));
+  const run = cliOn(checkout, address(), ['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario]);
+  await waitFor('the editor to start', async () => (await launches(ledger)).some((launch) => launch.job === 'edit'), 180_000);
+  const before = await readLedger(ledger);
+  const reviewsBefore = (await launches(ledger)).filter((launch) => launch.job === 'gate-review');
+  expect(reviewsBefore).toHaveLength(lenses.length + 1);
+  first.kill('SIGKILL');
+  await first;
+  await writeFile(release, '');
+
+  const second = worker(checkout, join(dir, 'state-2'));
+  try {
+    const done = await run;
+    expect(done.exitCode).toBe(0);
+    expect(done.stdout).toMatch(/completed: no edit/);
+  } finally {
+    second.kill('SIGINT');
+    await second;
+  }
+  expect((await launches(ledger)).filter((launch) => launch.job === 'gate-review')).toHaveLength(lenses.length + 1);
+  expect(repeatedAfter(before, await readLedger(ledger))).toEqual([]);
+});

@@ -1,0 +1,83 @@
+/**
+ * The editing runs on the shipped example KB with the shipped fake scenarios, through the real CLI,
+ * as the demo runs them: a full pass and a revision stop for approval, the printed approve command
+ * (run as printed, in the checkout) approves, and the note is published.
+ */
+import { execa } from 'execa';
+import { cp, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { packageRoot } from '../../src/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { scratch } from '../helpers/fake.js';
+import { announceCheckout } from '../helpers/kb.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { cliOn } from './helpers.js';
+
+const { address } = useDevServerWithCliWorker();
+
+const NOTE = 'kb/notes/why-notes-have-types.md';
+const scenarios = join(packageRoot(), 'examples', 'scenarios');
+
+/** A Git checkout of the example KB, as the demo makes it, held by the file's worker. */
+async function exampleCheckout(): Promise<string> {
+  const root = await scratch('commonplace-example-');
+  await cp(join(packageRoot(), 'examples', 'kb'), join(root, 'kb'), { recursive: true });
+  const git = (...args: string[]) => execa('git', ['-C', root, ...args]);
+  await git('init', '-q', '-b', 'main');
+  await git('-c', 'user.name=demo', '-c', 'user.email=demo@localhost', 'add', '-A');
+  await git('-c', 'user.name=demo', '-c', 'user.email=demo@localhost', 'commit', '-qm', 'example KB');
+  await announceCheckout(root);
+  return root;
+}
+
+/** Runs a printed command as printed (no --kb added), in the checkout, against the test server. */
+async function asPrinted(checkout: string, words: string[]) {
+  const result = await runCli(words, { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** The approve command a stop printed, as words (`commonplace review approve RUN FILE --key KEY`). */
+function printedApprove(stdout: string): string[] {
+  const line = /^\s*approve: (commonplace review approve \S+ \S+ --key [0-9a-f]{16})$/m.exec(stdout);
+  expect(line).not.toBeNull();
+  return line![1]!.split(' ').slice(1);
+}
+
+test('a full pass over the example note with examples/scenarios/full-pass.yaml stops for approval; the printed approve command publishes the edited note', async () => {
+  const checkout = await exampleCheckout();
+  const cli = (...args: string[]) => cliOn(checkout, address(), args);
+  const scenario = join(scenarios, 'full-pass.yaml');
+  const edited = (parse(await readFile(scenario, 'utf8')) as { launches: { attempts: { outputs?: Record<string, string> }[] }[] }).launches[0]!.attempts[0]!.outputs!['edited.md'];
+
+  const stopped = await cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario);
+  expect(stopped.exitCode).toBe(2);
+  expect(stopped.stdout).toMatch(/waits for approval: awaiting-approval \(operator\)/);
+  expect(await readFile(join(checkout, NOTE), 'utf8')).not.toBe(edited);
+
+  const approved = await asPrinted(checkout, printedApprove(stopped.stdout));
+  expect(approved.exitCode).toBe(0);
+  expect(approved.stdout).toMatch(/completed/);
+  expect(await readFile(join(checkout, NOTE), 'utf8')).toBe(edited);
+});
+
+test('a revision with --assess and examples/scenarios/revise.yaml stops on its selection list and then on the manifest; approving both as printed publishes the selections', async () => {
+  const checkout = await exampleCheckout();
+  const start = await readFile(join(checkout, NOTE), 'utf8');
+
+  const selections = await cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', join(scenarios, 'revise.yaml')]);
+  expect(selections.exitCode).toBe(2);
+  const first = printedApprove(selections.stdout);
+  expect(first[3]).toBe('proposals/01-plain-wording.md');
+
+  const manifest = await asPrinted(checkout, first);
+  expect(manifest.exitCode).toBe(2);
+  const second = printedApprove(manifest.stdout);
+  expect(second[3]).toBe('artifact/publication.json');
+
+  const published = await asPrinted(checkout, second);
+  expect(published.exitCode).toBe(0);
+  expect(await readFile(join(checkout, NOTE), 'utf8')).toBe(
+    start.replace('The type system serves seven distinct roles.', 'Types do seven jobs.').replace('Types are search aids, not enforcement boundaries.', 'Types help search; they do not fence anything off.'),
+  );
+});

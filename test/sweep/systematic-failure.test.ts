@@ -1,0 +1,63 @@
+// The breaker on a real sweep: a harness that answers every unit without a result line stops the sweep
+// after the first ten units instead of paying for the whole selection, and a resume after the fix
+// asks those ten again and completes.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BREAKER_UNITS } from '../../src/review/breaker.js';
+import { selectPairs } from '../../src/review/status.js';
+import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { fakeProfilesFile } from '../helpers/probe.js';
+import { useDevServer } from '../helpers/servers.js';
+import { testWorker, uniqueId } from '../helpers/temporal.js';
+
+const { env } = useDevServer();
+
+const gates = ['frontmatter/*'];
+const ATTEMPTS = 2;
+
+test('a sweep whose harness never writes a result line stops as systematic-failure after ten units; resumed with a fixed scenario, it asks them again and completes', async () => {
+  const notes = await someNotes(4);
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  // An attempt with nothing scripted writes `fake output`: no result line, every time.
+  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, [{ attempts: [{}] }]);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: ATTEMPTS } });
+  const pairs = await selectPairs(checkout, { notes, gates });
+  expect(pairs.length).toBeGreaterThan(BREAKER_UNITS + 2);
+  const runId = uniqueId('GS').replace(/\//g, '-');
+  const input: SweepInput = { checkout, runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+
+  await (await testWorker(env(), { stateDir: join(dir, 'state') })).runUntil(async () => {
+    const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    let progress: SweepProgress | undefined;
+    await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+    const stop = progress!.stops[0]!;
+    expect(stop).toMatchObject({ kind: 'systematic-failure', disposition: 'operator', rule: 'result-line', units: BREAKER_UNITS, launches: BREAKER_UNITS * ATTEMPTS });
+    expect(stop.kind === 'systematic-failure' && stop.example).toMatch(/^kb\/notes\/\S+\.md × frontmatter\/\S+: .*`fake output`/);
+    expect(stop.reason).toMatch(/^the first 10 units of the batch all failed the result-line check \(20 launches spent\), e\.g\. /);
+    // The failed units are not problems: they are asked again after the fix. At most the unit in flight beside the tenth was launched besides.
+    expect(progress!.counts.problems).toBe(0);
+    expect(progress!.counts.written).toEqual({ pass: 0, warn: 0, fail: 0, report: 0 });
+    const launchedAtStop = await starts();
+    expect(launchedAtStop).toBeGreaterThanOrEqual(BREAKER_UNITS * ATTEMPTS);
+    expect(launchedAtStop).toBeLessThanOrEqual((BREAKER_UNITS + 1) * ATTEMPTS);
+    expect(launchedAtStop).toBeLessThan(pairs.length * ATTEMPTS);
+    const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+    expect(details).toContain(`next: \`commonplace review run gates --resume ${runId}\``);
+
+    // The fix: the harness now reviews. The resume re-arms the breaker and asks every unit not accepted.
+    await writeFile(scenario, JSON.stringify({ launches: [{ attempts: [{ review: 'pass' }] }] }));
+    await handle.executeUpdate('resume');
+    const summary = (await handle.result()) as SweepSummary;
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.problems).toBe(0);
+    expect(summary.counts.pairsDone).toBe(pairs.length);
+    expect(summary.counts.written.pass).toBe(pairs.length);
+    expect((await starts()) - launchedAtStop).toBe(pairs.length);
+  });
+  expect((await selectPairs(checkout, { notes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+});
