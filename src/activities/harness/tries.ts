@@ -129,8 +129,13 @@ export async function startTry(
     ...(recorded.workflow && { workflow: recorded.workflow }),
   };
   if (child.pid !== undefined) {
-    await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
-    await recorded.register?.(record);
+    try {
+      await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
+      await recorded.register?.(record);
+    } catch (error) {
+      child.stdin?.end(); // no `go`: the wrapper exits without starting the harness
+      throw error;
+    }
   }
   child.stdin?.end(`go\n${prompt}`);
   return { record, process: child };
