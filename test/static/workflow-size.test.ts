@@ -111,7 +111,6 @@ const FACTORY_MAX_LINES = 80;
  * Remove an entry when its factory is split.
  */
 const WAITING: Record<string, string> = {
-  'src/activities/harness/launch.ts createHarnessActivities': 'the launch layer, being rebuilt as executors (issue 25)',
 };
 
 describe('activity factories only wire their activities', () => {

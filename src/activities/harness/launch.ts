@@ -118,252 +118,271 @@ async function digest(dir: string, outputs: string[]): Promise<{ present: Output
   return { present, missing };
 }
 
+/** What the launch activity's functions share: the factory's dependencies with their defaults. */
+interface LaunchWiring {
+  deps: HarnessDependencies;
+  clock: () => Date;
+  heartbeatIntervalMs: number;
+  killGraceMs: number;
+  portable: <T>(value: T) => T;
+}
+
 /** Builds the launch activity: the only place a harness process is started. */
 export function createHarnessActivities(dependencies: HarnessDependencies) {
-  const clock = dependencies.clock ?? (() => new Date());
-  const heartbeatIntervalMs = dependencies.heartbeatIntervalMs ?? launchHeartbeatIntervalMs;
-  const killGraceMs = dependencies.killGraceMs ?? 2000;
-  const portable = dependencies.portable ?? (<T,>(value: T) => value);
-
+  const wiring: LaunchWiring = {
+    deps: dependencies,
+    clock: dependencies.clock ?? (() => new Date()),
+    heartbeatIntervalMs: dependencies.heartbeatIntervalMs ?? launchHeartbeatIntervalMs,
+    killGraceMs: dependencies.killGraceMs ?? 2000,
+    portable: dependencies.portable ?? (<T,>(value: T) => value),
+  };
   /**
    * Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and
    * reports its outputs by digest. A try an earlier attempt started and never reported (its worker
    * died, or the server timed the attempt out while unreachable) is adopted, not launched again.
    */
   async function launch(input: LaunchInput): Promise<LaunchResult> {
-    checkInput(input);
-    const executor = dependencies.executors?.[input.profile.harness] ?? executorFor(input.profile.harness);
-    if (executor.kind === 'api') return answer(executor, input);
-    const context = Context.current();
-    const { profile, dir } = input;
-
-    const info = context.info;
-    const owner = `${info.workflowExecution?.workflowId ?? ""}/${info.workflowExecution?.runId ?? ""}/${info.activityId}`;
-    let record = await readTryRecord(dir);
-    if (record && record.owner !== owner) {
-      // Another launch's try in this directory: never adopted, and never left running to write into this one.
-      if ((await tryState(dir, record)) === 'running') killGroup(record.pid, 'SIGKILL');
-      record = undefined;
-    }
-    let child: ResultPromise | undefined;
-    const adopted = record !== undefined && (await tryState(dir, record)) !== 'gone';
-    if (!adopted || !record) {
-      await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
-      if (input.files) await writeFiles(dir, input.files, input.launchId);
-      const prepared = await prepareLaunch(executor, profile, dir, launchStateDir);
-      const command = executor.commandLine(prepared.profile, dependencies.fakeHarnessPath, prepared.files);
-      if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
-        throw ApplicationFailure.create({
-          type: 'harness-missing',
-          nonRetryable: true,
-          message: `profile ${profile.name}: cannot run "${command.file}" (${profile.harness} CLI not found on PATH)`,
-        });
-      }
-      const logDir = join(launchStateDir, `try-${context.info.attempt}`);
-      await mkdir(join(dir, logDir), { recursive: true });
-      await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
-      const { stateDir } = dependencies;
-      const workflow = info.workflowExecution && { namespace: info.workflowNamespace ?? '', workflowId: info.workflowExecution.workflowId, runId: info.workflowExecution.runId };
-      ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env, {
-        ...(workflow && { workflow }),
-        ...(stateDir !== undefined && { register: (started: TryRecord) => listTry(stateDir, dir, started) }),
-      }));
-    }
-    const current = record;
-
-    let ended: 'timeout' | 'cancelled' | 'unreachable' | 'abandoned' | undefined;
-    const stop = (why: 'timeout' | 'cancelled' | 'unreachable') => {
-      if (ended) return;
-      ended = why;
-      killGroup(current.pid, 'SIGTERM');
-      setTimeout(() => killGroup(current.pid, 'SIGKILL'), killGraceMs).unref();
-    };
-    const timer = setTimeout(() => stop('timeout'), Math.max(0, current.startedAt + profile.timeoutMs - Date.now()));
-    let abandon = () => {};
-    const runClosed = async (): Promise<boolean> => {
-      const workflow = current.workflow;
-      if (!workflow) return false;
-      try {
-        return (await runStateOn(context.client)(workflow)) === 'closed';
-      } catch {
-        return false; // no client here (a test's mock environment): the next attempt decides
-      }
-    };
-    const abandoned = new Promise<void>((done) => (abandon = done));
-    const onCancel = () => {
-      const details = context.cancellationDetails;
-      // The server gave this attempt up (timed out, or no longer knows it): the try goes on, and the next
-      // attempt adopts it — unless its run has closed, when no attempt ever will.
-      if (details?.notFound || details?.timedOut) {
-        void runClosed().then((closed) => {
-          if (closed) return stop('cancelled');
-          ended ??= 'abandoned';
-          abandon();
-        });
-        return;
-      }
-      stop('cancelled');
-    };
-    context.cancellationSignal.addEventListener('abort', onCancel);
-    // Heartbeat details say what the worker is doing, read from its stdout as it writes it.
-    const follower = new TryFollower(executor.dialect, tryFiles(dir, current.logDir).stdout);
-    const unreachableTimeoutMs = profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs;
-    let following = true;
-    const beatNow = async () => {
-      await follower.poll().catch(() => undefined);
-      if (!following) return;
-      if (follower.unreachableForMs() > unreachableTimeoutMs) stop('unreachable');
-      context.heartbeat(portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
-    };
-    const beat = setInterval(() => void beatNow(), heartbeatIntervalMs);
-    context.heartbeat(portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
-
-    await Promise.race([child ? child.then(() => undefined) : tryEnded(dir, current), abandoned]);
-    clearInterval(beat);
-    following = false;
-    context.cancellationSignal.removeEventListener('abort', onCancel);
-    if (ended === 'abandoned') {
-      timer.unref(); // the try keeps its deadline, whoever adopts it
-      throw new CancelledFailure(`launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`);
-    }
-    clearTimeout(timer);
-    if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
-    const { stateDir } = dependencies;
-    try {
-      return await report(executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
-    } catch (error) {
-      await clearTryRecord(dir); // a failed try is relaunched, not adopted
-      throw error;
-    } finally {
-      if (stateDir !== undefined) await unlistTry(stateDir, current.pid); // its group is ended: nothing left to reap
-    }
+    return runLaunch(wiring, input);
   }
+  return { launch };
+}
 
-  /** Reads what an ended try left — its stdout, stderr, exit code and outputs — into a result or a launch failure. */
-  async function report(executor: CliExecutor, input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
-    const context = Context.current();
-    const { profile, dir } = input;
-    const { logDir } = current;
-    const { ended } = how;
-    killGroup(current.pid, 'SIGKILL'); // children left behind by a finished harness
-    const durationMs = Date.now() - current.startedAt;
-    const files = tryFiles(dir, logDir);
-    const stdout = await readFile(files.stdout, 'utf8').catch(() => '');
-    const stderr = await readFile(files.stderr, 'utf8').catch(() => '');
-    const exitCode = (await readExitCode(dir, current)) ?? null;
-    const tryNumber = current.try;
-    const record = {
-      launchId: input.launchId,
-      try: tryNumber,
-      ...(how.adopted && { adoptedBy: context.info.attempt }),
-      scheduledAt: new Date(context.info.currentAttemptScheduledTimestampMs).toISOString(),
-      firstScheduledAt: new Date(context.info.scheduledTimestampMs).toISOString(),
-      command: current.command,
-      exitCode,
-      signal: how.signal,
-      ended: ended ?? 'exited',
-      durationMs,
-    };
-    await writeTryLog(dir, logDir, record);
+/**
+ * Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and
+ * reports its outputs by digest. A try an earlier attempt started and never reported (its worker
+ * died, or the server timed the attempt out while unreachable) is adopted, not launched again.
+ */
+async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchResult> {
+  checkInput(input);
+  const executor = w.deps.executors?.[input.profile.harness] ?? executorFor(input.profile.harness);
+  if (executor.kind === 'api') return answer(w, executor, input);
+  const context = Context.current();
+  const { profile, dir } = input;
 
-    if (ended === 'cancelled') {
-      await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      throw new CancelledFailure(`launch ${input.launchId} cancelled`);
-    }
-
-    const report = executor.report(stdout);
-    // claude's stream says a window rejected the request, and when it resets, even when its result text is only "Request rejected (429)".
-    const rejected = report.rateLimit?.status === 'rejected' && report.errorText !== undefined ? report.rateLimit : undefined;
-    const notice = findUsageLimitIn(executor, stdout, stderr, report) ?? (rejected ? report.errorText : undefined);
-    if (notice !== undefined && ended !== 'timeout' && ended !== 'unreachable') {
-      await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      const parsed = parseResetTime(notice, { now: clock(), ...(dependencies.timeZone && { timeZone: dependencies.timeZone }) });
-      const resetAt = rejected?.resetsAt ? new Date(rejected.resetsAt) : parsed;
-      const details: UsageLimitDetails = {
-        harness: profile.harness,
-        notice: notice.slice(0, 500),
-        resetAt: resetAt?.toISOString() ?? null,
-        ...(rejected?.type && { rateLimitType: rejected.type }),
-      };
-      throw ApplicationFailure.create({
-        type: 'usage-limit',
-        nonRetryable: true,
-        message: `${profile.harness} usage limit: ${notice.split('\n')[0]?.slice(0, 200)}${resetAt ? ` (resets ${resetAt.toISOString()})` : ''}`,
-        details: [details],
-      });
-    }
-
-    // A CLI that reports an error in its own output failed, whatever its exit code (pi --mode json exits 0 after "Connection error.").
-    const failedWithExit0 = ended === undefined && exitCode === 0 && report.errorText !== undefined;
-    if (ended === 'unreachable' || failedWithExit0 || (ended !== 'timeout' && exitCode !== 0)) {
-      const setAsideOutputs = await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      const harnessError = ended === 'unreachable' ? how.unreachable : report.errorText;
-      const details: LaunchExitDetails = {
-        exitCode,
-        stderrTail: stderr.slice(-2000),
-        setAside: setAsideOutputs,
-        logDir,
-        ...(harnessError !== undefined && { harnessError: harnessError.slice(0, 2000) }),
-      };
-      const why =
-        ended === 'unreachable'
-          ? `could not reach its endpoint for ${Math.round((profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs) / 1000)} s (${how.unreachable ?? 'waiting for network'}); ended`
-          : failedWithExit0
-            ? `exited 0 but reported an error: ${firstLine(report.errorText ?? '')}`
-            : `exited ${exitCode ?? `on ${how.signal ?? 'a signal'}`}`;
-      throw ApplicationFailure.create({
-        type: 'launch-exit',
-        message: `launch ${input.launchId}: ${current.command[0]} ${why} (try ${tryNumber})`,
-        details: [details],
-      });
-    }
-    if (ended === 'timeout') await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-    return launchResult(input, report, { exitCode, timedOut: ended === 'timeout', durationMs, try: tryNumber, logDir });
+  const info = context.info;
+  const owner = `${info.workflowExecution?.workflowId ?? ""}/${info.workflowExecution?.runId ?? ""}/${info.activityId}`;
+  let record = await readTryRecord(dir);
+  if (record && record.owner !== owner) {
+    // Another launch's try in this directory: never adopted, and never left running to write into this one.
+    if ((await tryState(dir, record)) === 'running') killGroup(record.pid, 'SIGKILL');
+    record = undefined;
   }
-
-  /**
-   * A non-process executor's launch (a model-API request): its outputs written under the launch
-   * directory, digested and returned in the same `LaunchResult` as a CLI's; a usage limit fails the same way.
-   */
-  async function answer(executor: ApiExecutor, input: LaunchInput): Promise<LaunchResult> {
-    const context = Context.current();
-    const { dir } = input;
+  let child: ResultPromise | undefined;
+  const adopted = record !== undefined && (await tryState(dir, record)) !== 'gone';
+  if (!adopted || !record) {
+    await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
     if (input.files) await writeFiles(dir, input.files, input.launchId);
+    const prepared = await prepareLaunch(executor, profile, dir, launchStateDir);
+    const command = executor.commandLine(prepared.profile, w.deps.fakeHarnessPath, prepared.files);
+    if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
+      throw ApplicationFailure.create({
+        type: 'harness-missing',
+        nonRetryable: true,
+        message: `profile ${profile.name}: cannot run "${command.file}" (${profile.harness} CLI not found on PATH)`,
+      });
+    }
     const logDir = join(launchStateDir, `try-${context.info.attempt}`);
     await mkdir(join(dir, logDir), { recursive: true });
     await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
-    const startedAt = Date.now();
-    // The activity beats on its own while the request runs; the executor's beats say what it is doing.
-    let latest: LaunchActivity = { pid: null, elapsedMs: 0, turns: 0, toolUses: 0 };
-    const heartbeat = (details: LaunchActivity) => {
-      latest = details;
-      context.heartbeat(portable(details));
-    };
-    heartbeat(latest);
-    const beat = setInterval(() => context.heartbeat(portable({ ...latest, elapsedMs: Date.now() - startedAt })), heartbeatIntervalMs);
-    let answered: ExecutorAnswer;
+    const { stateDir } = w.deps;
+    const workflow = info.workflowExecution && { namespace: info.workflowNamespace ?? '', workflowId: info.workflowExecution.workflowId, runId: info.workflowExecution.runId };
+    ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env, {
+      ...(workflow && { workflow }),
+      ...(stateDir !== undefined && { register: (started: TryRecord) => listTry(stateDir, dir, started) }),
+    }));
+  }
+  const current = record;
+
+  let ended: 'timeout' | 'cancelled' | 'unreachable' | 'abandoned' | undefined;
+  const stop = (why: 'timeout' | 'cancelled' | 'unreachable') => {
+    if (ended) return;
+    ended = why;
+    killGroup(current.pid, 'SIGTERM');
+    setTimeout(() => killGroup(current.pid, 'SIGKILL'), w.killGraceMs).unref();
+  };
+  const timer = setTimeout(() => stop('timeout'), Math.max(0, current.startedAt + profile.timeoutMs - Date.now()));
+  let abandon = () => {};
+  const runClosed = async (): Promise<boolean> => {
+    const workflow = current.workflow;
+    if (!workflow) return false;
     try {
-      answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
-    } finally {
-      clearInterval(beat);
+      return (await runStateOn(context.client)(workflow)) === 'closed';
+    } catch {
+      return false; // no client here (a test's mock environment): the next attempt decides
     }
-    const durationMs = Date.now() - startedAt;
-    await writeTryLog(dir, logDir, { launchId: input.launchId, try: context.info.attempt, executor: executor.name, ended: 'answered', durationMs });
-    if (answered.usageLimit) {
-      await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
-      const resetAt = answered.usageLimit.resetAt;
-      const details: UsageLimitDetails = { harness: input.profile.harness, notice: answered.usageLimit.notice.slice(0, 500), resetAt };
-      throw ApplicationFailure.create({
-        type: 'usage-limit',
-        nonRetryable: true,
-        message: `${input.profile.harness} usage limit: ${firstLine(answered.usageLimit.notice)}${resetAt ? ` (resets ${resetAt})` : ''}`,
-        details: [details],
+  };
+  const abandoned = new Promise<void>((done) => (abandon = done));
+  const onCancel = () => {
+    const details = context.cancellationDetails;
+    // The server gave this attempt up (timed out, or no longer knows it): the try goes on, and the next
+    // attempt adopts it — unless its run has closed, when no attempt ever will.
+    if (details?.notFound || details?.timedOut) {
+      void runClosed().then((closed) => {
+        if (closed) return stop('cancelled');
+        ended ??= 'abandoned';
+        abandon();
       });
+      return;
     }
-    return launchResult(input, answered.report, { exitCode: 0, timedOut: false, durationMs, try: context.info.attempt, logDir });
+    stop('cancelled');
+  };
+  context.cancellationSignal.addEventListener('abort', onCancel);
+  // Heartbeat details say what the worker is doing, read from its stdout as it writes it.
+  const follower = new TryFollower(executor.dialect, tryFiles(dir, current.logDir).stdout);
+  const unreachableTimeoutMs = profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs;
+  let following = true;
+  const beatNow = async () => {
+    await follower.poll().catch(() => undefined);
+    if (!following) return;
+    if (follower.unreachableForMs() > unreachableTimeoutMs) stop('unreachable');
+    context.heartbeat(w.portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
+  };
+  const beat = setInterval(() => void beatNow(), w.heartbeatIntervalMs);
+  context.heartbeat(w.portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
+
+  await Promise.race([child ? child.then(() => undefined) : tryEnded(dir, current), abandoned]);
+  clearInterval(beat);
+  following = false;
+  context.cancellationSignal.removeEventListener('abort', onCancel);
+  if (ended === 'abandoned') {
+    timer.unref(); // the try keeps its deadline, whoever adopts it
+    throw new CancelledFailure(`launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`);
+  }
+  clearTimeout(timer);
+  if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
+  const { stateDir } = w.deps;
+  try {
+    return await report(w, executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+  } catch (error) {
+    await clearTryRecord(dir); // a failed try is relaunched, not adopted
+    throw error;
+  } finally {
+    if (stateDir !== undefined) await unlistTry(stateDir, current.pid); // its group is ended: nothing left to reap
+  }
+}
+
+/** Reads what an ended try left — its stdout, stderr, exit code and outputs — into a result or a launch failure. */
+async function report(w: LaunchWiring, executor: CliExecutor, input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
+  const context = Context.current();
+  const { profile, dir } = input;
+  const { logDir } = current;
+  const { ended } = how;
+  killGroup(current.pid, 'SIGKILL'); // children left behind by a finished harness
+  const durationMs = Date.now() - current.startedAt;
+  const files = tryFiles(dir, logDir);
+  const stdout = await readFile(files.stdout, 'utf8').catch(() => '');
+  const stderr = await readFile(files.stderr, 'utf8').catch(() => '');
+  const exitCode = (await readExitCode(dir, current)) ?? null;
+  const tryNumber = current.try;
+  const record = {
+    launchId: input.launchId,
+    try: tryNumber,
+    ...(how.adopted && { adoptedBy: context.info.attempt }),
+    scheduledAt: new Date(context.info.currentAttemptScheduledTimestampMs).toISOString(),
+    firstScheduledAt: new Date(context.info.scheduledTimestampMs).toISOString(),
+    command: current.command,
+    exitCode,
+    signal: how.signal,
+    ended: ended ?? 'exited',
+    durationMs,
+  };
+  await writeTryLog(dir, logDir, record);
+
+  if (ended === 'cancelled') {
+    await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+    throw new CancelledFailure(`launch ${input.launchId} cancelled`);
   }
 
-  return { launch };
+  const report = executor.report(stdout);
+  // claude's stream says a window rejected the request, and when it resets, even when its result text is only "Request rejected (429)".
+  const rejected = report.rateLimit?.status === 'rejected' && report.errorText !== undefined ? report.rateLimit : undefined;
+  const notice = findUsageLimitIn(executor, stdout, stderr, report) ?? (rejected ? report.errorText : undefined);
+  if (notice !== undefined && ended !== 'timeout' && ended !== 'unreachable') {
+    await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+    const parsed = parseResetTime(notice, { now: w.clock(), ...(w.deps.timeZone && { timeZone: w.deps.timeZone }) });
+    const resetAt = rejected?.resetsAt ? new Date(rejected.resetsAt) : parsed;
+    const details: UsageLimitDetails = {
+      harness: profile.harness,
+      notice: notice.slice(0, 500),
+      resetAt: resetAt?.toISOString() ?? null,
+      ...(rejected?.type && { rateLimitType: rejected.type }),
+    };
+    throw ApplicationFailure.create({
+      type: 'usage-limit',
+      nonRetryable: true,
+      message: `${profile.harness} usage limit: ${notice.split('\n')[0]?.slice(0, 200)}${resetAt ? ` (resets ${resetAt.toISOString()})` : ''}`,
+      details: [details],
+    });
+  }
+
+  // A CLI that reports an error in its own output failed, whatever its exit code (pi --mode json exits 0 after "Connection error.").
+  const failedWithExit0 = ended === undefined && exitCode === 0 && report.errorText !== undefined;
+  if (ended === 'unreachable' || failedWithExit0 || (ended !== 'timeout' && exitCode !== 0)) {
+    const setAsideOutputs = await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+    const harnessError = ended === 'unreachable' ? how.unreachable : report.errorText;
+    const details: LaunchExitDetails = {
+      exitCode,
+      stderrTail: stderr.slice(-2000),
+      setAside: setAsideOutputs,
+      logDir,
+      ...(harnessError !== undefined && { harnessError: harnessError.slice(0, 2000) }),
+    };
+    const why =
+      ended === 'unreachable'
+        ? `could not reach its endpoint for ${Math.round((profile.unreachableTimeoutMs ?? defaultUnreachableTimeoutMs) / 1000)} s (${how.unreachable ?? 'waiting for network'}); ended`
+        : failedWithExit0
+          ? `exited 0 but reported an error: ${firstLine(report.errorText ?? '')}`
+          : `exited ${exitCode ?? `on ${how.signal ?? 'a signal'}`}`;
+    throw ApplicationFailure.create({
+      type: 'launch-exit',
+      message: `launch ${input.launchId}: ${current.command[0]} ${why} (try ${tryNumber})`,
+      details: [details],
+    });
+  }
+  if (ended === 'timeout') await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+  return launchResult(input, report, { exitCode, timedOut: ended === 'timeout', durationMs, try: tryNumber, logDir });
+}
+
+/**
+ * A non-process executor's launch (a model-API request): its outputs written under the launch
+ * directory, digested and returned in the same `LaunchResult` as a CLI's; a usage limit fails the same way.
+ */
+async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput): Promise<LaunchResult> {
+  const context = Context.current();
+  const { dir } = input;
+  if (input.files) await writeFiles(dir, input.files, input.launchId);
+  const logDir = join(launchStateDir, `try-${context.info.attempt}`);
+  await mkdir(join(dir, logDir), { recursive: true });
+  await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
+  const startedAt = Date.now();
+  // The activity beats on its own while the request runs; the executor's beats say what it is doing.
+  let latest: LaunchActivity = { pid: null, elapsedMs: 0, turns: 0, toolUses: 0 };
+  const heartbeat = (details: LaunchActivity) => {
+    latest = details;
+    context.heartbeat(w.portable(details));
+  };
+  heartbeat(latest);
+  const beat = setInterval(() => context.heartbeat(w.portable({ ...latest, elapsedMs: Date.now() - startedAt })), w.heartbeatIntervalMs);
+  let answered: ExecutorAnswer;
+  try {
+    answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
+  } finally {
+    clearInterval(beat);
+  }
+  const durationMs = Date.now() - startedAt;
+  await writeTryLog(dir, logDir, { launchId: input.launchId, try: context.info.attempt, executor: executor.name, ended: 'answered', durationMs });
+  if (answered.usageLimit) {
+    await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
+    const resetAt = answered.usageLimit.resetAt;
+    const details: UsageLimitDetails = { harness: input.profile.harness, notice: answered.usageLimit.notice.slice(0, 500), resetAt };
+    throw ApplicationFailure.create({
+      type: 'usage-limit',
+      nonRetryable: true,
+      message: `${input.profile.harness} usage limit: ${firstLine(answered.usageLimit.notice)}${resetAt ? ` (resets ${resetAt})` : ''}`,
+      details: [details],
+    });
+  }
+  return launchResult(input, answered.report, { exitCode: 0, timedOut: false, durationMs, try: context.info.attempt, logDir });
 }
 
 /** One shape for every launch that ran to an end, whichever executor ran it. */
