@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/kb/verification.ts', 'src/search-attributes.ts', 'src/review/result-line.ts', 'src/review/paths.ts', 'src/review/sweep-types.ts', 'src/review/edit/{selection,plan-types,types,identity,decision,diff,guard}.ts', 'src/analysis/{plan,prompt,progress,manifest,run-id,roles,checks,records,job,decisions}.ts', 'src/runs/*.ts', 'src/harness/launch-contract.ts'],
+    files: ['src/workflows/**/*.ts', 'src/kb/verification.ts', 'src/search-attributes.ts', 'src/review/result-line.ts', 'src/review/paths.ts', 'src/review/sweep-types.ts', 'src/review/edit/{selection,plan-types,types,identity,decision,diff,guard}.ts', 'src/analysis/{plan,prompt,progress,manifest,run-id,roles,checks,records,job,decisions}.ts', 'src/runs/*.ts', 'src/harness/launch-contract.ts', 'src/harness/executor.ts', 'src/review/breaker.ts', 'src/review/edit/approval-key.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
