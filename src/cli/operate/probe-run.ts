@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { probe, type ProbeResult } from '../../workflows/probe.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
-import { connectClient } from '../shared/connection.js';
+import { connectForWork } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { portable, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
@@ -56,7 +56,7 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
   const profilesFile = existingFile(options.profiles, '--profiles');
   const checkout = existingFile(options.kb, '--kb');
   const scenario = existingFile(options.scenario, '--scenario');
-  const client = await connectClient();
+  const client = await connectForWork();
   const workflowId = probeWorkflowId(options.profile);
   const given = {
     probeId: workflowId,
