@@ -105,6 +105,6 @@ export async function requireWorkflowWorker(client: Client, what: string, worker
   if ((await queuePolled(client, TASK_QUEUE, TASK_QUEUE_TYPE.workflow)) !== false) return;
   const settings = connectionSettings();
   throw new UserError(
-    `${what} was NOT sent: no worker polls task queue ${TASK_QUEUE} on namespace "${settings.namespace}" at ${settings.address}; start one (\`commonplace${connectionFlags()} worker${worker}\`) and run this command again`,
+    `${what} was NOT sent: no worker polls task queue ${TASK_QUEUE} on namespace "${settings.namespace}" at ${settings.address}; start one (\`commonplace worker${worker}${connectionFlags()}\`) and run this command again`,
   );
 }
