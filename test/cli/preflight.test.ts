@@ -6,7 +6,7 @@
  */
 import { Client } from '@temporalio/client';
 import { execa } from 'execa';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { locateBinary } from '../../temporal/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -103,5 +103,17 @@ describe('an approval no worker would apply', () => {
     ]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.some((event) => /UPDATE/i.test(String(event.eventType)) || event.workflowExecutionUpdateAdmittedEventAttributes)).toBe(false);
+  });
+});
+
+describe('a command refused on a fresh checkout', () => {
+  test('writes nothing to the repository: .git/info/exclude is written only once the command is going to do work', async () => {
+    const checkout = await gitCorpus();
+    const exclude = join(checkout, '.git', 'info', 'exclude');
+    const before = await readFile(exclude, 'utf8').catch(() => undefined);
+    const result = await runCli(['review', 'run', 'full-pass', NOTE, '--profile', 'nosuch', '--address', address()], { cwd: checkout });
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr)).toEqual([expect.stringMatching(/^commonplace: unknown worker profile "nosuch"/)]);
+    expect(await readFile(exclude, 'utf8').catch(() => undefined)).toBe(before);
   });
 });

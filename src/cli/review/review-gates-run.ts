@@ -5,7 +5,7 @@ import type { SweepInput } from '../../review/sweep-types.js';
 import type { gateSweep } from '../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../search-attributes.js';
 import { checkoutIdOf } from '../../places.js';
-import { checkoutRootOf, openCheckout } from '../shared/checkout.js';
+import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
 import { connectForWork } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
@@ -42,7 +42,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const maxCostUsd = input.maxCostUsd;
   await checkSweepInput(input);
   const client = await connectForWork();
-  const checkout = await openCheckout(input.checkout);
+  const checkout = await checkoutIdAt(input.checkout);
   const runId = sweepRunId(input, checkout);
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
   if (others.length > 0) {
@@ -53,6 +53,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
     .getHandle(`gates/${runId}`)
     .describe()
     .then((described) => described.status.name === 'RUNNING', () => false);
+  await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
   process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
