@@ -82,9 +82,10 @@ describe('the sweep commands\' error paths', () => {
     [['review', 'retry']],
     [['review', 'schedule', 'create', 'nightly', '--overlap']],
     [['review', 'cancel']],
-  ])('the usage error %j exits 1', async (args) => {
+  ])('the usage error %j exits 1 with its one line and one hint naming the command\'s help', async (args) => {
     const run = await runCli(args, { env: { TEMPORAL_ADDRESS: UNREACHABLE }, cwd: checkout });
     expect(run.exitCode).toBe(1);
-    expect(String(run.stderr).split('\n')[0]).toMatch(/^error: /);
+    const command = args.filter((arg) => !arg.startsWith('-') && arg !== 'nightly').join(' ');
+    expect(String(run.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: /), `see commonplace ${command} --help`]);
   });
 });
