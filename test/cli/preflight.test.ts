@@ -4,7 +4,9 @@
  * command that registers them (and a worker there says so at start), and an approval no worker would
  * apply is refused before it is sent.
  */
+import { jest } from '@jest/globals';
 import { Client } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { execa } from 'execa';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +16,8 @@ import { scratch, waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { gitCorpus, NOTE } from '../review-edit/helpers.js';
 import { runDirOf } from '../../src/review/edit/runs.js';
+import { reportError } from '../../src/cli/shared/errors.js';
+import { uniqueId } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 const NAMESPACE = 'kb2';
@@ -115,5 +119,24 @@ describe('a command refused on a fresh checkout', () => {
     expect(result.exitCode).toBe(1);
     expect(errorLines(result.stderr)).toEqual([expect.stringMatching(/^commonplace: unknown worker profile "nosuch"/)]);
     expect(await readFile(exclude, 'utf8').catch(() => undefined)).toBe(before);
+  });
+});
+
+describe('an error of the Temporal SDK', () => {
+  test('is printed with its innermost cause: a start the server refuses says what it refused', async () => {
+    const unknown = defineSearchAttributeKey('CommonplaceNoSuchAttribute', SearchAttributeType.KEYWORD);
+    const error = await env()
+      .client.workflow.start('probe', { taskQueue: 'commonplace', workflowId: uniqueId('probe/cause'), args: [{}], typedSearchAttributes: [{ key: unknown, value: 'x' }] })
+      .then(() => undefined, (refused: unknown) => refused);
+    const written: string[] = [];
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
+    const exitCode = process.exitCode;
+    try {
+      reportError(error);
+    } finally {
+      write.mockRestore();
+      process.exitCode = exitCode;
+    }
+    expect(written).toEqual([expect.stringMatching(/^commonplace: Failed to start Workflow: .*no mapping defined for search attribute CommonplaceNoSuchAttribute\n$/)]);
   });
 });
