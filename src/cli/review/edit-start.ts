@@ -231,8 +231,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   };
   checkLaunchInputs({ ...base, profile: fresh.options.profile });
   await cancelSuperseded(client, start.kind, note, workflowId);
-  await warnUnheld(client, checkout);
   await openCheckout(checkout);
+  await warnUnheld(client, checkout);
   // The input names the checkout by its ID and paths relative to it.
   const carried = await portable(base, checkout);
   const started = await fresh.start(client, carried, {

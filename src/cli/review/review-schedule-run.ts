@@ -3,7 +3,7 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { SweepInput } from '../../review/sweep-types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { gateSweep } from '../../workflows/gate-sweep.js';
-import { checkoutIdAt, openCheckout } from '../shared/checkout.js';
+import { openCheckout } from '../shared/checkout.js';
 import { connectClient } from '../shared/connection.js';
 import { connectForWork } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
@@ -105,7 +105,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
   const overlap = request.overlap;
   await checkSweepInput(given);
   const client = await connectForWork();
-  const checkout = await checkoutIdAt(given.checkout);
+  const checkout = await openCheckout(given.checkout);
   // The schedule's action names the checkout by its ID and paths relative to it, like every workflow input.
   const input = await portable(given, given.checkout);
   await warnUnheld(client, given.checkout);
@@ -142,7 +142,6 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
       const owner = await scheduledCheckout(client.schedule.getHandle(scheduleId(name))).catch(() => undefined);
       throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
     });
-  await openCheckout(given.checkout);
   if (options.json) {
     printJson('schedule-changed', 1, { action: 'created', name, scheduleId: scheduleId(name), checkout: given.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
     return;
