@@ -16,7 +16,7 @@ import { scratch, waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { gitCorpus, NOTE } from '../review-edit/helpers.js';
 import { runDirOf } from '../../src/review/edit/runs.js';
-import { reportError } from '../../src/cli/shared/errors.js';
+import { action } from '../../src/cli/shared/errors.js';
 import { uniqueId } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
@@ -132,7 +132,7 @@ describe('an error of the Temporal SDK', () => {
     const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
     const exitCode = process.exitCode;
     try {
-      reportError(error);
+      await action(() => Promise.reject(error))();
     } finally {
       write.mockRestore();
       process.exitCode = exitCode;

@@ -22,7 +22,7 @@ import { analysisFormat, analysisNext, formatInspect, formatResult, formatStop }
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { follow, type RunOutcome } from '../shared/follow.js';
 import { connectClient } from '../shared/connection.js';
-import { connectForWork } from '../shared/preflight.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, maxCostOption, parseOptions } from '../shared/options.js';
@@ -136,7 +136,8 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     printResult(workflowId, { runId, status: 'exhausted', ...(stop !== undefined && { stop }), progress: recorded }, options.json);
     return;
   }
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof analysisWorkflow>(workflowId);
   const state = await describe(handle, run);
   if (state === 'COMPLETED') {

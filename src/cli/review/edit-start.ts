@@ -18,7 +18,8 @@ import { runDetails } from '../../runs/run-details.js';
 import { STOP_RULES } from '../../runs/stop.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
-import { connectForWork } from '../shared/preflight.js';
+import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { printJson } from '../shared/json-output.js';
@@ -155,7 +156,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const { note, text } = await resolveNote(checkout, start.noteArg);
   if (!(await hasGit(checkout))) throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
   // The server first: an unreachable one is refused before the checkout is set up for runs.
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const noteSha256 = sha256(text);
   const id = await checkoutIdAt(checkout);
   const workflowId = editWorkflowId(start.kind, id, note, noteSha256);

@@ -8,7 +8,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { locateSelections, parseSelectionList } from '../../review/edit/selection.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../review/edit/types.js';
-import { connectForWork, requireWorkflowWorker, shellWord } from '../shared/preflight.js';
+import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes, requireWorkflowWorker, shellWord } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from './edit-follow.js';
 import { recordedRun, resolveRun } from './edit-lookup.js';
@@ -54,7 +55,8 @@ async function progressOf(found: { handle: WorkflowHandle<EditWorkflow>; kind: E
 export async function runApprove(run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
   // A run ID names its run directory: an unknown run or a file not in it is refused before the server is asked.
   if (!run.includes('/')) await runRelative((await recordedRun(options.kb, run)).runDir, file);
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const found = await resolveRun(client, options.kb, run);
   const relative = await runRelative(found.runDir, file);
   await requireWorkflowWorker(client, `the approval of ${relative} for ${found.runId}`, ` --kb ${shellWord(found.checkout)}`);
@@ -84,7 +86,8 @@ export async function runApprove(run: string, file: string, options: { key: stri
 export async function runAcknowledge(run: string, options: { kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
   const sweep = /^(gates\/)?GS-/.test(run);
   if (!sweep && !run.includes('/')) await recordedRun(options.kb, run);
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   if (sweep) return acknowledgeSweep(client, run.replace(/^gates\//, ''), { detach: options.detach ?? false, json: options.json ?? false });
   const found = await resolveRun(client, options.kb, run);
   await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, ` --kb ${shellWord(found.checkout)}`);

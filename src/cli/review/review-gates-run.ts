@@ -6,7 +6,8 @@ import type { gateSweep } from '../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../search-attributes.js';
 import { checkoutIdOf } from '../../places.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
-import { connectForWork } from '../shared/preflight.js';
+import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { maxCostOption, parseOptions } from '../shared/options.js';
@@ -41,7 +42,8 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const input = parseSweepCommand(options, {}, GATES_FIELDS);
   const maxCostUsd = input.maxCostUsd;
   await checkSweepInput(input);
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(input.checkout);
   const runId = sweepRunId(input, checkout);
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
@@ -66,7 +68,8 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
 
 /** `review run gates --resume RUN`: a running sweep resumes or is attached to; a closed one starts again on its stale pairs. */
 async function resumeGates(resume: string, maxCostUsd: number | undefined, options: RunGatesOptions): Promise<void> {
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${resume}`);
   const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${resume} (workflow gates/${resume} not found)`);
@@ -89,7 +92,8 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
  */
 export async function runRetry(run: string, options: RetryOptions): Promise<void> {
   const named = options.kb === undefined ? undefined : checkoutRootOf(options.kb);
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
   const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);

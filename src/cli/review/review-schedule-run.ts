@@ -5,7 +5,7 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { gateSweep } from '../../workflows/gate-sweep.js';
 import { openCheckout } from '../shared/checkout.js';
 import { connectClient } from '../shared/connection.js';
-import { connectForWork } from '../shared/preflight.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { portable, shown, warnUnheld } from '../shared/places.js';
@@ -104,7 +104,8 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
   const given = request.input;
   const overlap = request.overlap;
   await checkSweepInput(given);
-  const client = await connectForWork();
+  const client = await connectClient();
+  await requireSearchAttributes(client);
   const checkout = await openCheckout(given.checkout);
   // The schedule's action names the checkout by its ID and paths relative to it, like every workflow input.
   const input = await portable(given, given.checkout);
@@ -204,7 +205,8 @@ const done: Record<ScheduleVerb, string> = { pause: 'paused', unpause: 'unpaused
 /** `review schedule pause|unpause|trigger|delete NAME`. */
 export async function runScheduleChange(verb: ScheduleVerb, name: string, options: { json?: boolean }): Promise<void> {
   checkName(name);
-  const client = verb === 'trigger' ? await connectForWork() : await connectClient();
+  const client = await connectClient();
+  if (verb === 'trigger') await requireSearchAttributes(client);
   const handle = await existing(client, name);
   if (verb === 'pause') await handle.pause('paused by commonplace review schedule pause');
   if (verb === 'unpause') await handle.unpause('unpaused by commonplace review schedule unpause');

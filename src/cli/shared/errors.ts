@@ -14,20 +14,21 @@ export const debugEnabled = () => process.argv.includes('--debug') || process.en
 /** The one place a command's error becomes a message and an exit code; stack traces only with --debug. */
 export function reportError(error: unknown): void {
   const exitCode = error instanceof UserError ? error.exitCode : 1;
-  const message = error instanceof Error ? withCause(error) : String(error);
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`commonplace: ${message}\n`);
   if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exitCode = exitCode;
 }
 
 /**
- * An error's message with its innermost cause's first line when that says more: the SDK's "Failed to
- * start Workflow" carries what the server refused only in its cause.
+ * An error whose message carries its innermost cause's first line when that says more: the SDK's
+ * "Failed to start Workflow" has what the server refused only in its cause.
  */
-function withCause(error: Error): string {
-  if (error instanceof UserError || error.cause === undefined) return error.message;
+function withCause(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof UserError || error.cause === undefined) return error;
   const cause = rootMessage(error).split('\n')[0]!.trim();
-  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+  if (!cause || error.message.includes(cause)) return error;
+  return Object.assign(new Error(`${error.message}: ${cause}`, { cause: error }), { stack: error.stack });
 }
 
 /** Wraps a command's action so every failure goes through reportError. */
@@ -36,7 +37,7 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<void> |
     try {
       await run(...args);
     } catch (error) {
-      reportError(error);
+      reportError(withCause(error));
     }
   };
 }

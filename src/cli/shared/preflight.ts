@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
-import { connectClient, connectionSettings, type ConnectionSettings } from './connection.js';
+import { connectionSettings, type ConnectionSettings } from './connection.js';
 import { connectionOverrides } from './connection-overrides.js';
 import { UserError } from './errors.js';
 
@@ -45,7 +45,7 @@ export function missingAttributesMessage(missing: string[], settings: Pick<Conne
 const checked = new Map<string, Promise<void>>();
 
 /** Refuses work on a namespace without the project's search attributes, asking the server once per namespace and command. */
-export async function requireSearchAttributes(client: Client, settings: Pick<ConnectionSettings, 'address' | 'namespace'>): Promise<void> {
+export async function requireSearchAttributes(client: Client, settings: Pick<ConnectionSettings, 'address' | 'namespace'> = connectionSettings()): Promise<void> {
   const key = `${settings.address}/${settings.namespace}`;
   let check = checked.get(key);
   if (check === undefined) {
@@ -55,13 +55,6 @@ export async function requireSearchAttributes(client: Client, settings: Pick<Con
     checked.set(key, check);
   }
   await check;
-}
-
-/** The client of a command that starts work or answers a run: connected, and its namespace checked first. */
-export async function connectForWork(settings = connectionSettings()): Promise<Client> {
-  const client = await connectClient(settings);
-  await requireSearchAttributes(client, settings);
-  return client;
 }
 
 /** Whether a worker polls `queue` for tasks of `type` now (a poller seen recently), or undefined when the server does not say. */
