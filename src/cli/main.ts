@@ -30,7 +30,6 @@ export function buildProgram(): Command {
       const { address, namespace, profileName, configFile } = command.opts<{ address?: string; namespace?: string; profileName?: string; configFile?: string }>();
       setConnectionOverrides({ address, namespace, profileName, configFile });
     })
-    .showHelpAfterError()
     .exitOverride((error) => {
       process.exitCode = error.exitCode === 0 ? 0 : 1;
       throw error;
@@ -42,7 +41,14 @@ export function buildProgram(): Command {
   registerReview(program);
   registerAnalysis(program);
   registerQuota(program);
+  hintAfterUsageErrors(program);
   return program;
+}
+
+/** A usage error is its one line and one hint (`see commonplace review run gates --help`), not the whole help. */
+function hintAfterUsageErrors(command: Command, path = command.name()): void {
+  command.showHelpAfterError(`see ${path} --help`);
+  for (const sub of command.commands) hintAfterUsageErrors(sub, `${path} ${sub.name()}`);
 }
 
 /** Runs the CLI; usage errors exit 1 like every bad input (2 is for stops), as docs/cli.md says. */

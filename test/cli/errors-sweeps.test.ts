@@ -54,6 +54,8 @@ const rows: Record<string, Row> = {
   'schedule create with no interval': { args: () => ['review', 'schedule', 'create', 'nightly', '--kb', checkout], message: /give exactly one of --every INTERVAL or --cron EXPR/ },
   'schedule create with --every and --cron': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', '24h', '--cron', '0 3 * * *', '--kb', checkout], message: /give exactly one of --every INTERVAL or --cron EXPR/ },
   'schedule create --every soon': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', 'soon', '--kb', checkout], message: /--every must be an interval such as 24h, 30m or 90s, got "soon"/ },
+  'schedule create --every 0s': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', '0s', '--kb', checkout], message: /--every must be longer than nothing \(an interval such as 24h, 30m or 90s\), got "0s"/ },
+  'schedule create --cron "every day"': { args: () => ['review', 'schedule', 'create', 'nightly', '--cron', 'every day', '--kb', checkout], message: /--cron must be a cron expression of five fields .*, got "every day"/ },
   'schedule create --overlap sometimes': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', '24h', '--overlap', 'sometimes', '--kb', checkout], message: /--overlap must be one of skip, buffer-one, .*, got "sometimes"/ },
   'schedule create --concurrency -2': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', '24h', '--concurrency', '-2', '--kb', checkout], message: /--concurrency must be a positive whole number/ },
   'schedule create with no server': { args: () => ['review', 'schedule', 'create', 'nightly', '--every', '24h', '--kb', checkout, ...fake()], message: /cannot reach Temporal at 127\.0\.0\.1:1/ },
@@ -80,9 +82,10 @@ describe('the sweep commands\' error paths', () => {
     [['review', 'retry']],
     [['review', 'schedule', 'create', 'nightly', '--overlap']],
     [['review', 'cancel']],
-  ])('the usage error %j exits 1', async (args) => {
+  ])('the usage error %j exits 1 with its one line and one hint naming the command\'s help', async (args) => {
     const run = await runCli(args, { env: { TEMPORAL_ADDRESS: UNREACHABLE }, cwd: checkout });
     expect(run.exitCode).toBe(1);
-    expect(String(run.stderr).split('\n')[0]).toMatch(/^error: /);
+    const command = args.filter((arg) => !arg.startsWith('-') && arg !== 'nightly').join(' ');
+    expect(String(run.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: /), `see commonplace ${command} --help`]);
   });
 });

@@ -85,10 +85,14 @@ describe('commonplace probe', () => {
     });
   });
 
-  test('an unknown profile is a one-line error naming the known ones', async () => {
+  test('an unknown profile is a one-line error naming the known ones, refused before a workflow starts', async () => {
     const probe = await runCli(['probe', '--profile', 'nosuch'], { env: { TEMPORAL_ADDRESS: address() } });
     expect(probe.exitCode).toBe(1);
-    expect(String(probe.stderr).trim().split('\n').at(-1)).toMatch(/unknown worker profile "nosuch" .*known: claude, claude-lean, codex, pi, fake/);
+    const lines = String(probe.stderr).trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^commonplace: unknown worker profile "nosuch" .*known: claude, claude-lean, codex, pi, fake/);
+    const started = await env().client.workflowService.countWorkflowExecutions({ namespace: 'default', query: 'WorkflowId STARTS_WITH "probe/nosuch/"' });
+    expect(Number(started.count)).toBe(0);
   });
 
   test('an unreachable server makes probe exit 1 with one line naming the address and suggesting commonplace dev', async () => {

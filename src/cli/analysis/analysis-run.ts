@@ -12,7 +12,7 @@ import { loadPlan, PlanError } from '../../analysis/load-plan.js';
 import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../../analysis/progress.js';
 import { runRecordFile } from '../../analysis/run-dir.js';
 import { analysisWorkflowId } from '../../analysis/run-id.js';
-import { openCheckout } from '../shared/checkout.js';
+import { checkoutIdAt, openCheckout } from '../shared/checkout.js';
 import { PrepareError, prepareRun } from '../../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../../activities/analysis/runs.js';
 import { GitError } from '../../fs/git.js';
@@ -22,6 +22,7 @@ import { analysisFormat, analysisNext, formatInspect, formatResult, formatStop }
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { follow, type RunOutcome } from '../shared/follow.js';
 import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, maxCostOption, parseOptions } from '../shared/options.js';
@@ -127,7 +128,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
   } catch (error) {
     throw asUserError(error);
   }
-  const workflowId = analysisWorkflowId(await openCheckout(run.parameters.checkout), runId);
+  const workflowId = analysisWorkflowId(await checkoutIdAt(run.parameters.checkout), runId);
   const recorded = await readRecord(run);
   if (recorded?.status === 'exhausted') {
     // The run directory says it ended: no server is needed to say what is left.
@@ -136,6 +137,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     return;
   }
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof analysisWorkflow>(workflowId);
   const state = await describe(handle, run);
   if (state === 'COMPLETED') {
@@ -196,7 +198,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
 async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
   try {
     const client = await connectClient();
-    const handle = client.workflow.getHandle(analysisWorkflowId(await openCheckout(run.parameters.checkout), run.runId));
+    const handle = client.workflow.getHandle(analysisWorkflowId(await checkoutIdAt(run.parameters.checkout), run.runId));
     if ((await describe(handle, run)) === undefined) return 'no workflow for it on the server';
     const timeout = new Promise<string>((done) => setTimeout(() => done('no worker answered within 5 s'), 5000).unref());
     return await Promise.race([handle.query(progressQuery), timeout]);

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { checkLaunchInputs } from '../shared/input-checks.js';
 import { probe, type ProbeResult } from '../../workflows/probe.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { portable, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
@@ -56,7 +58,10 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
   const profilesFile = existingFile(options.profiles, '--profiles');
   const checkout = existingFile(options.kb, '--kb');
   const scenario = existingFile(options.scenario, '--scenario');
+  // The profile resolves here, in the file the worker will read, before anything starts: no failed probe is left behind.
+  checkLaunchInputs({ profile: options.profile, ...(checkout && { checkout }), ...(profilesFile && { profilesFile }) });
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const workflowId = probeWorkflowId(options.profile);
   const given = {
     probeId: workflowId,

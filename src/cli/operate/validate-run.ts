@@ -65,12 +65,22 @@ async function validate(targets: string[], options: ValidateOptions): Promise<vo
     return;
   }
   const checkout = findCheckout(cwd, options.kb);
-  const files = await collectFiles(checkout.root, targets, cwd);
+  const files = await collectFiles(checkout.root, targets.map((target) => againstKb(target, checkout.root, options.kb)), cwd);
   const registry = new TypeRegistry(checkout.root);
   const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry }), registry);
   if (options.json) printJson('validate-files', 1, filesDocument(report));
   else process.stdout.write(formatFilesHuman(report, { verbose: options.verbose ?? false }));
   process.exitCode = report.summary.failures > 0 ? 1 : 0;
+}
+
+/**
+ * A relative target run from outside the checkout that `--kb` names is a path of that checkout
+ * (`validate --kb ~/notes kb/notes/x.md`), unless it names a place inside it from here already.
+ */
+function againstKb(target: string, root: string, kb: string | undefined): string {
+  if (kb === undefined || path.isAbsolute(target)) return target;
+  const inside = (dir: string) => !path.relative(root, dir).startsWith('..') && !path.isAbsolute(path.relative(root, dir));
+  return inside(process.cwd()) || inside(path.resolve(target)) ? target : path.join(root, target);
 }
 
 /** The body of `validate-files` v1 (docs/schemas/validate-files.v1.schema.json). */

@@ -2,6 +2,7 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { connectionSettings, connectWorker } from '../shared/connection.js';
+import { missingAttributesMessage, missingSearchAttributes } from '../shared/preflight.js';
 import { installQuietRuntime } from '../shared/runtime.js';
 import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
 
@@ -15,6 +16,11 @@ export async function runWorker(options: { state: string; maxLaunches: number } 
   const settings = connectionSettings();
   process.stderr.write(`connecting to ${settings.address} (namespace ${settings.namespace})...\n`);
   const connection: NativeConnection = await connectWorker(settings);
+  // The worker goes on without them (a namespace can be fixed while it runs), but says once what fails until then.
+  const missing = await missingSearchAttributes(connection.operatorService, settings.namespace);
+  if (missing !== undefined && missing.length > 0) {
+    process.stderr.write(`commonplace: warning: ${missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`);
+  }
   const { worker, bundledMs } = await startWorker({
     connection,
     namespace: settings.namespace,
@@ -32,4 +38,5 @@ export async function runWorker(options: { state: string; maxLaunches: number } 
     unwatch();
   }
   await connection.close();
+  process.stderr.write(`worker stopped: no longer polling ${settings.address} (namespace ${settings.namespace})\n`);
 }

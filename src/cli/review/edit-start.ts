@@ -17,8 +17,9 @@ import { notePathProblem } from '../../review/paths.js';
 import { runDetails } from '../../runs/run-details.js';
 import { STOP_RULES } from '../../runs/stop.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
-import { checkoutRootOf, openCheckout } from '../shared/checkout.js';
+import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
 import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { printJson } from '../shared/json-output.js';
@@ -159,8 +160,9 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   await start.check?.(checkout);
   // The server first: an unreachable one is refused before the checkout is set up for runs.
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const noteSha256 = sha256(text);
-  const id = await openCheckout(checkout);
+  const id = await checkoutIdAt(checkout);
   const workflowId = editWorkflowId(start.kind, id, note, noteSha256);
   const runId = editRunId(start.kind, note, noteSha256, sha256(note));
   const definitions = EDIT_WORKFLOWS[start.kind];
@@ -234,6 +236,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   };
   checkLaunchInputs({ ...base, profile: fresh.options.profile });
   await cancelSuperseded(client, start.kind, note, workflowId);
+  await openCheckout(checkout);
   await warnUnheld(client, checkout);
   // The input names the checkout by its ID and paths relative to it.
   const carried = await portable(base, checkout);

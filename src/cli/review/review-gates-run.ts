@@ -5,8 +5,9 @@ import type { SweepInput } from '../../review/sweep-types.js';
 import type { gateSweep } from '../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../search-attributes.js';
 import { checkoutIdOf } from '../../places.js';
-import { checkoutRootOf, openCheckout } from '../shared/checkout.js';
+import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
 import { connectClient } from '../shared/connection.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { maxCostOption, parseOptions } from '../shared/options.js';
@@ -42,7 +43,8 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const maxCostUsd = input.maxCostUsd;
   await checkSweepInput(input);
   const client = await connectClient();
-  const checkout = await openCheckout(input.checkout);
+  await requireSearchAttributes(client);
+  const checkout = await checkoutIdAt(input.checkout);
   const runId = sweepRunId(input, checkout);
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
   if (others.length > 0) {
@@ -53,6 +55,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
     .getHandle(`gates/${runId}`)
     .describe()
     .then((described) => described.status.name === 'RUNNING', () => false);
+  await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
   process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
@@ -66,6 +69,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
 /** `review run gates --resume RUN`: a running sweep resumes or is attached to; a closed one starts again on its stale pairs. */
 async function resumeGates(resume: string, maxCostUsd: number | undefined, options: RunGatesOptions): Promise<void> {
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${resume}`);
   const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${resume} (workflow gates/${resume} not found)`);
@@ -89,6 +93,7 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
 export async function runRetry(run: string, options: RetryOptions): Promise<void> {
   const named = options.kb === undefined ? undefined : checkoutRootOf(options.kb);
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
   const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);

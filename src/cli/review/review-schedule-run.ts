@@ -5,7 +5,8 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { gateSweep } from '../../workflows/gate-sweep.js';
 import { openCheckout } from '../shared/checkout.js';
 import { connectClient } from '../shared/connection.js';
-import { UserError } from '../shared/errors.js';
+import { requireSearchAttributes } from '../shared/preflight.js';
+import { rootMessage, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { portable, shown, warnUnheld } from '../shared/places.js';
 import { OVERLAP_POLICIES } from './sweep-options.js';
@@ -65,6 +66,13 @@ async function existing(client: Client, name: string): Promise<ScheduleHandle> {
   return handle;
 }
 
+/** A cron expression as Temporal reads one: five to seven fields of cron characters, or a descriptor; the server checks the values. */
+function cronShaped(cron: string): boolean {
+  if (/^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/.test(cron.trim()) || /^@every \S+$/.test(cron.trim())) return true;
+  const fields = cron.trim().split(/\s+/);
+  return fields.length >= 5 && fields.length <= 7 && fields.every((field) => /^[\d*/,?LW#A-Za-z-]+$/.test(field));
+}
+
 /** What `review schedule create` asks for, read once: the name, when, the overlap policy and the sweep's input. */
 interface ScheduleRequest {
   name: string;
@@ -79,6 +87,10 @@ function parseScheduleCommand(name: string, options: ScheduleCreateOptions): Sch
   checkName(name);
   if (!options.every === !options.cron) throw new UserError('give exactly one of --every INTERVAL or --cron EXPR');
   if (options.every !== undefined && !/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(options.every)) throw new UserError(`--every must be an interval such as 24h, 30m or 90s, got "${options.every}"`);
+  if (options.every !== undefined && parseFloat(options.every) === 0) throw new UserError(`--every must be longer than nothing (an interval such as 24h, 30m or 90s), got "${options.every}"`);
+  if (options.cron !== undefined && !cronShaped(options.cron)) {
+    throw new UserError(`--cron must be a cron expression of five fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", or @daily, @hourly, …, got "${options.cron}"`);
+  }
   const overlap = overlapPolicies[options.overlap as keyof typeof overlapPolicies];
   if (overlap === undefined) throw new UserError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got "${options.overlap}"`);
   // Its sweeps resume by themselves after a usage limit with a known reset time.
@@ -93,6 +105,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
   const overlap = request.overlap;
   await checkSweepInput(given);
   const client = await connectClient();
+  await requireSearchAttributes(client);
   const checkout = await openCheckout(given.checkout);
   // The schedule's action names the checkout by its ID and paths relative to it, like every workflow input.
   const input = await portable(given, given.checkout);
@@ -124,6 +137,8 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
       },
     })
     .catch(async (error: Error) => {
+      // The server checks the values of a spec (a minute of 61, say): its refusal names the flag.
+      if ((error as { code?: unknown }).code === 3 || /INVALID_ARGUMENT/.test(error.message)) throw new UserError(`${options.every ? `--every ${options.every}` : `--cron "${options.cron}"`}: ${rootMessage(error)}`);
       if (!/already/i.test(error.message)) throw error;
       const owner = await scheduledCheckout(client.schedule.getHandle(scheduleId(name))).catch(() => undefined);
       throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
@@ -191,6 +206,7 @@ const done: Record<ScheduleVerb, string> = { pause: 'paused', unpause: 'unpaused
 export async function runScheduleChange(verb: ScheduleVerb, name: string, options: { json?: boolean }): Promise<void> {
   checkName(name);
   const client = await connectClient();
+  if (verb === 'trigger') await requireSearchAttributes(client);
   const handle = await existing(client, name);
   if (verb === 'pause') await handle.pause('paused by commonplace review schedule pause');
   if (verb === 'unpause') await handle.unpause('unpaused by commonplace review schedule unpause');

@@ -4,13 +4,18 @@
  * write (said once, on stderr, when an entry is added), and the checkout's ID is read or recorded.
  */
 import path from 'node:path';
-import { checkoutId } from '../../kb/checkout-id.js';
+import { checkoutId, knownCheckoutId } from '../../kb/checkout-id.js';
 import { findCheckout } from '../../kb/checkout.js';
 import { KbError } from '../../kb/errors.js';
 import { ignoreMachineLocal } from '../../kb/machine-local.js';
 import { UserError } from './errors.js';
 
-/** Opens the checkout for runs and returns its ID. */
+/** The checkout's ID for a command that may still be refused: nothing is written until it opens the checkout for work. */
+export function checkoutIdAt(root: string): Promise<string> {
+  return knownCheckoutId(root);
+}
+
+/** Opens the checkout for runs and returns its ID: only once the command is going to do work. */
 export async function openCheckout(root: string): Promise<string> {
   const ignored = await ignoreMachineLocal(root);
   if (ignored && ignored.added.length > 0) {

@@ -20,13 +20,24 @@ export function reportError(error: unknown): void {
   process.exitCode = exitCode;
 }
 
+/**
+ * An error whose message carries its innermost cause's first line when that says more: the SDK's
+ * "Failed to start Workflow" has what the server refused only in its cause.
+ */
+function withCause(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof UserError || error.cause === undefined) return error;
+  const cause = rootMessage(error).split('\n')[0]!.trim();
+  if (!cause || error.message.includes(cause)) return error;
+  return Object.assign(new Error(`${error.message}: ${cause}`, { cause: error }), { stack: error.stack });
+}
+
 /** Wraps a command's action so every failure goes through reportError. */
 export function action<A extends unknown[]>(run: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await run(...args);
     } catch (error) {
-      reportError(error);
+      reportError(withCause(error));
     }
   };
 }

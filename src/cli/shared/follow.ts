@@ -115,8 +115,9 @@ export function applicationFailure(error: WorkflowFailedError, type: string): Ap
   return undefined;
 }
 
-/** How long the server may stay unreachable while following before the CLI gives up (the run goes on). */
-const UNREACHABLE_MS = 60_000;
+/** How long the server may stay silent while following before the CLI gives up (the run goes on): 60 s, or COMMONPLACE_UNREACHABLE_SECONDS. */
+const unreachableMs = (seconds = Number(process.env.COMMONPLACE_UNREACHABLE_SECONDS)) => (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000);
+const SERVER_PROBE_MS = 3_000;
 const TICK_MS = 500;
 const MAX_BACKOFF_MS = 5_000;
 const QUERY_DEADLINE_MS = 10_000;
@@ -178,24 +179,32 @@ export async function follow<W extends Workflow, P extends LifecycleProgress>(ha
 
 async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
   const progressLine = new ProgressLine();
-  let unreachableSince: number | undefined;
+  const patience = unreachableMs();
+  // One outage is any run of calls the server did not answer, whatever each failed with: a dead server's
+  // calls alternate between unavailable and deadline-exceeded, and neither may restart the clock.
+  let silentSince: number | undefined;
   const said = new Set<Transient>();
   let closed = false;
 
-  /** Notes a transient error once per kind; throws when the server has been gone too long. */
-  const tolerate = (kind: Transient) => {
-    if (kind === 'unavailable') {
-      unreachableSince ??= Date.now();
-      if (Date.now() - unreachableSince > UNREACHABLE_MS) {
-        throw new UserError(`lost the Temporal server for ${Math.round(UNREACHABLE_MS / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`);
+  /** Whether the server answers at all: a call that timed out may be a slow workflow, or a server gone. */
+  const serverAnswers = () => handle.client.withDeadline(Date.now() + SERVER_PROBE_MS, () => handle.client.workflowService.getSystemInfo({})).then(() => true, () => false);
+
+  /** Notes a transient error once per kind; throws when the server has been silent too long. */
+  const tolerate = async (kind: Transient) => {
+    const silent = kind === 'unavailable' || (kind === 'timeout' && !(await serverAnswers()));
+    if (silent) {
+      silentSince ??= Date.now();
+      if (Date.now() - silentSince > patience) {
+        throw new UserError(`lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`);
       }
     } else {
-      unreachableSince = undefined;
+      silentSince = undefined;
     }
-    if (said.has(kind)) return;
-    said.add(kind);
-    if (kind === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one with \`commonplace worker\` or \`commonplace dev\`)`);
-    if (kind === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
+    const shown: Transient = silent ? 'unavailable' : kind;
+    if (said.has(shown)) return;
+    said.add(shown);
+    if (shown === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one with \`commonplace worker\` or \`commonplace dev\`)`);
+    if (shown === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
   };
 
   const awaitResult = async (): Promise<Settled<WorkflowResultType<W>>> => {
@@ -207,7 +216,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
         const kind = transient(error);
         if (kind === undefined) return { error };
         try {
-          tolerate(kind);
+          await tolerate(kind);
         } catch (gone) {
           return { error: gone };
         }
@@ -230,7 +239,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     try {
       const query = format.query;
       progress = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query));
-      unreachableSince = undefined;
+      silentSince = undefined;
       wait = TICK_MS;
     } catch (error) {
       if (closed) continue;
@@ -239,7 +248,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
         progressLine.end();
         throw error;
       }
-      tolerate(kind);
+      await tolerate(kind);
       wait = Math.min(wait * 2, MAX_BACKOFF_MS);
       continue;
     }

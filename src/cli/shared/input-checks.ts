@@ -8,8 +8,8 @@ import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
 import { ProfileError, selectProfile } from '../../harness/profiles.js';
 import { UserError } from './errors.js';
 
-export function checkLaunchInputs(input: { checkout: string; profile: string; profilesFile?: string; env?: Record<string, string> }): void {
-  const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
+export function checkLaunchInputs(input: { checkout?: string; profile: string; profilesFile?: string; env?: Record<string, string> }): void {
+  const source = profilesSource({ ...(input.checkout && { checkout: input.checkout }), ...(input.profilesFile && { file: input.profilesFile }) });
   try {
     selectProfile(loadProfiles(source), input.profile, source);
   } catch (error) {

@@ -11,10 +11,7 @@ import { sha256 } from '../../fs/digest.js';
 import { HostPlaces, checkoutAt } from '../../held-checkouts.js';
 import { checkoutQueue } from '../../places.js';
 import { showPathsWith } from './json-output.js';
-
-/** Temporal's enum values (TaskQueueKind NORMAL, TaskQueueType ACTIVITY), without loading the protos' module for two numbers. */
-const TASK_QUEUE_KIND_NORMAL = 1;
-const TASK_QUEUE_TYPE_ACTIVITY = 2;
+import { queuePolled, TASK_QUEUE_TYPE } from './preflight.js';
 
 /** Every checkout this command has named, so what it prints shows their paths. */
 const known = new HostPlaces();
@@ -71,10 +68,7 @@ export function shown(text: string): string {
 export async function warnUnheld(client: Client, root: string): Promise<void> {
   const [checkout] = (await checkoutPlaces(root)).checkouts();
   const queue = checkoutQueue(checkout!.id);
-  const described = await client.workflowService
-    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: queue, kind: TASK_QUEUE_KIND_NORMAL }, taskQueueType: TASK_QUEUE_TYPE_ACTIVITY })
-    .catch(() => undefined);
-  if (described && (described.pollers ?? []).length === 0) {
+  if ((await queuePolled(client, queue, TASK_QUEUE_TYPE.activity)) === false) {
     process.stderr.write(`no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`commonplace worker --kb ${root}\`\n`);
   }
 }

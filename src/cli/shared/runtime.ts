@@ -1,16 +1,38 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { debugEnabled } from './errors.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
+import { debugEnabled, rootMessage } from './errors.js';
 
 /** What a worker holding a checkout says of its checkout queue's worker, which serves activities only by design. */
 const expected = /^No workflows registered, not polling for workflow tasks/;
 
+/**
+ * An activity's expected failure, in one line: an ApplicationFailure is one the activities throw on
+ * purpose, with a type the run's stop reads (bad input, a usage limit, a launch that exited), so the
+ * operator needs what and where, not the SDK's warning object with its task token; and a run that
+ * failed, in one line. Else undefined.
+ */
+export function operatorFailureLine(entry: Pick<LogEntry, 'message' | 'meta'>): string | undefined {
+  const error = entry.meta?.error;
+  // A run that fails on such an error: its history holds the whole failure; the log says which run and why.
+  if (entry.message === 'Workflow failed' && error instanceof Error) {
+    return `commonplace: workflow ${entry.meta?.workflowType} ${entry.meta?.workflowId} failed: ${rootMessage(error).split('\n')[0]}`;
+  }
+  if (entry.message !== 'Activity failed' || !(error instanceof ApplicationFailure) || !error.type) return undefined;
+  const where = [entry.meta?.activityType, entry.meta?.workflowId].filter((part) => typeof part === 'string');
+  return `commonplace: activity ${where.join(' of ')} failed (${error.type}): ${error.message.split('\n')[0]}`;
+}
+
 /** Keeps the worker's own logging to warnings in the CLI (the bundler's report included), everything with --debug. */
 export function installQuietRuntime(): void {
-  const level = debugEnabled() ? 'DEBUG' : 'WARN';
+  const debug = debugEnabled();
+  const level = debug ? 'DEBUG' : 'WARN';
   const printer = new DefaultLogger(level);
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
-      if (!expected.test(entry.message)) printer.log(entry.level, entry.message, entry.meta);
+      if (expected.test(entry.message)) return;
+      const line = debug ? undefined : operatorFailureLine(entry);
+      if (line !== undefined) process.stderr.write(`${line}\n`);
+      else printer.log(entry.level, entry.message, entry.meta);
     }),
   });
 }

@@ -1,0 +1,103 @@
+/**
+ * The pre-flight of every command that starts work or sends a run an answer: once per namespace, the
+ * project's search attributes are there (else nothing starts: one line naming the missing ones and the
+ * command that registers them), and, for an answer, a worker polls the queue that applies it.
+ */
+import type { Client } from '@temporalio/client';
+import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
+import { connectionSettings, type ConnectionSettings } from './connection.js';
+import { connectionOverrides } from './connection-overrides.js';
+import { UserError } from './errors.js';
+
+/** Temporal's enum values (TaskQueueKind NORMAL; TaskQueueType WORKFLOW, ACTIVITY), without loading the protos' module for three numbers. */
+const TASK_QUEUE_KIND_NORMAL = 1;
+export const TASK_QUEUE_TYPE = { workflow: 1, activity: 2 } as const;
+
+/** A poller seen within this long still polls: an idle worker's long poll is answered empty at most every 70 s and polls again at once. */
+const POLLER_FRESH_MS = 90_000;
+
+interface OperatorService {
+  listSearchAttributes(request: { namespace: string }): Promise<{ customAttributes?: Record<string, unknown> | null }>;
+}
+
+/**
+ * The project's search attributes the namespace lacks (empty when all are there), or undefined when the
+ * server does not say (Temporal Cloud without operator rights): then the start itself is the check.
+ */
+export async function missingSearchAttributes(operator: OperatorService, namespace: string): Promise<string[] | undefined> {
+  const listed = await operator.listSearchAttributes({ namespace }).catch(() => undefined);
+  if (listed === undefined) return undefined;
+  const present = new Set(Object.keys(listed.customAttributes ?? {}));
+  return searchAttributeKeys.map((key) => key.name).filter((name) => !present.has(name));
+}
+
+/** The one `temporal` command that registers the missing attributes on the namespace. */
+export function registerCommand(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): string {
+  const names = missing.map((name) => `--name ${name} --type Keyword`).join(' ');
+  return `temporal operator search-attribute create --address ${settings.address} --namespace ${settings.namespace} ${names}`;
+}
+
+/** What a namespace without the attributes is, in the words of a command refused there. */
+export function missingAttributesMessage(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): string {
+  return `namespace "${settings.namespace}" on ${settings.address} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs record; register ${missing.length > 1 ? 'them' : 'it'} with \`${registerCommand(missing, settings)}\``;
+}
+
+const checked = new Map<string, Promise<void>>();
+
+/** Refuses work on a namespace without the project's search attributes, asking the server once per namespace and command. */
+export async function requireSearchAttributes(client: Client, settings: Pick<ConnectionSettings, 'address' | 'namespace'> = connectionSettings()): Promise<void> {
+  const key = `${settings.address}/${settings.namespace}`;
+  let check = checked.get(key);
+  if (check === undefined) {
+    check = missingSearchAttributes(client.connection.operatorService, settings.namespace).then((missing) => {
+      if (missing !== undefined && missing.length > 0) throw new UserError(`${missingAttributesMessage(missing, settings)}; nothing was started`);
+    });
+    checked.set(key, check);
+  }
+  await check;
+}
+
+/** Whether a worker polls `queue` for tasks of `type` now (a poller seen recently), or undefined when the server does not say. */
+export async function queuePolled(client: Client, queue: string, type: number): Promise<boolean | undefined> {
+  const described = await client.workflowService
+    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: queue, kind: TASK_QUEUE_KIND_NORMAL }, taskQueueType: type })
+    .catch(() => undefined);
+  if (described === undefined) return undefined;
+  const now = Date.now();
+  return (described.pollers ?? []).some((poller) => {
+    const seconds = poller.lastAccessTime?.seconds;
+    return seconds === undefined || seconds === null || now - Number(seconds) * 1000 < POLLER_FRESH_MS;
+  });
+}
+
+/** The global connection options this command was given, as they are typed, for a command it prints. */
+export function connectionFlags(): string {
+  const given = connectionOverrides();
+  const flags: [string, string | undefined][] = [
+    ['--address', given.address],
+    ['--namespace', given.namespace],
+    ['--profile-name', given.profileName],
+    ['--config-file', given.configFile],
+  ];
+  return flags
+    .filter((flag): flag is [string, string] => flag[1] !== undefined)
+    .map(([flag, value]) => ` ${flag} ${shellWord(value)}`)
+    .join('');
+}
+
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Refuses to send an answer (an approval, an acknowledgement) that no worker would apply: the server
+ * would hold it about half a minute and then fail it, and the operator could not tell whether it counted.
+ */
+export async function requireWorkflowWorker(client: Client, what: string, worker: string): Promise<void> {
+  if ((await queuePolled(client, TASK_QUEUE, TASK_QUEUE_TYPE.workflow)) !== false) return;
+  const settings = connectionSettings();
+  throw new UserError(
+    `${what} was NOT sent: no worker polls task queue ${TASK_QUEUE} on namespace "${settings.namespace}" at ${settings.address}; start one (\`commonplace worker${worker}${connectionFlags()}\`) and run this command again`,
+  );
+}
