@@ -13,6 +13,7 @@ import { connectClient } from '../shared/connection.js';
 import { describeEnded, endRun, graceMs, type Ended } from '../shared/run-end.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
+import { runnable } from '../shared/command-line.js';
 
 /** The workflow's status name, or undefined when the namespace has none of that ID. */
 async function workflowStatus(workflowId: string): Promise<string | undefined> {
@@ -63,7 +64,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
       printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
     } else {
       process.stdout.write(`${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`);
-      process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${next}\n`);
+      process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${runnable(next, checkout)}\n`);
     }
     process.exitCode = 1;
     return;

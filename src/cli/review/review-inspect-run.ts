@@ -11,6 +11,7 @@ import { checkoutPlaces } from '../shared/places.js';
 import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
 import { locate } from './inspect-files.js';
 import { formatInspected } from './inspect-format.js';
+import { rendered } from '../shared/render-paths.js';
 
 export interface InspectOptions {
   kb?: string;
@@ -26,5 +27,5 @@ export async function runInspect(run: string, options: InspectOptions): Promise<
   const located = await locate(checkout, run, typeof client === 'string' ? undefined : client);
   const inspected = located.kind === 'sweep' ? await inspectSweep(run, checkout, located, client) : await inspectEdit(run, checkout, located, client);
   if (options.json) printJson('review-inspect', 1, inspected);
-  else process.stdout.write(`${formatInspected(inspected)}\n`);
+  else process.stdout.write(`${rendered(formatInspected(inspected))}\n`);
 }
