@@ -85,7 +85,7 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
   ];
   if (publication !== undefined) {
     lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
-    lines.push(`  next       ${runnable(`commonplace analysis integrate ${result.runId}`)}   (merges the run branch into your branch)`);
+    lines.push(`  next       ${runnable(`commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`)}`);
   }
   return { text: lines.join('\n'), status: result.status };
 }

@@ -93,16 +93,19 @@ export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] 
 
 /**
  * A `commonplace …` command as this command prints it: the binary as invoked, the checkout it worked
- * on (`--kb`, for a command that takes one and does not name one), and its connection flags. Any other
- * text is returned as it is.
+ * on (`--kb`, for a command that takes one and does not name one), and its connection flags; a note in
+ * parentheses after it becomes a shell comment, so the whole line can be pasted. Any other text is
+ * returned as it is.
  */
 export function runnable(command: string, kb: string | undefined = namedCheckout()): string {
-  const match = /^commonplace(?:\s+(.*))?$/.exec(command.trim());
+  // A note after the command (`commonplace analysis reset R   (it says what it discards …)`) follows it as a shell comment.
+  const [, line = command, note] = /^(.*?)(?:\s{2,}\((.*)\))?$/s.exec(command.trim()) ?? [];
+  const match = /^commonplace(?:\s+(.*))?$/.exec(line);
   if (!match) return command;
   const rest = match[1] ?? '';
   const takesKb = TAKES_KB.some((words) => rest === words || rest.startsWith(`${words} `));
   const withKb = kb !== undefined && takesKb && !/(^|\s)--kb(\s|=|$)/.test(rest) ? ['--kb', shellWord(kb)] : [];
-  return [invokedBinary(), rest, ...withKb, ...connectionFlags()].filter((part) => part !== '').join(' ');
+  return `${[invokedBinary(), rest, ...withKb, ...connectionFlags()].filter((part) => part !== '').join(' ')}${note === undefined ? '' : `   # ${note}`}`;
 }
 
 /** The Temporal CLI as the operator can run it: `temporal` when PATH has it, else the one `commonplace dev` runs (COMMONPLACE_TEMPORAL_CLI, the pinned one under .tools). */
