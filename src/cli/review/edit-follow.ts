@@ -35,7 +35,7 @@ export function editNext(run: { kind: EditKind; note: string; runId: string }): 
 /** A conflict's one next command: a changed note gets a new run; a changed brief means this run cannot publish. */
 function conflictNext(progress: EditProgress, paths: readonly string[]): string[] {
   const rerun = `commonplace review run ${progress.kind} ${progress.note}`;
-  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${rerun}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
+  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${runnable(rerun)}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
   return [`  next: ${runnable(`commonplace review cancel ${progress.runId}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`];
 }
 
