@@ -191,7 +191,7 @@ describe('commonplace review run full-pass', () => {
       expect(staticDetails).toContain(`**full-pass of ${NOTE}**`);
       expect(staticDetails).toContain(`| note text (sha256) | ${sha256(start).slice(0, 12)} |`);
       expect(staticDetails).toContain('| profile | fake |');
-      expect(staticDetails).toMatch(/\| checkout \| \S+ \|/);
+      expect(staticDetails).toMatch(/\| checkout \| checkout [0-9a-f]{8} \|/);
     });
 
     test('approving with the right key (--json) completes the run, printing a completed run-outcome, and writes the note once', () => {

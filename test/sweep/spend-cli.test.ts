@@ -38,6 +38,9 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   const resumed = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--max-cost', '5'], { env: cliEnv });
   expect(resumed.exitCode).toBe(0);
   expect(resumed.stdout).toMatch(/sweep GS-\S+ completed/);
+  // The resumed sweep's report names its run directory as a path of this host, not as the token its data carries.
+  expect(resumed.stdout).toMatch(new RegExp(`^ {2}run directory +${checkout.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/kb/reports/`, 'm'));
+  expect(resumed.stdout).not.toMatch(/<checkout:/);
   expect(resumed.stdout).toContain(`${usd(0.1 * pairs.length)} of $5.00 cap`);
   expect(resumed.stdout).toMatch(/tokens +\d+\.\dk in, 0\.\dk out/);
 });

@@ -28,7 +28,7 @@ import { flag, maxCostOption, parseOptions } from '../shared/options.js';
 import { capNotApplied, resumeRequest } from '../shared/spend.js';
 import { nextStep } from '../shared/stop-format.js';
 import { rendered } from '../shared/render-paths.js';
-import { describeCommand, runnable } from '../shared/command-line.js';
+import { describeCommand, runnable, workingOn } from '../shared/command-line.js';
 
 /** Turns the library's errors into the operator's one-line (per problem) messages, exit 1. */
 function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
@@ -38,7 +38,7 @@ function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
   return error;
 }
 
-const checkoutOf = (kb: string | undefined) => findCheckout(process.cwd(), kb).root;
+const checkoutOf = (kb: string | undefined) => workingOn(findCheckout(process.cwd(), kb).root);
 
 export interface PrepareOptions {
   source: string;

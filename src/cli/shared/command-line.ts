@@ -34,6 +34,15 @@ const TAKES_KB = [
   'probe',
 ];
 
+/** The checkout this command works on, as `checkoutRootOf` resolved it. */
+let workingCheckout: string | undefined;
+
+/** Records the checkout this command works on (the one its printed commands name with `--kb`), and returns it. */
+export function workingOn(root: string): string {
+  workingCheckout = root;
+  return root;
+}
+
 /** A word as a POSIX shell reads it back: quoted only when it must be. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -78,14 +87,19 @@ export function invokedBinary(env: NodeJS.ProcessEnv = process.env, script: stri
   return `node ${shellWord(typedPath(script))}`;
 }
 
-/** The connection options this command used, as flags: what it was given, and what the environment set. */
-export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+/** `--address` and `--namespace` as this command used them: given, or set in the environment (else the same default applies to the pasted line). */
+function serverFlags(env: NodeJS.ProcessEnv): string[] {
   const given = connectionOverrides();
   const address = given.address ?? (env.TEMPORAL_ADDRESS || undefined);
   const namespace = given.namespace ?? (env.TEMPORAL_NAMESPACE || undefined);
+  return [...(address !== undefined ? ['--address', address] : []), ...(namespace !== undefined ? ['--namespace', namespace] : [])];
+}
+
+/** The connection options this command used, as flags: what it was given, and what the environment set. */
+export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  const given = connectionOverrides();
   return [
-    ...(address !== undefined ? ['--address', address] : []),
-    ...(namespace !== undefined ? ['--namespace', namespace] : []),
+    ...serverFlags(env),
     ...(given.profileName !== undefined ? ['--profile-name', given.profileName] : []),
     ...(given.configFile !== undefined ? ['--config-file', path.resolve(given.configFile)] : []),
   ].map(shellWord);
@@ -97,7 +111,7 @@ export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] 
  * parentheses after it becomes a shell comment, so the whole line can be pasted. Any other text is
  * returned as it is.
  */
-export function runnable(command: string, kb: string | undefined = namedCheckout()): string {
+export function runnable(command: string, kb: string | undefined = workingCheckout ?? namedCheckout()): string {
   // A note after the command (`commonplace analysis reset R   (it says what it discards …)`) follows it as a shell comment.
   const [, line = command, note] = /^(.*?)(?:\s{2,}\((.*)\))?$/s.exec(command.trim()) ?? [];
   const match = /^commonplace(?:\s+(.*))?$/.exec(line);
@@ -118,9 +132,5 @@ export async function temporalBinary(): Promise<string> {
 
 /** A `temporal workflow describe` line for a workflow, on the server and namespace this command used. */
 export async function describeCommand(workflowId: string): Promise<string> {
-  const given = connectionOverrides();
-  const address = given.address ?? (process.env.TEMPORAL_ADDRESS || undefined);
-  const namespace = given.namespace ?? (process.env.TEMPORAL_NAMESPACE || undefined);
-  const flags = [...(address !== undefined ? ['--address', address] : []), ...(namespace !== undefined ? ['--namespace', namespace] : [])];
-  return [await temporalBinary(), 'workflow', 'describe', '--workflow-id', workflowId, ...flags].map((part, index) => (index === 0 ? part : shellWord(part))).join(' ');
+  return [await temporalBinary(), ...['workflow', 'describe', '--workflow-id', workflowId, ...serverFlags(process.env)].map(shellWord)].join(' ');
 }
