@@ -66,6 +66,15 @@ describe('what a person reads of real runs', () => {
     expect(details).toContain("| profiles file | the package's defaults/worker-profiles.yaml |");
   });
 
+  test("an error that names the shipped profiles file names it at this host's package root, not as `<package>/…`", async () => {
+    const probe = await runCli(['probe', '--profile', 'nosuch'], { env: { TEMPORAL_ADDRESS: address() } });
+    expect(probe.exitCode).toBe(1);
+    const line = String(probe.stderr).trim().split('\n').at(-1);
+    expect(line).toMatch(/^commonplace: .*unknown worker profile "nosuch"/);
+    expect(line).toContain(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    expect(line).not.toMatch(TOKEN);
+  });
+
   test("a sweep's summary and details in the Web UI: its checkout in words and its globs escaped, so nothing vanishes", async () => {
     const checkout = await corpusCopy();
     const [note] = await someNotes(1);
