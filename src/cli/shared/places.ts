@@ -23,6 +23,7 @@ const TASK_QUEUE_TYPE_ACTIVITY = 2;
 /** Every checkout this command has named, so what it prints shows their paths. */
 const known = new HostPlaces();
 
+/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts). */
 function remember(checkout: HeldCheckout): void {
   if (known.holds(checkout.id)) return;
   known.add(checkout);
