@@ -111,8 +111,9 @@ at=""
 [ "$port" = 7233 ] || at="TEMPORAL_ADDRESS=127.0.0.1:$port "
 echo
 cat <<EOT
-== where to look (the demo's server stops with the demo; to look again, start it on the same state and ports:
-   npx commonplace dev --state $state --port $port --ui-port $ui_port )
+== where to look (the demo's server stops with the demo; to look again, start it on the same state and ports,
+   with a worker that holds the demo's checkout:
+   npx commonplace dev --state $state --port $port --ui-port $ui_port --kb $kb )
   Web UI:     http://localhost:$ui_port  (while that server runs)
               the analysis is the workflow analysis/$run; the sweep gates/GS-…; the full pass full-pass/…
   CLI:        $temporal_cli workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'

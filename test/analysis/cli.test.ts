@@ -59,7 +59,7 @@ describe('commonplace analysis prepare', () => {
     expect(first.exitCode).toBe(0);
     const runId = /^prepared (AAS-\d{4}-\d{2}-\d{2}-toy-system-01)$/m.exec(String(first.stdout))?.[1];
     expect(runId).toBeDefined();
-    expect(first.stdout).toMatch(new RegExp(`^next: commonplace analysis run ${runId}$`, 'm'));
+    expect(first.stdout).toMatch(new RegExp(`^next: node \\S+ analysis run ${runId} --kb ${checkout} --address \\S+$`, 'm'));
     const worktree = join(checkout, '..', 'worktrees', runId ?? '');
     expect(await git(worktree, 'rev-parse', 'HEAD')).toBe(head);
     expect(await git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(`analysis/${runId}`);
@@ -150,7 +150,7 @@ describe('commonplace analysis run', () => {
     // The Web UI shows the run's parameters: what prepare fixed and what run was given.
     const details = await (await env().client.workflow.getHandle(workflowOf(run)).describe()).staticDetails();
     const parameters = await readJson<RunParameters>(join(run.worktree, '.commonplace', 'analysis', run.runId, 'parameters.json'));
-    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | <checkout:${checkoutIdOf(run.checkout)}> |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture.replace(packageRoot(), '<package>')} |`, '| max cost (USD) | 12.5 |']) {
+    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | checkout ${checkoutIdOf(run.checkout)} |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture.replace(`${packageRoot()}/`, "the package's ")} |`, '| max cost (USD) | 12.5 |']) {
       expect(details).toContain(row);
     }
 
@@ -177,14 +177,14 @@ describe('commonplace analysis run', () => {
     expect(ended.exitCode).toBe(2);
     expect(ended.stdout).toMatch(new RegExp(`^run ${run.runId} ended exhausted`, 'm'));
     expect(ended.stdout).toMatch(/^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m);
-    expect(ended.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
-    expect(String(ended.stdout).match(/commonplace analysis \S+/g)).toEqual(['commonplace analysis reset']);
+    expect(ended.stdout).toMatch(new RegExp(`^  next: node \\S+ analysis reset ${run.runId} --kb `, 'm'));
+    expect(String(ended.stdout).match(/commonplace\S* analysis \S+/g)).toEqual([expect.stringMatching(/ analysis reset$/)]);
     expect(ended.stdout).not.toMatch(/continue with|prepare a new run|reset it and run again/);
     expect((await env().client.workflow.getHandle(workflowOf(run)).describe()).status.name).toBe('COMPLETED');
 
     const again = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(again.exitCode).toBe(2);
-    expect(again.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
+    expect(again.stdout).toMatch(new RegExp(`^  next: node \\S+ analysis reset ${run.runId} --kb `, 'm'));
     const againJson = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(againJson.exitCode).toBe(2);
     expect(expectShape(String(againJson.stdout), 'run-outcome')).toEqual(
@@ -200,7 +200,7 @@ describe('commonplace analysis run', () => {
     expect(inspected.stdout).toMatch(/^ {2}runtime-report +3\/3 used, 0 left$/m);
     expect(inspected.stdout).toMatch(/^ {2}runtime-report #\d+ +attempt 3 +re-ask +rejected/m);
     expect(inspected.stdout).toMatch(/evidence: \S+checks\/runtime-report\/\S+\/findings\.md/);
-    expect(inspected.stdout).toMatch(new RegExp(`^  next: commonplace analysis reset ${run.runId} `, 'm'));
+    expect(inspected.stdout).toMatch(new RegExp(`^  next: node \\S+ analysis reset ${run.runId} --kb `, 'm'));
   });
 
   test('a usage limit stops the run with exit 2 and the next command; the same command resumes it to completion without asking a completed launch again; inspect then reads it without Temporal', async () => {
@@ -211,7 +211,7 @@ describe('commonplace analysis run', () => {
     expect(stopped.stdout).toMatch(new RegExp(`^run ${run.runId} stopped at reconciliation:$`, 'm'));
     expect(stopped.stdout).toMatch(/^ {2}usage-limit \(retry\): fake usage limit: Claude AI usage limit reached/m);
     expect(stopped.stdout).toMatch(/^ {4}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
-    expect(stopped.stdout).toMatch(new RegExp(`^  continue with: commonplace analysis run ${run.runId}$`, 'm'));
+    expect(stopped.stdout).toMatch(new RegExp(`^  continue with: node \\S+ analysis run ${run.runId} --kb \\S+ --address \\S+$`, 'm'));
 
     const resumed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);

@@ -149,7 +149,7 @@ describe('commonplace review run full-pass', () => {
       expect(stopped.exitCode).toBe(2);
       expect(stopped.stdout).toMatch(new RegExp(`full-pass ${runId} waits for approval: awaiting-approval \\(operator\\)`));
       expect(key).toBeDefined();
-      expect(stopped.stdout).toContain(`approve: commonplace review approve ${runId} artifact/publication.json --key ${key}`);
+      expect(stopped.stdout).toMatch(new RegExp(`approve: node \\S+ review approve ${runId} artifact/publication\\.json --key ${key} --kb `));
     });
 
     test("the Web UI shows the stop's key in the current details and awaiting-approval as the status search attribute", () => {
@@ -191,7 +191,7 @@ describe('commonplace review run full-pass', () => {
       expect(staticDetails).toContain(`**full-pass of ${NOTE}**`);
       expect(staticDetails).toContain(`| note text (sha256) | ${sha256(start).slice(0, 12)} |`);
       expect(staticDetails).toContain('| profile | fake |');
-      expect(staticDetails).toMatch(/\| checkout \| \S+ \|/);
+      expect(staticDetails).toMatch(/\| checkout \| checkout [0-9a-f]{8} \|/);
     });
 
     test('approving with the right key (--json) completes the run, printing a completed run-outcome, and writes the note once', () => {
@@ -346,7 +346,7 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(approved.exitCode).toBe(2);
     expect(approved.stdout).toMatch(new RegExp(`full-pass ${waiting.runId} stopped: conflict \\(operator\\)`));
     expect(approved.stdout).toMatch(/kb\/notes\/agent-is-a-tool-loop\.md changed since the run began; nothing was written/);
-    expect(approved.stdout).toMatch(/to keep the note as it is now: run `commonplace review run full-pass kb\/notes\/agent-is-a-tool-loop\.md`/);
+    expect(approved.stdout).toMatch(/to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+`/);
     expect(await noteText(waiting.checkout)).toBe(hand);
     expect((await selectPairs(waiting.checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
     expect(await readFile(join(waiting.checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none')).toBe('none');
@@ -376,7 +376,7 @@ describe('the checkout guard', () => {
     expect(stopped.exitCode).toBe(2);
     expect(stopped.stdout).toMatch(new RegExp(`full-pass ${runId} stopped: checkout-changed \\(inspect\\)`));
     expect(stopped.stdout).toContain(`paths: ${stray}`);
-    expect(stopped.stdout).toContain(`commonplace review acknowledge ${runId}`);
+    expect(stopped.stdout).toContain(` review acknowledge ${runId} --kb `);
     const before = (await launches(ledger)).length;
 
     const acknowledged = await cli('review', 'acknowledge', runId);
@@ -406,7 +406,7 @@ describe('run identity', () => {
     const stopped = await fullPass('--concurrency', '1');
     expect(stopped.exitCode).toBe(2);
     expect(stopped.stdout).toMatch(new RegExp(`full-pass ${first.runId} stopped: usage-limit \\(retry\\)`));
-    expect(stopped.stdout).toContain(`continue with: commonplace review run full-pass ${NOTE}`);
+    expect(stopped.stdout).toMatch(new RegExp(`continue with: node \\S+ review run full-pass ${NOTE} --kb `));
     const atStop = (await launches(ledger)).length;
 
     const differently = await fullPass('--direction', 'shorter');

@@ -75,7 +75,8 @@ describe('commonplace review run revise', () => {
     const dir = runDir(run.checkout, run.runId);
     const first = await run.revise('--plan', await run.planFile('passes: [plain-wording]\n'));
     expect(first.exitCode).toBe(2);
-    expect(first.stdout).toContain(`approve: commonplace review approve ${run.runId} proposals/01-plain-wording.md --key`);
+    expect(first.stdout).toContain(` review approve ${run.runId} proposals/01-plain-wording.md --key`);
+    expect(first.stdout).toMatch(/^ {2}approve: node \S+ review approve /m);
     const proposalFile = join(dir, 'proposals', '01-plain-wording.md');
     const proposal = await readFile(proposalFile, 'utf8');
     expect(proposal).toContain(selections.split('\n')[0]);
@@ -86,7 +87,7 @@ describe('commonplace review run revise', () => {
     const firstKey = keyOf(first.stdout);
     const second = await run.cli('review', 'approve', run.runId, proposalFile, '--key', firstKey);
     expect(second.exitCode).toBe(2);
-    expect(second.stdout).toMatch(/waits for approval(.|\n)*approve: commonplace review approve \S+ artifact\/publication\.json --key/);
+    expect(second.stdout).toMatch(/waits for approval(.|\n)*approve: node \S+ review approve \S+ artifact\/publication\.json --key/);
     const final = await readFile(join(dir, 'artifact', 'final.md'), 'utf8');
     expect(final).toContain('The word "agent" means too many different things to define cleanly.');
     expect(final).toContain('deliberately minimal');

@@ -33,7 +33,7 @@ describe('a gate-review worker that writes a new file under kb/notes/', () => {
     expect(stopped.exitCode).toBe(2);
     expect(stopped.stdout).toMatch(/checkout-changed/);
     expect(stopped.stdout).toMatch(/the KB changed outside review state while launch \S+ ran: kb\/notes\/written-by-a-reviewer\.md/);
-    expect(stopped.stdout).toMatch(/commonplace review acknowledge GS-/);
+    expect(stopped.stdout).toMatch(/node \S+ review acknowledge GS-/);
   });
 
   test('does not have its answer accepted: no result file was written for its pair', () => {

@@ -74,7 +74,7 @@ describe('commonplace review run gates', () => {
 
     test('the sweep carries its parameters as static details for the Web UI', () => {
       // Temporal carries the checkout by its ID, never by a path of this host.
-      for (const row of [`| checkout | <checkout:${checkoutIdOf(swept.checkout)}> |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
+      for (const row of [`| checkout | checkout ${checkoutIdOf(swept.checkout)} |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates.replace(/\*/g, '\\*')} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
@@ -84,8 +84,8 @@ describe('commonplace review run gates', () => {
     });
 
     test('the stopped sweep names exactly one next command, its resume', () => {
-      expect(stopped.stdout).toMatch(/continue with: commonplace review run gates --resume GS-/);
-      expect(String(stopped.stdout).match(/commonplace review \S+ \S+/g)).toHaveLength(1);
+      expect(stopped.stdout).toMatch(/continue with: node \S+ review run gates --resume GS-/);
+      expect(String(stopped.stdout).match(/commonplace\S* review \S+ \S+/g)).toHaveLength(1);
     });
 
     test('the results accepted before the stop are written at the stop', () => {
@@ -126,8 +126,8 @@ describe('commonplace review run gates', () => {
     expect(result.stdout).toMatch(/^sweep (GS-\S+) ended exhausted: 1 pair spent their attempt budgets$/m);
     const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(result.stdout))?.[1];
     expect(result.stdout).toContain(`problem: ${notes[0]} × ${spent}`);
-    expect(String(result.stdout).match(/commonplace review \S+ \S+/g)).toEqual([`commonplace review retry ${run}`]);
-    expect(result.stdout).toMatch(new RegExp(`^  next: commonplace review retry ${run}$`, 'm'));
+    expect(String(result.stdout).match(/commonplace\S* review \S+ \S+/g)).toEqual([expect.stringMatching(new RegExp(`review retry ${run}$`))]);
+    expect(result.stdout).toMatch(new RegExp(`^  next: node \\S+ review retry ${run} --kb \\S+ --address \\S+$`, 'm'));
 
     // The same command again sweeps the pair still stale and ends exhausted again: --json says so, with the one step left.
     const again = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!, '--json'], {
@@ -244,7 +244,7 @@ describe('commonplace review schedule', () => {
     });
 
     test('the scheduled sweep carries its parameters as static details', () => {
-      expect(details).toContain(`| checkout | <checkout:${checkoutId}> |`);
+      expect(details).toContain(`| checkout | checkout ${checkoutId} |`);
       expect(details).toMatch(/\| auto-resume \| yes \|/);
       expect(details).toContain(`| schedule | ${name} (every 24h, overlap skip) |`);
     });

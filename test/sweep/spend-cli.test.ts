@@ -23,7 +23,7 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
   expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.1500 cap/);
-  const runId = /continue with a higher cap: commonplace review run gates --resume (GS-\S+) --max-cost 0\.2$/m.exec(String(stopped.stdout))?.[1];
+  const runId = /continue with a higher cap: node \S+ review run gates --resume (GS-\S+) --max-cost 0\.2 --kb \S+ --address \S+$/m.exec(String(stopped.stdout))?.[1];
   expect(runId).toBeDefined();
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 
@@ -38,6 +38,9 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   const resumed = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--max-cost', '5'], { env: cliEnv });
   expect(resumed.exitCode).toBe(0);
   expect(resumed.stdout).toMatch(/sweep GS-\S+ completed/);
+  // The resumed sweep's report names its run directory as a path of this host, not as the token its data carries.
+  expect(resumed.stdout).toMatch(new RegExp(`^ {2}run directory +${checkout.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/kb/reports/`, 'm'));
+  expect(resumed.stdout).not.toMatch(/<checkout:/);
   expect(resumed.stdout).toContain(`${usd(0.1 * pairs.length)} of $5.00 cap`);
   expect(resumed.stdout).toMatch(/tokens +\d+\.\dk in, 0\.\dk out/);
 });

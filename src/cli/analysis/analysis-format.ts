@@ -11,6 +11,7 @@ import { nextLine, nextStep, stopLines, type NextCommands } from '../shared/stop
 import { spendLine, usd } from '../../runs/spend.js';
 import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
 import { spendLines } from '../shared/spend.js';
+import { runnable } from '../shared/command-line.js';
 
 const short = (sha: string | undefined) => (sha === undefined ? '-' : sha.slice(0, 12));
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
@@ -46,7 +47,7 @@ function stopsOf(progress: AnalysisProgress): string[] {
 export function formatStop(progress: AnalysisProgress): string {
   const lines = [`run ${progress.runId} stopped at ${progress.stage}:`, ...stopsOf(progress)];
   lines.push('  nothing completed before the stop is asked again');
-  lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId)));
+  lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend));
   return lines.join('\n');
 }
 
@@ -84,7 +85,7 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
   ];
   if (publication !== undefined) {
     lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
-    lines.push(`  next       commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`);
+    lines.push(`  next       ${runnable(`commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`)}`);
   }
   return { text: lines.join('\n'), status: result.status };
 }
@@ -92,7 +93,7 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
 /** How the follow loop reads an analysis; with a client, the line adds what its running launches are doing. */
 export function analysisFormat(client?: Client, json = false): FollowFormat<AnalysisProgress, AnalysisResult> {
   const line = client ? async (progress: AnalysisProgress) => `${progressLine(progress)}${liveSuffix(await liveLaunches(client, progress.workflowId))}` : progressLine;
-  const next = (progress: AnalysisProgress) => nextStep(progress.stops, progress.status, analysisNext(progress.runId))?.command;
+  const next = (progress: AnalysisProgress) => nextStep(progress.stops, progress.status, analysisNext(progress.runId), progress.spend)?.command;
   return { query: progressQuery, line, stopped: formatStop, result: formatResult, next, json };
 }
 
@@ -109,7 +110,7 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   if (progress.stops.length > 0) {
     lines.push(progress.status === 'exhausted' ? 'ended by' : 'stop');
     lines.push(...stopsOf(progress));
-    lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId)));
+    lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend));
   }
   lines.push('budgets (attempts used of the plan\'s budget)');
   for (const [role, budget] of Object.entries(progress.budgets)) lines.push(`  ${pad(role, 24)}${budget.used}/${budget.max} used, ${budget.max - budget.used} left`);

@@ -13,6 +13,7 @@ import { connectClient } from '../shared/connection.js';
 import { describeEnded, endRun, graceMs, type Ended } from '../shared/run-end.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
+import { runnable, workingOn } from '../shared/command-line.js';
 
 /** The workflow's status name, or undefined when the namespace has none of that ID. */
 async function workflowStatus(workflowId: string): Promise<string | undefined> {
@@ -36,7 +37,7 @@ export interface ResetOptions {
 export async function runReset(runId: string, options: ResetOptions): Promise<void> {
   const grace = graceMs(options.grace);
   if (parseRunId(runId) === undefined) throw new UserError(`"${runId}" is not a run ID (AAS-<YYYY-MM-DD>-<system>-<nn>)`);
-  const checkout = findCheckout(process.cwd(), options.kb).root;
+  const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   const earlier = await readResetRecord(checkout, runId);
   const record = resetRecordFile(checkout, runId);
   if (earlier?.state === 'reset') {
@@ -63,7 +64,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
       printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
     } else {
       process.stdout.write(`${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`);
-      process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${next}\n`);
+      process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${runnable(next, checkout)}\n`);
     }
     process.exitCode = 1;
     return;
@@ -90,7 +91,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
 
 /** `analysis integrate <run-id>`: the guarded merge of a published run's branch into main; repeating it is a no-op. */
 export async function runIntegrate(runId: string, options: { kb?: string; json?: boolean }): Promise<void> {
-  const checkout = findCheckout(process.cwd(), options.kb).root;
+  const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   let result;
   try {
     result = await integrateRun(checkout, await locateRun(checkout, runId));

@@ -28,6 +28,8 @@ import { printJson } from '../shared/json-output.js';
 import { flag, maxCostOption, parseOptions } from '../shared/options.js';
 import { capNotApplied, resumeRequest } from '../shared/spend.js';
 import { nextStep } from '../shared/stop-format.js';
+import { rendered } from '../shared/render-paths.js';
+import { describeCommand, runnable, workingOn } from '../shared/command-line.js';
 
 /** Turns the library's errors into the operator's one-line (per problem) messages, exit 1. */
 function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
@@ -37,7 +39,7 @@ function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
   return error;
 }
 
-const checkoutOf = (kb: string | undefined) => findCheckout(process.cwd(), kb).root;
+const checkoutOf = (kb: string | undefined) => workingOn(findCheckout(process.cwd(), kb).root);
 
 export interface PrepareOptions {
   source: string;
@@ -81,7 +83,7 @@ export async function runPrepare(system: string, options: PrepareOptions): Promi
       `  plan       ${parameters.plan} (sha256 ${parameters.planSha256.slice(0, 12)}), layout ${parameters.layout}`,
       `  source     ${parameters.source.kind} ${parameters.source.location}${parameters.source.revision ? ` at ${parameters.source.revision}` : ''}`,
       `  profile    ${parameters.profile}`,
-      `next: ${next}`,
+      `next: ${runnable(next, parameters.checkout)}`,
       '',
     ].join('\n'),
   );
@@ -99,7 +101,7 @@ function printResult(workflowId: string, result: AnalysisResult, json: boolean |
   const { text, status, next } = formatResult(result);
   const exitCode = status === 'exhausted' ? 2 : 0;
   if (json) printJson('run-outcome', 1, { workflowId, runId: result.runId, status, exitCode, ...(next !== undefined && { next }), result } satisfies RunOutcome);
-  else process.stdout.write(`${text}\n`);
+  else process.stdout.write(`${rendered(text)}\n`);
   if (exitCode !== 0) process.exitCode = exitCode;
 }
 
@@ -158,10 +160,10 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
         if (!(error instanceof WorkflowUpdateFailedError)) throw error;
         const why = error.cause?.message ?? error.message;
         if (options.json) {
-          const next = nextStep(progress.stops, progress.status, analysisNext(runId))?.command ?? `commonplace analysis run ${runId}`;
+          const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command ?? `commonplace analysis run ${runId}`;
           printJson('run-outcome', 1, { workflowId, runId, status: 'stopped', exitCode: 2, next, stops: progress.stops, message: `not resumed: ${why}`, progress } satisfies RunOutcome);
         } else {
-          process.stdout.write(`${formatStop(progress)}\n  not resumed: ${why}\n`);
+          process.stdout.write(rendered(`${formatStop(progress)}\n  not resumed: ${why}\n`));
         }
         process.exitCode = 2;
         return;
@@ -184,7 +186,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     };
     checkLaunchInputs({ checkout: run.worktree, profile: run.parameters.profile, ...(input.profilesFile !== undefined && { profilesFile: input.profilesFile }), ...(input.env !== undefined && { env: input.env }) });
     await startRun(client, run, input);
-    process.stderr.write(`started ${workflowId}; watch it in the Web UI or with: temporal workflow describe --workflow-id ${workflowId}\n`);
+    process.stderr.write(`started ${workflowId}; watch it in the Web UI or with: ${await describeCommand(workflowId)}\n`);
     action = 'started';
   }
   if (options.detach) {
@@ -233,13 +235,13 @@ export async function runInspect(runId: string, options: { json?: boolean; kb?: 
       printJson('analysis-inspect', 1, { runId, status: 'prepared', worktree: run.worktree, runDir: run.runDir, readFrom: where, parameters });
       return;
     }
-    process.stdout.write(`run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: commonplace analysis run ${runId}\n`);
+    process.stdout.write(`run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: ${runnable(`commonplace analysis run ${runId}`, run.parameters.checkout)}\n`);
     return;
   }
   if (options.json) {
-    const next = nextStep(progress.stops, progress.status, analysisNext(runId))?.command;
+    const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command;
     printJson('analysis-inspect', 1, { ...progress, worktree: run.worktree, parameters: run.parameters, readFrom: where, ...(next !== undefined && { next }) });
     return;
   }
-  process.stdout.write(`${formatInspect(progress, where)}\n`);
+  process.stdout.write(`${rendered(formatInspect(progress, where))}\n`);
 }

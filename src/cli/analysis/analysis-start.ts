@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { AnalysisInput } from '../../analysis/progress.js';
 import { analysisWorkflowId } from '../../analysis/run-id.js';
 import type { LocatedRun } from '../../activities/analysis/runs.js';
-import { runDetails } from '../../runs/run-details.js';
+import { markdownText, runDetails } from '../../runs/run-details.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { analysis as analysisWorkflow } from '../../workflows/analysis.js';
 import { openCheckout } from '../shared/checkout.js';
@@ -68,9 +68,9 @@ export async function startRun(client: Client, run: LocatedRun, given: AnalysisI
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     args: [input],
     memo: { worktree: input.worktree },
-    staticSummary: `analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`,
+    staticSummary: markdownText(`analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`),
     // The details name the checkout, worktree and source as the input does: from their roots, not this host's paths.
-    staticDetails: await portable(analysisDetails(run, given), run.parameters.checkout),
+    staticDetails: analysisDetails(await portable(run, run.parameters.checkout), input),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: 'analysis' },
       { key: CommonplaceStatus, value: 'running' },

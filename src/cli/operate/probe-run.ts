@@ -6,9 +6,9 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
-import { portable, warnUnheld } from '../shared/places.js';
+import { portable, tokensOf, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
-import { runDetails } from '../../runs/run-details.js';
+import { markdownText, runDetails } from '../../runs/run-details.js';
 
 export interface ProbeOptions {
   profile: string;
@@ -76,13 +76,17 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
     taskQueue: TASK_QUEUE,
     workflowId,
     args: [checkout ? await portable(given, checkout) : given],
-    staticSummary: `probe of worker profile ${options.profile}`,
-    staticDetails: runDetails(`probe of worker profile ${options.profile}`, [
-      ['profile', options.profile],
-      ['profiles file', profilesFile],
-      ['checkout', checkout],
-      ['fake scenario', scenario],
-    ]),
+    staticSummary: markdownText(`probe of worker profile ${options.profile}`),
+    // The details name the checkout, the profiles and the scenario from their places, as the input does: no host path in the history.
+    staticDetails: runDetails(
+      `probe of worker profile ${options.profile}`,
+      tokensOf([
+        ['profile', options.profile],
+        ['profiles file', profilesFile],
+        ['checkout', checkout],
+        ['fake scenario', scenario],
+      ] as const),
+    ),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: 'probe' },
       { key: CommonplaceStatus, value: 'running' },

@@ -5,6 +5,7 @@ import { openSignal } from '../../workflows/quota-gate.js';
 import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
+import { runnable } from '../shared/command-line.js';
 
 /** What a gate's memo says: written by the gate on every transition, so listing needs no worker. */
 export interface QuotaMemo {
@@ -49,7 +50,7 @@ export async function openQuotaGate(client: Client, account: string): Promise<vo
   try {
     await client.workflow.getHandle(quotaGateId(account)).signal(openSignal, 'commonplace quota open');
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new UserError(`there is no quota gate for ${account} (\`commonplace quota\` lists them)`);
+    if (error instanceof WorkflowNotFoundError) throw new UserError(`there is no quota gate for ${account} (\`${runnable('commonplace quota')}\` lists them)`);
     throw error;
   }
 }

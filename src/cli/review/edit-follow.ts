@@ -13,6 +13,7 @@ import * as reviseWorkflow from '../../workflows/revise.js';
 import { follow } from '../shared/follow.js';
 import { spendLines } from '../shared/spend.js';
 import { nextLine, nextStep, stopDetails, type NextCommands } from '../shared/stop-format.js';
+import { runnable } from '../shared/command-line.js';
 
 /** The workflow definitions of each kind of editing run: started, queried and updated through these. */
 export const EDIT_WORKFLOWS = { 'full-pass': fullPassWorkflow, revise: reviseWorkflow } as const;
@@ -34,8 +35,8 @@ export function editNext(run: { kind: EditKind; note: string; runId: string }): 
 /** A conflict's one next command: a changed note gets a new run; a changed brief means this run cannot publish. */
 function conflictNext(progress: EditProgress, paths: readonly string[]): string[] {
   const rerun = `commonplace review run ${progress.kind} ${progress.note}`;
-  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${rerun}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
-  return [`  next: commonplace review cancel ${progress.runId}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`];
+  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${runnable(rerun)}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
+  return [`  next: ${runnable(`commonplace review cancel ${progress.runId}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`];
 }
 
 /** What a stop reads like to the operator, with the one command to type next. */
@@ -48,7 +49,7 @@ export function formatEditStop(progress: EditProgress): string {
   const first = progress.stops[0];
   if (first?.kind === 'conflict') return [...lines, ...conflictNext(progress, first.paths ?? [])].join('\n');
   if (first !== undefined && STOP_RULES[first.kind].by === 'resume') lines.push('  nothing accepted so far is asked again');
-  lines.push(...nextLine(progress.stops, progress.status, editNext(progress)));
+  lines.push(...nextLine(progress.stops, progress.status, editNext(progress), '  ', progress.spend));
   return lines.join('\n');
 }
 
@@ -87,7 +88,7 @@ export function editNextCommand(progress: EditProgress): string | undefined {
   if (first?.kind === 'conflict') {
     return (first.paths ?? []).includes(progress.note) ? rerunOf(progress) : `commonplace review cancel ${progress.runId}`;
   }
-  return nextStep(progress.stops, progress.status, { ...editNext(progress), ended: rerunOf(progress) })?.command;
+  return nextStep(progress.stops, progress.status, { ...editNext(progress), ended: rerunOf(progress) }, progress.spend)?.command;
 }
 
 /** The end of a run with, when it ended exhausted, the one step left (for `--json`). */

@@ -7,10 +7,11 @@ import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
 import type { EditKind } from '../../review/edit/types.js';
 import { UserError } from '../shared/errors.js';
 import type { EditWorkflow } from './edit-follow.js';
+import { workingOn } from '../shared/command-line.js';
 
 /** A run ID's workflow and directory, from its run.json: known before any server is asked. */
 export async function recordedRun(kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string }> {
-  return recordedRunIn(findCheckout(process.cwd(), kb).root, run);
+  return recordedRunIn(workingOn(findCheckout(process.cwd(), kb).root), run);
 }
 
 /** The same, in a checkout already resolved. */
@@ -22,7 +23,7 @@ async function recordedRunIn(checkout: string, run: string): Promise<{ checkout:
 
 /** Finds a run by its run ID (its directory's run.json) or its workflow ID. */
 export async function resolveRun(client: Client, kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string; kind: EditKind; handle: WorkflowHandle<EditWorkflow> }> {
-  const checkout = findCheckout(process.cwd(), kb).root;
+  const checkout = workingOn(findCheckout(process.cwd(), kb).root);
   let runId = run;
   let workflowId: string | undefined;
   if (run.includes('/')) {

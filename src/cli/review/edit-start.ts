@@ -14,7 +14,7 @@ import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
 import type { EditKind, EditOptions, EditRunInput } from '../../review/edit/types.js';
 import { noteParts } from '../../review/hash.js';
 import { notePathProblem } from '../../review/paths.js';
-import { runDetails } from '../../runs/run-details.js';
+import { markdownText, runDetails } from '../../runs/run-details.js';
 import { STOP_RULES } from '../../runs/stop.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../shared/checkout.js';
@@ -246,7 +246,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: reuse,
     memo: { runId, note, checkout: carried.checkout, options: fresh.options },
-    staticSummary: `${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`,
+    staticSummary: markdownText(`${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`),
     staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: start.kind },

@@ -6,6 +6,7 @@ import { shown } from '../shared/places.js';
 import { stopLines } from '../shared/stop-format.js';
 import type { Inspected, LaunchRecord } from './inspect-record.js';
 import { duration } from './sweep-format.js';
+import { runnable } from '../shared/command-line.js';
 
 const money = (amount: number | null) => (amount === null ? 'cost unknown' : `$${amount.toFixed(4)}`);
 
@@ -44,7 +45,7 @@ export function formatInspected(inspected: Inspected): string {
     lines.push(inspected.status === 'exhausted' ? 'ended by' : 'stops');
     for (const stop of inspected.stops) lines.push(...stopLines(stop, '  ', inspected.kind === 'sweep' ? null : inspected.runDir));
   }
-  if (inspected.next) lines.push(`  next: ${inspected.next}`);
+  if (inspected.next) lines.push(`  next: ${runnable(inspected.next)}`);
   const { launches } = inspected;
   if (launches.source === 'unavailable') lines.push(`launches: not available: ${launches.why}`);
   else {
@@ -70,7 +71,7 @@ export function formatInspected(inspected: Inspected): string {
       if (packet.remaining.length > 0) lines.push(`  remaining   ${packet.remaining.join(', ')}`);
       if (packet.introduced.length > 0) lines.push(`  introduced  ${packet.introduced.join(', ')}`);
       for (const pass of packet.passes) lines.push(`  pass        ${pass}`);
-      lines.push(`  whether it still describes the note: commonplace review packet ${inspected.runId}`);
+      lines.push(`  whether it still describes the note: ${runnable(`commonplace review packet ${inspected.runId}`)}`);
     }
   }
   return lines.map(shown).join('\n');

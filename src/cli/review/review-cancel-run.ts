@@ -6,6 +6,7 @@ import { describeEnded, endRun, graceMs } from '../shared/run-end.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { resolveRun } from './edit-lookup.js';
+import { rendered } from '../shared/render-paths.js';
 
 export interface CancelOptions {
   kb?: string;
@@ -65,5 +66,5 @@ export async function runCancel(run: string, options: CancelOptions): Promise<vo
     });
     return;
   }
-  process.stdout.write(`${message}\n`);
+  process.stdout.write(`${rendered(message)}\n`);
 }

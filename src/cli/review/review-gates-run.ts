@@ -11,9 +11,10 @@ import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { maxCostOption, parseOptions } from '../shared/options.js';
-import { checkoutPlaces, shown } from '../shared/places.js';
+import { checkoutPlaces, knowCheckoutHere, shown } from '../shared/places.js';
 import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from './sweep-start.js';
+import { describeCommand, runnable } from '../shared/command-line.js';
 
 export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
 export interface RetryOptions {
@@ -49,7 +50,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
   if (others.length > 0) {
     const other = others[0]!.workflowId.replace(/^gates\//, '');
-    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`commonplace review run gates --resume ${other}\` or end it with \`commonplace review cancel ${other}\``);
+    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(`commonplace review run gates --resume ${other}`, input.checkout)}\` or end it with \`${runnable(`commonplace review cancel ${other}`, input.checkout)}\``);
   }
   const open = await client.workflow
     .getHandle(`gates/${runId}`)
@@ -58,7 +59,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
-  process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: temporal workflow describe --workflow-id gates/${runId}\n`);
+  process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: ${await describeCommand(`gates/${runId}`)}\n`);
   if (options.detach) {
     if (options.json) printJson('sweep-started', 1, { runId, workflowId: `gates/${runId}`, next: `commonplace review run gates --resume ${runId}` });
     return;
@@ -68,6 +69,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
 
 /** `review run gates --resume RUN`: a running sweep resumes or is attached to; a closed one starts again on its stale pairs. */
 async function resumeGates(resume: string, maxCostUsd: number | undefined, options: RunGatesOptions): Promise<void> {
+  await knowCheckoutHere(options.kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${resume}`);
@@ -92,13 +94,14 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
  */
 export async function runRetry(run: string, options: RetryOptions): Promise<void> {
   const named = options.kb === undefined ? undefined : checkoutRootOf(options.kb);
+  await knowCheckoutHere(options.kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
   const described = await handle.describe().catch(() => {
     throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);
   });
-  if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`commonplace review run gates --resume ${run}\``, 2);
+  if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(`commonplace review run gates --resume ${run}`)}\``, 2);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
   // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.

@@ -11,6 +11,8 @@ import { checkoutPlaces } from '../shared/places.js';
 import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
 import { locate } from './inspect-files.js';
 import { formatInspected } from './inspect-format.js';
+import { rendered } from '../shared/render-paths.js';
+import { workingOn } from '../shared/command-line.js';
 
 export interface InspectOptions {
   kb?: string;
@@ -19,12 +21,12 @@ export interface InspectOptions {
 
 /** `review inspect RUN`: exit 0 once the run is printed; 1 for no such run or a bad run ID. */
 export async function runInspect(run: string, options: InspectOptions): Promise<void> {
-  const checkout = findCheckout(process.cwd(), options.kb).root;
+  const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   // The run's data names the checkout by its token: naming it here shows those as this host's paths.
   await checkoutPlaces(checkout).catch(() => undefined);
   const client = await optionalClient();
   const located = await locate(checkout, run, typeof client === 'string' ? undefined : client);
   const inspected = located.kind === 'sweep' ? await inspectSweep(run, checkout, located, client) : await inspectEdit(run, checkout, located, client);
   if (options.json) printJson('review-inspect', 1, inspected);
-  else process.stdout.write(`${formatInspected(inspected)}\n`);
+  else process.stdout.write(`${rendered(formatInspected(inspected))}\n`);
 }

@@ -8,6 +8,7 @@ import { readRunRecord, runDirOf } from '../../review/edit/runs.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { resolveNote } from './edit-start.js';
+import { workingOn } from '../shared/command-line.js';
 
 const short = (digest: string | null) => (digest === null ? 'gone' : digest.slice(0, 12));
 
@@ -103,7 +104,7 @@ function reportLines(report: PacketReport): string[] {
  * note, 2 when one does not, 1 when there is none.
  */
 export async function runPacket(subject: string, options: { kb?: string; json?: boolean }): Promise<void> {
-  const checkout = findCheckout(process.cwd(), options.kb).root;
+  const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   const reports: PacketReport[] = [];
   const run = /[/\\]|\.md$/.test(subject) ? undefined : await readRunRecord(checkout, subject);
   if (run) {

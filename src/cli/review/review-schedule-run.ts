@@ -8,10 +8,12 @@ import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
-import { portable, shown, warnUnheld } from '../shared/places.js';
+import { knowCheckoutHere, portable, shown, warnUnheld } from '../shared/places.js';
 import { OVERLAP_POLICIES } from './sweep-options.js';
 import { parseSweepCommand, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, sweepDetails, sweepIdentity } from './sweep-start.js';
+import { markdownText } from '../../runs/run-details.js';
+import { runnable } from '../shared/command-line.js';
 
 export type ScheduleCreateOptions = SweepCommandOptions & { every?: string; cron?: string; overlap: string; paused?: boolean };
 export type ScheduleVerb = 'pause' | 'unpause' | 'trigger' | 'delete';
@@ -60,7 +62,7 @@ async function existing(client: Client, name: string): Promise<ScheduleHandle> {
   try {
     await handle.describe();
   } catch (error) {
-    if (error instanceof ScheduleNotFoundError) throw new UserError(`no schedule ${name} (Temporal schedule ${scheduleId(name)}); see \`commonplace review schedule list\``);
+    if (error instanceof ScheduleNotFoundError) throw new UserError(`no schedule ${name} (Temporal schedule ${scheduleId(name)}); see \`${runnable('commonplace review schedule list')}\``);
     throw error;
   }
   return handle;
@@ -124,7 +126,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
         taskQueue: TASK_QUEUE,
         args: [input],
         memo: { identity: sweepIdentity(input), input, schedule: name, checkoutId: checkout },
-        staticSummary: `scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`,
+        staticSummary: markdownText(`scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`),
         staticDetails: sweepDetails(`scheduled gate sweep ${name}`, input, [
           ['schedule', `${name} (${when}, overlap ${options.overlap})`],
         ]),
@@ -167,6 +169,8 @@ export interface ScheduleRow {
 
 /** `review schedule list`: the sweep schedules of the namespace. */
 export async function runScheduleList(options: { json?: boolean }): Promise<void> {
+  // A schedule of the checkout this command runs in shows its path; others show their checkout's ID.
+  await knowCheckoutHere(undefined);
   const client = await connectClient();
   const rows: ScheduleRow[] = [];
   for await (const summary of client.schedule.list()) {
@@ -195,7 +199,7 @@ export async function runScheduleList(options: { json?: boolean }): Promise<void
   if (rows.length === 0) process.stdout.write('no sweep schedules\n');
   for (const row of rows) {
     process.stdout.write(
-      `${row.name}: ${row.spec}, ${row.paused ? 'paused' : 'active'}, ${row.checkout ?? 'checkout unknown'}, overlap ${row.overlap}, next ${row.nextRun ?? '-'}, running ${row.running.join(' ') || 'none'}, skipped ${row.skipped}\n`,
+      `${row.name}: ${row.spec}, ${row.paused ? 'paused' : 'active'}, ${row.checkout === null ? 'checkout unknown' : shown(row.checkout)}, overlap ${row.overlap}, next ${row.nextRun ?? '-'}, running ${row.running.join(' ') || 'none'}, skipped ${row.skipped}\n`,
     );
   }
 }

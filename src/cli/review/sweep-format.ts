@@ -7,6 +7,7 @@ import type { FollowFormat } from '../shared/follow.js';
 import { nextLine, nextStep, stopDetails, type NextCommands } from '../shared/stop-format.js';
 import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
+import { runnable } from '../shared/command-line.js';
 
 /** The commands a sweep's stops lead to. */
 export function sweepNext(runId: string): NextCommands {
@@ -86,7 +87,7 @@ export function formatSummary(summary: SweepSummary): string {
     exhausted ? `sweep ${summary.runId} ended exhausted: ${counts.problems} pair${counts.problems === 1 ? '' : 's'} spent their attempt budgets` : `sweep ${summary.runId} completed`,
     `  pairs asked        ${summary.pairs} (${summary.units} launches planned)`,
     `  results written    pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}`,
-    `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: commonplace review retry ${summary.runId})` : ''}`,
+    `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: ${runnable(`commonplace review retry ${summary.runId}`)})` : ''}`,
     `  stale on arrival   ${counts.staleOnArrival}  (left for the next sweep)`,
     `  launches / tries   ${counts.launches} / ${counts.tries}`,
     `  cost               ${counts.launches > 0 ? spendLine({ ...counts, ...(summary.spend?.capUsd !== undefined && { capUsd: summary.spend.capUsd }) }) : 'nothing launched'}`,
@@ -108,13 +109,13 @@ export function formatStop(progress: SweepProgress): string {
   for (const stop of progress.stops) lines.push(`sweep ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
   if (progress.resumesAt) lines.push(`  it goes on by itself at ${progress.resumesAt}`);
   lines.push('  results written so far are kept');
-  lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId)));
+  lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId), '  ', progress.spend));
   return lines.join('\n');
 }
 
 /** The one next command of a sweep in this progress (for `--json`). */
 export function sweepNextCommand(progress: SweepProgress): string | undefined {
-  return nextStep(progress.stops, progress.status, sweepNext(progress.runId))?.command;
+  return nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
 }
 
 /** How the follow loop reads a sweep; the line adds the running batch's counts, the rate, the elapsed time and the ETA. */

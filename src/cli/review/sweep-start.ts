@@ -9,7 +9,7 @@ import { checkoutRoot as checkoutPlace, isPlace } from '../../places.js';
 import { ReviewError } from '../../review/errors.js';
 import { selectPairs } from '../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../review/sweep-types.js';
-import { runDetails } from '../../runs/run-details.js';
+import { markdownText, runDetails } from '../../runs/run-details.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../workflows/gate-sweep.js';
 import { UserError } from '../shared/errors.js';
@@ -99,7 +99,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
     memo: { identity: sweepIdentity(input), input },
-    staticSummary: `gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`,
+    staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
     typedSearchAttributes: [
       { key: CommonplaceKind, value: 'gates' },
@@ -128,7 +128,7 @@ export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typ
     );
     if (refused !== undefined) {
       if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
-      const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId))?.command;
+      const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
       printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: 'stopped', exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, message: `not resumed: ${refused}`, progress } satisfies RunOutcome);
       process.stderr.write(`commonplace: ${handle.workflowId} not resumed: ${refused}\n`);
       process.exitCode = 2;

@@ -9,6 +9,7 @@ import { findCheckout } from '../../kb/checkout.js';
 import { KbError } from '../../kb/errors.js';
 import { ignoreMachineLocal } from '../../kb/machine-local.js';
 import { UserError } from './errors.js';
+import { workingOn } from './command-line.js';
 
 /** The checkout's ID for a command that may still be refused: nothing is written until it opens the checkout for work. */
 export function checkoutIdAt(root: string): Promise<string> {
@@ -25,10 +26,13 @@ export async function openCheckout(root: string): Promise<string> {
   return checkoutId(root);
 }
 
-/** The checkout root `--kb` (or the current directory) names; not a checkout is bad input (exit 1). */
+/**
+ * The checkout root `--kb` (or the current directory) names; not a checkout is bad input (exit 1).
+ * The commands this command prints to type next name it (`--kb`).
+ */
 export function checkoutRootOf(kb: string | undefined): string {
   try {
-    return findCheckout(process.cwd(), kb).root;
+    return workingOn(findCheckout(process.cwd(), kb).root);
   } catch (error) {
     if (error instanceof KbError) throw new UserError(error.message);
     throw error;

@@ -1,3 +1,5 @@
+import { rendered } from './render-paths.js';
+
 /** An error the operator can act on: printed as its message alone, with the exit code it carries. */
 export class UserError extends Error {
   override name = 'UserError';
@@ -15,8 +17,8 @@ export const debugEnabled = () => process.argv.includes('--debug') || process.en
 export function reportError(error: unknown): void {
   const exitCode = error instanceof UserError ? error.exitCode : 1;
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`commonplace: ${message}\n`);
-  if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.stderr.write(`commonplace: ${rendered(message)}\n`);
+  if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${rendered(error.stack)}\n`);
   process.exitCode = exitCode;
 }
 

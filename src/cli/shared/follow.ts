@@ -23,6 +23,7 @@ import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
 import { printJson } from './json-output.js';
 import { shown } from './places.js';
+import { settledAtCap } from './spend.js';
 
 /** How a run closed without failing, as its result says. */
 export type ResultStatus = 'completed' | 'blocked' | 'exhausted';
@@ -253,12 +254,14 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
       continue;
     }
     if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
+      // A cap's stop prints the cap to resume with once the launches in flight have reported their cost.
+      const atStop = await settledAtCap(handle, format.query, progress, (line) => progressLine.say(line));
       progressLine.end();
       if (format.json) {
-        const next = format.next?.(progress);
-        printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, progress } satisfies RunOutcome);
+        const next = format.next?.(atStop);
+        printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: atStop.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: atStop.stops, progress: atStop } satisfies RunOutcome);
       } else {
-        process.stdout.write(`${shown(format.stopped(progress))}\n`);
+        process.stdout.write(`${shown(format.stopped(atStop))}\n`);
       }
       process.exitCode = 2;
       return;

@@ -4,20 +4,14 @@
  * `docs/schemas/<shape>.v<version>.schema.json`, which tests check real output against; a change
  * that breaks a shape gets a new version and a new file.
  */
+import { hostPaths } from './render-paths.js';
 
 /** The document for a shape version: its name and version first, then the body. */
 export function jsonDocument(shape: string, version: number, body: object): Record<string, unknown> {
   return { shape, version, ...body };
 }
 
-let shownPaths: (text: string) => string = (text) => text;
-
-/** Set by src/cli/shared/places.ts: paths a run carries as place tokens print as this host's paths. */
-export function showPathsWith(show: (text: string) => string): void {
-  shownPaths = show;
-}
-
-/** Prints one JSON document on stdout. */
+/** Prints one JSON document on stdout; paths a run carries as tokens of a checkout this command named print as its paths here. */
 export function printJson(shape: string, version: number, body: object): void {
-  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? shownPaths(value) : value), 2)}\n`);
+  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? hostPaths(value) : value), 2)}\n`);
 }

@@ -8,18 +8,29 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { sha256 } from '../../fs/digest.js';
-import { HostPlaces, checkoutAt } from '../../held-checkouts.js';
+import { defaultWorktreesRoot } from '../../analysis/run-dir.js';
+import { HostPlaces, checkoutAt, type HeldCheckout } from '../../held-checkouts.js';
+import { knownCheckoutId } from '../../kb/checkout-id.js';
+import { findCheckout } from '../../kb/checkout.js';
 import { checkoutQueue } from '../../places.js';
-import { showPathsWith } from './json-output.js';
+import { knowCheckout, rendered } from './render-paths.js';
+import { runnable } from './command-line.js';
 import { queuePolled, TASK_QUEUE_TYPE } from './preflight.js';
 
 /** Every checkout this command has named, so what it prints shows their paths. */
 const known = new HostPlaces();
 
+/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts). */
+function remember(checkout: HeldCheckout): void {
+  if (known.holds(checkout.id)) return;
+  known.add(checkout);
+  knowCheckout(checkout.id, checkout);
+}
+
 /** The places of the checkout at `root`, known to this command from now on. */
 export async function checkoutPlaces(root: string): Promise<HostPlaces> {
   const checkout = await checkoutAt(root);
-  if (!known.holds(checkout.id)) known.add(checkout);
+  remember(checkout);
   const places = new HostPlaces();
   places.add(checkout);
   return places;
@@ -48,17 +59,31 @@ async function copiedIntoCheckout(file: string, root: string): Promise<string> {
   return copy;
 }
 
-showPathsWith((text) => shown(text));
+/**
+ * Names the checkout `--kb` or the current directory is in, when there is one, so what this command
+ * prints shows that checkout's paths; a command that needs no checkout goes on without one.
+ */
+export async function knowCheckoutHere(kb: string | undefined): Promise<void> {
+  let root: string;
+  try {
+    root = findCheckout(process.cwd(), kb).root;
+  } catch {
+    return;
+  }
+  // Its ID as recorded (or as its first command will record it): naming it here writes nothing.
+  const id = await knownCheckoutId(root).catch(() => undefined);
+  if (id !== undefined) remember({ id, root, worktrees: defaultWorktreesRoot(root) });
+}
 
-/** A text to print, with the tokens of every checkout this command named shown as its paths. */
-export function shown(text: string): string {
-  if (!text.includes('<')) return text;
-  const checkouts = new Map(known.checkouts().map((checkout) => [checkout.id, checkout]));
-  return text.replace(/<(checkout|worktrees):([0-9a-f]{8})>/g, (token, kind: string, id: string) => {
-    const checkout = checkouts.get(id);
-    if (!checkout) return token;
-    return kind === 'checkout' ? checkout.root : checkout.worktrees;
-  });
+/** A text to print, with place tokens as this host's paths or words (render-paths.ts). */
+export const shown = rendered;
+
+/**
+ * A value for what a person reads in the Web UI (static details): this host's paths of every checkout
+ * this command named, and of the package, written from their tokens — to be shown as words there.
+ */
+export function tokensOf<T>(value: T): T {
+  return known.toPortable(value);
 }
 
 /**
@@ -69,6 +94,6 @@ export async function warnUnheld(client: Client, root: string): Promise<void> {
   const [checkout] = (await checkoutPlaces(root)).checkouts();
   const queue = checkoutQueue(checkout!.id);
   if ((await queuePolled(client, queue, TASK_QUEUE_TYPE.activity)) === false) {
-    process.stderr.write(`no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`commonplace worker --kb ${root}\`\n`);
+    process.stderr.write(`no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`${runnable(`commonplace worker --kb ${root}`)}\`\n`);
   }
 }

@@ -1,11 +1,13 @@
 /**
  * How a stop reads to the operator, whatever the workflow: its kind, disposition, reason, what
  * its kind carries (a reset time, paths, a proposal's key) and its evidence — and then exactly one
- * next command, chosen by the stop's rule in `STOP_RULES`.
+ * next command, chosen by the stop's rule in `STOP_RULES`, printed runnable as it stands
+ * (command-line.ts: the binary as invoked, `--kb`, the connection).
  */
 import path from 'node:path';
 import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../../runs/stop.js';
-import { centsUp } from '../../runs/spend.js';
+import { centsUp, nextCap, type SpendTotals } from '../../runs/spend.js';
+import { runnable } from './command-line.js';
 
 /** The commands a workflow's stops lead to; each command module fills them in for its run. */
 export interface NextCommands {
@@ -26,7 +28,7 @@ export function stopDetails(stop: Stop, indent: string, runDir?: string | null):
     case 'usage-limit':
       if (stop.resetAt) lines.push(`${indent}the limit resets at ${stop.resetAt}`);
       else if (stop.probeAt) lines.push(`${indent}no reset time: the account's quota gate probes at ${stop.probeAt}`);
-      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: commonplace quota open ${stop.account})`);
+      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: ${runnable(`commonplace quota open ${stop.account}`)})`);
       break;
     case 'conflict':
     case 'checkout-changed':
@@ -50,9 +52,11 @@ export function stopLines(stop: Stop, indent = '  ', runDir?: string | null): st
 
 /**
  * The one next command for a run in these stops (the first one decides, as the workflow's own
- * current details do), with the label the operator reads it by.
+ * current details do), with the label the operator reads it by. A spend-limit stop's new cap is
+ * computed from `spend`, the run's spend as it stands now (launches in flight at the stop report
+ * after it, and the resume asks for room above all of them), else from what the stop recorded.
  */
-export function nextStep(stops: readonly Stop[], status: RunStatus, commands: NextCommands): { label: string; command: string } | undefined {
+export function nextStep(stops: readonly Stop[], status: RunStatus, commands: NextCommands, spend?: SpendTotals): { label: string; command: string } | undefined {
   const stop = stops[0];
   if (status === 'exhausted' || (stop !== undefined && STOP_RULES[stop.kind].by === 'ends')) return { label: 'next', command: commands.ended };
   if (stop === undefined) return undefined;
@@ -60,14 +64,14 @@ export function nextStep(stops: readonly Stop[], status: RunStatus, commands: Ne
   if (by === 'approve' && stop.kind === 'awaiting-approval' && commands.approve) return { label: 'approve', command: commands.approve(stop.proposal) };
   if (by === 'acknowledge' && commands.acknowledge) return { label: 'read the changes; to own them and go on', command: commands.acknowledge };
   if (stop.kind === 'spend-limit') {
-    const cap = stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
+    const cap = spend !== undefined && spend.launches > 0 ? nextCap(spend) : stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
     return { label: 'to spend more, continue with a higher cap', command: `${commands.resume} --max-cost ${cap ?? '<USD>'}` };
   }
   return { label: 'continue with', command: commands.resume };
 }
 
-/** The next-command line, or nothing when the run waits on nothing. */
-export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  '): string[] {
-  const next = nextStep(stops, status, commands);
-  return next ? [`${indent}${next.label}: ${next.command}`] : [];
+/** The next-command line, runnable as printed, or nothing when the run waits on nothing. */
+export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  ', spend?: SpendTotals): string[] {
+  const next = nextStep(stops, status, commands, spend);
+  return next ? [`${indent}${next.label}: ${runnable(next.command)}`] : [];
 }

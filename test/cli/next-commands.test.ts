@@ -1,0 +1,167 @@
+/**
+ * Every command the CLI prints for the operator to type next runs as printed: each test takes the line
+ * a command printed and runs it in a shell, as an operator pastes it, with no TEMPORAL_* variable in
+ * that shell (the line alone must name the server) and from a directory outside the checkout (the line
+ * alone must name the checkout), then checks that it did what the message said.
+ */
+import { execa } from 'execa';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { selectPairs } from '../../src/review/status.js';
+import { runCli } from '../helpers/cli.js';
+import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
+import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+
+const { env, address } = useDevServerWithCliWorker();
+
+/** The printing command's environment: the server named by TEMPORAL_ADDRESS, and not run under npx (whose `npx commonplace` a test's shell cannot run). */
+const printingEnv = () => ({ TEMPORAL_ADDRESS: address(), npm_command: '' });
+
+/** The operator's shell: this process's environment without the Temporal connection or the test's worker list. */
+function shellEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(TEMPORAL_|COMMONPLACE_KB_LIST$|npm_)/.test(entry[0])));
+}
+
+/** Runs a printed line as pasted into a shell in `cwd`. */
+function paste(line: string, cwd: string) {
+  return execa('sh', ['-c', `exec ${line}`], { cwd, reject: false, env: shellEnv(), extendEnv: false, timeout: 180_000 });
+}
+
+/** The command after `label: ` on a line of `text`. */
+function printed(text: unknown, label: string): string {
+  const line = String(text)
+    .split('\n')
+    .find((each) => each.trimStart().startsWith(`${label}: `));
+  expect(line).toBeDefined();
+  return line!.trimStart().slice(label.length + 2).trim();
+}
+
+test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: its cap covers the launch that was in flight at the stop, and the resume is accepted", async () => {
+  const checkout = await corpusCopy();
+  const notes = await someNotes(2);
+  const gates = 'frontmatter/*';
+  const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+  expect(pairs.length).toBeGreaterThan(3);
+  const elsewhere = await scratch();
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  // The first launch waits for the test; the others answer at once, at $0.10 each.
+  const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1, waitForFile: release }, { review: 'pass', costUsd: 0.1 }] }]);
+  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+  const sweep = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, ...notes.flatMap((note) => ['--notes', note]), '--concurrency', '2', '--max-cost', '0.25'], {
+    cwd: elsewhere,
+    env: printingEnv(),
+  });
+  // The second launch ends ($0.10 spent, one in flight): the third unit is refused by the cap ($0.10 + 2 × $0.10 > $0.25) while the first still runs.
+  let batch = '';
+  await waitFor('the cap to refuse the third unit while the first launch is in flight', async () => {
+    batch ||= (await sweepBatch(checkoutIdOf(checkout))) ?? '';
+    return batch !== '' && (await refusedWhileInFlight(batch));
+  }, 120_000);
+  await writeFile(release, '');
+  const stopped = await sweep;
+  expect(stopped.exitCode).toBe(2);
+  expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.2500 cap/);
+  expect(await starts()).toBe(2);
+
+  // The run has spent $0.20 since the stop: the line asks for room above that, not above the $0.10 the stop saw.
+  const line = printed(stopped.stdout, 'to spend more, continue with a higher cap');
+  expect(line).toMatch(new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()}$`));
+  const resumed = await paste(line, elsewhere);
+  expect(resumed.stderr).toMatch(/^resuming gates\/GS-\S+ \(stopped: spend-limit\)$/m);
+  expect(resumed.stderr).not.toMatch(/not resumed|commonplace: /);
+  // The new cap leaves room for one more launch at the mean cost: the sweep makes it and stops at the new cap.
+  expect(await starts()).toBe(3);
+  expect(resumed.exitCode).toBe(2);
+  expect(resumed.stdout).toMatch(/stopped: spend-limit \(operator\)/);
+});
+
+/** The batch workflow of the checkout's one sweep, once it has started. */
+async function sweepBatch(checkoutId: string): Promise<string | undefined> {
+  for await (const execution of env().client.workflow.list({ query: `CommonplaceKind = "gates" AND WorkflowId STARTS_WITH "gates/GS-${checkoutId}-"` })) {
+    return `${execution.workflowId}/batch-1`;
+  }
+  return undefined;
+}
+
+/** Whether the batch captured its third unit and then decided without launching it: two launches scheduled, a workflow task completed after the third capture. */
+async function refusedWhileInFlight(batch: string): Promise<boolean> {
+  const history = await env().client.workflow.getHandle(batch).fetchHistory().catch(() => undefined);
+  const events = history?.events ?? [];
+  const typeOf = new Map(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes!.activityType?.name]));
+  const launches = [...typeOf.values()].filter((type) => type === 'launch').length;
+  const captures = events.flatMap((event, index) => (typeOf.get(String(event.activityTaskCompletedEventAttributes?.scheduledEventId)) === 'captureUnit' ? [index] : []));
+  const third = captures[2];
+  return launches === 2 && third !== undefined && events.slice(third + 1).some((event) => event.workflowTaskCompletedEventAttributes);
+}
+
+test("the hints of a started sweep run as printed: `temporal workflow describe` describes it, and the worker the no-worker hint starts holds the checkout and finishes the sweep", async () => {
+  // A checkout the file's worker does not hold: no worker polls its task queue.
+  const list = process.env.COMMONPLACE_KB_LIST;
+  delete process.env.COMMONPLACE_KB_LIST;
+  const checkout = await corpusCopy().finally(() => {
+    process.env.COMMONPLACE_KB_LIST = list;
+  });
+  const [note] = await someNotes(1);
+  const elsewhere = await scratch();
+  const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
+  const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'], { cwd: elsewhere, env: printingEnv() });
+  expect(started.exitCode).toBe(0);
+  const runId = /started gates\/(GS-\S+);/.exec(String(started.stderr))?.[1];
+  expect(runId).toBeDefined();
+
+  const describe = /watch it at the Web UI or with: (.+)$/m.exec(String(started.stderr))?.[1];
+  expect(describe).toBeDefined();
+  const described = await paste(describe!, elsewhere);
+  expect(described.stderr).toBe('');
+  expect(described.exitCode).toBe(0);
+  expect(described.stdout).toContain(`gates/${runId}`);
+
+  const workerLine = /no worker holds this checkout yet .* — `(.+)`$/m.exec(String(started.stderr))?.[1];
+  expect(workerLine).toBeDefined();
+  const worker = paste(`${workerLine!} --state ${await scratch()}`, elsewhere);
+  try {
+    const summary = await env().client.workflow.getHandle(`gates/${runId!}`).result();
+    expect(summary).toMatchObject({ status: 'completed' });
+    expect((await readLedger(ledger)).filter((entry) => entry.event === 'start').length).toBeGreaterThan(0);
+  } finally {
+    worker.kill('SIGINT');
+    await worker;
+  }
+});
+
+test("prepare's `next:` line runs as printed from any directory: it starts and follows the prepared run on the checkout prepare was given, and the next line it prints runs too", async () => {
+  const checkout = await toyCheckout();
+  const elsewhere = await scratch();
+  const prepared = await runCli(['analysis', 'prepare', 'toy-next', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout], {
+    cwd: elsewhere,
+    env: printingEnv(),
+  });
+  expect(prepared.exitCode).toBe(0);
+  const runId = /^prepared (\S+)$/m.exec(String(prepared.stdout))?.[1];
+  const line = printed(prepared.stdout, 'next');
+  expect(line).toContain(`analysis run ${runId!} --kb ${checkout} --address ${address()}`);
+
+  // The file's worker has no scenario for this run: the fake harness writes no member, and the run ends on its budget (exit 2) with one next step.
+  const run = await paste(line, elsewhere);
+  expect(run.stderr).not.toMatch(/commonplace: /);
+  expect(run.exitCode).toBe(2);
+  expect(run.stdout).toContain(runId!);
+  const workflowId = `analysis/${checkoutIdOf(checkout)}/${runId!}`;
+  await expect(env().client.workflow.getHandle(workflowId).describe()).resolves.toMatchObject({ workflowId });
+
+  // The next step carries a note after it, as a shell comment: the whole line pastes.
+  const reset = printed(run.stdout, 'next');
+  expect(reset).toMatch(/ {3}# it says what it discards/);
+  expect(reset).toContain(`analysis reset ${runId!}`);
+  const discarded = await paste(reset, elsewhere);
+  expect(discarded.stderr).not.toMatch(/commonplace: /);
+  // Without --yes, reset says what it would discard and prints the command that does (exit 1); that command discards it.
+  expect(discarded.exitCode).toBe(1);
+  const confirmed = await paste(/run again with --yes to discard it: (.+)$/m.exec(String(discarded.stdout))![1]!, elsewhere);
+  expect(confirmed.stderr).not.toMatch(/commonplace: /);
+  expect(confirmed.exitCode).toBe(0);
+  expect(confirmed.stdout).toMatch(new RegExp(`^reset ${runId!}: discarded`, 'm'));
+});
