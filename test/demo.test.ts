@@ -34,7 +34,7 @@ test('the README\'s main job (npm run demo) runs on the embedded default: an ana
   expect(demo.all).toMatch(/The fake harness wrote every member and every review above/);
   expect(demo.all).toMatch(/the fake harness writes every review; no model is called/);
   expect(demo.all).toMatch(/waits for approval: awaiting-approval \(operator\)/);
-  expect(demo.all).toMatch(/^== approved by the command it printed: commonplace review approve full-pass-\S+ artifact\/publication\.json --key [0-9a-f]{16}$/m);
+  expect(demo.all).toMatch(/^== approved by the command it printed, run as printed: \S.* review approve full-pass-\S+ artifact\/publication\.json --key [0-9a-f]{16} --kb \S+ --address 127\.0\.0\.1:\d+$/m);
   expect(demo.all).toMatch(/completed: the note was edited and published/);
   expect(demo.all).toMatch(/kb\/notes\/why-notes-have-types\.md \| \d+ [+-]+/);
   expect(demo.exitCode).toBe(0);
