@@ -4,7 +4,6 @@
  * that shell (the line alone must name the server) and from a directory outside the checkout (the line
  * alone must name the checkout), then checks that it did what the message said.
  */
-import { execa } from 'execa';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
@@ -13,30 +12,11 @@ import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
-/** The printing command's environment: the server named by TEMPORAL_ADDRESS, and not run under npx (whose `npx commonplace` a test's shell cannot run). */
-const printingEnv = () => ({ TEMPORAL_ADDRESS: address(), npm_command: '' });
-
-/** The operator's shell: this process's environment without the Temporal connection or the test's worker list. */
-function shellEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(TEMPORAL_|COMMONPLACE_KB_LIST$|npm_)/.test(entry[0])));
-}
-
-/** Runs a printed line as pasted into a shell in `cwd`. */
-function paste(line: string, cwd: string) {
-  return execa('sh', ['-c', `exec ${line}`], { cwd, reject: false, env: shellEnv(), extendEnv: false, timeout: 180_000 });
-}
-
-/** The command after `label: ` on a line of `text`. */
-function printed(text: unknown, label: string): string {
-  const line = String(text)
-    .split('\n')
-    .find((each) => each.trimStart().startsWith(`${label}: `));
-  expect(line).toBeDefined();
-  return line!.trimStart().slice(label.length + 2).trim();
-}
+const printingEnv = () => printingEnvOf(address());
 
 test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: its cap covers the launch that was in flight at the stop, and the resume is accepted", async () => {
   const checkout = await corpusCopy();

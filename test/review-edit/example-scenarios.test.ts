@@ -8,7 +8,7 @@ import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/paths.js';
-import { runCli } from '../helpers/cli.js';
+import { paste, printed } from '../helpers/paste.js';
 import { scratch } from '../helpers/fake.js';
 import { announceCheckout } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -31,17 +31,17 @@ async function exampleCheckout(): Promise<string> {
   return root;
 }
 
-/** Runs a printed command as printed (no --kb added), in the checkout, against the test server. */
-async function asPrinted(checkout: string, words: string[]) {
-  const result = await runCli(words, { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
+/** Runs a printed command as an operator pastes it (it names the binary, the checkout and the server), from the checkout. */
+async function asPrinted(checkout: string, line: string) {
+  const result = await paste(line, checkout);
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** The approve command a stop printed, as words (`commonplace review approve RUN FILE --key KEY`). */
-function printedApprove(stdout: string): string[] {
-  const line = /^\s*approve: (commonplace review approve \S+ \S+ --key [0-9a-f]{16})$/m.exec(stdout);
-  expect(line).not.toBeNull();
-  return line![1]!.split(' ').slice(1);
+/** The approve command a stop printed (`… review approve RUN FILE --key KEY --kb … --address …`). */
+function printedApprove(stdout: string): string {
+  const line = printed(stdout, 'approve');
+  expect(line).toMatch(/ review approve \S+ \S+ --key [0-9a-f]{16} --kb \S+ --address \S+$/);
+  return line;
 }
 
 test('a full pass over the example note with examples/scenarios/full-pass.yaml stops for approval; the printed approve command publishes the edited note', async () => {
@@ -68,12 +68,12 @@ test('a revision with --assess and examples/scenarios/revise.yaml stops on its s
   const selections = await cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', join(scenarios, 'revise.yaml')]);
   expect(selections.exitCode).toBe(2);
   const first = printedApprove(selections.stdout);
-  expect(first[3]).toBe('proposals/01-plain-wording.md');
+  expect(first).toContain(' proposals/01-plain-wording.md --key ');
 
   const manifest = await asPrinted(checkout, first);
   expect(manifest.exitCode).toBe(2);
   const second = printedApprove(manifest.stdout);
-  expect(second[3]).toBe('artifact/publication.json');
+  expect(second).toContain(' artifact/publication.json --key ');
 
   const published = await asPrinted(checkout, second);
   expect(published.exitCode).toBe(0);

@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
+import { paste, printed } from '../helpers/paste.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
@@ -39,15 +40,16 @@ test('a sweep whose answers all miss the result line stops as systematic-failure
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: systematic-failure \(operator\)/);
   expect(stopped.stdout).toMatch(/the first 10 units of the batch all failed the result-line check \(10 launches spent\), e\.g\. kb\/notes\/\S+ × frontmatter\/\S+: .*`Looks fine to me\.`/);
-  const next = /continue with: (commonplace review run gates --resume GS-\S+)$/m.exec(String(stopped.stdout))?.[1];
-  expect(next).toBeDefined();
+  const next = printed(stopped.stdout, 'continue with');
+  expect(next).toMatch(/ review run gates --resume GS-\S+ --kb \S+ --address \S+$/);
   // One unit at a time: the tenth failure stopped it, and nothing more was launched.
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(10);
 
   // The fix: the harness now reviews (the scenario keeps its ledger, which the CLI's worker finds through it).
   await writeFile(scenario, JSON.stringify({ ledger: 'ledger.jsonl', launches: [{ attempts: [{ review: 'pass' }] }] }));
-  const resumed = await runCli([...next!.split(' ').slice(1), '--kb', checkout], { env: cliEnv });
-  expect(resumed.exitCode).toBe(0);
+  // Pasted in the shell that printed it: the printing command ran in this process's directory.
+  const resumed = await paste(next, process.cwd());
+  expect({ exitCode: resumed.exitCode, stderr: resumed.stderr }).toEqual({ exitCode: 0, stderr: resumed.exitCode === 0 ? resumed.stderr : '' });
   expect(resumed.stdout).toMatch(/sweep GS-\S+ completed/);
   expect((await selectPairs(checkout, { notes, gates: [gates] })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(10 + pairs.length);

@@ -4,20 +4,8 @@
  * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable.
  * Each command supplies only its formatting (`FollowFormat`).
  */
-import {
-  ApplicationFailure,
-  CancelledFailure,
-  isGrpcServiceError,
-  QueryNotRegisteredError,
-  TerminatedFailure,
-  TimeoutFailure,
-  WorkflowFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type QueryDefinition,
-  type Workflow,
-  type WorkflowHandle,
-  type WorkflowResultType,
-} from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, isGrpcServiceError, QueryNotRegisteredError, TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowUpdateRPCTimeoutOrCancelledError, type QueryDefinition, type Workflow, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
