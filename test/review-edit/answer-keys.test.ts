@@ -1,8 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
+import type { FakeRule } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { cliOn, editorRule, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass, runOf } from './helpers.js';
+import { editFixture, editorRule, gatesOf, launches, NOTE, reviewsPass, runOf } from './helpers.js';
 
 const { address } = useDevServerWithCliWorker();
 
@@ -10,24 +8,8 @@ const USAGE_LIMIT = { usageLimit: 'Claude AI usage limit reached|1767240000' };
 const tighten = (text: string) => text.replace('The convention is deliberately minimal', 'The convention is minimal');
 
 async function setup(rules: (start: string) => FakeRule[]) {
-  const checkout = await gitCorpus();
-  const start = await noteText(checkout);
-  const dir = await scratch();
-  const { scenario, ledger } = await fakeScenario(dir, rules(start));
-  const cli = (...args: string[]) => cliOn(checkout, address(), args);
-  const planFile = async (text: string) => {
-    const file = join(dir, 'plan.yaml');
-    await writeFile(file, text);
-    return file;
-  };
-  return {
-    checkout,
-    start,
-    ledger,
-    fullPass: (...extra: string[]) => cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra),
-    revise: (...extra: string[]) => cli('review', 'run', 'revise', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra),
-    planFile,
-  };
+  const { checkout, start, ledger, run, planFile } = await editFixture(address(), rules);
+  return { checkout, start, ledger, fullPass: (...extra: string[]) => run('full-pass', ...extra), revise: (...extra: string[]) => run('revise', ...extra), planFile };
 }
 
 const jobsOf = async (ledger: string) => (await launches(ledger)).map((launch) => launch.job);

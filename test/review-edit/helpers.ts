@@ -8,7 +8,7 @@ import type { EditKind } from '../../src/review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../src/review/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { FakeAttempt, FakeRule, LedgerEntry } from '../helpers/fake.js';
-import { readLedger } from '../helpers/fake.js';
+import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
 import { runCli } from '../helpers/cli.js';
 import { corpusCopy } from '../helpers/kb.js';
 
@@ -100,4 +100,24 @@ export async function gatesOf(checkout: string, note = NOTE): Promise<{ gates: s
 export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1)).sort();
+}
+
+/**
+ * An editing run's fixture: a Git copy of the corpus, its note's text, a fake scenario of `rules` with
+ * its ledger, the CLI on the checkout, a run of `review run KIND` with the scenario, and plan files.
+ */
+export async function editFixture(address: string, rules: (start: string) => FakeRule[]) {
+  const checkout = await gitCorpus();
+  const start = await noteText(checkout);
+  const dir = await scratch();
+  const { scenario, ledger } = await fakeScenario(dir, rules(start));
+  const cli = (...args: string[]) => cliOn(checkout, address, args);
+  const run = (kind: 'full-pass' | 'revise', ...extra: string[]) => cli('review', 'run', kind, NOTE, '--profile', 'fake', '--scenario', scenario, ...extra);
+  let plans = 0;
+  const planFile = async (text: string) => {
+    const file = join(dir, `plan-${(plans += 1)}.yaml`);
+    await writeFile(file, text);
+    return file;
+  };
+  return { checkout, start, ledger, cli, run, planFile };
 }

@@ -2,9 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packetPath, parsePacket } from '../../src/review/edit/packet.js';
 import { parsePlan } from '../../src/review/edit/plan.js';
-import { fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
+import type { FakeRule } from '../helpers/fake.js';
 import { corpusCopy } from '../helpers/kb.js';
-import { gitCorpus, launches, NOTE, noteText, runDir, runOf, cliOn } from './helpers.js';
+import { cliOn, editFixture, launches, NOTE, noteText, runDir, runOf } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { sha256 } from './helpers.js';
@@ -14,18 +14,8 @@ const { env, address } = useDevServerWithCliWorker();
 const tighten = (text: string) => text.replace('The convention is deliberately minimal', 'The convention is minimal');
 
 async function setup(rules: (start: string) => FakeRule[]) {
-  const checkout = await gitCorpus();
-  const start = await noteText(checkout);
-  const dir = await scratch();
-  const { scenario, ledger } = await fakeScenario(dir, rules(start));
-  const cli = (...args: string[]) => cliOn(checkout, address(), args);
-  const revise = (...extra: string[]) => cli('review', 'run', 'revise', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra);
-  const planFile = async (text: string) => {
-    const file = join(dir, `plan-${Math.random().toString(36).slice(2)}.yaml`);
-    await writeFile(file, text);
-    return file;
-  };
-  return { checkout, start, ledger, cli, revise, planFile, ...runOf('revise', NOTE, start, checkout) };
+  const { checkout, start, ledger, cli, run, planFile } = await editFixture(address(), rules);
+  return { checkout, start, ledger, cli, revise: (...extra: string[]) => run('revise', ...extra), planFile, ...runOf('revise', NOTE, start, checkout) };
 }
 
 const keyOf = (stdout: string) => /key: ([0-9a-f]{16})/.exec(stdout)?.[1] ?? 'no key shown';
