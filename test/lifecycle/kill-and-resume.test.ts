@@ -1,4 +1,4 @@
-// One ask, keyed run-wide, under a killed worker: the worker running a sweep or a full pass is killed
+// One ask, keyed run-wide, under a killed worker: the worker running a sweep, a full pass or a revision is killed
 // (SIGKILL) while a launch is held open, a new worker takes the run over, and no ask that was answered
 // before the kill is launched again.
 import { writeFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { useDevServer } from '../helpers/servers.js';
 import { uniqueId } from '../helpers/temporal.js';
-import { cliOn, gatesOf, gitCorpus, launches, NOTE, reviewsPass } from '../review-edit/helpers.js';
+import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from '../review-edit/helpers.js';
 
 const { env, address } = useDevServer();
 
@@ -108,5 +108,38 @@ test('a full pass whose worker is killed while its editor runs and replaced laun
     await second;
   }
   expect((await launches(ledger)).filter((launch) => launch.job === 'gate-review')).toHaveLength(lenses.length + 1);
+  expect(repeatedAfter(before, await readLedger(ledger))).toEqual([]);
+});
+
+test('a revision whose worker is killed while its pass runs and replaced launches no assessment again', async () => {
+  const checkout = await gitCorpus();
+  const start = await noteText(checkout);
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  const tightened = start.replace('The convention is deliberately minimal', 'The convention is minimal');
+  const { scenario, ledger } = await fakeScenario(dir, [
+    { match: '^job = assess$', attempts: [{ outputs: { 'plan.yaml': 'passes:\n  - pass: tighten\n    reason: it says one thing twice\n' } }] },
+    { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tightened }, waitForFile: release }, { outputs: { 'edited.md': tightened } }] },
+  ]);
+
+  const first = worker(checkout, join(dir, 'state-1'));
+  const run = cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', scenario]);
+  await waitFor('the pass to start', async () => (await launches(ledger)).some((launch) => launch.job === 'revise'), 180_000);
+  const before = await readLedger(ledger);
+  expect((await launches(ledger)).filter((launch) => launch.job === 'assess')).toHaveLength(1);
+  first.kill('SIGKILL');
+  await first;
+  await writeFile(release, '');
+
+  const second = worker(checkout, join(dir, 'state-2'));
+  try {
+    const stopped = await run;
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(/waits for approval: awaiting-approval/);
+  } finally {
+    second.kill('SIGINT');
+    await second;
+  }
+  expect((await launches(ledger)).filter((launch) => launch.job === 'assess')).toHaveLength(1);
   expect(repeatedAfter(before, await readLedger(ledger))).toEqual([]);
 });
