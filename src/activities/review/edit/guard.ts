@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { changedPaths, type GuardSnapshot } from '../../../review/edit/guard.js';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { changedPaths, SANCTIONED_WRITES, unsanctioned, type GuardSnapshot, type SanctionedWrite } from '../../../review/edit/guard.js';
+import { readBrief } from './brief.js';
 import { sha256 } from '../../../fs/digest.js';
 import { readJson, writeJson } from './run-files.js';
 import { committedBetween, gitSnapshot } from './git.js';
@@ -25,7 +27,31 @@ export interface GuardCheckInput {
 export async function guardCheck(input: GuardCheckInput): Promise<{ changed: string[]; snapshot: string }> {
   const base = await readJson<GuardSnapshot>(path.join(guardDir(input.runDir), input.baseline));
   const now = await gitSnapshot(input.checkout);
-  const changed = changedPaths(base, now, await committedBetween(input.checkout, base.head, now.head));
+  const all = changedPaths(base, now, await committedBetween(input.checkout, base.head, now.head));
+  // Another run's publication (a full pass or revision approved meanwhile) is no stray write: only what it did not write counts.
+  const changed = all.length === 0 ? all : unsanctioned(all, now, await sanctionedWrites(input.checkout), { run: path.basename(input.runDir), inputs: (await readBrief(input.runDir).catch(() => [])).map((entry) => entry.path) });
   if (changed.length === 0) return { changed, snapshot: input.baseline };
   return { changed, snapshot: await writeSnapshot(input.runDir, now) };
+}
+
+/** The publications' ledger of the checkout (empty until a publication wrote one). */
+export async function sanctionedWrites(checkout: string): Promise<SanctionedWrite[]> {
+  const text = await readFile(path.join(checkout, ...SANCTIONED_WRITES.split('/')), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as SanctionedWrite];
+      } catch {
+        return []; // a line cut short by a crash names no write
+      }
+    });
+}
+
+/** Records a sanctioned write before it is made (a crash between leaves an entry whose bytes never appear: it sanctions nothing). */
+export async function recordSanctionedWrite(checkout: string, write: SanctionedWrite): Promise<void> {
+  const file = path.join(checkout, ...SANCTIONED_WRITES.split('/'));
+  await mkdir(path.dirname(file), { recursive: true });
+  await appendFile(file, `${JSON.stringify(write)}\n`);
 }

@@ -7,6 +7,8 @@ import { criterionHash, hashParts, noteParts } from '../../../review/hash.js';
 import { resultPath } from '../../../review/paths.js';
 import { formatResultFile, parseResultFile } from '../../../review/result-file.js';
 import { unifiedDiff } from '../../../review/edit/diff.js';
+import { guardExcluded } from '../../../review/edit/guard.js';
+import { recordSanctionedWrite } from './guard.js';
 import { formatManifest, formatPacket, packetPath, parseManifest, type Manifest, type PacketRecord } from '../../../review/edit/packet.js';
 import { getText, put } from '../../../fs/store.js';
 import type { BriefEntry, Decision, EditKind, EditSummary, Proposal, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
@@ -262,6 +264,7 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
     }
     const text = await getText(input.runDir, target);
     if (note(file)) await log({ event: 'note-writing' });
+    if (!guardExcluded(file)) await recordSanctionedWrite(input.checkout, { path: file, sha256: target, run: path.basename(input.runDir) });
     await writeFileAtomic(destination, text);
     // The chaos tests' hook: the worker dies right after the note is written, before the packet and results.
     if (note(file) && process.env['COMMONPLACE_CHAOS'] === 'kill-after-note') process.kill(process.pid, 'SIGKILL');
