@@ -42,13 +42,19 @@ async function exampleKb(): Promise<string> {
 const exampleNotes = ['kb/notes/a-bare-writing-prompt-does-not-determine-its-intended-contribution.md', 'kb/notes/verifiability-gradient.md', 'kb/notes/why-notes-have-types.md'];
 
 interface ApiSweep {
+  /** The profile's name, and so its quota account: one per test, so a limit one test provokes closes no gate of another. */
+  profile: string;
   checkout: string;
   standIn: StandIn;
   dir: string;
   input: (grouping: Grouping) => SweepInput;
 }
 
+let sweeps = 0;
+
 async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Promise<ApiSweep> {
+  sweeps += 1;
+  const profile = `${api}-${process.pid}-${sweeps}`;
   const standIn = await startStandIn(api, ...replies);
   standIns.push(standIn);
   standIn.cache.minimumTokens = 64; // the example KB's criteria are short: let them pass the minimum
@@ -56,20 +62,20 @@ async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Pr
   const dir = await scratch();
   const profilesFile = join(dir, 'worker-profiles.yaml');
   const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
-  await writeFile(profilesFile, stringify({ profiles: { api: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }));
+  await writeFile(profilesFile, stringify({ profiles: { [profile]: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }));
   const input = (grouping: Grouping): SweepInput => ({
     checkout,
     runId: uniqueId('API').replace(/\//g, '-'),
     notes: exampleNotes,
     gates,
     grouping,
-    profile: 'api',
+    profile,
     concurrency: 2,
     batchSize: 20,
     autoResume: false,
     profilesFile,
   });
-  return { checkout, standIn, dir, input };
+  return { profile, checkout, standIn, dir, input };
 }
 
 async function completedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepSummary> {
@@ -86,7 +92,8 @@ async function stoppedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepPr
     // Waiting on the result lets the time-skipping server skip the relaunch rule's waits.
     const result = handle.result().catch(() => undefined);
     await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
-    await handle.terminate('test over');
+    // With time skipping, the stopped sweep may already have ended waiting for the operator.
+    await handle.terminate('test over').catch(() => undefined);
     await result;
   });
   return progress!;
@@ -111,7 +118,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
     expect(summary.counts.costUsd).toBeGreaterThan(0);
     const result = await readFile(join(setup.checkout, before[0]!.resultPath), 'utf8');
-    expect(result).toContain(`profile: api\n`);
+    expect(result).toContain(`profile: ${setup.profile}\n`);
     expect(result).toContain(`model: ${models[api]}\n`);
     expect(result).toMatch(/\n- The description restates the title; say what the note adds\.\n\nResult: pass\n$/);
   });
