@@ -50,7 +50,7 @@ const profileSchema = z
   })
   .strict()
   .superRefine((raw, ctx) => {
-    if (isApiHarness(raw.harness) && raw.model === undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: `a ${raw.harness} profile names its model` });
+    if (isApiHarness(raw.harness) && raw.model === undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: `an ${raw.harness} profile names its model` });
     if (!isApiHarness(raw.harness)) {
       for (const key of ['api-key-env', 'max-output-tokens'] as const) {
         if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
