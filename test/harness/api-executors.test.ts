@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { announceCheckout } from '../helpers/kb.js';
@@ -145,13 +146,17 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     }
   });
 
-  test('a 429 with retry-after stops the sweep as a usage limit with the reset it names, after one request', async () => {
+  test('a 429 with retry-after stops the sweep as a usage limit with the reset it names, closing the account\'s quota gate, after one request', async () => {
     const setup = await apiSweep(api, reply.usageLimit({ retryAfterSeconds: 3600 }));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
     const before = Date.now();
     const progress = await stoppedSweep(setup, input);
     const stop = progress.stops[0]!;
     expect(stop.kind).toBe('usage-limit');
+    // The account's quota gate was closed: every run on this key waits for the reset.
+    const account = quotaAccount({ name: setup.profile, harness: api });
+    expect((stop as { account?: string }).account).toBe(account);
+    expect((await env().client.workflow.getHandle(quotaGateId(account)).describe()).type).toBe('quotaGate');
     const resetAt = Date.parse((stop as { resetAt?: string }).resetAt ?? '');
     expect(resetAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(resetAt).toBeLessThan(Date.now() + 3600_000 + 60_000);
