@@ -5,6 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
@@ -103,7 +104,7 @@ async function stoppedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepPr
 const agentRequests = (standIn: StandIn) => standIn.requests.filter((request) => !request.side);
 
 describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
-  test.each(['pair', 'bundle'] as const)('a %s sweep of the example KB completes with exactly one request per unit, every pair fresh, cache tokens counted', async (grouping) => {
+  test.each(['pair', 'bundle'] as const)('a %s sweep of the example KB completes with exactly one request per unit, every pair fresh and valid, cache tokens counted', async (grouping) => {
     const setup = await apiSweep(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
     const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
     expect(before.length).toBeGreaterThan(6);
@@ -114,6 +115,10 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(agentRequests(setup.standIn)).toHaveLength(summary.units);
     if (grouping === 'bundle') expect(summary.units).toBeLessThan(before.length);
     expect((await selectPairs(setup.checkout, { notes: exampleNotes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+    // validate of the KB (its state under kb/reports is not a validated note) is clean afterwards.
+    const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
+    expect(validated.results.length).toBeGreaterThan(3);
+    expect(validated.results.filter((file) => file.findings.some((finding) => finding.severity === 'fail')).map((file) => file.file)).toEqual([]);
     // The shared part came first: later units read the prefix an earlier one wrote (OpenAI writes nothing).
     expect(summary.counts.tokens?.cacheRead ?? 0).toBeGreaterThan(0);
     if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
