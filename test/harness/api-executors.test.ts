@@ -168,6 +168,14 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(agentRequests(setup.standIn)).toHaveLength(1);
   });
 
+  test('a server error is a failed try: relaunched by the rule, and the next try\'s answer is accepted', async () => {
+    const setup = await apiSweep(api, reply.serverError(), reply.review('fail', ['The title names a topic, not a claim.']));
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
+    expect(agentRequests(setup.standIn).map((request) => request.status)).toEqual([500, 200]);
+  });
+
   test('a malformed structured answer is relaunched by the relaunch rule, and after the third it stops as launch-failed', async () => {
     const setup = await apiSweep(api, reply.malformedReview());
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };

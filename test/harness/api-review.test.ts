@@ -1,6 +1,6 @@
 // The parts of the model-API executors that are plain functions: the limit headers' reset, the
 // structured answer's check, and the review file it becomes.
-import { checkAnswer, resetFromHeaders, reviewText, type ReviewRequest } from '../../src/harness/executors/api-review.js';
+import { apiFailure, checkAnswer, resetFromHeaders, reviewText, type ReviewRequest } from '../../src/harness/executors/api-review.js';
 import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
 
 const now = new Date('2026-12-04T12:00:00Z');
@@ -47,5 +47,25 @@ describe('the structured answer', () => {
     const checked = checkAnswer(value, pair);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? '' : checked.why).toMatch(why);
+  });
+});
+
+describe('what an SDK error comes to', () => {
+  const input = { launchId: 'GS-x/unit/1', profile: { name: 'p', harness: 'anthropic', flags: [], timeoutMs: 60_000, attempts: 3, env: {} }, dir: '/launch', prompt: '', outputs: ['review.md'] } as const;
+
+  test.each([429, 529])('a %s is a usage limit with the reset its headers name', (status) => {
+    const error = Object.assign(new Error(`${status} rate limited`), { status, headers: new Headers({ 'retry-after': '60' }) });
+    expect(apiFailure({ ...input, outputs: [...input.outputs], profile: { ...input.profile, flags: [] } }, '.launch/try-1', error, now)).toEqual({
+      report: {},
+      usageLimit: { notice: `${status} rate limited`, resetAt: '2026-12-04T12:01:00.000Z' },
+    });
+  });
+
+  test('any other status, or no response at all, is a launch-exit the relaunch rule retries', () => {
+    for (const error of [Object.assign(new Error('500 boom'), { status: 500, headers: new Headers() }), new Error('Connection error.')]) {
+      expect(() => apiFailure({ ...input, outputs: [...input.outputs], profile: { ...input.profile, flags: [] } }, '.launch/try-1', error, now)).toThrow(
+        expect.objectContaining({ type: 'launch-exit', nonRetryable: false }),
+      );
+    }
   });
 });

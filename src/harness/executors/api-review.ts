@@ -245,7 +245,7 @@ export function apiFailure(input: LaunchInput, logDir: string, error: unknown, n
   const { name, status, headers, message } = error as { name?: string; status?: number; headers?: Headers; message?: string };
   if (name === 'APIUserAbortError') throw new CancelledFailure(`launch ${input.launchId} cancelled`);
   if (status === 429 || status === 529) {
-    return { report: {}, usageLimit: { notice: `${status} ${message ?? 'rate limited'}`, resetAt: resetFromHeaders(headers, now) } };
+    return { report: {}, usageLimit: { notice: message?.startsWith(String(status)) ? message : `${status} ${message ?? 'rate limited'}`, resetAt: resetFromHeaders(headers, now) } };
   }
   throw launchExit(input, logDir, status !== undefined ? `request failed: ${message ?? status}` : `request failed: ${(error as Error).message ?? String(error)}`);
 }
