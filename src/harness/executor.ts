@@ -94,15 +94,23 @@ export interface ExecutorAnswer {
   usageLimit?: { notice: string; resetAt: string | null };
 }
 
+/** What the launch activity hands a model-API executor for one try. */
+export interface AnswerContext {
+  signal: AbortSignal;
+  heartbeat: (details: LaunchActivity) => void;
+  /** This try's log directory, relative to the launch directory (named in a `launch-exit`'s details). */
+  logDir: string;
+}
+
 /**
- * One request to a model API (coming next: Anthropic Messages, OpenAI Responses): no process, no
- * tools; inputs inline, outputs written under the launch directory. The launch activity digests its
- * outputs and returns the same `LaunchResult`; a thrown `launch-exit` is relaunched by the same rule.
+ * One request to a model API (Anthropic Messages, OpenAI Responses): no process, no tools; inputs
+ * inline, outputs written under the launch directory. The launch activity digests its outputs and
+ * returns the same `LaunchResult`; a thrown `launch-exit` is relaunched by the same rule.
  */
 export interface ApiExecutor {
   readonly kind: 'api';
   readonly name: HarnessName;
-  answer(input: LaunchInput, context: { signal: AbortSignal; heartbeat: (details: LaunchActivity) => void }): Promise<ExecutorAnswer>;
+  answer(input: LaunchInput, context: AnswerContext): Promise<ExecutorAnswer>;
 }
 
 export type Executor = CliExecutor | ApiExecutor;

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
-export const harnessNames = ['claude', 'codex', 'pi', 'fake'] as const;
+export const harnessNames = ['claude', 'codex', 'pi', 'fake', 'anthropic', 'openai'] as const;
 export type HarnessName = (typeof harnessNames)[number];
+
+/** The executors that answer with one model-API request instead of a CLI process (docs/harnesses.md, "Model APIs"). */
+export const apiHarnessNames = ['anthropic', 'openai'] as const satisfies readonly HarnessName[];
+export const isApiHarness = (name: HarnessName): boolean => (apiHarnessNames as readonly string[]).includes(name);
 
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   try {
@@ -39,8 +43,20 @@ const profileSchema = z
     /** The cap on one output, in bytes (default 1 MiB): a larger output is a rejected candidate. */
     'max-output': z.number().int().positive().optional(),
     env: z.record(z.string(), z.string()).default({}),
+    /** A model-API executor's key: the name of the worker's environment variable that holds it (never the key itself). */
+    'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    /** A model-API executor's cap on one answer's output tokens. */
+    'max-output-tokens': z.number().int().positive().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((raw, ctx) => {
+    if (isApiHarness(raw.harness) && raw.model === undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: `an ${raw.harness} profile names its model` });
+    if (!isApiHarness(raw.harness)) {
+      for (const key of ['api-key-env', 'max-output-tokens'] as const) {
+        if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
+      }
+    }
+  });
 
 const profilesFileSchema = z.object({ profiles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), profileSchema) }).strict();
 
@@ -67,6 +83,9 @@ export interface Profile {
   maxOutputBytes?: number;
   /** Values may name worker environment variables as `${NAME}`; they are resolved on the worker, at launch. */
   env: Record<string, string>;
+  /** A model-API executor's key variable (default ANTHROPIC_API_KEY / OPENAI_API_KEY), read on the worker. */
+  apiKeyEnv?: string;
+  maxOutputTokens?: number;
 }
 
 export class ProfileError extends Error {
@@ -101,6 +120,8 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       attempts: raw.attempts,
       ...(raw['max-output'] !== undefined && { maxOutputBytes: raw['max-output'] }),
       env: raw.env,
+      ...(raw['api-key-env'] !== undefined && { apiKeyEnv: raw['api-key-env'] }),
+      ...(raw['max-output-tokens'] !== undefined && { maxOutputTokens: raw['max-output-tokens'] }),
     });
   }
   return profiles;

@@ -88,3 +88,52 @@ describe('the Responses API stand-in', () => {
     expect((await post()).status).toBe(500);
   });
 });
+
+describe('the stand-ins\' prompt cache (structured review requests)', () => {
+  const shared = 'x'.repeat(400); // 100 tokens at the stand-ins' four bytes a token
+  const unit = 'Criteria, in order: sentence/x. Verdicts allowed: pass, warn, fail.';
+  const anthropicRequest = (sharedText: string) => ({
+    model: 'claude-haiku-4-5',
+    max_tokens: 100,
+    tools: [{ name: 'record_review', input_schema: { type: 'object' } }],
+    tool_choice: { type: 'tool', name: 'record_review' },
+    system: [{ type: 'text', text: 'instruction' }, { type: 'text', text: sharedText, cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: unit }],
+  });
+  const usageOf = async (response: Response) => ((await response.json()) as { usage: Record<string, unknown> }).usage;
+
+  test('Messages: a prefix through the breakpoint is written once and read after; one under the minimum is never cached', async () => {
+    const standIn = await start('anthropic');
+    standIn.script(reply.review('pass'));
+    standIn.cache.minimumTokens = 64;
+    const first = await usageOf(await messages(standIn, anthropicRequest(shared)));
+    const second = await usageOf(await messages(standIn, anthropicRequest(shared)));
+    expect(first).toMatchObject({ cache_read_input_tokens: 0 });
+    expect(first.cache_creation_input_tokens).toBeGreaterThanOrEqual(100);
+    expect(second).toMatchObject({ cache_creation_input_tokens: 0, cache_read_input_tokens: first.cache_creation_input_tokens, input_tokens: first.input_tokens });
+    const short = await usageOf(await messages(standIn, anthropicRequest('short')));
+    const again = await usageOf(await messages(standIn, anthropicRequest('short')));
+    expect([short.cache_creation_input_tokens, again.cache_read_input_tokens]).toEqual([0, 0]);
+  });
+
+  test('Messages: the forced tool answers one entry per criterion the request names', async () => {
+    const standIn = await start('anthropic');
+    standIn.script(reply.review('warn', ['Cut the stock phrase.']));
+    const body = (await (await messages(standIn, anthropicRequest(shared))).json()) as { content: { type: string; name: string; input: unknown }[] };
+    expect(body.content).toEqual([{ type: 'tool_use', id: expect.any(String), name: 'record_review', input: { reviews: [{ criterion: 'sentence/x', verdict: 'warn', findings: ['Cut the stock phrase.'] }] } }]);
+  });
+
+  test('Responses: a repeated prefix under the same prompt_cache_key reports cached_tokens within input_tokens, as JSON', async () => {
+    const standIn = await start('openai');
+    standIn.script(reply.review('pass'));
+    standIn.cache.minimumTokens = 64;
+    const request = { model: 'gpt-5-mini', instructions: 'instruction', input: [{ role: 'developer', content: shared }, { role: 'user', content: unit }], prompt_cache_key: 'k', text: { format: { type: 'json_schema' } } };
+    const post = () => fetch(`${standIn.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    const first = (await (await post()).json()) as { usage: { input_tokens: number; input_tokens_details: { cached_tokens: number } }; output: { content: { text: string }[] }[] };
+    const second = (await (await post()).json()) as typeof first;
+    expect(first.usage.input_tokens_details.cached_tokens).toBe(0);
+    expect(second.usage.input_tokens_details.cached_tokens).toBeGreaterThanOrEqual(100);
+    expect(second.usage.input_tokens).toBe(first.usage.input_tokens);
+    expect(JSON.parse(second.output[0]!.content[0]!.text)).toEqual({ reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: [] }] });
+  });
+});

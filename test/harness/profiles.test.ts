@@ -13,9 +13,9 @@ async function profilesFile(text: string): Promise<string> {
 }
 
 describe('worker profiles', () => {
-  test('the shipped profiles load: claude, claude-lean, codex, pi and fake, with their timeouts resolved', () => {
+  test('the shipped profiles load: claude, claude-lean, codex, pi, fake and the model-API ones, with their timeouts resolved', () => {
     const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect([...profiles.keys()]).toEqual(['claude', 'claude-lean', 'codex', 'pi', 'fake']);
+    expect([...profiles.keys()]).toEqual(['claude', 'claude-lean', 'codex', 'pi', 'fake', 'anthropic-haiku', 'anthropic-sonnet', 'openai-mini']);
     expect(profiles.get('claude')).toMatchObject({ harness: 'claude', permissionMode: 'acceptEdits', timeoutMs: 30 * 60_000, attempts: 3 });
   });
 
@@ -31,6 +31,18 @@ describe('worker profiles', () => {
       'profiles:\n  x:\n    harness: codex\n    base-url: http://127.0.0.1:8080/v1\n    cli-retries: 1\n    unreachable-timeout: 30s\n    env:\n      OPENAI_API_KEY: ${PROXY_KEY}\n',
     );
     expect(loadProfiles(file).get('x')).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', cliRetries: 1, unreachableTimeoutMs: 30_000, env: { OPENAI_API_KEY: '${PROXY_KEY}' } });
+  });
+
+  test('a model-API profile reads its key variable and output cap; it must name its model, and a CLI profile takes neither key', async () => {
+    const shipped = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
+    expect(shipped.get('anthropic-haiku')).toMatchObject({ harness: 'anthropic', model: 'claude-haiku-4-5', apiKeyEnv: 'ANTHROPIC_API_KEY', maxOutputTokens: 2048 });
+    expect(shipped.get('openai-mini')).toMatchObject({ harness: 'openai', model: 'gpt-5-mini', apiKeyEnv: 'OPENAI_API_KEY' });
+    const noModel = await profilesFile('profiles:\n  x:\n    harness: openai\n');
+    expect(() => loadProfiles(noModel)).toThrow(/profiles\.x\.model: an openai profile names its model/);
+    const cliWithKey = await profilesFile('profiles:\n  x:\n    harness: claude\n    api-key-env: ANTHROPIC_API_KEY\n');
+    expect(() => loadProfiles(cliWithKey)).toThrow(/profiles\.x\.api-key-env: only a model-API profile/);
+    const badName = await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    api-key-env: sk-ant-123\n');
+    expect(() => loadProfiles(badName)).toThrow(/profiles\.x\.api-key-env: an environment variable name/);
   });
 
   test('the quota account is read into the profile, and a bad account name is refused naming the key', async () => {
@@ -53,7 +65,7 @@ describe('worker profiles', () => {
 
   test('an unknown profile name lists the known ones', () => {
     const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, claude-lean, codex, pi, fake)');
+    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, claude-lean, codex, pi, fake, anthropic-haiku, anthropic-sonnet, openai-mini)');
   });
 
   test('a KB\'s own profiles file takes precedence over the shipped one, and an explicit file over both', async () => {

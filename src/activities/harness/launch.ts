@@ -365,7 +365,7 @@ async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput
   const beat = setInterval(() => context.heartbeat(w.portable({ ...latest, elapsedMs: Date.now() - startedAt })), w.heartbeatIntervalMs);
   let answered: ExecutorAnswer;
   try {
-    answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat });
+    answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat, logDir });
   } finally {
     clearInterval(beat);
   }

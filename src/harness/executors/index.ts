@@ -5,12 +5,14 @@
 import type { Executor } from '../executor.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { findUsageLimitIn, type HarnessReport } from '../report.js';
+import { anthropic } from './anthropic.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { fake } from './fake.js';
+import { openai } from './openai.js';
 import { pi } from './pi.js';
 
-export const executors: Record<HarnessName, Executor> = { claude, codex, pi, fake };
+export const executors: Record<HarnessName, Executor> = { claude, codex, pi, fake, anthropic, openai };
 
 export function executorFor(name: HarnessName): Executor {
   return executors[name];

@@ -1,5 +1,6 @@
 // The Anthropic Messages API as claude and pi call it: POST /v1/messages (SSE with `stream: true`).
-import { defaultUsage, errorAnswer, shellQuote, type Reply } from './replies.js';
+import { createHash } from 'node:crypto';
+import { allText, defaultUsage, errorAnswer, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -54,8 +55,38 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
   return { type: 'error', error: { type, message }, request_id: 'req_standin' };
 }
 
+/**
+ * Input tokens as the API counts them: the prefix through the last `cache_control` breakpoint (tools,
+ * then system blocks, then messages) is written to the cache the first time and read after, when it
+ * is at least the cache's minimum; `input_tokens` are the rest.
+ */
+function inputUsage(body: Json, cache: PromptCache): { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
+  const parts: { text: string; breakpoint: boolean }[] = [];
+  if (Array.isArray(body.tools)) for (const tool of body.tools as Json[]) parts.push({ text: JSON.stringify(tool), breakpoint: 'cache_control' in tool });
+  const system = body.system;
+  if (typeof system === 'string') parts.push({ text: system, breakpoint: false });
+  else if (Array.isArray(system)) for (const block of system as Json[]) parts.push({ text: String(block.text ?? ''), breakpoint: 'cache_control' in block });
+  if (Array.isArray(body.messages)) {
+    for (const message of body.messages as Json[]) {
+      const content = message.content;
+      if (typeof content === 'string') parts.push({ text: content, breakpoint: false });
+      else if (Array.isArray(content)) for (const block of content as Json[]) parts.push({ text: JSON.stringify(block), breakpoint: 'cache_control' in block });
+    }
+  }
+  const total = parts.reduce((sum, part) => sum + tokensOf(part.text), 0);
+  const last = parts.map((part) => part.breakpoint).lastIndexOf(true);
+  if (last < 0) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const prefix = parts.slice(0, last + 1);
+  const prefixTokens = prefix.reduce((sum, part) => sum + tokensOf(part.text), 0);
+  if (prefixTokens < cache.minimumTokens) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const key = `anthropic ${String(body.model)} ${createHash('sha256').update(JSON.stringify(prefix.map((part) => part.text))).digest('hex')}`;
+  const read = cache.seen.has(key);
+  cache.seen.add(key);
+  return { input_tokens: total - prefixTokens, cache_creation_input_tokens: read ? 0 : prefixTokens, cache_read_input_tokens: read ? prefixTokens : 0 };
+}
+
 /** Answers one Messages request with a scripted reply. */
-function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number): Answer {
+function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {
   const body = request.json ?? {};
   const headers = { 'request-id': `req_standin_${n}`, ...reply.headers };
   if (reply.kind === 'error') return errorAnswer(reply, headers, errorBody(reply));
@@ -64,7 +95,12 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   const id = `msg_standin_${n}`;
   let block: Json;
   let stopReason: string;
-  if (reply.kind === 'write' || reply.kind === 'read') {
+  if (reply.kind === 'review') {
+    const choice = body.tool_choice as Json | undefined;
+    const name = choice?.type === 'tool' ? String(choice.name) : toolNames(body)[0] ?? 'record_review';
+    block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input: reviewAnswer(reply, requestedCriteria(allText(body.messages))) };
+    stopReason = 'tool_use';
+  } else if (reply.kind === 'write' || reply.kind === 'read') {
     const call = reply.kind === 'write' ? writeCall(body, request.raw, reply.path, reply.content) : readCall(body, request.raw, reply.path);
     block = { type: 'tool_use', id: `toolu_standin_${n}`, name: call.name, input: call.input };
     stopReason = 'tool_use';
@@ -72,7 +108,10 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
     block = { type: 'text', text: reply.text };
     stopReason = 'end_turn';
   }
-  const apiUsage = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const apiUsage =
+    reply.kind === 'review' && cache
+      ? { ...inputUsage(body, cache), output_tokens: reply.usage?.outputTokens ?? tokensOf(JSON.stringify(block.input)) }
+      : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (body.stream !== true) {
     return {
       status: 200,
@@ -103,7 +142,7 @@ function sideAnswer(request: ParsedRequest, n: number): Answer {
 
 export const anthropicDialect: ApiDialect = {
   name: 'anthropic',
-  route(request) {
+  route(request, cache) {
     const path = request.path;
     if (request.method === 'POST' && path === '/v1/messages/count_tokens') {
       return { side: true, answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input_tokens: Math.ceil(request.bytes / 4) }) }) };
@@ -111,7 +150,7 @@ export const anthropicDialect: ApiDialect = {
     if (request.method === 'POST' && path === '/v1/messages') {
       const tools = toolNames(request.json ?? {});
       if (tools.length === 0) return { side: true, answer: (n) => sideAnswer(request, n) };
-      return { side: false, answer: (n, reply) => answerMessages(request, reply, n) };
+      return { side: false, answer: (n, reply) => answerMessages(request, reply, n, cache) };
     }
     if (request.method === 'GET' && path === '/v1/models') {
       const data = ['claude-sonnet-5', 'claude-sonnet-4-5', 'claude-haiku-4-5-20251001'].map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));

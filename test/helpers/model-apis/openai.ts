@@ -1,5 +1,6 @@
 // The OpenAI Responses API as codex 0.171.0 calls it: POST /v1/responses (SSE), after a WebSocket attempt.
-import { defaultUsage, errorAnswer, shellQuote, type Reply } from './replies.js';
+import { createHash } from 'node:crypto';
+import { allText, defaultUsage, errorAnswer, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -45,10 +46,45 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
   return { error: { type: reply.error === 'overloaded' ? 'server_is_overloaded' : 'server_error', message: reply.message ?? 'The server had an error while processing your request.' } };
 }
 
-function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number): Answer {
+/**
+ * A structured answer (`text.format` json_schema), non-streaming, with OpenAI's automatic caching:
+ * the prefix (instructions and the first input message) is cached from the cache's minimum length,
+ * keyed by `prompt_cache_key`; `input_tokens` include the cached ones.
+ */
+function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>, n: number, headers: Record<string, string>, cache: PromptCache): Answer {
+  const input = Array.isArray(body.input) ? (body.input as Json[]) : [];
+  const prefixText = [String(body.instructions ?? ''), allText(input[0]?.content)];
+  const total = tokensOf(String(body.instructions ?? '')) + input.reduce((sum, item) => sum + tokensOf(allText(item.content)), 0);
+  const prefixTokens = prefixText.reduce((sum, text) => sum + tokensOf(text), 0);
+  let cached = 0;
+  if (prefixTokens >= cache.minimumTokens) {
+    const key = `openai ${String(body.model)} ${String(body.prompt_cache_key ?? '')} ${createHash('sha256').update(JSON.stringify(prefixText)).digest('hex')}`;
+    if (cache.seen.has(key)) cached = prefixTokens;
+    cache.seen.add(key);
+  }
+  const text = JSON.stringify(reviewAnswer(reply, requestedCriteria(allText(input))));
+  const outputTokens = reply.usage?.outputTokens ?? tokensOf(text);
+  const item = { type: 'message', id: `msg_standin_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+  const response = {
+    id: `resp_standin_${n}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: typeof body.model === 'string' ? body.model : 'gpt-standin',
+    status: 'completed',
+    output: [item],
+    usage: { input_tokens: total, input_tokens_details: { cached_tokens: cached }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total + outputTokens },
+  };
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response) };
+}
+
+function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {
   const body = request.json ?? {};
   const headers = { 'x-request-id': `req_standin_${n}`, ...reply.headers };
   if (reply.kind === 'error') return errorAnswer(reply, headers, errorBody(reply));
+  if (reply.kind === 'review') {
+    if (!cache) throw new Error('a review reply needs the stand-in\'s cache');
+    return answerStructured(body, reply, n, headers, cache);
+  }
   const usage = reply.usage ?? defaultUsage;
   const model = typeof body.model === 'string' ? body.model : 'gpt-standin';
   const id = `resp_standin_${n}`;
@@ -80,9 +116,9 @@ function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: '
 
 export const openaiDialect: ApiDialect = {
   name: 'openai',
-  route(request) {
+  route(request, cache) {
     const path = request.path;
-    if (request.method === 'POST' && path === '/v1/responses') return { side: false, answer: (n, reply) => answerResponses(request, reply, n) };
+    if (request.method === 'POST' && path === '/v1/responses') return { side: false, answer: (n, reply) => answerResponses(request, reply, n, cache) };
     // codex first asks for a WebSocket on the same path; a 426 makes it fall back to HTTPS at once
     // (any other refusal is retried five times first).
     if (request.method === 'GET' && path === '/v1/responses') return { side: true, answer: () => ({ status: 426, headers: { 'content-type': 'text/plain' }, body: 'use HTTPS' }) };

@@ -22,7 +22,13 @@ export type Reply =
   /** An HTTP error with the API's own error body. */
   | (ReplyCommon & { kind: 'error'; status: number; error: 'usage-limit' | 'server' | 'overloaded'; message?: string; retryAfterSeconds?: number; resetsAt?: number })
   /** The connection is closed after the request is read, with no response at all. */
-  | (ReplyCommon & { kind: 'drop' });
+  | (ReplyCommon & { kind: 'drop' })
+  /**
+   * A structured review answer (a model-API executor's request): one entry per criterion the request
+   * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
+   * entries that are not the schema's.
+   */
+  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean });
 
 export const defaultUsage: ReplyUsage = { inputTokens: 1200, outputTokens: 40 };
 
@@ -35,7 +41,38 @@ export const reply = {
   usageLimit: (options: ReplyCommon & { retryAfterSeconds?: number; resetsAt?: number } = {}): Reply => ({ kind: 'error', status: 429, error: 'usage-limit', ...options }),
   serverError: (options: ReplyCommon & { status?: number } = {}): Reply => ({ kind: 'error', error: 'server', ...options, status: options.status ?? 500 }),
   drop: (): Reply => ({ kind: 'drop' }),
+  review: (verdict = 'pass', findings: string[] = [], options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict, findings, ...options }),
+  malformedReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], malformed: true, ...options }),
 };
+
+/** The criterion ids a structured review request names, in order (its last "Criteria, in order: …" line). */
+export function requestedCriteria(text: string): string[] {
+  const found = [...text.matchAll(/Criteria, in order: (.*?)\. Verdicts allowed:/g)].at(-1);
+  return found ? found[1]!.split(', ') : [];
+}
+
+/** Every string in a parsed request body, joined by newlines (what the model would read). */
+export function allText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(allText).join('\n');
+  if (typeof value === 'object' && value !== null) return Object.values(value).map(allText).join('\n');
+  return '';
+}
+
+/** A stand-in's prompt cache: the prefixes it has seen, and the shortest it caches (in tokens). */
+export interface PromptCache {
+  seen: Set<string>;
+  minimumTokens: number;
+}
+
+/** The structured answer a `review` reply gives for a request naming `criteria`. */
+export function reviewAnswer(reply: Extract<Reply, { kind: 'review' }>, criteria: string[]): Record<string, unknown> {
+  if (reply.malformed) return { reviews: criteria.map((criterion) => ({ criterion, outcome: 'looks fine' })) };
+  return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings })) };
+}
+
+/** Tokens as the stand-ins count them: a quarter of the bytes, rounded up. */
+export const tokensOf = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
 
 /**
  * The headers Claude Code 2.1.197 turns into a `rate_limit_event` (read only under a claude.ai

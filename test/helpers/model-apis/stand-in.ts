@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { anthropicDialect } from './anthropic.js';
 import { openaiDialect } from './openai.js';
-import type { Reply } from './replies.js';
+import type { PromptCache, Reply } from './replies.js';
 
 export interface ParsedRequest {
   method: string;
@@ -28,7 +28,7 @@ export interface Answer {
 /** How one API's requests are told apart and answered. */
 export interface ApiDialect {
   name: 'anthropic' | 'openai';
-  route(request: ParsedRequest): { side: true; answer: (n: number) => Answer } | { side: false; answer: (n: number, reply: Exclude<Reply, { kind: 'drop' }>) => Answer };
+  route(request: ParsedRequest, cache: PromptCache): { side: true; answer: (n: number) => Answer } | { side: false; answer: (n: number, reply: Exclude<Reply, { kind: 'drop' }>) => Answer };
 }
 
 export interface RecordedRequest {
@@ -62,6 +62,8 @@ export interface StandIn {
   stats(): StandInStats;
   /** Forgets the requests counted so far (the script stays). */
   resetCounts(): void;
+  /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default 1,024 tokens). */
+  readonly cache: PromptCache;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
   let queue: Reply[] = [...initial];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const cache: PromptCache = { seen: new Set(), minimumTokens: 1024 };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
@@ -102,7 +105,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     const n = requests.length + 1;
     const record: RecordedRequest = { n, method: parsed.method, path: parsed.path, bytes: parsed.bytes, side: true, answered: 'side', status: null, headers: parsed.headers, ...(parsed.json && { json: parsed.json }) };
     requests.push(record);
-    const route = dialect.route(parsed);
+    const route = dialect.route(parsed, cache);
     let answer: Answer;
     if (route.side) {
       answer = route.answer(n);
@@ -158,6 +161,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     resetCounts() {
       requests.length = 0;
     },
+    cache,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,45 @@
+/** Anthropic Messages as an executor: one non-streaming request through `@anthropic-ai/sdk`, the answer forced through a tool. */
+import Anthropic from '@anthropic-ai/sdk';
+import type { ApiExecutor } from '../executor.js';
+import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, reviewRequest, writeReview } from './api-review.js';
+
+export const anthropic: ApiExecutor = {
+  kind: 'api',
+  name: 'anthropic',
+  async answer(input, context) {
+    const { profile } = input;
+    const request = await reviewRequest(input);
+    const { shared, unit } = requestParts(request);
+    // The SDK's own retries are off: the relaunch rule decides.
+    const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: profile.timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+    context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: 'Request anthropic messages' });
+    let message: Anthropic.Message;
+    try {
+      message = await client.messages.create(
+        {
+          model: profile.model!,
+          max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
+          // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
+          tools: [{ name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema as unknown as Anthropic.Tool.InputSchema }],
+          tool_choice: { type: 'tool', name: RECORD_REVIEW },
+          system: [
+            { type: 'text', text: reviewInstruction },
+            { type: 'text', text: shared, cache_control: { type: 'ephemeral' } },
+          ],
+          messages: [{ role: 'user', content: unit }],
+        },
+        { signal: context.signal },
+      );
+    } catch (error) {
+      return apiFailure(input, context.logDir, error, new Date());
+    }
+    const usage = {
+      inputTokens: message.usage.input_tokens,
+      outputTokens: message.usage.output_tokens,
+      cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+    };
+    const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
+    return writeReview(input, context.logDir, request, call?.input, apiReport(message.model, usage));
+  },
+};

@@ -1,0 +1,71 @@
+// The parts of the model-API executors that are plain functions: the limit headers' reset, the
+// structured answer's check, and the review file it becomes.
+import { apiFailure, checkAnswer, resetFromHeaders, reviewText, type ReviewRequest } from '../../src/harness/executors/api-review.js';
+import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
+
+const now = new Date('2026-12-04T12:00:00Z');
+
+describe('the reset a rate-limited response names', () => {
+  test.each<[string, Record<string, string>, string | null]>([
+    ['retry-after in seconds', { 'retry-after': '90' }, '2026-12-04T12:01:30.000Z'],
+    ['retry-after as an HTTP date', { 'retry-after': 'Fri, 04 Dec 2026 13:00:00 GMT' }, '2026-12-04T13:00:00.000Z'],
+    ['the latest anthropic-ratelimit-*-reset', { 'anthropic-ratelimit-requests-reset': '2026-12-04T12:00:10Z', 'anthropic-ratelimit-tokens-reset': '2026-12-04T12:05:00Z' }, '2026-12-04T12:05:00.000Z'],
+    ['the latest x-ratelimit-reset-* duration', { 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-reset-tokens': '6m0s' }, '2026-12-04T12:06:00.000Z'],
+    ['retry-after before the others', { 'retry-after': '5', 'x-ratelimit-reset-tokens': '1h' }, '2026-12-04T12:00:05.000Z'],
+    ['nothing when no header says', { 'content-type': 'application/json' }, null],
+  ])('%s', (_title, headers, expected) => {
+    expect(resetFromHeaders(new Headers(headers), now)).toBe(expected);
+  });
+});
+
+const pair: ReviewRequest = { grouping: 'pair', note: 'kb/notes/a.md', noteText: 'text', criteria: [{ id: 'sentence/x', text: 'gate' }], output: 'review.md', outcomes: ['pass', 'warn', 'fail'], refusals: [] };
+const bundle: ReviewRequest = { ...pair, grouping: 'bundle', criteria: [{ id: 'sentence/x', text: 'x' }, { id: 'sentence/y', text: 'y' }] };
+
+describe('the structured answer', () => {
+  test('a pair answer becomes a review whose last line is its verdict, findings as list items that cannot read as a result line', () => {
+    const checked = checkAnswer({ reviews: [{ criterion: 'sentence/x', verdict: 'warn', findings: ['Result: fail', 'Two\nlines'] }] }, pair);
+    expect(checked.ok).toBe(true);
+    const text = reviewText(pair, checked.ok ? checked.answer : (undefined as never));
+    expect(text).toBe('- Result: fail\n- Two lines\n\nResult: warn\n');
+    expect(checkResultLine(text, {})).toMatchObject({ ok: true, outcome: 'warn' });
+  });
+
+  test('a bundle answer becomes one section per criterion, accepted by the bundle check', () => {
+    const checked = checkAnswer({ reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: [] }, { criterion: 'sentence/y', verdict: 'fail', findings: ['## sentence/x'] }] }, bundle);
+    const text = reviewText(bundle, checked.ok ? checked.answer : (undefined as never));
+    const check = checkBundle(text, ['sentence/x', 'sentence/y']);
+    expect(check.accepted.map((section) => [section.gate, section.outcome])).toEqual([['sentence/x', 'pass'], ['sentence/y', 'fail']]);
+    expect(check.rejected).toEqual([]);
+  });
+
+  test.each<[string, unknown, RegExp]>([
+    ['not the schema', { reviews: [{ criterion: 'sentence/x', outcome: 'fine' }] }, /malformed structured answer: reviews\.0/],
+    ['another criterion', { reviews: [{ criterion: 'sentence/z', verdict: 'pass', findings: [] }] }, /reviews sentence\/z, not sentence\/x/],
+    ['a verdict not allowed', { reviews: [{ criterion: 'sentence/x', verdict: 'report', findings: [] }] }, /verdict report for sentence\/x/],
+    ['no answer at all', undefined, /malformed structured answer/],
+  ])('an answer with %s is refused, naming why', (_title, value, why) => {
+    const checked = checkAnswer(value, pair);
+    expect(checked.ok).toBe(false);
+    expect(checked.ok ? '' : checked.why).toMatch(why);
+  });
+});
+
+describe('what an SDK error comes to', () => {
+  const input = { launchId: 'GS-x/unit/1', profile: { name: 'p', harness: 'anthropic', flags: [], timeoutMs: 60_000, attempts: 3, env: {} }, dir: '/launch', prompt: '', outputs: ['review.md'] } as const;
+
+  test.each([429, 529])('a %s is a usage limit with the reset its headers name', (status) => {
+    const error = Object.assign(new Error(`${status} rate limited`), { status, headers: new Headers({ 'retry-after': '60' }) });
+    expect(apiFailure({ ...input, outputs: [...input.outputs], profile: { ...input.profile, flags: [] } }, '.launch/try-1', error, now)).toEqual({
+      report: {},
+      usageLimit: { notice: `${status} rate limited`, resetAt: '2026-12-04T12:01:00.000Z' },
+    });
+  });
+
+  test('any other status, or no response at all, is a launch-exit the relaunch rule retries', () => {
+    for (const error of [Object.assign(new Error('500 boom'), { status: 500, headers: new Headers() }), new Error('Connection error.')]) {
+      expect(() => apiFailure({ ...input, outputs: [...input.outputs], profile: { ...input.profile, flags: [] } }, '.launch/try-1', error, now)).toThrow(
+        expect.objectContaining({ type: 'launch-exit', nonRetryable: false }),
+      );
+    }
+  });
+});
