@@ -137,6 +137,13 @@ export class ActivityTracker {
     }
   }
 
+  /** The turns and tool uses the stream showed, set on a harness's report (left unset when it showed no turn). */
+  recordTurns(report: { turns?: number; toolUses?: number }): void {
+    if (this.turnCount === 0) return;
+    report.turns = this.turnCount;
+    report.toolUses = this.toolUses;
+  }
+
   /** What the worker has done so far, for a heartbeat. */
   snapshot(): Omit<LaunchActivity, 'pid' | 'elapsedMs'> {
     let tokens = this.summedTokens;

@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
 import { connectionSettings, type ConnectionSettings } from './connection.js';
+import { shellWord } from './command-line.js';
 import { connectionOverrides } from './connection-overrides.js';
 import { UserError } from './errors.js';
 
@@ -83,11 +84,6 @@ export function connectionFlags(): string {
     .filter((flag): flag is [string, string] => flag[1] !== undefined)
     .map(([flag, value]) => ` ${flag} ${shellWord(value)}`)
     .join('');
-}
-
-/** A word as a POSIX shell reads it back unchanged. */
-export function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 /**

@@ -46,12 +46,9 @@ export function claudeReport(stdout: string): HarnessReport {
       if (info) report.rateLimit = info;
     }
   }
-  const activity = tracker.snapshot();
-  if (activity.rateLimitWarning) report.rateLimitWarning = activity.rateLimitWarning;
-  if (activity.turns > 0) {
-    report.turns = activity.turns;
-    report.toolUses = activity.toolUses;
-  }
+  const { rateLimitWarning } = tracker.snapshot();
+  if (rateLimitWarning) report.rateLimitWarning = rateLimitWarning;
+  tracker.recordTurns(report);
   const result = [...events].reverse().find((event) => event.type === 'result');
   if (!result) return report;
   const modelUsage = isObject(result.modelUsage) ? result.modelUsage : {};

@@ -48,11 +48,7 @@ export function codexReport(stdout: string): HarnessReport {
     }
   }
   if (usage) report.usage = usage;
-  const activity = tracker.snapshot();
-  if (activity.turns > 0) {
-    report.turns = activity.turns;
-    report.toolUses = activity.toolUses;
-  }
+  tracker.recordTurns(report);
   return report;
 }
 

@@ -47,11 +47,7 @@ export function piReport(stdout: string): HarnessReport {
   }
   if (usage) report.usage = usage;
   if (cost !== undefined) report.costUsd = cost;
-  const activity = tracker.snapshot();
-  if (activity.turns > 0) {
-    report.turns = activity.turns;
-    report.toolUses = activity.toolUses;
-  }
+  tracker.recordTurns(report);
   return report;
 }
 
