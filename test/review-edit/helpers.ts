@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
 import { checkoutIdOf } from '../helpers/kb.js';
@@ -34,6 +34,9 @@ export async function gitCorpus(): Promise<string> {
   await git('config', 'user.name', 'Commonplace Test');
   await git('config', 'user.email', 'test@example.invalid');
   await writeFile(join(root, '.gitignore'), 'kb/reports/state/\n');
+  // The file's worker holds the checkout from its announcement and may be recording its ID in
+  // .commonplace/ (machine-local, never committed) while the KB is added: Git must not list it.
+  await appendFile(join(root, '.git', 'info', 'exclude'), '/.commonplace/\n');
   await git('add', '-A');
   await git('commit', '-q', '-m', 'the KB');
   return root;
