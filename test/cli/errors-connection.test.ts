@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
+import { unreachableHint } from '../../src/cli/shared/connection.js';
 
 let dir: string;
 let configFile: string;
@@ -28,7 +29,7 @@ async function oneLineError(args: string[], extra: Record<string, string> = {}):
 }
 
 test.each([
-  ['an address where no server listens', ['quota', '--address', '127.0.0.1:1'], {}, /^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 \(.*\); start a local one with `commonplace dev` or set TEMPORAL_ADDRESS \/ --address$/],
+  ['an address where no server listens', ['quota', '--address', '127.0.0.1:1'], {}, /^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 \(.*\); start a local one there with `.*commonplace\S* dev --port 1 --ui-port 1001 --address 127\.0\.0\.1:1`, or set TEMPORAL_ADDRESS \/ --address$/],
   ['a client certificate path that does not exist', ['quota'], { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/no/such/client.key' }, /^commonplace: cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\): no such file$/],
   ['a server CA path that does not exist', ['quota'], { TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/no/such/ca.pem' }, /^commonplace: cannot read the TLS server CA certificate \/no\/such\/ca\.pem \(TEMPORAL_TLS_SERVER_CA_CERT_PATH\): no such file$/],
   ['a client certificate without its key', ['quota'], { TEMPORAL_TLS_CLIENT_CERT_DATA: 'CERT' }, /^commonplace: a TLS client certificate is set without its key: /],
@@ -60,4 +61,13 @@ test('the profile named by TEMPORAL_PROFILE in the default config file supplies 
   const result = await runCli(['quota'], { env: { XDG_CONFIG_HOME: dir, TEMPORAL_PROFILE: 'nowhere', TEMPORAL_CONFIG_FILE: '' }, cwd: dir });
   expect(result.exitCode).toBe(1);
   expect(String(result.stderr)).toMatch(/^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 /);
+});
+
+test.each([
+  ['the default local address', '127.0.0.1:7233', /start a local one there with `\S.* dev(?: --address 127\.0\.0\.1:7233)?`/],
+  ['another local port, whose Web UI port moves with it', 'localhost:7300', /start a local one there with `\S.* dev --port 7300 --ui-port 8300/],
+  ['a port whose Web UI port would not exist', '127.0.0.1:65000', /dev --port 65000`/],
+  ['a remote server', 'temporal.example:7233', /^check that the server there is up and reachable, or set TEMPORAL_ADDRESS \/ --address$/],
+])('an unreachable server at %s gets the hint that fits it', (_title, address, hint) => {
+  expect(unreachableHint(address)).toMatch(hint);
 });

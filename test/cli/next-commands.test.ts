@@ -13,6 +13,7 @@ import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
+import { freePort } from '../helpers/ports.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -145,3 +146,34 @@ test("prepare's `next:` line runs as printed from any directory: it starts and f
   expect(confirmed.exitCode).toBe(0);
   expect(confirmed.stdout).toMatch(new RegExp(`^reset ${runId!}: discarded`, 'm'));
 });
+
+test("the unreachable-server hint runs as printed: pasted, it starts a dev server on the port the command could not reach", async () => {
+  let port = 0;
+  // A free port whose Web UI port (1,000 above, as the hint moves it) is free too.
+  for (;;) {
+    port = await freePort();
+    if (port + 1000 <= 65535 && (await portFree(port + 1000))) break;
+  }
+  const elsewhere = await scratch();
+  const refused = await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere, env: { npm_command: '' } });
+  expect(refused.exitCode).toBe(1);
+  const hint = /start a local one there with `(.+)`, or set/.exec(String(refused.stderr))?.[1];
+  expect(hint).toContain(`dev --port ${port} --ui-port ${port + 1000}`);
+  const dev = paste(hint!, elsewhere);
+  try {
+    await waitFor(`a server at 127.0.0.1:${port}`, async () => (await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere })).exitCode === 0, 120_000);
+  } finally {
+    dev.kill('SIGINT');
+    await dev;
+  }
+});
+
+/** Whether nothing listens on a loopback port. */
+async function portFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

@@ -11,7 +11,7 @@ import { execa } from 'execa';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { locateBinary } from '../../temporal/server.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { gitCorpus, NOTE } from '../review-edit/helpers.js';
@@ -99,11 +99,11 @@ describe('an approval no worker would apply', () => {
   });
 
   test('is refused before it is sent, in one line saying it was not sent and which worker to start', async () => {
-    const result = await runCli(['review', 'approve', RUN, 'run.json', '--key', '0123456789abcdef', '--address', address()], { cwd: checkout });
+    const result = await runCli(['review', 'approve', RUN, 'run.json', '--key', '0123456789abcdef', '--address', address()], { cwd: checkout, env: { npm_command: '' } });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(errorLines(result.stderr)).toEqual([
-      `commonplace: the approval of run.json for ${RUN} was NOT sent: no worker polls task queue commonplace on namespace "default" at ${address()}; start one (\`commonplace worker --kb ${checkout} --address ${address()}\`) and run this command again`,
+      `commonplace: the approval of run.json for ${RUN} was NOT sent: no worker polls task queue commonplace on namespace "default" at ${address()}; start one (\`node ${cliPath} worker --kb ${checkout} --address ${address()}\`) and run this command again`,
     ]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.some((event) => /UPDATE/i.test(String(event.eventType)) || event.workflowExecutionUpdateAdmittedEventAttributes)).toBe(false);

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { locateSelections, parseSelectionList } from '../../review/edit/selection.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../review/edit/types.js';
 import { connectClient } from '../shared/connection.js';
-import { shellWord } from '../shared/command-line.js';
 import { requireSearchAttributes, requireWorkflowWorker } from '../shared/preflight.js';
 import { rootMessage, UserError } from '../shared/errors.js';
 import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from './edit-follow.js';
@@ -60,7 +59,7 @@ export async function runApprove(run: string, file: string, options: { key: stri
   await requireSearchAttributes(client);
   const found = await resolveRun(client, options.kb, run);
   const relative = await runRelative(found.runDir, file);
-  await requireWorkflowWorker(client, `the approval of ${relative} for ${found.runId}`, ` --kb ${shellWord(found.checkout)}`);
+  await requireWorkflowWorker(client, `the approval of ${relative} for ${found.runId}`, found.checkout);
   const progress = await progressOf(found, run);
   const waiting = progress.stops[0];
   const proposal = waiting?.kind === 'awaiting-approval' ? waiting.proposal : undefined;
@@ -91,7 +90,7 @@ export async function runAcknowledge(run: string, options: { kb?: string; detach
   await requireSearchAttributes(client);
   if (sweep) return acknowledgeSweep(client, run.replace(/^gates\//, ''), { detach: options.detach ?? false, json: options.json ?? false });
   const found = await resolveRun(client, options.kb, run);
-  await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, ` --kb ${shellWord(found.checkout)}`);
+  await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, found.checkout);
   const progress = await progressOf(found, run);
   const stop = progress.stops[0];
   if (stop?.kind !== 'checkout-changed') {
@@ -110,7 +109,7 @@ export async function runAcknowledge(run: string, options: { kb?: string; detach
 
 /** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
 async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach: boolean; json: boolean }): Promise<void> {
-  await requireWorkflowWorker(client, `the acknowledgement for ${run}`, '');
+  await requireWorkflowWorker(client, `the acknowledgement for ${run}`);
   const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
   const progress = await handle.query(sweepProgressQuery).catch((error: unknown) => {
     throw new UserError(`no open sweep ${run} (workflow gates/${run}): ${rootMessage(error)}`);

@@ -7,6 +7,7 @@ import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { connectionOverrides, type ConnectionOverrides } from './connection-overrides.js';
+import { runnable } from './command-line.js';
 import { UserError } from './errors.js';
 
 type TLSConfig = Exclude<NonNullable<ConnectionOptions['tls']>, boolean>;
@@ -219,7 +220,17 @@ export async function connectionFailure(settings: ConnectionSettings, error: unk
     const handshake = await probeTls(settings);
     if (handshake.outcome === 'refused') return new UserError(`TLS handshake with ${settings.address} failed: ${handshake.reason} (check TEMPORAL_TLS_* / the profile's tls settings)`);
   }
-  return new UserError(`cannot reach Temporal at ${settings.address} (${firstLine(error)}); start a local one with \`commonplace dev\` or set TEMPORAL_ADDRESS / --address`);
+  return new UserError(`cannot reach Temporal at ${settings.address} (${firstLine(error)}); ${unreachableHint(settings.address)}`);
+}
+
+/** What to do about a server that does not answer: on this machine, start one there (as pasted, it serves that port); elsewhere, check it. */
+export function unreachableHint(address: string): string {
+  const [, host = '', port = ''] = /^\[?([^\]]*?)\]?:(\d+)$/.exec(address) ?? [];
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) return 'check that the server there is up and reachable, or set TEMPORAL_ADDRESS / --address';
+  // Away from the default port the Web UI moves with it (7300 → 8300), so a second dev server never takes the first's UI port.
+  const uiPort = Number(port) + 1000;
+  const dev = port === '7233' ? 'commonplace dev' : `commonplace dev --port ${port}${uiPort <= 65535 ? ` --ui-port ${uiPort}` : ''}`;
+  return `start a local one there with \`${runnable(dev)}\`, or set TEMPORAL_ADDRESS / --address`;
 }
 
 /** A namespace that does not exist fails here, in one line, instead of in whichever call a command makes first. */

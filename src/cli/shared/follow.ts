@@ -10,6 +10,7 @@ import type { LifecycleProgress } from '../../runs/stop.js';
 import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
 import { printJson } from './json-output.js';
+import { runnable } from './command-line.js';
 import { shown } from './places.js';
 import { settledAtCap } from './spend.js';
 
@@ -192,7 +193,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     const shown: Transient = silent ? 'unavailable' : kind;
     if (said.has(shown)) return;
     said.add(shown);
-    if (shown === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one with \`commonplace worker\` or \`commonplace dev\`)`);
+    if (shown === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one: \`${runnable('commonplace worker')}\`)`);
     if (shown === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
   };
 

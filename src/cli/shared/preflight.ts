@@ -6,8 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
 import { connectionSettings, type ConnectionSettings } from './connection.js';
-import { shellWord } from './command-line.js';
-import { connectionOverrides } from './connection-overrides.js';
+import { runnable } from './command-line.js';
 import { UserError } from './errors.js';
 
 /** Temporal's enum values (TaskQueueKind NORMAL; TaskQueueType WORKFLOW, ACTIVITY), without loading the protos' module for three numbers. */
@@ -71,29 +70,14 @@ export async function queuePolled(client: Client, queue: string, type: number): 
   });
 }
 
-/** The global connection options this command was given, as they are typed, for a command it prints. */
-export function connectionFlags(): string {
-  const given = connectionOverrides();
-  const flags: [string, string | undefined][] = [
-    ['--address', given.address],
-    ['--namespace', given.namespace],
-    ['--profile-name', given.profileName],
-    ['--config-file', given.configFile],
-  ];
-  return flags
-    .filter((flag): flag is [string, string] => flag[1] !== undefined)
-    .map(([flag, value]) => ` ${flag} ${shellWord(value)}`)
-    .join('');
-}
-
 /**
  * Refuses to send an answer (an approval, an acknowledgement) that no worker would apply: the server
  * would hold it about half a minute and then fail it, and the operator could not tell whether it counted.
  */
-export async function requireWorkflowWorker(client: Client, what: string, worker: string): Promise<void> {
+export async function requireWorkflowWorker(client: Client, what: string, kb?: string): Promise<void> {
   if ((await queuePolled(client, TASK_QUEUE, TASK_QUEUE_TYPE.workflow)) !== false) return;
   const settings = connectionSettings();
   throw new UserError(
-    `${what} was NOT sent: no worker polls task queue ${TASK_QUEUE} on namespace "${settings.namespace}" at ${settings.address}; start one (\`commonplace worker${worker}${connectionFlags()}\`) and run this command again`,
+    `${what} was NOT sent: no worker polls task queue ${TASK_QUEUE} on namespace "${settings.namespace}" at ${settings.address}; start one (\`${runnable('commonplace worker', kb)}\`) and run this command again`,
   );
 }
