@@ -66,6 +66,8 @@ export interface LaunchResult {
   outputBytes?: Record<string, string>;
   /** Outputs over the returned cap: not returned, refused by their check. */
   oversize?: string[];
+  /** Files changed in the worker's state directory during the try, outside any launch directory (relative to it): a write nothing else would see. */
+  strayWrites?: string[];
 }
 
 /** The launch activity's heartbeat details: what the worker is doing right now (`describeLaunchActivity` says it in one line). */

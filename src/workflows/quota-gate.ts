@@ -3,10 +3,14 @@
  * reset, or closed with the reset unknown (probing with backoff). A usage limit any launch sees
  * closes it; every run that launches on the account subscribed once and keeps a copy, which the gate
  * keeps current by signalling each subscriber on every transition. It continues as new to keep its
- * history short, and never ends by itself.
+ * history short. An open gate checks its subscribers every idle period and ends once none of their runs
+ * is open (nothing is lost: an open gate with no run holds nothing), so a finished sweep, demo or test
+ * leaves no gate running; the next run's subscription starts it again, open. A closed gate never ends:
+ * it holds the reset every run on the account must wait for.
  */
 import {
   condition,
+  patched,
   continueAsNew,
   getExternalWorkflowHandle,
   proxyActivities,
@@ -26,7 +30,15 @@ export interface QuotaGateInput {
   subscribers?: string[];
   /** Events past which the gate continues as new (default 2,000; tests set it low). */
   historyBudget?: number;
+  /** How long an open gate waits between checks of whether any subscribed run is still open (default 10 minutes). */
+  idleMs?: number;
 }
+
+/** Gates started before it never end by themselves; after it, an open gate whose runs have all closed ends. */
+export const QUOTA_IDLE_END_PATCH = 'quota-gate-idle-end';
+
+/** The default idle period of an open gate. */
+const idlePeriodMs = 10 * 60_000;
 
 export type { QuotaGateView } from '../runs/quota.js';
 
@@ -65,7 +77,18 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
   for (;;) {
     if (state.version === notified && !tooLong()) {
       const opens = opensAt(state);
-      if (opens === undefined) {
+      if (opens === undefined && patched(QUOTA_IDLE_END_PATCH)) {
+        events += 4;
+        const woken = await condition(() => state.version !== notified || tooLong(), input.idleMs ?? idlePeriodMs, { summary: 'check whether any subscribed run is still open' });
+        if (!woken && (await noRunOpen(subscribers))) {
+          events += 6;
+          // A subscription or a transition that came in while the check was asked keeps the gate.
+          if (subscribers.size === 0 && state.version === notified && state.status === 'open') {
+            show(state, 0, 'ended: open, and no subscribed run is open (the next run on the account starts it again)');
+            return;
+          }
+        }
+      } else if (opens === undefined) {
         await condition(() => state.version !== notified || tooLong());
       } else {
         events += 4;
@@ -93,6 +116,14 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
   }
 }
 
+/** Drops the subscribers whose runs have closed; whether none is left. */
+async function noRunOpen(subscribers: Set<string>): Promise<boolean> {
+  const asked = [...subscribers];
+  const open = asked.length === 0 ? new Set<string>() : new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
+  for (const workflowId of asked) if (!open.has(workflowId)) subscribers.delete(workflowId);
+  return subscribers.size === 0;
+}
+
 /** Signals every subscriber the new state; a subscriber that is gone (its run closed) is dropped. */
 async function notify(state: QuotaState, subscribers: Set<string>): Promise<void> {
   await Promise.all(
@@ -107,7 +138,9 @@ async function notify(state: QuotaState, subscribers: Set<string>): Promise<void
 }
 
 /** The gate's state where the Web UI shows it: current details and the memo. */
-function show(state: QuotaState, subscribers: number): void {
-  setCurrentDetails([`**quota gate** ${state.account}: ${describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`commonplace quota open ${state.account}\``])].join('\n\n'));
+function show(state: QuotaState, subscribers: number, ended?: string): void {
+  setCurrentDetails(
+    [`**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`commonplace quota open ${state.account}\``])].join('\n\n'),
+  );
   upsertMemo({ quota: { status: state.status, ...(state.status === 'closed-until' && { resetAt: state.resetAt }), ...(state.status === 'closed-unknown' && { probeAt: state.probeAt }), version: state.version } });
 }

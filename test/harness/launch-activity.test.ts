@@ -93,3 +93,24 @@ describe('the launch activity', () => {
     expect(await readLedger(ledger)).toEqual([]);
   });
 });
+
+describe("a write into the worker's state directory", () => {
+  test('is named in the launch result and the try\'s log directory; the worker\'s own tries index is not', async () => {
+    const stateDir = await scratch();
+    const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
+    const { input } = await prepare('fake', [{ writeDeclared: 'done\n', writeOutside: { [join(stateDir, 'planted', 'notes.txt')]: 'not the worker\'s\n' } }]);
+    const result = (await new MockActivityEnvironment().run(withState.launch, input)) as LaunchResult;
+    expect(result.exitCode).toBe(0);
+    expect(result.strayWrites).toEqual([join('planted', 'notes.txt')]);
+    await expect(readFile(join(input.dir, result.logDir, 'stray-writes.txt'), 'utf8')).resolves.toBe(`${join('planted', 'notes.txt')}\n`);
+  });
+
+  test('nothing is named when the try wrote only its outputs', async () => {
+    const stateDir = await scratch();
+    const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
+    const { input } = await prepare('fake', [{ writeDeclared: 'done\n' }]);
+    const result = (await new MockActivityEnvironment().run(withState.launch, input)) as LaunchResult;
+    expect(result.exitCode).toBe(0);
+    expect(result.strayWrites).toBeUndefined();
+  });
+});

@@ -35,5 +35,45 @@ test('a gate past its history budget continues as new with its state, keeping on
     }
     expect(runId).not.toBe(firstRun);
     expect(view).toMatchObject({ subscribers: 1, state: { status: 'closed-until', resetAt, version: 1 } });
+    // Neither gate may go on into the next test's skipped time.
+    await Promise.all([open.terminate(), gate.terminate()]);
+  });
+});
+
+test('an open gate whose subscribed runs have all closed ends by itself after its idle period, and the next subscription starts it again, open', async () => {
+  const account = `claude/idle-test-${process.pid}`;
+  const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await worker.runUntil(async () => {
+    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }] });
+    // A run that has closed (no such workflow is open).
+    await gate.signal(subscribeSignal, `gates/closed-run-${process.pid}`);
+    // The time-skipping server moves the clock past the idle period while the result is awaited.
+    await gate.result();
+    expect((await gate.describe()).status.name).toBe('COMPLETED');
+
+    const again = await env().client.workflow.signalWithStart('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }], signal: subscribeSignal, signalArgs: [`gates/next-run-${process.pid}`] });
+    expect(again.signaledRunId).not.toBe(gate.firstExecutionRunId);
+    expect(await again.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
+    await env().client.workflow.getHandle(quotaGateId(account)).terminate();
+  });
+});
+
+test('an open gate with a subscribed run still open keeps running past its idle period, having checked', async () => {
+  const account = `claude/busy-test-${process.pid}`;
+  const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await worker.runUntil(async () => {
+    // Another gate stands in for a run that is still open.
+    const open = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(`${account}-open-run`), args: [{ account: `${account}-open-run`, idleMs: 24 * 3600_000 }] });
+    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account, idleMs: 60_000 }] });
+    await gate.signal(subscribeSignal, open.workflowId);
+    await gate.signal(subscribeSignal, `gates/closed-run-${process.pid}`);
+    await env().sleep(5 * 60_000);
+    // Each idle check is an activity in the gate's history; after the first, the closed run is dropped.
+    const checked = async () => ((await gate.fetchHistory()).events ?? []).filter((event) => event.activityTaskCompletedEventAttributes).length;
+    for (let deadline = Date.now() + 200_000; (await checked()) === 0 && Date.now() < deadline; ) await env().sleep(60_000);
+    expect(await checked()).toBeGreaterThan(0);
+    expect((await gate.describe()).status.name).toBe('RUNNING');
+    expect(await gate.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
+    await Promise.all([open.terminate(), gate.terminate()]);
   });
 });

@@ -13,6 +13,7 @@ import { parseResetTime } from '../../harness/reset-time.js';
 import { RETURNED_OUTPUT_CAP, type LaunchActivity, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
 import { TryFollower } from './follow.js';
 import { listTry, runStateOn, unlistTry } from './reap.js';
+import { strayStateWrites } from './state-writes.js';
 import { prepareLaunch } from './prepare.js';
 import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
 
@@ -251,8 +252,10 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   clearTimeout(timer);
   if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
   const { stateDir } = w.deps;
+  const strays = stateDir === undefined ? [] : await noticeStrayWrites(stateDir, dir, current, input.launchId);
   try {
-    return await report(w, executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+    const result = await report(w, executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+    return strays.length === 0 ? result : { ...result, strayWrites: strays };
   } catch (error) {
     await clearTryRecord(dir); // a failed try is relaunched, not adopted
     throw error;
@@ -341,6 +344,15 @@ async function report(w: LaunchWiring, executor: CliExecutor, input: LaunchInput
   }
   if (ended === 'timeout') await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
   return launchResult(input, report, { exitCode, timedOut: ended === 'timeout', durationMs, try: tryNumber, logDir });
+}
+
+/** Names the files a try wrote into the worker's state directory (see `state-writes.ts`): in its log directory and the worker's log. */
+async function noticeStrayWrites(stateDir: string, dir: string, current: TryRecord, launchId: string): Promise<string[]> {
+  const strays = await strayStateWrites(stateDir, current.startedAt, dir).catch(() => []);
+  if (strays.length === 0) return strays;
+  await writeFile(join(dir, current.logDir, 'stray-writes.txt'), `${strays.join('\n')}\n`).catch(() => undefined);
+  Context.current().log.warn(`launch ${launchId}: a write into the worker's state directory ${stateDir} during try ${current.try}, outside any launch directory: ${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ` and ${strays.length - 5} more` : ''}`);
+  return strays;
 }
 
 /**
