@@ -112,17 +112,16 @@ echo
 cat <<EOT
 == where to look (the demo's server stops with the demo; to look again, start it on the same state and ports,
    with a worker that holds the demo's checkout:
-   npx commonplace dev --state $state --port $port --ui-port $ui_port --kb $kb )
+   node bin/commonplace.js dev --state $state --port $port --ui-port $ui_port --kb $kb )
   Web UI:     http://localhost:$ui_port  (while that server runs)
               the analysis is the workflow analysis/$run; the sweep gates/GS-…; the full pass full-pass/…
   CLI:        $temporal_cli workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
               (the demo's server state stays in $state/temporal.db)
   Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)
-              npx commonplace analysis inspect $run --kb $kb
+              node bin/commonplace.js analysis inspect $run --kb $kb
   Results:    $kb/kb/reports/state/review/results/
   The fake harness wrote every member and every review above from examples/scenarios/: no model was asked.
-  With a real model (needs the CLI on PATH and a login):
-              npx commonplace analysis prepare quill --source examples/systems/quill --profile claude --kb $kb
-              ${at}npx commonplace analysis run <run-id> --kb $kb
-              ${at}npx commonplace review run gates --kb $kb --profile claude
+  With a real model (needs the CLI on PATH and a login), prepare, then paste the \`next:\` line it prints:
+              ${at}node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile claude --kb $kb
+              ${at}node bin/commonplace.js review run gates --kb $kb --profile claude
 EOT

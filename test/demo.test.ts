@@ -20,9 +20,11 @@ test('the README\'s main job (npm run demo) runs on the embedded default: an ana
   const shown = process.env.COMMONPLACE_TEMPORAL_CLI ?? (cli.startsWith(packageRoot()) ? relative(packageRoot(), cli) : 'temporal');
   expect(demo.all).toContain(`${shown} workflow list --address 127.0.0.1:${port} `);
   // The restart hint starts a worker that holds the demo's checkout, so its runs can go on.
-  expect(demo.all).toContain(`npx commonplace dev --state ${state} --port ${port} --ui-port ${uiPort} --kb ${state}/kb-checkout )`);
+  expect(demo.all).toContain(`node bin/commonplace.js dev --state ${state} --port ${port} --ui-port ${uiPort} --kb ${state}/kb-checkout )`);
   expect(demo.all).toContain(`Web UI:     http://localhost:${uiPort}`);
-  expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} npx commonplace analysis run <run-id>`);
+  expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} node bin/commonplace.js analysis prepare quill`);
+  // Nothing a person reads holds a placeholder.
+  expect(demo.all).not.toMatch(/<[a-z][a-z-]*(:[A-Za-z0-9]+)?>/);
   expect(demo.all).toMatch(/^prepared AAS-\S+-quill-01$/m);
   expect(demo.all).toMatch(/probe probe\/fake\/\S+: profile fake \(fake\) — completed/);
   expect(demo.all).toMatch(/run AAS-\S+-quill-01 completed: the artifact is published to kb\/agentic-systems\/quill\/AAS-\S+-quill-01/);

@@ -5,6 +5,7 @@ import { InstallError, installMethod, type InstallReport } from '../../activitie
 import { DEFAULT_PLAN } from '../../activities/analysis/default-plan.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
+import { runnable } from '../shared/command-line.js';
 
 /** Copies the shipped method into the checkout and says what it wrote, replaced and left alone. */
 export async function runInstallMethod(options: { force?: boolean; kb?: string; json?: boolean }): Promise<void> {
@@ -31,7 +32,7 @@ export async function runInstallMethod(options: { force?: boolean; kb?: string; 
     for (const file of written) lines.push(`  wrote     ${file}`);
     for (const file of replaced) lines.push(`  replaced  ${file}`);
     if (unchanged.length > 0) lines.push(`  ${unchanged.length} file${unchanged.length === 1 ? '' : 's'} already identical`);
-    lines.push(`next: commit it — ${commit}`, `then: commonplace analysis prepare <system> --source <path> (the plan is ${DEFAULT_PLAN})`);
+    lines.push(`next: commit it — ${commit}`, `then: prepare a run for a system (SYSTEM its name, DIR its source; the plan is ${DEFAULT_PLAN}): ${runnable('commonplace analysis prepare SYSTEM --source DIR')}`);
   }
   for (const warning of warnings) lines.push(`warning: ${warning}`);
   process.stdout.write(`${lines.join('\n')}\n`);
