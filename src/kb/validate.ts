@@ -12,6 +12,7 @@ import { compareFindings, dedupeFindings, summarize, type FileResult, type Findi
 import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
+import { parseCalibrationRecord } from '../review/compare/calibration.js';
 import { MACHINE_LOCAL_DIRS } from './machine-local.js';
 import { TypeRegistry, type RegistryStats } from './type-registry.js';
 import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE, type ValidationConfig } from './validation-config.js';
@@ -49,8 +50,12 @@ export interface ValidationReport {
   readonly stats: RegistryStats;
 }
 
-/** How a file is validated, decided by its name: schemas and layouts are checked as such, anything else as a note. */
-export function fileKindOf(file: string): 'note' | 'schema' | 'layout' {
+/** A calibration record's place: `kb/reports/calibration/<criterion file>.json`. */
+const CALIBRATION_FILE = /(^|\/)kb\/reports\/calibration\/[^/]+\.json$/;
+
+/** How a file is validated, decided by its name: schemas, layouts and calibration records are checked as such, anything else as a note. */
+export function fileKindOf(file: string): 'note' | 'schema' | 'layout' | 'calibration' {
+  if (CALIBRATION_FILE.test(toPosix(file))) return 'calibration';
   if (file.endsWith('.schema.yaml') || file.endsWith('.schema.yml')) return 'schema';
   if (file.endsWith('.layout.yaml') || file.endsWith('.layout.yml')) return 'layout';
   return 'note';
@@ -112,6 +117,7 @@ export async function validateFile(file: string, options: FileOptions): Promise<
     const problems = await options.registry.checkSchemaFile(file);
     return { file, kind: 'schema', findings: sortFindings(problems.map((problem) => ({ file, ...problem }))) };
   }
+  if (kind === 'calibration') return { file, kind: 'calibration', findings: calibrationFindings(file, bytes) };
   if (kind === 'layout') {
     const { layout, findings } = checkLayoutSource(new TextDecoder().decode(bytes), file, options.repoRoot);
     if (layout !== undefined) {
@@ -230,6 +236,18 @@ async function walkFiles(dir: string, skipped: readonly string[]): Promise<strin
     }
   }
   return files;
+}
+
+/** A calibration record checked against its shape (docs/schemas/calibration-record.v1.schema.json) and its file name. */
+function calibrationFindings(file: string, bytes: Uint8Array): Finding[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    return [{ file, rule: 'calibration-invalid', severity: 'fail', message: `a calibration record is JSON: ${(error as Error).message}` }];
+  }
+  const parsed = parseCalibrationRecord(value, file);
+  return parsed.ok ? [] : parsed.problems.map((problem) => ({ file, rule: 'calibration-invalid', severity: 'fail' as const, message: problem }));
 }
 
 function sortFindings(findings: readonly Finding[]): Finding[] {
