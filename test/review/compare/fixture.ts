@@ -1,17 +1,19 @@
 /** A compare run's directory with scripted verdicts disagreeing at known rates, for the report's and the commands' tests. */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadCriterion } from '../../../src/review/criteria.js';
 import { compareRunDir } from '../../../src/review/compare/run-files.js';
+import { miniFixture } from '../helpers.js';
 import { routeFileName, type CompareSample, type RouteVerdict, type Verdict } from '../../../src/review/compare/types.js';
 
 export const REFERENCE = 'claude:pair';
 export const CHEAP = 'anthropic-haiku:bundle';
 export const ALWAYS_PASS = 'fake:pair';
 export const ROUTES = [REFERENCE, CHEAP, ALWAYS_PASS];
-export const GATE = 'kb/instructions/review-gates/title-as-claim.md';
-export const TYPE = 'kb/types/note.md';
-export const CRITERION_HASH = 'c'.repeat(64);
+/** Two gates of the mini fixture KB. */
+export const GATE = 'frontmatter/title-gate';
+export const TYPE = 'prose/body-gate';
 
 interface Scripted {
   note: string;
@@ -45,10 +47,10 @@ export const SAMPLE: CompareSample = {
   seed: 11,
   size: SCRIPT.length,
   perCriterionMin: 8,
-  pairs: SCRIPT.map(({ note, criterion }) => ({ note, criterion, kind: criterion === GATE ? 'gate:semantic' : 'type' })),
+  pairs: SCRIPT.map(({ note, criterion }) => ({ note, criterion, kind: criterion === GATE ? 'gate:frontmatter' : 'gate:prose' })),
 };
 
-function verdict(route: string, pair: Scripted, said: Verdict, costUsd: number | null): RouteVerdict {
+function verdict(route: string, pair: Scripted, said: Verdict, costUsd: number | null, hashes: Record<string, string> = {}): RouteVerdict {
   return {
     route,
     note: pair.note,
@@ -60,25 +62,36 @@ function verdict(route: string, pair: Scripted, said: Verdict, costUsd: number |
     model: null,
     tokens: { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 },
     costUsd,
-    criterionHash: CRITERION_HASH,
+    criterionHash: hashes[pair.criterion] ?? 'c'.repeat(64),
     noteHash: 'n'.repeat(64),
   };
 }
 
-export const VERDICTS: RouteVerdict[] = [
-  ...SCRIPT.map((pair) => verdict(REFERENCE, pair, pair.reference, null)),
-  ...SCRIPT.map((pair) => verdict(CHEAP, pair, pair.cheap, 0.002)),
-  ...SCRIPT.map((pair) => verdict(ALWAYS_PASS, pair, 'pass', 0)),
+/** Every route's scripted verdicts, given against the criterion hashes named (a placeholder hash otherwise). */
+export const scriptedVerdicts = (hashes: Record<string, string> = {}): RouteVerdict[] => [
+  ...SCRIPT.map((pair) => verdict(REFERENCE, pair, pair.reference, null, hashes)),
+  ...SCRIPT.map((pair) => verdict(CHEAP, pair, pair.cheap, 0.002, hashes)),
+  ...SCRIPT.map((pair) => verdict(ALWAYS_PASS, pair, 'pass', 0, hashes)),
 ];
 
-/** A checkout (a temporary directory) holding one compare run of the scripted verdicts, with no report yet. */
+export const VERDICTS = scriptedVerdicts();
+
+/** A checkout (a temporary copy of the mini fixture KB) holding one compare run of the scripted verdicts, given against its gates as they stand; no report yet. */
 export async function compareRunFixture(runId = 'compare-fixture'): Promise<{ checkout: string; runId: string; runDir: string }> {
   const checkout = await mkdtemp(path.join(tmpdir(), 'compare-'));
+  await cp(miniFixture, checkout, { recursive: true });
+  const hashes: Record<string, string> = {};
+  for (const id of [GATE, TYPE]) {
+    const loaded = await loadCriterion(checkout, id);
+    if (!loaded.ok) throw new Error(`the mini fixture has no criterion ${id}: ${loaded.message}`);
+    hashes[id] = loaded.criterion.sha256;
+  }
+  const verdicts = scriptedVerdicts(hashes);
   const runDir = compareRunDir(checkout, runId);
   await mkdir(path.join(runDir, 'verdicts'), { recursive: true });
   await writeFile(path.join(runDir, 'sample.json'), JSON.stringify(SAMPLE, null, 2));
   for (const route of ROUTES) {
-    const lines = VERDICTS.filter((v) => v.route === route).map((v) => JSON.stringify(v));
+    const lines = verdicts.filter((v) => v.route === route).map((v) => JSON.stringify(v));
     await writeFile(path.join(runDir, 'verdicts', routeFileName(route)), `${lines.join('\n')}\n`);
   }
   return { checkout, runId, runDir };
