@@ -60,7 +60,8 @@ interface Disagreement {
 }
 
 /** The sample's pairs the routes do not all agree on, criterion by criterion, leaving out those labelled already. */
-function disagreements(pairs: readonly { note: string; criterion: string }[], all: readonly RouteVerdict[], labelled: Set<string>): Disagreement[] {
+function disagreements(pairs: readonly { note: string; criterion: string }[], all: readonly RouteVerdict[], labelled: Set<string>, routes: readonly string[]): Disagreement[] {
+  const rank = (route: string): number => (routes.includes(route) ? routes.indexOf(route) : routes.length);
   const byPair = new Map<string, Map<string, RouteVerdict>>();
   for (const verdict of all) {
     const key = pairKey(verdict.note, verdict.criterion);
@@ -70,7 +71,7 @@ function disagreements(pairs: readonly { note: string; criterion: string }[], al
   }
   return pairs
     .filter((pair) => !labelled.has(pairKey(pair.note, pair.criterion)))
-    .map((pair) => ({ ...pair, said: [...(byPair.get(pairKey(pair.note, pair.criterion))?.values() ?? [])] }))
+    .map((pair) => ({ ...pair, said: [...(byPair.get(pairKey(pair.note, pair.criterion))?.values() ?? [])].sort((a, b) => rank(a.route) - rank(b.route)) }))
     .filter((pair) => new Set(pair.said.map((verdict) => verdict.verdict)).size > 1)
     .sort((a, b) => a.criterion.localeCompare(b.criterion) || a.note.localeCompare(b.note));
 }
@@ -138,7 +139,8 @@ export async function runCompareLabel(runId: string, raw: LabelOptions): Promise
       kept = parsed.labels.length;
     } else {
       const labelled = new Set(labels.map((label) => pairKey(label.note, label.criterion)));
-      kept = await askInTerminal(runDir, disagreements(sample.pairs, await readVerdicts(runDir), labelled), by);
+      const { routes } = await writeCompareReport(checkout, runId);
+      kept = await askInTerminal(runDir, disagreements(sample.pairs, await readVerdicts(runDir), labelled, routes), by);
     }
     const report = await writeCompareReport(checkout, runId);
     process.stdout.write(`\nLabelled ${kept} pair${kept === 1 ? '' : 's'} (${labels.length + kept} labels in all); report rewritten: ${reportFile(runDir, 'md')}\n`);
