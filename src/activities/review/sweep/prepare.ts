@@ -14,12 +14,12 @@ import { routeCriteria, writeRouting, type SweepRouting } from './routing.js';
 import { bundleSizes, planUnits } from './units.js';
 
 /** The sweep's profile and every profile of its file (the ones per-criterion routing may choose), the run's env added. */
-function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<string, Profile> } {
+function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<string, Profile>; definitions: Map<string, Profile> } {
   try {
     const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
     const profiles = loadProfiles(source);
     const withEnv = (profile: Profile): Profile => (input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile);
-    return { profile: withEnv(selectProfile(profiles, input.profile, source)), profiles: new Map([...profiles].map(([name, profile]) => [name, withEnv(profile)])) };
+    return { profile: withEnv(selectProfile(profiles, input.profile, source)), profiles: new Map([...profiles].map(([name, profile]) => [name, withEnv(profile)])), definitions: profiles };
   } catch (error) {
     throw badInput((error as Error).message);
   }
@@ -44,7 +44,7 @@ async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: Swee
 
 /** Selects the stale and missing pairs (or a finished sweep's problem pairs) and writes them, in batches, to the run directory. */
 export async function prepareSweep(input: SweepInput & { runId: string }): Promise<PreparedSweep> {
-  const { profile, profiles } = resolveProfile(input);
+  const { profile, profiles, definitions } = resolveProfile(input);
   const runDir = runDirOf(input.checkout, input.runId);
   let pairs: PairStatus[];
   try {
@@ -60,7 +60,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     throw badInput((error as Error).message);
   }
   Context.current().heartbeat({ selected: pairs.length });
-  const routing = await routeCriteria({ checkout: input.checkout, profile, profiles, grouping: input.grouping, criteria: pairs.map((pair) => pair.criterion) });
+  const routing = await routeCriteria({ checkout: input.checkout, profile, profiles: definitions, grouping: input.grouping, criteria: pairs.map((pair) => pair.criterion) });
   const { units, chosen } = await routedUnits(input, pairs, routing);
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });

@@ -21,7 +21,14 @@ export interface SweepRouting {
 export const routingFile = (runDir: string): string => join(runDir, 'routing.json');
 
 /** Each criterion's route under the profile's `calibrated-routes`; undefined when the profile declares none. */
-export async function routeCriteria(input: { checkout: string; profile: Profile; profiles: Map<string, Profile>; grouping: Grouping; criteria: readonly string[] }): Promise<SweepRouting | undefined> {
+export async function routeCriteria(input: {
+  checkout: string;
+  profile: Profile;
+  /** The profiles as the file defines them (a run's added env is not part of a definition). */
+  profiles: Map<string, Profile>;
+  grouping: Grouping;
+  criteria: readonly string[];
+}): Promise<SweepRouting | undefined> {
   const routing = input.profile.calibratedRoutes;
   if (routing === undefined) return undefined;
   const hashes = Object.fromEntries([...input.profiles.values()].map((profile) => [profile.name, profileHash(profile)]));
