@@ -12,8 +12,10 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 
-const { env } = useDevServer();
+const { env, address } = useDevServer();
 
 const gates = ['frontmatter/title-as-claim', 'frontmatter/description-discrimination', 'frontmatter/claim-strength'];
 
@@ -24,6 +26,7 @@ describe('a sweep whose profile declares calibrated-routes', () => {
   let criteria: string[];
   let launches: number;
   let pairs: number;
+  let inspected: { text: string; json: string };
 
   beforeAll(async () => {
     const checkout = await corpusCopy();
@@ -64,6 +67,8 @@ describe('a sweep whose profile declares calibrated-routes', () => {
       if (!parsed.ok) throw new Error(`${pair.resultPath}: ${JSON.stringify(parsed)}`);
       profileOf.set(`${pair.note} ${pair.criterion}`, parsed.record.profile);
     }
+    const inspect = async (...extra: string[]) => String((await runCli(['review', 'inspect', runId, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address() } })).stdout);
+    inspected = { text: await inspect(), json: await inspect('--json') };
     launches = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
   });
 
@@ -83,5 +88,11 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     expect(lines[0]).toContain('κ 0.80 ≥ 0.7 against fake:pair on 30 pairs in run compare-demo, $0.0010 per pair');
     expect(lines[1]).toContain(`calibration record of run compare-demo is stale and refused as a basis: criterion ${criteria[1]} changed since compare run compare-demo`);
     expect(lines[2]).toContain('no calibration record for this criterion');
+  });
+
+  test('review inspect shows the routing, in its text and its JSON', () => {
+    expect(inspected.text).toContain("routing (fake's calibrated-routes: κ ≥ 0.7 against fake:pair)");
+    for (const line of routingLines(routing)) expect(inspected.text).toContain(`  ${line}`);
+    expect(expectShape(inspected.json, 'review-inspect').routing).toEqual(routing);
   });
 });
