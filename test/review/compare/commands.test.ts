@@ -91,6 +91,10 @@ describe('review compare keep', () => {
     await appendFile(path.join(checkout, 'kb/instructions/review-gates/frontmatter/title-gate.md'), '\nA new paragraph that changes what the gate asks.\n');
     expect((await recordStaleness(checkout, read.record, profileHashes(checkout)))[0]).toMatch(new RegExp(`^criterion ${GATE} changed since compare run ${runId}`));
 
+    const warned = await runCli(['validate', '--kb', checkout, path.join(checkout, 'kb', 'reports', 'calibration')]);
+    expect(warned.exitCode).toBe(0);
+    expect(String(warned.stdout)).toMatch(new RegExp(`warn  stale, so no sweep chooses a route by it: criterion ${GATE} changed since compare run ${runId} .*\\[calibration-stale\\]`));
+
     const refused = await runCli(['review', 'compare', 'keep', runId, '--kb', checkout, '--criteria', GATE]);
     expect(refused.exitCode).toBe(1);
     expect(refused.stdout).toContain(`${GATE}: not kept: the criterion changed since the run`);
