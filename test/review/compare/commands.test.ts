@@ -1,11 +1,13 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { readCalibrationRecord, recordStaleness, profileHashes } from '../../../src/review/compare/calibration-files.js';
 import type { CompareReport, Label } from '../../../src/review/compare/types.js';
 import { runCli } from '../../helpers/cli.js';
 import { expectShape } from '../../helpers/json-shape.js';
-import { ALWAYS_PASS, CHEAP, compareRunFixture, GATE, REFERENCE, ROUTES, TYPE } from './fixture.js';
+import { ALWAYS_PASS, CHEAP, compareRunFixture, GATE, REFERENCE, removeCompareFixtures, ROUTES, TYPE } from './fixture.js';
+
+afterAll(removeCompareFixtures);
 import { writeCompareReport } from '../../../src/activities/review/compare/report-files.js';
 
 const readLabels = async (runDir: string): Promise<Label[]> =>

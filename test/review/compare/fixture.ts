@@ -1,5 +1,5 @@
 /** A compare run's directory with scripted verdicts disagreeing at known rates, for the report's and the commands' tests. */
-import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadCriterion } from '../../../src/review/criteria.js';
@@ -76,9 +76,17 @@ export const scriptedVerdicts = (hashes: Record<string, string> = {}): RouteVerd
 
 export const VERDICTS = scriptedVerdicts();
 
+const made: string[] = [];
+
+/** Removes every checkout {@link compareRunFixture} made in this test file. */
+export async function removeCompareFixtures(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 /** A checkout (a temporary copy of the mini fixture KB) holding one compare run of the scripted verdicts, given against its gates as they stand; no report yet. */
 export async function compareRunFixture(runId = 'compare-fixture'): Promise<{ checkout: string; runId: string; runDir: string }> {
   const checkout = await mkdtemp(path.join(tmpdir(), 'compare-'));
+  made.push(checkout);
   await cp(miniFixture, checkout, { recursive: true });
   const hashes: Record<string, string> = {};
   for (const id of [GATE, TYPE]) {

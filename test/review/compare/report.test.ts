@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { writeCompareReport } from '../../../src/activities/review/compare/report-files.js';
 import { buildReport } from '../../../src/review/compare/report.js';
 import { renderMarkdown } from '../../../src/review/compare/render.js';
 import { LABELS_ROUTE, routeFileName, type Agreement, type CompareReport, type Label } from '../../../src/review/compare/types.js';
 import { expectShape } from '../../helpers/json-shape.js';
-import { ALWAYS_PASS, CHEAP, compareRunFixture, GATE, REFERENCE, ROUTES, SAMPLE, TYPE, VERDICTS } from './fixture.js';
+import { ALWAYS_PASS, CHEAP, compareRunFixture, GATE, REFERENCE, removeCompareFixtures, ROUTES, SAMPLE, TYPE, VERDICTS } from './fixture.js';
+
+afterAll(removeCompareFixtures);
 
 const run = promisify(execFile);
 
@@ -128,6 +130,7 @@ describe('the report files', () => {
   test('a run directory without sample.json is refused naming it', async () => {
     const checkout = await mkdtemp(path.join(tmpdir(), 'compare-'));
     await expect(writeCompareReport(checkout, 'nothing-here')).rejects.toThrow('nothing-here/sample.json is missing');
+    await rm(checkout, { recursive: true, force: true });
   });
 });
 
