@@ -11,6 +11,14 @@ bash temporal/install.sh || exit 1
 if [ ! -d tools/harness-clis/node_modules ] || [ tools/harness-clis/package-lock.json -nt tools/harness-clis/node_modules/.package-lock.json ]; then
   npm ci --prefix tools/harness-clis --no-audit --no-fund --silent || exit 1
 fi
+# Headless Chromium opens the compare report's HTML page (test/review/compare/report.test.ts).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null || echo "could not install chromium: the compare report's browser test will fail" >&2
+  else
+    echo "chromium is missing (install Debian's chromium as root): the compare report's browser test will fail" >&2
+  fi
+fi
 npm run --silent build || { echo "0 passed, 1 failed"; exit 1; }
 mkdir -p .commonplace
 results=.commonplace/jest-results.json

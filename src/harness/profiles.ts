@@ -17,6 +17,9 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   }
 });
 
+/** A route's name as the profiles file may spell it (src/review/compare/types.ts parses it). */
+const ROUTE_NAME = /^[a-z0-9][a-z0-9-]*(:(pair|bundle))?(:batch)?$/;
+
 const profileSchema = z
   .object({
     harness: z.enum(harnessNames),
@@ -47,6 +50,15 @@ const profileSchema = z
     'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
     /** A model-API executor's cap on one answer's output tokens. */
     'max-output-tokens': z.number().int().positive().optional(),
+    /** Per-criterion routing backed by calibration records (docs/review-compare.md): the profile itself is the fallback route. */
+    'calibrated-routes': z
+      .object({
+        reference: z.string().regex(ROUTE_NAME, 'a route (<profile>[:pair|:bundle][:batch]), results or labels'),
+        'min-kappa': z.number().min(-1).max(1).default(0.7),
+        candidates: z.array(z.string().regex(ROUTE_NAME, 'a route: <profile>[:pair|:bundle][:batch]')).min(1),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((raw, ctx) => {
@@ -86,6 +98,15 @@ export interface Profile {
   /** A model-API executor's key variable (default ANTHROPIC_API_KEY / OPENAI_API_KEY), read on the worker. */
   apiKeyEnv?: string;
   maxOutputTokens?: number;
+  /** The routes a sweep may use instead of this profile, per criterion, where a calibration record backs them. */
+  calibratedRoutes?: CalibratedRoutes;
+}
+
+export interface CalibratedRoutes {
+  /** The route (or `labels`) a candidate's κ is measured against in the record. */
+  reference: string;
+  minKappa: number;
+  candidates: string[];
 }
 
 export class ProfileError extends Error {
@@ -122,8 +143,15 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       env: raw.env,
       ...(raw['api-key-env'] !== undefined && { apiKeyEnv: raw['api-key-env'] }),
       ...(raw['max-output-tokens'] !== undefined && { maxOutputTokens: raw['max-output-tokens'] }),
+      ...(raw['calibrated-routes'] !== undefined && {
+        calibratedRoutes: { reference: raw['calibrated-routes'].reference, minKappa: raw['calibrated-routes']['min-kappa'], candidates: raw['calibrated-routes'].candidates },
+      }),
     });
   }
+  const unknown = [...profiles.values()].flatMap((profile) =>
+    (profile.calibratedRoutes?.candidates ?? []).filter((route) => !profiles.has(route.split(':')[0] ?? '')).map((route) => `  ${source}: profiles.${profile.name}.calibrated-routes.candidates: ${route} names no profile of this file`),
+  );
+  if (unknown.length > 0) throw new ProfileError(`invalid worker profiles in ${source}:\n${unknown.join('\n')}`);
   return profiles;
 }
 

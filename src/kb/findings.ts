@@ -36,7 +36,7 @@ export interface Finding {
 }
 
 /** What kind of file a result is about; `text` files carry nothing to validate, `absent` is an artifact member that is not there. */
-export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'manifest' | 'unreadable' | 'absent';
+export type FileKind = 'note' | 'text' | 'schema' | 'layout' | 'manifest' | 'calibration' | 'unreadable' | 'absent';
 
 export interface FileResult {
   readonly file: string;
@@ -54,6 +54,8 @@ export interface Summary {
   readonly layouts: number;
   /** Published artifacts' manifests (checked against their files). */
   readonly manifests: number;
+  /** Calibration records (`kb/reports/calibration/*.json`, docs/review-compare.md). */
+  readonly calibrations: number;
   readonly unreadable: number;
   readonly absent: number;
   readonly failures: number;
@@ -67,7 +69,7 @@ export function summarize(results: readonly FileResult[]): Summary {
   let failures = 0;
   let warnings = 0;
   let failedFiles = 0;
-  const kinds = { note: 0, text: 0, schema: 0, layout: 0, manifest: 0, unreadable: 0, absent: 0 };
+  const kinds = { note: 0, text: 0, schema: 0, layout: 0, manifest: 0, calibration: 0, unreadable: 0, absent: 0 };
   for (const result of results) {
     kinds[result.kind] += 1;
     let failed = false;
@@ -88,6 +90,7 @@ export function summarize(results: readonly FileResult[]): Summary {
     schemas: kinds.schema,
     layouts: kinds.layout,
     manifests: kinds.manifest,
+    calibrations: kinds.calibration,
     unreadable: kinds.unreadable,
     absent: kinds.absent,
     failures,

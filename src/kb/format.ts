@@ -65,6 +65,7 @@ export function formatSummary(summary: Summary): string {
   if (summary.schemas > 0) kinds.push(plural(summary.schemas, 'schema'));
   if (summary.layouts > 0) kinds.push(plural(summary.layouts, 'layout'));
   if (summary.manifests > 0) kinds.push(plural(summary.manifests, 'published manifest'));
+  if (summary.calibrations > 0) kinds.push(plural(summary.calibrations, 'calibration record'));
   if (summary.unreadable > 0) kinds.push(`${summary.unreadable} unreadable`);
   if (summary.absent > 0) kinds.push(`${summary.absent} absent`);
   const files = `${plural(summary.files, 'file')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`;

@@ -12,6 +12,8 @@ import { compareFindings, dedupeFindings, summarize, type FileResult, type Findi
 import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
+import { parseCalibrationRecord } from '../review/compare/calibration.js';
+import { profileHashes, recordStaleness } from '../review/compare/calibration-files.js';
 import { MACHINE_LOCAL_DIRS } from './machine-local.js';
 import { TypeRegistry, type RegistryStats } from './type-registry.js';
 import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE, type ValidationConfig } from './validation-config.js';
@@ -49,8 +51,12 @@ export interface ValidationReport {
   readonly stats: RegistryStats;
 }
 
-/** How a file is validated, decided by its name: schemas and layouts are checked as such, anything else as a note. */
-export function fileKindOf(file: string): 'note' | 'schema' | 'layout' {
+/** A calibration record's place: `kb/reports/calibration/<criterion file>.json`. */
+const CALIBRATION_FILE = /(^|\/)kb\/reports\/calibration\/[^/]+\.json$/;
+
+/** How a file is validated, decided by its name: schemas, layouts and calibration records are checked as such, anything else as a note. */
+export function fileKindOf(file: string): 'note' | 'schema' | 'layout' | 'calibration' {
+  if (CALIBRATION_FILE.test(toPosix(file))) return 'calibration';
   if (file.endsWith('.schema.yaml') || file.endsWith('.schema.yml')) return 'schema';
   if (file.endsWith('.layout.yaml') || file.endsWith('.layout.yml')) return 'layout';
   return 'note';
@@ -112,6 +118,7 @@ export async function validateFile(file: string, options: FileOptions): Promise<
     const problems = await options.registry.checkSchemaFile(file);
     return { file, kind: 'schema', findings: sortFindings(problems.map((problem) => ({ file, ...problem }))) };
   }
+  if (kind === 'calibration') return { file, kind: 'calibration', findings: await calibrationFindings(file, bytes, options.repoRoot) };
   if (kind === 'layout') {
     const { layout, findings } = checkLayoutSource(new TextDecoder().decode(bytes), file, options.repoRoot);
     if (layout !== undefined) {
@@ -230,6 +237,30 @@ async function walkFiles(dir: string, skipped: readonly string[]): Promise<strin
     }
   }
   return files;
+}
+
+/**
+ * A calibration record checked against its shape (docs/schemas/calibration-record.v1.schema.json) and
+ * its file name; a stale one (its criterion or a profile changed since) is a warning saying why.
+ */
+async function calibrationFindings(file: string, bytes: Uint8Array, repoRoot: string): Promise<Finding[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    return [{ file, rule: 'calibration-invalid', severity: 'fail', message: `a calibration record is JSON: ${(error as Error).message}` }];
+  }
+  const parsed = parseCalibrationRecord(value, file);
+  if (!parsed.ok) return parsed.problems.map((problem) => ({ file, rule: 'calibration-invalid', severity: 'fail' as const, message: problem }));
+  let hashes: Record<string, string>;
+  try {
+    hashes = profileHashes(repoRoot);
+  } catch (error) {
+    return [{ file, rule: 'calibration-stale', severity: 'warn', message: `cannot tell whether the record is stale: ${(error as Error).message.split('\n')[0]}` }];
+  }
+  const reasons = await recordStaleness(repoRoot, parsed.record, hashes);
+  if (reasons.length === 0) return [];
+  return [{ file, rule: 'calibration-stale', severity: 'warn', message: `stale, so no sweep chooses a route by it: ${reasons.join('; ')}; compare again and keep the new run` }];
 }
 
 function sortFindings(findings: readonly Finding[]): Finding[] {

@@ -23,6 +23,8 @@ export interface SweepUnit {
   note: string;
   lens: string;
   criteria: UnitCriterion[];
+  /** The profile per-criterion routing chose for this unit's criteria, when not the sweep's (docs/review-compare.md). */
+  profile?: string;
 }
 
 export interface SweepOptions {
@@ -62,6 +64,8 @@ export interface PreparedSweep {
   runId: string;
   runDir: string;
   profile: Profile;
+  /** The other profiles per-criterion routing chose, by name: the units naming them launch under them. */
+  profiles?: Record<string, Profile>;
   pairs: number;
   units: number;
   batches: number;

@@ -25,6 +25,8 @@ export interface GateBatchInput {
   checkout: string;
   batch: number;
   profile: Profile;
+  /** The profiles per-criterion routing chose for some units (`unit.profile`); absent when every unit uses `profile`. */
+  profiles?: Record<string, Profile>;
   concurrency: number;
   /** The units left to do; absent on the first run of a batch (they are read from the run directory). */
   units?: SweepUnit[];
@@ -112,14 +114,17 @@ async function sweepUnit(
 ): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
-  const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
+  // A unit per-criterion routing gave another profile launches under it; every other unit (and every unit of a batch
+  // begun before routing) under the sweep's, so the commands of recorded histories are unchanged.
+  const profile = (unit.profile !== undefined ? input.profiles?.[unit.profile] : undefined) ?? input.profile;
+  const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
     const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: input.profile.name };
+    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: profile.name };
     const accept = async (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
       if (guard !== undefined && asked === captured) {
@@ -128,7 +133,7 @@ async function sweepUnit(
       }
       const check = await acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
         // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
-        { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }) },
+        { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }) },
       ]);
       keep({ captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
@@ -140,12 +145,12 @@ async function sweepUnit(
         launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
-            profile: input.profile,
+            profile,
             prompt: captured.prompt,
             outputs: captured.outputs,
             // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
             ...(captured.files !== undefined && captured.launchDir !== undefined
-              ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: input.profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
+              ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
               : { dir: captured.dir }),
           },
           `${unitName(pending)}, attempt ${attempt}`,
@@ -178,7 +183,7 @@ async function sweepUnit(
     const failed = result.pending.criteria.map((criterion): SweepProblem => {
       const findings = refusals.get(criterion.id) ?? [];
       const why = findingMessages(findings) || 'no accepted output';
-      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${input.profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
+      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
     });
     // The caller records the problems (or the breaker holds them back); `pending` is what a tripped breaker asks again.
     return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []), accepted: result.accepted.length } };

@@ -167,6 +167,7 @@ async function sweepBatches(
           checkout: input.checkout,
           batch: state.batch,
           profile: ready.profile,
+          ...(ready.profiles && { profiles: ready.profiles }),
           concurrency: input.concurrency,
           ...(pace && { pace }),
           ...(remaining && { units: remaining }),

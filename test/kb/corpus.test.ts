@@ -64,6 +64,7 @@ describe('the shared corpus', () => {
       schemas: 9,
       layouts: 0,
       manifests: 0,
+      calibrations: 0,
       unreadable: 0,
       absent: 0,
       failures: 0,

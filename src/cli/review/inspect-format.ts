@@ -1,5 +1,6 @@
 /** `review inspect`'s rendering: the gathered record as the operator reads it. */
 import path from 'node:path';
+import { routingLines } from '../../activities/review/sweep/routing.js';
 import type { Finding } from '../../kb/findings.js';
 import { spendLine, tokensLine } from '../../runs/spend.js';
 import { shown } from '../shared/places.js';
@@ -39,6 +40,10 @@ export function formatInspected(inspected: Inspected): string {
       const batch = sweep.currentBatch.progress;
       lines.push(`  running batch  ${sweep.currentBatch.workflowId}${batch ? `: ${batch.status}, ${batch.counts.pairsDone} pairs done, ${batch.left} units left, ${batch.inFlight} in flight` : ' (no answer to its progress query)'}`);
     }
+  }
+  if (inspected.routing) {
+    lines.push(`routing (${inspected.routing.profile}'s calibrated-routes: κ ≥ ${inspected.routing.minKappa} against ${inspected.routing.reference})`);
+    for (const line of routingLines(inspected.routing)) lines.push(`  ${line}`);
   }
   if (inspected.spend) lines.push(`  spend          ${inspected.spend.launches > 0 ? spendLine(inspected.spend) : 'nothing launched'}; tokens ${tokensLine(inspected.spend.tokens)}`);
   if (inspected.stops.length > 0) {

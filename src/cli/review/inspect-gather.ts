@@ -15,6 +15,7 @@ import { readJson, readPacket, readProblems, readProposals } from './inspect-fil
 import { launchList } from './inspect-history.js';
 import type { Inspected, InspectKind, InspectStatus, Located } from './inspect-record.js';
 import { sweepNextCommand } from './sweep-format.js';
+import { routingFile, type SweepRouting } from '../../activities/review/sweep/routing.js';
 
 /** A client, or why there is none: inspect reads what it can without a server. */
 export async function optionalClient(): Promise<Client | string> {
@@ -113,6 +114,7 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
     currentBatch = { workflowId: id, progress: (await queryWithin(() => client.workflow.getHandle(id).query(batchProgressQuery))) ?? null };
   }
   const next = progress ? sweepNextCommand(progress) : undefined;
+  const routing = await readJson<SweepRouting>(routingFile(located.runDir));
   return {
     ...identified(run, 'sweep', checkout, located, state),
     stage: progress?.stage ?? null,
@@ -123,6 +125,7 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
     problems: await readProblems(located.runDir),
     proposals: [],
     packet: null,
+    ...(routing !== undefined && { routing }),
     ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }) } }),
   };
 }

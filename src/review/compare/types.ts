@@ -164,3 +164,13 @@ export const CALIBRATION_DIR = 'kb/reports/calibration';
 
 /** The compare runs' directory, relative to the checkout root. */
 export const COMPARE_RUNS_DIR = 'kb/reports/state/review/compare';
+
+/**
+ * A calibration record as `review compare keep` writes it: the record, and the definitions of the
+ * profiles its routes (and its reference) ran under when kept — a profile defined differently now makes
+ * the record stale, like a changed criterion.
+ */
+export interface KeptCalibrationRecord extends CalibrationRecord {
+  /** Profile name → SHA-256 of its canonical definition when kept; no entry for `results` or `labels`. */
+  profileHashes: Record<string, string>;
+}

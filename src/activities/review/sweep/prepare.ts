@@ -10,21 +10,41 @@ import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
+import { routeCriteria, writeRouting, type SweepRouting } from './routing.js';
 import { bundleSizes, planUnits } from './units.js';
 
-function resolveProfile(input: SweepInput): Profile {
+/** The sweep's profile and every profile of its file (the ones per-criterion routing may choose), the run's env added. */
+function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<string, Profile>; definitions: Map<string, Profile> } {
   try {
     const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
-    const profile = selectProfile(loadProfiles(source), input.profile, source);
-    return input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile;
+    const profiles = loadProfiles(source);
+    const withEnv = (profile: Profile): Profile => (input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile);
+    return { profile: withEnv(selectProfile(profiles, input.profile, source)), profiles: new Map([...profiles].map(([name, profile]) => [name, withEnv(profile)])), definitions: profiles };
   } catch (error) {
     throw badInput((error as Error).message);
   }
 }
 
+/** The units of each chosen profile planned apart (a bundle never mixes profiles); a unit of another profile names it and keys apart. */
+async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: SweepRouting | undefined): Promise<{ units: SweepUnit[]; chosen: string[] }> {
+  const plan = async (some: PairStatus[]) => planUnits(some, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, some) : undefined);
+  if (routing === undefined) return { units: await plan(pairs), chosen: [] };
+  const profileOf = new Map(routing.choices.map((choice) => [choice.criterion, choice.profile]));
+  const groups = new Map<string, PairStatus[]>();
+  for (const pair of pairs) {
+    const name = profileOf.get(pair.criterion) ?? input.profile;
+    groups.set(name, [...(groups.get(name) ?? []), pair]);
+  }
+  const units: SweepUnit[] = [];
+  for (const [name, some] of groups) {
+    for (const unit of await plan(some)) units.push(name === input.profile ? unit : { ...unit, key: `${unit.key}.via-${name}`, profile: name });
+  }
+  return { units, chosen: [...groups.keys()].filter((name) => name !== input.profile) };
+}
+
 /** Selects the stale and missing pairs (or a finished sweep's problem pairs) and writes them, in batches, to the run directory. */
 export async function prepareSweep(input: SweepInput & { runId: string }): Promise<PreparedSweep> {
-  const profile = resolveProfile(input);
+  const { profile, profiles, definitions } = resolveProfile(input);
   const runDir = runDirOf(input.checkout, input.runId);
   let pairs: PairStatus[];
   try {
@@ -40,16 +60,19 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     throw badInput((error as Error).message);
   }
   Context.current().heartbeat({ selected: pairs.length });
-  const units = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
+  const routing = await routeCriteria({ checkout: input.checkout, profile, profiles: definitions, grouping: input.grouping, criteria: pairs.map((pair) => pair.criterion) });
+  const { units, chosen } = await routedUnits(input, pairs, routing);
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
+  if (routing !== undefined) await writeRouting(runDir, routing);
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
   for (let batch = 0; batch < batches; batch++) {
     await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
   }
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
-  return { runId: input.runId, runDir, profile, pairs: pairs.length, units: units.length, batches };
+  const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));
+  return { runId: input.runId, runDir, profile, ...(others.length > 0 && { profiles: Object.fromEntries(others) }), pairs: pairs.length, units: units.length, batches };
 }
 
 /** Reads one batch's units back, so the history carries a batch number instead of the work list. */
