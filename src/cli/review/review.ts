@@ -8,6 +8,7 @@ import { registerAcknowledge, registerApprove } from './review-approve.js';
 import { registerPacket } from './review-packet.js';
 import { registerCancel } from './review-cancel.js';
 import { registerInspect } from './review-inspect.js';
+import { registerCompare } from './compare.js';
 
 /** `commonplace review …`: freshness status, sweeps, retries and schedules. */
 export function registerReview(program: Command): Command {
@@ -24,5 +25,6 @@ export function registerReview(program: Command): Command {
   registerPacket(review);
   registerCancel(review);
   registerInspect(review);
+  registerCompare(review);
   return review;
 }
