@@ -1,0 +1,69 @@
+import { runCli } from '../helpers/cli.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { compareFixture, CRITERIA, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
+
+const { address } = useDevServerWithCliWorker();
+
+describe('commonplace review compare', () => {
+  type Run = Awaited<ReturnType<typeof runCli>>;
+  let stopped: Run;
+  let resumed: Run;
+  let again: Run;
+  let fixture: Awaited<ReturnType<typeof compareFixture>>;
+  let runId: string;
+  let launchesAfterResume: number;
+  beforeAll(async () => {
+    // The strict route's first launch on the disputed gate hits a usage limit: the run stops, and resumes by the printed command.
+    fixture = await compareFixture({
+      strict: [
+        { match: `^criterion = ${DISPUTED}$`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'fail' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+    });
+    const args = ['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient:pair,strict', '--size', '6', '--seed', '9', '--per-criterion-min', '1', '--concurrency', '1', ...CRITERIA.flatMap((glob) => ['--criteria', glob])];
+    const cliEnv = { TEMPORAL_ADDRESS: address() };
+    stopped = await runCli(args, { env: cliEnv });
+    runId = /compare run (CMP-\S+) stopped/.exec(String(stopped.stdout))?.[1] ?? 'unknown';
+    resumed = await runCli(['review', 'compare', '--resume', runId, '--kb', fixture.checkout], { env: cliEnv });
+    launchesAfterResume = (await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length;
+    again = await runCli(args, { env: cliEnv });
+  }, 300_000);
+
+  test('a usage limit stops the run with exit 2 and names the one command that resumes it', () => {
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(/compare run CMP-\S+ stopped: usage-limit/);
+    expect(stopped.stdout).toContain(`review compare --resume ${runId}`);
+  });
+
+  test('the resume finishes the run and prints each route, the spend and the report\'s paths', async () => {
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(new RegExp(`compare run ${runId} completed: 6 pairs under 2 routes`));
+    expect(resumed.stdout).toMatch(/lenient:pair +6 of 6 verdicts kept/);
+    expect(resumed.stdout).toMatch(/strict:pair +6 of 6 verdicts kept/);
+    expect(resumed.stdout).toMatch(new RegExp(`report +\\S*kb/reports/state/review/compare/${runId}/report\\.md`));
+    const sample = await readSample(fixture.checkout, runId);
+    // One launch per pair and route, and one more: the launch the usage limit refused.
+    expect(launchesAfterResume).toBe(2 * sample.size + 1);
+    expect(await readRouteVerdicts(fixture.checkout, runId, 'strict_pair.jsonl')).toHaveLength(sample.size);
+  });
+
+  test('the same command after the run completed prints its summary again and launches nothing', async () => {
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`compare run ${runId} completed`));
+    expect((await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length).toBe(launchesAfterResume);
+  });
+
+  test.each([
+    { name: 'one route alone', args: ['--routes', 'lenient'], message: /a comparison needs two or more routes/ },
+    { name: 'a route named twice', args: ['--routes', 'lenient,lenient:pair'], message: /route lenient:pair is named twice/ },
+    { name: 'a bad grouping', args: ['--routes', 'lenient:pairs,strict'], message: /grouping `pairs` must be pair or bundle/ },
+    { name: 'a reference that is no route', args: ['--routes', 'lenient,strict', '--reference', 'codex'], message: /--reference codex:pair is not one of --routes/ },
+    { name: 'an unknown profile', args: ['--routes', 'lenient,nobody'], message: /route nobody:pair: .*nobody/ },
+    { name: 'a size of zero', args: ['--routes', 'lenient,strict', '--size', '0'], message: /--size must be a positive whole number/ },
+  ])('refuses $name in one line, exit 1, before anything starts', async ({ args, message }) => {
+    const run = await runCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, ...args], { env: { TEMPORAL_ADDRESS: address() } });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(String(run.stderr).trim().split('\n').length).toBeLessThanOrEqual(2);
+  });
+});
