@@ -1,4 +1,5 @@
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { compareFixture, CRITERIA, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
 
@@ -9,6 +10,8 @@ describe('commonplace review compare', () => {
   let stopped: Run;
   let resumed: Run;
   let again: Run;
+  let inspected: Run;
+  let inspectedJson: Run;
   let fixture: Awaited<ReturnType<typeof compareFixture>>;
   let runId: string;
   let launchesAfterResume: number;
@@ -27,6 +30,8 @@ describe('commonplace review compare', () => {
     resumed = await runCli(['review', 'compare', '--resume', runId, '--kb', fixture.checkout], { env: cliEnv });
     launchesAfterResume = (await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length;
     again = await runCli(args, { env: cliEnv });
+    inspected = await runCli(['review', 'inspect', runId, '--kb', fixture.checkout], { env: cliEnv });
+    inspectedJson = await runCli(['review', 'inspect', `compare/${runId}`, '--kb', fixture.checkout, '--json'], { env: cliEnv });
   }, 300_000);
 
   test('a usage limit stops the run with exit 2 and names the one command that resumes it', () => {
@@ -51,6 +56,16 @@ describe('commonplace review compare', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`compare run ${runId} completed`));
     expect((await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length).toBe(launchesAfterResume);
+  });
+
+  test('review inspect shows a closed compare run\'s routes, the report\'s overall lines and its paths', () => {
+    expect(inspected.exitCode).toBe(0);
+    expect(inspected.stdout).toMatch(new RegExp(`compare run ${runId} \\(compare/${runId}\\): completed, a sample of 6 pairs`));
+    expect(inspected.stdout).toMatch(/strict:pair +6 of 6 verdicts kept/);
+    expect(inspected.stdout).toMatch(/strict:pair: 6 verdicts, .* per pair/);
+    expect(inspected.stdout).toMatch(new RegExp(`report +\\S*kb/reports/state/review/compare/${runId}/report\\.md`));
+    const document = expectShape(String(inspectedJson.stdout), 'compare-inspect');
+    expect(document).toMatchObject({ runId, status: 'completed', sampleSize: 6 });
   });
 
   test.each([
