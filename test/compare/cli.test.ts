@@ -11,6 +11,7 @@ describe('commonplace review compare', () => {
   let resumed: Run;
   let again: Run;
   let inspected: Run;
+  let againJson: Run;
   let inspectedJson: Run;
   let fixture: Awaited<ReturnType<typeof compareFixture>>;
   let runId: string;
@@ -30,6 +31,7 @@ describe('commonplace review compare', () => {
     resumed = await runCli(['review', 'compare', '--resume', runId, '--kb', fixture.checkout], { env: cliEnv });
     launchesAfterResume = (await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length;
     again = await runCli(args, { env: cliEnv });
+    againJson = await runCli([...args, '--json'], { env: cliEnv });
     inspected = await runCli(['review', 'inspect', runId, '--kb', fixture.checkout], { env: cliEnv });
     inspectedJson = await runCli(['review', 'inspect', `compare/${runId}`, '--kb', fixture.checkout, '--json'], { env: cliEnv });
   }, 300_000);
@@ -56,6 +58,7 @@ describe('commonplace review compare', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`compare run ${runId} completed`));
     expect((await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length).toBe(launchesAfterResume);
+    expect(expectShape(String(againJson.stdout), 'run-outcome')).toMatchObject({ workflowId: `compare/${runId}`, status: 'completed', exitCode: 0 });
   });
 
   test('review inspect shows a closed compare run\'s routes, the report\'s overall lines and its paths', () => {
@@ -81,4 +84,24 @@ describe('commonplace review compare', () => {
     expect(run.stderr).toMatch(message);
     expect(String(run.stderr).trim().split('\n').length).toBeLessThanOrEqual(2);
   });
+});
+
+describe('commonplace review compare under a spend cap', () => {
+  test('stops before the launch that would pass --max-cost, names the resume with a higher cap, and the resume pays for no pair twice', async () => {
+    // Every launch of both routes reports one cent.
+    const fixture = await compareFixture({ lenient: [{ attempts: [{ review: 'pass', costUsd: 0.01 }] }], strict: [{ attempts: [{ review: 'fail', costUsd: 0.01 }] }] });
+    const cliEnv = { TEMPORAL_ADDRESS: address() };
+    const args = ['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '4', '--seed', '2', '--concurrency', '1', '--max-cost', '0.05', ...CRITERIA.flatMap((glob) => ['--criteria', glob])];
+    const capped = await runCli(args, { env: cliEnv });
+    expect(capped.exitCode).toBe(2);
+    expect(capped.stdout).toMatch(/compare run CMP-\S+ stopped: spend-limit/);
+    const runId = /compare run (CMP-\S+) stopped/.exec(String(capped.stdout))?.[1] ?? 'unknown';
+    expect(capped.stdout).toMatch(new RegExp(`review compare --resume ${runId} --max-cost \\S+`));
+    const launchedAtCap = (await starts(fixture.ledgers.lenient)).length + (await starts(fixture.ledgers.strict)).length;
+    expect(launchedAtCap).toBeLessThanOrEqual(5);
+    const resumed = await runCli(['review', 'compare', '--resume', runId, '--max-cost', '1', '--kb', fixture.checkout], { env: cliEnv });
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/cost +\$0\.08/);
+    expect((await starts(fixture.ledgers.lenient)).length + (await starts(fixture.ledgers.strict)).length).toBe(8);
+  }, 180_000);
 });
