@@ -81,6 +81,28 @@ describe('a compare run of two fake routes on the example KB', () => {
     ]);
   });
 
+  test('writes what it asks in run.json: its routes in order and its reference', async () => {
+    const run = JSON.parse(await readFile(join(compareDir(fixture.checkout, runId), 'run.json'), 'utf8')) as unknown;
+    expect(run).toEqual({ runId, routes: ['lenient:pair', 'strict:pair'], reference: 'lenient:pair' });
+  });
+
+  test('a bundle route asks one launch per note and lens of the sample and keeps one verdict per pair, each with its share of the launch\'s tokens', async () => {
+    const strictBefore = (await starts(fixture.ledgers.strict)).length;
+    const bundled = runIdOf('CMP');
+    const done = await compare(fixture, bundled, { routes: ['lenient:pair', 'strict:bundle'], criteria: ['sentence/*'], size: 6, perCriterionMin: 2 });
+    expect(done.status).toBe('completed');
+    const sample = await readSample(fixture.checkout, bundled);
+    const units = new Set(sample.pairs.map((pair) => `${pair.note} ${pair.criterion.split('/')[0]!}`));
+    expect((await starts(fixture.ledgers.strict)).length - strictBefore).toBe(units.size);
+    const verdicts = await readRouteVerdicts(fixture.checkout, bundled, 'strict_bundle.jsonl');
+    expect(verdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort()).toEqual(sample.pairs.map((pair) => `${pair.note} ${pair.criterion}`).sort());
+    expect(verdicts.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(sample.pairs.filter((pair) => pair.criterion === DISPUTED).map(() => DISPUTED));
+    // A note whose two sampled gates were asked in one launch: each verdict holds half of that launch's output tokens.
+    const shared = verdicts.filter((verdict) => verdicts.filter((other) => other.note === verdict.note).length === 2);
+    expect(shared.length).toBeGreaterThan(0);
+    expect(shared.every((verdict) => verdict.tokens.output === 21)).toBe(true);
+  });
+
   test('--reference results reads the KB\'s fresh result files as a route and asks only the other route', async () => {
     const strictBefore = (await starts(fixture.ledgers.strict)).length;
     const lenientBefore = (await starts(fixture.ledgers.lenient)).length;

@@ -164,3 +164,15 @@ export const CALIBRATION_DIR = 'kb/reports/calibration';
 
 /** The compare runs' directory, relative to the checkout root. */
 export const COMPARE_RUNS_DIR = 'kb/reports/state/review/compare';
+
+/** `run.json` in a compare run's directory, written as the run starts: what it asks, for the report to read its routes and reference from. */
+export interface CompareRunFile {
+  runId: string;
+  /** Every route in the order given, `results` first when it is the reference. */
+  routes: string[];
+  /** The route scored against first (the first route unless named). */
+  reference: string;
+}
+
+/** The run file's name in a compare run's directory. */
+export const COMPARE_RUN_FILE = 'run.json';

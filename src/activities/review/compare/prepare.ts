@@ -11,7 +11,7 @@ import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js'
 import { selectProfile, type Profile } from '../../../harness/profiles.js';
 import { readResultFile } from '../../../review/result-file.js';
 import { drawSample } from '../../../review/compare/sample.js';
-import { parseRoute, RESULTS_ROUTE, type CompareSample, type RouteVerdict } from '../../../review/compare/types.js';
+import { COMPARE_RUN_FILE, parseRoute, RESULTS_ROUTE, type CompareRunFile, type CompareSample, type RouteVerdict } from '../../../review/compare/types.js';
 import type { CompareInput, PreparedCompare, PreparedRoute } from '../../../review/compare/run-types.js';
 import { routeVerdict } from '../../../review/compare/verdict-record.js';
 import { gatePatterns, selectMatching } from '../../../review/reviewable.js';
@@ -103,6 +103,8 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   if (sample.pairs.length === 0) throw badInput(`${input.notes.join(' ') || 'every note'} × ${input.criteria.join(' ') || 'every criterion'}: no (note, criterion) pair to compare (report criteria are never compared)`);
   await writeFileAtomic(sampleFile(runDir), `${JSON.stringify(sample, null, 2)}\n`);
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
+  const run: CompareRunFile = { runId: input.runId, routes: routes.map((route) => route.name), reference: input.reference ?? routes[0]!.name };
+  await writeFileAtomic(join(runDir, COMPARE_RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
   Context.current().heartbeat({ sampled: sample.pairs.length });
 
   const sampled = sample.pairs.map((pair) => byPair.get(`${pair.note}\0${pair.criterion}`)).filter((pair): pair is PairStatus => pair !== undefined);
