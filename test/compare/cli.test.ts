@@ -1,7 +1,10 @@
-import { runCli } from '../helpers/cli.js';
+import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { runCli, startCli } from '../helpers/cli.js';
+import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { compareFixture, CRITERIA, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
+import { compareDir, compareFixture, CRITERIA, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
 
 const { address } = useDevServerWithCliWorker();
 
@@ -103,5 +106,23 @@ describe('commonplace review compare under a spend cap', () => {
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toMatch(/cost +\$0\.08/);
     expect((await starts(fixture.ledgers.lenient)).length + (await starts(fixture.ledgers.strict)).length).toBe(8);
+  }, 180_000);
+});
+
+describe('commonplace review cancel of a compare run', () => {
+  test('ends an open compare run by its run ID: it closes cancelled and its command exits 1', async () => {
+    const dir = await scratch();
+    // The lenient route's launches wait for a file that never comes: the run stays open until it is cancelled.
+    const fixture = await compareFixture({ lenient: [{ attempts: [{ review: 'pass', waitForFile: join(dir, 'never') }] }] });
+    const cliEnv = { TEMPORAL_ADDRESS: address() };
+    const running = startCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '2', '--seed', '4', '--criteria', 'sentence/*'], { env: cliEnv });
+    await waitFor('a launch of the lenient route to start', async () => (await starts(fixture.ledgers.lenient)).length > 0, 120_000);
+    // The run's directory is named by its run ID.
+    const [runId] = await readdir(compareDir(fixture.checkout, '.'));
+    expect(runId).toMatch(/^CMP-/);
+    const cancelled = await runCli(['review', 'cancel', runId!, '--kb', fixture.checkout], { env: cliEnv });
+    expect(cancelled.exitCode).toBe(0);
+    expect(cancelled.stdout).toMatch(new RegExp(`compare run ${runId}: .*cancelled`));
+    expect((await running).exitCode).toBe(1);
   }, 180_000);
 });
