@@ -4,7 +4,7 @@
  * KB's fresh result files, never asked.
  */
 import { Context } from '@temporalio/activity';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
@@ -90,6 +90,9 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   }
   const runDir = compareDirOf(input.checkout, input.runId);
   await mkdir(runDir, { recursive: true });
+  // An execution starts with no verdicts: a run of this ID that was cancelled before leaves none behind to mix with this one's.
+  await rm(join(runDir, 'answers'), { recursive: true, force: true });
+  await rm(join(runDir, 'verdicts'), { recursive: true, force: true });
   // A run prepared before (a replayed prepare): its sample is kept as drawn.
   const drawn = await readFile(sampleFile(runDir), 'utf8').then((text) => JSON.parse(text) as CompareSample, () => undefined);
   const pairs = await candidatePairs(input);
