@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { readdir } from 'node:fs/promises';
+import { appendFile, readdir, writeFile } from 'node:fs/promises';
 import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
@@ -125,4 +125,26 @@ describe('commonplace review cancel of a compare run', () => {
     expect(cancelled.stdout).toMatch(new RegExp(`compare run ${runId}: .*cancelled`));
     expect((await running).exitCode).toBe(1);
   }, 180_000);
+});
+
+describe('commonplace review acknowledge of a compare run', () => {
+  test('a KB change while a launch runs stops the run for review acknowledge, which lets it go on to its report', async () => {
+    const dir = await scratch();
+    const release = join(dir, 'release');
+    // The lenient route's first launch is held until the KB has changed under it.
+    const fixture = await compareFixture({ lenient: [{ match: '^criterion = sentence/stock-phrases$', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }] });
+    const cliEnv = { TEMPORAL_ADDRESS: address() };
+    const running = startCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '3', '--seed', '5', '--criteria', 'sentence/*', '--concurrency', '1'], { env: cliEnv });
+    await waitFor('the held launch to start', async () => (await starts(fixture.ledgers.lenient)).length > 0 && (await readdir(compareDir(fixture.checkout, '.'))).length > 0, 120_000);
+    await appendFile(join(fixture.checkout, 'kb', 'types', 'README.md'), '\nAn edit made while a launch ran.\n');
+    await writeFile(release, '');
+    const stopped = await running;
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.stdout).toMatch(/stopped: checkout-changed/);
+    const [runId] = await readdir(compareDir(fixture.checkout, '.'));
+    expect(stopped.stdout).toContain(`review acknowledge ${runId!}`);
+    const acknowledged = await runCli(['review', 'acknowledge', runId!, '--kb', fixture.checkout], { env: cliEnv });
+    expect(acknowledged.exitCode).toBe(0);
+    expect(acknowledged.stdout).toMatch(new RegExp(`compare run ${runId!} completed: 3 pairs under 2 routes`));
+  }, 240_000);
 });
