@@ -2,8 +2,8 @@
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
 # (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
 # analysis method, an analysis of the example system published and integrated, a review sweep, a full
-# pass over one note stopped for approval and approved by the command it printed, then a
-# clean stop. The fake harness writes every member and review: no model is called.
+# pass over one note stopped for approval and approved by the command it printed, a tiny comparison of
+# two routes with scripted disagreements, then a clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # COMMONPLACE_DEMO_PREPARED=1 skips the set-up (the test suite, which has just done it, sets it so the
@@ -95,6 +95,32 @@ sh -c "$approve"
 echo "  the note as published (git diff --stat):"
 git -C "$kb" diff --stat -- "$note"
 
+echo
+echo "== a tiny comparison of two routes on a sample of pairs (two fake profiles: one passes everything, the other fails"
+echo "   sentence/stock-phrases and warns on frontmatter/title-as-claim; no model is called)"
+# Each route's profile names its own scenario; the scenario paths are this checkout's, so the file is written here.
+compare_profiles="$state/compare-profiles.yaml"
+cat >"$compare_profiles" <<EOT
+profiles:
+  fake:
+    harness: fake
+    timeout: 5m
+    attempts: 3
+    env:
+      COMMONPLACE_FAKE_SCENARIO: $PWD/examples/scenarios/compare-lenient.json
+  fake-strict:
+    harness: fake
+    timeout: 5m
+    attempts: 3
+    env:
+      COMMONPLACE_FAKE_SCENARIO: $PWD/examples/scenarios/compare-strict.json
+EOT
+TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js review compare --kb "$kb" --profiles "$compare_profiles" \
+  --routes fake:pair,fake-strict:pair --size 8 --seed 1 --per-criterion-min 2 --criteria 'sentence/*' --criteria 'frontmatter/*' >"$state/compare.out"
+cat "$state/compare.out"
+compare_run=$(sed -n 's/^compare run \(CMP-[^ ]*\) completed.*/\1/p' "$state/compare.out" | head -n 1)
+[ -n "$compare_run" ] || { echo "demo: the compare run did not complete" >&2; exit 1; }
+
 # The `temporal` CLI the dev server ran, found as `commonplace dev` finds it (temporal/server.ts locateBinary):
 # COMMONPLACE_TEMPORAL_CLI, else one on PATH, else the pinned one temporal/install.sh put under .tools/.
 temporal_cli=${COMMONPLACE_TEMPORAL_CLI:-}
@@ -120,6 +146,8 @@ cat <<EOT
   Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)
               node bin/commonplace.js analysis inspect $run --kb $kb
   Results:    $kb/kb/reports/state/review/results/
+  Comparison: $kb/kb/reports/state/review/compare/$compare_run/report.md  (the two routes' verdicts kept apart in verdicts/)
+              npx commonplace review inspect $compare_run --kb $kb
   The fake harness wrote every member and every review above from examples/scenarios/: no model was asked.
   With a real model (needs the CLI on PATH and a login), prepare, then paste the \`next:\` line it prints:
               ${at}node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile claude --kb $kb

@@ -35,7 +35,7 @@ function textsOf(history: unknown): string[] {
 }
 
 describe('recorded histories replay against the current workflow code', () => {
-  test('there is a recorded history of each workflow: probe outcomes, gate sweeps and their batches, full passes, revisions, analyses', () => {
+  test('there is a recorded history of each workflow: probe outcomes, gate sweeps and their batches, full passes, revisions, analyses, compare runs', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'probe-completed.json',
@@ -76,6 +76,8 @@ describe('recorded histories replay against the current workflow code', () => {
         'gates-spend-limit.json',
         'gates-spend-limit-batch-1.json',
         'gates-spend-limit-batch-1-r1.json',
+        'compare-stopped-resumed.json',
+        'compare-stopped-resumed-batch-1-r1.json',
       ]),
     );
     // Runs begun before places named host paths: a few of their histories, as recorded then (analysis-budget-exhausted
@@ -91,7 +93,7 @@ describe('recorded histories replay against the current workflow code', () => {
   test.each(files)('%s was recorded with place tokens: no scrub placeholder, its checkout named <checkout:ID>', (file) => {
     const texts = textsOf(read(join(dir, file)));
     expect(texts.filter((text) => /<(?:tmp|home|work)>/.test(text))).toEqual([]);
-    if (/^(?:gates-|full-pass-|revise-|analysis-)/.test(file)) expect(texts.some((text) => /<checkout:[0-9a-f]{8}>/.test(text))).toBe(true);
+    if (/^(?:gates-|full-pass-|revise-|analysis-|compare-)/.test(file)) expect(texts.some((text) => /<checkout:[0-9a-f]{8}>/.test(text))).toBe(true);
   });
 
   test.each(all.map((history) => [history.name, history]))('%s replays without a determinism violation', async (_name, history) => {

@@ -1,6 +1,7 @@
 import { createHarnessActivities, type HarnessDependencies } from './harness/launch.js';
 import { createProbeActivities } from './probe/probe.js';
 import { createSweepActivities } from './review/sweep/index.js';
+import { createCompareActivities } from './review/compare/index.js';
 import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/index.js';
 import { createQuotaActivities } from './quota/quota.js';
@@ -43,6 +44,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies }),
       ...createProbeActivities(dependencies),
       ...createSweepActivities(),
+      ...createCompareActivities(),
       ...createEditActivities(),
       ...createAnalysisActivities(),
       ...createQuotaActivities(),

@@ -97,6 +97,14 @@ export interface AcceptInput {
   launch: LaunchResult;
   /** The cap on the output (the profile's `max-output`); absent: the default. */
   maxOutputBytes?: number;
+  /** Set for a compare run's route: the accepted verdict goes to that run's directory, never to a result file. */
+  compare?: CompareTarget;
+}
+
+/** Where a compare run's route keeps its accepted verdicts (src/review/compare/types.ts). */
+export interface CompareTarget {
+  runId: string;
+  route: string;
 }
 
 export interface AcceptedResult {

@@ -3,7 +3,7 @@ import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
-import type { AcceptedResult, CapturedUnit, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
+import type { AcceptedResult, CapturedUnit, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { Answers, keyedAsk } from './asking/answers.js';
 import { armedBreaker, releaseHeld, settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
@@ -41,6 +41,8 @@ export interface GateBatchInput {
   pace?: Pace;
   /** The breaker as the batch's last run left it (absent: armed afresh, as every batch and resume begins). */
   breaker?: BreakerState<HeldUnit>;
+  /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
+  compare?: CompareTarget;
 }
 
 /** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
@@ -69,6 +71,9 @@ export const SWEEP_GUARD_PATCH = 'sweep-guard';
 
 /** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
 export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
+
+/** Batches of a compare run write accepted verdicts into the compare run's directory; the patch marks batches that carry the target to the accept. */
+export const COMPARE_TARGET_PATCH = 'compare-target';
 
 /** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
 interface UnitAnswer {
@@ -111,6 +116,8 @@ async function sweepUnit(
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
+  /** A compare run's route, where the accepted verdicts go (undefined: the KB's result files). */
+  compare: CompareTarget | undefined,
 ): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
@@ -133,7 +140,7 @@ async function sweepUnit(
       }
       const check = await acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
         // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
-        { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }) },
+        { runId: input.runId, checkout: input.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }), ...(compare !== undefined && { compare }) },
       ]);
       keep({ captured: asked, result: launched });
       return { kind: 'accepted' as const, check };
@@ -215,6 +222,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const guard = patched(SWEEP_GUARD_PATCH)
         ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
         : undefined;
+      // Only a compare run's batches record the patch: a sweep's batches issue the commands they always did.
+      const compare = input.compare !== undefined && patched(COMPARE_TARGET_PATCH) ? input.compare : undefined;
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       const problems = input.problems ?? [];
@@ -233,7 +242,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend, compare);
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;

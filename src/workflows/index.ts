@@ -5,3 +5,4 @@ export { analysis } from './analysis.js';
 export { fullPass } from './full-pass.js';
 export { revise } from './revise.js';
 export { quotaGate } from './quota-gate.js';
+export { compareRun } from './compare.js';

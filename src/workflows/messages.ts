@@ -8,6 +8,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnalysisProgress } from '../analysis/progress.js';
 import type { EditProgress } from '../review/edit/types.js';
 import type { SweepCounts, SweepProgress } from '../review/sweep-types.js';
+import type { CompareProgress } from '../review/compare/run-types.js';
 import { QUOTA_GATE, type LimitReport, type QuotaGateView, type QuotaState } from '../runs/quota.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, LifecycleProgress, ResumeRequest } from '../runs/stop.js';
 
@@ -29,6 +30,12 @@ export const sweepAcknowledgeUpdate = defineUpdate<SweepProgress, [AcknowledgeAn
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 /** A batch's stops are its parent sweep's: the Update is refused like any run's with nothing to resume. */
 export const batchResumeUpdate = defineUpdate<BatchProgress, [ResumeRequest]>('resume');
+
+// Compare runs (their routes are asked by gate batches).
+export const compareProgressQuery = defineQuery<CompareProgress>('progress');
+export const compareResumeUpdate = defineUpdate<CompareProgress, [ResumeRequest]>('resume');
+/** The operator owns the KB paths a checkout-changed stop reported; the compare run goes on. */
+export const compareAcknowledgeUpdate = defineUpdate<CompareProgress, [AcknowledgeAnswer]>('acknowledge');
 
 // Editing runs (full pass, revision).
 export const editProgressQuery = defineQuery<EditProgress>('progress');

@@ -21,6 +21,7 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
 import { recordEditExhaustedHistory, recordEditHistories, recordOnly as recordEditsOnly } from '../review-edit/histories.js';
+import { recordCompareHistories, recordOnly as recordComparesOnly } from '../compare/histories.js';
 import { recordAnalysisHistories, recordAnalysisTimerHistories, recordOnly as recordAnalysesOnly } from '../analysis/histories.js';
 
 /** Waits until a recorded sweep stops (a state its progress query says), for the recording to resume it. */
@@ -140,6 +141,7 @@ const only = process.argv.slice(2);
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 recordEditsOnly(only);
 recordAnalysesOnly(only);
+recordComparesOnly(only);
 
 const dev = await startDevEnvironment();
 if (wanted('probe-completed')) await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
@@ -156,6 +158,7 @@ if (wanted('gates-systematic-failure')) await recordSystematicFailure(dev, 'gate
 await recordEditHistories(dev, saveHistory);
 await recordEditExhaustedHistory(dev, saveHistory);
 await recordAnalysisHistories(dev, saveHistory);
+await recordCompareHistories(dev, saveHistory);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();

@@ -1,6 +1,9 @@
 /** The actions of `review approve` and `review acknowledge`: the operator's answers to an editing run (or a sweep) that waits on one. */
 import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../../workflows/gate-sweep.js';
 import { followSweep } from './sweep-start.js';
+import { compareAcknowledgeUpdate, compareProgressQuery, type compareRun } from '../../workflows/compare.js';
+import { follow } from '../shared/follow.js';
+import { compareFormat } from './compare-format.js';
 import { sha256 } from '../../fs/digest.js';
 import { formatFindingsInline } from '../../kb/format.js';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -85,9 +88,11 @@ export async function runApprove(run: string, file: string, options: { key: stri
 /** `commonplace review acknowledge RUN`: owns a checkout-changed stop's paths, then follows the run on. */
 export async function runAcknowledge(run: string, options: { kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
   const sweep = /^(gates\/)?GS-/.test(run);
-  if (!sweep && !run.includes('/')) await recordedRun(options.kb, run);
+  const compare = /^(compare\/)?CMP-/.test(run);
+  if (!sweep && !compare && !run.includes('/')) await recordedRun(options.kb, run);
   const client = await connectClient();
   await requireSearchAttributes(client);
+  if (compare) return acknowledgeCompare(client, run.replace(/^compare\//, ''), options.json ?? false);
   if (sweep) return acknowledgeSweep(client, run.replace(/^gates\//, ''), { detach: options.detach ?? false, json: options.json ?? false });
   const found = await resolveRun(client, options.kb, run);
   await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, found.checkout);
@@ -125,4 +130,19 @@ async function acknowledgeSweep(client: Client, run: string, { detach, json }: {
   }
   process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
   if (!detach) await followSweep(client, handle, { json });
+}
+
+/** Acknowledges a compare run's checkout-changed stop (a KB change while one of its routes' launches ran), and follows it on. */
+async function acknowledgeCompare(client: Client, run: string, json: boolean): Promise<void> {
+  const handle = client.workflow.getHandle<typeof compareRun>(`compare/${run}`);
+  const progress = await handle.query(compareProgressQuery).catch((error: unknown) => {
+    throw new UserError(`no open compare run ${run} (workflow compare/${run}): ${rootMessage(error)}`);
+  });
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed') throw new UserError(`compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  await handle.executeUpdate(compareAcknowledgeUpdate, { args: [{ paths: stop.paths }] }).catch((error: unknown) => {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  });
+  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  await follow(handle, compareFormat(client, { json }));
 }

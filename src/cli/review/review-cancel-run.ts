@@ -25,9 +25,10 @@ async function exists(client: Client, workflowId: string): Promise<boolean> {
   }
 }
 
-/** The workflow a run names: a workflow ID, a sweep's run ID (`gates/<run>`), or an editing run's ID (its run.json). */
+/** The workflow a run names: a workflow ID, a sweep's run ID (`gates/<run>`), a compare run's (`compare/<run>`), or an editing run's ID (its run.json). */
 async function workflowOf(client: Client, kb: string | undefined, run: string): Promise<{ workflowId: string; what: string }> {
   if (run.startsWith('gates/')) return { workflowId: run, what: `sweep ${run.slice('gates/'.length)}` };
+  if (/^(compare\/)?CMP-/.test(run)) return { workflowId: `compare/${run.replace(/^compare\//, '')}`, what: `compare run ${run.replace(/^compare\//, '')}` };
   if (kindOfWorkflowId(run) !== undefined) {
     const found = await resolveRun(client, kb, run);
     return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };

@@ -11,6 +11,7 @@ import { checkoutPlaces } from '../shared/places.js';
 import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
 import { locate } from './inspect-files.js';
 import { formatInspected } from './inspect-format.js';
+import { compareRunOf, formatCompareInspected, inspectCompare } from './inspect-compare.js';
 import { rendered } from '../shared/render-paths.js';
 import { workingOn } from '../shared/command-line.js';
 
@@ -25,6 +26,13 @@ export async function runInspect(run: string, options: InspectOptions): Promise<
   // The run's data names the checkout by its token: naming it here shows those as this host's paths.
   await checkoutPlaces(checkout).catch(() => undefined);
   const client = await optionalClient();
+  const compareRun = await compareRunOf(checkout, run);
+  if (compareRun !== undefined) {
+    const inspected = await inspectCompare(checkout, compareRun, typeof client === 'string' ? undefined : client);
+    if (options.json) printJson('compare-inspect', 1, inspected);
+    else process.stdout.write(`${rendered(formatCompareInspected(inspected))}\n`);
+    return;
+  }
   const located = await locate(checkout, run, typeof client === 'string' ? undefined : client);
   const inspected = located.kind === 'sweep' ? await inspectSweep(run, checkout, located, client) : await inspectEdit(run, checkout, located, client);
   if (options.json) printJson('review-inspect', 1, inspected);

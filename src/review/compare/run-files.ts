@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../fs/atomic.js';
-import { COMPARE_RUNS_DIR, verdicts, type CompareReport, type CompareSample, type Label, type RouteVerdict } from './types.js';
+import { COMPARE_RUN_FILE, COMPARE_RUNS_DIR, verdicts, type CompareReport, type CompareRunFile, type CompareSample, type Label, type RouteVerdict } from './types.js';
 
 /** A compare run whose files are missing or malformed: the message names the file (and line). */
 export class CompareRunError extends Error {
@@ -115,6 +115,12 @@ export async function appendLabels(runDir: string, labels: readonly Label[]): Pr
 
 /** The routes and reference an earlier report of the run recorded, when it has one. */
 export async function readReportOrder(runDir: string): Promise<{ routes: string[]; reference: string } | undefined> {
+  // The run's own record of what it asks (run.json, written as it starts) comes first.
+  const asked = await readText(path.join(runDir, COMPARE_RUN_FILE));
+  if (asked !== undefined) {
+    const run = JSON.parse(asked) as Partial<CompareRunFile>;
+    if (Array.isArray(run.routes) && run.routes.every((route) => typeof route === 'string') && typeof run.reference === 'string') return { routes: run.routes, reference: run.reference };
+  }
   const text = await readText(reportFile(runDir, 'json'));
   if (text === undefined) return undefined;
   try {

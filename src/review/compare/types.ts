@@ -174,3 +174,15 @@ export interface KeptCalibrationRecord extends CalibrationRecord {
   /** Profile name → SHA-256 of its canonical definition when kept; no entry for `results` or `labels`. */
   profileHashes: Record<string, string>;
 }
+
+/** `run.json` in a compare run's directory, written as the run starts: what it asks, for the report to read its routes and reference from. */
+export interface CompareRunFile {
+  runId: string;
+  /** Every route in the order given, `results` first when it is the reference. */
+  routes: string[];
+  /** The route scored against first (the first route unless named). */
+  reference: string;
+}
+
+/** The run file's name in a compare run's directory. */
+export const COMPARE_RUN_FILE = 'run.json';

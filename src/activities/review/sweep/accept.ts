@@ -6,6 +6,7 @@ import { outputText, outputTooLarge } from '../../../review/output-bounds.js';
 import { resultSpend, writeResultFile } from '../../../review/result-file.js';
 import { checkBundle, checkResultLine, missingSection } from '../../../review/result-line.js';
 import type { AcceptInput, AcceptOutcome } from '../../../review/sweep-types.js';
+import { writeCompareVerdict } from '../compare/verdicts.js';
 import { inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
 
@@ -49,6 +50,12 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     const current = now?.criteria.get(criterion.id)?.hashes;
     if (!current || current.note !== capturedHashes.note || current.criterion !== capturedHashes.criterion) {
       staleOnArrival.push(criterion.id);
+      continue;
+    }
+    // A compare run keeps the verdict in its own directory, apart from every other route's: the KB's result files are never written.
+    if (input.compare !== undefined) {
+      await writeCompareVerdict(input.checkout, input.compare, { note: unit.note, criterion: criterion.id, outcome: section.outcome, body: section.body, launch, hashes: capturedHashes, share: unit.criteria.length });
+      written.push({ criterion: criterion.id, outcome: section.outcome });
       continue;
     }
     await writeResultFile(input.checkout, {

@@ -1,0 +1,24 @@
+/**
+ * A comparison report's overall figures as the operator reads them in a run's summary and in
+ * `review inspect`: one line per route against each reference, then each route's cost per pair.
+ *
+ * PURE MODULE: no Node built-ins.
+ */
+import type { Agreement, CompareReport } from './types.js';
+
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+
+/** One overall line of a report: a route against a reference. */
+export function agreementLine(agreement: Agreement): string {
+  const interval = agreement.kappaInterval ? ` [${agreement.kappaInterval[0].toFixed(2)}, ${agreement.kappaInterval[1].toFixed(2)}]` : '';
+  const kappa = agreement.kappa === null ? 'κ undefined' : `κ ${agreement.kappa.toFixed(2)}${interval}`;
+  return `${agreement.route} against ${agreement.reference}: n ${agreement.n}, agreement ${percent(agreement.raw)}, ${kappa}, ${agreement.flips.length} pass↔fail flip${agreement.flips.length === 1 ? '' : 's'}`;
+}
+
+/** The report's overall lines, then each route's verdicts and cost per pair. */
+export function reportLines(report: CompareReport): string[] {
+  const costs = report.costs.map(
+    (cost) => `${cost.route}: ${cost.pairs} verdicts, ${cost.costUsdPerPair === null ? 'cost unknown' : `$${cost.costUsdPerPair.toFixed(4)}`} per pair, ${Math.round(cost.tokensPerPair.input + cost.tokensPerPair.output)} tokens per pair`,
+  );
+  return [...report.overall.map(agreementLine), ...costs];
+}

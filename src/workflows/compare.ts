@@ -1,0 +1,178 @@
+import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { CompareInput, CompareProgress, CompareSummary, PreparedCompare, PreparedRoute, RouteProgress } from '../review/compare/run-types.js';
+import type { SweepCounts, SweepUnit } from '../review/sweep-types.js';
+import { emptyCounts } from '../review/sweep-types.js';
+import { runDetails } from '../runs/run-details.js';
+import { addTotals, type SpendTotals } from '../runs/spend.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
+import type { Pace } from './asking/pace.js';
+import { gateBatch, type GateBatchResult } from './gate-batch.js';
+import { Lifecycle } from './lifecycle.js';
+import { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
+
+const { prepareCompare, collectVerdicts, finishCompare, recordProblems } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+export { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
+
+/** The kind of a compare run's batches: `CommonplaceKind = "compare"` lists the runs alone. */
+export const COMPARE_BATCH_KIND = 'compare-batch';
+
+/** The command that resumes a compare run (its stops name it). */
+export const compareResume = (runId: string) => `commonplace review compare --resume ${runId}`;
+
+function add(into: SweepCounts, from: SweepCounts): void {
+  into.pairsDone += from.pairsDone;
+  into.problems += from.problems;
+  into.staleOnArrival += from.staleOnArrival;
+  into.tries += from.tries;
+  addTotals(into, from);
+  for (const key of Object.keys(from.written) as (keyof SweepCounts['written'])[]) into.written[key] += from.written[key];
+}
+
+function spentSoFar(counts: SweepCounts): SpendTotals {
+  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
+}
+
+interface CompareState {
+  prepared?: PreparedCompare;
+  counts: SweepCounts;
+  routes: RouteProgress[];
+  route?: string;
+  /** Batches finished over every route, and the child running now. */
+  batch: number;
+  currentBatch?: string;
+}
+
+/**
+ * A compare run: draws a reproducible sample of pairs, asks it under every route (each route's
+ * units through the sweep's own batches, their accepted verdicts kept in the run's directory, never
+ * in the KB's result files), reads the KB's fresh results as a route where asked, and writes the
+ * comparison report at the end. Stops (usage limit, spend cap, failed launches) wait for a resume;
+ * nothing answered is asked again.
+ */
+export async function compareRun(input: CompareInput): Promise<CompareSummary> {
+  const { runId } = input;
+  const state: CompareState = { counts: emptyCounts(), routes: input.routes.map((route) => ({ route, pairs: 0, done: 0, problems: 0, state: 'waiting' })), batch: 0 };
+  const totals = () => ({ batches: state.prepared?.asked.reduce((sum, route) => sum + route.batches, 0) ?? 0, units: state.prepared?.asked.reduce((sum, route) => sum + route.units, 0) ?? 0 });
+  const lifecycle: Lifecycle<CompareProgress> = new Lifecycle<CompareProgress>({
+    runId,
+    headline: (stage) => stage,
+    next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
+    inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+    autoResume: false,
+    progress: {
+      query: compareProgressQuery,
+      build: (common) => ({
+        ...common,
+        pairs: (state.prepared?.sampleSize ?? 0) * (state.prepared?.asked.length ?? 0),
+        units: totals().units,
+        batches: totals().batches,
+        batch: state.batch,
+        ...(state.currentBatch !== undefined && { currentBatch: state.currentBatch }),
+        counts: state.counts,
+        routes: state.routes,
+        ...(state.route !== undefined && { route: state.route }),
+        sampleSize: state.prepared?.sampleSize ?? 0,
+      }),
+    },
+    details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
+    resume: compareResumeUpdate,
+    acknowledge: compareAcknowledgeUpdate,
+    legacyEnd: 'continue',
+    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+    spent: { totals: state.counts },
+  });
+  const finish = (progress: CompareProgress) => finishCompare.executeWithOptions({ summary: `write the report of compare run ${runId}` }, [{ checkout: input.checkout, runId, progress }]);
+  return lifecycle.close(
+    async () => {
+      lifecycle.at('drawing the sample');
+      const prepared = await prepareCompare.executeWithOptions({ summary: `draw the sample of compare run ${runId} and prepare its routes` }, [input]);
+      state.prepared = prepared;
+      for (const route of state.routes) {
+        const asked = prepared.asked.find((entry) => entry.route === route.route);
+        const read = prepared.read.find((entry) => entry.route === route.route);
+        if (asked) route.pairs = asked.pairs;
+        if (read) Object.assign(route, { pairs: prepared.sampleSize, done: read.pairs, state: 'read' });
+      }
+      for (const route of prepared.asked) await askRoute(input, route, lifecycle, state);
+      state.route = undefined;
+      const counts = state.counts;
+      const summary = await finish(lifecycle.completing(`completed: ${prepared.sampleSize} pairs under ${input.routes.length} routes, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`));
+      lifecycle.complete('completed', lifecycle.stage);
+      return summary;
+    },
+    async () => finish(lifecycle.progress()),
+  );
+}
+
+/** A route's batch: its own kind, the run's subject, the route's profile. */
+function batchSearchAttributes(runId: string, route: PreparedRoute) {
+  const parent = workflowInfo().typedSearchAttributes;
+  return [
+    { key: CommonplaceKind, value: COMPARE_BATCH_KIND },
+    { key: CommonplaceStatus, value: 'running' },
+    { key: CommonplaceSubject, value: parent.get(CommonplaceSubject) ?? runId },
+    { key: CommonplaceProfile, value: route.profile.name },
+  ];
+}
+
+/** Asks one route's units batch by batch in the sweep's batch workflow, its verdicts going to the compare run's directory; stops wait for a resume. */
+async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Lifecycle<CompareProgress>, state: CompareState): Promise<void> {
+  const progress = state.routes.find((entry) => entry.route === route.route)!;
+  progress.state = 'asking';
+  state.route = route.route;
+  let remaining: SweepUnit[] | undefined;
+  let resumes = 0;
+  let pace: Pace | undefined;
+  for (let batch = 0; batch < route.batches; ) {
+    lifecycle.at(`route ${route.route}, batch ${batch + 1} of ${route.batches}: ${progress.done} of ${progress.pairs} pairs done`);
+    state.currentBatch = `${workflowInfo().workflowId}/${route.askRunId.slice(input.runId.length + 2)}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
+    const result: GateBatchResult = await executeChild(gateBatch, {
+      workflowId: state.currentBatch,
+      args: [
+        {
+          runId: route.askRunId,
+          checkout: input.checkout,
+          batch,
+          profile: route.profile,
+          concurrency: input.concurrency,
+          compare: { runId: input.runId, route: route.route },
+          ...(pace && { pace }),
+          ...(remaining && { units: remaining }),
+          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(state.counts) }),
+        },
+      ],
+      staticSummary: `compare run ${input.runId}: route ${route.route}, batch ${batch + 1} of ${route.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
+      staticDetails: runDetails(`compare batch ${batch + 1} of ${route.batches}`, [
+        ['compare run', input.runId],
+        ['route', route.route],
+        ['parent workflow', workflowInfo().workflowId],
+        ['resume', resumes > 0 ? resumes : undefined],
+        ['units', remaining ? `${remaining.length} left by the stop` : `${route.units} in the route`],
+      ]),
+      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(input.runId, route) }),
+    });
+    add(state.counts, result.counts);
+    progress.done += result.counts.written.pass + result.counts.written.warn + result.counts.written.fail;
+    progress.problems += result.counts.problems;
+    pace = result.pace ?? pace;
+    if (result.problems.length > 0) {
+      await recordProblems.executeWithOptions({ summary: `record ${result.problems.length} problems of route ${route.route}` }, [{ checkout: input.checkout, runId: route.askRunId, problems: result.problems }]);
+    }
+    state.currentBatch = undefined;
+    if (result.stop) {
+      remaining = result.remaining;
+      if (result.stop.kind === 'checkout-changed') await lifecycle.acknowledge(result.stop.paths, result.stop.reason);
+      else await lifecycle.halt(result.stop);
+      resumes += 1;
+      continue;
+    }
+    remaining = undefined;
+    resumes = 0;
+    batch += 1;
+    state.batch += 1;
+  }
+  await collectVerdicts.executeWithOptions({ summary: `gather the verdicts of route ${route.route}` }, [{ checkout: input.checkout, runId: input.runId, route: route.route }]);
+  progress.state = 'done';
+}

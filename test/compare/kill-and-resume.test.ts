@@ -1,0 +1,68 @@
+// A compare run whose worker is killed (SIGKILL) while a launch of its second route is held open, and
+// a new worker takes the run over: no pair answered before the kill, under either route, is launched again.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CompareSummary } from '../../src/review/compare/run-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { compareRun } from '../../src/workflows/compare.js';
+import { startCli } from '../helpers/cli.js';
+import { readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
+import { useDevServer } from '../helpers/servers.js';
+import { uniqueId } from '../helpers/temporal.js';
+import { compareFixture, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
+
+const { env, address } = useDevServer();
+
+const worker = (checkout: string, state: string) => startCli(['worker', '--kb', checkout, '--state', state], { env: { TEMPORAL_ADDRESS: address() } });
+
+/** The starts after the kill that repeat a prompt answered before it. */
+function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {
+  const answered = before.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
+  const startedBefore = before.filter((entry) => entry.event === 'start' && answered.some((done) => done.pid === entry.pid));
+  return all.slice(before.length).filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
+}
+
+test('a compare run whose worker is killed while its second route asks and is replaced launches nothing answered before the kill again', async () => {
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  // The strict route's launches on the disputed gate are held open until the first worker is gone; the others are answered at once.
+  const fixture = await compareFixture({
+    strict: [
+      { match: `^criterion = ${DISPUTED}$`, attempts: [{ review: 'fail', waitForFile: release }] },
+      { attempts: [{ review: 'pass' }] },
+    ],
+  });
+  const runId = uniqueId('CMP').replace(/\//g, '-');
+  const first = worker(fixture.checkout, join(dir, 'state-1'));
+  const handle = await env().client.workflow.start(compareRun, { taskQueue: TASK_QUEUE, workflowId: `compare/${runId}`, args: [fixture.input(runId)] });
+  await waitFor(
+    "the lenient route's answers and a held launch of the strict route",
+    async () => {
+      const strict = await readLedger(fixture.ledgers.strict);
+      return strict.some((entry) => entry.event === 'start' && entry.rule === 0) && strict.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0);
+    },
+    180_000,
+  );
+  const lenientBefore = await readLedger(fixture.ledgers.lenient);
+  const strictBefore = await readLedger(fixture.ledgers.strict);
+  first.kill('SIGKILL');
+  await first;
+  await writeFile(release, '');
+
+  const second = worker(fixture.checkout, join(dir, 'state-2'));
+  let summary: CompareSummary;
+  try {
+    summary = await handle.result();
+  } finally {
+    second.kill('SIGINT');
+    await second;
+  }
+  expect(summary.status).toBe('completed');
+  const sample = await readSample(fixture.checkout, runId);
+  expect(await starts(fixture.ledgers.lenient)).toHaveLength(sample.size);
+  expect(repeatedAfter(lenientBefore, await readLedger(fixture.ledgers.lenient))).toEqual([]);
+  expect(repeatedAfter(strictBefore, await readLedger(fixture.ledgers.strict))).toEqual([]);
+  const strict = await readRouteVerdicts(fixture.checkout, runId, 'strict_pair.jsonl');
+  expect(strict).toHaveLength(sample.size);
+  expect(strict.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(sample.pairs.filter((pair) => pair.criterion === DISPUTED).map((pair) => pair.criterion));
+});
