@@ -100,7 +100,7 @@ describe('commonplace probe', () => {
     expect(probe.exitCode).toBe(1);
     const lines = String(probe.stderr).trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 .*`commonplace dev`/);
+    expect(lines[0]).toMatch(/^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 .*`\S*.* dev --port 1 --ui-port 1001[^`]*`/);
   });
 
   test('an unreachable server makes worker say where it connects, then exit 1 with one line naming the address and suggesting commonplace dev', async () => {
@@ -109,7 +109,7 @@ describe('commonplace probe', () => {
     expect(String(worker.stderr).trim().split('\n')).toEqual([
       'loading the worker (the Temporal SDK, the activities)...',
       'connecting to 127.0.0.1:1 (namespace default)...',
-      expect.stringMatching(/cannot reach Temporal at 127\.0\.0\.1:1 .*`commonplace dev`/),
+      expect.stringMatching(/cannot reach Temporal at 127\.0\.0\.1:1 .*`\S*.* dev --port 1 --ui-port 1001[^`]*`/),
     ]);
   });
 

@@ -16,6 +16,10 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerCompare(review: Command): Command {
   const compare = review
     .command('compare')
+    .description('compare routes on one sample of pairs: run one (the default), label its disagreements, keep it as calibration records');
+  // The run is the default subcommand, so `review compare --routes …` starts one and `label`/`keep` own their options (`--kb`, `--criteria`, `--reference` are theirs too).
+  compare
+    .command('run', { isDefault: true })
     .description('ask one reproducible sample of (note, criterion) pairs under two or more routes, keep every route\'s verdicts apart, and report their agreement')
     .option('--routes <routes>', 'the routes, comma-separated: <profile>[:pair|:bundle][:batch], e.g. claude:pair,anthropic-haiku:pair')
     .option('--reference <route>', 'the route every other is scored against first: one of --routes, or `results` (the KB\'s fresh result files, read, not asked); default the first route')
