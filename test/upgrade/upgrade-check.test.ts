@@ -33,7 +33,7 @@ interface Checked {
   failures: { kind: string; workflowId: string; file?: string; mismatch: string }[];
 }
 
-test('an open run replays on the installed code, and upgrade check names it with its first mismatching command against a bundle whose workflow issues another command', async () => {
+test('an open run replays on the installed code (another application\'s run beside it left alone), and upgrade check names it with its first mismatching command against a bundle whose workflow issues another command', async () => {
   const account = `claude/upgrade-check-${process.pid}`;
   const workflowId = quotaGateId(account);
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
@@ -42,6 +42,9 @@ test('an open run replays on the installed code, and upgrade check names it with
     const handle = await env().client.workflow.start(quotaGate, { taskQueue: TASK_QUEUE, workflowId, args: [{ account }] });
     await handle.query(quotaStateQuery);
   });
+
+  // Another application's run on the same namespace is not the project's to check.
+  await env().client.workflow.start('otherApplicationWorkflow', { taskQueue: 'other-application', workflowId: `other/${process.pid}` });
 
   const installed = await check('--json');
   expect(installed.exitCode).toBe(0);

@@ -46,9 +46,9 @@ async function replayAll(code: WorkflowCode, histories: AsyncIterable<HistoryAnd
   return { checked, failures };
 }
 
-/** Replays every run open on the client's namespace, its history fetched from the server. */
-export async function replayOpenRuns(client: Client, code: WorkflowCode, onReplayed: (done: number, total: number) => void): Promise<ReplayReport> {
-  const query = `ExecutionStatus = 'Running'`;
+/** Replays every run of these workflow types open on the client's namespace (a shared namespace may hold other applications' runs), its history fetched from the server. */
+export async function replayOpenRuns(client: Client, code: WorkflowCode, workflowTypes: readonly string[], onReplayed: (done: number, total: number) => void): Promise<ReplayReport> {
+  const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${workflowTypes.map((type) => `'${type}'`).join(', ')})`;
   const { count: total } = await client.workflow.count(query);
   const histories = client.workflow.list({ query }).intoHistories({ concurrency: 4 });
   return replayAll(code, histories, (done) => onReplayed(done, total), () => ({ kind: 'open' }));

@@ -64,7 +64,9 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   if (options.openRuns) {
     const client = await connectClient();
     namespace = connectionSettings().namespace;
-    open = await replayOpenRuns(client, code, progress('open runs'));
+    // The project's workflow types, as the installed code exports them: runs of other applications on the namespace are not ours to check.
+    const workflowTypes = Object.keys(await import('../../workflows/index.js'));
+    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'));
   }
   const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories')) : empty;
   const failures = [...open.failures, ...recorded.failures];
