@@ -87,3 +87,10 @@ test('upgrade check refuses a --histories directory that is not there in one lin
   expect(result.exitCode).toBe(1);
   expect(String(result.stderr).trim()).toBe(`commonplace: --histories ${missing}: no such directory`);
 });
+
+test('upgrade check refuses a --bundle file that is not there in one line naming it', async () => {
+  const missing = join(await scratch(), 'workflow-bundle.js');
+  const result = await check('--bundle', missing, '--no-open-runs', '--histories', join(packageRoot(), 'test', 'histories'));
+  expect(result.exitCode).toBe(1);
+  expect(String(result.stderr).trim()).toBe(`commonplace: --bundle ${missing}: no such file (a workflow bundle, as \`npm run build\` writes dist/workflow-bundle.js)`);
+});

@@ -22,8 +22,12 @@ const optionsSchema = z.object({
   bundle: z
     .string()
     .optional()
-    .refine((file) => file === undefined || existsSync(file), { message: '--bundle: no such file' })
-    .transform((file) => (file === undefined ? undefined : resolve(file))),
+    .transform((file, context) => {
+      if (file === undefined) return undefined;
+      if (existsSync(file)) return resolve(file);
+      context.addIssue({ code: 'custom', message: `--bundle ${file}: no such file (a workflow bundle, as \`npm run build\` writes dist/workflow-bundle.js)` });
+      return z.NEVER;
+    }),
   histories: z.string().optional(),
   openRuns: z.boolean().default(true),
   json: flag,
