@@ -92,11 +92,23 @@ test.each(rows.map((row) => [row.patch, row]))('%s: as many recorded histories h
   }
 });
 
-test('every recorded history was recorded by a supported release: the current minor version or the one before it', () => {
+/** Each history's release, from recorded-by.map beside it. */
+const releaseOf = (file: string): string | undefined => {
+  const folder = file.includes('/') ? join(histories, file.slice(0, file.lastIndexOf('/'))) : histories;
+  const map = JSON.parse(readFileSync(join(folder, 'recorded-by.map'), 'utf8')) as Record<string, string>;
+  return map[file.slice(file.lastIndexOf('/') + 1)];
+};
+
+test('every recorded history names the release that recorded it, and that release is supported: the current minor version or the one before it', () => {
   const [major, minor] = version.split('.').map(Number) as [number, number];
-  const supported = (release: string) => {
-    const [m, n] = release.split('.').map(Number) as [number, number];
+  const supported = (release: string | undefined) => {
+    const [m, n] = (release ?? '').split('.').map(Number);
     return m === major && (n === minor || n === minor - 1);
   };
-  expect(rows.filter((row) => !supported(row.recordedBy)).map((row) => `${row.patch}: ${row.recordedBy}`)).toEqual([]);
+  expect(historyFiles.filter((file) => !supported(releaseOf(file))).map((file) => `${file}: ${releaseOf(file) ?? 'no release in recorded-by.map'}`)).toEqual([]);
+});
+
+test.each(rows.map((row) => [row.patch, row]))('%s: the releases the table says recorded its older branch are those of the histories it lists', (_patch, row) => {
+  const releases = [...new Set(row.older.map(releaseOf))].sort().join(', ');
+  expect(row.recordedBy).toBe(releases || '—');
 });
