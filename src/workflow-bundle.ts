@@ -20,6 +20,8 @@ export const manifestPath = (root = packageRoot()) => join(root, 'dist', 'workfl
 export interface BundleManifest {
   /** The @temporalio/workflow version whose runtime the bundle carries. */
   sdk: string;
+  /** Each package the compiled modules import (a bare specifier's package name): its installed version. */
+  packages: Record<string, string>;
   /** The workflow interceptor modules bundled, relative to the package root (a package name as is). */
   interceptors: string[];
   /** Every compiled module the workflow entry and the interceptors import (relative imports, followed), by path from the package root: its SHA-256. */
@@ -57,25 +59,36 @@ const quietLogger = {
 
 const fromRoot = (root: string, path: string) => (isAbsolute(path) ? relative(root, path) : path);
 
-/** The version of @temporalio/workflow installed beside the package. */
-function sdkVersion(): string {
-  const manifest = join(packageRoot(), 'node_modules', '@temporalio', 'workflow', 'package.json');
-  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : 'unknown';
+/** The version of a package installed beside this one. */
+function installedVersion(name: string): string {
+  const manifest = join(packageRoot(), 'node_modules', ...name.split('/'), 'package.json');
+  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : 'not installed';
 }
 
-const relativeImport = /(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+const imported = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g;
+/** A bare specifier's package: `@scope/name` or `name`, without a subpath. */
+const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
-/** Every local module reachable from the entries by relative imports, hashed: what a bundle built from them depends on besides the SDK. */
-export async function workflowSources(entries: string[], root = packageRoot()): Promise<Record<string, string>> {
+/**
+ * Every local module reachable from the entries by relative imports, hashed, and the packages they import
+ * with their installed versions: what a bundle built from them depends on.
+ */
+export async function workflowSources(entries: string[], root = packageRoot()): Promise<{ sources: Record<string, string>; packages: Record<string, string> }> {
   const sources: Record<string, string> = {};
+  const packages = new Set<string>();
   const queue = entries.filter((entry) => isAbsolute(entry));
   const seen = new Set<string>(queue);
   while (queue.length > 0) {
     const file = queue.shift()!;
     const text = await readFile(file, 'utf8');
     sources[fromRoot(root, file)] = sha256(text);
-    for (const match of text.matchAll(relativeImport)) {
-      let target = resolve(dirname(file), match[1]!);
+    for (const match of text.matchAll(imported)) {
+      const specifier = match[1]!;
+      if (!specifier.startsWith('.')) {
+        if (!specifier.startsWith('node:')) packages.add(packageOf(specifier));
+        continue;
+      }
+      let target = resolve(dirname(file), specifier);
       // The test runner's sources import './x.js' meaning './x.ts'.
       if (!existsSync(target) && target.endsWith('.js')) target = `${target.slice(0, -3)}.ts`;
       if (!seen.has(target) && existsSync(target)) {
@@ -84,16 +97,19 @@ export async function workflowSources(entries: string[], root = packageRoot()): 
       }
     }
   }
-  return Object.fromEntries(Object.entries(sources).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    sources: Object.fromEntries(Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))),
+    packages: Object.fromEntries([...packages].sort().map((name) => [name, installedVersion(name)])),
+  };
 }
 
 /** The manifest the sources would give now (its bundle digest left empty). */
 async function currentManifest(spec: BundleSpec): Promise<Omit<BundleManifest, 'bundle'>> {
   const root = spec.root ?? packageRoot();
   return {
-    sdk: sdkVersion(),
+    sdk: installedVersion('@temporalio/workflow'),
     interceptors: spec.workflowInterceptorModules.map((path) => fromRoot(root, path)),
-    sources: await workflowSources([spec.workflowsPath, ...spec.workflowInterceptorModules], root),
+    ...(await workflowSources([spec.workflowsPath, ...spec.workflowInterceptorModules], root)),
   };
 }
 
@@ -128,6 +144,8 @@ export async function staleness(spec: BundleSpec): Promise<string | undefined> {
   const now = await currentManifest(spec);
   if (recorded.sdk !== now.sdk) return `workflow bundle out of date (built for @temporalio/workflow ${recorded.sdk}, ${now.sdk} is installed)`;
   if (JSON.stringify(recorded.interceptors) !== JSON.stringify(now.interceptors)) return 'workflow bundle out of date (the workflow interceptors changed)';
+  const moved = Object.keys(now.packages).find((name) => recorded.packages?.[name] !== now.packages[name]);
+  if (moved !== undefined) return `workflow bundle out of date (built with ${moved} ${recorded.packages?.[moved] ?? '(not imported then)'}, ${now.packages[moved]} is installed)`;
   const paths = new Set([...Object.keys(recorded.sources ?? {}), ...Object.keys(now.sources)]);
   const changed = [...paths].filter((path) => recorded.sources?.[path] !== now.sources[path]).sort();
   if (changed.length > 0) return `workflow bundle out of date (${changed[0]}${changed.length > 1 ? ` and ${changed.length - 1} more` : ''} changed)`;

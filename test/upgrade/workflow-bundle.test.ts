@@ -24,6 +24,7 @@ test('the build bundle fits the compiled code it was built from, and a worker lo
     const manifest = await writeWorkflowBundle(spec);
     expect(Object.keys(manifest.sources)).toEqual(['dist/src/words.js', 'dist/src/workflows/greet.js', 'dist/src/workflows/index.js', 'dist/src/workflows/interceptors.js']);
     expect(manifest.interceptors).toEqual(['dist/src/workflows/interceptors.js']);
+    expect(Object.keys(manifest.packages)).toEqual(['@temporalio/workflow']);
     expect(JSON.parse(await readFile(manifestPath(root), 'utf8'))).toEqual(manifest);
     expect(await readFile(bundlePath(root), 'utf8')).toContain('interceptors.js');
     expect(await staleness(spec)).toBeUndefined();
@@ -54,7 +55,7 @@ test('a compiled module a workflow imports that changed after the build makes a 
   }
 });
 
-test('a bundle file that is not the one its manifest recorded is not loaded', async () => {
+test('a bundle file that is not the one its manifest recorded, or built with other package versions, is not loaded', async () => {
   const { root, spec } = await compiledPackage();
   try {
     await writeWorkflowBundle(spec);
@@ -63,6 +64,8 @@ test('a bundle file that is not the one its manifest recorded is not loaded', as
     expect(await staleness(spec)).toBe('workflow bundle out of date (dist/workflow-bundle.js does not match its manifest)');
     await writeFile(manifestPath(root), JSON.stringify({ ...manifest, sdk: '0.0.1' }));
     expect(await staleness(spec)).toMatch(/^workflow bundle out of date \(built for @temporalio\/workflow 0\.0\.1, \d+\.\d+\.\d+ is installed\)$/);
+    await writeFile(manifestPath(root), JSON.stringify({ ...manifest, packages: { '@temporalio/workflow': '0.0.2' } }));
+    expect(await staleness(spec)).toMatch(/^workflow bundle out of date \(built with @temporalio\/workflow 0\.0\.2, \d+\.\d+\.\d+ is installed\)$/);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
