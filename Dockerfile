@@ -15,6 +15,8 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY temporal temporal
+COPY scripts/bundle-workflows.js scripts/
+# The build compiles, then bundles the workflow code once (dist/workflow-bundle.js): workers load it.
 RUN npm run build
 
 FROM node:20-bookworm-slim

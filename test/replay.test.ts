@@ -7,6 +7,8 @@ import { packageRoot } from '../src/paths.js';
 import { workflowBundlePath } from './helpers/temporal.js';
 import { machinePathsIn } from './histories/scrub.js';
 
+// Which branch of each patch these histories replay (the marker holders, the older-branch ones) and which
+// release recorded each: the patch table of docs/upgrading.md, held to these files by test/upgrade/patch-table.test.ts.
 const dir = join(packageRoot(), 'test', 'histories');
 /** Histories recorded before places (inputs naming host paths, scrubbed to placeholders): runs begun then must still replay. */
 const prePlaces = join(dir, 'pre-places');

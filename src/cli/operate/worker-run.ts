@@ -21,7 +21,7 @@ export async function runWorker(options: { state: string; maxLaunches: number } 
   if (missing !== undefined && missing.length > 0) {
     process.stderr.write(`commonplace: warning: ${missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`);
   }
-  const { worker, bundledMs } = await startWorker({
+  const { worker, bundledMs, prebuilt } = await startWorker({
     connection,
     namespace: settings.namespace,
     stateDir: resolve(options.state),
@@ -30,7 +30,7 @@ export async function runWorker(options: { state: string; maxLaunches: number } 
   });
   const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
   process.stderr.write(
-    `worker ready on ${settings.address} (namespace ${settings.namespace}; ${serving(worker, options.kbList)}; up to ${maxLaunches} launches at once; workflow code bundled in ${seconds(bundledMs)}); Ctrl-C stops it\n`,
+    `worker ready on ${settings.address} (namespace ${settings.namespace}; ${serving(worker, options.kbList)}; up to ${maxLaunches} launches at once; ${prebuilt ? 'prebuilt workflow bundle checked' : 'workflow code bundled'} in ${seconds(bundledMs)}); Ctrl-C stops it\n`,
   );
   try {
     await worker.run();

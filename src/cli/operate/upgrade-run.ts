@@ -1,0 +1,97 @@
+/** The action of `commonplace upgrade check`: the open runs and recorded histories replayed on one workflow bundle. */
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { z } from 'zod';
+import { workflowInterceptorModules, workflowsPath } from '../../worker.js';
+import { loadWorkflowBundle } from '../../workflow-bundle.js';
+import { connectClient, connectionSettings } from '../shared/connection.js';
+import { debugEnabled, UserError } from '../shared/errors.js';
+import { printJson } from '../shared/json-output.js';
+import { flag, parseOptions } from '../shared/options.js';
+import { replayOpenRuns, replayRecorded, type ReplayFailure, type ReplayReport, type WorkflowCode } from './upgrade-replay.js';
+
+export interface UpgradeCheckOptions {
+  bundle?: string;
+  histories?: string;
+  openRuns?: boolean;
+  json?: boolean;
+}
+
+const optionsSchema = z.object({
+  bundle: z
+    .string()
+    .optional()
+    .transform((file, context) => {
+      if (file === undefined) return undefined;
+      if (existsSync(file)) return resolve(file);
+      context.addIssue({ code: 'custom', message: `--bundle ${file}: no such file (a workflow bundle, as \`npm run build\` writes dist/workflow-bundle.js)` });
+      return z.NEVER;
+    }),
+  histories: z.string().optional(),
+  openRuns: z.boolean().default(true),
+  json: flag,
+});
+
+/** Progress on stderr when there are many runs: one line per 25 replayed, and the last. */
+function progress(what: string): (done: number, total: number) => void {
+  return (done, total) => {
+    if (total >= 25 && (done % 25 === 0 || done === total)) process.stderr.write(`replayed ${done} of ${total} ${what}\n`);
+  };
+}
+
+/** Which workflow code is checked: the bundle named, else what a worker started now would run. */
+async function codeToCheck(bundle: string | undefined, given: string | undefined): Promise<{ code: WorkflowCode; described: string }> {
+  if (bundle !== undefined) return { code: { codePath: bundle }, described: `the workflow bundle ${given ?? bundle}` };
+  const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) => process.stderr.write(`${because}; bundling the workflow code to check...\n`));
+  const shown = 'codePath' in loaded.workflowBundle ? relative(process.cwd(), loaded.workflowBundle.codePath) || loaded.workflowBundle.codePath : undefined;
+  return { code: loaded.workflowBundle, described: `the installed workflow code (${shown ?? `bundled from ${relative(process.cwd(), workflowsPath) || workflowsPath}`})` };
+}
+
+function failureLine(failure: ReplayFailure): string {
+  const which = failure.kind === 'open' ? `${failure.workflowId} (run ${failure.runId})` : `${failure.file} (${failure.workflowId})`;
+  return `  would not replay: ${which}: ${failure.mismatch}`;
+}
+
+/** Replays, prints the outcome, and sets exit code 1 when a history would not replay. */
+export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
+  const options = parseOptions(optionsSchema, raw);
+  if (!options.openRuns && options.histories === undefined) throw new UserError('--no-open-runs leaves nothing to check: name recorded histories with --histories DIR');
+  // A history that does not replay fails its replayed workflow task, which the SDK's core logs as a warning: the
+  // report below names it in one line, so only errors are logged (everything with --debug).
+  const level = debugEnabled() ? 'DEBUG' : 'ERROR';
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
+  const { code, described } = await codeToCheck(options.bundle, raw.bundle);
+  const empty: ReplayReport = { checked: 0, failures: [] };
+  let namespace: string | undefined;
+  let open = empty;
+  if (options.openRuns) {
+    const client = await connectClient();
+    namespace = connectionSettings().namespace;
+    // The project's workflow types, as the installed code exports them: runs of other applications on the namespace are not ours to check.
+    const workflowTypes = Object.keys(await import('../../workflows/index.js'));
+    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'));
+  }
+  const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories')) : empty;
+  const failures = [...open.failures, ...recorded.failures];
+  if (options.json) {
+    printJson('upgrade-check', 1, {
+      code: options.bundle ?? ('codePath' in code ? code.codePath : null),
+      ...(namespace !== undefined && { namespace }),
+      openRuns: options.openRuns ? open.checked : null,
+      recordedHistories: options.histories !== undefined ? recorded.checked : null,
+      replays: failures.length === 0,
+      failures,
+    });
+  } else {
+    const parts = [options.openRuns ? `${open.checked} open run${open.checked === 1 ? '' : 's'} on namespace ${namespace}` : undefined, options.histories !== undefined ? `${recorded.checked} recorded histor${recorded.checked === 1 ? 'y' : 'ies'} under ${options.histories}` : undefined].filter(Boolean);
+    const lines = [`replayed ${parts.join(' and ')} against ${described}`, ...failures.map(failureLine)];
+    lines.push(
+      failures.length === 0
+        ? 'every history replays: workers can restart on this code'
+        : `${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them)`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (failures.length > 0) process.exitCode = 1;
+}
