@@ -8,6 +8,7 @@ import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkoutAt } from '../../held-checkouts.js';
+import { processTracing } from '../../observability/tracing-switch.js';
 import { checkoutQueue } from '../../places.js';
 import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { UserError } from '../shared/errors.js';
@@ -26,9 +27,11 @@ export interface HoldOptions {
 export async function startWorker(settings: Omit<WorkerSettings, 'workflowBundle'>): Promise<{ worker: CommonplaceWorker; bundledMs: number }> {
   process.stderr.write('bundling the workflow code...\n');
   const started = Date.now();
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger });
+  // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the bundle carries the SDK's OpenTelemetry workflow interceptors too.
+  const plugins = (await processTracing('commonplace-worker'))?.plugins;
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger, ...(plugins !== undefined && { plugins }) });
   const bundledMs = Date.now() - started;
-  return { worker: await createWorker({ ...settings, workflowBundle }), bundledMs };
+  return { worker: await createWorker({ ...settings, workflowBundle, ...(plugins !== undefined && { plugins }) }), bundledMs };
 }
 
 /** The checkouts named on the command line, each checked and given its ID, or the one-line error naming the directory. */
