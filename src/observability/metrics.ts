@@ -49,6 +49,26 @@ export const METRICS = {
 
 export type MetricKey = keyof typeof METRICS;
 
+/**
+ * The SDK's runtime metrics the dashboard and the alert rules read, as a worker serves them once it has
+ * run a workflow and an activity (latencies in milliseconds, the exporter's default). The SDK serves more
+ * (failures appear with the first failure); docs/observability.md lists these.
+ */
+export const SDK_METRICS: readonly Pick<MetricDefinition, 'name' | 'kind'>[] = [
+  { name: 'temporal_activity_schedule_to_start_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_schedule_to_start_latency', kind: 'histogram' },
+  { name: 'temporal_activity_execution_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_execution_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_replay_latency', kind: 'histogram' },
+  { name: 'temporal_worker_task_slots_available', kind: 'gauge' },
+  { name: 'temporal_worker_task_slots_used', kind: 'gauge' },
+  { name: 'temporal_sticky_cache_size', kind: 'gauge' },
+  { name: 'temporal_sticky_cache_hit', kind: 'counter' },
+  { name: 'temporal_num_pollers', kind: 'gauge' },
+  { name: 'temporal_workflow_completed', kind: 'counter' },
+  { name: 'temporal_request', kind: 'counter' },
+];
+
 /** Histogram buckets fitted to what is measured (the exporter's default, 50 to 10,000, fits milliseconds). */
 export const HISTOGRAM_BUCKETS: Record<string, number[]> = {
   [METRICS.launchDuration.name]: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200],
@@ -57,7 +77,7 @@ export const HISTOGRAM_BUCKETS: Record<string, number[]> = {
 type LabelsOf<K extends MetricKey> = Record<(typeof METRICS)[K]['labels'][number], string>;
 
 /** The names the worker's endpoint serves a metric under: a histogram's `_bucket`, `_sum` and `_count` (counters keep their name: the exporter adds no `_total`). */
-export function exportedNames(definition: MetricDefinition): string[] {
+export function exportedNames(definition: Pick<MetricDefinition, 'name' | 'kind'>): string[] {
   if (definition.kind === 'histogram') return ['_bucket', '_sum', '_count'].map((suffix) => `${definition.name}${suffix}`);
   return [definition.name];
 }
