@@ -13,7 +13,7 @@
 import type { MetricMeter, MetricTags } from '@temporalio/common';
 import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
 import { launchCost } from '../harness/prices.js';
-import type { QuotaState } from '../runs/quota.js';
+import { opensAt as gateOpensAt, type QuotaState } from '../runs/quota.js';
 import type { Stop } from '../runs/stop.js';
 import { CRITIQUE_INSTRUCTION, isPathCriterion } from '../review/paths.js';
 
@@ -157,7 +157,7 @@ export function recordStop(meter: MetricMeter, stop: Pick<Stop, 'kind' | 'dispos
 export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undefined, state: QuotaState, now: number): void {
   const account = { account: label(state.account) };
   gauge(meter, 'quotaGateClosed').set(state.status === 'open' ? 0 : 1, tags('quotaGateClosed', account));
-  const opensAt = state.status === 'closed-until' ? Date.parse(state.resetAt) : state.status === 'closed-unknown' ? Date.parse(state.probeAt) : 0;
+  const opensAt = gateOpensAt(state) ?? 0;
   gauge(meter, 'quotaGateOpensAt').set(Number.isFinite(opensAt) ? opensAt / 1000 : 0, tags('quotaGateOpensAt', account));
   if (previous !== undefined && previous.status !== 'open' && state.status === 'open') {
     const closedMs = now - Date.parse(previous.since);

@@ -166,3 +166,49 @@ describe('commonplace worker --metrics', () => {
     expect(String(result.stderr).trim().split('\n').at(-1)).toBe('commonplace: --metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "nine"');
   });
 });
+
+describe('commonplace worker --metrics after a usage limit', () => {
+  let samples: Sample[];
+  let sweepExit: number | undefined;
+  const reset = Math.floor(Date.now() / 1000) + 86_400;
+
+  beforeAll(async () => {
+    const checkout = await corpusCopy();
+    const [note] = await someNotes(1);
+    const dir = await scratch();
+    const { scenario } = await fakeScenario(dir, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }] }]);
+    const port = await freePort();
+    const limited = worker(['--kb', checkout, '--state', join(dir, 'state'), '--metrics', String(port)]);
+    await limited.said(/worker ready/);
+    const sweep = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--notes', note as string], { env: { TEMPORAL_ADDRESS: address() } });
+    sweepExit = sweep.exitCode;
+    await waitFor('the quota gate to be shown closed', async () => {
+      samples = await scrape(`http://127.0.0.1:${port}/metrics`);
+      return total(samples, METRICS.quotaGateClosed.name) === 1;
+    }, 60_000);
+    limited.process.kill('SIGINT');
+    await limited.process;
+  }, 200_000);
+
+  test('the sweep stops on the usage limit (exit 2)', () => {
+    expect(sweepExit).toBe(2);
+  });
+
+  test('the launch is counted with outcome usage-limit, and the limit against its executor', () => {
+    expect(total(samples, METRICS.launches.name, { outcome: 'usage-limit', executor: 'fake' })).toBe(1);
+    expect(total(samples, METRICS.usageLimits.name, { executor: 'fake' })).toBe(1);
+  });
+
+  test('the stop is counted by kind and disposition', () => {
+    expect(samples.filter((sample) => sample.name === METRICS.stops.name).map((sample) => ({ kind: sample.labels.kind, disposition: sample.labels.disposition, value: sample.value }))).toEqual([
+      { kind: 'usage-limit', disposition: 'retry', value: 1 },
+    ]);
+  });
+
+  test('the account\'s gate is shown closed until a minute past the reset the harness printed', () => {
+    const closed = samples.filter((sample) => sample.name === METRICS.quotaGateClosed.name);
+    expect(closed).toHaveLength(1);
+    expect(closed[0]?.labels.account).toMatch(/^fake\/fake~[0-9a-f]{8}$/);
+    expect(total(samples, METRICS.quotaGateOpensAt.name, { account: closed[0]?.labels.account as string })).toBe(reset + 60);
+  });
+});
