@@ -14,7 +14,7 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { freePort } from '../helpers/ports.js';
 import { scrape, total, type Sample } from '../helpers/prometheus.js';
 import { useDevServer } from '../helpers/servers.js';
-import { exportedNames, METRICS, SDK_METRICS } from '../../src/observability/metrics.js';
+import { exportedNames, HISTOGRAM_BUCKETS, METRICS, SDK_METRICS } from '../../src/observability/metrics.js';
 
 const { env, address } = useDevServer();
 
@@ -140,6 +140,13 @@ describe('commonplace worker --metrics', () => {
     expect(run.outcome.result.counts.written.fail).toBe(run.notes.length);
     expect(both(METRICS.pairsReviewed.name, { criterion_kind: 'gate', verdict: 'fail' })).toBe(run.outcome.result.counts.written.fail);
     expect(both(METRICS.pairsReviewed.name)).toBe(run.notes.length);
+  });
+
+  test('launch durations and costs are bucketed for seconds and dollars, not the exporter\'s default', () => {
+    for (const definition of [METRICS.launchDuration, METRICS.cost]) {
+      const bounds = [...new Set(run.second.samples.filter((sample) => sample.name === `${definition.name}_bucket`).map((sample) => sample.labels.le))];
+      expect(bounds).toEqual([...(HISTOGRAM_BUCKETS[definition.name] ?? []).map(String), '+Inf']);
+    }
   });
 
   test('the worker serves the SDK\'s runtime metrics the dashboard reads beside the project\'s', () => {
