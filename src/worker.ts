@@ -1,5 +1,5 @@
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type State, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type State, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
@@ -28,6 +28,8 @@ export interface WorkerSettings {
   maxConcurrentActivityTaskExecutions?: number;
   /** Replacements for the activities' dependencies (a fixed clock, a time zone) in tests. */
   activityDependencies?: Partial<ActivityDependencies>;
+  /** SDK plugins every worker of the process carries (traces: src/observability/tracing.ts); a prebuilt bundle must have been built with them. */
+  plugins?: WorkerPlugin[];
 }
 
 /**
@@ -66,6 +68,7 @@ export class CommonplaceWorker {
       namespace: this.settings.namespace,
       taskQueue: checkoutQueue(checkout.id),
       activities: this.activities,
+      ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
       ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
         maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
       }),
@@ -119,6 +122,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
     ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
     activities,
+    ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),

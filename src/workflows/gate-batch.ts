@@ -1,4 +1,4 @@
-import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, metricMeter, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
@@ -16,6 +16,7 @@ import { Lifecycle } from './lifecycle.js';
 import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
 import type { Spend } from './spend-cap.js';
+import { recordPairsReviewed } from '../observability/metrics.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -173,6 +174,7 @@ async function sweepUnit(
     }
     const { check } = outcome;
     for (const written of check.written) counts.written[written.outcome] += 1;
+    recordPairsReviewed(metricMeter, check.written);
     counts.staleOnArrival += check.staleOnArrival.length;
     counts.pairsDone += check.written.length + check.staleOnArrival.length;
     for (const rejected of check.rejected) refusals.set(rejected.criterion, rejected.findings);

@@ -11,6 +11,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  metricMeter,
   patched,
   setCurrentDetails,
   setHandler,
@@ -37,6 +38,7 @@ import {
 import { approvalRefusal } from '../review/edit/approval-key.js';
 import { Spend } from './spend-cap.js';
 import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
+import { recordStop } from '../observability/metrics.js';
 
 /** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
 export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';
@@ -240,6 +242,7 @@ export class Lifecycle<P extends LifecycleProgress> {
    * `RunEnded`, which `close` turns into the exhausted result.
    */
   async halt(stop: Stop): Promise<void> {
+    recordStop(metricMeter, stop);
     if (STOP_RULES[stop.kind].by === 'ends') {
       if ((await this.endOrLegacy(stop)) === 'continue') return;
     } else if (STOP_RULES[stop.kind].by !== 'resume') throw refuse('bad-stop', `a ${stop.kind} stop is not ended by resume`);
@@ -260,6 +263,7 @@ export class Lifecycle<P extends LifecycleProgress> {
   /** The *decide* helper: proposes a file and waits for the approval Update its validator let through. */
   async decide(proposal: Proposal, reason: string): Promise<ApprovalAnswer> {
     this.held = [{ kind: 'awaiting-approval', disposition: 'operator', reason, proposal }];
+    recordStop(metricMeter, { kind: 'awaiting-approval', disposition: 'operator' });
     this.currentStatus = 'awaiting-approval';
     recordStatus('awaiting-approval');
     this.show();
@@ -274,6 +278,7 @@ export class Lifecycle<P extends LifecycleProgress> {
   async acknowledge(paths: string[], why?: string): Promise<void> {
     const reason = why ?? `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
     this.held = [{ kind: 'checkout-changed', disposition: 'inspect', reason, paths }];
+    recordStop(metricMeter, { kind: 'checkout-changed', disposition: 'inspect' });
     this.currentStatus = 'stopped';
     recordStatus('stopped');
     this.show();

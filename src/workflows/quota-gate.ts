@@ -13,12 +13,14 @@ import {
   patched,
   continueAsNew,
   getExternalWorkflowHandle,
+  metricMeter,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertMemo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { recordQuotaGate } from '../observability/metrics.js';
 import { describeQuota, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
 
 const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -72,7 +74,14 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
     state = openedByOperator(state, Date.now());
   });
   setHandler(quotaStateQuery, () => ({ state, subscribers: subscribers.size }));
+  /** The state the metrics last showed: an opening adds the seconds since the closure it ends. */
+  let measured: QuotaState | undefined;
+  const measure = () => {
+    recordQuotaGate(metricMeter, measured, state, Date.now());
+    measured = state;
+  };
   show(state, subscribers.size);
+  measure();
   const tooLong = () => events > (input.historyBudget ?? historyBudget);
   for (;;) {
     if (state.version === notified && !tooLong()) {
@@ -103,6 +112,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
       await notify(sent, subscribers);
       notified = sent.version;
       show(state, subscribers.size);
+      measure();
       continue;
     }
     if (tooLong()) {

@@ -4,7 +4,9 @@
  * asks it before every launch, so every workflow that launches makes the same decision
  * (`spendDecision` in src/runs/spend.ts).
  */
+import { metricMeter, workflowInfo } from '@temporalio/workflow';
 import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import { recordSpendCap } from '../observability/metrics.js';
 import { addLaunch, spendDecision, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
 import type { StopOf } from '../runs/stop.js';
 
@@ -50,6 +52,7 @@ export class Spend {
   /** Adds a launch that ran (its tokens, and its cost from the harness or the price table). */
   add(result: LaunchResult): void {
     addLaunch(this.totals, result);
+    recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
   }
 
   progress(): SpendProgress {

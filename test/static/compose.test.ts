@@ -158,7 +158,8 @@ describe('docker-compose.yml', () => {
     const passwords = Object.entries(services).flatMap(([name, service]) => Object.entries(environment(service))
       .filter(([key]) => /PASSWORD|PWD/.test(key)).map(([key, value]) => ({ name, key, value })));
     expect(passwords.length).toBeGreaterThanOrEqual(3);
-    for (const entry of passwords) expect(entry).toEqual({ ...entry, value: expect.stringMatching(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/) });
+    // The database's password, and Grafana's admin password (its own variable).
+    for (const entry of passwords) expect(entry).toEqual({ ...entry, value: expect.stringMatching(entry.name === 'grafana' ? /^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/ : /^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/) });
     expect(environment(service('postgresql')).POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     for (const name of ['checkout-worker', 'launch-worker']) {
       const env = environment(service(name));
@@ -168,7 +169,7 @@ describe('docker-compose.yml', () => {
 
   test('`docker compose config` accepts the file with the variables set and refuses it without POSTGRES_PASSWORD, where the tool exists', async () => {
     const kb = await mkdtemp(join(tmpdir(), 'compose-kb-'));
-    const base = { ...process.env, COMMONPLACE_KB: kb, POSTGRES_PASSWORD: 'not-a-real-password' };
+    const base = { ...process.env, COMMONPLACE_KB: kb, POSTGRES_PASSWORD: 'not-a-real-password', GRAFANA_ADMIN_PASSWORD: 'not-a-real-password' };
     const candidates: [string, string[]][] = [['docker', ['compose']], ['docker-compose', []]];
     const probes = await Promise.all(candidates.map(async ([file, prefix]) => ({ file, prefix, probe: await execa(file, [...prefix, 'version'], { reject: false }) })));
     const tool = probes.find(({ probe }) => probe.exitCode === 0);

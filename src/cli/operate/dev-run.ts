@@ -3,13 +3,16 @@ import { join, resolve } from 'node:path';
 import { startDevServer } from '../../../temporal/server.js';
 import { connectWorker } from '../shared/connection.js';
 import { installQuietRuntime } from '../shared/runtime.js';
+import { parseOptions } from '../shared/options.js';
+import { metricsOption, metricsUrl } from './metrics-option.js';
 import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
 import { findCheckout } from '../../kb/checkout.js';
 
 /** Starts the dev server, then a worker on it; on Ctrl-C stops the worker, then the server. */
-export async function runDev(options: { stateDir: string; port: number; uiPort: number } & HoldOptions): Promise<void> {
+export async function runDev(options: { stateDir: string; port: number; uiPort: number; metrics?: string } & HoldOptions): Promise<void> {
   const { stateDir, port, uiPort } = options;
-  installQuietRuntime();
+  const metrics = parseOptions(metricsOption, options.metrics);
+  installQuietRuntime({ metrics });
   const checkouts = await namedCheckouts(options.kb.length > 0 || options.kbList !== undefined ? options.kb : currentCheckout());
   const server = await startDevServer({ dbFile: join(stateDir, 'temporal.db'), port, uiPort });
   try {
@@ -22,6 +25,7 @@ export async function runDev(options: { stateDir: string; port: number; uiPort: 
         `Web UI:              ${server.uiUrl}`,
         `server log:          ${server.logFile}`,
         `worker:              ${serving(worker, options.kbList)}; run state in ${stateDir}`,
+        ...(metrics !== undefined ? [`metrics:             ${metricsUrl(metrics)} (Prometheus)`] : []),
         'Ctrl-C stops the worker, then the server.',
         '',
       ].join('\n'),

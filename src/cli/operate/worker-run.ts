@@ -4,14 +4,18 @@ import { resolve } from 'node:path';
 import { connectionSettings, connectWorker } from '../shared/connection.js';
 import { missingAttributesMessage, missingSearchAttributes } from '../shared/preflight.js';
 import { installQuietRuntime } from '../shared/runtime.js';
+import { parseOptions } from '../shared/options.js';
+import { metricsOption, metricsUrl } from './metrics-option.js';
 import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Connects, bundles, then polls the shared queue and each held checkout's until Ctrl-C, saying each step on stderr. */
-export async function runWorker(options: { state: string; maxLaunches: number } & HoldOptions): Promise<void> {
+export async function runWorker(options: { state: string; maxLaunches: number; metrics?: string } & HoldOptions): Promise<void> {
   const { maxLaunches } = options;
-  installQuietRuntime();
+  const metrics = parseOptions(metricsOption, options.metrics);
+  installQuietRuntime({ metrics });
+  if (metrics !== undefined) process.stderr.write(`metrics for Prometheus: ${metricsUrl(metrics)}\n`);
   const checkouts = await namedCheckouts(options.kb);
   const settings = connectionSettings();
   process.stderr.write(`connecting to ${settings.address} (namespace ${settings.namespace})...\n`);

@@ -3,10 +3,12 @@
  * loaded (or the workflow code bundled, said on stderr with why), the checkouts it holds named and checked, a `--kb-list` file followed, and what it
  * serves in one line.
  */
+import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkoutAt } from '../../held-checkouts.js';
+import { processTracing } from '../../observability/tracing-switch.js';
 import { checkoutQueue } from '../../places.js';
 import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
@@ -24,6 +26,14 @@ export interface HoldOptions {
  * machine and several times that on a busy one — saying first why, so the wait is not silent.
  */
 export async function startWorker(settings: Omit<WorkerSettings, 'workflowBundle'>): Promise<{ worker: CommonplaceWorker; bundledMs: number; prebuilt: boolean }> {
+  // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the workflow code carries the SDK's OpenTelemetry workflow interceptors too: the prebuilt bundle has none, so it is bundled at start.
+  const plugins = (await processTracing('commonplace-worker'))?.plugins;
+  if (plugins !== undefined) {
+    process.stderr.write('traces are on (OTEL_EXPORTER_OTLP_ENDPOINT): bundling the workflow code with the tracing interceptors at start...\n');
+    const started = Date.now();
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger, plugins });
+    return { worker: await createWorker({ ...settings, workflowBundle, plugins }), bundledMs: Date.now() - started, prebuilt: false };
+  }
   const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) => process.stderr.write(`${because}; bundling the workflow code at start...\n`));
   return { worker: await createWorker({ ...settings, workflowBundle: loaded.workflowBundle }), bundledMs: loaded.ms, prebuilt: loaded.bundledBecause === undefined };
 }

@@ -7,6 +7,7 @@ export interface WorkerCommandOptions {
   maxLaunches: string;
   kb: string[];
   kbList?: string;
+  metrics?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -20,6 +21,7 @@ export function registerWorker(program: Command): void {
     .option('--kb-list <file>', 'a file of checkout directories, one per line, held as they are added (COMMONPLACE_KB_LIST)', process.env.COMMONPLACE_KB_LIST)
     .option('--state <dir>', 'directory for run state this worker writes (COMMONPLACE_STATE_DIR)', process.env.COMMONPLACE_STATE_DIR ?? '.commonplace')
     .option('--max-launches <n>', 'harness launches this worker runs at once', '8')
+    .option('--metrics <addr>', 'serve Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)', process.env.COMMONPLACE_METRICS)
     .addHelpText(
       'after',
       [
@@ -29,6 +31,7 @@ export function registerWorker(program: Command): void {
         'Examples:',
         '  $ commonplace worker --kb ~/notes',
         '  $ TEMPORAL_ADDRESS=temporal.internal:7233 commonplace worker --state /var/lib/commonplace --max-launches 4',
+        '  $ commonplace worker --kb ~/notes --metrics 9464',
         '',
       ].join('\n'),
     )
@@ -42,6 +45,7 @@ export function registerWorker(program: Command): void {
           maxLaunches,
           kb: kbDirectories(options.kb),
           ...(options.kbList !== undefined && { kbList: options.kbList }),
+          ...(options.metrics !== undefined && { metrics: options.metrics }),
         });
       }),
     );

@@ -9,6 +9,7 @@ import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from
 import { connectionOverrides, type ConnectionOverrides } from './connection-overrides.js';
 import { runnable } from './command-line.js';
 import { UserError } from './errors.js';
+import { processTracing } from '../../observability/tracing-switch.js';
 
 type TLSConfig = Exclude<NonNullable<ConnectionOptions['tls']>, boolean>;
 
@@ -261,7 +262,9 @@ export async function connectClient(configured = connectionSettings()): Promise<
     throw await connectionFailure(settings, error);
   }
   await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
-  return new Client({ connection, namespace: settings.namespace });
+  // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), a start, signal, query or Update is a span whose context the workflow continues.
+  const plugins = (await processTracing('commonplace-cli'))?.plugins;
+  return new Client({ connection, namespace: settings.namespace, ...(plugins !== undefined && { plugins }) });
 }
 
 /** The worker's connection, with the same one-line failures. */

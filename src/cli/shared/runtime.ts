@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
-import { debugEnabled, rootMessage } from './errors.js';
+import { HISTOGRAM_BUCKETS } from '../../observability/metrics.js';
+import { debugEnabled, rootMessage, UserError } from './errors.js';
 
 /** What a worker holding a checkout says of its checkout queue's worker, which serves activities only by design. */
 const expected = /^No workflows registered, not polling for workflow tasks/;
@@ -22,17 +23,29 @@ export function operatorFailureLine(entry: Pick<LogEntry, 'message' | 'meta'>): 
   return `commonplace: activity ${where.join(' of ')} failed (${error.type}): ${error.message.split('\n')[0]}`;
 }
 
-/** Keeps the worker's own logging to warnings in the CLI (the bundler's report included), everything with --debug. */
-export function installQuietRuntime(): void {
+/**
+ * Keeps the worker's own logging to warnings in the CLI (the bundler's report included), everything
+ * with --debug; with `metrics` (a bind address), serves the SDK's and the project's metrics there for
+ * Prometheus. The runtime is installed once per process, before any connection or worker.
+ */
+export function installQuietRuntime(options: { metrics?: string } = {}): void {
   const debug = debugEnabled();
   const level = debug ? 'DEBUG' : 'WARN';
   const printer = new DefaultLogger(level);
-  Runtime.install({
-    logger: new DefaultLogger(level, (entry) => {
-      if (expected.test(entry.message)) return;
-      const line = debug ? undefined : operatorFailureLine(entry);
-      if (line !== undefined) process.stderr.write(`${line}\n`);
-      else printer.log(entry.level, entry.message, entry.meta);
-    }),
-  });
+  try {
+    Runtime.install({
+      logger: new DefaultLogger(level, (entry) => {
+        if (expected.test(entry.message)) return;
+        const line = debug ? undefined : operatorFailureLine(entry);
+        if (line !== undefined) process.stderr.write(`${line}\n`);
+        else printer.log(entry.level, entry.message, entry.meta);
+      }),
+      ...(options.metrics !== undefined && {
+        telemetryOptions: { metrics: { prometheus: { bindAddress: options.metrics, histogramBucketOverrides: HISTOGRAM_BUCKETS } } },
+      }),
+    });
+  } catch (error) {
+    if (options.metrics === undefined) throw error;
+    throw new UserError(`--metrics ${options.metrics}: cannot serve metrics there (${rootMessage(error as Error).split('\n')[0]}); choose a free port`);
+  }
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
 import { launchHeartbeatTimeout, launchStartToCloseMs, relaunchRule } from '../../harness/executor.js';
@@ -6,6 +6,7 @@ import type { Finding } from '../../kb/findings.js';
 import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
 import type { Spend } from '../spend-cap.js';
 import { consultQuotaGate, reportUsageLimit } from '../quota-gate-client.js';
+import { recordLaunch } from '../../observability/metrics.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
 export { launchHeartbeatTimeout, relaunchRule } from '../../harness/executor.js';
@@ -41,8 +42,16 @@ export async function ask(input: LaunchInput, summary?: string): Promise<AskOutc
     retry: relaunchRule,
     ...(summary !== undefined && { summary }),
   });
+  const outcome = await launched(() => launch(input), input);
+  // Counted once: the SDK drops a workflow's metric records while it replays.
+  recordLaunch(metricMeter, input.profile, outcome);
+  return outcome;
+}
+
+/** The launch activity's result or failure as an outcome. */
+async function launched(launch: () => Promise<LaunchResult>, input: LaunchInput): Promise<AskOutcome> {
   try {
-    const result = await launch(input);
+    const result = await launch();
     if (result.timedOut) return { status: 'timed-out', result };
     if (result.missing.length > 0) return { status: 'incomplete', result };
     return { status: 'completed', result };

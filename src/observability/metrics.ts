@@ -1,0 +1,181 @@
+/**
+ * The project's own metrics, defined once: name, kind, unit, meaning and the labels each carries.
+ * Workflows record them through `metricMeter` from `@temporalio/workflow` (the SDK drops a record made
+ * while a workflow replays, so a worker restart or a replay never counts twice), activities through
+ * `Context.current().metricMeter`; the worker's Prometheus endpoint (`--metrics`) serves them beside
+ * the SDK's own runtime metrics. docs/observability.md says what each answers.
+ *
+ * Labels are bounded: executor, profile, model, account, outcome and kind names come from the
+ * profiles file and closed sets; no run ID, launch ID, workflow ID or note path is ever a label.
+ *
+ * PURE MODULE: types and pure functions only (the meter is handed in); workflows import it.
+ */
+import type { MetricMeter, MetricTags } from '@temporalio/common';
+import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import { launchCost } from '../harness/prices.js';
+import { opensAt as gateOpensAt, type QuotaState } from '../runs/quota.js';
+import type { Stop } from '../runs/stop.js';
+import { CRITIQUE_INSTRUCTION, isPathCriterion } from '../review/paths.js';
+
+export type MetricKind = 'counter' | 'histogram' | 'gauge';
+
+export interface MetricDefinition {
+  name: string;
+  kind: MetricKind;
+  valueType: 'int' | 'float';
+  unit: string;
+  description: string;
+  labels: readonly string[];
+}
+
+const define = <const L extends readonly string[]>(name: string, kind: MetricKind, valueType: 'int' | 'float', unit: string, labels: L, description: string) =>
+  ({ name, kind, valueType, unit, labels, description }) satisfies MetricDefinition;
+
+/** Every metric the project records, by key. */
+export const METRICS = {
+  launches: define('commonplace_launches', 'counter', 'int', '', ['executor', 'profile', 'model', 'outcome'], 'Launches that came to an outcome (completed, incomplete, timed-out, usage-limit, launch-failed)'),
+  launchDuration: define('commonplace_launch_duration_seconds', 'histogram', 'float', 's', ['executor', 'profile', 'outcome'], 'How long a launch that ran to an end took'),
+  tokens: define('commonplace_tokens', 'counter', 'int', '', ['executor', 'profile', 'model', 'kind'], 'Tokens launches used, by kind (input, output, cache_read, cache_write)'),
+  cost: define('commonplace_launch_cost_usd', 'histogram', 'float', 'USD', ['profile', 'model'], 'Dollars per launch (harness-reported or priced); its _sum is the spend'),
+  usageLimits: define('commonplace_usage_limits', 'counter', 'int', '', ['executor', 'account'], 'Launches that came to a usage limit'),
+  pairsReviewed: define('commonplace_pairs_reviewed', 'counter', 'int', '', ['criterion_kind', 'verdict'], 'Review pairs whose result file was written, by criterion kind and verdict'),
+  stops: define('commonplace_stops', 'counter', 'int', '', ['kind', 'disposition'], 'Runs that stopped, by stop kind and what it waits for (retry, inspect, operator)'),
+  quotaGateClosed: define('commonplace_quota_gate_closed', 'gauge', 'int', '', ['account'], '1 while the account\'s quota gate is closed, 0 while open'),
+  quotaGateOpensAt: define('commonplace_quota_gate_opens_at_seconds', 'gauge', 'float', 's', ['account'], 'Unix time the closed gate said it opens (the reset plus its margin, or the probe); 0 while open'),
+  quotaGateClosedSeconds: define('commonplace_quota_gate_closed_seconds', 'counter', 'int', '', ['account'], 'Seconds the account\'s quota gate was closed, added when it opens'),
+  spendCapUsed: define('commonplace_spend_cap_used_ratio', 'gauge', 'float', '', ['workflow_kind'], 'The latest capped run\'s spend as a fraction of its --max-cost, per workflow kind'),
+  batchRequestsPending: define('commonplace_batch_requests_pending', 'gauge', 'int', '', ['provider', 'profile'], 'Provider batch requests submitted and not yet collected'),
+} as const;
+
+export type MetricKey = keyof typeof METRICS;
+
+/**
+ * The SDK's runtime metrics the dashboard and the alert rules read, as a worker serves them once it has
+ * run a workflow and an activity (latencies in milliseconds, the exporter's default). The SDK serves more
+ * (failures appear with the first failure); docs/observability.md lists these.
+ */
+export const SDK_METRICS: readonly Pick<MetricDefinition, 'name' | 'kind'>[] = [
+  { name: 'temporal_activity_schedule_to_start_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_schedule_to_start_latency', kind: 'histogram' },
+  { name: 'temporal_activity_execution_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_execution_latency', kind: 'histogram' },
+  { name: 'temporal_workflow_task_replay_latency', kind: 'histogram' },
+  { name: 'temporal_worker_task_slots_available', kind: 'gauge' },
+  { name: 'temporal_worker_task_slots_used', kind: 'gauge' },
+  { name: 'temporal_sticky_cache_size', kind: 'gauge' },
+  { name: 'temporal_sticky_cache_hit', kind: 'counter' },
+  { name: 'temporal_num_pollers', kind: 'gauge' },
+  { name: 'temporal_workflow_completed', kind: 'counter' },
+  { name: 'temporal_request', kind: 'counter' },
+];
+
+/** Histogram buckets fitted to what is measured (the exporter's default, 50 to 10,000, fits milliseconds). */
+export const HISTOGRAM_BUCKETS: Record<string, number[]> = {
+  [METRICS.launchDuration.name]: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200],
+  [METRICS.cost.name]: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+};
+type LabelsOf<K extends MetricKey> = Record<(typeof METRICS)[K]['labels'][number], string>;
+
+/** The names the worker's endpoint serves a metric under: a histogram's `_bucket`, `_sum` and `_count` (counters keep their name: the exporter adds no `_total`). */
+export function exportedNames(definition: Pick<MetricDefinition, 'name' | 'kind'>): string[] {
+  if (definition.kind === 'histogram') return ['_bucket', '_sum', '_count'].map((suffix) => `${definition.name}${suffix}`);
+  return [definition.name];
+}
+
+/** A label value kept short and plain: a model or profile name as written, never more than 80 characters. */
+function label(value: string | null | undefined): string {
+  if (value === null || value === undefined || value === '') return 'none';
+  return value.length > 80 ? value.slice(0, 80) : value;
+}
+
+function tags<K extends MetricKey>(_key: K, values: LabelsOf<K>): MetricTags {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, label(value as string)]));
+}
+
+function counter(meter: MetricMeter, key: MetricKey) {
+  const definition = METRICS[key];
+  return meter.createCounter(definition.name, definition.unit || undefined, definition.description);
+}
+
+function histogram(meter: MetricMeter, key: MetricKey) {
+  const definition = METRICS[key];
+  return meter.createHistogram(definition.name, definition.valueType, definition.unit || undefined, definition.description);
+}
+
+function gauge(meter: MetricMeter, key: MetricKey) {
+  const definition = METRICS[key];
+  return meter.createGauge(definition.name, definition.valueType, definition.unit || undefined, definition.description);
+}
+
+/** What a launch's outcome is called in the `outcome` label. */
+export type LaunchOutcomeLabel = AskOutcome['status'];
+
+/** Records one ask that launched: its outcome, and for a launch that ran to an end its duration, tokens and cost. */
+export function recordLaunch(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, outcome: AskOutcome, account?: string): void {
+  const result: LaunchResult | undefined = 'result' in outcome ? outcome.result : undefined;
+  const executor = profile.harness;
+  const model = result?.model ?? profile.model ?? null;
+  counter(meter, 'launches').add(1, tags('launches', { executor, profile: profile.name, model: label(model), outcome: outcome.status }));
+  if (outcome.status === 'usage-limit') {
+    counter(meter, 'usageLimits').add(1, tags('usageLimits', { executor, account: label(outcome.account ?? account ?? profile.name) }));
+  }
+  if (result === undefined) return;
+  histogram(meter, 'launchDuration').record(result.durationMs / 1000, tags('launchDuration', { executor, profile: profile.name, outcome: outcome.status }));
+  const usage = result.usage;
+  if (usage !== null) {
+    const kinds: [string, number | undefined][] = [['input', usage.inputTokens], ['output', usage.outputTokens], ['cache_read', usage.cacheReadTokens], ['cache_write', usage.cacheWriteTokens]];
+    for (const [kind, count] of kinds) {
+      if (count !== undefined && count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model: label(model), kind }));
+    }
+  }
+  const { costUsd } = launchCost(result);
+  if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model: label(model) }));
+}
+
+/** The `criterion_kind` label of a criterion ID, from its shape alone (gate IDs are `{lens}/{name}`, the others KB paths). */
+export function criterionKindOf(id: string): 'gate' | 'type-spec' | 'collection' | 'instruction' {
+  if (!isPathCriterion(id)) return 'gate';
+  if (id === CRITIQUE_INSTRUCTION) return 'instruction';
+  return id === 'COLLECTION.md' || id.endsWith('/COLLECTION.md') ? 'collection' : 'type-spec';
+}
+
+/** Records the pairs one accepted answer wrote, each by its criterion's kind and its verdict (`pass`, `warn`, `fail`, `report`). */
+export function recordPairsReviewed(meter: MetricMeter, written: readonly { criterion: string; outcome: string }[]): void {
+  const reviewed = counter(meter, 'pairsReviewed');
+  for (const pair of written) reviewed.add(1, tags('pairsReviewed', { criterion_kind: criterionKindOf(pair.criterion), verdict: pair.outcome }));
+}
+
+/** Records a run's stop by its kind and disposition. */
+export function recordStop(meter: MetricMeter, stop: Pick<Stop, 'kind' | 'disposition'>): void {
+  counter(meter, 'stops').add(1, tags('stops', { kind: stop.kind, disposition: stop.disposition }));
+}
+
+/**
+ * Records a quota gate's state after a transition: the closed gauge and when it said it opens, and on
+ * opening the seconds it was closed (from the closure's `since` to `now`).
+ */
+export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undefined, state: QuotaState, now: number): void {
+  const account = { account: label(state.account) };
+  gauge(meter, 'quotaGateClosed').set(state.status === 'open' ? 0 : 1, tags('quotaGateClosed', account));
+  const opensAt = gateOpensAt(state) ?? 0;
+  gauge(meter, 'quotaGateOpensAt').set(Number.isFinite(opensAt) ? opensAt / 1000 : 0, tags('quotaGateOpensAt', account));
+  if (previous !== undefined && previous.status !== 'open' && state.status === 'open') {
+    const closedMs = now - Date.parse(previous.since);
+    if (Number.isFinite(closedMs) && closedMs > 0) counter(meter, 'quotaGateClosedSeconds').add(Math.round(closedMs / 1000), tags('quotaGateClosedSeconds', account));
+  }
+}
+
+/** Records a capped run's spend as a fraction of its cap (nothing for a run without a cap). */
+export function recordSpendCap(meter: MetricMeter, workflowKind: string, spentUsd: number, capUsd: number | undefined): void {
+  if (capUsd === undefined || capUsd <= 0) return;
+  gauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', { workflow_kind: label(workflowKind) }));
+}
+
+/**
+ * Sets how many provider batch requests are pending for one provider and profile: call it after a
+ * batch is submitted (its request count) and after it is collected or cancelled (0), from the
+ * workflow (`metricMeter` from `@temporalio/workflow`) or the activity that submits or collects.
+ */
+export function recordBatchRequestsPending(meter: MetricMeter, provider: string, profile: string, pending: number): void {
+  gauge(meter, 'batchRequestsPending').set(pending, tags('batchRequestsPending', { provider, profile }));
+}
