@@ -101,7 +101,8 @@ describe('traces over OTLP', () => {
       const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
       const { worker, launches, loaded } = await sweepOnce(otel);
       const launchSpans = () => receiver.spans.filter((span) => span.attributes['commonplace.launch.id'] !== undefined);
-      await waitFor(`${launches} launch spans`, async () => launchSpans().length >= launches, 60_000);
+      // The batch's workflow span ends with the batch, and is exported after it: wait for both.
+      await waitFor(`${launches} launch spans and the batch's workflow span`, async () => launchSpans().length >= launches && receiver.spans.some((span) => span.name === 'RunWorkflow:gateBatch'), 60_000);
       worker.process.kill('SIGINT');
       await worker.process;
 
