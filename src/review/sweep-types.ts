@@ -2,7 +2,7 @@ import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
-import { emptyTokens, type SpendTotals } from '../runs/spend.js';
+import { addTotals, emptyTokens, type SpendTotals } from '../runs/spend.js';
 
 export type Grouping = 'pair' | 'bundle';
 export type Outcome = 'pass' | 'warn' | 'fail' | 'report';
@@ -175,3 +175,18 @@ export interface SweepSummary extends SweepProgress {
   problems: SweepProblem[];
 }
 
+
+/** Adds a batch's counts into a run's. */
+export function addCounts(into: SweepCounts, from: SweepCounts): void {
+  into.pairsDone += from.pairsDone;
+  into.problems += from.problems;
+  into.staleOnArrival += from.staleOnArrival;
+  into.tries += from.tries;
+  addTotals(into, from);
+  for (const key of Object.keys(from.written) as (keyof SweepCounts['written'])[]) into.written[key] += from.written[key];
+}
+
+/** The spend part of a run's counts, handed to a batch. */
+export function spentSoFar(counts: SweepCounts): SpendTotals {
+  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
+}

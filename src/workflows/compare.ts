@@ -2,9 +2,8 @@ import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflo
 import type { Activities } from '../activities/index.js';
 import type { CompareInput, CompareProgress, CompareSummary, PreparedCompare, PreparedRoute, RouteProgress } from '../review/compare/run-types.js';
 import type { SweepCounts, SweepUnit } from '../review/sweep-types.js';
-import { emptyCounts } from '../review/sweep-types.js';
+import { addCounts, emptyCounts, spentSoFar } from '../review/sweep-types.js';
 import { runDetails } from '../runs/run-details.js';
-import { addTotals, type SpendTotals } from '../runs/spend.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import type { Pace } from './asking/pace.js';
 import { gateBatch, type GateBatchResult } from './gate-batch.js';
@@ -21,18 +20,7 @@ export const COMPARE_BATCH_KIND = 'compare-batch';
 /** The command that resumes a compare run (its stops name it). */
 export const compareResume = (runId: string) => `commonplace review compare --resume ${runId}`;
 
-function add(into: SweepCounts, from: SweepCounts): void {
-  into.pairsDone += from.pairsDone;
-  into.problems += from.problems;
-  into.staleOnArrival += from.staleOnArrival;
-  into.tries += from.tries;
-  addTotals(into, from);
-  for (const key of Object.keys(from.written) as (keyof SweepCounts['written'])[]) into.written[key] += from.written[key];
-}
 
-function spentSoFar(counts: SweepCounts): SpendTotals {
-  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
-}
 
 interface CompareState {
   prepared?: PreparedCompare;
@@ -153,7 +141,7 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
       ]),
       ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(input.runId, route) }),
     });
-    add(state.counts, result.counts);
+    addCounts(state.counts, result.counts);
     progress.done += result.counts.written.pass + result.counts.written.warn + result.counts.written.fail;
     progress.problems += result.counts.problems;
     pace = result.pace ?? pace;

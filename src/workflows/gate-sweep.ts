@@ -1,7 +1,7 @@
 import { continueAsNew, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummary, SweepUnit } from '../review/sweep-types.js';
-import { emptyCounts } from '../review/sweep-types.js';
+import { addCounts, emptyCounts, spentSoFar } from '../review/sweep-types.js';
 import type { GateBatchResult } from './gate-batch.js';
 import { gateBatch } from './gate-batch.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
@@ -9,7 +9,6 @@ import { runDetails } from '../runs/run-details.js';
 import { sweepAcknowledgeUpdate, sweepProgressQuery, sweepResumeUpdate } from './messages.js';
 import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './asking/pace.js';
-import { addTotals, type SpendTotals } from '../runs/spend.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -31,19 +30,7 @@ export { sweepAcknowledgeUpdate as acknowledgeUpdate, sweepProgressQuery as prog
 /** Runs of more than this many events continue as new between batches. */
 const historyBudget = 4000;
 
-function add(into: SweepCounts, from: SweepCounts): void {
-  into.pairsDone += from.pairsDone;
-  into.problems += from.problems;
-  into.staleOnArrival += from.staleOnArrival;
-  into.tries += from.tries;
-  addTotals(into, from);
-  for (const key of Object.keys(from.written) as (keyof SweepCounts['written'])[]) into.written[key] += from.written[key];
-}
 
-/** The spend part of a sweep's counts, handed to a batch. */
-function spentSoFar(counts: SweepCounts): SpendTotals {
-  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
-}
 
 /** The run ID of a sweep: given by the CLI, or derived from the workflow ID a schedule gave it. */
 export function sweepRunId(input: SweepInput): string {
@@ -181,7 +168,7 @@ async function sweepBatches(
       // Where the sweep carries the project's search attributes, its batches carry the same subject and profile under their own kind; the lifecycle keeps their status true.
       ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(runId, ready) }),
     });
-    add(counts, result.counts);
+    addCounts(counts, result.counts);
     pace = result.pace ?? pace;
     if (result.problems.length > 0) {
       await recordProblems.executeWithOptions({ summary: `record ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} of batch ${state.batch + 1}` }, [{ checkout: input.checkout, runId, problems: result.problems }]);

@@ -7,6 +7,7 @@
  * PURE MODULE: no Node built-ins (workflow code may import it).
  */
 import type { CompareSample, SamplePair, Verdict } from './types.js';
+import { seededRandom } from './stats.js';
 
 /** One pair the sample may take: its criterion's kind, whether it is a report criterion, and the outcome its result file records. */
 export interface SampleCandidate {
@@ -32,17 +33,6 @@ export interface SampleOptions {
 export const RECORDED_WEIGHT = 4;
 export const CRITERION_WEIGHT = 2;
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sequence, on every host. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rare = (candidate: SampleCandidate) => candidate.recorded === 'warn' || candidate.recorded === 'fail';
 const byPair = (a: { note: string; criterion: string }, b: { note: string; criterion: string }) =>
