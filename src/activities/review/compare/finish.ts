@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import type { CompareProgress, CompareSummary } from '../../../review/compare/run-types.js';
 import { reportLines } from '../../../review/compare/report-lines.js';
-import { compareDirOf } from './run-dir.js';
+import { compareRunDir } from './run-dir.js';
 import { writeCompareReport } from './report-files.js';
 
 /** Writes the report (json, md, html) and the summary of a compare run; returns the summary. */
 export async function finishCompare(input: { checkout: string; runId: string; progress: CompareProgress }): Promise<CompareSummary> {
-  const runDir = compareDirOf(input.checkout, input.runId);
+  const runDir = compareRunDir(input.checkout, input.runId);
   const report = await writeCompareReport(input.checkout, input.runId);
   const summary: CompareSummary = {
     ...input.progress,

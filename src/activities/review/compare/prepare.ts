@@ -19,7 +19,7 @@ import { selectPairs, type PairStatus } from '../../../review/status.js';
 import { badInput } from '../sweep/inputs.js';
 import { batchFile, problemsFile, runDirOf } from '../sweep/run-dir.js';
 import { bundleSizes, planUnits } from '../sweep/units.js';
-import { askRunIdOf, compareDirOf, sampleFile } from './run-dir.js';
+import { askRunIdOf, compareRunDir, sampleFile } from './run-dir.js';
 import { writeVerdicts } from './verdicts.js';
 
 /** Units per batch of a route (a compare sample is small; a batch child per this many launches). */
@@ -88,7 +88,7 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
       throw badInput(`route ${route.name}: ${(error as Error).message}`);
     }
   }
-  const runDir = compareDirOf(input.checkout, input.runId);
+  const runDir = compareRunDir(input.checkout, input.runId);
   await mkdir(runDir, { recursive: true });
   // An execution starts with no verdicts: a run of this ID that was cancelled before leaves none behind to mix with this one's.
   await rm(join(runDir, 'answers'), { recursive: true, force: true });

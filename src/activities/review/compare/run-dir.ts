@@ -1,9 +1,10 @@
 /** Where a compare run keeps its files (the layout types.ts documents), and its routes' asking runs. */
 import { join } from 'node:path';
 import { sha256 } from '../../../fs/digest.js';
-import { COMPARE_RUNS_DIR, routeFileName } from '../../../review/compare/types.js';
+import { routeFileName } from '../../../review/compare/types.js';
 
-export const compareDirOf = (checkout: string, runId: string) => join(checkout, COMPARE_RUNS_DIR, runId);
+export { compareRunDir } from '../../../review/compare/run-files.js';
+
 export const sampleFile = (runDir: string) => join(runDir, 'sample.json');
 export const verdictsFile = (runDir: string, route: string) => join(runDir, 'verdicts', routeFileName(route));
 /** An accepted verdict while its route is asked: one file per pair, written atomically (a retried accept rewrites it), gathered into the route's verdicts file when the route is done. */

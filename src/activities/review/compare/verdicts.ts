@@ -7,7 +7,7 @@ import { resultSpend } from '../../../review/result-file.js';
 import type { RouteVerdict } from '../../../review/compare/types.js';
 import { routeVerdict } from '../../../review/compare/verdict-record.js';
 import type { CompareTarget, Outcome } from '../../../review/sweep-types.js';
-import { answerFile, answersDir, compareDirOf, verdictsFile } from './run-dir.js';
+import { answerFile, answersDir, compareRunDir, verdictsFile } from './run-dir.js';
 
 /** Writes one accepted verdict of a route (atomically: a retried accept writes the same file again). */
 export async function writeCompareVerdict(
@@ -27,12 +27,12 @@ export async function writeCompareVerdict(
     spend: resultSpend(accepted.launch, accepted.share),
     hashes: accepted.hashes,
   });
-  await writeFileAtomic(answerFile(compareDirOf(checkout, target.runId), target.route, accepted.note, accepted.criterion), `${JSON.stringify(verdict)}\n`);
+  await writeFileAtomic(answerFile(compareRunDir(checkout, target.runId), target.route, accepted.note, accepted.criterion), `${JSON.stringify(verdict)}\n`);
 }
 
 /** Writes a route's verdicts file (one RouteVerdict a line, by note and criterion) from its accepted verdicts; returns how many. */
 export async function collectVerdicts(input: { checkout: string; runId: string; route: string }): Promise<{ verdicts: number }> {
-  const runDir = compareDirOf(input.checkout, input.runId);
+  const runDir = compareRunDir(input.checkout, input.runId);
   const dir = answersDir(runDir, input.route);
   const files = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.json')).sort();
   const verdicts: RouteVerdict[] = [];
@@ -47,14 +47,3 @@ export async function writeVerdicts(runDir: string, route: string, verdicts: Rou
   await writeFileAtomic(verdictsFile(runDir, route), ordered.map((verdict) => `${JSON.stringify(verdict)}\n`).join(''));
 }
 
-/** Every verdict of a compare run's directory, route by route as its verdicts files hold them. */
-export async function readVerdicts(runDir: string): Promise<RouteVerdict[]> {
-  const dir = join(runDir, 'verdicts');
-  const files = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.jsonl')).sort();
-  const all: RouteVerdict[] = [];
-  for (const name of files) {
-    const text = await readFile(join(dir, name), 'utf8');
-    for (const line of text.split('\n').filter(Boolean)) all.push(JSON.parse(line) as RouteVerdict);
-  }
-  return all;
-}
