@@ -47,6 +47,8 @@ const profileSchema = z
     'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
     /** A model-API executor's cap on one answer's output tokens. */
     'max-output-tokens': z.number().int().positive().optional(),
+    /** An Anthropic profile's prompt-cache lifetime: `cache_control.ttl` on the shared prefix (5m writes cost 1.25× input, 1h writes 2×). */
+    'cache-ttl': z.enum(['5m', '1h']).optional(),
   })
   .strict()
   .superRefine((raw, ctx) => {
@@ -55,6 +57,9 @@ const profileSchema = z
       for (const key of ['api-key-env', 'max-output-tokens'] as const) {
         if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
       }
+    }
+    if (raw['cache-ttl'] !== undefined && raw.harness !== 'anthropic') {
+      ctx.addIssue({ code: 'custom', path: ['cache-ttl'], message: 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)' });
     }
   });
 
@@ -86,6 +91,8 @@ export interface Profile {
   /** A model-API executor's key variable (default ANTHROPIC_API_KEY / OPENAI_API_KEY), read on the worker. */
   apiKeyEnv?: string;
   maxOutputTokens?: number;
+  /** An Anthropic profile's `cache_control.ttl`; absent: the API's default (5 minutes). */
+  cacheTtl?: '5m' | '1h';
 }
 
 export class ProfileError extends Error {
@@ -122,6 +129,7 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       env: raw.env,
       ...(raw['api-key-env'] !== undefined && { apiKeyEnv: raw['api-key-env'] }),
       ...(raw['max-output-tokens'] !== undefined && { maxOutputTokens: raw['max-output-tokens'] }),
+      ...(raw['cache-ttl'] !== undefined && { cacheTtl: raw['cache-ttl'] }),
     });
   }
   return profiles;

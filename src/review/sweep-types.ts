@@ -1,5 +1,6 @@
 import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
+import type { CachePrefixReport } from '../harness/prompt-cache.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
 import { emptyTokens, type SpendTotals } from '../runs/spend.js';
@@ -65,6 +66,8 @@ export interface PreparedSweep {
   pairs: number;
   units: number;
   batches: number;
+  /** On a model API: the units' shared prefixes against the model's minimum cacheable length. */
+  cachePrefixes?: CachePrefixReport;
 }
 
 /** What code read from the checkout for one attempt: the inputs' digests the result must still match. */
@@ -155,6 +158,8 @@ export interface SweepProgress extends LifecycleProgress {
   /** The batch child running now, for its finer progress. */
   currentBatch?: string;
   counts: SweepCounts;
+  /** On a model API: the shared prefixes below the model's minimum cacheable length, which caching silently skips. */
+  cachePrefixes?: CachePrefixReport;
 }
 
 export interface SweepSummary extends SweepProgress {

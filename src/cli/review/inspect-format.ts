@@ -5,6 +5,7 @@ import { spendLine, tokensLine } from '../../runs/spend.js';
 import { shown } from '../shared/places.js';
 import { stopLines } from '../shared/stop-format.js';
 import type { Inspected, LaunchRecord } from './inspect-record.js';
+import { describeCachePrefixes } from '../../harness/prompt-cache.js';
 import { duration } from './sweep-format.js';
 import { runnable } from '../shared/command-line.js';
 
@@ -39,6 +40,7 @@ export function formatInspected(inspected: Inspected): string {
       const batch = sweep.currentBatch.progress;
       lines.push(`  running batch  ${sweep.currentBatch.workflowId}${batch ? `: ${batch.status}, ${batch.counts.pairsDone} pairs done, ${batch.left} units left, ${batch.inFlight} in flight` : ' (no answer to its progress query)'}`);
     }
+    if (sweep.cachePrefixes) lines.push(`  prompt cache   ${describeCachePrefixes(sweep.cachePrefixes)}`);
   }
   if (inspected.spend) lines.push(`  spend          ${inspected.spend.launches > 0 ? spendLine(inspected.spend) : 'nothing launched'}; tokens ${tokensLine(inspected.spend.tokens)}`);
   if (inspected.stops.length > 0) {

@@ -123,7 +123,7 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
     problems: await readProblems(located.runDir),
     proposals: [],
     packet: null,
-    ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }) } }),
+    ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }), ...(progress.cachePrefixes && { cachePrefixes: progress.cachePrefixes }) } }),
   };
 }
 

@@ -14,8 +14,9 @@ import { writeFileAtomic } from '../../fs/atomic.js';
 import type { ExecutorAnswer } from '../executor.js';
 import type { LaunchExitDetails, LaunchInput } from '../launch-contract.js';
 import { launchCost } from '../prices.js';
-import type { Profile } from '../profiles.js';
-import type { HarnessReport, TokenUsage } from '../report.js';
+import type { HarnessName, Profile } from '../profiles.js';
+import { estimateTokens } from '../prompt-cache.js';
+import type { HarnessReport, RateLimitInfo, TokenUsage } from '../report.js';
 
 /** The tool (Anthropic) and schema name (OpenAI) the answer is recorded through. */
 export const RECORD_REVIEW = 'record_review';
@@ -73,6 +74,9 @@ export const reviewAnswerSchema = {
   required: ['reviews'],
   additionalProperties: false,
 } as const;
+
+/** The Anthropic tool the answer is forced through: first in the request, so part of every cached prefix. */
+export const reviewTool = { name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema } as const;
 
 const answerSchema = z
   .object({
@@ -150,6 +154,22 @@ export function requestParts(request: ReviewRequest): { shared: string; unit: st
   return { shared: noteBlock(request), unit: [...request.criteria.map(criterionBlock), '', ...refusals, expected].join('\n\n') };
 }
 
+/**
+ * The estimated tokens of the prefix a provider caches for a request whose shared part is `shared`:
+ * Anthropic's tools, instruction and shared part through the breakpoint; OpenAI's instructions and
+ * first input message. Estimated as the stand-ins count (src/harness/prompt-cache.ts).
+ */
+export function cachedPrefixTokens(harness: HarnessName, shared: string): number {
+  const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool)) : 0;
+  return tool + estimateTokens(reviewInstruction) + estimateTokens(shared);
+}
+
+/** The shared part of a unit's request, from its note and criteria texts (the prompt-time twin of `requestParts`). */
+export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[]): string {
+  const grouping = criteria.length > 1 ? 'bundle' : 'pair';
+  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [] }).shared;
+}
+
 /** A key that sends requests sharing a prefix to the same OpenAI cache (`prompt_cache_key`). */
 export const promptCacheKey = (shared: string) => `commonplace-review-${sha256(`${reviewInstruction}\n${shared}`).slice(0, 24)}`;
 
@@ -188,9 +208,46 @@ export async function writeReview(input: LaunchInput, logDir: string, request: R
 }
 
 /** The report of one answered request: its model, tokens, and cost at the price table's price. */
-export function apiReport(model: string, usage: TokenUsage): HarnessReport {
+export function apiReport(model: string, usage: TokenUsage, rateLimitWarning?: RateLimitInfo): HarnessReport {
   const cost = launchCost({ model, usage, costUsd: null }).costUsd;
-  return { model, usage, turns: 1, toolUses: 0, ...(cost !== null && { costUsd: cost }) };
+  return { model, usage, turns: 1, toolUses: 0, ...(cost !== null && { costUsd: cost }), ...(rateLimitWarning && { rateLimitWarning }) };
+}
+
+/** A limit is near when less than this share of a window's requests or tokens remains. */
+export const RATE_LIMIT_WARNING_SHARE = 0.1;
+
+/**
+ * An early warning from a successful response's limit headers: the window (requests, tokens, input or
+ * output tokens) with the least share remaining, when that share is under RATE_LIMIT_WARNING_SHARE.
+ * Anthropic sends `anthropic-ratelimit-<window>-limit|remaining|reset` (RFC 3339), OpenAI
+ * `x-ratelimit-limit|remaining|reset-<window>` (durations). The sweep's pace halves its concurrency on it.
+ */
+export function rateLimitWarningFromHeaders(headers: Headers | undefined, now: Date): RateLimitInfo | undefined {
+  if (!headers) return undefined;
+  const windows = new Map<string, { limit?: number; remaining?: number; reset?: string | null }>();
+  const window = (name: string) => windows.get(name) ?? windows.set(name, {}).get(name)!;
+  headers.forEach((value, name) => {
+    const anthropic = /^anthropic-ratelimit-(requests|tokens|input-tokens|output-tokens)-(limit|remaining|reset)$/.exec(name);
+    const openai = /^x-ratelimit-(limit|remaining|reset)-(requests|tokens)$/.exec(name);
+    const [kind, field] = anthropic ? [anthropic[1]!, anthropic[2]!] : openai ? [openai[2]!, openai[1]!] : [undefined, undefined];
+    if (kind === undefined) return;
+    if (field === 'reset') {
+      const at = anthropic ? Date.parse(value) : now.getTime() + (goDurationMs(value) ?? Number.NaN);
+      window(kind).reset = Number.isFinite(at) ? new Date(at).toISOString() : null;
+    } else if (Number.isFinite(Number(value)) && value.trim() !== '') {
+      window(kind)[field as 'limit' | 'remaining'] = Number(value);
+    }
+  });
+  let lowest: RateLimitInfo | undefined;
+  for (const [kind, seen] of windows) {
+    if (seen.limit === undefined || seen.remaining === undefined || seen.limit <= 0) continue;
+    const left = seen.remaining / seen.limit;
+    if (left >= RATE_LIMIT_WARNING_SHARE) continue;
+    if (lowest === undefined || 1 - left > (lowest.utilization ?? 0)) {
+      lowest = { status: 'allowed_warning', type: `${kind} (${seen.remaining} of ${seen.limit} left)`, resetsAt: seen.reset ?? null, utilization: 1 - left };
+    }
+  }
+  return lowest;
 }
 
 /** The worker's key for a profile, from the variable the profile names; never in a workflow's input. */

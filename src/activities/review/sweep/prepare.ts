@@ -4,13 +4,14 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { selectProfile, type Profile } from '../../../harness/profiles.js';
+import { isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
-import { bundleSizes, planUnits } from './units.js';
+import { cachePrefixes } from './cache-prefix.js';
+import { bundleSizes, orderForCache, planUnits } from './units.js';
 
 function resolveProfile(input: SweepInput): Profile {
   try {
@@ -40,7 +41,11 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     throw badInput((error as Error).message);
   }
   Context.current().heartbeat({ selected: pairs.length });
-  const units = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
+  const planned = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
+  // A model API caches a request's shared prefix: units sharing one run together (docs/harnesses.md, "Prompt caching").
+  const api = isApiHarness(profile.harness);
+  const units = api ? orderForCache(planned) : planned;
+  const cache = api ? await cachePrefixes(input.checkout, units, profile) : undefined;
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
@@ -49,7 +54,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   }
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
-  return { runId: input.runId, runDir, profile, pairs: pairs.length, units: units.length, batches };
+  return { runId: input.runId, runDir, profile, pairs: pairs.length, units: units.length, batches, ...(cache && { cachePrefixes: cache }) };
 }
 
 /** Reads one batch's units back, so the history carries a batch number instead of the work list. */

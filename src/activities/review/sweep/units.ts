@@ -74,3 +74,22 @@ export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[
   await Promise.all([...files].map(async (file) => bytes.set(file, (await stat(join(checkout, file)).catch(() => undefined))?.size ?? 0)));
   return { bytes: (file) => bytes.get(file) ?? 0, cap: BUNDLE_CAP_BYTES };
 }
+
+/**
+ * The order a model-API sweep asks its units in, so requests sharing a cached prefix run together:
+ * a pair's shared part is its criterion (criterion-major: every note under one criterion, then the
+ * next), a bundle's is its note (note-major: a note's lens bundles one after another). A stable sort:
+ * within a criterion or a note the selection's order stays. bench/review-cost.ts measures both orders.
+ */
+export function orderForCache(units: readonly SweepUnit[]): SweepUnit[] {
+  const sharedOf = (unit: SweepUnit) => (unit.criteria.length > 1 ? `note\0${unit.note}` : `criterion\0${unit.criteria[0]?.id ?? ''}`);
+  const first = new Map<string, number>();
+  units.forEach((unit, index) => {
+    if (!first.has(sharedOf(unit))) first.set(sharedOf(unit), index);
+  });
+  // Groups keep the place of their first unit, so bundles and the pairs a bundle sweep leaves single stay where they began.
+  return units
+    .map((unit, index) => ({ unit, index, group: first.get(sharedOf(unit))! }))
+    .sort((a, b) => a.group - b.group || a.index - b.index)
+    .map((entry) => entry.unit);
+}
