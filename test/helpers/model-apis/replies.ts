@@ -1,4 +1,5 @@
 // What a stand-in answers, scripted per test: one reply per agent request, the last one repeating.
+import { minimumCacheableTokens } from '../../../src/harness/prompt-cache.js';
 
 /** Token counts a stand-in reports for one answer. */
 export interface ReplyUsage {
@@ -62,7 +63,22 @@ export function allText(value: unknown): string {
 /** A stand-in's prompt cache: the prefixes it has seen, and the shortest it caches (in tokens). */
 export interface PromptCache {
   seen: Set<string>;
-  minimumTokens: number;
+  /** The shortest prefix cached; undefined: each model's own minimum (src/harness/prompt-cache.ts). */
+  minimumTokens?: number;
+  /** When each cached prefix expires (ms): Anthropic's 5 minutes or 1 hour from its last use. */
+  expiresAt: Map<string, number>;
+  /** The cache's clock (ms); tests move it on to expire entries without waiting. */
+  now: () => number;
+  /**
+   * Count every agent request's tokens as sent (the CLIs' turns too, through their own breakpoints),
+   * not only structured review requests; the output as the reply's text or tool input. For benches.
+   */
+  countAll?: boolean;
+}
+
+/** The minimum cacheable length the stand-in applies to `model`. */
+export function minimumOf(cache: PromptCache, api: 'anthropic' | 'openai', model: unknown): number {
+  return cache.minimumTokens ?? minimumCacheableTokens(api, typeof model === 'string' ? model : undefined) ?? 1024;
 }
 
 /** The structured answer a `review` reply gives for a request naming `criteria`. */

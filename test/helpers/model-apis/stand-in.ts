@@ -62,7 +62,7 @@ export interface StandIn {
   stats(): StandInStats;
   /** Forgets the requests counted so far (the script stays). */
   resetCounts(): void;
-  /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default 1,024 tokens). */
+  /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default: the model's own). */
   readonly cache: PromptCache;
   close(): Promise<void>;
 }
@@ -97,7 +97,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
   let queue: Reply[] = [...initial];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const cache: PromptCache = { seen: new Set(), minimumTokens: 1024 };
+  const cache: PromptCache = { seen: new Set(), expiresAt: new Map(), now: Date.now };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
