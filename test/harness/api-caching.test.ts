@@ -26,7 +26,7 @@ const pair = (criterionTokens: number, note: string): ReviewInputs => ({
 
 const messages = (standIn: StandIn, body: Record<string, unknown>) =>
   fetch(`${standIn.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-    async (response) => ((await response.json()) as { usage: Record<string, number & Record<string, number>> }).usage,
+    async (response) => ((await response.json()) as { usage: Record<string, number> & { cache_creation?: Record<string, number> } }).usage,
   );
 const block = (tokens: number, seed: string, ttl?: '5m' | '1h') => ({ type: 'text', text: text(tokens, seed), ...(ttl && { cache_control: { type: 'ephemeral', ttl } }) });
 const request = (model: string, system: unknown[]) => ({ model, max_tokens: 100, tools: [{ name: 'record_review', input_schema: { type: 'object' } }], system, messages: [{ role: 'user', content: 'Criteria, in order: a. Verdicts allowed: pass.' }] });
@@ -38,7 +38,7 @@ describe('the Messages stand-in\'s prompt cache', () => {
     const first = await messages(standIn, request('claude-sonnet-4-5', [block(300, 'shared', '5m'), block(300, 'one', '5m')]));
     expect(first.cache_read_input_tokens).toBe(0);
     const second = await messages(standIn, request('claude-sonnet-4-5', [block(300, 'shared', '5m'), block(300, 'two', '5m')]));
-    const sharedPrefix = first.cache_creation_input_tokens - (second.cache_creation_input_tokens ?? 0);
+    const sharedPrefix = first.cache_creation_input_tokens! - second.cache_creation_input_tokens!;
     expect(second.cache_read_input_tokens).toBe(sharedPrefix);
     expect(second.cache_read_input_tokens).toBeGreaterThan(300);
     expect(second.cache_creation_input_tokens).toBeGreaterThanOrEqual(300);
@@ -68,7 +68,7 @@ describe('the Messages stand-in\'s prompt cache', () => {
     for (const [model, cached] of [['claude-sonnet-4-5', true], ['claude-haiku-4-5', false]] as const) {
       await messages(standIn, request(model, [block(2000, 'mid-sized', '5m')]));
       const again = await messages(standIn, request(model, [block(2000, 'mid-sized', '5m')]));
-      expect([model, again.cache_read_input_tokens > 0]).toEqual([model, cached]);
+      expect([model, again.cache_read_input_tokens! > 0]).toEqual([model, cached]);
     }
   });
 });

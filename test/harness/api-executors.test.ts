@@ -178,17 +178,29 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
   });
 
   test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
-    const setup = await apiSweep(api, reply.usageLimit({ retryAfterSeconds: 3600 }), reply.review('pass'));
-    const first = await stoppedSweep(setup, { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] });
-    expect(first.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
-    const second = await stoppedSweep(setup, { ...setup.input('pair'), profile: `${setup.profile}-twin`, notes: [exampleNotes[1]!], gates: ['sentence/stock-phrases'] });
-    expect(second.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
-    expect(second.stops[0]!.reason).toMatch(/not launched/);
-    expect(agentRequests(setup.standIn)).toHaveLength(1);
+    // A reset far off: earlier tests of this file let the time-skipping server's clock run hours ahead of the worker's.
+    const setup = await apiSweep(api, reply.usageLimit({ retryAfterSeconds: 30 * 86_400 }), reply.review('pass'));
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    await worker.runUntil(async () => {
+      // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.
+      const stopped = async (input: SweepInput) => {
+        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+        let progress: SweepProgress | undefined;
+        await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+        return { handle, progress: progress! };
+      };
+      const first = await stopped({ ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] });
+      expect(first.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      const second = await stopped({ ...setup.input('pair'), profile: `${setup.profile}-twin`, notes: [exampleNotes[1]!], gates: ['sentence/stock-phrases'] });
+      expect(second.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      expect(second.progress.stops[0]!.reason).toMatch(/not launched/);
+      expect(agentRequests(setup.standIn)).toHaveLength(1);
+      await Promise.all([first.handle, second.handle].map((handle) => handle.terminate('test over').catch(() => undefined)));
+    });
   });
 
   test('an answer whose limit headers leave under a tenth of a window halves the sweep\'s concurrency for its next batches', async () => {
-    const headers =
+    const headers: Record<string, string> =
       api === 'anthropic'
         ? { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '2000', 'anthropic-ratelimit-tokens-reset': new Date(Date.now() + 60_000).toISOString() }
         : { 'x-ratelimit-limit-tokens': '100000', 'x-ratelimit-remaining-tokens': '2000', 'x-ratelimit-reset-tokens': '1m0s' };

@@ -104,7 +104,8 @@ function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
     if (part.breakpoint !== undefined && tokens >= minimum) ends.push({ key: `anthropic ${String(body.model)} ${hash.copy().digest('hex')}`, tokens, ttl: part.breakpoint });
   }
   let read = 0;
-  for (const end of ends) if ((cache.expiresAt.get(end.key) ?? 0) > now) read = end.tokens;
+  const readable = (key: string) => (cache.expiresAt.get(key) ?? 0) > now && (cache.readableAt?.get(key) ?? 0) <= now;
+  for (const end of ends) if (readable(end.key)) read = end.tokens;
   const written = { '5m': 0, '1h': 0 };
   let from = read;
   for (const end of ends) {
@@ -112,6 +113,7 @@ function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
       written[end.ttl] += end.tokens - from;
       from = end.tokens;
     }
+    if ((cache.expiresAt.get(end.key) ?? 0) <= now && cache.writeDelayMs) (cache.readableAt ??= new Map()).set(end.key, now + cache.writeDelayMs);
     cache.seen.add(end.key);
     cache.expiresAt.set(end.key, Math.max(cache.expiresAt.get(end.key) ?? 0, now + TTL_MS[end.ttl]));
   }

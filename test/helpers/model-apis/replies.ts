@@ -70,6 +70,13 @@ export interface PromptCache {
   /** The cache's clock (ms); tests move it on to expire entries without waiting. */
   now: () => number;
   /**
+   * How long after a write its entry becomes readable (ms; default 0). The API makes an entry
+   * readable once the first answer that wrote it has begun, so requests sent together all write.
+   */
+  writeDelayMs?: number;
+  /** When each entry became readable (ms), with `writeDelayMs`. */
+  readableAt?: Map<string, number>;
+  /**
    * Count every agent request's tokens as sent (the CLIs' turns too, through their own breakpoints),
    * not only structured review requests; the output as the reply's text or tool input. For benches.
    */

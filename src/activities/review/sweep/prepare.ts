@@ -44,7 +44,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   const planned = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
   // A model API caches a request's shared prefix: units sharing one run together (docs/harnesses.md, "Prompt caching").
   const api = isApiHarness(profile.harness);
-  const units = api ? orderForCache(planned) : planned;
+  const units = api ? orderForCache(planned, input.concurrency) : planned;
   const cache = api ? await cachePrefixes(input.checkout, units, profile) : undefined;
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
