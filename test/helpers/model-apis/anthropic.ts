@@ -156,11 +156,13 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   const apiUsage = counted
     ? { ...inputUsage(body, cache), output_tokens: reply.usage?.outputTokens ?? outputTokensOf(block) }
     : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usageCounted = counted ? { usage: { input: apiUsage.input_tokens, cacheRead: apiUsage.cache_read_input_tokens, cacheWrite: apiUsage.cache_creation_input_tokens, output: apiUsage.output_tokens } } : {};
   if (body.stream !== true) {
     return {
       status: 200,
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ id, type: 'message', role: 'assistant', model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: apiUsage }),
+      ...usageCounted,
     };
   }
   const events: Json[] = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...apiUsage, output_tokens: 1 } } }];
@@ -174,7 +176,7 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   events.push({ type: 'content_block_stop', index: 0 });
   events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: apiUsage.output_tokens } });
   events.push({ type: 'message_stop' });
-  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers }, body: sse(events) };
+  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers }, body: sse(events), ...usageCounted };
 }
 
 /** claude's side calls (a session title, asked with `tools: []` and a JSON schema) are answered without touching the script. */

@@ -74,7 +74,7 @@ function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>,
     output: [item],
     usage: { input_tokens: total, input_tokens_details: { cached_tokens: cached }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total + outputTokens },
   };
-  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response) };
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response), usage: { input: total - cached, cacheRead: cached, cacheWrite: 0, output: outputTokens } };
 }
 
 function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {

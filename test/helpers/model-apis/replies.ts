@@ -27,9 +27,9 @@ export type Reply =
   /**
    * A structured review answer (a model-API executor's request): one entry per criterion the request
    * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
-   * entries that are not the schema's.
+   * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings.
    */
-  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean });
+  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean; perCriterion?: Record<string, { verdict: string; findings: string[] }> });
 
 export const defaultUsage: ReplyUsage = { inputTokens: 1200, outputTokens: 40 };
 
@@ -91,7 +91,7 @@ export function minimumOf(cache: PromptCache, api: 'anthropic' | 'openai', model
 /** The structured answer a `review` reply gives for a request naming `criteria`. */
 export function reviewAnswer(reply: Extract<Reply, { kind: 'review' }>, criteria: string[]): Record<string, unknown> {
   if (reply.malformed) return { reviews: criteria.map((criterion) => ({ criterion, outcome: 'looks fine' })) };
-  return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings })) };
+  return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings, ...reply.perCriterion?.[criterion] })) };
 }
 
 /** Tokens as the stand-ins count them: a quarter of the bytes, rounded up. */

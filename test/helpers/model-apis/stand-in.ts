@@ -23,6 +23,16 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The tokens the answer reports, when the stand-in counted them (cache accounting on). */
+  usage?: CountedUsage;
+}
+
+/** Tokens of one answer as the stand-in counted what was sent: uncached input, cache reads and writes, output. */
+export interface CountedUsage {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
 }
 
 /** How one API's requests are told apart and answered. */
@@ -43,6 +53,8 @@ export interface RecordedRequest {
   status: number | null;
   headers: IncomingMessage['headers'];
   json?: Record<string, unknown>;
+  /** The tokens its answer reported, when counted. */
+  usage?: CountedUsage;
 }
 
 export interface StandInStats {
@@ -124,6 +136,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
       }
     }
     record.status = answer.status;
+    if (answer.usage) record.usage = answer.usage;
     response.writeHead(answer.status, answer.headers);
     response.end(parsed.method === 'HEAD' ? undefined : answer.body);
   };
