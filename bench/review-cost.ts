@@ -7,9 +7,10 @@
 //                          each model's minimum, an entry readable 1 s after its write). Each answer is
 //                          a structured review filled as a real one would be (verdicts and findings
 //                          drawn per pair, below). The sweep's timing is simulated on the cache's
-//                          clock: 16 launches at once, a wave every 4 s. Three unit orders: as
-//                          selected (note by note), grouped by shared prefix, and grouped and dealt
-//                          into 16 lanes (what a sweep does: src/activities/review/sweep/units.ts).
+//                          clock: 16 launches at once, a wave every 4 s. A pair's request puts its
+//                          criterion or its note first; three unit orders: as selected (note by
+//                          note), grouped by shared prefix, and grouped and dealt into 16 lanes; and
+//                          the units as a sweep prepares them (src/activities/review/sweep/).
 //   claude pair, claude-lean pair, claude bundle
 //                          the pinned claude CLI through the launch activity at the same stand-in, as
 //                          bench/launch-requests.ts plays them (read the note, read each criterion,
@@ -26,6 +27,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createHarnessActivities } from '../src/activities/harness/launch.js';
 import { reviewPrompt } from '../src/activities/review/prompt.js';
+import { planCachePrefixes } from '../src/activities/review/sweep/cache-prefix.js';
 import { bundleSizes, orderForCache, planUnits } from '../src/activities/review/sweep/units.js';
 import { sha256 } from '../src/fs/digest.js';
 import type { LaunchResult } from '../src/harness/launch-contract.js';
@@ -125,13 +127,15 @@ function dollars(tally: Tally, model: string, how: 'cached' | 'uncached' | 'batc
 // ---- the API routes -----------------------------------------------------------------------------
 type Order = 'as selected' | 'grouped' | 'grouped, 16 lanes';
 const ordered = (units: SweepUnit[], order: Order) => (order === 'as selected' ? units : orderForCache(units, order === 'grouped' ? 1 : CONCURRENCY));
+const noteFirst = (units: SweepUnit[]) => units.map((unit): SweepUnit => (unit.criteria.length === 1 ? { ...unit, cachePrefix: 'note' } : unit));
+/** The units as a sweep on this model prepares them: each pair's prefix chosen, grouped and dealt into lanes. */
+const asPrepared = async (units: SweepUnit[], model: string) => orderForCache((await planCachePrefixes(checkout, units, { name: 'bench', harness: 'anthropic', model, flags: [], timeoutMs: 60_000, attempts: 1, env: {} })).units, CONCURRENCY);
 
-async function apiRoute(model: string, grouping: 'pair' | 'bundle', order: Order): Promise<Tally> {
+async function apiRoute(model: string, units: SweepUnit[], label: string): Promise<Tally> {
   const standIn = await startStandIn('anthropic');
   standIn.cache.writeDelayMs = WRITE_DELAY_MS;
   let now = 0;
   standIn.cache.now = () => now;
-  const units = ordered(grouping === 'pair' ? pairUnits : bundleUnits, order);
   let failed = 0;
   for (const [index, unit] of units.entries()) {
     now = Math.floor(index / CONCURRENCY) * WAVE_MS;
@@ -139,7 +143,7 @@ async function apiRoute(model: string, grouping: 'pair' | 'bundle', order: Order
     await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV, maxOutputTokens: 2048 }, await inputsOf(unit)).catch(() => (failed += 1));
   }
   await standIn.close();
-  return tallyOf(`API ${grouping} (${order})`, units.reduce((sum, unit) => sum + unit.criteria.length, 0), standIn, failed);
+  return tallyOf(label, units.reduce((sum, unit) => sum + unit.criteria.length, 0), standIn, failed);
 }
 
 // ---- the CLI routes -----------------------------------------------------------------------------
@@ -183,13 +187,20 @@ async function cliRoute(name: 'claude' | 'claude-lean', units: SweepUnit[], labe
 // ---- run ----------------------------------------------------------------------------------------
 const models = { opus: 'claude-opus-4-6', sonnet: 'claude-sonnet-4-5', haiku: 'claude-haiku-4-5' } as const;
 const orders: Order[] = ['as selected', 'grouped', 'grouped, 16 lanes'];
-const rows: { tally: Tally; minimum: number; priced: (keyof typeof models)[] }[] = [];
-// Opus 4.6 and Haiku 4.5 share a minimum (4,096): one run serves both; Sonnet 4.5's is 1,024.
+const rows: { tally: Tally; minimum: number; priced: (keyof typeof models)[]; prepared: boolean }[] = [];
+// Every order and prefix at Sonnet 4.5 (minimum 1,024); as a sweep prepares them at Haiku 4.5, whose
+// minimum Opus 4.6 shares (4,096): one run serves both.
+for (const order of orders) {
+  rows.push({ tally: await apiRoute(models.sonnet, ordered(pairUnits, order), `API pair, criterion first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+  rows.push({ tally: await apiRoute(models.sonnet, ordered(noteFirst(pairUnits), order), `API pair, note first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+  rows.push({ tally: await apiRoute(models.sonnet, ordered(bundleUnits, order), `API bundle (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+}
 for (const [model, priced] of [[models.sonnet, ['sonnet']], [models.haiku, ['opus', 'haiku']]] as const) {
-  for (const grouping of ['pair', 'bundle'] as const) {
-    for (const order of model === models.sonnet ? orders : (['grouped, 16 lanes'] as Order[])) {
-      rows.push({ tally: await apiRoute(model, grouping, order), minimum: minimumCacheableTokens('anthropic', model)!, priced: [...priced] });
-    }
+  const minimum = minimumCacheableTokens('anthropic', model)!;
+  for (const [grouping, units] of [['pair', pairUnits], ['bundle', bundleUnits]] as const) {
+    const prepared = await asPrepared(units, model);
+    const first = grouping === 'bundle' ? '' : prepared.some((unit) => unit.cachePrefix === 'note') ? ', note first' : ', criterion first';
+    rows.push({ tally: await apiRoute(model, prepared, `API ${grouping}${first} (as a sweep prepares it)`), minimum, priced: [...priced], prepared: true });
   }
 }
 const cliSample = pairUnits.filter((unit, index) => index % Math.max(1, Math.floor(pairUnits.length / cliPairs)) === 0).slice(0, cliPairs);
@@ -214,10 +225,10 @@ const line = (tally: Tally, minimum: string, priced: (keyof typeof models)[] | '
 };
 for (const tally of cli) line(tally, '—', 'all', false);
 for (const row of rows) line(row.tally, String(row.minimum), row.priced, false);
-for (const row of rows.filter((each) => each.tally.route.endsWith('16 lanes)'))) line(row.tally, String(row.minimum), row.priced, true);
+for (const row of rows.filter((each) => each.prepared)) line(row.tally, String(row.minimum), row.priced, true);
 
 // The issue's targets at Opus 4.6: the original's $0.0962 a gate (pairs) and $0.0521 (4-gate bundles).
-const best = (grouping: string, model: keyof typeof models) => rows.filter((row) => row.tally.route.startsWith(`API ${grouping}`) && row.priced.includes(model) && row.tally.route.endsWith('16 lanes)'))[0]!.tally;
+const best = (grouping: string, model: keyof typeof models) => rows.find((row) => row.prepared && row.tally.route.startsWith(`API ${grouping}`) && row.priced.includes(model))!.tally;
 console.log('\ntargets (per gate, Opus 4.6)');
 for (const [grouping, original, liveShare, batchShare] of [['pair', 0.0962, 1 / 3, 1 / 8], ['bundle', 0.0521, 2 / 3, 1 / 4]] as const) {
   const tally = best(grouping, 'opus');

@@ -24,6 +24,11 @@ export interface SweepUnit {
   note: string;
   lens: string;
   criteria: UnitCriterion[];
+  /**
+   * On a model API, what a pair's request puts first for the prompt cache when it is its note (the
+   * sweep then goes note-major): chosen at prepare time by which caches more (docs/harnesses.md).
+   */
+  cachePrefix?: 'note';
 }
 
 export interface SweepOptions {

@@ -178,8 +178,9 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
   });
 
   test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
-    // A reset far off: earlier tests of this file let the time-skipping server's clock run hours ahead of the worker's.
-    const setup = await apiSweep(api, reply.usageLimit({ retryAfterSeconds: 30 * 86_400 }), reply.review('pass'));
+    // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of
+    // this file let the time-skipping server's clock run far ahead of the worker's).
+    const setup = await apiSweep(api, reply.usageLimit(), reply.review('pass'));
     const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
     await worker.runUntil(async () => {
       // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.

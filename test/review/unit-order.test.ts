@@ -1,11 +1,15 @@
 // The order a model-API sweep asks its units in, and what it says of shared prefixes too short to cache.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { reviewPrompt } from '../../src/activities/review/prompt.js';
+import { planCachePrefixes } from '../../src/activities/review/sweep/cache-prefix.js';
 import { prepareSweep } from '../../src/activities/review/sweep/prepare.js';
 import { batchFile } from '../../src/activities/review/sweep/run-dir.js';
 import { orderForCache, planUnits, type PlannedPair } from '../../src/activities/review/sweep/units.js';
+import { requestParts } from '../../src/harness/executors/api-review.js';
+import type { Profile } from '../../src/harness/profiles.js';
 import { cachePrefixReport, describeCachePrefixes } from '../../src/harness/prompt-cache.js';
 import { packageRoot } from '../../src/paths.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../src/review/sweep-types.js';
@@ -78,5 +82,41 @@ describe('the report of shared prefixes below the cache minimum', () => {
     expect(prepared.cachePrefixes).toMatchObject({ model: 'claude-haiku-4-5', minimumTokens: 4096, prefixes: new Set(criteria).size });
     // The example KB's gates are a few hundred tokens each: none reaches Haiku 4.5's minimum.
     expect(prepared.cachePrefixes!.unitsBelow).toBe(units.length);
+  });
+});
+
+describe('what a model-API pair puts first', () => {
+  const sonnet: Profile = { name: 'sonnet', harness: 'anthropic', model: 'claude-sonnet-4-5', flags: [], timeoutMs: 60_000, attempts: 1, env: {} };
+  /** A checkout whose notes and criteria are about `noteTokens` and `criterionTokens` long. */
+  async function files(noteTokens: number, criterionTokens: number): Promise<string> {
+    const root = await scratch('commonplace-prefix-choice-');
+    await mkdir(join(root, 'kb', 'notes'), { recursive: true });
+    await mkdir(join(root, 'kb', 'instructions', 'review-gates', 'frontmatter'), { recursive: true });
+    await mkdir(join(root, 'kb', 'instructions', 'review-gates', 'prose'), { recursive: true });
+    for (const note of ['a', 'b', 'c']) await writeFile(join(root, 'kb', 'notes', `${note}.md`), 'note text '.repeat(Math.ceil((noteTokens * 4) / 10)));
+    for (const criterion of ['frontmatter/x', 'prose/y']) await writeFile(join(root, 'kb', 'instructions', 'review-gates', `${criterion}.md`), 'criterion text '.repeat(Math.ceil((criterionTokens * 4) / 15)));
+    return root;
+  }
+  const units = () => planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'prose/y']), 'pair');
+
+  test('long notes and short criteria: the note goes first and the sweep goes note-major, every prefix cacheable', async () => {
+    const planned = await planCachePrefixes(await files(3000, 200), units(), sonnet);
+    expect(planned.units.every((unit) => unit.cachePrefix === 'note')).toBe(true);
+    expect(planned.report).toMatchObject({ prefixes: 3, below: 0 });
+    expect(shown(orderForCache(planned.units, 1))).toEqual(shown(units()));
+  });
+
+  test('long criteria and short notes: the criterion stays first, and the notes\' shortness is not reported', async () => {
+    const planned = await planCachePrefixes(await files(200, 3000), units(), sonnet);
+    expect(planned.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
+    expect(planned.report).toMatchObject({ prefixes: 2, below: 0 });
+  });
+
+  test('a note-first pair\'s prompt says so, and its request puts the note before the criterion', () => {
+    const unit: SweepUnit = { ...units()[0]!, cachePrefix: 'note' };
+    expect(reviewPrompt({ unit, grouping: 'pair', noteInput: 'inputs/note.md', criterionInputs: { 'frontmatter/x': 'inputs/c.md' }, output: 'review.md', findings: [] })).toContain('\ncache-prefix = note\n');
+    const parts = requestParts({ grouping: 'pair', pairPrefix: 'note', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'the criterion' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
+    expect(parts.shared).toMatch(/^<note path="kb\/notes\/a.md">/);
+    expect(parts.unit).toMatch(/^<criterion id="frontmatter\/x">/);
   });
 });

@@ -32,6 +32,8 @@ export interface ReviewCriterion {
 /** One review launch as a model-API request sees it. */
 export interface ReviewRequest {
   grouping: 'pair' | 'bundle';
+  /** What a pair's request puts first, for the cache: its criterion (the default) or its note (the prompt's `cache-prefix = note`). */
+  pairPrefix?: 'note' | 'criterion';
   note: string;
   noteText: string;
   criteria: ReviewCriterion[];
@@ -125,6 +127,7 @@ export async function reviewRequest(input: LaunchInput): Promise<ReviewRequest> 
   }
   return {
     grouping: values('grouping')[0] === 'bundle' ? 'bundle' : 'pair',
+    ...(values('cache-prefix')[0] === 'note' && { pairPrefix: 'note' as const }),
     note,
     noteText: await inputText(input, noteInput),
     criteria,
@@ -143,12 +146,13 @@ const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request
 /**
  * The request in two parts: `shared` is what the sweep's neighbouring units repeat (the criterion of
  * a pair, which a criterion-major sweep sends again for every note; the note of a bundle, which its
- * lenses send again), and goes first with the cache breakpoint; `unit` is the rest.
+ * lenses send again, or of a pair whose sweep goes note-major: `pairPrefix`), and goes first with
+ * the cache breakpoint; `unit` is the rest.
  */
 export function requestParts(request: ReviewRequest): { shared: string; unit: string } {
   const expected = `Criteria, in order: ${request.criteria.map((criterion) => criterion.id).join(', ')}. Verdicts allowed: ${request.outcomes.join(', ')}.`;
   const refusals = request.refusals.length > 0 ? ['Your previous answer was refused by the check; fix these:', ...request.refusals.map((item) => `- ${item}`), ''] : [];
-  if (request.grouping === 'pair') {
+  if (request.grouping === 'pair' && request.pairPrefix !== 'note') {
     return { shared: request.criteria.map(criterionBlock).join('\n\n'), unit: [noteBlock(request), '', ...refusals, expected].join('\n') };
   }
   return { shared: noteBlock(request), unit: [...request.criteria.map(criterionBlock), '', ...refusals, expected].join('\n\n') };
@@ -164,10 +168,10 @@ export function cachedPrefixTokens(harness: HarnessName, shared: string): number
   return tool + estimateTokens(reviewInstruction) + estimateTokens(shared);
 }
 
-/** The shared part of a unit's request, from its note and criteria texts (the prompt-time twin of `requestParts`). */
-export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[]): string {
+/** The shared part of a unit's request, from its note and criteria texts (the prepare-time twin of `requestParts`). */
+export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[], pairPrefix?: 'note' | 'criterion'): string {
   const grouping = criteria.length > 1 ? 'bundle' : 'pair';
-  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [] }).shared;
+  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [], ...(pairPrefix && { pairPrefix }) }).shared;
 }
 
 /** A key that sends requests sharing a prefix to the same OpenAI cache (`prompt_cache_key`). */

@@ -10,7 +10,7 @@ import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
-import { cachePrefixes } from './cache-prefix.js';
+import { planCachePrefixes } from './cache-prefix.js';
 import { bundleSizes, orderForCache, planUnits } from './units.js';
 
 function resolveProfile(input: SweepInput): Profile {
@@ -42,10 +42,10 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   }
   Context.current().heartbeat({ selected: pairs.length });
   const planned = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
-  // A model API caches a request's shared prefix: units sharing one run together (docs/harnesses.md, "Prompt caching").
-  const api = isApiHarness(profile.harness);
-  const units = api ? orderForCache(planned, input.concurrency) : planned;
-  const cache = api ? await cachePrefixes(input.checkout, units, profile) : undefined;
+  // A model API caches a request's shared prefix: each pair's is chosen, and units sharing one run together (docs/harnesses.md, "Prompt caching").
+  const prefixed = isApiHarness(profile.harness) ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
+  const units = prefixed ? orderForCache(prefixed.units, input.concurrency) : planned;
+  const cache = prefixed?.report;
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);

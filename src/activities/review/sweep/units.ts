@@ -76,7 +76,7 @@ export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[
 }
 
 /** The part of a unit's model-API request that neighbouring units repeat: a pair's criterion, a bundle's note. */
-export const sharedPrefixOf = (unit: SweepUnit): string => (unit.criteria.length > 1 ? `note\0${unit.note}` : `criterion\0${unit.criteria[0]?.id ?? ''}`);
+export const sharedPrefixOf = (unit: SweepUnit): string => (unit.criteria.length > 1 || unit.cachePrefix === 'note' ? `note\0${unit.note}` : `criterion\0${unit.criteria[0]?.id ?? ''}`);
 
 /**
  * The order a model-API sweep asks its units in, so requests sharing a cached prefix follow one
