@@ -63,6 +63,7 @@ const textOf = async (path: string) => texts.get(path) ?? texts.set(path, await 
 const inputsOf = async (unit: SweepUnit): Promise<ReviewInputs> => ({
   note: { path: unit.note, text: await textOf(unit.note) },
   criteria: await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, path: criterion.path, text: await textOf(criterion.path) }))),
+  ...(unit.cachePrefix && { cachePrefix: unit.cachePrefix }),
 });
 const pairUnits = planUnits(sample, 'pair');
 const bundleUnits = planUnits(sample, 'bundle', await bundleSizes(checkout, sample));

@@ -177,29 +177,6 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(agentRequests(setup.standIn)).toHaveLength(1);
   });
 
-  test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
-    // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of
-    // this file let the time-skipping server's clock run far ahead of the worker's).
-    const setup = await apiSweep(api, reply.usageLimit(), reply.review('pass'));
-    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-    await worker.runUntil(async () => {
-      // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.
-      const stopped = async (input: SweepInput) => {
-        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
-        let progress: SweepProgress | undefined;
-        await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
-        return { handle, progress: progress! };
-      };
-      const first = await stopped({ ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] });
-      expect(first.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
-      const second = await stopped({ ...setup.input('pair'), profile: `${setup.profile}-twin`, notes: [exampleNotes[1]!], gates: ['sentence/stock-phrases'] });
-      expect(second.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
-      expect(second.progress.stops[0]!.reason).toMatch(/not launched/);
-      expect(agentRequests(setup.standIn)).toHaveLength(1);
-      await Promise.all([first.handle, second.handle].map((handle) => handle.terminate('test over').catch(() => undefined)));
-    });
-  });
-
   test('an answer whose limit headers leave under a tenth of a window halves the sweep\'s concurrency for its next batches', async () => {
     const headers: Record<string, string> =
       api === 'anthropic'
@@ -250,5 +227,32 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(result).toMatch(/\n- Result: fail\n- ## sentence\/stock-phrases\n\nResult: pass\n$/);
     // The note went as data: its closing tag could not end the block.
     expect(JSON.stringify(agentRequests(setup.standIn)[0]!.json)).toContain('<\\\\/note>');
+  });
+});
+
+// Last in the file: a run left stopped on a closed gate keeps the time-skipping server from skipping
+// the relaunch rule's waits in the tests after it.
+describe.each(['anthropic', 'openai'] as const)('the %s executor\'s account', (api) => {
+  test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
+    // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of
+    // this file let the time-skipping server's clock run far ahead of the worker's).
+    const setup = await apiSweep(api, reply.usageLimit(), reply.review('pass'));
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    await worker.runUntil(async () => {
+      // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.
+      const stopped = async (input: SweepInput) => {
+        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+        let progress: SweepProgress | undefined;
+        await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+        return { handle, progress: progress! };
+      };
+      const first = await stopped({ ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] });
+      expect(first.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      const second = await stopped({ ...setup.input('pair'), profile: `${setup.profile}-twin`, notes: [exampleNotes[1]!], gates: ['sentence/stock-phrases'] });
+      expect(second.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      expect(second.progress.stops[0]!.reason).toMatch(/not launched/);
+      expect(agentRequests(setup.standIn)).toHaveLength(1);
+      await Promise.all([first.handle, second.handle].map((handle) => handle.terminate('test over').catch(() => undefined)));
+    });
   });
 });
