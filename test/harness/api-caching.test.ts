@@ -45,6 +45,24 @@ describe('the Messages stand-in\'s prompt cache', () => {
     expect(second.cache_creation_input_tokens).toBeLessThan(320);
   });
 
+  test('a conversation whose breakpoint moves to its newest message reads the prefix the turn before wrote (the API looks back over earlier block boundaries)', async () => {
+    const standIn = await start('anthropic', reply.text('ok'));
+    standIn.cache.minimumTokens = 100;
+    standIn.cache.countAll = true;
+    const turn = (count: number) => ({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      tools: [{ name: 'Read', input_schema: { type: 'object' } }],
+      system: [block(300, 'system', '5m')],
+      messages: Array.from({ length: count }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: [{ ...block(200, `turn ${index}`), ...(index === count - 1 && { cache_control: { type: 'ephemeral' } }) }] })),
+    });
+    const first = await messages(standIn, turn(1));
+    const second = await messages(standIn, turn(3));
+    expect(first.cache_read_input_tokens).toBe(0);
+    expect(second.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
+    expect(second.cache_creation_input_tokens).toBeGreaterThan(400);
+  });
+
   test('a 5-minute entry expires five minutes after its last use; an hour-long one is still read, and its writes are counted as 1h', async () => {
     const standIn = await start('anthropic', reply.review('pass'));
     standIn.cache.minimumTokens = 100;

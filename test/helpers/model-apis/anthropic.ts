@@ -63,6 +63,8 @@ interface AnthropicInputUsage {
 }
 
 const TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+/** How many block boundaries before a breakpoint the API looks back for a cached prefix. */
+const LOOKBACK_BLOCKS = 20;
 type Ttl = keyof typeof TTL_MS;
 
 /** A block's breakpoint: its `cache_control`'s lifetime, or none. */
@@ -75,21 +77,23 @@ function breakpointOf(block: Json): Ttl | undefined {
 /**
  * Input tokens as the API counts them. The request is read in cache order (tools, system blocks,
  * messages); each `cache_control` block ends a prefix. The longest prefix still in the cache (same
- * model, not expired) is read; the rest through the last breakpoint is written, each stretch at the
+ * model, not expired), at a breakpoint or at one of the 20 block boundaries before one, is read; the rest through the last breakpoint is written, each stretch at the
  * lifetime of the breakpoint that ends it, when the prefix it ends is at least the model's minimum.
  * A read or a write (re)starts the entry's lifetime. `input_tokens` are what is neither.
  */
 function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
   const parts: { text: string; breakpoint: Ttl | undefined }[] = [];
-  if (Array.isArray(body.tools)) for (const tool of body.tools as Json[]) parts.push({ text: JSON.stringify(tool), breakpoint: breakpointOf(tool) });
+  // A block's cache_control is no part of what is cached: a block reads the same with or without it.
+  const content = (block: Json) => JSON.stringify({ ...block, cache_control: undefined });
+  if (Array.isArray(body.tools)) for (const tool of body.tools as Json[]) parts.push({ text: content(tool), breakpoint: breakpointOf(tool) });
   const system = body.system;
   if (typeof system === 'string') parts.push({ text: system, breakpoint: undefined });
   else if (Array.isArray(system)) for (const block of system as Json[]) parts.push({ text: String(block.text ?? ''), breakpoint: breakpointOf(block) });
   if (Array.isArray(body.messages)) {
     for (const message of body.messages as Json[]) {
-      const content = message.content;
-      if (typeof content === 'string') parts.push({ text: content, breakpoint: undefined });
-      else if (Array.isArray(content)) for (const block of content as Json[]) parts.push({ text: JSON.stringify(block), breakpoint: breakpointOf(block) });
+      const blocks = message.content;
+      if (typeof blocks === 'string') parts.push({ text: blocks, breakpoint: undefined });
+      else if (Array.isArray(blocks)) for (const block of blocks as Json[]) parts.push({ text: content(block), breakpoint: breakpointOf(block) });
     }
   }
   const total = parts.reduce((sum, part) => sum + tokensOf(part.text), 0);
@@ -97,15 +101,26 @@ function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
   const now = cache.now();
   const hash = createHash('sha256');
   let tokens = 0;
-  const ends: { key: string; tokens: number; ttl: Ttl }[] = [];
+  const boundaries: { key: string; tokens: number }[] = [];
+  const ends: { key: string; tokens: number; ttl: Ttl; index: number }[] = [];
   for (const part of parts) {
     hash.update(`${part.text}\0`);
     tokens += tokensOf(part.text);
-    if (part.breakpoint !== undefined && tokens >= minimum) ends.push({ key: `anthropic ${String(body.model)} ${hash.copy().digest('hex')}`, tokens, ttl: part.breakpoint });
+    boundaries.push({ key: `anthropic ${String(body.model)} ${hash.copy().digest('hex')}`, tokens });
+    if (part.breakpoint !== undefined && tokens >= minimum) ends.push({ ...boundaries.at(-1)!, ttl: part.breakpoint, index: boundaries.length - 1 });
   }
+  // As the API does, each breakpoint also finds an entry written at any of the ~20 block boundaries before it.
   let read = 0;
   const readable = (key: string) => (cache.expiresAt.get(key) ?? 0) > now && (cache.readableAt?.get(key) ?? 0) <= now;
-  for (const end of ends) if (readable(end.key)) read = end.tokens;
+  for (const end of ends) {
+    for (let index = end.index; index >= Math.max(0, end.index - LOOKBACK_BLOCKS); index--) {
+      const boundary = boundaries[index]!;
+      if (readable(boundary.key)) {
+        read = Math.max(read, boundary.tokens);
+        break;
+      }
+    }
+  }
   const written = { '5m': 0, '1h': 0 };
   let from = read;
   for (const end of ends) {
