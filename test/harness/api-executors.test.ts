@@ -9,6 +9,7 @@ import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { launchCost } from '../../src/harness/prices.js';
 import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { scratch, waitFor } from '../helpers/fake.js';
@@ -131,6 +132,12 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(summary.counts.tokens?.cacheRead ?? 0).toBeGreaterThan(0);
     if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
     expect(summary.counts.costUsd).toBeGreaterThan(0);
+    // Spend counts exactly what the stand-in counted: every cache token, priced at its own rate.
+    const counted = agentRequests(setup.standIn).map((request) => request.usage!);
+    const sum = (pick: (usage: (typeof counted)[number]) => number) => counted.reduce((total, usage) => total + pick(usage), 0);
+    expect(summary.counts.tokens).toMatchObject({ cacheRead: sum((usage) => usage.cacheRead), cacheWrite: sum((usage) => usage.cacheWrite), output: sum((usage) => usage.output) });
+    const priced = counted.map((usage) => launchCost({ model: models[api], costUsd: null, usage: { inputTokens: usage.input + (api === 'openai' ? usage.cacheRead : 0), outputTokens: usage.output, cacheReadTokens: usage.cacheRead, cacheWriteTokens: usage.cacheWrite } }).costUsd!);
+    expect(summary.counts.costUsd).toBeCloseTo(priced.reduce((total, cost) => total + cost, 0), 12);
     const result = await readFile(join(setup.checkout, before[0]!.resultPath), 'utf8');
     expect(result).toContain(`profile: ${setup.profile}\n`);
     expect(result).toContain(`model: ${models[api]}\n`);
