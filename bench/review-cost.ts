@@ -7,8 +7,8 @@
 //                          each model's minimum, an entry readable 1 s after its write). Each answer is
 //                          a structured review filled as a real one would be (verdicts and findings
 //                          drawn per pair, below). The sweep's timing is simulated on the cache's
-//                          clock: 16 launches at once, a wave every 4 s. A pair's request puts its
-//                          criterion or its note first; three unit orders: as selected (note by
+//                          clock: 16 launches at once, a wave every 4 s. A request puts its criteria
+//                          or its note first; three unit orders: as selected (note by
 //                          note), grouped by shared prefix, and grouped and dealt into 16 lanes; and
 //                          the units as a sweep prepares them (src/activities/review/sweep/).
 //   claude pair, claude-lean pair, claude bundle
@@ -129,6 +129,7 @@ function dollars(tally: Tally, model: string, how: 'cached' | 'uncached' | 'batc
 type Order = 'as selected' | 'grouped' | 'grouped, 16 lanes';
 const ordered = (units: SweepUnit[], order: Order) => (order === 'as selected' ? units : orderForCache(units, order === 'grouped' ? 1 : CONCURRENCY));
 const noteFirst = (units: SweepUnit[]) => units.map((unit): SweepUnit => (unit.criteria.length === 1 ? { ...unit, cachePrefix: 'note' } : unit));
+const criteriaFirst = (units: SweepUnit[]) => units.map((unit): SweepUnit => (unit.criteria.length > 1 ? { ...unit, cachePrefix: 'criteria' } : unit));
 /** The units as a sweep on this model prepares them: each pair's prefix chosen, grouped and dealt into lanes. */
 const asPrepared = async (units: SweepUnit[], model: string) => orderForCache((await planCachePrefixes(checkout, units, { name: 'bench', harness: 'anthropic', model, flags: [], timeoutMs: 60_000, attempts: 1, env: {} })).units, CONCURRENCY);
 
@@ -194,13 +195,14 @@ const rows: { tally: Tally; minimum: number; priced: (keyof typeof models)[]; pr
 for (const order of orders) {
   rows.push({ tally: await apiRoute(models.sonnet, ordered(pairUnits, order), `API pair, criterion first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
   rows.push({ tally: await apiRoute(models.sonnet, ordered(noteFirst(pairUnits), order), `API pair, note first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
-  rows.push({ tally: await apiRoute(models.sonnet, ordered(bundleUnits, order), `API bundle (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+  rows.push({ tally: await apiRoute(models.sonnet, ordered(bundleUnits, order), `API bundle, note first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+  rows.push({ tally: await apiRoute(models.sonnet, ordered(criteriaFirst(bundleUnits), order), `API bundle, criteria first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
 }
 for (const [model, priced] of [[models.sonnet, ['sonnet']], [models.haiku, ['opus', 'haiku']]] as const) {
   const minimum = minimumCacheableTokens('anthropic', model)!;
   for (const [grouping, units] of [['pair', pairUnits], ['bundle', bundleUnits]] as const) {
     const prepared = await asPrepared(units, model);
-    const first = grouping === 'bundle' ? '' : prepared.some((unit) => unit.cachePrefix === 'note') ? ', note first' : ', criterion first';
+    const first = grouping === 'bundle' ? (prepared.some((unit) => unit.cachePrefix === 'criteria') ? ', criteria first' : ', note first') : prepared.some((unit) => unit.cachePrefix === 'note') ? ', note first' : ', criterion first';
     rows.push({ tally: await apiRoute(model, prepared, `API ${grouping}${first} (as a sweep prepares it)`), minimum, priced: [...priced], prepared: true });
   }
 }

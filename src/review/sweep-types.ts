@@ -25,11 +25,15 @@ export interface SweepUnit {
   lens: string;
   criteria: UnitCriterion[];
   /**
-   * On a model API, what a pair's request puts first for the prompt cache when it is its note (the
-   * sweep then goes note-major): chosen at prepare time by which caches more (docs/harnesses.md).
+   * On a model API, what the request puts first for the prompt cache when the sweep chose it: a
+   * pair's note (the sweep then goes note-major) or a bundle's criteria (lens by lens); absent: a
+   * pair's criterion, a bundle's note. Chosen at prepare time by which caches more (docs/harnesses.md).
    */
-  cachePrefix?: 'note';
+  cachePrefix?: CachePrefix;
 }
+
+/** The part of a model-API review request that goes first, before the cache breakpoint. */
+export type CachePrefix = 'note' | 'criteria';
 
 export interface SweepOptions {
   notes: string[];

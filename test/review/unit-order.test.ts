@@ -112,11 +112,25 @@ describe('what a model-API pair puts first', () => {
     expect(planned.report).toMatchObject({ prefixes: 2, below: 0 });
   });
 
+  test('bundles whose lens criteria outweigh their notes put the criteria first and go lens by lens: every note\'s bundle of a lens in turn', async () => {
+    const bundles = planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'frontmatter/w']), 'bundle');
+    const root = await files(300, 1500);
+    await writeFile(join(root, 'kb', 'instructions', 'review-gates', 'frontmatter', 'w.md'), 'criterion text '.repeat(400));
+    const planned = await planCachePrefixes(root, bundles, sonnet);
+    expect(planned.units.map((unit) => unit.cachePrefix)).toEqual(['criteria', 'criteria', 'criteria']);
+    expect(planned.report).toMatchObject({ prefixes: 1, below: 0 });
+    const notesFirst = await planCachePrefixes(await files(3000, 100), bundles, sonnet);
+    expect(notesFirst.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
+  });
+
   test('a note-first pair\'s prompt says so, and its request puts the note before the criterion', () => {
     const unit: SweepUnit = { ...units()[0]!, cachePrefix: 'note' };
     expect(reviewPrompt({ unit, grouping: 'pair', noteInput: 'inputs/note.md', criterionInputs: { 'frontmatter/x': 'inputs/c.md' }, output: 'review.md', findings: [] })).toContain('\ncache-prefix = note\n');
-    const parts = requestParts({ grouping: 'pair', pairPrefix: 'note', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'the criterion' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
+    const parts = requestParts({ grouping: 'pair', prefix: 'note', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'the criterion' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
     expect(parts.shared).toMatch(/^<note path="kb\/notes\/a.md">/);
     expect(parts.unit).toMatch(/^<criterion id="frontmatter\/x">/);
+    const bundle = requestParts({ grouping: 'bundle', prefix: 'criteria', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'one' }, { id: 'frontmatter/w', text: 'two' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
+    expect(bundle.shared).toMatch(/^<criterion id="frontmatter\/x">[^]*<criterion id="frontmatter\/w">[^]*<\/criterion>$/);
+    expect(bundle.unit).toMatch(/^<note path="kb\/notes\/a.md">[^]*Criteria, in order: frontmatter\/x, frontmatter\/w\./);
   });
 });

@@ -53,8 +53,8 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   lines.push('Write nothing else and change no other file.', '');
   lines.push(...findingsBlock(input.findings));
   lines.push('job = gate-review', `grouping = ${input.grouping}`, `note = ${unit.note}`, `note-input = ${input.noteInput}`);
-  // A model-API pair whose sweep goes note-major puts its note first (src/harness/executors/api-review.ts).
-  if (unit.cachePrefix === 'note' && input.grouping === 'pair') lines.push('cache-prefix = note');
+  // What a model-API request puts first for the cache, when the sweep chose it (src/harness/executors/api-review.ts).
+  if (unit.cachePrefix !== undefined) lines.push(`cache-prefix = ${unit.cachePrefix}`);
   for (const criterion of unit.criteria) {
     lines.push(`criterion = ${criterion.id}`, `criterion-input = ${input.criterionInputs[criterion.id]}`);
   }

@@ -17,6 +17,7 @@ import { launchCost } from '../prices.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { estimateTokens } from '../prompt-cache.js';
 import type { HarnessReport, RateLimitInfo, TokenUsage } from '../report.js';
+import type { CachePrefix } from '../../review/sweep-types.js';
 
 /** The tool (Anthropic) and schema name (OpenAI) the answer is recorded through. */
 export const RECORD_REVIEW = 'record_review';
@@ -32,8 +33,8 @@ export interface ReviewCriterion {
 /** One review launch as a model-API request sees it. */
 export interface ReviewRequest {
   grouping: 'pair' | 'bundle';
-  /** What a pair's request puts first, for the cache: its criterion (the default) or its note (the prompt's `cache-prefix = note`). */
-  pairPrefix?: 'note' | 'criterion';
+  /** What the request puts first for the cache when the sweep chose it (the prompt's `cache-prefix`); absent: a pair's criterion, a bundle's note. */
+  prefix?: CachePrefix;
   note: string;
   noteText: string;
   criteria: ReviewCriterion[];
@@ -127,7 +128,7 @@ export async function reviewRequest(input: LaunchInput): Promise<ReviewRequest> 
   }
   return {
     grouping: values('grouping')[0] === 'bundle' ? 'bundle' : 'pair',
-    ...(values('cache-prefix')[0] === 'note' && { pairPrefix: 'note' as const }),
+    ...((values('cache-prefix')[0] === 'note' || values('cache-prefix')[0] === 'criteria') && { prefix: values('cache-prefix')[0] as CachePrefix }),
     note,
     noteText: await inputText(input, noteInput),
     criteria,
@@ -144,15 +145,16 @@ const criterionBlock = (criterion: ReviewCriterion) => delimited('criterion', `i
 const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request.note}"`, request.noteText);
 
 /**
- * The request in two parts: `shared` is what the sweep's neighbouring units repeat (the criterion of
- * a pair, which a criterion-major sweep sends again for every note; the note of a bundle, which its
- * lenses send again, or of a pair whose sweep goes note-major: `pairPrefix`), and goes first with
- * the cache breakpoint; `unit` is the rest.
+ * The request in two parts: `shared` is what the sweep's neighbouring units repeat, and goes first
+ * with the cache breakpoint — by default the criterion of a pair (a criterion-major sweep sends it
+ * again for every note) and the note of a bundle (its lenses send it again); the other way round when
+ * the sweep chose so (`prefix`: a note-major pair sweep, or bundles whose criteria recur over notes);
+ * `unit` is the rest.
  */
 export function requestParts(request: ReviewRequest): { shared: string; unit: string } {
   const expected = `Criteria, in order: ${request.criteria.map((criterion) => criterion.id).join(', ')}. Verdicts allowed: ${request.outcomes.join(', ')}.`;
   const refusals = request.refusals.length > 0 ? ['Your previous answer was refused by the check; fix these:', ...request.refusals.map((item) => `- ${item}`), ''] : [];
-  if (request.grouping === 'pair' && request.pairPrefix !== 'note') {
+  if ((request.prefix ?? (request.grouping === 'pair' ? 'criteria' : 'note')) === 'criteria') {
     return { shared: request.criteria.map(criterionBlock).join('\n\n'), unit: [noteBlock(request), '', ...refusals, expected].join('\n') };
   }
   return { shared: noteBlock(request), unit: [...request.criteria.map(criterionBlock), '', ...refusals, expected].join('\n\n') };
@@ -169,9 +171,9 @@ export function cachedPrefixTokens(harness: HarnessName, shared: string): number
 }
 
 /** The shared part of a unit's request, from its note and criteria texts (the prepare-time twin of `requestParts`). */
-export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[], pairPrefix?: 'note' | 'criterion'): string {
+export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[], prefix?: CachePrefix): string {
   const grouping = criteria.length > 1 ? 'bundle' : 'pair';
-  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [], ...(pairPrefix && { pairPrefix }) }).shared;
+  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [], ...(prefix && { prefix }) }).shared;
 }
 
 /** A key that sends requests sharing a prefix to the same OpenAI cache (`prompt_cache_key`). */

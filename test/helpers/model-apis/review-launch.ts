@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createHarnessActivities } from '../../../src/activities/harness/launch.js';
 import { reviewPrompt } from '../../../src/activities/review/prompt.js';
 import type { LaunchResult } from '../../../src/harness/launch-contract.js';
+import type { CachePrefix } from '../../../src/review/sweep-types.js';
 import { parseProfiles } from '../../../src/harness/profiles.js';
 import { fakeHarnessPath } from '../../../src/worker.js';
 import type { StandIn } from './stand-in.js';
@@ -15,8 +16,8 @@ import type { StandIn } from './stand-in.js';
 export interface ReviewInputs {
   note: { path: string; text: string };
   criteria: { id: string; path: string; text: string }[];
-  /** A pair whose sweep put its note first for the cache (`SweepUnit.cachePrefix`). */
-  cachePrefix?: 'note';
+  /** What the sweep chose to put first for the cache (`SweepUnit.cachePrefix`). */
+  cachePrefix?: CachePrefix;
 }
 
 export interface ApiProfileOptions {

@@ -75,8 +75,11 @@ export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[
   return { bytes: (file) => bytes.get(file) ?? 0, cap: BUNDLE_CAP_BYTES };
 }
 
-/** The part of a unit's model-API request that neighbouring units repeat: a pair's criterion, a bundle's note. */
-export const sharedPrefixOf = (unit: SweepUnit): string => (unit.criteria.length > 1 || unit.cachePrefix === 'note' ? `note\0${unit.note}` : `criterion\0${unit.criteria[0]?.id ?? ''}`);
+/** The part of a unit's model-API request that neighbouring units repeat: by default a pair's criterion, a bundle's note (`cachePrefix` says otherwise). */
+export function sharedPrefixOf(unit: SweepUnit): string {
+  const first = unit.cachePrefix ?? (unit.criteria.length > 1 ? 'note' : 'criteria');
+  return first === 'note' ? `note\0${unit.note}` : `criteria\0${unit.criteria.map((criterion) => criterion.id).join('\0')}`;
+}
 
 /**
  * The order a model-API sweep asks its units in, so requests sharing a cached prefix follow one
