@@ -8,7 +8,10 @@ export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens?: number;
+  /** Every token written to the prompt cache, whatever its lifetime. */
   cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written for an hour (Anthropic `ttl: "1h"`, priced at 2× input; the rest at 1.25×). */
+  cacheWrite1hTokens?: number;
 }
 
 export interface LaunchInput {

@@ -16,8 +16,10 @@ export interface ModelPrice {
   output: number;
   /** Tokens read from the prompt cache. */
   cacheRead: number;
-  /** Tokens written to the prompt cache (Anthropic's 5-minute writes); OpenAI charges no writes. */
+  /** Tokens written to the prompt cache (Anthropic's 5-minute writes, 1.25× input); OpenAI charges no writes. */
   cacheWrite: number;
+  /** Tokens written to the prompt cache for an hour (Anthropic's `ttl: "1h"`, 2× input). */
+  cacheWrite1h: number;
   /**
    * How the provider counts input: Anthropic's `input_tokens` exclude the cache's tokens; OpenAI's
    * `input_tokens` include the cached ones (codex reports them as `cached_input_tokens`).
@@ -25,8 +27,8 @@ export interface ModelPrice {
   inputIncludesCacheRead: boolean;
 }
 
-const anthropic = (input: number, output: number): ModelPrice => ({ input, output, cacheRead: input / 10, cacheWrite: input * 1.25, inputIncludesCacheRead: false });
-const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, cacheWrite: 0, inputIncludesCacheRead: true });
+const anthropic = (input: number, output: number): ModelPrice => ({ input, output, cacheRead: input / 10, cacheWrite: input * 1.25, cacheWrite1h: input * 2, inputIncludesCacheRead: false });
+const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, cacheWrite: 0, cacheWrite1h: 0, inputIncludesCacheRead: true });
 
 /**
  * Prices by model ID as the harnesses report them (claude's `modelUsage` keys, pi's message model)
@@ -74,8 +76,10 @@ export function launchCost(launch: { model: string | null; usage: TokenUsage | n
   if (launch.costUsd !== null && Number.isFinite(launch.costUsd)) return { costUsd: launch.costUsd, source: 'harness' };
   const price = priceOf(launch.model);
   if (price === undefined || launch.usage === null) return { costUsd: null, source: 'unknown' };
-  const { inputTokens, outputTokens, cacheReadTokens = 0, cacheWriteTokens = 0 } = launch.usage;
+  const { inputTokens, outputTokens, cacheReadTokens = 0, cacheWriteTokens = 0, cacheWrite1hTokens = 0 } = launch.usage;
   const uncached = price.inputIncludesCacheRead ? Math.max(0, inputTokens - cacheReadTokens) : inputTokens;
-  const micro = uncached * price.input + outputTokens * price.output + cacheReadTokens * price.cacheRead + cacheWriteTokens * price.cacheWrite;
+  // `cacheWriteTokens` counts every write; the hour-long ones among them are priced at their own rate.
+  const hour = Math.min(cacheWrite1hTokens, cacheWriteTokens);
+  const micro = uncached * price.input + outputTokens * price.output + cacheReadTokens * price.cacheRead + (cacheWriteTokens - hour) * price.cacheWrite + hour * price.cacheWrite1h;
   return { costUsd: micro / 1_000_000, source: 'price-table' };
 }

@@ -59,6 +59,8 @@ const profileSchema = z
       })
       .strict()
       .optional(),
+    /** An Anthropic profile's prompt-cache lifetime: `cache_control.ttl` on the shared prefix (5m writes cost 1.25× input, 1h writes 2×). */
+    'cache-ttl': z.enum(['5m', '1h']).optional(),
   })
   .strict()
   .superRefine((raw, ctx) => {
@@ -67,6 +69,9 @@ const profileSchema = z
       for (const key of ['api-key-env', 'max-output-tokens'] as const) {
         if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
       }
+    }
+    if (raw['cache-ttl'] !== undefined && raw.harness !== 'anthropic') {
+      ctx.addIssue({ code: 'custom', path: ['cache-ttl'], message: 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)' });
     }
   });
 
@@ -100,6 +105,8 @@ export interface Profile {
   maxOutputTokens?: number;
   /** The routes a sweep may use instead of this profile, per criterion, where a calibration record backs them. */
   calibratedRoutes?: CalibratedRoutes;
+  /** An Anthropic profile's `cache_control.ttl`; absent: the API's default (5 minutes). */
+  cacheTtl?: '5m' | '1h';
 }
 
 export interface CalibratedRoutes {
@@ -146,6 +153,7 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       ...(raw['calibrated-routes'] !== undefined && {
         calibratedRoutes: { reference: raw['calibrated-routes'].reference, minKappa: raw['calibrated-routes']['min-kappa'], candidates: raw['calibrated-routes'].candidates },
       }),
+      ...(raw['cache-ttl'] !== undefined && { cacheTtl: raw['cache-ttl'] }),
     });
   }
   const unknown = [...profiles.values()].flatMap((profile) =>

@@ -1,5 +1,6 @@
 import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
+import type { CachePrefixReport } from '../harness/prompt-cache.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
 import { addTotals, emptyTokens, type SpendTotals } from '../runs/spend.js';
@@ -25,7 +26,16 @@ export interface SweepUnit {
   criteria: UnitCriterion[];
   /** The profile per-criterion routing chose for this unit's criteria, when not the sweep's (docs/review-compare.md). */
   profile?: string;
+  /**
+   * On a model API, what the request puts first for the prompt cache when the sweep chose it: a
+   * pair's note (the sweep then goes note-major) or a bundle's criteria (lens by lens); absent: a
+   * pair's criterion, a bundle's note. Chosen at prepare time by which caches more (docs/harnesses.md).
+   */
+  cachePrefix?: CachePrefix;
 }
+
+/** The part of a model-API review request that goes first, before the cache breakpoint. */
+export type CachePrefix = 'note' | 'criteria';
 
 export interface SweepOptions {
   notes: string[];
@@ -69,6 +79,8 @@ export interface PreparedSweep {
   pairs: number;
   units: number;
   batches: number;
+  /** On a model API: the units' shared prefixes against the model's minimum cacheable length. */
+  cachePrefixes?: CachePrefixReport;
 }
 
 /** What code read from the checkout for one attempt: the inputs' digests the result must still match. */
@@ -167,6 +179,8 @@ export interface SweepProgress extends LifecycleProgress {
   /** The batch child running now, for its finer progress. */
   currentBatch?: string;
   counts: SweepCounts;
+  /** On a model API: the shared prefixes below the model's minimum cacheable length, which caching silently skips. */
+  cachePrefixes?: CachePrefixReport;
 }
 
 export interface SweepSummary extends SweepProgress {

@@ -13,14 +13,31 @@ export interface QuotaProfile {
   /** The profile's `account` key: profiles that share a login or an API key name the same account. */
   account?: string;
   env?: Record<string, string>;
+  /** A model-API profile's key variable and endpoint: the key is the account. */
+  apiKeyEnv?: string;
+  baseUrl?: string;
 }
+
+/** The key variable each model-API executor reads when its profile names none (src/harness/executors/). */
+export const DEFAULT_API_KEY_ENV: Readonly<Record<string, string>> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
 
 /**
  * The account a profile's launches draw from: `<harness>/<account>`, the profile's `account` key or
- * else its name. A profile played by the fake harness through a scenario is an account of its own per
- * scenario (the scenario is the fake's whole world), so runs of separate scenarios never share a gate.
+ * else its name. A model-API profile without an `account` key draws from its key: the variable that
+ * holds it and the endpoint it is sent to (`anthropic/key:ANTHROPIC_API_KEY`, with `@<base-url>` when
+ * the profile names one), so every profile on one key shares one gate. A profile played by the fake
+ * harness through a scenario is an account of its own per scenario (the scenario is the fake's whole
+ * world), so runs of separate scenarios never share a gate.
  */
 export function quotaAccount(profile: QuotaProfile): string {
+  const keyEnv = profile.account === undefined ? (profile.apiKeyEnv ?? DEFAULT_API_KEY_ENV[profile.harness]) : undefined;
+  if (keyEnv === undefined) return profileAccount(profile);
+  const endpoint = profile.baseUrl?.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
+  return `${profile.harness}/key:${keyEnv}${endpoint ? `@${endpoint}` : ''}`;
+}
+
+/** The account by the profile's `account` key or name alone: every profile's before model-API accounts were keys (runs begun then keep it). */
+export function profileAccount(profile: QuotaProfile): string {
   const base = `${profile.harness}/${profile.account ?? profile.name}`;
   const scenario = profile.env?.['COMMONPLACE_FAKE_SCENARIO'];
   return scenario ? `${base}~${shortHash(scenario)}` : base;

@@ -62,6 +62,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
         batch: state.batch,
         ...(state.currentBatch !== undefined && { currentBatch: state.currentBatch }),
         counts: state.counts,
+        ...(state.prepared?.cachePrefixes !== undefined && { cachePrefixes: state.prepared.cachePrefixes }),
       }),
     },
     resume: sweepResumeUpdate,

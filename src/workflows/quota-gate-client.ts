@@ -10,13 +10,23 @@
 import { isCancellation, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { AskOutcome, LaunchInput } from '../harness/launch-contract.js';
-import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../runs/quota.js';
+import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, profileAccount, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../runs/quota.js';
 import type { Stop, StopOf } from '../runs/stop.js';
 import { CommonplaceKind } from '../search-attributes.js';
 import { quotaChangedSignal } from './quota-gate.js';
 
 /** Runs begun before the quota gates launched without consulting one; this patch marks runs that consult it. */
 export const QUOTA_GATE_PATCH = 'quota-gate';
+
+/** Runs begun before a model-API profile's account was its key kept the profile's name as the account; this patch marks runs that use the key. */
+export const API_KEY_ACCOUNT_PATCH = 'api-key-account';
+
+/** The account of a launch's profile: its key for a model-API profile without an `account` key (asked only of those, so other runs' histories are unchanged). */
+function accountOf(profile: LaunchInput['profile']): string {
+  const byKey = quotaAccount(profile);
+  if (byKey === profileAccount(profile)) return byKey;
+  return patched(API_KEY_ACCOUNT_PATCH) ? byKey : profileAccount(profile);
+}
 
 const { quotaSubscribe, quotaLimit, quotaOpen } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 10 } });
 
@@ -84,7 +94,7 @@ function closedOutcome(state: QuotaState, input: LaunchInput): AskOutcome {
  */
 export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome | undefined> {
   if (!patched(QUOTA_GATE_PATCH)) return undefined;
-  const account = quotaAccount(input.profile);
+  const account = accountOf(input.profile);
   await subscribed(account);
   const state = copies.get(account);
   return state !== undefined && isClosed(state, Date.now()) ? closedOutcome(state, input) : undefined;
@@ -96,7 +106,7 @@ export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome |
  */
 export async function reportUsageLimit(input: LaunchInput, outcome: Extract<AskOutcome, { status: 'usage-limit' }>): Promise<AskOutcome> {
   if (!patched(QUOTA_GATE_PATCH)) return outcome;
-  const account = quotaAccount(input.profile);
+  const account = accountOf(input.profile);
   await subscribed(account);
   merge(await unlessUnreachable(`report a limit to ${account}`, () =>
         quotaLimit.executeWithOptions({ summary: `report a usage limit to the quota gate of ${account}` }, [

@@ -9,6 +9,7 @@ import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { launchCost } from '../../src/harness/prices.js';
 import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { scratch, waitFor } from '../helpers/fake.js';
@@ -22,6 +23,7 @@ const { env } = useTimeSkippingServer();
 const KEY_ENV = 'COMMONPLACE_TEST_MODEL_API_KEY';
 const gates = ['frontmatter/*', 'sentence/*'];
 const models = { anthropic: 'claude-haiku-4-5', openai: 'gpt-5-mini' } as const;
+const twinModels = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5.1' } as const;
 type Api = keyof typeof models;
 
 let standIns: StandIn[] = [];
@@ -50,6 +52,8 @@ interface ApiSweep {
   standIn: StandIn;
   dir: string;
   input: (grouping: Grouping) => SweepInput;
+  /** The quota account of the profile and its twin: the key's. */
+  account: string;
 }
 
 let sweeps = 0;
@@ -64,7 +68,12 @@ async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Pr
   const dir = await scratch();
   const profilesFile = join(dir, 'worker-profiles.yaml');
   const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
-  await writeFile(profilesFile, stringify({ profiles: { [profile]: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }));
+  // A key variable of its own per test: the key (with the endpoint) is the quota account, so a limit one test provokes closes no gate of another.
+  const keyEnv = `${KEY_ENV}_${process.pid}_${sweeps}`;
+  process.env[keyEnv] = 'stand-in-key';
+  const raw = { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': keyEnv, timeout: '1m', 'max-output-tokens': 1024 };
+  // A twin profile on the same key (another model): the same account.
+  await writeFile(profilesFile, stringify({ profiles: { [profile]: raw, [`${profile}-twin`]: { ...raw, model: twinModels[api] } } }));
   const input = (grouping: Grouping): SweepInput => ({
     checkout,
     runId: uniqueId('API').replace(/\//g, '-'),
@@ -77,7 +86,7 @@ async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Pr
     autoResume: false,
     profilesFile,
   });
-  return { profile, checkout, standIn, dir, input };
+  return { profile, checkout, standIn, dir, input, account: quotaAccount({ name: profile, harness: api, apiKeyEnv: keyEnv, baseUrl }) };
 }
 
 async function completedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepSummary> {
@@ -123,6 +132,12 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(summary.counts.tokens?.cacheRead ?? 0).toBeGreaterThan(0);
     if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
     expect(summary.counts.costUsd).toBeGreaterThan(0);
+    // Spend counts exactly what the stand-in counted: every cache token, priced at its own rate.
+    const counted = agentRequests(setup.standIn).map((request) => request.usage!);
+    const sum = (pick: (usage: (typeof counted)[number]) => number) => counted.reduce((total, usage) => total + pick(usage), 0);
+    expect(summary.counts.tokens).toMatchObject({ cacheRead: sum((usage) => usage.cacheRead), cacheWrite: sum((usage) => usage.cacheWrite), output: sum((usage) => usage.output) });
+    const priced = counted.map((usage) => launchCost({ model: models[api], costUsd: null, usage: { inputTokens: usage.input + (api === 'openai' ? usage.cacheRead : 0), outputTokens: usage.output, cacheReadTokens: usage.cacheRead, cacheWriteTokens: usage.cacheWrite } }).costUsd!);
+    expect(summary.counts.costUsd).toBeCloseTo(priced.reduce((total, cost) => total + cost, 0), 12);
     const result = await readFile(join(setup.checkout, before[0]!.resultPath), 'utf8');
     expect(result).toContain(`profile: ${setup.profile}\n`);
     expect(result).toContain(`model: ${models[api]}\n`);
@@ -159,13 +174,32 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     const stop = progress.stops[0]!;
     expect(stop.kind).toBe('usage-limit');
     // The account's quota gate was closed: every run on this key waits for the reset.
-    const account = quotaAccount({ name: setup.profile, harness: api });
+    const { account } = setup;
+    expect(account).toMatch(new RegExp(`^${api}/key:COMMONPLACE_TEST_MODEL_API_KEY_\\d+_\\d+@127\\.0\\.0\\.1:\\d+`));
     expect((stop as { account?: string }).account).toBe(account);
     expect((await env().client.workflow.getHandle(quotaGateId(account)).describe()).type).toBe('quotaGate');
     const resetAt = Date.parse((stop as { resetAt?: string }).resetAt ?? '');
     expect(resetAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(resetAt).toBeLessThan(Date.now() + 3600_000 + 60_000);
     expect(agentRequests(setup.standIn)).toHaveLength(1);
+  });
+
+  test('an answer whose limit headers leave under a tenth of a window halves the sweep\'s concurrency for its next batches', async () => {
+    const headers: Record<string, string> =
+      api === 'anthropic'
+        ? { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '2000', 'anthropic-ratelimit-tokens-reset': new Date(Date.now() + 60_000).toISOString() }
+        : { 'x-ratelimit-limit-tokens': '100000', 'x-ratelimit-remaining-tokens': '2000', 'x-ratelimit-reset-tokens': '1m0s' };
+    const setup = await apiSweep(api, reply.review('pass', [], { headers }));
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/*'], batchSize: 1 };
+    const summary = await completedSweep(setup, input);
+    expect(summary.batches).toBeGreaterThan(1);
+    const events = (await env().client.workflow.getHandle(`gates/${input.runId}`).fetchHistory()).events ?? [];
+    const batches = events.flatMap((event) => {
+      const payload = event.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0]?.data;
+      return payload ? [JSON.parse(Buffer.from(payload).toString('utf8')) as { concurrency: number; pace?: { concurrency: number; warning: string } }] : [];
+    });
+    expect(batches[0]!.pace).toBeUndefined();
+    expect(batches[1]!.pace).toMatchObject({ concurrency: 1, warning: expect.stringMatching(/^tokens \(2000 of 100000 left\), resets /) });
   });
 
   test('a server error is a failed try: relaunched by the rule, and the next try\'s answer is accepted', async () => {
@@ -200,5 +234,32 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(result).toMatch(/\n- Result: fail\n- ## sentence\/stock-phrases\n\nResult: pass\n$/);
     // The note went as data: its closing tag could not end the block.
     expect(JSON.stringify(agentRequests(setup.standIn)[0]!.json)).toContain('<\\\\/note>');
+  });
+});
+
+// Last in the file: a run left stopped on a closed gate keeps the time-skipping server from skipping
+// the relaunch rule's waits in the tests after it.
+describe.each(['anthropic', 'openai'] as const)('the %s executor\'s account', (api) => {
+  test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
+    // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of
+    // this file let the time-skipping server's clock run far ahead of the worker's).
+    const setup = await apiSweep(api, reply.usageLimit(), reply.review('pass'));
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    await worker.runUntil(async () => {
+      // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.
+      const stopped = async (input: SweepInput) => {
+        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+        let progress: SweepProgress | undefined;
+        await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+        return { handle, progress: progress! };
+      };
+      const first = await stopped({ ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] });
+      expect(first.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      const second = await stopped({ ...setup.input('pair'), profile: `${setup.profile}-twin`, notes: [exampleNotes[1]!], gates: ['sentence/stock-phrases'] });
+      expect(second.progress.stops[0]).toMatchObject({ kind: 'usage-limit', account: setup.account });
+      expect(second.progress.stops[0]!.reason).toMatch(/not launched/);
+      expect(agentRequests(setup.standIn)).toHaveLength(1);
+      await Promise.all([first.handle, second.handle].map((handle) => handle.terminate('test over').catch(() => undefined)));
+    });
   });
 });

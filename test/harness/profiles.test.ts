@@ -45,6 +45,15 @@ describe('worker profiles', () => {
     expect(() => loadProfiles(badName)).toThrow(/profiles\.x\.api-key-env: an environment variable name/);
   });
 
+  test('an anthropic profile\'s cache-ttl is read as 5m or 1h; any other value, or the key on another harness, is refused naming it', async () => {
+    expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    cache-ttl: 1h\n')).get('x')).toMatchObject({ cacheTtl: '1h' });
+    expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n')).get('x')!.cacheTtl).toBeUndefined();
+    const twoHours = await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    cache-ttl: 2h\n');
+    expect(() => loadProfiles(twoHours)).toThrow(/profiles\.x\.cache-ttl/);
+    const onOpenai = await profilesFile('profiles:\n  x:\n    harness: openai\n    model: m\n    cache-ttl: 1h\n');
+    expect(() => loadProfiles(onOpenai)).toThrow(/profiles\.x\.cache-ttl: only an anthropic profile takes cache-ttl/);
+  });
+
   test('the quota account is read into the profile, and a bad account name is refused naming the key', async () => {
     expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: claude\n    account: team-max\n')).get('x')).toMatchObject({ account: 'team-max' });
     const bad = await profilesFile('profiles:\n  x:\n    harness: claude\n    account: Team Max\n');

@@ -1,5 +1,5 @@
 // The sweep's live progress line, as a pure function of its progress, the running batch and a clock.
-import { duration, progressLine, type RunningBatch } from '../../src/cli/review/sweep-format.js';
+import { duration, formatSummary, progressLine, type RunningBatch } from '../../src/cli/review/sweep-format.js';
 import { emptyCounts, type SweepCounts, type SweepProgress } from '../../src/review/sweep-types.js';
 import { emptyTokens } from '../../src/runs/spend.js';
 
@@ -64,4 +64,12 @@ test.each([
   [7_500_000, '2h05m'],
 ])('a duration of %i ms reads %s', (ms, text) => {
   expect(duration(ms)).toBe(text);
+});
+
+test('a model-API sweep whose units have prefixes below the cache minimum says how many, in the line and in the end-of-sweep report', () => {
+  const cachePrefixes = { model: 'claude-haiku-4-5', minimumTokens: 4096, prefixes: 3, below: 2, unitsBelow: 40, examples: [{ shared: 'kb/notes/short.md', tokens: 900, units: 20 }] };
+  expect(progressLine(progress({ cachePrefixes }), undefined, { now: start + 5000, startedAt: start })).toContain(' · 0 launches · 40/62 units below the cache minimum · elapsed 5s');
+  const summary = formatSummary({ ...progress({ status: 'completed', cachePrefixes }), runDir: 'run', problems: [] });
+  expect(summary).toContain("\n  prompt cache       40 units (2 of 3 shared prefixes) below claude-haiku-4-5's cache minimum of 4096 tokens: not cached; shortest kb/notes/short.md at ~900\n");
+  expect(progressLine(progress({ cachePrefixes: { ...cachePrefixes, below: 0, unitsBelow: 0, examples: [] } }), undefined, { now: start + 5000, startedAt: start })).not.toContain('cache');
 });

@@ -53,6 +53,8 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   lines.push('Write nothing else and change no other file.', '');
   lines.push(...findingsBlock(input.findings));
   lines.push('job = gate-review', `grouping = ${input.grouping}`, `note = ${unit.note}`, `note-input = ${input.noteInput}`);
+  // What a model-API request puts first for the cache, when the sweep chose it (src/harness/executors/api-review.ts).
+  if (unit.cachePrefix !== undefined) lines.push(`cache-prefix = ${unit.cachePrefix}`);
   for (const criterion of unit.criteria) {
     lines.push(`criterion = ${criterion.id}`, `criterion-input = ${input.criterionInputs[criterion.id]}`);
   }

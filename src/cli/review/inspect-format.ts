@@ -6,6 +6,7 @@ import { spendLine, tokensLine } from '../../runs/spend.js';
 import { shown } from '../shared/places.js';
 import { stopLines } from '../shared/stop-format.js';
 import type { Inspected, LaunchRecord } from './inspect-record.js';
+import { describeCachePrefixes } from '../../harness/prompt-cache.js';
 import { duration } from './sweep-format.js';
 import { runnable } from '../shared/command-line.js';
 
@@ -40,6 +41,7 @@ export function formatInspected(inspected: Inspected): string {
       const batch = sweep.currentBatch.progress;
       lines.push(`  running batch  ${sweep.currentBatch.workflowId}${batch ? `: ${batch.status}, ${batch.counts.pairsDone} pairs done, ${batch.left} units left, ${batch.inFlight} in flight` : ' (no answer to its progress query)'}`);
     }
+    if (sweep.cachePrefixes) lines.push(`  prompt cache   ${describeCachePrefixes(sweep.cachePrefixes)}`);
   }
   if (inspected.routing) {
     lines.push(`routing (${inspected.routing.profile}'s calibrated-routes: κ ≥ ${inspected.routing.minKappa} against ${inspected.routing.reference})`);

@@ -126,7 +126,7 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
     proposals: [],
     packet: null,
     ...(routing !== undefined && { routing }),
-    ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }) } }),
+    ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }), ...(progress.cachePrefixes && { cachePrefixes: progress.cachePrefixes }) } }),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { PacketRecord } from '../../review/edit/packet.js';
 import type { RunRecord } from '../../review/edit/runs.js';
 import type { EditKind, EditSummary } from '../../review/edit/types.js';
+import type { CachePrefixReport } from '../../harness/prompt-cache.js';
 import type { SweepCounts, SweepProblem } from '../../review/sweep-types.js';
 import type { SweepRouting } from '../../activities/review/sweep/routing.js';
 import type { SpendProgress, TokenTotals } from '../../runs/spend.js';
@@ -88,7 +89,7 @@ export interface Inspected {
   /** A sweep's. */
   /** A sweep whose profile declares calibrated-routes: each criterion's route and why (the run's routing.json). */
   routing?: SweepRouting;
-  sweep?: { pairs: number; units: number; batches: number; batch: number; counts: SweepCounts; currentBatch?: { workflowId: string; progress: BatchProgress | null } };
+  sweep?: { pairs: number; units: number; batches: number; batch: number; counts: SweepCounts; currentBatch?: { workflowId: string; progress: BatchProgress | null }; cachePrefixes?: CachePrefixReport };
   /** An editing run's. */
   edit?: { note: string; launches: number; summary?: EditSummary };
 }

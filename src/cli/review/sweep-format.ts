@@ -6,6 +6,7 @@ import { progressQuery, type gateSweep } from '../../workflows/gate-sweep.js';
 import type { FollowFormat } from '../shared/follow.js';
 import { nextLine, nextStep, stopDetails, type NextCommands } from '../shared/stop-format.js';
 import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
+import { describeCachePrefixes } from '../../harness/prompt-cache.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
 import { runnable } from '../shared/command-line.js';
 
@@ -70,6 +71,8 @@ export function progressLine(progress: SweepProgress, batch: RunningBatch | unde
     `${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`,
     `${launches} launch${launches === 1 ? '' : 'es'}${spend ? `, ${spendLine(spend)}` : ''}`,
   ];
+  // Caching silently does nothing below a model's minimum: say so while the sweep runs.
+  if (progress.cachePrefixes && progress.cachePrefixes.unitsBelow > 0) parts.push(`${progress.cachePrefixes.unitsBelow}/${progress.units} units below the cache minimum`);
   const from = clock.since ?? (clock.startedAt !== undefined ? { at: clock.startedAt, done: 0 } : undefined);
   const minutes = from ? (clock.now - from.at) / 60_000 : 0;
   const rate = from && minutes > 0 && done > from.done ? (done - from.done) / minutes : undefined;
@@ -92,6 +95,7 @@ export function formatSummary(summary: SweepSummary): string {
     `  launches / tries   ${counts.launches} / ${counts.tries}`,
     `  cost               ${counts.launches > 0 ? spendLine({ ...counts, ...(summary.spend?.capUsd !== undefined && { capUsd: summary.spend.capUsd }) }) : 'nothing launched'}`,
     `  tokens             ${tokensLine(counts.tokens)}`,
+    ...(summary.cachePrefixes ? [`  prompt cache       ${describeCachePrefixes(summary.cachePrefixes)}`] : []),
     `  run directory      ${summary.runDir}`,
   ];
   for (const problem of summary.problems.slice(0, 20)) lines.push(`  problem: ${problem.note} × ${problem.criterion}: ${problem.reason}`);

@@ -1,7 +1,7 @@
 /** Anthropic Messages as an executor: one non-streaming request through `@anthropic-ai/sdk`, the answer forced through a tool. */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
-import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, reviewRequest, writeReview } from './api-review.js';
+import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, rateLimitWarningFromHeaders, RECORD_REVIEW, requestParts, reviewInstruction, reviewRequest, reviewTool, writeReview } from './api-review.js';
 
 export const anthropic: ApiExecutor = {
   kind: 'api',
@@ -14,22 +14,26 @@ export const anthropic: ApiExecutor = {
     const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: profile.timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
     context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: 'Request anthropic messages' });
     let message: Anthropic.Message;
+    let headers: Headers;
     try {
-      message = await client.messages.create(
+      ({ data: message, response: { headers } } = await client.messages
+        .create(
         {
           model: profile.model!,
           max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
           // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
-          tools: [{ name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema as unknown as Anthropic.Tool.InputSchema }],
+          tools: [reviewTool as unknown as Anthropic.Tool],
           tool_choice: { type: 'tool', name: RECORD_REVIEW },
           system: [
             { type: 'text', text: reviewInstruction },
-            { type: 'text', text: shared, cache_control: { type: 'ephemeral' } },
+            // The profile's `cache-ttl` sets the breakpoint's lifetime (1h writes cost 2× input, 5m 1.25×).
+            { type: 'text', text: shared, cache_control: { type: 'ephemeral', ...(profile.cacheTtl !== undefined && { ttl: profile.cacheTtl }) } },
           ],
           messages: [{ role: 'user', content: unit }],
         },
         { signal: context.signal },
-      );
+      )
+        .withResponse());
     } catch (error) {
       return apiFailure(input, context.logDir, error, new Date());
     }
@@ -38,8 +42,9 @@ export const anthropic: ApiExecutor = {
       outputTokens: message.usage.output_tokens,
       cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
       cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+      ...(message.usage.cache_creation?.ephemeral_1h_input_tokens && { cacheWrite1hTokens: message.usage.cache_creation.ephemeral_1h_input_tokens }),
     };
     const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
-    return writeReview(input, context.logDir, request, call?.input, apiReport(message.model, usage));
+    return writeReview(input, context.logDir, request, call?.input, apiReport(message.model, usage, rateLimitWarningFromHeaders(headers, new Date())));
   },
 };

@@ -14,8 +14,10 @@ import { writeFileAtomic } from '../../fs/atomic.js';
 import type { ExecutorAnswer } from '../executor.js';
 import type { LaunchExitDetails, LaunchInput } from '../launch-contract.js';
 import { launchCost } from '../prices.js';
-import type { Profile } from '../profiles.js';
-import type { HarnessReport, TokenUsage } from '../report.js';
+import type { HarnessName, Profile } from '../profiles.js';
+import { estimateTokens } from '../prompt-cache.js';
+import type { HarnessReport, RateLimitInfo, TokenUsage } from '../report.js';
+import type { CachePrefix } from '../../review/sweep-types.js';
 
 /** The tool (Anthropic) and schema name (OpenAI) the answer is recorded through. */
 export const RECORD_REVIEW = 'record_review';
@@ -31,6 +33,8 @@ export interface ReviewCriterion {
 /** One review launch as a model-API request sees it. */
 export interface ReviewRequest {
   grouping: 'pair' | 'bundle';
+  /** What the request puts first for the cache when the sweep chose it (the prompt's `cache-prefix`); absent: a pair's criterion, a bundle's note. */
+  prefix?: CachePrefix;
   note: string;
   noteText: string;
   criteria: ReviewCriterion[];
@@ -73,6 +77,9 @@ export const reviewAnswerSchema = {
   required: ['reviews'],
   additionalProperties: false,
 } as const;
+
+/** The Anthropic tool the answer is forced through: first in the request, so part of every cached prefix. */
+export const reviewTool = { name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema } as const;
 
 const answerSchema = z
   .object({
@@ -121,6 +128,7 @@ export async function reviewRequest(input: LaunchInput): Promise<ReviewRequest> 
   }
   return {
     grouping: values('grouping')[0] === 'bundle' ? 'bundle' : 'pair',
+    ...((values('cache-prefix')[0] === 'note' || values('cache-prefix')[0] === 'criteria') && { prefix: values('cache-prefix')[0] as CachePrefix }),
     note,
     noteText: await inputText(input, noteInput),
     criteria,
@@ -137,17 +145,35 @@ const criterionBlock = (criterion: ReviewCriterion) => delimited('criterion', `i
 const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request.note}"`, request.noteText);
 
 /**
- * The request in two parts: `shared` is what the sweep's neighbouring units repeat (the criterion of
- * a pair, which a criterion-major sweep sends again for every note; the note of a bundle, which its
- * lenses send again), and goes first with the cache breakpoint; `unit` is the rest.
+ * The request in two parts: `shared` is what the sweep's neighbouring units repeat, and goes first
+ * with the cache breakpoint — by default the criterion of a pair (a criterion-major sweep sends it
+ * again for every note) and the note of a bundle (its lenses send it again); the other way round when
+ * the sweep chose so (`prefix`: a note-major pair sweep, or bundles whose criteria recur over notes);
+ * `unit` is the rest.
  */
 export function requestParts(request: ReviewRequest): { shared: string; unit: string } {
   const expected = `Criteria, in order: ${request.criteria.map((criterion) => criterion.id).join(', ')}. Verdicts allowed: ${request.outcomes.join(', ')}.`;
   const refusals = request.refusals.length > 0 ? ['Your previous answer was refused by the check; fix these:', ...request.refusals.map((item) => `- ${item}`), ''] : [];
-  if (request.grouping === 'pair') {
+  if ((request.prefix ?? (request.grouping === 'pair' ? 'criteria' : 'note')) === 'criteria') {
     return { shared: request.criteria.map(criterionBlock).join('\n\n'), unit: [noteBlock(request), '', ...refusals, expected].join('\n') };
   }
   return { shared: noteBlock(request), unit: [...request.criteria.map(criterionBlock), '', ...refusals, expected].join('\n\n') };
+}
+
+/**
+ * The estimated tokens of the prefix a provider caches for a request whose shared part is `shared`:
+ * Anthropic's tools, instruction and shared part through the breakpoint; OpenAI's instructions and
+ * first input message. Estimated as the stand-ins count (src/harness/prompt-cache.ts).
+ */
+export function cachedPrefixTokens(harness: HarnessName, shared: string): number {
+  const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool)) : 0;
+  return tool + estimateTokens(reviewInstruction) + estimateTokens(shared);
+}
+
+/** The shared part of a unit's request, from its note and criteria texts (the prepare-time twin of `requestParts`). */
+export function sharedPartOf(note: string, noteText: string, criteria: ReviewCriterion[], prefix?: CachePrefix): string {
+  const grouping = criteria.length > 1 ? 'bundle' : 'pair';
+  return requestParts({ grouping, note, noteText, criteria, output: '', outcomes: [], refusals: [], ...(prefix && { prefix }) }).shared;
 }
 
 /** A key that sends requests sharing a prefix to the same OpenAI cache (`prompt_cache_key`). */
@@ -188,9 +214,46 @@ export async function writeReview(input: LaunchInput, logDir: string, request: R
 }
 
 /** The report of one answered request: its model, tokens, and cost at the price table's price. */
-export function apiReport(model: string, usage: TokenUsage): HarnessReport {
+export function apiReport(model: string, usage: TokenUsage, rateLimitWarning?: RateLimitInfo): HarnessReport {
   const cost = launchCost({ model, usage, costUsd: null }).costUsd;
-  return { model, usage, turns: 1, toolUses: 0, ...(cost !== null && { costUsd: cost }) };
+  return { model, usage, turns: 1, toolUses: 0, ...(cost !== null && { costUsd: cost }), ...(rateLimitWarning && { rateLimitWarning }) };
+}
+
+/** A limit is near when less than this share of a window's requests or tokens remains. */
+export const RATE_LIMIT_WARNING_SHARE = 0.1;
+
+/**
+ * An early warning from a successful response's limit headers: the window (requests, tokens, input or
+ * output tokens) with the least share remaining, when that share is under RATE_LIMIT_WARNING_SHARE.
+ * Anthropic sends `anthropic-ratelimit-<window>-limit|remaining|reset` (RFC 3339), OpenAI
+ * `x-ratelimit-limit|remaining|reset-<window>` (durations). The sweep's pace halves its concurrency on it.
+ */
+export function rateLimitWarningFromHeaders(headers: Headers | undefined, now: Date): RateLimitInfo | undefined {
+  if (!headers) return undefined;
+  const windows = new Map<string, { limit?: number; remaining?: number; reset?: string | null }>();
+  const window = (name: string) => windows.get(name) ?? windows.set(name, {}).get(name)!;
+  headers.forEach((value, name) => {
+    const anthropic = /^anthropic-ratelimit-(requests|tokens|input-tokens|output-tokens)-(limit|remaining|reset)$/.exec(name);
+    const openai = /^x-ratelimit-(limit|remaining|reset)-(requests|tokens)$/.exec(name);
+    const [kind, field] = anthropic ? [anthropic[1]!, anthropic[2]!] : openai ? [openai[2]!, openai[1]!] : [undefined, undefined];
+    if (kind === undefined) return;
+    if (field === 'reset') {
+      const at = anthropic ? Date.parse(value) : now.getTime() + (goDurationMs(value) ?? Number.NaN);
+      window(kind).reset = Number.isFinite(at) ? new Date(at).toISOString() : null;
+    } else if (Number.isFinite(Number(value)) && value.trim() !== '') {
+      window(kind)[field as 'limit' | 'remaining'] = Number(value);
+    }
+  });
+  let lowest: RateLimitInfo | undefined;
+  for (const [kind, seen] of windows) {
+    if (seen.limit === undefined || seen.remaining === undefined || seen.limit <= 0) continue;
+    const left = seen.remaining / seen.limit;
+    if (left >= RATE_LIMIT_WARNING_SHARE) continue;
+    if (lowest === undefined || 1 - left > (lowest.utilization ?? 0)) {
+      lowest = { status: 'allowed_warning', type: `${kind} (${seen.remaining} of ${seen.limit} left)`, resetsAt: seen.reset ?? null, utilization: 1 - left };
+    }
+  }
+  return lowest;
 }
 
 /** The worker's key for a profile, from the variable the profile names; never in a workflow's input. */

@@ -1,7 +1,7 @@
 /** OpenAI Responses as an executor: one request through `openai` (6.x: the last major for Node 20), the answer as json_schema structured output. */
 import OpenAI from 'openai';
 import type { ApiExecutor } from '../executor.js';
-import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, promptCacheKey, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, reviewRequest, writeReview } from './api-review.js';
+import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, promptCacheKey, rateLimitWarningFromHeaders, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, reviewRequest, writeReview } from './api-review.js';
 
 export const openai: ApiExecutor = {
   kind: 'api',
@@ -14,8 +14,10 @@ export const openai: ApiExecutor = {
     const client = new OpenAI({ apiKey: apiKey(profile, 'OPENAI_API_KEY'), maxRetries: 0, timeout: profile.timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
     context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: 'Request openai responses' });
     let response: OpenAI.Responses.Response;
+    let headers: Headers;
     try {
-      response = await client.responses.create(
+      ({ data: response, response: { headers } } = await client.responses
+        .create(
         {
           model: profile.model!,
           max_output_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
@@ -30,7 +32,8 @@ export const openai: ApiExecutor = {
           store: false,
         },
         { signal: context.signal },
-      );
+      )
+        .withResponse());
     } catch (error) {
       return apiFailure(input, context.logDir, error, new Date());
     }
@@ -46,6 +49,6 @@ export const openai: ApiExecutor = {
     } catch {
       value = undefined;
     }
-    return writeReview(input, context.logDir, request, value, apiReport(response.model, usage));
+    return writeReview(input, context.logDir, request, value, apiReport(response.model, usage, rateLimitWarningFromHeaders(headers, new Date())));
   },
 };

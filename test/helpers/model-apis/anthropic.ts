@@ -1,6 +1,6 @@
 // The Anthropic Messages API as claude and pi call it: POST /v1/messages (SSE with `stream: true`).
 import { createHash } from 'node:crypto';
-import { allText, defaultUsage, errorAnswer, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
+import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -55,35 +55,94 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
   return { type: 'error', error: { type, message }, request_id: 'req_standin' };
 }
 
+interface AnthropicInputUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+const TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+/** How many block boundaries before a breakpoint the API looks back for a cached prefix. */
+const LOOKBACK_BLOCKS = 20;
+type Ttl = keyof typeof TTL_MS;
+
+/** A block's breakpoint: its `cache_control`'s lifetime, or none. */
+function breakpointOf(block: Json): Ttl | undefined {
+  const control = block.cache_control as Json | undefined;
+  if (typeof control !== 'object' || control === null) return undefined;
+  return control.ttl === '1h' ? '1h' : '5m';
+}
+
 /**
- * Input tokens as the API counts them: the prefix through the last `cache_control` breakpoint (tools,
- * then system blocks, then messages) is written to the cache the first time and read after, when it
- * is at least the cache's minimum; `input_tokens` are the rest.
+ * Input tokens as the API counts them. The request is read in cache order (tools, system blocks,
+ * messages); each `cache_control` block ends a prefix. The longest prefix still in the cache (same
+ * model, not expired), at a breakpoint or at one of the 20 block boundaries before one, is read; the rest through the last breakpoint is written, each stretch at the
+ * lifetime of the breakpoint that ends it, when the prefix it ends is at least the model's minimum.
+ * A read or a write (re)starts the entry's lifetime. `input_tokens` are what is neither.
  */
-function inputUsage(body: Json, cache: PromptCache): { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
-  const parts: { text: string; breakpoint: boolean }[] = [];
-  if (Array.isArray(body.tools)) for (const tool of body.tools as Json[]) parts.push({ text: JSON.stringify(tool), breakpoint: 'cache_control' in tool });
+function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
+  const parts: { text: string; breakpoint: Ttl | undefined }[] = [];
+  // A block's cache_control is no part of what is cached: a block reads the same with or without it.
+  const content = (block: Json) => JSON.stringify({ ...block, cache_control: undefined });
+  if (Array.isArray(body.tools)) for (const tool of body.tools as Json[]) parts.push({ text: content(tool), breakpoint: breakpointOf(tool) });
   const system = body.system;
-  if (typeof system === 'string') parts.push({ text: system, breakpoint: false });
-  else if (Array.isArray(system)) for (const block of system as Json[]) parts.push({ text: String(block.text ?? ''), breakpoint: 'cache_control' in block });
+  if (typeof system === 'string') parts.push({ text: system, breakpoint: undefined });
+  else if (Array.isArray(system)) for (const block of system as Json[]) parts.push({ text: String(block.text ?? ''), breakpoint: breakpointOf(block) });
   if (Array.isArray(body.messages)) {
     for (const message of body.messages as Json[]) {
-      const content = message.content;
-      if (typeof content === 'string') parts.push({ text: content, breakpoint: false });
-      else if (Array.isArray(content)) for (const block of content as Json[]) parts.push({ text: JSON.stringify(block), breakpoint: 'cache_control' in block });
+      const blocks = message.content;
+      if (typeof blocks === 'string') parts.push({ text: blocks, breakpoint: undefined });
+      else if (Array.isArray(blocks)) for (const block of blocks as Json[]) parts.push({ text: content(block), breakpoint: breakpointOf(block) });
     }
   }
   const total = parts.reduce((sum, part) => sum + tokensOf(part.text), 0);
-  const last = parts.map((part) => part.breakpoint).lastIndexOf(true);
-  if (last < 0) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const prefix = parts.slice(0, last + 1);
-  const prefixTokens = prefix.reduce((sum, part) => sum + tokensOf(part.text), 0);
-  if (prefixTokens < cache.minimumTokens) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const key = `anthropic ${String(body.model)} ${createHash('sha256').update(JSON.stringify(prefix.map((part) => part.text))).digest('hex')}`;
-  const read = cache.seen.has(key);
-  cache.seen.add(key);
-  return { input_tokens: total - prefixTokens, cache_creation_input_tokens: read ? 0 : prefixTokens, cache_read_input_tokens: read ? prefixTokens : 0 };
+  const minimum = minimumOf(cache, 'anthropic', body.model);
+  const now = cache.now();
+  const hash = createHash('sha256');
+  let tokens = 0;
+  const boundaries: { key: string; tokens: number }[] = [];
+  const ends: { key: string; tokens: number; ttl: Ttl; index: number }[] = [];
+  for (const part of parts) {
+    hash.update(`${part.text}\0`);
+    tokens += tokensOf(part.text);
+    boundaries.push({ key: `anthropic ${String(body.model)} ${hash.copy().digest('hex')}`, tokens });
+    if (part.breakpoint !== undefined && tokens >= minimum) ends.push({ ...boundaries.at(-1)!, ttl: part.breakpoint, index: boundaries.length - 1 });
+  }
+  // As the API does, each breakpoint also finds an entry written at any of the ~20 block boundaries before it.
+  let read = 0;
+  const readable = (key: string) => (cache.expiresAt.get(key) ?? 0) > now && (cache.readableAt?.get(key) ?? 0) <= now;
+  for (const end of ends) {
+    for (let index = end.index; index >= Math.max(0, end.index - LOOKBACK_BLOCKS); index--) {
+      const boundary = boundaries[index]!;
+      if (readable(boundary.key)) {
+        read = Math.max(read, boundary.tokens);
+        break;
+      }
+    }
+  }
+  const written = { '5m': 0, '1h': 0 };
+  let from = read;
+  for (const end of ends) {
+    if (end.tokens > from) {
+      written[end.ttl] += end.tokens - from;
+      from = end.tokens;
+    }
+    if ((cache.expiresAt.get(end.key) ?? 0) <= now && cache.writeDelayMs) (cache.readableAt ??= new Map()).set(end.key, now + cache.writeDelayMs);
+    cache.seen.add(end.key);
+    cache.expiresAt.set(end.key, Math.max(cache.expiresAt.get(end.key) ?? 0, now + TTL_MS[end.ttl]));
+  }
+  const write = written['5m'] + written['1h'];
+  return {
+    input_tokens: total - read - write,
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+    cache_creation: { ephemeral_5m_input_tokens: written['5m'], ephemeral_1h_input_tokens: written['1h'] },
+  };
 }
+
+/** Output tokens of an answer's content block, as the stand-ins count (the text, or the tool call's input). */
+const outputTokensOf = (block: Json) => tokensOf(block.type === 'text' ? String(block.text) : JSON.stringify(block.input));
 
 /** Answers one Messages request with a scripted reply. */
 function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {
@@ -108,15 +167,17 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
     block = { type: 'text', text: reply.text };
     stopReason = 'end_turn';
   }
-  const apiUsage =
-    reply.kind === 'review' && cache
-      ? { ...inputUsage(body, cache), output_tokens: reply.usage?.outputTokens ?? tokensOf(JSON.stringify(block.input)) }
-      : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const counted = cache !== undefined && (reply.kind === 'review' || cache.countAll === true);
+  const apiUsage = counted
+    ? { ...inputUsage(body, cache), output_tokens: reply.usage?.outputTokens ?? outputTokensOf(block) }
+    : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usageCounted = counted ? { usage: { input: apiUsage.input_tokens, cacheRead: apiUsage.cache_read_input_tokens, cacheWrite: apiUsage.cache_creation_input_tokens, output: apiUsage.output_tokens } } : {};
   if (body.stream !== true) {
     return {
       status: 200,
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ id, type: 'message', role: 'assistant', model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: apiUsage }),
+      ...usageCounted,
     };
   }
   const events: Json[] = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...apiUsage, output_tokens: 1 } } }];
@@ -128,9 +189,9 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
     events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: block.text } });
   }
   events.push({ type: 'content_block_stop', index: 0 });
-  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } });
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: apiUsage.output_tokens } });
   events.push({ type: 'message_stop' });
-  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers }, body: sse(events) };
+  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers }, body: sse(events), ...usageCounted };
 }
 
 /** claude's side calls (a session title, asked with `tools: []` and a JSON schema) are answered without touching the script. */

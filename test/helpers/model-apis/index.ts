@@ -3,3 +3,4 @@ export { startStandIn, type StandIn, type StandInStats, type RecordedRequest } f
 export { reply, unifiedRateLimitHeaders, type Reply } from './replies.js';
 export { apiOf, contractProfile, harnessCli, harnessHome, harnessInstalled, pointAt, shippedProfiles, writeProfilesFile, type Pointing, type RawProfile, type RealHarness } from './harnesses.js';
 export { completedResult, describeRun, probeFileDigest, probeProfile, stopProbeWorker, type ProbeRun } from './contract.js';
+export { apiReviewLaunch, type ApiProfileOptions, type ReviewInputs } from './review-launch.js';

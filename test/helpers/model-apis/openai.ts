@@ -1,6 +1,6 @@
 // The OpenAI Responses API as codex 0.171.0 calls it: POST /v1/responses (SSE), after a WebSocket attempt.
 import { createHash } from 'node:crypto';
-import { allText, defaultUsage, errorAnswer, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
+import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -57,7 +57,7 @@ function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>,
   const total = tokensOf(String(body.instructions ?? '')) + input.reduce((sum, item) => sum + tokensOf(allText(item.content)), 0);
   const prefixTokens = prefixText.reduce((sum, text) => sum + tokensOf(text), 0);
   let cached = 0;
-  if (prefixTokens >= cache.minimumTokens) {
+  if (prefixTokens >= minimumOf(cache, 'openai', body.model)) {
     const key = `openai ${String(body.model)} ${String(body.prompt_cache_key ?? '')} ${createHash('sha256').update(JSON.stringify(prefixText)).digest('hex')}`;
     if (cache.seen.has(key)) cached = prefixTokens;
     cache.seen.add(key);
@@ -74,7 +74,7 @@ function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>,
     output: [item],
     usage: { input_tokens: total, input_tokens_details: { cached_tokens: cached }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total + outputTokens },
   };
-  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response) };
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response), usage: { input: total - cached, cacheRead: cached, cacheWrite: 0, output: outputTokens } };
 }
 
 function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {

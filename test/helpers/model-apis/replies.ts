@@ -1,4 +1,5 @@
 // What a stand-in answers, scripted per test: one reply per agent request, the last one repeating.
+import { minimumCacheableTokens } from '../../../src/harness/prompt-cache.js';
 
 /** Token counts a stand-in reports for one answer. */
 export interface ReplyUsage {
@@ -26,9 +27,9 @@ export type Reply =
   /**
    * A structured review answer (a model-API executor's request): one entry per criterion the request
    * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
-   * entries that are not the schema's.
+   * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings.
    */
-  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean });
+  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean; perCriterion?: Record<string, { verdict: string; findings: string[] }> });
 
 export const defaultUsage: ReplyUsage = { inputTokens: 1200, outputTokens: 40 };
 
@@ -62,13 +63,35 @@ export function allText(value: unknown): string {
 /** A stand-in's prompt cache: the prefixes it has seen, and the shortest it caches (in tokens). */
 export interface PromptCache {
   seen: Set<string>;
-  minimumTokens: number;
+  /** The shortest prefix cached; undefined: each model's own minimum (src/harness/prompt-cache.ts). */
+  minimumTokens?: number;
+  /** When each cached prefix expires (ms): Anthropic's 5 minutes or 1 hour from its last use. */
+  expiresAt: Map<string, number>;
+  /** The cache's clock (ms); tests move it on to expire entries without waiting. */
+  now: () => number;
+  /**
+   * How long after a write its entry becomes readable (ms; default 0). The API makes an entry
+   * readable once the first answer that wrote it has begun, so requests sent together all write.
+   */
+  writeDelayMs?: number;
+  /** When each entry became readable (ms), with `writeDelayMs`. */
+  readableAt?: Map<string, number>;
+  /**
+   * Count every agent request's tokens as sent (the CLIs' turns too, through their own breakpoints),
+   * not only structured review requests; the output as the reply's text or tool input. For benches.
+   */
+  countAll?: boolean;
+}
+
+/** The minimum cacheable length the stand-in applies to `model`. */
+export function minimumOf(cache: PromptCache, api: 'anthropic' | 'openai', model: unknown): number {
+  return cache.minimumTokens ?? minimumCacheableTokens(api, typeof model === 'string' ? model : undefined) ?? 1024;
 }
 
 /** The structured answer a `review` reply gives for a request naming `criteria`. */
 export function reviewAnswer(reply: Extract<Reply, { kind: 'review' }>, criteria: string[]): Record<string, unknown> {
   if (reply.malformed) return { reviews: criteria.map((criterion) => ({ criterion, outcome: 'looks fine' })) };
-  return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings })) };
+  return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings, ...reply.perCriterion?.[criterion] })) };
 }
 
 /** Tokens as the stand-ins count them: a quarter of the bytes, rounded up. */

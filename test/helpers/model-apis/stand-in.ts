@@ -23,6 +23,16 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The tokens the answer reports, when the stand-in counted them (cache accounting on). */
+  usage?: CountedUsage;
+}
+
+/** Tokens of one answer as the stand-in counted what was sent: uncached input, cache reads and writes, output. */
+export interface CountedUsage {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
 }
 
 /** How one API's requests are told apart and answered. */
@@ -43,6 +53,8 @@ export interface RecordedRequest {
   status: number | null;
   headers: IncomingMessage['headers'];
   json?: Record<string, unknown>;
+  /** The tokens its answer reported, when counted. */
+  usage?: CountedUsage;
 }
 
 export interface StandInStats {
@@ -62,7 +74,7 @@ export interface StandIn {
   stats(): StandInStats;
   /** Forgets the requests counted so far (the script stays). */
   resetCounts(): void;
-  /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default 1,024 tokens). */
+  /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default: the model's own). */
   readonly cache: PromptCache;
   close(): Promise<void>;
 }
@@ -97,7 +109,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
   let queue: Reply[] = [...initial];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const cache: PromptCache = { seen: new Set(), minimumTokens: 1024 };
+  const cache: PromptCache = { seen: new Set(), expiresAt: new Map(), now: Date.now };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
@@ -124,6 +136,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
       }
     }
     record.status = answer.status;
+    if (answer.usage) record.usage = answer.usage;
     response.writeHead(answer.status, answer.headers);
     response.end(parsed.method === 'HEAD' ? undefined : answer.body);
   };

@@ -4,14 +4,15 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { selectProfile, type Profile } from '../../../harness/profiles.js';
+import { isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
+import { planCachePrefixes } from './cache-prefix.js';
 import { routeCriteria, writeRouting, type SweepRouting } from './routing.js';
-import { bundleSizes, planUnits } from './units.js';
+import { bundleSizes, orderForCache, planUnits } from './units.js';
 
 /** The sweep's profile and every profile of its file (the ones per-criterion routing may choose), the run's env added. */
 function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<string, Profile>; definitions: Map<string, Profile> } {
@@ -61,7 +62,12 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   }
   Context.current().heartbeat({ selected: pairs.length });
   const routing = await routeCriteria({ checkout: input.checkout, profile, profiles: definitions, grouping: input.grouping, criteria: pairs.map((pair) => pair.criterion) });
-  const { units, chosen } = await routedUnits(input, pairs, routing);
+  const { units: planned, chosen } = await routedUnits(input, pairs, routing);
+  // A model API caches a request's shared prefix: each unit's is chosen, and units sharing one run together (docs/harnesses.md, "Prompt caching").
+  // A sweep whose criteria were routed to other profiles keeps its units as planned: the prefixes are planned for one profile's requests.
+  const prefixed = chosen.length === 0 && isApiHarness(profile.harness) ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
+  const units = prefixed ? orderForCache(prefixed.units, input.concurrency) : planned;
+  const cache = prefixed?.report;
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
   if (routing !== undefined) await writeRouting(runDir, routing);
@@ -72,7 +78,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
   const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));
-  return { runId: input.runId, runDir, profile, ...(others.length > 0 && { profiles: Object.fromEntries(others) }), pairs: pairs.length, units: units.length, batches };
+  return { runId: input.runId, runDir, profile, ...(others.length > 0 && { profiles: Object.fromEntries(others) }), pairs: pairs.length, units: units.length, batches, ...(cache && { cachePrefixes: cache }) };
 }
 
 /** Reads one batch's units back, so the history carries a batch number instead of the work list. */

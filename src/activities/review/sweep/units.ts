@@ -74,3 +74,35 @@ export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[
   await Promise.all([...files].map(async (file) => bytes.set(file, (await stat(join(checkout, file)).catch(() => undefined))?.size ?? 0)));
   return { bytes: (file) => bytes.get(file) ?? 0, cap: BUNDLE_CAP_BYTES };
 }
+
+/** The part of a unit's model-API request that neighbouring units repeat: by default a pair's criterion, a bundle's note (`cachePrefix` says otherwise). */
+export function sharedPrefixOf(unit: SweepUnit): string {
+  const first = unit.cachePrefix ?? (unit.criteria.length > 1 ? 'note' : 'criteria');
+  return first === 'note' ? `note\0${unit.note}` : `criteria\0${unit.criteria.map((criterion) => criterion.id).join('\0')}`;
+}
+
+/**
+ * The order a model-API sweep asks its units in, so requests sharing a cached prefix follow one
+ * another without racing: units are grouped by their shared part (a pair's criterion — criterion-major
+ * — or a bundle's note — note-major), each group goes whole to one of `concurrency` lanes (the lane
+ * with the fewest units so far), and the lanes are dealt out in turn. A sweep running `concurrency`
+ * launches at once then asks a group's units one after another, each after the one before has
+ * written the prefix, instead of sending them together so that every one of them writes it (a cache
+ * entry is readable only once its first answer has begun). Within a group the selection's order
+ * stays. bench/review-cost.ts measures this order against the selection's and plain grouping.
+ */
+export function orderForCache(units: readonly SweepUnit[], concurrency = 1): SweepUnit[] {
+  const groups = new Map<string, SweepUnit[]>();
+  for (const unit of units) {
+    const key = sharedPrefixOf(unit);
+    groups.set(key, [...(groups.get(key) ?? []), unit]);
+  }
+  const lanes: SweepUnit[][] = Array.from({ length: Math.max(1, Math.min(concurrency, groups.size)) }, () => []);
+  for (const group of groups.values()) {
+    const lane = lanes.reduce((least, each) => (each.length < least.length ? each : least));
+    lane.push(...group);
+  }
+  const ordered: SweepUnit[] = [];
+  for (let index = 0; ordered.length < units.length; index++) for (const lane of lanes) if (index < lane.length) ordered.push(lane[index]!);
+  return ordered;
+}
