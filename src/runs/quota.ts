@@ -43,6 +43,11 @@ export function profileAccount(profile: QuotaProfile): string {
   return scenario ? `${base}~${shortHash(scenario)}` : base;
 }
 
+/** Whether an account is a fake-harness scenario's own (`fake/<profile>~<hash>`): it lives as long as its scenario's runs, so its gate ends once they have. */
+export function isScenarioAccount(account: string): boolean {
+  return account.includes('~');
+}
+
 /** The gate's workflow ID: one per account on the namespace. */
 export function quotaGateId(account: string): string {
   return `quota/${account}`;

@@ -3,10 +3,11 @@
  * reset, or closed with the reset unknown (probing with backoff). A usage limit any launch sees
  * closes it; every run that launches on the account subscribed once and keeps a copy, which the gate
  * keeps current by signalling each subscriber on every transition. It continues as new to keep its
- * history short. An open gate checks its subscribers every idle period and ends once none of their runs
- * is open (nothing is lost: an open gate with no run holds nothing), so a finished sweep, demo or test
- * leaves no gate running; the next run's subscription starts it again, open. A closed gate never ends:
- * it holds the reset every run on the account must wait for.
+ * history short. A real account's gate never ends by itself: it is the account's standing state
+ * (`commonplace quota` lists it). A fake-harness scenario's account lives only as long as its runs: its
+ * open gate checks its subscribers every idle period and ends once none of their runs is open, so a
+ * finished demo or test leaves no gate running; the next run's subscription starts it again, open. A
+ * closed gate never ends: it holds the reset every run on the account must wait for.
  */
 import {
   condition,
@@ -21,7 +22,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { recordQuotaGate } from '../observability/metrics.js';
-import { describeQuota, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
+import { describeQuota, isScenarioAccount, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
 
 const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -36,7 +37,7 @@ export interface QuotaGateInput {
   idleMs?: number;
 }
 
-/** Gates started before it never end by themselves; after it, an open gate whose runs have all closed ends. */
+/** Gates started before it never end by themselves; after it, a scenario account's open gate whose runs have all closed ends. */
 export const QUOTA_IDLE_END_PATCH = 'quota-gate-idle-end';
 
 /** The default idle period of an open gate. */
@@ -86,7 +87,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
   for (;;) {
     if (state.version === notified && !tooLong()) {
       const opens = opensAt(state);
-      if (opens === undefined && patched(QUOTA_IDLE_END_PATCH)) {
+      if (opens === undefined && isScenarioAccount(input.account) && patched(QUOTA_IDLE_END_PATCH)) {
         events += 4;
         const woken = await condition(() => state.version !== notified || tooLong(), input.idleMs ?? idlePeriodMs, { summary: 'check whether any subscribed run is still open' });
         if (!woken && (await noRunOpen(subscribers))) {

@@ -40,8 +40,8 @@ test('a gate past its history budget continues as new with its state, keeping on
   });
 });
 
-test('an open gate whose subscribed runs have all closed ends by itself after its idle period, and the next subscription starts it again, open', async () => {
-  const account = `claude/idle-test-${process.pid}`;
+test('a scenario account\'s open gate whose subscribed runs have all closed ends by itself after its idle period, and the next subscription starts it again, open', async () => {
+  const account = `fake/fake~idle${process.pid}`;
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
     const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }] });
@@ -58,8 +58,8 @@ test('an open gate whose subscribed runs have all closed ends by itself after it
   });
 });
 
-test('an open gate with a subscribed run still open keeps running past its idle period, having checked', async () => {
-  const account = `claude/busy-test-${process.pid}`;
+test('a scenario account\'s open gate with a subscribed run still open keeps running past its idle period, having checked', async () => {
+  const account = `fake/fake~busy${process.pid}`;
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
     // Another gate stands in for a run that is still open.
@@ -75,5 +75,19 @@ test('an open gate with a subscribed run still open keeps running past its idle 
     expect((await gate.describe()).status.name).toBe('RUNNING');
     expect(await gate.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
     await Promise.all([open.terminate(), gate.terminate()]);
+  });
+});
+
+test('a real account\'s open gate never ends by itself: past any idle period it runs, checking nothing', async () => {
+  const account = `claude/standing-test-${process.pid}`;
+  const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await worker.runUntil(async () => {
+    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account, idleMs: 60_000 }] });
+    await gate.signal(subscribeSignal, `gates/closed-run-${process.pid}`);
+    await env().sleep(30 * 60_000);
+    expect(await gate.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
+    expect((await gate.describe()).status.name).toBe('RUNNING');
+    expect(((await gate.fetchHistory()).events ?? []).some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+    await gate.terminate();
   });
 });
