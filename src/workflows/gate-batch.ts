@@ -16,6 +16,7 @@ import { Lifecycle } from './lifecycle.js';
 import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
 import type { Spend } from './spend-cap.js';
+import { askProviderBatch, type BatchedUnit, type ProviderBatchProgress } from './asking/provider-batch.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -39,6 +40,8 @@ export interface GateBatchInput {
   pace?: Pace;
   /** The breaker as the batch's last run left it (absent: armed afresh, as every batch and resume begins). */
   breaker?: BreakerState<HeldUnit>;
+  /** Ask the units' first attempts as a provider batch (an API profile's `--batch` sweep: docs/batches.md); absent: each unit live. */
+  providerBatch?: boolean;
 }
 
 /** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
@@ -67,6 +70,9 @@ export const SWEEP_GUARD_PATCH = 'sweep-guard';
 
 /** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
 export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
+
+/** Batches that ask their units' first attempts as a provider batch (only batches handed `providerBatch` reach it). */
+export const PROVIDER_BATCH_PATCH = 'provider-batch';
 
 /** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
 interface UnitAnswer {
@@ -109,11 +115,14 @@ async function sweepUnit(
   guard: string | undefined,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
+  /** The unit's first attempt as a provider batch answered it: accepted through the same checks as a launch's. */
+  batched?: UnitAnswer,
 ): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
   const result = await checked<SweepUnit, AcceptedResult>(unit, input.profile.attempts, async ({ input: pending, attempt, findings }) => {
-    const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
+    const fromBatch = attempt === 1 ? batched : undefined;
+    const captured = fromBatch?.captured ?? (await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]));
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
@@ -137,7 +146,9 @@ async function sweepUnit(
     const outcome = await keyedAsk(answers, identity, {
       answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
       launch: (keep) =>
-        launchOnce(
+        fromBatch !== undefined
+          ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, spend)
+          : launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
             profile: input.profile,
@@ -186,17 +197,64 @@ async function sweepUnit(
   return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
 
+/** A provider batch's answer as a launch that ran: counted in the spend, then checked as any launch's output. */
+async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResult) => Promise<A>, ran: (result: LaunchResult) => void, spend: Spend): Promise<A> {
+  spend.add(result);
+  ran(result);
+  return check(result);
+}
+
+/**
+ * The units' first attempts as a provider batch: each captured, submitted, waited for and collected;
+ * a request that expired is resubmitted once. What it answered is accepted in the gather like a
+ * launch's answer; an errored request's unit is asked live (the relaunch rule); a request that
+ * expired twice is a `launch-failed` stop for its unit.
+ */
+async function batchedUnits(input: GateBatchInput, units: SweepUnit[], report: (progress: ProviderBatchProgress) => void): Promise<{ answers: Map<string, UnitAnswer>; expired: SweepUnit[]; stop?: StopOf<'launch-failed'> }> {
+  const captures: BatchedUnit[] = await Promise.all(
+    units.map(async (unit) => ({ unit, captured: await captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: input.runId, checkout: input.checkout, unit, attempt: 1, findings: [] }]) })),
+  );
+  const answers = new Map<string, UnitAnswer>();
+  const context = { runId: input.runId, checkout: input.checkout, profile: input.profile, report };
+  let todo = captures;
+  let batches: string[] = [];
+  for (const round of [1, 2]) {
+    const asked = await askProviderBatch(context, todo, round);
+    batches = asked.batches;
+    for (const { unit, captured } of todo) {
+      const result = asked.answered.get(unit.key);
+      if (result !== undefined) answers.set(unit.key, { captured, result });
+    }
+    const expired = new Set(asked.expired);
+    todo = todo.filter(({ unit }) => expired.has(unit.key));
+    if (todo.length === 0) return { answers, expired: [] };
+  }
+  const expired = todo.map(({ unit }) => unit);
+  const runDir = todo[0]!.captured.dir.split('/launches/')[0];
+  return {
+    answers,
+    expired,
+    stop: {
+      kind: 'launch-failed',
+      disposition: 'inspect',
+      reason: `${expired.length} request${expired.length === 1 ? '' : 's'} of provider batch ${batches.join(', ')} expired again after one resubmission: ${expired.slice(0, 3).map(unitName).join('; ')}${expired.length > 3 ? '; …' : ''}`,
+      ...(runDir !== undefined && { evidence: `${runDir}/provider-batches.json` }),
+    },
+  };
+}
+
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
   const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
   const counts = input.counts ?? emptyCounts();
+  let providerProgress: ProviderBatchProgress | undefined;
   const lifecycle = new Lifecycle<BatchProgress>({
     runId: `${input.runId} batch ${input.batch + 1}`,
     headline: (stage) => stage,
     next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
     inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
     autoResume: false,
-    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished }) },
+    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },
     resume: batchResumeUpdate,
     legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
@@ -212,6 +270,12 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         : undefined;
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
+      // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather.
+      const provider = input.providerBatch === true && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, units, (progress) => {
+        providerProgress = progress;
+        const c = progress.counts;
+        lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
+      }) : undefined;
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);
@@ -223,12 +287,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
+      const expiredTwice = new Set(provider?.expired.map((unit) => unit.key));
       const done = await gather(
-        units,
+        expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units,
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend);
+          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend, provider?.answers.get(unit.key));
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
@@ -249,7 +314,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         },
         () => !stop && !overBudget(),
       );
-      const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
+      const asked = expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units;
+      const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
+      if (provider?.stop) {
+        // Requests that expired twice stop the batch for their units, after every other unit was accepted.
+        stop ??= provider.stop;
+        remaining.push(...provider.expired);
+      }
       if (breaker !== undefined && (stop || remaining.length === 0)) {
         // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
         if (breaker.status === 'tripped') remaining.unshift(...breaker.held.map((held) => held.pending));
