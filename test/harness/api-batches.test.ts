@@ -64,6 +64,8 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     process.env['COMMONPLACE_CHAOS'] = 'lose-batch-id';
     const summary = await completedSweep(setup, setup.input('pair'));
     expect(summary.status).toBe('completed');
+    // The retried submission looked for its batch at the provider, and adopted it.
+    expect(setup.standIn.requests.filter((request) => request.method === 'GET' && /\/batches$/.test(request.path))).not.toHaveLength(0);
     expect(setup.standIn.batches.list).toHaveLength(1);
     expect(sentTwice(setup.standIn)).toEqual([]);
     await expectFreshAndValid(setup);
@@ -74,6 +76,9 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     process.env['COMMONPLACE_CHAOS'] = 'lose-collect';
     const summary = await completedSweep(setup, setup.input('bundle'));
     expect(summary.status).toBe('completed');
+    // The results were read twice (the lost collect and its retry); the requests were sent once.
+    const reads = setup.standIn.requests.filter((request) => request.method === 'GET' && (/\/results$/.test(request.path) || /^\/v1\/files\/file_out_/.test(request.path)));
+    expect(reads).toHaveLength(2);
     expect(summary.counts.written.warn).toBeGreaterThan(0);
     expect(setup.standIn.batches.list).toHaveLength(1);
     expect(sentTwice(setup.standIn)).toEqual([]);
@@ -102,6 +107,19 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
     expect(setup.standIn.batches.submitted.size).toBe(1);
     expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
+  });
+
+  test('an expired request is resubmitted once in a follow-up batch, and its answer there is accepted', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.expires = (customId) => customId.endsWith('-1');
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.problems).toBe(0);
+    expect(setup.standIn.batches.list).toHaveLength(2);
+    expect(setup.standIn.batches.submitted.size).toBe(2 * summary.units);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
   });
 
   test('an expired request is resubmitted once, and when it expires again the sweep stops launch-failed', async () => {
