@@ -210,7 +210,9 @@ async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResu
  * launch's answer; an errored request's unit is asked live (the relaunch rule); a request that
  * expired twice is a `launch-failed` stop for its unit.
  */
-async function batchedUnits(input: GateBatchInput, units: SweepUnit[], report: (progress: ProviderBatchProgress) => void): Promise<{ answers: Map<string, UnitAnswer>; expired: SweepUnit[]; stop?: StopOf<'launch-failed'> }> {
+async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Spend, report: (progress: ProviderBatchProgress) => void): Promise<{ answers: Map<string, UnitAnswer>; expired: SweepUnit[]; stop?: StopOf<'launch-failed'> }> {
+  // A sweep already at its `--max-cost` cap submits nothing: its units reach the cap's stop in the gather, as live ones do.
+  if (spend.over() !== undefined) return { answers: new Map(), expired: [] };
   const captures: BatchedUnit[] = await Promise.all(
     units.map(async (unit) => ({ unit, captured: await captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: input.runId, checkout: input.checkout, unit, attempt: 1, findings: [] }]) })),
   );
@@ -271,7 +273,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather.
-      const provider = input.providerBatch === true && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, units, (progress) => {
+      const provider = input.providerBatch === true && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, units, lifecycle.spend, (progress) => {
         providerProgress = progress;
         const c = progress.counts;
         lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
