@@ -1,16 +1,18 @@
-// A `--batch` sweep whose provider batch ends while no worker runs: the next worker collects it. A real
-// dev server (the stopped worker's sticky queue times out there as in production), the stand-ins'
-// provider batches, in-process workers started one after the other.
+// `--batch` sweeps whose worker dies or stops: a worker killed outright after submitting or after
+// collecting (the real `commonplace worker`, bin/commonplace.js, so `npm run build` first), and a batch
+// that ends while no worker runs. A real dev server (a dead worker's sticky queue and heartbeats time
+// out there as in production), the stand-ins' provider batches counting every request per custom_id.
 import { join } from 'node:path';
 import type { SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { batchSweep, exampleNotes, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
+import { startCli } from '../helpers/cli.js';
+import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { waitFor } from '../helpers/fake.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
-const { env } = useDevServer();
+const { env, address } = useDevServer();
 
 let standIns: StandIn[] = [];
 afterEach(async () => {
@@ -41,3 +43,28 @@ test.each(['anthropic', 'openai'] as const)('a %s provider batch that ended whil
   expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
 });
 
+
+describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
+  test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
+    const setup = await batchSweep(api, reply.review('pass'));
+    standIns.push(setup.standIn);
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const state = join(setup.dir, 'state');
+    const first = startCli(['worker', '--state', state], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: `kill-after-batch-${point}`, [KEY_ENV]: 'stand-in-key' } });
+    try {
+      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+      expect((await first).signal).toBe('SIGKILL');
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      const second = await testWorker(env(), { stateDir: state });
+      const summary = (await second.runUntil(handle.result())) as SweepSummary;
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.problems).toBe(0);
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      expect(sentTwice(setup.standIn)).toEqual([]);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+    } finally {
+      first.kill('SIGKILL');
+    }
+  });
+});

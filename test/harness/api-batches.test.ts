@@ -61,7 +61,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after the provider accepted the batch, before its ID was recorded, adopts that batch: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('pass'));
-    process.env['COMMONPLACE_CHAOS'] = 'lose-batch-id';
+    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-submit';
     const summary = await completedSweep(setup, setup.input('pair'));
     expect(summary.status).toBe('completed');
     // The retried submission looked for its batch at the provider, and adopted it.
@@ -73,7 +73,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after collecting the results collects them again on the retry: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('warn', ['One sentence says two things.']));
-    process.env['COMMONPLACE_CHAOS'] = 'lose-collect';
+    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-collect';
     const summary = await completedSweep(setup, setup.input('bundle'));
     expect(summary.status).toBe('completed');
     // The results were read twice (the lost collect and its retry); the requests were sent once.

@@ -15,8 +15,8 @@ import type { CapturedUnit, SweepUnit } from '../../review/sweep-types.js';
 
 const batchActivities = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '2m',
-  retry: { initialInterval: '30s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: BATCH_ACTIVITY_ATTEMPTS, nonRetryableErrorTypes: ['bad-launch-input', 'harness-missing'] },
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: BATCH_ACTIVITY_ATTEMPTS, nonRetryableErrorTypes: ['bad-launch-input', 'harness-missing'] },
 });
 
 /** A unit captured for the batch: what its request is built from and its answer accepted against. */

@@ -32,6 +32,16 @@ interface Ledger {
   submissions: Submission[];
 }
 
+/**
+ * Tests: a worker dying at a point of a batch's activities. `kill-<point>` ends the worker process
+ * outright (a CLI worker); `lose-<point>` fails the activity's first try there, as a lost report would.
+ */
+function chaos(point: 'batch-submit' | 'batch-collect'): void {
+  const asked = process.env['COMMONPLACE_CHAOS'];
+  if (asked === `kill-after-${point}`) process.kill(process.pid, 'SIGKILL');
+  if (asked === `lose-after-${point}` && Context.current().info.attempt === 1) throw new Error(`chaos: the report of ${point} lost`);
+}
+
 /** The run's submissions ledger (`provider-batches.json` in the run directory). */
 const ledgerFile = (checkout: string, runId: string) => join(runDirOf(checkout, runId), 'provider-batches.json');
 
@@ -86,8 +96,7 @@ export async function submitProviderBatch(input: SubmitBatchInput): Promise<Subm
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`); // the intent, before the provider is asked
     Context.current().heartbeat(`submitting ${ids.length} requests`);
     const batchId = await provider.create(requests, submission.key);
-    // Tests: a worker dying after the provider accepted the batch and before the ledger or the history knew its ID.
-    if (process.env['COMMONPLACE_CHAOS'] === 'lose-batch-id' && Context.current().info.attempt === 1) throw new Error(`chaos: batch ${batchId} submitted, its ID lost`);
+    chaos('batch-submit'); // after the provider accepted the batch, before the ledger or the history knew its ID
     submission.batchId = batchId;
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
   }
@@ -161,7 +170,7 @@ export async function collectProviderBatch(input: CollectBatchInput): Promise<Co
       }
     }
   }
-  if (process.env['COMMONPLACE_CHAOS'] === 'lose-collect' && Context.current().info.attempt === 1) throw new Error('chaos: results collected, the report lost');
+  chaos('batch-collect'); // after the answers were written, before the history knew them
   return collected;
 }
 
