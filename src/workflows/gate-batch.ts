@@ -1,4 +1,4 @@
-import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, isCancellation, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
@@ -220,8 +220,18 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
   const context = { runId: input.runId, checkout: input.checkout, profile: input.profile, report };
   let todo = captures;
   let batches: string[] = [];
+  const runDir = captures[0]?.captured.dir.split('/launches/')[0];
+  const evidence = runDir !== undefined ? { evidence: `${runDir}/provider-batches.json` } : {};
   for (const round of [1, 2]) {
-    const asked = await askProviderBatch(context, todo, round);
+    let asked: Awaited<ReturnType<typeof askProviderBatch>>;
+    try {
+      asked = await askProviderBatch(context, todo, round);
+    } catch (error) {
+      // The provider unreachable through every retry (or a submission that cannot be told apart): the units not answered stop; the ledger keeps what was submitted.
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+      const expired = todo.map(({ unit }) => unit);
+      return { answers, expired, stop: { kind: 'launch-failed', disposition: 'inspect', reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500), ...evidence } };
+    }
     batches = asked.batches;
     for (const { unit, captured } of todo) {
       const result = asked.answered.get(unit.key);
@@ -232,7 +242,6 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
     if (todo.length === 0) return { answers, expired: [] };
   }
   const expired = todo.map(({ unit }) => unit);
-  const runDir = todo[0]!.captured.dir.split('/launches/')[0];
   return {
     answers,
     expired,
@@ -240,7 +249,7 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
       kind: 'launch-failed',
       disposition: 'inspect',
       reason: `${expired.length} request${expired.length === 1 ? '' : 's'} of provider batch ${batches.join(', ')} expired again after one resubmission: ${expired.slice(0, 3).map(unitName).join('; ')}${expired.length > 3 ? '; …' : ''}`,
-      ...(runDir !== undefined && { evidence: `${runDir}/provider-batches.json` }),
+      ...evidence,
     },
   };
 }

@@ -31,6 +31,20 @@ async function setUp(...args: Parameters<typeof batchSweep>): Promise<BatchSweep
 
 const start = (input: SweepInput): Promise<WorkflowHandle> => env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
 
+/** Runs a sweep until it stops, and returns its progress then (waiting on its result lets the server skip the retries' waits). */
+async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepProgress> {
+  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+  let progress: SweepProgress | undefined;
+  await worker.runUntil(async () => {
+    const handle = await start(input);
+    const result = handle.result().catch(() => undefined);
+    await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+    await handle.terminate('test over').catch(() => undefined);
+    await result;
+  });
+  return progress!;
+}
+
 async function completedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepSummary> {
   const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
   return (await worker.runUntil(async () => (await start(input)).result())) as SweepSummary;
@@ -122,21 +136,25 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
   });
 
+  test('a provider that refuses every submission stops the sweep launch-failed after the activity\'s five tries, with nothing submitted', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.refuseCreates = true;
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const progress = await stoppedSweep(setup, input);
+    expect(progress.stops[0]!.kind).toBe('launch-failed');
+    expect(progress.stops[0]!.reason).toMatch(/^provider batch of \d+ units: /);
+    expect(setup.standIn.requests.filter((request) => request.method === 'POST' && /\/batches$/.test(request.path))).toHaveLength(5);
+    expect(setup.standIn.batches.submitted.size).toBe(0);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+  });
+
   test('an expired request is resubmitted once, and when it expires again the sweep stops launch-failed', async () => {
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.expires = () => true;
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
-    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-    let progress: SweepProgress | undefined;
-    await worker.runUntil(async () => {
-      const handle = await start(input);
-      const result = handle.result().catch(() => undefined);
-      await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
-      await handle.terminate('test over').catch(() => undefined);
-      await result;
-    });
-    expect(progress!.stops[0]!.kind).toBe('launch-failed');
-    expect(progress!.stops[0]!.reason).toMatch(/expired again after one resubmission/);
+    const progress = await stoppedSweep(setup, input);
+    expect(progress.stops[0]!.kind).toBe('launch-failed');
+    expect(progress.stops[0]!.reason).toMatch(/expired again after one resubmission/);
     expect(setup.standIn.batches.list).toHaveLength(2);
     expect([...setup.standIn.batches.submitted.keys()].map((customId) => customId.slice(-2)).sort()).toEqual(['-1', '-2']);
     expect(sentTwice(setup.standIn)).toEqual([]);

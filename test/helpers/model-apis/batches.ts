@@ -31,6 +31,8 @@ export interface StandInBatches {
   endAfterPolls: number;
   /** Which requests expire instead of being answered when their batch ends (none by default). */
   expires: (customId: string) => boolean;
+  /** While true, creating a batch is answered 500 (the provider unreachable for batches). */
+  refuseCreates: boolean;
   /** Ends a batch now: each request answered, or expired. */
   end(id: string): void;
 }
@@ -57,6 +59,7 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
     submitted,
     endAfterPolls: 2,
     expires: () => false,
+    refuseCreates: false,
     end(id) {
       const batch = batches.find((entry) => entry.id === id);
       if (!batch || batch.status !== 'in_progress') return;
@@ -142,6 +145,7 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
       const match = /^\/v1\/messages\/batches(?:\/([^/]+))?(?:\/(results|cancel))?$/.exec(path);
       if (!match) return undefined;
       const [, id, action] = match;
+      if (method === 'POST' && !id && state.refuseCreates) return json(500, { type: 'error', error: { type: 'api_error', message: 'Internal server error' } });
       if (method === 'POST' && !id) {
         const requests = ((request.json?.requests as Json[] | undefined) ?? []).map((entry) => ({ customId: String(entry.custom_id), params: entry.params as Json }));
         return json(200, anthropicView(submit(requests), base));
@@ -176,6 +180,7 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
     const match = /^\/v1\/batches(?:\/([^/]+))?(?:\/(cancel))?$/.exec(path);
     if (!match) return undefined;
     const [, id, action] = match;
+    if (method === 'POST' && !id && state.refuseCreates) return json(500, { error: { type: 'server_error', message: 'The server had an error while processing your request.' } });
     if (method === 'POST' && !id) {
       const body = request.json ?? {};
       const text = files.get(String(body.input_file_id)) ?? '';
