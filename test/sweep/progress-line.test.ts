@@ -65,3 +65,10 @@ test.each([
 ])('a duration of %i ms reads %s', (ms, text) => {
   expect(duration(ms)).toBe(text);
 });
+
+test('a batch waiting on its provider batch shows the provider\'s counts: processing, succeeded, errored, expired', () => {
+  const batch: RunningBatch = { counts: counts(), provider: { round: 1, batches: ['msgbatch_1'], counts: { submitted: 62, processing: 40, succeeded: 20, errored: 1, expired: 1, canceled: 0 } } };
+  expect(progressLine(progress(), batch, { now: minutes(3), startedAt: start })).toBe(
+    'GS-abc-123: 0/62 pairs · batch 1/1 · results none yet · 0 problems, 0 stale on arrival · 0 launches · provider batch: 40 processing, 20 succeeded, 1 errored, 1 expired · elapsed 3m00s',
+  );
+});
