@@ -2,7 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { apiKey, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewRequest } from '../executors/api-review.js';
 import type { Profile } from '../profiles.js';
-import { emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
+import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
 
 /** The Messages request of one review, as `anthropic.ts` sends it live: shared part first, with its cache breakpoint. */
 function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
@@ -22,7 +22,7 @@ function messageParams(profile: Profile, request: ReviewRequest): Anthropic.Mess
 
 /** Message Batches for one profile. */
 export function anthropicBatches(profile: Profile): ProviderBatches {
-  const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: 120_000, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+  const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: Math.max(profile.timeoutMs, batchRequestTimeoutMs), ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
   const batches = client.messages.batches;
   return {
     async create(requests) {

@@ -2,7 +2,7 @@
 import OpenAI, { toFile } from 'openai';
 import { apiKey, defaultMaxOutputTokens, promptCacheKey, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewRequest } from '../executors/api-review.js';
 import type { Profile } from '../profiles.js';
-import { emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
+import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
 
 /** The metadata key a batch carries its submission key under (found again after a crash). */
 export const SUBMISSION_METADATA = 'commonplace_submission';
@@ -52,7 +52,7 @@ function outcomeOf(line: OutputLine): BatchOutcome {
 
 /** Batches on `/v1/responses` for one profile. */
 export function openaiBatches(profile: Profile): ProviderBatches {
-  const client = new OpenAI({ apiKey: apiKey(profile, 'OPENAI_API_KEY'), maxRetries: 0, timeout: 120_000, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+  const client = new OpenAI({ apiKey: apiKey(profile, 'OPENAI_API_KEY'), maxRetries: 0, timeout: Math.max(profile.timeoutMs, batchRequestTimeoutMs), ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
   const lines = async (fileId: string | null | undefined): Promise<OutputLine[]> => {
     if (!fileId) return [];
     const text = await (await client.files.content(fileId)).text();

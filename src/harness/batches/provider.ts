@@ -30,6 +30,9 @@ export interface ProviderBatches {
   cancel(id: string): Promise<void>;
 }
 
+/** The shortest timeout of one batch API call: an upload or a results file can take longer than one review's request. */
+export const batchRequestTimeoutMs = 120_000;
+
 export const emptyBatchCounts = (): BatchCounts => ({ submitted: 0, processing: 0, succeeded: 0, errored: 0, expired: 0, canceled: 0 });
 
 /** The provider a profile's executor names, or undefined for a CLI profile (its units cannot go in a batch). */

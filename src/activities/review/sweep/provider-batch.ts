@@ -155,7 +155,17 @@ async function answered(profile: Profile, ref: CollectBatchInput['requests'][num
 export async function collectProviderBatch(input: CollectBatchInput): Promise<CollectedBatch> {
   const provider = providerBatchesFor(input.profile);
   const outcomes = new Map<string, BatchOutcome>();
-  for (const id of input.batches) for (const [customId, outcome] of await provider.results(id)) outcomes.set(customId, outcome);
+  for (const id of input.batches) {
+    let results: Map<string, BatchOutcome>;
+    try {
+      results = await provider.results(id);
+    } catch (error) {
+      // A batch the provider no longer keeps (results go after 29 days): its requests count as expired, and are resubmitted once.
+      if ((error as { status?: number }).status !== 404) throw error;
+      results = new Map();
+    }
+    for (const [customId, outcome] of results) outcomes.set(customId, outcome);
+  }
   const collected: CollectedBatch = { answered: {}, errored: {}, expired: [] };
   for (const ref of input.requests) {
     const outcome = outcomes.get(ref.customId);
