@@ -29,3 +29,23 @@ test('review run gates --batch asks the selection as one provider batch, follows
     await setup.standIn.close();
   }
 });
+
+test('the same review run gates --batch command started twice at once is one sweep: one provider batch, no request submitted twice', async () => {
+  const setup = await batchSweep('openai', reply.review('warn', ['One sentence says two things.']));
+  try {
+    const { profile, profilesFile } = setup.input('bundle');
+    const notes = [exampleNotes[1]!];
+    const args = ['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, '--grouping', 'bundle', ...gates.flatMap((gate) => ['--gates', gate]), '--notes', notes[0]!, '--batch'];
+    const runs = await Promise.all([runCli(args, { env: { TEMPORAL_ADDRESS: address() } }), runCli(args, { env: { TEMPORAL_ADDRESS: address() } })]);
+    expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
+    const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);
+    expect(ids[0]).toBeDefined();
+    expect(ids[1]).toBe(ids[0]);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
+  } finally {
+    await setup.standIn.close();
+  }
+});
