@@ -14,6 +14,9 @@ import { testWorker } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 
+/** A dead worker is noticed by its heartbeat timeout and the batch's first wait is 30 s: these tests take a minute or two of server time. */
+const slow = 400_000;
+
 let standIns: StandIn[] = [];
 afterEach(async () => {
   await Promise.all(standIns.map((standIn) => standIn.close()));
@@ -41,7 +44,7 @@ test.each(['anthropic', 'openai'] as const)('a %s provider batch that ended whil
   expect(sentTwice(setup.standIn)).toEqual([]);
   expect(liveRequests(setup.standIn)).toEqual([]);
   expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
-});
+}, slow);
 
 
 describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
@@ -66,5 +69,5 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is kill
     } finally {
       first.kill('SIGKILL');
     }
-  });
+  }, slow);
 });
