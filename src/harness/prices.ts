@@ -83,3 +83,15 @@ export function launchCost(launch: { model: string | null; usage: TokenUsage | n
   const micro = uncached * price.input + outputTokens * price.output + cacheReadTokens * price.cacheRead + (cacheWriteTokens - hour) * price.cacheWrite + hour * price.cacheWrite1h;
   return { costUsd: micro / 1_000_000, source: 'price-table' };
 }
+
+/**
+ * What a provider batch charges against the live price: Anthropic's Message Batches and OpenAI's
+ * Batch API both bill every token class at half (cache reads and writes included: the discounts stack).
+ */
+export const BATCH_DISCOUNT = 0.5;
+
+/** One batched request's cost: its usage at the table's price, times the batch discount; null when the model is not in the table. */
+export function batchLaunchCost(model: string | null, usage: TokenUsage): number | null {
+  const live = launchCost({ model, usage, costUsd: null }).costUsd;
+  return live === null ? null : live * BATCH_DISCOUNT;
+}

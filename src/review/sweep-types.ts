@@ -2,6 +2,7 @@ import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
 import type { CachePrefixReport } from '../harness/prompt-cache.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
+import type { BatchChoice } from '../harness/batches/batch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
 import { addTotals, emptyTokens, type SpendTotals } from '../runs/spend.js';
 
@@ -58,6 +59,8 @@ export interface SweepOptions {
    * and COLLECTION.md files were swept: those sweeps select gates only, as they did when they began.
    */
   criteria?: ('gates' | 'types' | 'collections')[];
+  /** Whether the units go as provider batches (docs/batches.md); absent: live, as every sweep before batches. */
+  batch?: BatchChoice;
 }
 
 export interface SweepInput extends SweepOptions {

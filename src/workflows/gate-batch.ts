@@ -1,4 +1,4 @@
-import { continueAsNew, metricMeter, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, isCancellation, metricMeter, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
@@ -17,6 +17,7 @@ import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/p
 import type { SpendTotals } from '../runs/spend.js';
 import type { Spend } from './spend-cap.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
+import { askProviderBatch, type BatchedUnit, type ProviderBatchProgress } from './asking/provider-batch.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -44,6 +45,8 @@ export interface GateBatchInput {
   breaker?: BreakerState<HeldUnit>;
   /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
   compare?: CompareTarget;
+  /** Ask the units' first attempts as a provider batch (an API profile's `--batch` sweep: docs/batches.md); absent: each unit live. */
+  providerBatch?: boolean;
 }
 
 /** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
@@ -75,6 +78,8 @@ export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
 
 /** Batches of a compare run write accepted verdicts into the compare run's directory; the patch marks batches that carry the target to the accept. */
 export const COMPARE_TARGET_PATCH = 'compare-target';
+/** Batches that ask their units' first attempts as a provider batch (only batches handed `providerBatch` reach it). */
+export const PROVIDER_BATCH_PATCH = 'provider-batch';
 
 /** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
 interface UnitAnswer {
@@ -119,6 +124,8 @@ async function sweepUnit(
   spend: Spend,
   /** A compare run's route, where the accepted verdicts go (undefined: the KB's result files). */
   compare: CompareTarget | undefined,
+  /** The unit's first attempt as a provider batch answered it: accepted through the same checks as a launch's. */
+  batched?: UnitAnswer,
 ): Promise<{ stop?: Stop; pending: SweepUnit; launches?: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } }> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
@@ -126,7 +133,8 @@ async function sweepUnit(
   // begun before routing) under the sweep's, so the commands of recorded histories are unchanged.
   const profile = (unit.profile !== undefined ? input.profiles?.[unit.profile] : undefined) ?? input.profile;
   const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
-    const captured = await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]);
+    const fromBatch = attempt === 1 ? batched : undefined;
+    const captured = fromBatch?.captured ?? (await captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: input.runId, checkout: input.checkout, unit: pending, attempt, findings }]));
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
@@ -150,7 +158,9 @@ async function sweepUnit(
     const outcome = await keyedAsk(answers, identity, {
       answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
       launch: (keep) =>
-        launchOnce(
+        fromBatch !== undefined
+          ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, spend)
+          : launchOnce(
           {
             launchId: `${input.runId}/${pending.key}/${attempt}`,
             profile,
@@ -200,17 +210,75 @@ async function sweepUnit(
   return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
 
+/** A provider batch's answer as a launch that ran: counted in the spend, then checked as any launch's output. */
+async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResult) => Promise<A>, ran: (result: LaunchResult) => void, spend: Spend): Promise<A> {
+  spend.add(result);
+  ran(result);
+  return check(result);
+}
+
+/**
+ * The units' first attempts as a provider batch: each captured, submitted, waited for and collected;
+ * a request that expired is resubmitted once. What it answered is accepted in the gather like a
+ * launch's answer; an errored request's unit is asked live (the relaunch rule); a request that
+ * expired twice is a `launch-failed` stop for its unit.
+ */
+async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Spend, report: (progress: ProviderBatchProgress) => void): Promise<{ answers: Map<string, UnitAnswer>; expired: SweepUnit[]; stop?: StopOf<'launch-failed'> }> {
+  // A sweep already at its `--max-cost` cap submits nothing: its units reach the cap's stop in the gather, as live ones do.
+  if (spend.over() !== undefined) return { answers: new Map(), expired: [] };
+  const captures: BatchedUnit[] = await Promise.all(
+    units.map(async (unit) => ({ unit, captured: await captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: input.runId, checkout: input.checkout, unit, attempt: 1, findings: [] }]) })),
+  );
+  const answers = new Map<string, UnitAnswer>();
+  const context = { runId: input.runId, checkout: input.checkout, profile: input.profile, report };
+  let todo = captures;
+  let batches: string[] = [];
+  const runDir = captures[0]?.captured.dir.split('/launches/')[0];
+  const evidence = runDir !== undefined ? { evidence: `${runDir}/provider-batches.json` } : {};
+  for (const round of [1, 2]) {
+    let asked: Awaited<ReturnType<typeof askProviderBatch>>;
+    try {
+      asked = await askProviderBatch(context, todo, round);
+    } catch (error) {
+      // The provider unreachable through every retry (or a submission that cannot be told apart): the units not answered stop; the ledger keeps what was submitted.
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+      const expired = todo.map(({ unit }) => unit);
+      return { answers, expired, stop: { kind: 'launch-failed', disposition: 'inspect', reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500), ...evidence } };
+    }
+    batches = asked.batches;
+    for (const { unit, captured } of todo) {
+      const result = asked.answered.get(unit.key);
+      if (result !== undefined) answers.set(unit.key, { captured, result });
+    }
+    const expired = new Set(asked.expired);
+    todo = todo.filter(({ unit }) => expired.has(unit.key));
+    if (todo.length === 0) return { answers, expired: [] };
+  }
+  const expired = todo.map(({ unit }) => unit);
+  return {
+    answers,
+    expired,
+    stop: {
+      kind: 'launch-failed',
+      disposition: 'inspect',
+      reason: `${expired.length} request${expired.length === 1 ? '' : 's'} of provider batch ${batches.join(', ')} expired again after one resubmission: ${expired.slice(0, 3).map(unitName).join('; ')}${expired.length > 3 ? '; …' : ''}`,
+      ...evidence,
+    },
+  };
+}
+
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
   const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
   const counts = input.counts ?? emptyCounts();
+  let providerProgress: ProviderBatchProgress | undefined;
   const lifecycle = new Lifecycle<BatchProgress>({
     runId: `${input.runId} batch ${input.batch + 1}`,
     headline: (stage) => stage,
     next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
     inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
     autoResume: false,
-    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished }) },
+    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },
     resume: batchResumeUpdate,
     legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
@@ -228,6 +296,14 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const compare = input.compare !== undefined && patched(COMPARE_TARGET_PATCH) ? input.compare : undefined;
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
+      // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather;
+      // units per-criterion routing gave another profile are asked live under it.
+      const batchable = units.filter((unit) => unit.profile === undefined);
+      const provider = input.providerBatch === true && batchable.length > 0 && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, batchable, lifecycle.spend, (progress) => {
+        providerProgress = progress;
+        const c = progress.counts;
+        lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
+      }) : undefined;
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);
@@ -239,12 +315,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
+      const expiredTwice = new Set(provider?.expired.map((unit) => unit.key));
       const done = await gather(
-        units,
+        expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units,
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend, compare);
+          const unitDone = await sweepUnit(input, unit, counts, answers, guard, lifecycle.spend, compare, provider?.answers.get(unit.key));
           tally.finished += 1;
           if (unitDone.stop) {
             stop ??= unitDone.stop;
@@ -265,7 +342,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         },
         () => !stop && !overBudget(),
       );
-      const remaining = [...stopped.values(), ...units.filter((_, index) => done[index] === undefined)];
+      const asked = expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units;
+      const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
+      if (provider?.stop) {
+        // Requests that expired twice stop the batch for their units, after every other unit was accepted.
+        stop ??= provider.stop;
+        remaining.push(...provider.expired);
+      }
       if (breaker !== undefined && (stop || remaining.length === 0)) {
         // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
         if (breaker.status === 'tripped') remaining.unshift(...breaker.held.map((held) => held.pending));

@@ -9,6 +9,7 @@ import { runDetails } from '../runs/run-details.js';
 import { sweepAcknowledgeUpdate, sweepProgressQuery, sweepResumeUpdate } from './messages.js';
 import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './asking/pace.js';
+import { batchesChosen } from '../harness/batches/batch-contract.js';
 
 const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -159,6 +160,8 @@ async function sweepBatches(
           concurrency: input.concurrency,
           ...(pace && { pace }),
           ...(remaining && { units: remaining }),
+          // An API profile's sweep asked with `--batch` (or a schedule's large one) asks each batch's units as a provider batch.
+          ...(batchesChosen(input.batch, ready.profile.harness, ready.units) && { providerBatch: true }),
           ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }),
           // The batch decides against the sweep's cap with what the sweep spent before it (batches run one at a time).
           ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(counts) }),

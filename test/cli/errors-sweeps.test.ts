@@ -35,6 +35,7 @@ const rows: Record<string, Row> = {
   'run gates --grouping triple': { args: () => ['review', 'run', 'gates', '--kb', checkout, '--grouping', 'triple'], message: /--grouping must be pair or bundle, got "triple"/ },
   'run gates --concurrency 0': { args: () => ['review', 'run', 'gates', '--kb', checkout, '--concurrency', '0'], message: /--concurrency must be a positive whole number, got "0"/ },
   'run gates --batch-size many': { args: () => ['review', 'run', 'gates', '--kb', checkout, '--batch-size', 'many'], message: /--batch-size must be a positive whole number, got "many"/ },
+  'run gates --batch --live': { args: () => ['review', 'run', 'gates', '--kb', checkout, '--batch', '--live'], message: /--batch and --live exclude each other: give one/ },
   'run gates --max-cost -1': { args: () => ['review', 'run', 'gates', '--kb', checkout, '--max-cost', '-1'], message: /--max-cost must be a positive amount of US dollars, got "-1"/ },
   'run gates --resume X --max-cost free': { args: () => ['review', 'run', 'gates', '--resume', 'GS-x', '--max-cost', 'free'], message: /--max-cost must be a positive amount/ },
   'run gates --kb a missing directory': { args: () => ['review', 'run', 'gates', '--kb', path.join(checkout, 'nowhere')], message: /--kb .*nowhere: .* is not a directory/ },

@@ -19,6 +19,8 @@ import { fakeScenario, waitFor, type FakeAttempt, type FakeRule } from '../helpe
 import type { CommonplaceWorker } from '../../src/worker.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
+import { startStandIn } from '../helpers/model-apis/stand-in.js';
+import { reply } from '../helpers/model-apis/replies.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
 import { recordEditExhaustedHistory, recordEditHistories, recordOnly as recordEditsOnly } from '../review-edit/histories.js';
 import { recordCompareHistories, recordOnly as recordComparesOnly } from '../compare/histories.js';
@@ -131,6 +133,22 @@ async function recordSystematicFailure(env: TestWorkflowEnvironment, name: strin
   await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
 }
 
+/** A `--batch` sweep on a model-API profile: its units asked as one provider batch at the Anthropic stand-in, polled on timers, collected and accepted. */
+async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const checkout = await corpusCopy();
+  const standIn = await startStandIn('anthropic', reply.review('pass', ['The description restates the title.']));
+  standIn.cache.minimumTokens = 64;
+  process.env['COMMONPLACE_HISTORY_API_KEY'] = 'stand-in-key';
+  const profiles = { 'anthropic-batch': { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': 'COMMONPLACE_HISTORY_API_KEY', timeout: '1m', 'max-output-tokens': 1024 } };
+  const { worker, profilesFile } = await recordingWorker(env, name, [], profiles, checkout);
+  const runId = `history-${name}`;
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, batchSize: 20, autoResume: false, profilesFile, batch: 'always' });
+  await worker.runUntil(env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }));
+  await standIn.close();
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+}
+
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
@@ -155,6 +173,7 @@ if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ matc
 if (wanted('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
 if (wanted('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
 if (wanted('gates-systematic-failure')) await recordSystematicFailure(dev, 'gates-systematic-failure');
+if (wanted('gates-provider-batch')) await recordProviderBatch(dev, 'gates-provider-batch');
 await recordEditHistories(dev, saveHistory);
 await recordEditExhaustedHistory(dev, saveHistory);
 await recordAnalysisHistories(dev, saveHistory);

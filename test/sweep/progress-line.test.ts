@@ -73,3 +73,10 @@ test('a model-API sweep whose units have prefixes below the cache minimum says h
   expect(summary).toContain("\n  prompt cache       40 units (2 of 3 shared prefixes) below claude-haiku-4-5's cache minimum of 4096 tokens: not cached; shortest kb/notes/short.md at ~900\n");
   expect(progressLine(progress({ cachePrefixes: { ...cachePrefixes, below: 0, unitsBelow: 0, examples: [] } }), undefined, { now: start + 5000, startedAt: start })).not.toContain('cache');
 });
+
+test('a batch waiting on its provider batch shows the provider\'s counts: processing, succeeded, errored, expired', () => {
+  const batch: RunningBatch = { counts: counts(), provider: { round: 1, batches: ['msgbatch_1'], counts: { submitted: 62, processing: 40, succeeded: 20, errored: 1, expired: 1, canceled: 0 } } };
+  expect(progressLine(progress(), batch, { now: minutes(3), startedAt: start })).toBe(
+    'GS-abc-123: 0/62 pairs · batch 1/1 · results none yet · 0 problems, 0 stale on arrival · 0 launches · provider batch: 40 processing, 20 succeeded, 1 errored, 1 expired · elapsed 3m00s',
+  );
+});

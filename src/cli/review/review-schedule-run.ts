@@ -96,7 +96,7 @@ function parseScheduleCommand(name: string, options: ScheduleCreateOptions): Sch
   const overlap = overlapPolicies[options.overlap as keyof typeof overlapPolicies];
   if (overlap === undefined) throw new UserError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got "${options.overlap}"`);
   // Its sweeps resume by themselves after a usage limit with a known reset time.
-  const input = parseSweepCommand(options, { autoResume: true });
+  const input = parseSweepCommand(options, { autoResume: true, batch: 'auto' });
   return { name, overlap, input, ...(options.every !== undefined && { every: options.every }), ...(options.cron !== undefined && { cron: options.cron }) };
 }
 

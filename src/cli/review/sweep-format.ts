@@ -1,4 +1,5 @@
 /** How a gate sweep reads to the operator: the live line, a stop with its one next command, the end-of-sweep report. */
+import type { ProviderBatchProgress } from '../../harness/batches/batch-contract.js';
 import type { Client } from '@temporalio/client';
 import type { SweepCounts, SweepProgress, SweepSummary } from '../../review/sweep-types.js';
 import { batchProgressQuery } from '../../workflows/gate-batch.js';
@@ -19,6 +20,8 @@ export function sweepNext(runId: string): NextCommands {
 export interface RunningBatch {
   counts: SweepCounts;
   spend?: SpendProgress;
+  /** Where the batch's provider batch stands (a `--batch` sweep). */
+  provider?: ProviderBatchProgress;
 }
 
 /** The clock a progress line reads: now, when the sweep started, and the first look the rate is measured from. */
@@ -73,6 +76,8 @@ export function progressLine(progress: SweepProgress, batch: RunningBatch | unde
   ];
   // Caching silently does nothing below a model's minimum: say so while the sweep runs.
   if (progress.cachePrefixes && progress.cachePrefixes.unitsBelow > 0) parts.push(`${progress.cachePrefixes.unitsBelow}/${progress.units} units below the cache minimum`);
+  const provider = batch?.provider?.counts;
+  if (provider) parts.push(`provider batch: ${provider.processing} processing, ${provider.succeeded} succeeded, ${provider.errored} errored, ${provider.expired + provider.canceled} expired`);
   const from = clock.since ?? (clock.startedAt !== undefined ? { at: clock.startedAt, done: 0 } : undefined);
   const minutes = from ? (clock.now - from.at) / 60_000 : 0;
   const rate = from && minutes > 0 && done > from.done ? (done - from.done) / minutes : undefined;

@@ -19,6 +19,8 @@ export function sweepOptions(command: Command): Command {
     .option('--profile <name>', 'worker profile', 'claude')
     .option('--concurrency <n>', 'launches in flight at once', '4')
     .option('--batch-size <n>', 'launches per child workflow', '100')
+    .option('--batch', 'ask the units as provider batches: half price, results within 24 h (anthropic and openai profiles; docs/batches.md)')
+    .option('--live', 'ask every unit live, also where a schedule would batch a large sweep')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')

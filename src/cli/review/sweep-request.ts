@@ -20,6 +20,8 @@ export interface SweepCommandOptions {
   concurrency: string;
   batchSize: string;
   autoResume?: boolean;
+  batch?: boolean;
+  live?: boolean;
   kb?: string;
   profiles?: string;
   scenario?: string;
@@ -44,6 +46,8 @@ export const SWEEP_FIELDS = {
   criteria: z.string().optional(),
   profile: z.string(),
   autoResume: flag,
+  batch: flag,
+  live: flag,
   kb: z.string().optional(),
   profiles: z.string().optional(),
   scenario: z.string().optional(),
@@ -53,6 +57,10 @@ export const SWEEP_FIELDS = {
 const sweepSchema = (fields: typeof SWEEP_FIELDS) =>
   z.object(fields).transform((options, context) => {
     const criteria = commandSelections(options.criteria, options.gates.length > 0);
+    if (options.batch && options.live) {
+      context.addIssue({ code: 'custom', message: '--batch and --live exclude each other: give one' });
+      return z.NEVER;
+    }
     if (criteria.ok) return { ...options, criteria: criteria.kinds };
     context.addIssue({ code: 'custom', message: criteria.message });
     return z.NEVER;
@@ -79,5 +87,7 @@ export function parseSweepCommand(raw: SweepCommandOptions, extra: Partial<Sweep
     ...(options.profiles && { profilesFile: resolve(options.profiles) }),
     ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
     ...extra,
+    // `--batch` / `--live` as given; otherwise what the command defaults to (a schedule: `auto`), else live.
+    ...((options.batch || options.live || extra.batch !== undefined) && { batch: options.batch ? 'always' : options.live ? 'never' : extra.batch }),
   };
 }

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { anthropicDialect } from './anthropic.js';
 import { openaiDialect } from './openai.js';
 import type { PromptCache, Reply } from './replies.js';
+import { standInBatches, type StandInBatches } from './batches.js';
 
 export interface ParsedRequest {
   method: string;
@@ -76,6 +77,8 @@ export interface StandIn {
   resetCounts(): void;
   /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default: the model's own). */
   readonly cache: PromptCache;
+  /** Provider batches (Message Batches; Files + Batches): what was submitted, per custom_id, and when a batch ends. */
+  readonly batches: StandInBatches;
   close(): Promise<void>;
 }
 
@@ -110,6 +113,12 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const cache: PromptCache = { seen: new Set(), expiresAt: new Map(), now: Date.now };
+  const nextReply = (): Exclude<Reply, { kind: 'drop' }> => {
+    const next = (queue.length > 1 ? queue.shift() : queue[0]) ?? { kind: 'text', text: 'Done.' };
+    return next.kind === 'drop' ? { kind: 'error', status: 500, error: 'server' } : next;
+  };
+  const batches = standInBatches(dialect, cache, nextReply);
+  let base = '';
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
@@ -117,9 +126,13 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     const n = requests.length + 1;
     const record: RecordedRequest = { n, method: parsed.method, path: parsed.path, bytes: parsed.bytes, side: true, answered: 'side', status: null, headers: parsed.headers, ...(parsed.json && { json: parsed.json }) };
     requests.push(record);
+    const batched = batches.route(parsed, base);
     const route = dialect.route(parsed, cache);
     let answer: Answer;
-    if (route.side) {
+    if (batched) {
+      record.answered = 'batch';
+      answer = batched;
+    } else if (route.side) {
       answer = route.answer(n);
     } else {
       record.side = false;
@@ -156,6 +169,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  base = `http://127.0.0.1:${port}`;
 
   const sum = (list: RecordedRequest[]) => list.reduce((total, request) => total + request.bytes, 0);
   return {
@@ -175,6 +189,7 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
       requests.length = 0;
     },
     cache,
+    batches: batches.state,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -8,8 +8,9 @@ import { captureUnit } from './capture.js';
 import { sweepGuardBaseline, sweepGuardCheck } from './guard.js';
 import { loadBatch, prepareSweep } from './prepare.js';
 import { finishSweep, recordProblems } from './problems.js';
+import { cancelProviderBatch, collectProviderBatch, pollProviderBatch, submitProviderBatch } from './provider-batch.js';
 
 /** Every sweep activity under its registered name. */
 export function createSweepActivities() {
-  return { prepareSweep, loadBatch, captureUnit, acceptUnit, recordProblems, finishSweep, sweepGuardBaseline, sweepGuardCheck };
+  return { prepareSweep, loadBatch, captureUnit, acceptUnit, recordProblems, finishSweep, sweepGuardBaseline, sweepGuardCheck, submitProviderBatch, pollProviderBatch, collectProviderBatch, cancelProviderBatch };
 }

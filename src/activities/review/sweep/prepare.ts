@@ -46,6 +46,9 @@ async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: Swee
 /** Selects the stale and missing pairs (or a finished sweep's problem pairs) and writes them, in batches, to the run directory. */
 export async function prepareSweep(input: SweepInput & { runId: string }): Promise<PreparedSweep> {
   const { profile, profiles, definitions } = resolveProfile(input);
+  if (input.batch === 'always' && profile.harness !== 'anthropic' && profile.harness !== 'openai') {
+    throw badInput(`--batch needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: sweep it without --batch`);
+  }
   const runDir = runDirOf(input.checkout, input.runId);
   let pairs: PairStatus[];
   try {

@@ -1,0 +1,191 @@
+/**
+ * A sweep's provider batches: submit a batch's captured units (never a request twice: the
+ * submissions ledger and the provider are consulted first), read its state, collect its results
+ * into the units' launch directories as the live executors write them, and cancel it.
+ * docs/batches.md explains the ledger and the crash window it closes.
+ */
+import { Context } from '@temporalio/activity';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../../fs/atomic.js';
+import { sha256 } from '../../../fs/digest.js';
+import type { BatchState, CancelBatchInput, CollectBatchInput, CollectedBatch, PollBatchInput, SubmitBatchInput, SubmittedBatch, BatchRequestRef } from '../../../harness/batches/batch-contract.js';
+import { providerBatchesFor, type BatchOutcome } from '../../../harness/batches/index.js';
+import { emptyBatchCounts } from '../../../harness/batches/provider.js';
+import { reviewRequest, writeReview } from '../../../harness/executors/api-review.js';
+import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
+import type { Profile } from '../../../harness/profiles.js';
+import { batchLaunchCost } from '../../../harness/prices.js';
+import { answerKey } from '../../../runs/answer-key.js';
+import { runDirOf } from './run-dir.js';
+
+/** One submission as the ledger keeps it: written before the provider is asked, completed with the batch's ID once it answers. */
+interface Submission {
+  key: string;
+  provider: Profile['harness'];
+  customIds: string[];
+  at: string;
+  batchId?: string;
+}
+
+interface Ledger {
+  submissions: Submission[];
+}
+
+/**
+ * Tests: a worker dying at a point of a batch's activities. `kill-<point>` ends the worker process
+ * outright (a CLI worker); `lose-<point>` fails the activity's first try there, as a lost report would.
+ */
+function chaos(point: 'batch-submit' | 'batch-collect'): void {
+  const asked = process.env['COMMONPLACE_CHAOS'];
+  if (asked === `kill-after-${point}`) process.kill(process.pid, 'SIGKILL');
+  if (asked === `lose-after-${point}` && Context.current().info.attempt === 1) throw new Error(`chaos: the report of ${point} lost`);
+}
+
+/** The run's submissions ledger (`provider-batches.json` in the run directory). */
+const ledgerFile = (checkout: string, runId: string) => join(runDirOf(checkout, runId), 'provider-batches.json');
+
+async function readLedger(file: string): Promise<Ledger> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Ledger;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { submissions: [] };
+    throw new Error(`${file}: not a submissions ledger (${(error as Error).message})`);
+  }
+}
+
+/** A unit's launch input as the live executors read it: its captured prompt and inputs in its directory. */
+async function launchOf(profile: Profile, ref: BatchRequestRef): Promise<LaunchInput> {
+  return { launchId: ref.launchId, profile, dir: ref.dir, prompt: await readFile(join(ref.dir, 'prompt.md'), 'utf8'), outputs: ref.outputs };
+}
+
+/** A request's `custom_id`: its answer key's digest and the submission round (`[a-zA-Z0-9_-]{1,64}`, as Anthropic requires). */
+function customIdOf(launch: LaunchInput, ref: BatchRequestRef, round: number): string {
+  return `cp-${sha256(answerKey({ prompt: launch.prompt, inputs: ref.inputs, outputs: ref.outputs, profile: launch.profile.name })).slice(0, 48)}-${round}`;
+}
+
+/**
+ * Submits the units' requests not submitted before as one provider batch. An earlier submission
+ * whose provider answer was lost (the worker died between the create call and the ledger's write)
+ * is found at the provider and adopted, never sent again.
+ */
+export async function submitProviderBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
+  const provider = providerBatchesFor(input.profile);
+  const file = ledgerFile(input.checkout, input.runId);
+  const ledger = await readLedger(file);
+  const launches = await Promise.all(input.requests.map((ref) => launchOf(input.profile, ref)));
+  const customIds = Object.fromEntries(input.requests.map((ref, index) => [ref.unit, customIdOf(launches[index]!, ref, input.round)]));
+  const known = new Set(ledger.submissions.flatMap((submission) => (submission.batchId !== undefined ? [submission.batchId] : [])));
+  // An intent without its batch: the provider may hold it. Adopt it, or forget it when the provider never got it.
+  for (const submission of ledger.submissions.filter((entry) => entry.batchId === undefined && entry.provider === input.profile.harness)) {
+    const found = await provider.find(submission.key, submission.at, submission.customIds.length, known);
+    if (found !== undefined) {
+      submission.batchId = found;
+      known.add(found);
+    }
+  }
+  ledger.submissions = ledger.submissions.filter((entry) => entry.batchId !== undefined || entry.provider !== input.profile.harness);
+  await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
+  const holding = (customId: string) => ledger.submissions.find((entry) => entry.customIds.includes(customId));
+  const fresh = input.requests.flatMap((ref, index) => (holding(customIds[ref.unit]!) === undefined ? [{ customId: customIds[ref.unit]!, launch: launches[index]! }] : []));
+  if (fresh.length > 0) {
+    const requests = await Promise.all(fresh.map(async ({ customId, launch }) => ({ customId, request: await reviewRequest(launch) })));
+    const ids = fresh.map((entry) => entry.customId);
+    const submission: Submission = { key: `cp-${sha256([...ids].sort().join('\n')).slice(0, 32)}`, provider: input.profile.harness, customIds: ids, at: new Date().toISOString() };
+    ledger.submissions.push(submission);
+    await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`); // the intent, before the provider is asked
+    Context.current().heartbeat(`submitting ${ids.length} requests`);
+    const batchId = await provider.create(requests, submission.key);
+    chaos('batch-submit'); // after the provider accepted the batch, before the ledger or the history knew its ID
+    submission.batchId = batchId;
+    await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
+  }
+  const batches = [...new Set(Object.values(customIds).map((customId) => holding(customId)!.batchId!))];
+  return { batches, customIds, sent: fresh.length };
+}
+
+/** The batches' state, summed: whether all have ended, and their requests by state. */
+export async function pollProviderBatch(input: PollBatchInput): Promise<BatchState> {
+  const provider = providerBatchesFor(input.profile);
+  const counts = emptyBatchCounts();
+  let ended = true;
+  for (const id of input.batches) {
+    const state = await provider.state(id);
+    ended &&= state.ended;
+    for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += state.counts[key];
+  }
+  return { ended, counts };
+}
+
+/** A succeeded request's answer, checked and written as the live executor writes it, and reported as its launch. */
+async function answered(profile: Profile, ref: CollectBatchInput['requests'][number], outcome: Extract<BatchOutcome, { kind: 'succeeded' }>): Promise<LaunchResult> {
+  const launch = await launchOf(profile, ref);
+  const request = await reviewRequest(launch);
+  const cost = batchLaunchCost(outcome.model, outcome.usage);
+  await writeReview(launch, '', request, outcome.value, { model: outcome.model, usage: outcome.usage, turns: 1, toolUses: 0 });
+  const outputs = [];
+  for (const path of ref.outputs) {
+    const bytes = await readFile(join(ref.dir, path));
+    outputs.push({ path, sha256: sha256(bytes), size: bytes.length });
+  }
+  return {
+    launchId: ref.launchId,
+    profile: profile.name,
+    harness: profile.harness,
+    exitCode: 0,
+    timedOut: false,
+    durationMs: 0,
+    outputs,
+    missing: [],
+    model: outcome.model,
+    modelSource: 'harness',
+    usage: outcome.usage,
+    costUsd: cost,
+    try: 1,
+    logDir: '',
+    turns: 1,
+    toolUses: 0,
+  };
+}
+
+/**
+ * Reads the ended batches' results by `custom_id` into each unit's launch directory. Collecting
+ * again (a retried activity, a resume) reads the same results: nothing is submitted.
+ */
+export async function collectProviderBatch(input: CollectBatchInput): Promise<CollectedBatch> {
+  const provider = providerBatchesFor(input.profile);
+  const outcomes = new Map<string, BatchOutcome>();
+  for (const id of input.batches) {
+    let results: Map<string, BatchOutcome>;
+    try {
+      results = await provider.results(id);
+    } catch (error) {
+      // A batch the provider no longer keeps (results go after 29 days): its requests count as expired, and are resubmitted once.
+      if ((error as { status?: number }).status !== 404) throw error;
+      results = new Map();
+    }
+    for (const [customId, outcome] of results) outcomes.set(customId, outcome);
+  }
+  const collected: CollectedBatch = { answered: {}, errored: {}, expired: [] };
+  for (const ref of input.requests) {
+    const outcome = outcomes.get(ref.customId);
+    if (outcome === undefined || outcome.kind === 'expired') collected.expired.push(ref.unit);
+    else if (outcome.kind === 'errored') collected.errored[ref.unit] = outcome.why.slice(0, 500);
+    else {
+      try {
+        collected.answered[ref.unit] = await answered(input.profile, ref, outcome);
+      } catch (error) {
+        // A malformed structured answer is the request's error: the unit is asked again live, under the relaunch rule.
+        collected.errored[ref.unit] = (error as Error).message.slice(0, 500);
+      }
+    }
+  }
+  chaos('batch-collect'); // after the answers were written, before the history knew them
+  return collected;
+}
+
+/** Cancels the batches still running (a cancelled sweep); an ended one is left as it is. */
+export async function cancelProviderBatch(input: CancelBatchInput): Promise<void> {
+  const provider = providerBatchesFor(input.profile);
+  for (const id of input.batches) await provider.cancel(id);
+}

@@ -1,0 +1,79 @@
+/** Anthropic Message Batches through `@anthropic-ai/sdk`: each request the same Messages request the live executor sends. */
+import Anthropic from '@anthropic-ai/sdk';
+import { apiKey, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewRequest } from '../executors/api-review.js';
+import type { Profile } from '../profiles.js';
+import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
+
+/** The Messages request of one review, as `anthropic.ts` sends it live: shared part first, with its cache breakpoint. */
+function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const { shared, unit } = requestParts(request);
+  return {
+    model: profile.model!,
+    max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
+    tools: [{ name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema as unknown as Anthropic.Tool.InputSchema }],
+    tool_choice: { type: 'tool', name: RECORD_REVIEW },
+    system: [
+      { type: 'text', text: reviewInstruction },
+      { type: 'text', text: shared, cache_control: { type: 'ephemeral' } },
+    ],
+    messages: [{ role: 'user', content: unit }],
+  };
+}
+
+/** Message Batches for one profile. */
+export function anthropicBatches(profile: Profile): ProviderBatches {
+  const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: Math.max(profile.timeoutMs, batchRequestTimeoutMs), ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+  const batches = client.messages.batches;
+  return {
+    async create(requests) {
+      const batch = await batches.create({ requests: requests.map(({ customId, request }) => ({ custom_id: customId, params: messageParams(profile, request) })) });
+      return batch.id;
+    },
+    async find(_key, since, count, known) {
+      // Message batches carry no metadata: the candidate is a batch of the same size created since the intent, not already recorded.
+      const from = Date.parse(since) - 60_000;
+      const found: string[] = [];
+      for await (const batch of batches.list({ limit: 100 })) {
+        if (Date.parse(batch.created_at) < from) break; // newest first
+        const counts = batch.request_counts;
+        const total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired;
+        if (total === count && !known.has(batch.id)) found.push(batch.id);
+      }
+      if (found.length > 1) throw new Error(`${found.length} message batches of ${count} requests were created since ${since}; which is this submission's cannot be told`);
+      return found[0];
+    },
+    async state(id) {
+      const batch = await batches.retrieve(id);
+      const counts = emptyBatchCounts();
+      const given = batch.request_counts;
+      counts.processing = given.processing;
+      counts.succeeded = given.succeeded;
+      counts.errored = given.errored;
+      counts.expired = given.expired;
+      counts.canceled = given.canceled;
+      counts.submitted = given.processing + given.succeeded + given.errored + given.expired + given.canceled;
+      return { ended: batch.processing_status === 'ended', counts };
+    },
+    async results(id) {
+      const outcomes = new Map<string, BatchOutcome>();
+      for await (const line of await batches.results(id)) {
+        const result = line.result;
+        if (result.type === 'succeeded') {
+          const message = result.message;
+          const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
+          const usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens, cacheReadTokens: message.usage.cache_read_input_tokens ?? 0, cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0 };
+          outcomes.set(line.custom_id, { kind: 'succeeded', value: call?.input, model: message.model, usage });
+        } else if (result.type === 'errored') {
+          outcomes.set(line.custom_id, { kind: 'errored', why: `${result.error.error.type}: ${result.error.error.message}` });
+        } else {
+          outcomes.set(line.custom_id, { kind: 'expired' });
+        }
+      }
+      return outcomes;
+    },
+    async cancel(id) {
+      const batch = await batches.retrieve(id);
+      if (batch.processing_status === 'in_progress') await batches.cancel(id);
+    },
+  };
+}

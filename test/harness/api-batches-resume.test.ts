@@ -1,0 +1,73 @@
+// `--batch` sweeps whose worker dies or stops: a worker killed outright after submitting or after
+// collecting (the real `commonplace worker`, bin/commonplace.js, so `npm run build` first), and a batch
+// that ends while no worker runs. A real dev server (a dead worker's sticky queue and heartbeats time
+// out there as in production), the stand-ins' provider batches counting every request per custom_id.
+import { join } from 'node:path';
+import type { SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { startCli } from '../helpers/cli.js';
+import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
+import { waitFor } from '../helpers/fake.js';
+import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { useDevServer } from '../helpers/servers.js';
+import { testWorker } from '../helpers/temporal.js';
+
+const { env, address } = useDevServer();
+
+/** A dead worker is noticed by its heartbeat timeout and the batch's first wait is 30 s: these tests take a minute or two of server time. */
+const slow = 400_000;
+
+let standIns: StandIn[] = [];
+afterEach(async () => {
+  await Promise.all(standIns.map((standIn) => standIn.close()));
+  standIns = [];
+});
+
+test.each(['anthropic', 'openai'] as const)('a %s provider batch that ended while no worker ran is collected when a worker comes back, nothing submitted twice', async (api) => {
+  const setup = await batchSweep(api, reply.review('pass'));
+  standIns.push(setup.standIn);
+  setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
+  const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
+  const first = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+  const handle = await first.runUntil(async () => {
+    const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+    await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
+    return started;
+  });
+  // No worker runs now: the provider finishes the batch.
+  setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
+  const second = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+  const summary = (await second.runUntil(handle.result())) as SweepSummary;
+  expect(summary.status).toBe('completed');
+  expect(summary.counts.problems).toBe(0);
+  expect(setup.standIn.batches.list).toHaveLength(1);
+  expect(sentTwice(setup.standIn)).toEqual([]);
+  expect(liveRequests(setup.standIn)).toEqual([]);
+  expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+}, slow);
+
+
+describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
+  test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
+    const setup = await batchSweep(api, reply.review('pass'));
+    standIns.push(setup.standIn);
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const state = join(setup.dir, 'state');
+    const first = startCli(['worker', '--state', state], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: `kill-after-batch-${point}`, [KEY_ENV]: 'stand-in-key' } });
+    try {
+      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+      expect((await first).signal).toBe('SIGKILL');
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      const second = await testWorker(env(), { stateDir: state });
+      const summary = (await second.runUntil(handle.result())) as SweepSummary;
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.problems).toBe(0);
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      expect(sentTwice(setup.standIn)).toEqual([]);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+    } finally {
+      first.kill('SIGKILL');
+    }
+  }, slow);
+});

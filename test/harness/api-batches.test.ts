@@ -1,0 +1,163 @@
+// Gate sweeps asked as provider batches (`--batch`) through both model-API executors: the real batch
+// activities, a real Temporal server (time-skipping, so the polls' durable timers pass), and the
+// stand-ins' Message Batches and Files + Batches, which count every request submitted per custom_id.
+import type { WorkflowHandle } from '@temporalio/client';
+import { join } from 'node:path';
+import { launchCost } from '../../src/harness/prices.js';
+import { selectPairs } from '../../src/review/status.js';
+import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { batchSweep, exampleNotes, gates, liveRequests, models, sentTwice, staleAndInvalid, type BatchSweep } from '../helpers/batch-sweep.js';
+import { waitFor } from '../helpers/fake.js';
+import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { useTimeSkippingServer } from '../helpers/servers.js';
+import { testWorker } from '../helpers/temporal.js';
+
+const { env } = useTimeSkippingServer();
+
+let standIns: StandIn[] = [];
+afterEach(async () => {
+  delete process.env['COMMONPLACE_CHAOS'];
+  await Promise.all(standIns.map((standIn) => standIn.close()));
+  standIns = [];
+});
+
+/** A batch sweep whose stand-in this file closes after the test. */
+async function setUp(...args: Parameters<typeof batchSweep>): Promise<BatchSweep> {
+  const setup = await batchSweep(...args);
+  standIns.push(setup.standIn);
+  return setup;
+}
+
+const start = (input: SweepInput): Promise<WorkflowHandle> => env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+
+/** Runs a sweep until it stops, and returns its progress then (waiting on its result lets the server skip the retries' waits). */
+async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepProgress> {
+  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+  let progress: SweepProgress | undefined;
+  await worker.runUntil(async () => {
+    const handle = await start(input);
+    const result = handle.result().catch(() => undefined);
+    await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+    await handle.terminate('test over').catch(() => undefined);
+    await result;
+  });
+  return progress!;
+}
+
+async function completedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepSummary> {
+  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+  return (await worker.runUntil(async () => (await start(input)).result())) as SweepSummary;
+}
+
+async function expectFreshAndValid(setup: BatchSweep): Promise<void> {
+  expect(await staleAndInvalid(setup)).toEqual({ stale: [], invalid: [] });
+}
+
+describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api) => {
+  test.each(['pair', 'bundle'] as const)('a %s sweep of the example KB goes as one provider batch, every pair fresh and valid, priced at the batch discount', async (grouping) => {
+    const setup = await setUp(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
+    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+    const summary = await completedSweep(setup, setup.input(grouping));
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.written.pass).toBe(before.length);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(setup.standIn.batches.submitted.size).toBe(summary.units);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    await expectFreshAndValid(setup);
+    // Half the live price of exactly the tokens used, cache tokens included.
+    const tokens = summary.counts.tokens!;
+    expect(tokens.cacheRead).toBeGreaterThan(0);
+    const live = launchCost({ model: models[api], usage: { inputTokens: tokens.input, outputTokens: tokens.output, cacheReadTokens: tokens.cacheRead, cacheWriteTokens: tokens.cacheWrite }, costUsd: null }).costUsd!;
+    expect(summary.counts.costUsd).toBeCloseTo(live / 2, 10);
+  });
+
+  test('a worker that dies after the provider accepted the batch, before its ID was recorded, adopts that batch: nothing is submitted twice', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-submit';
+    const summary = await completedSweep(setup, setup.input('pair'));
+    expect(summary.status).toBe('completed');
+    // The retried submission looked for its batch at the provider, and adopted it.
+    expect(setup.standIn.requests.filter((request) => request.method === 'GET' && /\/batches$/.test(request.path))).not.toHaveLength(0);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    await expectFreshAndValid(setup);
+  });
+
+  test('a worker that dies after collecting the results collects them again on the retry: nothing is submitted twice', async () => {
+    const setup = await setUp(api, reply.review('warn', ['One sentence says two things.']));
+    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-collect';
+    const summary = await completedSweep(setup, setup.input('bundle'));
+    expect(summary.status).toBe('completed');
+    // The results were read twice (the lost collect and its retry); the requests were sent once.
+    const reads = setup.standIn.requests.filter((request) => request.method === 'GET' && (/\/results$/.test(request.path) || /^\/v1\/files\/file_out_/.test(request.path)));
+    expect(reads).toHaveLength(2);
+    expect(summary.counts.written.warn).toBeGreaterThan(0);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+  });
+
+  test('cancelling the sweep cancels its provider batch at the provider', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    await worker.runUntil(async () => {
+      const handle = await start(setup.input('pair'));
+      await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
+      await handle.cancel();
+      await waitFor('the provider batch to be cancelled', async () => setup.standIn.batches.list[0]?.status === 'canceled', 60_000);
+      await waitFor('the sweep to close cancelled', async () => (await handle.describe()).status.name !== 'RUNNING', 60_000);
+    });
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+  });
+
+  test('a request the batch answered with an error is asked again live, and that answer is accepted', async () => {
+    const setup = await setUp(api, reply.serverError(), reply.review('fail', ['The title names a topic, not a claim.']));
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
+    expect(setup.standIn.batches.submitted.size).toBe(1);
+    expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
+  });
+
+  test('an expired request is resubmitted once in a follow-up batch, and its answer there is accepted', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.expires = (customId) => customId.endsWith('-1');
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.problems).toBe(0);
+    expect(setup.standIn.batches.list).toHaveLength(2);
+    expect(setup.standIn.batches.submitted.size).toBe(2 * summary.units);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+  });
+
+  test('a provider that refuses every submission stops the sweep launch-failed after the activity\'s five tries, with nothing submitted', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.refuseCreates = true;
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const progress = await stoppedSweep(setup, input);
+    expect(progress.stops[0]!.kind).toBe('launch-failed');
+    expect(progress.stops[0]!.reason).toMatch(/^provider batch of \d+ units: /);
+    expect(setup.standIn.requests.filter((request) => request.method === 'POST' && /\/batches$/.test(request.path))).toHaveLength(5);
+    expect(setup.standIn.batches.submitted.size).toBe(0);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+  });
+
+  test('an expired request is resubmitted once, and when it expires again the sweep stops launch-failed', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    setup.standIn.batches.expires = () => true;
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
+    const progress = await stoppedSweep(setup, input);
+    expect(progress.stops[0]!.kind).toBe('launch-failed');
+    expect(progress.stops[0]!.reason).toMatch(/expired again after one resubmission/);
+    expect(setup.standIn.batches.list).toHaveLength(2);
+    expect([...setup.standIn.batches.submitted.keys()].map((customId) => customId.slice(-2)).sort()).toEqual(['-1', '-2']);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+  });
+});

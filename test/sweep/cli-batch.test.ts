@@ -1,0 +1,51 @@
+// `commonplace review run gates --batch` end to end: the real CLI and the real `commonplace worker`
+// (bin/commonplace.js, so `npm run build` first) on a dev server, a model-API profile pointed at the
+// Anthropic stand-in, whose provider batch ends after it was polled twice.
+import { runCli } from '../helpers/cli.js';
+import { batchSweep, exampleNotes, gates, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
+import { reply } from '../helpers/model-apis/index.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+
+// The worker this file starts reads the profile's key from its environment.
+process.env[KEY_ENV] = 'stand-in-key';
+const { address } = useDevServerWithCliWorker();
+
+test('review run gates --batch asks the selection as one provider batch, follows it with the provider\'s counts and exits 0 with every pair fresh', async () => {
+  const setup = await batchSweep('anthropic', reply.review('pass', ['The description restates the title.']));
+  try {
+    const { input } = setup;
+    const { profile, profilesFile } = input('pair');
+    const notes = [exampleNotes[0]!];
+    const run = await runCli(['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, ...gates.flatMap((gate) => ['--gates', gate]), '--notes', notes[0]!, '--batch'], { env: { TEMPORAL_ADDRESS: address() } });
+    expect(run.exitCode).toBe(0);
+    // While the batch waits, the follow line shows the provider's counts.
+    expect(run.stderr).toMatch(/provider batch: \d+ processing, 0 succeeded, 0 errored, 0 expired/);
+    expect(run.stdout).toMatch(/sweep GS-\S+ completed/);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
+  } finally {
+    await setup.standIn.close();
+  }
+});
+
+test('the same review run gates --batch command started twice at once is one sweep: one provider batch, no request submitted twice', async () => {
+  const setup = await batchSweep('openai', reply.review('warn', ['One sentence says two things.']));
+  try {
+    const { profile, profilesFile } = setup.input('bundle');
+    const notes = [exampleNotes[1]!];
+    const args = ['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, '--grouping', 'bundle', ...gates.flatMap((gate) => ['--gates', gate]), '--notes', notes[0]!, '--batch'];
+    const runs = await Promise.all([runCli(args, { env: { TEMPORAL_ADDRESS: address() } }), runCli(args, { env: { TEMPORAL_ADDRESS: address() } })]);
+    expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
+    const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);
+    expect(ids[0]).toBeDefined();
+    expect(ids[1]).toBe(ids[0]);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
+  } finally {
+    await setup.standIn.close();
+  }
+});
