@@ -126,6 +126,8 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
           profile: route.profile,
           concurrency: input.concurrency,
           compare: { runId: input.runId, route: route.route },
+          // A batched route's units go as provider batches, as a `--batch` sweep's do (docs/batches.md).
+          ...(route.route.endsWith(':batch') && { providerBatch: true }),
           ...(pace && { pace }),
           ...(remaining && { units: remaining }),
           ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(state.counts) }),

@@ -83,6 +83,7 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   for (const route of asked) {
     try {
       const profile = selectProfile(all, route.profile, source);
+      if (route.batch && profile.harness !== 'anthropic' && profile.harness !== 'openai') throw new Error(`a batched route needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: name it without :batch`);
       resolved.set(route.name, input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile);
     } catch (error) {
       throw badInput(`route ${route.name}: ${(error as Error).message}`);
