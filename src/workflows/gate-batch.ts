@@ -16,7 +16,7 @@ import { Lifecycle } from './lifecycle.js';
 import { lowered, paceLaunch, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
 import type { Spend } from './spend-cap.js';
-import { recordPairsReviewed } from '../observability/metrics.js';
+import { recordBatchRequestsPending, recordPairsReviewed } from '../observability/metrics.js';
 import { askProviderBatch, type BatchedUnit, type ProviderBatchProgress } from './asking/provider-batch.js';
 
 const { captureUnit, acceptUnit, sweepGuardBaseline, sweepGuardCheck } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -303,7 +303,9 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         providerProgress = progress;
         const c = progress.counts;
         lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
+        recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, c.processing);
       }) : undefined;
+      if (provider !== undefined) recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);
