@@ -153,3 +153,13 @@ describe('the limit headers\' early warning', () => {
     expect(result.rateLimitWarning).toBeUndefined();
   });
 });
+
+test('the request a provider batch sends is the live one: a cache-ttl 1h profile\'s breakpoint carries its ttl', async () => {
+  const { messageParams } = await import('../../src/harness/executors/anthropic.js');
+  const { parseProfiles } = await import('../../src/harness/profiles.js');
+  const profiles = parseProfiles({ profiles: { hour: { harness: 'anthropic', model: 'claude-sonnet-4-5', 'cache-ttl': '1h' } } }, 'test');
+  const request = { grouping: 'pair' as const, note: 'kb/notes/a.md', noteText: 'A note.\n', criteria: [{ id: 'frontmatter/title', text: 'The title is a claim.' }], output: 'review.md', outcomes: ['pass', 'warn', 'fail'], refusals: [] };
+  const params = messageParams(profiles.get('hour')!, request);
+  const system = params.system as { text: string; cache_control?: { type: string; ttl?: string } }[];
+  expect(system.at(-1)?.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+});

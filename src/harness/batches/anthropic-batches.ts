@@ -1,24 +1,9 @@
 /** Anthropic Message Batches through `@anthropic-ai/sdk`: each request the same Messages request the live executor sends. */
 import Anthropic from '@anthropic-ai/sdk';
-import { apiKey, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewRequest } from '../executors/api-review.js';
+import { apiKey, RECORD_REVIEW } from '../executors/api-review.js';
+import { messageParams } from '../executors/anthropic.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
-
-/** The Messages request of one review, as `anthropic.ts` sends it live: shared part first, with its cache breakpoint. */
-function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
-  const { shared, unit } = requestParts(request);
-  return {
-    model: profile.model!,
-    max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
-    tools: [{ name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema as unknown as Anthropic.Tool.InputSchema }],
-    tool_choice: { type: 'tool', name: RECORD_REVIEW },
-    system: [
-      { type: 'text', text: reviewInstruction },
-      { type: 'text', text: shared, cache_control: { type: 'ephemeral' } },
-    ],
-    messages: [{ role: 'user', content: unit }],
-  };
-}
 
 /** Message Batches for one profile. */
 export function anthropicBatches(profile: Profile): ProviderBatches {

@@ -1,28 +1,12 @@
 /** The OpenAI Batch API on `/v1/responses` through `openai`: a JSONL file of the live executor's Responses requests, uploaded with purpose `batch`. */
 import OpenAI, { toFile } from 'openai';
-import { apiKey, defaultMaxOutputTokens, promptCacheKey, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewRequest } from '../executors/api-review.js';
+import { apiKey } from '../executors/api-review.js';
+import { responseParams } from '../executors/openai.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
 
 /** The metadata key a batch carries its submission key under (found again after a crash). */
 export const SUBMISSION_METADATA = 'commonplace_submission';
-
-/** The Responses request of one review, as `openai.ts` sends it live: the shared part first, steered by the cache key. */
-function responseBody(profile: Profile, request: ReviewRequest): Record<string, unknown> {
-  const { shared, unit } = requestParts(request);
-  return {
-    model: profile.model!,
-    max_output_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
-    instructions: reviewInstruction,
-    input: [
-      { role: 'developer', content: shared },
-      { role: 'user', content: unit },
-    ],
-    prompt_cache_key: promptCacheKey(shared),
-    text: { format: { type: 'json_schema', name: RECORD_REVIEW, schema: reviewAnswerSchema, strict: true } },
-    store: false,
-  };
-}
 
 interface OutputLine {
   custom_id: string;
@@ -60,7 +44,7 @@ export function openaiBatches(profile: Profile): ProviderBatches {
   };
   return {
     async create(requests, key) {
-      const jsonl = requests.map(({ customId, request }) => JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/responses', body: responseBody(profile, request) })).join('\n');
+      const jsonl = requests.map(({ customId, request }) => JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/responses', body: responseParams(profile, request) })).join('\n');
       const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), `${key}.jsonl`), purpose: 'batch' });
       const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h', metadata: { [SUBMISSION_METADATA]: key } });
       return batch.id;

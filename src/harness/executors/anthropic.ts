@@ -1,7 +1,26 @@
 /** Anthropic Messages as an executor: one non-streaming request through `@anthropic-ai/sdk`, the answer forced through a tool. */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
-import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, rateLimitWarningFromHeaders, RECORD_REVIEW, requestParts, reviewInstruction, reviewRequest, reviewTool, writeReview } from './api-review.js';
+import type { Profile } from '../profiles.js';
+import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, rateLimitWarningFromHeaders, RECORD_REVIEW, requestParts, reviewInstruction, reviewRequest, reviewTool, writeReview, type ReviewRequest } from './api-review.js';
+
+/** The Messages request of one review, live or in a Message Batch: shared part first, with its cache breakpoint. */
+export function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const { shared, unit } = requestParts(request);
+  return {
+    model: profile.model!,
+    max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
+    // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
+    tools: [reviewTool as unknown as Anthropic.Tool],
+    tool_choice: { type: 'tool', name: RECORD_REVIEW },
+    system: [
+      { type: 'text', text: reviewInstruction },
+      // The profile's `cache-ttl` sets the breakpoint's lifetime (1h writes cost 2× input, 5m 1.25×).
+      { type: 'text', text: shared, cache_control: { type: 'ephemeral', ...(profile.cacheTtl !== undefined && { ttl: profile.cacheTtl }) } },
+    ],
+    messages: [{ role: 'user', content: unit }],
+  };
+}
 
 export const anthropic: ApiExecutor = {
   kind: 'api',
@@ -9,7 +28,6 @@ export const anthropic: ApiExecutor = {
   async answer(input, context) {
     const { profile } = input;
     const request = await reviewRequest(input);
-    const { shared, unit } = requestParts(request);
     // The SDK's own retries are off: the relaunch rule decides.
     const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: profile.timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
     context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: 'Request anthropic messages' });
@@ -18,19 +36,7 @@ export const anthropic: ApiExecutor = {
     try {
       ({ data: message, response: { headers } } = await client.messages
         .create(
-        {
-          model: profile.model!,
-          max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
-          // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
-          tools: [reviewTool as unknown as Anthropic.Tool],
-          tool_choice: { type: 'tool', name: RECORD_REVIEW },
-          system: [
-            { type: 'text', text: reviewInstruction },
-            // The profile's `cache-ttl` sets the breakpoint's lifetime (1h writes cost 2× input, 5m 1.25×).
-            { type: 'text', text: shared, cache_control: { type: 'ephemeral', ...(profile.cacheTtl !== undefined && { ttl: profile.cacheTtl }) } },
-          ],
-          messages: [{ role: 'user', content: unit }],
-        },
+        messageParams(profile, request),
         { signal: context.signal },
       )
         .withResponse());
