@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { startDevEnvironment, startTimeSkippingEnvironment } from './temporal.js';
+import { startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -24,6 +24,7 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
   });
   afterAll(async () => {
     await stopFirst?.();
+    if (env) await stopTestWorkers(env);
     await env?.teardown();
   });
   const current = () => {

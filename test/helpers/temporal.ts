@@ -46,17 +46,45 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
 
 export const workflowBundlePath = join(packageRoot(), '.commonplace', 'test', 'workflow-bundle.js');
 
-/** A worker of the project's own kind on the test server, using the bundle built by the global setup. */
+/**
+ * A worker of the project's own kind on the test server, using the bundle built by the global setup.
+ * On the time-skipping server it keeps no workflow cache: that server never moves a task off a stopped
+ * worker's sticky queue, so a workflow outliving one test's worker (a quota gate) would be stuck there,
+ * holding time skipping for every later test of the file.
+ */
 export async function testWorker(
   env: TestWorkflowEnvironment,
   settings: Pick<WorkerSettings, 'stateDir'> & Partial<WorkerSettings>,
 ): Promise<CommonplaceWorker> {
-  return createWorker({
+  const worker = await createWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     workflowBundle: { codePath: workflowBundlePath },
+    ...(env.supportsTimeSkipping && { maxCachedWorkflows: 0 }),
     ...settings,
   });
+  const created = workersOf.get(env) ?? new Set<CommonplaceWorker>();
+  created.add(worker);
+  workersOf.set(env, created);
+  return worker;
+}
+
+const workersOf = new WeakMap<TestWorkflowEnvironment, Set<CommonplaceWorker>>();
+
+/**
+ * Stops every worker of the environment still polling (a test that failed or timed out mid-run left
+ * it so), waiting until each has stopped: the server can then go without a worker retrying against it
+ * into the next file this jest process runs.
+ */
+export async function stopTestWorkers(env: TestWorkflowEnvironment): Promise<void> {
+  const created = [...(workersOf.get(env) ?? [])];
+  workersOf.delete(env);
+  for (const worker of created) worker.shutdown();
+  const deadline = Date.now() + 60_000;
+  const stopping = () => created.some((worker) => ['RUNNING', 'STOPPING', 'DRAINING', 'DRAINED'].includes(worker.getState()));
+  while (stopping() && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }
 
 let counter = 0;

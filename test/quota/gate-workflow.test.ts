@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { quotaGateId } from '../../src/runs/quota.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { limitSignal, quotaStateQuery, subscribeSignal, type QuotaGateView } from '../../src/workflows/quota-gate.js';
-import { scratch } from '../helpers/fake.js';
+import { scratch, waitFor } from '../helpers/fake.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
@@ -91,3 +91,28 @@ test('a real account\'s open gate never ends by itself: past any idle period it 
     await gate.terminate();
   });
 });
+
+test('a closed gate that outlives the worker it started on opens at its reset under the next worker (the time-skipping server keeps no task on a stopped worker\'s queue)', async () => {
+  const account = `claude/outlives-${process.pid}`;
+  // On the server's clock, which earlier tests of the file moved ahead.
+  const resetAt = new Date((await env().currentTimeMs()) + 3600_000).toISOString();
+  const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }] });
+  const first = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await first.runUntil(async () => {
+    await gate.signal(limitSignal, { reason: 'usage limit reached', launchId: 'gates/closed-run/pair/1', resetAt });
+    // The memo is the server's: reading it asks no worker.
+    await waitFor('the gate to close', async () => memoStatus(await gate.describe()) === 'closed-until', 60_000);
+  });
+  // The first worker is gone; the next one takes the gate's reset (the skipped hour).
+  const next = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await next.runUntil(async () => {
+    const skipped = env().sleep(2 * 3600_000);
+    await waitFor('the gate to open at its reset', async () => memoStatus(await gate.describe()) === 'open', 60_000);
+    await skipped;
+    await gate.terminate();
+  });
+});
+
+function memoStatus(description: { memo?: Record<string, unknown> }): string | undefined {
+  return (description.memo?.quota as { status?: string } | undefined)?.status;
+}
