@@ -180,8 +180,7 @@ async function sweepBatches(
     state.currentBatch = undefined;
     if (result.stop) {
       remaining = result.remaining;
-      if (result.stop.kind === 'checkout-changed') await lifecycle.acknowledge(result.stop.paths, result.stop.reason);
-      else await lifecycle.halt(result.stop);
+      await lifecycle.waitOut(result.stop);
       resumes += 1;
       continue;
     }

@@ -260,6 +260,12 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.taken = this.generation;
   }
 
+  /** Waits out a child batch's stop: a checkout change until acknowledged, any other until resumed (or its rule ends the run). */
+  async waitOut(stop: Stop): Promise<void> {
+    if (stop.kind === 'checkout-changed') await this.acknowledge(stop.paths, stop.reason);
+    else await this.halt(stop);
+  }
+
   /** The *decide* helper: proposes a file and waits for the approval Update its validator let through. */
   async decide(proposal: Proposal, reason: string): Promise<ApprovalAnswer> {
     this.held = [{ kind: 'awaiting-approval', disposition: 'operator', reason, proposal }];
