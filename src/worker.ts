@@ -26,12 +26,6 @@ export interface WorkerSettings {
   /** A prebuilt workflow bundle (tests build one per run, with the interceptors); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
-  /**
-   * How many workflows the worker keeps in its cache (the SDK's default otherwise). 0 turns sticky
-   * queues off: on the time-skipping test server a workflow that outlives its worker would otherwise
-   * wait forever on the stopped worker's sticky queue, and hold time skipping with it.
-   */
-  maxCachedWorkflows?: number;
   /** Replacements for the activities' dependencies (a fixed clock, a time zone) in tests. */
   activityDependencies?: Partial<ActivityDependencies>;
   /** SDK plugins every worker of the process carries (traces: src/observability/tracing.ts); a prebuilt bundle must have been built with them. */
@@ -132,7 +126,6 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),
-    ...(settings.maxCachedWorkflows !== undefined && { maxCachedWorkflows: settings.maxCachedWorkflows }),
   });
   const worker = new CommonplaceWorker(settings, shared, places, activities);
   for (const checkout of settings.checkouts ?? []) await worker.hold(checkout);

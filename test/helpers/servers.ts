@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
+import { endOpenWorkflows, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -41,7 +41,10 @@ export function useDevServer(): ServerFixture {
 
 /** The time-skipping test server for this file, for tests whose subject is a timer or a retry interval. */
 export function useTimeSkippingServer(): ServerFixture {
-  return useEnvironment(startTimeSkippingEnvironment);
+  const fixture = useEnvironment(startTimeSkippingEnvironment);
+  // No workflow outlives its test here: see endOpenWorkflows.
+  afterEach(async () => endOpenWorkflows(fixture.env()));
+  return fixture;
 }
 
 /**

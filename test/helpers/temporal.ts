@@ -46,12 +46,7 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
 
 export const workflowBundlePath = join(packageRoot(), '.commonplace', 'test', 'workflow-bundle.js');
 
-/**
- * A worker of the project's own kind on the test server, using the bundle built by the global setup.
- * On the time-skipping server it keeps no workflow cache: that server never moves a task off a stopped
- * worker's sticky queue, so a workflow outliving one test's worker (a quota gate) would be stuck there,
- * holding time skipping for every later test of the file.
- */
+/** A worker of the project's own kind on the test server, using the bundle built by the global setup. */
 export async function testWorker(
   env: TestWorkflowEnvironment,
   settings: Pick<WorkerSettings, 'stateDir'> & Partial<WorkerSettings>,
@@ -60,13 +55,28 @@ export async function testWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     workflowBundle: { codePath: workflowBundlePath },
-    ...(env.supportsTimeSkipping && { maxCachedWorkflows: 0 }),
     ...settings,
   });
   const created = workersOf.get(env) ?? new Set<CommonplaceWorker>();
   created.add(worker);
   workersOf.set(env, created);
   return worker;
+}
+
+/**
+ * Terminates every workflow still open on the server. The time-skipping server never moves a task off a
+ * stopped worker's sticky queue: a workflow outliving the test whose worker last ran it (a quota gate
+ * with its reset or idle timer) would get its next task there when a later test skips time, and stay
+ * stuck — the task's hold on time skipping with it, for every later test of the file.
+ */
+export async function endOpenWorkflows(env: TestWorkflowEnvironment): Promise<void> {
+  const namespace = env.namespace ?? 'default';
+  const { executions } = await env.client.workflowService.listOpenWorkflowExecutions({ namespace, maximumPageSize: 1000 });
+  await Promise.all(
+    (executions ?? []).map((execution) =>
+      env.client.workflow.getHandle(execution.execution!.workflowId!, execution.execution!.runId!).terminate('the test that started it is over').catch(() => undefined),
+    ),
+  );
 }
 
 const workersOf = new WeakMap<TestWorkflowEnvironment, Set<CommonplaceWorker>>();

@@ -92,24 +92,35 @@ test('a real account\'s open gate never ends by itself: past any idle period it 
   });
 });
 
-test('a closed gate that outlives the worker it started on opens at its reset under the next worker (the time-skipping server keeps no task on a stopped worker\'s queue)', async () => {
-  const account = `claude/outlives-${process.pid}`;
+// These two go together, in this order: the first leaves a closed gate behind as its worker stops.
+let leftBehind = '';
+test('a closed gate left open as its test ends (its worker stopped with it)', async () => {
+  const account = `claude/left-behind-${process.pid}`;
+  leftBehind = quotaGateId(account);
   // On the server's clock, which earlier tests of the file moved ahead.
   const resetAt = new Date((await env().currentTimeMs()) + 3600_000).toISOString();
-  const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }] });
-  const first = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
-  await first.runUntil(async () => {
+  const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await worker.runUntil(async () => {
+    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: leftBehind, args: [{ account }] });
     await gate.signal(limitSignal, { reason: 'usage limit reached', launchId: 'gates/closed-run/pair/1', resetAt });
     // The memo is the server's: reading it asks no worker.
     await waitFor('the gate to close', async () => memoStatus(await gate.describe()) === 'closed-until', 60_000);
   });
-  // The first worker is gone; the next one takes the gate's reset (the skipped hour).
-  const next = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
-  await next.runUntil(async () => {
+});
+
+test('the next test finds that gate ended, and the server free to skip past its reset (no task waits on the stopped worker\'s sticky queue)', async () => {
+  expect(leftBehind).not.toBe('');
+  expect((await env().client.workflow.getHandle(leftBehind).describe()).status.name).toBe('TERMINATED');
+  const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
+  await worker.runUntil(async () => {
+    const account = `claude/after-${process.pid}`;
+    const resetAt = new Date((await env().currentTimeMs()) + 3600_000).toISOString();
+    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }] });
+    await gate.signal(limitSignal, { reason: 'usage limit reached', launchId: 'gates/closed-run/pair/2', resetAt });
+    await waitFor('the gate to close', async () => memoStatus(await gate.describe()) === 'closed-until', 60_000);
     const skipped = env().sleep(2 * 3600_000);
     await waitFor('the gate to open at its reset', async () => memoStatus(await gate.describe()) === 'open', 60_000);
     await skipped;
-    await gate.terminate();
   });
 });
 
