@@ -27,6 +27,13 @@ function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[]
     .filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
 }
 
+/** How many launch activities the workflow's history records as completed. */
+async function completedLaunches(workflowId: string): Promise<number> {
+  const events = (await env().client.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined))?.events ?? [];
+  const launchIds = new Set(events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch').map((event) => String(event.eventId)));
+  return events.filter((event) => launchIds.has(String(event.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
+}
+
 test('a gate sweep whose worker is killed mid-batch and replaced launches no pair answered before the kill again', async () => {
   const checkout = await corpusCopy();
   const dir = await scratch();
@@ -61,6 +68,9 @@ test('a gate sweep whose worker is killed mid-batch and replaced launches no pai
     },
     120_000,
   );
+  // The answer counts once the server has it: the launch's completion in the batch's history (the
+  // harness may have ended a moment before its worker reported it).
+  await waitFor('the first note\'s launch recorded complete in the batch', async () => (await completedLaunches(`gates/${runId}/batch-1`)) >= 1, 120_000);
   const before = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
