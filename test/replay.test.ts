@@ -55,6 +55,8 @@ describe('recorded histories replay against the current workflow code', () => {
         'full-pass-approved.json',
         'full-pass-guard-acknowledged.json',
         'revise-selection-approved.json',
+        'full-pass-approved-keyed.json',
+        'revise-selection-approved-keyed.json',
         'analysis-completed.json',
         'analysis-out-of-scope.json',
         'analysis-rejected-once.json',

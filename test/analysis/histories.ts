@@ -9,17 +9,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { analysisWorkflowId } from '../../src/analysis/run-id.js';
 import { checkoutAt } from '../../src/held-checkouts.js';
-import { recordingState } from '../histories/recording.js';
+import { recordable, recordingState } from '../histories/recording.js';
 import { analysisInput, git, member, prepareToy, progressUntil, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
 
 export type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 type Overrides = (clean: Record<Role, string>, runId: string) => Partial<Record<Role, FakeAttempt[]>>;
-
-/** The histories to record: every one, or only those named on the recorder's command line. */
-let only: readonly string[] = [];
-export function recordOnly(names: readonly string[]): void {
-  only = names;
-}
 
 async function record(
   env: TestWorkflowEnvironment,
@@ -29,7 +23,7 @@ async function record(
   drive: (handle: WorkflowHandle, prepared: PreparedRun) => Promise<void>,
   options: { autoResume?: boolean; searchAttributes?: boolean; beforeStart?: (prepared: PreparedRun) => Promise<void> } = {},
 ): Promise<void> {
-  if (only.length > 0 && !only.includes(name)) return;
+  if (!recordable(name)) return;
   const checkout = await toyCheckout();
   const prepared = await prepareToy(checkout);
   await options.beforeStart?.(prepared);

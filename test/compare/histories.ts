@@ -10,19 +10,13 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { testWorker } from '../helpers/temporal.js';
-import { recordingState } from '../histories/recording.js';
+import { recordable, recordingState } from '../histories/recording.js';
 
 type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 
-let only: readonly string[] = [];
-/** With names given, only those histories are recorded. */
-export function recordOnly(names: readonly string[]): void {
-  only = names;
-}
-
 export async function recordCompareHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
   const name = 'compare-stopped-resumed';
-  if (only.length > 0 && !only.includes(name)) return;
+  if (!recordable(name)) return;
   const checkout = await scratch('commonplace-compare-kb-');
   await cp(join(packageRoot(), 'examples', 'kb'), join(checkout, 'kb'), { recursive: true });
   const { stateDir, fake } = await recordingState(name);

@@ -69,14 +69,17 @@ export async function testWorker(
  * with its reset or idle timer) would get its next task there when a later test skips time, and stay
  * stuck — the task's hold on time skipping with it, for every later test of the file.
  */
-export async function endOpenWorkflows(env: TestWorkflowEnvironment): Promise<void> {
+export async function endOpenWorkflows(env: TestWorkflowEnvironment, pageSize = 1000): Promise<void> {
   const namespace = env.namespace ?? 'default';
-  const { executions } = await env.client.workflowService.listOpenWorkflowExecutions({ namespace, maximumPageSize: 1000 });
-  await Promise.all(
-    (executions ?? []).map((execution) =>
-      env.client.workflow.getHandle(execution.execution!.workflowId!, execution.execution!.runId!).terminate('the test that started it is over').catch(() => undefined),
-    ),
-  );
+  // Every page first, then the terminations: terminating while paging would move the pages under the list.
+  const open: { workflowId: string; runId: string }[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await env.client.workflowService.listOpenWorkflowExecutions({ namespace, maximumPageSize: pageSize, ...(nextPageToken && { nextPageToken }) });
+    for (const { execution } of page.executions ?? []) open.push({ workflowId: execution!.workflowId!, runId: execution!.runId! });
+    nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  await Promise.all(open.map(({ workflowId, runId }) => env.client.workflow.getHandle(workflowId, runId).terminate('the test that started it is over').catch(() => undefined)));
 }
 
 const workersOf = new WeakMap<TestWorkflowEnvironment, Set<CommonplaceWorker>>();

@@ -1,12 +1,14 @@
 // Records the histories test/replay.test.ts replays: real runs of each workflow on real servers.
-// Run after a deliberate workflow change (and keep the old files when old runs must still replay):
-//   npx tsx test/histories/record.ts [NAME]...
+// Run after a deliberate workflow change:
+//   npx tsx test/histories/record.ts [--replace] [NAME]...
+// It records the histories named (none named: every one) that are not yet under test/histories: a kept
+// history replays runs begun under the code that recorded it, so it is recorded again only with --replace.
 // Each run is started the way the system runs now: its worker holds the run's checkout, the fake
 // scenario and profiles file sit in the worker's state directory, and the input is written from place
 // tokens (`<checkout:ID>`, `<worktrees:ID>`, `<state>`, `<package>`). So a history names no path of the
 // machine that recorded it, and nothing is scrubbed: a recording that still holds one fails loudly.
 // Histories of runs begun before places are kept in pre-places/, as they were recorded then.
-import { failOnRejectedHistories, recordingState, saveHistory } from './recording.js';
+import { chooseRecordings, failOnRejectedHistories, recordable, recordingState, saveHistory } from './recording.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { writeFile } from 'node:fs/promises';
@@ -22,9 +24,9 @@ import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { startStandIn } from '../helpers/model-apis/stand-in.js';
 import { reply } from '../helpers/model-apis/replies.js';
 import { startDevEnvironment, startTimeSkippingEnvironment, testWorker } from '../helpers/temporal.js';
-import { recordEditExhaustedHistory, recordEditHistories, recordOnly as recordEditsOnly } from '../review-edit/histories.js';
-import { recordCompareHistories, recordOnly as recordComparesOnly } from '../compare/histories.js';
-import { recordAnalysisHistories, recordAnalysisTimerHistories, recordOnly as recordAnalysesOnly } from '../analysis/histories.js';
+import { recordEditExhaustedHistory, recordEditHistories } from '../review-edit/histories.js';
+import { recordCompareHistories } from '../compare/histories.js';
+import { recordAnalysisHistories, recordAnalysisTimerHistories } from '../analysis/histories.js';
 
 /** Waits until a recorded sweep stops (a state its progress query says), for the recording to resume it. */
 async function untilStopped(handle: WorkflowHandle): Promise<void> {
@@ -153,27 +155,22 @@ async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): 
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
 
-// With names on the command line, only those histories are recorded (the others are kept: histories
-// of runs begun under earlier code are what the replay test is for).
-const only = process.argv.slice(2);
-const wanted = (name: string) => only.length === 0 || only.includes(name);
-recordEditsOnly(only);
-recordAnalysesOnly(only);
-recordComparesOnly(only);
+// Names on the command line choose what is recorded; a history already kept is recorded again only with --replace.
+chooseRecordings(process.argv.slice(2));
 
 const dev = await startDevEnvironment();
-if (wanted('probe-completed')) await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
-if (wanted('probe-usage-limit')) await recordProbe(dev, 'probe-usage-limit', { harness: 'claude' }, [{ stdout: 'Claude AI usage limit reached|1767240000\n', exitCode: 1 }]);
-if (wanted('probe-timed-out')) await recordProbe(dev, 'probe-timed-out', { harness: 'fake', timeout: '1s' }, [{ hang: true, outputs: {} }]);
-if (wanted('probe-failed')) await recordProbe(dev, 'probe-failed', { harness: 'fake' }, [{ usageLimit: 'Claude AI usage limit reached|1767240000' }]);
-if (wanted('gates-completed')) await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/title-body-alignment', attempts: [{ review: 'pass', malformed: ['frontmatter/title-body-alignment'] }, { review: 'warn' }] }, { attempts: [{ review: 'pass' }] }], {});
-if (wanted('gates-bundle')) await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
-if (wanted('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
-if (wanted('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
-if (wanted('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
-if (wanted('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
-if (wanted('gates-systematic-failure')) await recordSystematicFailure(dev, 'gates-systematic-failure');
-if (wanted('gates-provider-batch')) await recordProviderBatch(dev, 'gates-provider-batch');
+if (recordable('probe-completed')) await recordProbe(dev, 'probe-completed', { harness: 'fake' }, [{ writeDeclared: 'probe ok\n' }]);
+if (recordable('probe-usage-limit')) await recordProbe(dev, 'probe-usage-limit', { harness: 'claude' }, [{ stdout: 'Claude AI usage limit reached|1767240000\n', exitCode: 1 }]);
+if (recordable('probe-timed-out')) await recordProbe(dev, 'probe-timed-out', { harness: 'fake', timeout: '1s' }, [{ hang: true, outputs: {} }]);
+if (recordable('probe-failed')) await recordProbe(dev, 'probe-failed', { harness: 'fake' }, [{ usageLimit: 'Claude AI usage limit reached|1767240000' }]);
+if (recordable('gates-completed')) await recordSweep(dev, 'gates-completed', [{ match: 'criterion = frontmatter/title-body-alignment', attempts: [{ review: 'pass', malformed: ['frontmatter/title-body-alignment'] }, { review: 'warn' }] }, { attempts: [{ review: 'pass' }] }], {});
+if (recordable('gates-bundle')) await recordSweep(dev, 'gates-bundle', [{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], { grouping: 'bundle' });
+if (recordable('gates-stopped-resumed')) await recordSweep(dev, 'gates-stopped-resumed', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], { concurrency: 1 }, true);
+if (recordable('gates-exhausted')) await recordSweep(dev, 'gates-exhausted', [{ match: 'criterion = frontmatter/description-discrimination', attempts: [{ outputs: { 'review.md': 'no result line\n' } }] }, { attempts: [{ review: 'pass' }] }], {});
+if (recordable('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate');
+if (recordable('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
+if (recordable('gates-systematic-failure')) await recordSystematicFailure(dev, 'gates-systematic-failure');
+if (recordable('gates-provider-batch')) await recordProviderBatch(dev, 'gates-provider-batch');
 await recordEditHistories(dev, saveHistory);
 await recordEditExhaustedHistory(dev, saveHistory);
 await recordAnalysisHistories(dev, saveHistory);
@@ -181,8 +178,8 @@ await recordCompareHistories(dev, saveHistory);
 await dev.teardown();
 
 const skipping = await startTimeSkippingEnvironment();
-if (wanted('probe-relaunched')) await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
-if (wanted('probe-launch-failed')) await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
+if (recordable('probe-relaunched')) await recordProbe(skipping, 'probe-relaunched', { harness: 'fake' }, [{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+if (recordable('probe-launch-failed')) await recordProbe(skipping, 'probe-launch-failed', { harness: 'fake' }, [{ exitCode: 2 }]);
 await recordAnalysisTimerHistories(skipping, saveHistory);
 await skipping.teardown();
 failOnRejectedHistories();

@@ -2,7 +2,7 @@
 // how a history is saved — as the server holds it, refused when it names a path of the recording machine.
 import { execa } from 'execa';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -23,6 +23,28 @@ export async function recordingState(name: string): Promise<{ stateDir: string; 
   const fake = join(stateDir, 'fake', name);
   await mkdir(fake, { recursive: true });
   return { stateDir, fake };
+}
+
+/** What the recorder's command line asked for: the histories named (none: all), and whether existing ones may be recorded again. */
+let chosen: { names: readonly string[]; replace: boolean } = { names: [], replace: false };
+
+/**
+ * Reads the recorder's command line, `[--replace] [NAME]...`. A history already under test/histories is
+ * kept unless `--replace` is given: it replays runs begun under the code that recorded it, which a new
+ * recording of the same run (today's code, perhaps another branch of a patch) would no longer cover.
+ */
+export function chooseRecordings(args: readonly string[]): void {
+  const unknown = args.filter((arg) => arg.startsWith('-') && arg !== '--replace');
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(', ')}: the recorder takes [--replace] [NAME]...`);
+  chosen = { names: args.filter((arg) => !arg.startsWith('-')), replace: args.includes('--replace') };
+}
+
+/** Whether to record the history `name`: asked for, and either new or `--replace` given (a kept one is said once). */
+export function recordable(name: string): boolean {
+  if (chosen.names.length > 0 && !chosen.names.includes(name)) return false;
+  if (chosen.replace || !existsSync(join(out, `${name}.json`))) return true;
+  console.log(`kept ${name}: test/histories/${name}.json exists (pass --replace to record it again)`);
+  return false;
 }
 
 /** Each history's workflow ID: replay needs it, since workflows derive their children's IDs from their own. */

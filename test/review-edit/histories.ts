@@ -9,16 +9,10 @@ import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubj
 import { checkoutAt, type HostPlaces } from '../../src/held-checkouts.js';
 import { fakeScenario, type FakeRule } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
-import { recordingState } from '../histories/recording.js';
+import { recordable, recordingState } from '../histories/recording.js';
 import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf, sha256 } from './helpers.js';
 
 type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
-
-/** The histories to record: every one, or only those named on the recorder's command line. */
-let only: readonly string[] = [];
-export function recordOnly(names: readonly string[]): void {
-  only = names;
-}
 
 async function until(handle: { query: <T>(name: string) => Promise<T> }, wanted: (progress: EditProgress) => boolean, ended: () => boolean): Promise<EditProgress | undefined> {
   while (!ended()) {
@@ -44,7 +38,7 @@ async function recordEdit(
   extra: Partial<ReviseInput>,
   answer: (progress: EditProgress, places: HostPlaces) => Promise<{ update: 'approve' | 'acknowledge'; args: [unknown] }>,
 ): Promise<void> {
-  if (only.length > 0 && !only.includes(name)) return;
+  if (!recordable(name)) return;
   const checkout = await gitCorpus();
   const start = await noteText(checkout);
   const { stateDir, fake } = await recordingState(name);
@@ -92,19 +86,23 @@ async function approve(progress: EditProgress, places: HostPlaces): Promise<{ up
 
 export async function recordEditHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
   await recordEdit(env, save, 'full-pass-no-edit', 'full-pass', () => [editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }], {}, approve);
-  await recordEdit(
-    env,
-    save,
-    'full-pass-approved',
-    'full-pass',
-    (_checkout, start) => [
-      editorRule({ edited: editedText(start), decision: 'edit' }),
-      { match: '^criterion = prose/', attempts: [{ ...reviewsPass, malformed: ['prose/redundant-restatement'] }, reviewsPass] },
-      { attempts: [reviewsPass] },
-    ],
-    {},
-    approve,
-  );
+  // Each approved flow twice: under its first name as recorded before answer keys (edit-answer-key's older
+  // branch, kept), and under `-keyed`, recorded since (its newer branch).
+  for (const name of ['full-pass-approved', 'full-pass-approved-keyed']) {
+    await recordEdit(
+      env,
+      save,
+      name,
+      'full-pass',
+      (_checkout, start) => [
+        editorRule({ edited: editedText(start), decision: 'edit' }),
+        { match: '^criterion = prose/', attempts: [{ ...reviewsPass, malformed: ['prose/redundant-restatement'] }, reviewsPass] },
+        { attempts: [reviewsPass] },
+      ],
+      {},
+      approve,
+    );
+  }
   await recordEdit(
     env,
     save,
@@ -117,21 +115,23 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     {},
     async (progress) => ({ update: 'acknowledge', args: [{ paths: progress.stops[0]?.kind === 'checkout-changed' ? progress.stops[0].paths : [] }] }),
   );
-  await recordEdit(
-    env,
-    save,
-    'revise-selection-approved',
-    'revise',
-    () => [
-      {
-        match: '^job = select$',
-        attempts: [{ outputs: { 'selections.md': '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n' } }],
-      },
-      { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': '' } }] },
-    ],
-    { planText: 'passes: [tighten, plain-wording]\n' },
-    approve,
-  );
+  for (const name of ['revise-selection-approved', 'revise-selection-approved-keyed']) {
+    await recordEdit(
+      env,
+      save,
+      name,
+      'revise',
+      () => [
+        {
+          match: '^job = select$',
+          attempts: [{ outputs: { 'selections.md': '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n' } }],
+        },
+        { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': '' } }] },
+      ],
+      { planText: 'passes: [tighten, plain-wording]\n' },
+      approve,
+    );
+  }
 }
 
 /** Since the lifecycle's exhausted close: a full pass whose editor never writes its outputs ends exhausted. */
