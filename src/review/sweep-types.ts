@@ -33,6 +33,8 @@ export interface SweepUnit {
    * pair's criterion, a bundle's note. Chosen at prepare time by which caches more (docs/harnesses.md).
    */
   cachePrefix?: CachePrefix;
+  /** Asked live even in a `--batch` sweep: its requests expired in two provider batches, so a resume asks it live (docs/batches.md). */
+  live?: true;
 }
 
 /** The part of a model-API review request that goes first, before the cache breakpoint. */

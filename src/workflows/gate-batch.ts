@@ -254,14 +254,15 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
     todo = todo.filter(({ unit }) => expired.has(unit.key));
     if (todo.length === 0) return { answers, expired: [] };
   }
-  const expired = todo.map(({ unit }) => unit);
+  // An expired request is not billed: a resume asks these units live rather than in a third batch.
+  const expired = todo.map(({ unit }): SweepUnit => ({ ...unit, live: true }));
   return {
     answers,
     expired,
     stop: {
       kind: 'launch-failed',
       disposition: 'inspect',
-      reason: `${expired.length} request${expired.length === 1 ? '' : 's'} of provider batch ${batches.join(', ')} expired again after one resubmission: ${expired.slice(0, 3).map(unitName).join('; ')}${expired.length > 3 ? '; …' : ''}`,
+      reason: `${expired.length} request${expired.length === 1 ? '' : 's'} of provider batch ${batches.join(', ')} expired again after one resubmission (a resume asks ${expired.length === 1 ? 'it' : 'them'} live): ${expired.slice(0, 3).map(unitName).join('; ')}${expired.length > 3 ? '; …' : ''}`,
       ...evidence,
     },
   };
@@ -297,8 +298,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather;
-      // units per-criterion routing gave another profile are asked live under it.
-      const batchable = units.filter((unit) => unit.profile === undefined);
+      // units per-criterion routing gave another profile are asked live under it, as are units whose requests expired twice.
+      const batchable = units.filter((unit) => unit.profile === undefined && unit.live !== true);
       const provider = input.providerBatch === true && batchable.length > 0 && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, batchable, lifecycle.spend, (progress) => {
         providerProgress = progress;
         const c = progress.counts;

@@ -148,16 +148,30 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(liveRequests(setup.standIn)).toEqual([]);
   });
 
-  test('an expired request is resubmitted once, and when it expires again the sweep stops launch-failed', async () => {
+  test('an expired request is resubmitted once; when it expires again the sweep stops launch-failed, and a resume asks it live (no third batch)', async () => {
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.expires = () => true;
+    // Each batch ends at its first poll, before any timer: the test waits on the stop, not on the result, so no time is skipped.
+    setup.standIn.batches.endAfterPolls = 1;
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
-    const progress = await stoppedSweep(setup, input);
-    expect(progress.stops[0]!.kind).toBe('launch-failed');
-    expect(progress.stops[0]!.reason).toMatch(/expired again after one resubmission/);
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    const summary = await worker.runUntil(async () => {
+      const handle = await start(input);
+      let progress: SweepProgress | undefined;
+      await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
+      expect(progress!.stops[0]!.kind).toBe('launch-failed');
+      expect(progress!.stops[0]!.reason).toMatch(/expired again after one resubmission \(a resume asks it live\)/);
+      expect(setup.standIn.batches.list).toHaveLength(2);
+      expect([...setup.standIn.batches.submitted.keys()].map((customId) => customId.slice(-2)).sort()).toEqual(['-1', '-2']);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      await handle.executeUpdate('resume', { args: [{}] });
+      return (await handle.result()) as SweepSummary;
+    });
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.written.pass).toBe(1);
     expect(setup.standIn.batches.list).toHaveLength(2);
-    expect([...setup.standIn.batches.submitted.keys()].map((customId) => customId.slice(-2)).sort()).toEqual(['-1', '-2']);
+    expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
     expect(sentTwice(setup.standIn)).toEqual([]);
-    expect(liveRequests(setup.standIn)).toEqual([]);
+    expect((await selectPairs(setup.checkout, { notes: input.notes, gates: input.gates })).map((pair) => pair.status)).toEqual(['fresh']);
   });
 });
