@@ -106,6 +106,20 @@ export function spendDecision(input: { capUsd: number | undefined; totals: Spend
   return { go: false, spentUsd: totals.costUsd, meanUsd: mean, estimateUsd, capUsd };
 }
 
+/**
+ * Before a provider batch of `count` launches: how many fit under the cap, each estimated at the mean
+ * as `spendDecision` estimates one launch (all of them with no cap, or no priced launch yet to take a
+ * mean from), and the decision the first that does not fit meets.
+ */
+export function spendFit(input: { capUsd: number | undefined; totals: SpendTotals; inFlight: number }, count: number): { fits: number; refused?: Extract<SpendDecision, { go: false }> } {
+  const mean = meanCost(input.totals);
+  if (input.capUsd === undefined || mean === undefined || mean <= 0) return { fits: count };
+  const room = Math.max(0, Math.floor((input.capUsd + 1e-9 - input.totals.costUsd) / mean) - input.inFlight);
+  if (room >= count) return { fits: count };
+  const decision = spendDecision({ ...input, inFlight: input.inFlight + room });
+  return decision.go ? { fits: count } : { fits: room, refused: decision };
+}
+
 /** Dollars as the operator reads them: cents for whole amounts, more digits for small ones. */
 export function usd(amount: number): string {
   return `$${amount >= 1 ? amount.toFixed(2) : amount.toFixed(4)}`;

@@ -80,6 +80,8 @@ export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
 export const COMPARE_TARGET_PATCH = 'compare-target';
 /** Batches that ask their units' first attempts as a provider batch (only batches handed `providerBatch` reach it). */
 export const PROVIDER_BATCH_PATCH = 'provider-batch';
+/** Provider batches begun before it were submitted whole under `--max-cost`; the patch marks batches that submitted only the units the cap left room for. */
+export const BATCH_CAP_PATCH = 'batch-cap';
 
 /** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
 interface UnitAnswer {
@@ -217,15 +219,32 @@ async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResu
   return check(result);
 }
 
+/** What a provider batch came to: the answers by unit key, and the units it hands back with its stop. */
+interface BatchedOutcome {
+  answers: Map<string, UnitAnswer>;
+  /** Units whose requests expired twice (asked live on the resume), or were not answered when the provider was unreachable. */
+  expired: SweepUnit[];
+  /** Units not submitted: the cap had no room for them (asked on the resume, under the raised cap). */
+  deferred: SweepUnit[];
+  stop?: StopOf<'launch-failed'> | StopOf<'spend-limit'>;
+}
+
 /**
  * The units' first attempts as a provider batch: each captured, submitted, waited for and collected;
  * a request that expired is resubmitted once. What it answered is accepted in the gather like a
  * launch's answer; an errored request's unit is asked live (the relaunch rule); a request that
- * expired twice is a `launch-failed` stop for its unit.
+ * expired twice is a `launch-failed` stop for its unit. Under `--max-cost`, only the units the cap
+ * has room for (at the mean launch so far) are submitted; the rest are a `spend-limit` stop.
  */
-async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Spend, report: (progress: ProviderBatchProgress) => void): Promise<{ answers: Map<string, UnitAnswer>; expired: SweepUnit[]; stop?: StopOf<'launch-failed'> }> {
+async function batchedUnits(input: GateBatchInput, all: SweepUnit[], spend: Spend, report: (progress: ProviderBatchProgress) => void): Promise<BatchedOutcome> {
   // A sweep already at its `--max-cost` cap submits nothing: its units reach the cap's stop in the gather, as live ones do.
-  if (spend.over() !== undefined) return { answers: new Map(), expired: [] };
+  if (spend.over() !== undefined) return { answers: new Map(), expired: [], deferred: [] };
+  const fit = spend.fit(all.length);
+  const capped = fit.stop !== undefined && patched(BATCH_CAP_PATCH) ? fit : undefined;
+  const units = capped ? all.slice(0, capped.fits) : all;
+  const deferred = capped ? all.slice(capped.fits) : [];
+  const capStop = capped?.stop;
+  if (units.length === 0) return { answers: new Map(), expired: [], deferred, ...(capStop && { stop: capStop }) };
   const captures: BatchedUnit[] = await Promise.all(
     units.map(async (unit) => ({ unit, captured: await captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: input.runId, checkout: input.checkout, unit, attempt: 1, findings: [] }]) })),
   );
@@ -243,7 +262,7 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
       // The provider unreachable through every retry (or a submission that cannot be told apart): the units not answered stop; the ledger keeps what was submitted.
       if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       const expired = todo.map(({ unit }) => unit);
-      return { answers, expired, stop: { kind: 'launch-failed', disposition: 'inspect', reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500), ...evidence } };
+      return { answers, expired, deferred, stop: { kind: 'launch-failed', disposition: 'inspect', reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500), ...evidence } };
     }
     batches = asked.batches;
     for (const { unit, captured } of todo) {
@@ -252,13 +271,14 @@ async function batchedUnits(input: GateBatchInput, units: SweepUnit[], spend: Sp
     }
     const expired = new Set(asked.expired);
     todo = todo.filter(({ unit }) => expired.has(unit.key));
-    if (todo.length === 0) return { answers, expired: [] };
+    if (todo.length === 0) return { answers, expired: [], deferred, ...(capStop && { stop: capStop }) };
   }
   // An expired request is not billed: a resume asks these units live rather than in a third batch.
   const expired = todo.map(({ unit }): SweepUnit => ({ ...unit, live: true }));
   return {
     answers,
     expired,
+    deferred,
     stop: {
       kind: 'launch-failed',
       disposition: 'inspect',
@@ -318,9 +338,11 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
-      const expiredTwice = new Set(provider?.expired.map((unit) => unit.key));
+      // Units the provider batch hands back with its stop are not asked here.
+      const handedBack = new Set([...(provider?.expired ?? []), ...(provider?.deferred ?? [])].map((unit) => unit.key));
+      const asked = handedBack.size > 0 ? units.filter((unit) => !handedBack.has(unit.key)) : units;
       const done = await gather(
-        expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units,
+        asked,
         paceLimit,
         async (unit) => {
           tally.started += 1;
@@ -345,12 +367,11 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         },
         () => !stop && !overBudget(),
       );
-      const asked = expiredTwice.size > 0 ? units.filter((unit) => !expiredTwice.has(unit.key)) : units;
       const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
       if (provider?.stop) {
-        // Requests that expired twice stop the batch for their units, after every other unit was accepted.
+        // Requests that expired twice, or units the cap left out, stop the batch for those units, after every other unit was accepted.
         stop ??= provider.stop;
-        remaining.push(...provider.expired);
+        remaining.push(...provider.expired, ...provider.deferred);
       }
       if (breaker !== undefined && (stop || remaining.length === 0)) {
         // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.

@@ -7,7 +7,7 @@
 import { metricMeter, workflowInfo } from '@temporalio/workflow';
 import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
-import { addLaunch, spendDecision, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
+import { addLaunch, spendDecision, spendFit, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
 import type { StopOf } from '../runs/stop.js';
 
 /** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
@@ -35,6 +35,12 @@ export class Spend {
   over(): StopOf<'spend-limit'> | undefined {
     const decision = spendDecision({ capUsd: this.capUsd, totals: this.all(), inFlight: this.inFlight });
     return decision.go ? undefined : spendLimitStop(decision);
+  }
+
+  /** Before a provider batch of `count` launches: how many fit under the cap, and the `spend-limit` stop the rest meet. */
+  fit(count: number): { fits: number; stop?: StopOf<'spend-limit'> } {
+    const { fits, refused } = spendFit({ capUsd: this.capUsd, totals: this.all(), inFlight: this.inFlight }, count);
+    return refused === undefined ? { fits } : { fits, stop: spendLimitStop(refused) };
   }
 
   /** Runs one launch as in flight, and adds what it reported once it ran to an end. */

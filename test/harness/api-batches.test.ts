@@ -148,6 +148,41 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(liveRequests(setup.standIn)).toEqual([]);
   });
 
+  test('under --max-cost a provider batch submits only the units the cap has room for at the mean so far; the rest stop spend-limit and are batched on the resume', async () => {
+    const setup = await setUp(api, reply.review('pass'));
+    // Each batch ends at its first poll, before any timer: the test waits on stops, not on the result, so no time is skipped.
+    setup.standIn.batches.endAfterPolls = 1;
+    const requests = () => setup.standIn.batches.list.map((batch) => batch.requests.length);
+    // Three gate batches of four units; the first goes whole (no launch yet to take a mean from), then the cap stops the sweep.
+    const input = { ...setup.input('pair'), batchSize: 4, maxCostUsd: 0.000001 };
+    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    const summary = await worker.runUntil(async () => {
+      const handle = await start(input);
+      const stoppedWith = async (batches: number): Promise<SweepProgress> => {
+        let progress: SweepProgress | undefined;
+        await waitFor(`the sweep to stop after ${batches} provider batch(es)`, async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped' && setup.standIn.batches.list.length === batches, 120_000);
+        return progress!;
+      };
+      const first = await stoppedWith(1);
+      expect(first.stops[0]!.kind).toBe('spend-limit');
+      expect(requests()).toEqual([4]);
+      const spent = first.spend!.costUsd;
+      const mean = spent / 4;
+      // Room for two and a half more at the mean: the next provider batch holds two of its four units.
+      await handle.executeUpdate('resume', { args: [{ maxCostUsd: spent + 2.5 * mean }] });
+      const second = await stoppedWith(2);
+      expect(second.stops[0]!.kind).toBe('spend-limit');
+      expect(requests()).toEqual([4, 2]);
+      await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
+      return (await handle.result()) as SweepSummary;
+    });
+    expect(summary.status).toBe('completed');
+    expect(requests().reduce((sum, count) => sum + count, 0)).toBe(summary.units);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    await expectFreshAndValid(setup);
+  });
+
   test('an expired request is resubmitted once; when it expires again the sweep stops launch-failed, and a resume asks it live (no third batch)', async () => {
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.expires = () => true;

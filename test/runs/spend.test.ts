@@ -1,5 +1,5 @@
 import { launchCost, priceOf } from '../../src/harness/prices.js';
-import { addLaunch, centsUp, nextCap, resumeCapProblem, spendDecision, spendLimitStop, type SpendTotals } from '../../src/runs/spend.js';
+import { addLaunch, centsUp, nextCap, resumeCapProblem, spendDecision, spendFit, spendLimitStop, type SpendTotals } from '../../src/runs/spend.js';
 import { STOP_RULES } from '../../src/runs/stop.js';
 import { formatResultFile, parseResultFile, resultSpend, type ResultRecord } from '../../src/review/result-file.js';
 import { resultPath } from '../../src/review/paths.js';
@@ -18,6 +18,23 @@ describe('the spend decision before a launch', () => {
     ['the mean is over the priced launches only', { capUsd: 0.65, totals: totals(0.6, 4, 1), inFlight: 0 }, false],
   ])('%s', (_title, input, go) => {
     expect(spendDecision(input).go).toBe(go);
+  });
+
+  test.each([
+    ['no cap: the whole batch fits', { capUsd: undefined, totals: totals(0.3, 3), inFlight: 0 }, 8, 8],
+    ['no launch yet to take a mean from: the whole batch fits', { capUsd: 0.01, totals: totals(0, 0), inFlight: 0 }, 8, 8],
+    ['spent 0.30 over 3, cap 0.55: two fit (0.50), the third would pass it', { capUsd: 0.55, totals: totals(0.3, 3), inFlight: 0 }, 8, 2],
+    ['spent 0.30 over 3, cap 0.60: exactly three land on the cap', { capUsd: 0.6, totals: totals(0.3, 3), inFlight: 0 }, 8, 3],
+    ['one in flight takes a place: cap 0.60 leaves two', { capUsd: 0.6, totals: totals(0.3, 3), inFlight: 1 }, 8, 2],
+    ['a roomy cap: all of a small batch fit', { capUsd: 10, totals: totals(0.3, 3), inFlight: 0 }, 8, 8],
+    ['already at the cap: none fit', { capUsd: 0.3, totals: totals(0.3, 3), inFlight: 0 }, 8, 0],
+  ])('a provider batch under the cap, %s', (_title, input, count, fits) => {
+    const fit = spendFit(input, count);
+    expect(fit.fits).toBe(fits);
+    // The launches that fit each pass the launch decision; the first that does not is refused as a launch would be.
+    expect(fit.refused === undefined).toBe(fits === count);
+    if (fit.refused) expect(spendDecision({ ...input, inFlight: input.inFlight + fits }).go).toBe(false);
+    if (fits > 0 && input.capUsd !== undefined) expect(spendDecision({ ...input, inFlight: input.inFlight + fits - 1 }).go).toBe(true);
   });
 
   test('a refused launch makes an operator stop that names the spend, the cap and a cap that lets one more launch go', () => {
