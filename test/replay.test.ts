@@ -82,6 +82,8 @@ describe('recorded histories replay against the current workflow code', () => {
         'gates-spend-limit-batch-1-r1.json',
         'compare-stopped-resumed.json',
         'compare-stopped-resumed-batch-1-r1.json',
+        'gates-provider-batch-capped.json',
+        'gates-provider-batch-capped-batch-2-r1.json',
       ]),
     );
     // Runs begun before places named host paths: a few of their histories, as recorded then (analysis-budget-exhausted

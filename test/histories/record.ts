@@ -151,6 +151,41 @@ async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): 
   await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
 }
 
+/**
+ * A `--batch` sweep under `--max-cost` (batch-cap), four units in batches of two: the first provider batch
+ * goes whole, and the cap stops the sweep in batch 2; resumed with room for one and a half launches at
+ * the mean, batch 2 (`-r1`) submits one of its two units and stops again; resumed with a roomy cap
+ * (`-r2`), it completes.
+ */
+async function recordProviderBatchCapped(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const checkout = await corpusCopy();
+  const standIn = await startStandIn('anthropic', reply.review('pass'));
+  standIn.cache.minimumTokens = 64;
+  // Each provider batch ends at its first poll: no timer to wait out.
+  standIn.batches.endAfterPolls = 1;
+  process.env['COMMONPLACE_HISTORY_API_KEY'] = 'stand-in-key';
+  const profiles = { 'anthropic-batch': { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': 'COMMONPLACE_HISTORY_API_KEY', timeout: '1m', 'max-output-tokens': 1024 } };
+  const { worker, profilesFile } = await recordingWorker(env, name, [], profiles, checkout);
+  const runId = `history-${name}`;
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/title-as-claim', 'frontmatter/description-discrimination', 'frontmatter/title-body-alignment', 'frontmatter/claim-strength'], grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, batchSize: 2, autoResume: false, profilesFile, batch: 'always', maxCostUsd: 0.000001 });
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    await untilStopped(handle);
+    const { spend } = await handle.query<{ spend: { costUsd: number; launches: number } }>('progress');
+    await handle.executeUpdate('resume', { args: [{ maxCostUsd: spend.costUsd * (1 + 1.5 / spend.launches) }] });
+    await waitFor('the sweep to stop again after a second provider batch', async () => standIn.batches.list.length === 2 && (await handle.query<{ status: string }>('progress')).status === 'stopped', 10 * 60_000);
+    await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
+    await handle.result();
+  });
+  await standIn.close();
+  if (standIn.batches.list.map((batch) => batch.requests.length).join(',') !== '2,1,1') throw new Error(`${name}: provider batches of ${standIn.batches.list.map((batch) => batch.requests.length).join(', ')} requests, not 2, 1, 1`);
+  await saveHistory(env, `gates/${runId}`, name);
+  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
+  await saveHistory(env, `gates/${runId}/batch-2`, `${name}-batch-2`);
+  await saveHistory(env, `gates/${runId}/batch-2-r1`, `${name}-batch-2-r1`);
+  await saveHistory(env, `gates/${runId}/batch-2-r2`, `${name}-batch-2-r2`);
+}
+
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
 const setup = '../helpers/global-setup.js';
 await ((await import(setup)) as { default: () => Promise<void> }).default();
@@ -171,6 +206,7 @@ if (recordable('gates-quota-gate')) await recordQuotaGate(dev, 'gates-quota-gate
 if (recordable('gates-spend-limit')) await recordSpendLimit(dev, 'gates-spend-limit');
 if (recordable('gates-systematic-failure')) await recordSystematicFailure(dev, 'gates-systematic-failure');
 if (recordable('gates-provider-batch')) await recordProviderBatch(dev, 'gates-provider-batch');
+if (recordable('gates-provider-batch-capped')) await recordProviderBatchCapped(dev, 'gates-provider-batch-capped');
 await recordEditHistories(dev, saveHistory);
 await recordEditExhaustedHistory(dev, saveHistory);
 await recordAnalysisHistories(dev, saveHistory);
