@@ -244,6 +244,7 @@ async function batchedUnits(input: GateBatchInput, all: SweepUnit[], spend: Spen
   const units = capped ? all.slice(0, capped.fits) : all;
   const deferred = capped ? all.slice(capped.fits) : [];
   const capStop = capped?.stop;
+  // Past `over()` the cap has room for one at least; this guards the float arithmetic from submitting an empty batch.
   if (units.length === 0) return { answers: new Map(), expired: [], deferred, ...(capStop && { stop: capStop }) };
   const captures: BatchedUnit[] = await Promise.all(
     units.map(async (unit) => ({ unit, captured: await captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: input.runId, checkout: input.checkout, unit, attempt: 1, findings: [] }]) })),

@@ -45,6 +45,13 @@ async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<Sweep
   return progress!;
 }
 
+/** Waits until a sweep stops with the stand-in holding `batches` provider batches, and returns its progress then. */
+async function stoppedAfter(handle: WorkflowHandle, setup: BatchSweep, batches: number): Promise<SweepProgress> {
+  let progress: SweepProgress | undefined;
+  await waitFor(`the sweep to stop after ${batches} provider batch(es)`, async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped' && setup.standIn.batches.list.length === batches, 120_000);
+  return progress!;
+}
+
 async function completedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepSummary> {
   const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
   return (await worker.runUntil(async () => (await start(input)).result())) as SweepSummary;
@@ -158,19 +165,14 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
     const summary = await worker.runUntil(async () => {
       const handle = await start(input);
-      const stoppedWith = async (batches: number): Promise<SweepProgress> => {
-        let progress: SweepProgress | undefined;
-        await waitFor(`the sweep to stop after ${batches} provider batch(es)`, async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped' && setup.standIn.batches.list.length === batches, 120_000);
-        return progress!;
-      };
-      const first = await stoppedWith(1);
+      const first = await stoppedAfter(handle, setup, 1);
       expect(first.stops[0]!.kind).toBe('spend-limit');
       expect(requests()).toEqual([4]);
       const spent = first.spend!.costUsd;
       const mean = spent / 4;
       // Room for two and a half more at the mean: the next provider batch holds two of its four units.
       await handle.executeUpdate('resume', { args: [{ maxCostUsd: spent + 2.5 * mean }] });
-      const second = await stoppedWith(2);
+      const second = await stoppedAfter(handle, setup, 2);
       expect(second.stops[0]!.kind).toBe('spend-limit');
       expect(requests()).toEqual([4, 2]);
       await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
@@ -192,10 +194,9 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
     const summary = await worker.runUntil(async () => {
       const handle = await start(input);
-      let progress: SweepProgress | undefined;
-      await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
-      expect(progress!.stops[0]!.kind).toBe('launch-failed');
-      expect(progress!.stops[0]!.reason).toMatch(/expired again after one resubmission \(a resume asks it live\)/);
+      const progress = await stoppedAfter(handle, setup, 2);
+      expect(progress.stops[0]!.kind).toBe('launch-failed');
+      expect(progress.stops[0]!.reason).toMatch(/expired again after one resubmission \(a resume asks it live\)/);
       expect(setup.standIn.batches.list).toHaveLength(2);
       expect([...setup.standIn.batches.submitted.keys()].map((customId) => customId.slice(-2)).sort()).toEqual(['-1', '-2']);
       expect(liveRequests(setup.standIn)).toEqual([]);

@@ -135,17 +135,29 @@ async function recordSystematicFailure(env: TestWorkflowEnvironment, name: strin
   await saveHistory(env, `gates/${runId}/batch-1-r1`, `${name}-batch-1-r1`);
 }
 
-/** A `--batch` sweep on a model-API profile: its units asked as one provider batch at the Anthropic stand-in, polled on timers, collected and accepted. */
-async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): Promise<void> {
+/**
+ * A recording of `--batch` sweeps on a model-API profile: the Anthropic stand-in answering with `answer`, a
+ * worker holding a corpus copy whose profile points at the stand-in, and the sweep's input on that profile.
+ */
+async function providerBatchRecording(env: TestWorkflowEnvironment, name: string, answer: ReturnType<typeof reply.review>) {
   const checkout = await corpusCopy();
-  const standIn = await startStandIn('anthropic', reply.review('pass', ['The description restates the title.']));
+  const standIn = await startStandIn('anthropic', answer);
   standIn.cache.minimumTokens = 64;
   process.env['COMMONPLACE_HISTORY_API_KEY'] = 'stand-in-key';
   const profiles = { 'anthropic-batch': { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': 'COMMONPLACE_HISTORY_API_KEY', timeout: '1m', 'max-output-tokens': 1024 } };
   const { worker, profilesFile } = await recordingWorker(env, name, [], profiles, checkout);
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, batchSize: 20, autoResume: false, profilesFile, batch: 'always' });
-  await worker.runUntil(env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }));
+  const input = (extra: Pick<SweepInput, 'notes' | 'gates' | 'batchSize'> & Partial<SweepInput>) =>
+    worker.places.toPortable<SweepInput>({ checkout, runId, grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, autoResume: false, profilesFile, batch: 'always', ...extra });
+  const start = (sweep: SweepInput) => env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [sweep] });
+  return { standIn, worker, runId, input, start };
+}
+
+/** A `--batch` sweep on a model-API profile: its units asked as one provider batch at the Anthropic stand-in, polled on timers, collected and accepted. */
+async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): Promise<void> {
+  const { standIn, worker, runId, input, start } = await providerBatchRecording(env, name, reply.review('pass', ['The description restates the title.']));
+  const sweep = input({ notes: await someNotes(2), gates: ['frontmatter/*'], batchSize: 20 });
+  await worker.runUntil(async () => (await start(sweep)).result());
   await standIn.close();
   await saveHistory(env, `gates/${runId}`, name);
   await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
@@ -158,18 +170,13 @@ async function recordProviderBatch(env: TestWorkflowEnvironment, name: string): 
  * (`-r2`), it completes.
  */
 async function recordProviderBatchCapped(env: TestWorkflowEnvironment, name: string): Promise<void> {
-  const checkout = await corpusCopy();
-  const standIn = await startStandIn('anthropic', reply.review('pass'));
-  standIn.cache.minimumTokens = 64;
+  const { standIn, worker, runId, input, start } = await providerBatchRecording(env, name, reply.review('pass'));
   // Each provider batch ends at its first poll: no timer to wait out.
   standIn.batches.endAfterPolls = 1;
-  process.env['COMMONPLACE_HISTORY_API_KEY'] = 'stand-in-key';
-  const profiles = { 'anthropic-batch': { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': 'COMMONPLACE_HISTORY_API_KEY', timeout: '1m', 'max-output-tokens': 1024 } };
-  const { worker, profilesFile } = await recordingWorker(env, name, [], profiles, checkout);
-  const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/title-as-claim', 'frontmatter/description-discrimination', 'frontmatter/title-body-alignment', 'frontmatter/claim-strength'], grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, batchSize: 2, autoResume: false, profilesFile, batch: 'always', maxCostUsd: 0.000001 });
+  const gates = ['frontmatter/title-as-claim', 'frontmatter/description-discrimination', 'frontmatter/title-body-alignment', 'frontmatter/claim-strength'];
+  const sweep = input({ notes: await someNotes(1), gates, batchSize: 2, maxCostUsd: 0.000001 });
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    const handle = await start(sweep);
     await untilStopped(handle);
     const { spend } = await handle.query<{ spend: { costUsd: number; launches: number } }>('progress');
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: spend.costUsd * (1 + 1.5 / spend.launches) }] });
@@ -178,12 +185,9 @@ async function recordProviderBatchCapped(env: TestWorkflowEnvironment, name: str
     await handle.result();
   });
   await standIn.close();
-  if (standIn.batches.list.map((batch) => batch.requests.length).join(',') !== '2,1,1') throw new Error(`${name}: provider batches of ${standIn.batches.list.map((batch) => batch.requests.length).join(', ')} requests, not 2, 1, 1`);
-  await saveHistory(env, `gates/${runId}`, name);
-  await saveHistory(env, `gates/${runId}/batch-1`, `${name}-batch-1`);
-  await saveHistory(env, `gates/${runId}/batch-2`, `${name}-batch-2`);
-  await saveHistory(env, `gates/${runId}/batch-2-r1`, `${name}-batch-2-r1`);
-  await saveHistory(env, `gates/${runId}/batch-2-r2`, `${name}-batch-2-r2`);
+  const sizes = standIn.batches.list.map((batch) => batch.requests.length).join(', ');
+  if (sizes !== '2, 1, 1') throw new Error(`${name}: provider batches of ${sizes} requests, not 2, 1, 1`);
+  for (const batch of ['', '/batch-1', '/batch-2', '/batch-2-r1', '/batch-2-r2']) await saveHistory(env, `gates/${runId}${batch}`, `${name}${batch.replace('/', '-')}`);
 }
 
 // The test workers load the bundle the jest global setup builds: build it from the current sources first.
