@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const entry = join(root, 'dist', 'src', 'cli', 'main.js');
+const entry = join(root, 'dist', 'src', 'client', 'main.js');
 if (!existsSync(entry)) {
   process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);
   process.exit(1);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AnalysisResult } from '../../src/analysis/progress.js';
-import { formatInspect } from '../../src/cli/analysis/analysis-format.js';
+import { formatInspect } from '../../src/client/analysis/analysis-format.js';
 import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, prepareToy, progressUntil, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
-import { unreachableHint } from '../../src/cli/shared/connection.js';
+import { unreachableHint } from '../../src/client/shared/connection.js';
 
 let dir: string;
 let configFile: string;

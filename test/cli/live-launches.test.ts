@@ -2,7 +2,7 @@
 // details, read back by the CLI's progress line (and the Web UI's Pending Activities).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { liveLaunches, liveSuffix } from '../../src/cli/shared/live-launches.js';
+import { liveLaunches, liveSuffix } from '../../src/client/shared/live-launches.js';
 import { parseJsonLines } from '../../src/harness/json-stream.js';
 import { packageRoot } from '../../src/paths.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';

@@ -16,7 +16,7 @@ import { scratch, waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { gitCorpus, NOTE } from '../review-edit/helpers.js';
 import { runDirOf } from '../../src/review/edit/runs.js';
-import { action } from '../../src/cli/shared/errors.js';
+import { action } from '../../src/client/shared/errors.js';
 import { uniqueId } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { inWords } from '../../src/place-words.js';
 import { markdownText } from '../../src/runs/run-details.js';
-import { hostPaths, knowCheckout, rendered } from '../../src/cli/shared/render-paths.js';
+import { hostPaths, knowCheckout, rendered } from '../../src/client/shared/render-paths.js';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { fakeScenario, scratch } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';

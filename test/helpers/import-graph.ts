@@ -39,7 +39,7 @@ function resolveSpecifier(from: string, specifier: string): string | undefined {
   return candidates.find((candidate) => candidate.endsWith('.ts') && existsSync(candidate));
 }
 
-/** The graph of every `.ts` file under `dir`, keyed by its path from the package root (`src/cli/main.ts`). */
+/** The graph of every `.ts` file under `dir`, keyed by its path from the package root (`src/client/main.ts`). */
 export async function importGraph(dir: string): Promise<Graph> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { DISPOSITIONS } from '../../src/kb/layouts.js';
-import { DISPOSITION_NAMES } from '../../src/cli/operate/validate.js';
+import { DISPOSITION_NAMES } from '../../src/client/operate/validate.js';
 import { copyToTemp, corpusFixture, removeTemps, toyArtifact, toyFixture, treeDigest } from './helpers.js';
 
 /** Runs `commonplace validate` (the built bin/commonplace.js; `npm run build` first) in `cwd`; execa drops the final newline. */

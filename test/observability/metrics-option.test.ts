@@ -1,4 +1,4 @@
-import { metricsOption, metricsUrl } from '../../src/cli/operate/metrics-option.js';
+import { metricsOption, metricsUrl } from '../../src/client/operate/metrics-option.js';
 import { criterionKindOf } from '../../src/observability/metrics.js';
 
 describe('--metrics', () => {

@@ -3,7 +3,7 @@
 // Called from test/histories/record.ts.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
-import { approvalAnswer } from '../../src/cli/review/review-approve-run.js';
+import { approvalAnswer } from '../../src/client/review/decide/review-approve-run.js';
 import type { EditKind, EditProgress, FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { checkoutAt, type HostPlaces } from '../../src/held-checkouts.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { cliPath } from '../helpers/cli.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/client/main.js';
 
 const HEAVY = ['@temporalio/', '/ajv/', '/ajv-formats/', '/execa/', '/gray-matter/', '/zod/', '/yaml/', '/protobufjs/', '/picomatch/'];
 

@@ -1,5 +1,5 @@
 // The sweep's live progress line, as a pure function of its progress, the running batch and a clock.
-import { duration, formatSummary, progressLine, type RunningBatch } from '../../src/cli/review/sweep-format.js';
+import { duration, formatSummary, progressLine, type RunningBatch } from '../../src/client/review/shared/sweep-format.js';
 import { emptyCounts, type SweepCounts, type SweepProgress } from '../../src/review/sweep-types.js';
 import { emptyTokens } from '../../src/runs/spend.js';
 

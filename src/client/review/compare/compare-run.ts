@@ -1,0 +1,219 @@
+/** The action of `review compare`: its options read once, then a compare run started, attached to or resumed, and followed to its report. */
+import { resolve } from 'node:path';
+import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import { sha256 } from '../../../fs/digest.js';
+import { checkoutRoot as checkoutPlace } from '../../../places.js';
+import type { CompareInput } from '../../../review/compare/run-types.js';
+import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
+import { markdownText, runDetails } from '../../../runs/run-details.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { compareProgressQuery, compareResumeUpdate, compareRun } from '../../../workflows/compare.js';
+import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
+import { connectClient } from '../../shared/connection.js';
+import { UserError } from '../../shared/errors.js';
+import { follow } from '../../shared/follow.js';
+import { checkLaunchInputs } from '../../shared/input-checks.js';
+import { maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
+import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
+import { requireSearchAttributes } from '../../shared/preflight.js';
+import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
+
+/** The options as commander hands them (compare.ts registers them). */
+export interface CompareCommandOptions {
+  routes?: string;
+  reference?: string;
+  size: string;
+  seed: string;
+  perCriterionMin: string;
+  criteria: string[];
+  notes: string[];
+  concurrency: string;
+  maxCost?: string;
+  resume?: string;
+  kb?: string;
+  profiles?: string;
+  scenario?: string;
+  json?: boolean;
+}
+
+const wholeFrom = (flag: string, least: number) =>
+  z.string().transform((text, context) => {
+    const value = Number(text);
+    if (Number.isInteger(value) && value >= least) return value;
+    context.addIssue({ code: 'custom', message: `--${flag} must be a whole number ≥ ${least}, got "${text}"` });
+    return z.NEVER;
+  });
+
+/** Route names checked and written the one way (`claude` → `claude:pair`); `results` only once. */
+const routeList = z
+  .string({ message: '--routes is required: two or more routes, e.g. --routes claude:pair,anthropic-haiku:pair' })
+  .transform((text, context) => {
+    const names: string[] = [];
+    for (const written of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const route = parseRoute(written);
+      if (typeof route === 'string') {
+        context.addIssue({ code: 'custom', message: `--routes: ${route}` });
+        return z.NEVER;
+      }
+      if (names.includes(route.name)) {
+        context.addIssue({ code: 'custom', message: `--routes: route ${route.name} is named twice` });
+        return z.NEVER;
+      }
+      names.push(route.name);
+    }
+    return names;
+  });
+
+const COMPARE_FIELDS = z
+  .object({
+    maxCost: maxCostOption,
+    routes: routeList,
+    reference: z.string().optional(),
+    size: positiveWhole('size'),
+    seed: wholeFrom('seed', 0),
+    perCriterionMin: wholeFrom('per-criterion-min', 0),
+    concurrency: positiveWhole('concurrency'),
+    criteria: z.array(z.string()),
+    notes: z.array(z.string()),
+    kb: z.string().optional(),
+    profiles: z.string().optional(),
+    scenario: z.string().optional(),
+  })
+  .transform((options, context) => {
+    const reference = options.reference === undefined ? undefined : options.reference === RESULTS_ROUTE ? RESULTS_ROUTE : parseRoute(options.reference);
+    if (typeof reference === 'string' && reference !== RESULTS_ROUTE) {
+      context.addIssue({ code: 'custom', message: `--reference: ${reference}` });
+      return z.NEVER;
+    }
+    const referenceName = typeof reference === 'object' ? reference.name : reference;
+    const routes = referenceName === RESULTS_ROUTE && !options.routes.includes(RESULTS_ROUTE) ? [RESULTS_ROUTE, ...options.routes] : options.routes;
+    if (referenceName !== undefined && !routes.includes(referenceName)) {
+      context.addIssue({ code: 'custom', message: `--reference ${referenceName} is not one of --routes (${routes.join(', ')}) nor \`results\`` });
+      return z.NEVER;
+    }
+    if (routes.length < 2) {
+      context.addIssue({ code: 'custom', message: `--routes: a comparison needs two or more routes (with --reference results, one more), got ${routes.join(', ') || 'none'}` });
+      return z.NEVER;
+    }
+    return { ...options, routes, reference: referenceName };
+  });
+
+/** The compare run's input, its options parsed once and its checkout resolved once. */
+function parseCompareCommand(raw: CompareCommandOptions): CompareInput & { runId: '' } {
+  const options = parseOptions(COMPARE_FIELDS, raw);
+  return {
+    checkout: checkoutRootOf(options.kb),
+    runId: '',
+    routes: options.routes,
+    ...(options.reference !== undefined && { reference: options.reference }),
+    size: options.size,
+    seed: options.seed,
+    perCriterionMin: options.perCriterionMin,
+    criteria: options.criteria,
+    notes: options.notes,
+    concurrency: options.concurrency,
+    ...(options.maxCost !== undefined && { maxCostUsd: options.maxCost }),
+    ...(options.profiles && { profilesFile: resolve(options.profiles) }),
+    ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
+  };
+}
+
+/** A compare run's ID is its identity: the checkout's ID and a digest of what it asks (routes, reference, sample options). */
+export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, checkout: string): string {
+  const identity = [checkoutPlace(checkout), input.routes, input.reference ?? null, input.size, input.seed, input.perCriterionMin, [...input.criteria].sort(), [...input.notes].sort()];
+  return `CMP-${checkout}-${sha256(JSON.stringify(identity)).slice(0, 10)}`;
+}
+
+const workflowIdOf = (runId: string) => `compare/${runId}`;
+
+/** `review compare`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
+export async function runCompare(options: CompareCommandOptions): Promise<void> {
+  if (options.resume !== undefined) return resumeCompare(options.resume, parseOptions(z.object({ maxCost: maxCostOption }), options).maxCost, options);
+  const parsed = parseCompareCommand(options);
+  for (const route of parsed.routes.filter((name) => name !== RESULTS_ROUTE)) {
+    try {
+      checkLaunchInputs({ checkout: parsed.checkout, profile: (parseRoute(route) as { profile: string }).profile, ...(parsed.profilesFile && { profilesFile: parsed.profilesFile }), ...(parsed.env && { env: parsed.env }) });
+    } catch (error) {
+      throw error instanceof UserError ? new UserError(`route ${route}: ${error.message}`) : error;
+    }
+  }
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const checkout = await checkoutIdAt(parsed.checkout);
+  const runId = compareRunId(parsed, checkout);
+  const handle = client.workflow.getHandle<typeof compareRun>(workflowIdOf(runId));
+  const status = await handle.describe().then((described) => described.status.name, () => undefined);
+  if (status === 'RUNNING') return resumeAndFollow(client, handle, parsed.maxCostUsd, options);
+  if (status === 'COMPLETED') {
+    process.stderr.write(`compare run ${runId} has completed; its summary:\n`);
+    return follow(handle, compareFormat(client, options));
+  }
+  await openCheckout(parsed.checkout);
+  const started = await startCompare(client, { ...parsed, runId });
+  process.stderr.write(`started ${workflowIdOf(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);
+  await follow(started, compareFormat(client, options));
+}
+
+/** Starts the compare run (or attaches to the open one with this ID) with its search attributes, summary and details. */
+async function startCompare(client: Client, given: CompareInput): Promise<WorkflowHandle<typeof compareRun>> {
+  const input = await portable(given, given.checkout);
+  await warnUnheld(client, given.checkout);
+  return client.workflow.start(compareRun, {
+    taskQueue: TASK_QUEUE,
+    workflowId: workflowIdOf(input.runId),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    args: [input],
+    memo: { input },
+    staticSummary: markdownText(`compare run ${input.runId}: ${input.routes.join(' vs ')} on ${input.size} pairs (seed ${input.seed})`),
+    staticDetails: runDetails(`compare run ${input.runId}`, [
+      ['checkout', input.checkout],
+      ['routes', input.routes.join(', ')],
+      ['reference', input.reference ?? input.routes[0]],
+      ['sample', `${input.size} pairs, seed ${input.seed}, at least ${input.perCriterionMin} per criterion`],
+      ['criteria', input.criteria.join(' ') || 'every gate, type spec and collection'],
+      ['notes', input.notes.join(' ') || 'every reviewable note'],
+      ['concurrency', input.concurrency],
+      ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
+    ]),
+    typedSearchAttributes: [
+      { key: CommonplaceKind, value: 'compare' },
+      { key: CommonplaceStatus, value: 'running' },
+      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
+      { key: CommonplaceProfile, value: input.routes.join(',') },
+    ],
+  });
+}
+
+/** `review compare --resume RUN`: a stopped run resumes (with a new cap when given), a running one is attached to, a closed one prints its outcome. */
+async function resumeCompare(runId: string, maxCostUsd: number | undefined, options: CompareCommandOptions): Promise<void> {
+  await knowCheckoutHere(options.kb);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const handle = client.workflow.getHandle<typeof compareRun>(workflowIdOf(runId));
+  const described = await handle.describe().catch(() => {
+    throw new UserError(`no compare run ${runId} (workflow ${workflowIdOf(runId)} not found)`);
+  });
+  if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
+  return follow(handle, compareFormat(client, options));
+}
+
+/** Resumes a stopped run or attaches to a running one, then follows it; a refused resume is a stop still (exit 2). */
+async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof compareRun>, maxCostUsd: number | undefined, options: CompareCommandOptions): Promise<void> {
+  const progress = await handle.query(compareProgressQuery).catch(() => undefined);
+  if (progress?.status === 'stopped') {
+    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
+    const refused = await handle.executeUpdate(compareResumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+        return error.cause?.message ?? error.message;
+      },
+    );
+    if (refused !== undefined) throw new UserError(`${formatCompareStop(progress)}\n  not resumed: ${refused}`, 2);
+  } else {
+    process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);
+  }
+  await follow(handle, compareFormat(client, options));
+}

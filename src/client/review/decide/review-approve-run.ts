@@ -1,0 +1,148 @@
+/** The actions of `review approve` and `review acknowledge`: the operator's answers to an editing run (or a sweep) that waits on one. */
+import { acknowledgeUpdate as sweepAcknowledgeUpdate, gateSweep, progressQuery as sweepProgressQuery } from '../../../workflows/gate-sweep.js';
+import { followSweep } from '../shared/sweep-start.js';
+import { compareAcknowledgeUpdate, compareProgressQuery, type compareRun } from '../../../workflows/compare.js';
+import { follow } from '../../shared/follow.js';
+import { compareFormat } from '../shared/compare-format.js';
+import { sha256 } from '../../../fs/digest.js';
+import { formatFindingsInline } from '../../../kb/format.js';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { locateSelections, parseSelectionList } from '../../../review/edit/selection.js';
+import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../../review/edit/types.js';
+import { connectClient } from '../../shared/connection.js';
+import { requireSearchAttributes, requireWorkflowWorker } from '../../shared/preflight.js';
+import { rootMessage, UserError } from '../../shared/errors.js';
+import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from '../shared/edit-follow.js';
+import { recordedRun, resolveRun } from '../shared/edit-lookup.js';
+
+/** Past this size a file is not a proposal answer. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * The approval answer for a file of a run: the file as it stands (edited or not), bound to the key,
+ * with the proposal's inputs hashed as they stand now, so the validator can refuse a changed one.
+ */
+export async function approvalAnswer(runDir: string, progress: EditProgress | undefined, file: string, key: string): Promise<ApprovalAnswer> {
+  const bytes = await readFile(path.join(runDir, ...file.split('/')));
+  if (bytes.length > MAX_ANSWER_BYTES) throw new UserError(`${file} is ${bytes.length} bytes; a proposal answer is at most ${MAX_ANSWER_BYTES}`);
+  const inputs: ApprovalAnswer['inputs'] = [];
+  const stop = progress?.stops[0];
+  for (const input of stop?.kind === 'awaiting-approval' ? stop.proposal.inputs : []) {
+    const now = await readFile(path.join(runDir, ...input.path.split('/'))).catch(() => undefined);
+    inputs.push({ path: input.path, sha256: now === undefined ? 'absent' : sha256(now) });
+  }
+  return { file, key, text: bytes.toString('utf8'), inputs };
+}
+
+/** A file the operator names: relative to the current directory, or to the run directory. */
+async function runRelative(runDir: string, written: string): Promise<string> {
+  const candidates = [path.resolve(process.cwd(), written), path.resolve(runDir, written)];
+  for (const candidate of candidates) {
+    const relative = path.relative(runDir, candidate);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    if (await stat(candidate).then((info) => info.isFile(), () => false)) return relative.split(path.sep).join('/');
+  }
+  throw new UserError(`${written}: no such file in the run directory ${runDir}`);
+}
+
+async function progressOf(found: { handle: WorkflowHandle<EditWorkflow>; kind: EditKind }, run: string): Promise<EditProgress> {
+  return found.handle.query(EDIT_WORKFLOWS[found.kind].progressQuery).catch((error: unknown) => {
+    if (error instanceof WorkflowNotFoundError) throw new UserError(`run ${run} is not open (its workflow is not found)`);
+    throw new UserError(`cannot read run ${run}: ${rootMessage(error)}`);
+  });
+}
+
+/** `commonplace review approve RUN FILE --key KEY`: sends the answer, then follows the run on. */
+export async function runApprove(run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
+  // A run ID names its run directory: an unknown run or a file not in it is refused before the server is asked.
+  if (!run.includes('/')) await runRelative((await recordedRun(options.kb, run)).runDir, file);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const found = await resolveRun(client, options.kb, run);
+  const relative = await runRelative(found.runDir, file);
+  await requireWorkflowWorker(client, `the approval of ${relative} for ${found.runId}`, found.checkout);
+  const progress = await progressOf(found, run);
+  const waiting = progress.stops[0];
+  const proposal = waiting?.kind === 'awaiting-approval' ? waiting.proposal : undefined;
+  const answer = await approvalAnswer(found.runDir, progress, relative, options.key);
+  if (proposal && !proposal.exact && proposal.path === relative) {
+    // Say what is wrong with an edited selection list before anything is sent.
+    const parsed = parseSelectionList(answer.text);
+    const selected = proposal.inputs[0] && (await readFile(path.join(found.runDir, proposal.inputs[0].path), 'utf8').catch(() => undefined));
+    const located = parsed.ok && selected !== undefined ? locateSelections(selected, parsed.selections) : undefined;
+    const findings = !parsed.ok ? parsed.findings : located && !located.ok ? located.findings : [];
+    if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${formatFindingsInline(findings)}; nothing was approved`);
+  }
+  try {
+    await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].approveUpdate, { args: [answer] });
+  } catch (error) {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  }
+  process.stderr.write(`approved ${relative} for ${found.runId}${proposal ? ` (stop ${proposal.stop})` : ''}; the run goes on\n`);
+  if (options.detach) return;
+  await followEdit(found.handle, found.kind, options.json);
+}
+
+/** `commonplace review acknowledge RUN`: owns a checkout-changed stop's paths, then follows the run on. */
+export async function runAcknowledge(run: string, options: { kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
+  const sweep = /^(gates\/)?GS-/.test(run);
+  const compare = /^(compare\/)?CMP-/.test(run);
+  if (!sweep && !compare && !run.includes('/')) await recordedRun(options.kb, run);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  if (compare) return acknowledgeCompare(client, run.replace(/^compare\//, ''), options.json ?? false);
+  if (sweep) return acknowledgeSweep(client, run.replace(/^gates\//, ''), { detach: options.detach ?? false, json: options.json ?? false });
+  const found = await resolveRun(client, options.kb, run);
+  await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, found.checkout);
+  const progress = await progressOf(found, run);
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed') {
+    throw new UserError(`run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  }
+  const answer: AcknowledgeAnswer = { paths: stop.paths };
+  try {
+    await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].acknowledgeUpdate, { args: [answer] });
+  } catch (error) {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  }
+  process.stderr.write(`acknowledged for ${found.runId}: ${answer.paths.join(', ')}\n`);
+  if (options.detach) return;
+  await followEdit(found.handle, found.kind, options.json);
+}
+
+/** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
+async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach: boolean; json: boolean }): Promise<void> {
+  await requireWorkflowWorker(client, `the acknowledgement for ${run}`);
+  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
+  const progress = await handle.query(sweepProgressQuery).catch((error: unknown) => {
+    throw new UserError(`no open sweep ${run} (workflow gates/${run}): ${rootMessage(error)}`);
+  });
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed') {
+    throw new UserError(`sweep ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  }
+  try {
+    await handle.executeUpdate(sweepAcknowledgeUpdate, { args: [{ paths: stop.paths }] });
+  } catch (error) {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  }
+  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  if (!detach) await followSweep(client, handle, { json });
+}
+
+/** Acknowledges a compare run's checkout-changed stop (a KB change while one of its routes' launches ran), and follows it on. */
+async function acknowledgeCompare(client: Client, run: string, json: boolean): Promise<void> {
+  const handle = client.workflow.getHandle<typeof compareRun>(`compare/${run}`);
+  const progress = await handle.query(compareProgressQuery).catch((error: unknown) => {
+    throw new UserError(`no open compare run ${run} (workflow compare/${run}): ${rootMessage(error)}`);
+  });
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed') throw new UserError(`compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  await handle.executeUpdate(compareAcknowledgeUpdate, { args: [{ paths: stop.paths }] }).catch((error: unknown) => {
+    throw new UserError(`refused: ${rootMessage(error)}`);
+  });
+  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  await follow(handle, compareFormat(client, { json }));
+}

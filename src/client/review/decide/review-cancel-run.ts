@@ -1,0 +1,71 @@
+/** The action of `review cancel RUN`: find the run's workflow, end it honestly, and say how it ended. */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { kindOfWorkflowId } from '../../../review/edit/identity.js';
+import { connectClient } from '../../shared/connection.js';
+import { describeEnded, endRun, graceMs } from '../../shared/run-end.js';
+import { UserError } from '../../shared/errors.js';
+import { printJson } from '../../shared/json-output.js';
+import { resolveRun } from '../shared/edit-lookup.js';
+import { rendered } from '../../shared/render-paths.js';
+
+export interface CancelOptions {
+  kb?: string;
+  grace?: string;
+  json?: boolean;
+}
+
+/** Whether the namespace has a workflow of this ID. */
+async function exists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** The workflow a run names: a workflow ID, a sweep's run ID (`gates/<run>`), a compare run's (`compare/<run>`), or an editing run's ID (its run.json). */
+async function workflowOf(client: Client, kb: string | undefined, run: string): Promise<{ workflowId: string; what: string }> {
+  if (run.startsWith('gates/')) return { workflowId: run, what: `sweep ${run.slice('gates/'.length)}` };
+  if (/^(compare\/)?CMP-/.test(run)) return { workflowId: `compare/${run.replace(/^compare\//, '')}`, what: `compare run ${run.replace(/^compare\//, '')}` };
+  if (kindOfWorkflowId(run) !== undefined) {
+    const found = await resolveRun(client, kb, run);
+    return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
+  }
+  if (!run.includes('/') && (await exists(client, `gates/${run}`))) return { workflowId: `gates/${run}`, what: `sweep ${run}` };
+  try {
+    const found = await resolveRun(client, kb, run);
+    return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
+  } catch (error) {
+    if (error instanceof UserError) throw new UserError(`no sweep or editing run ${run}: no workflow gates/${run}, and ${error.message}`);
+    throw error;
+  }
+}
+
+/** `review cancel RUN`: exit 0 once the run is closed (cancelled, terminated after the grace period, or closed already); 1 otherwise. */
+export async function runCancel(run: string, options: CancelOptions): Promise<void> {
+  const grace = graceMs(options.grace);
+  const client = await connectClient();
+  const { workflowId, what } = await workflowOf(client, options.kb, run);
+  const ended = await endRun(client.workflow.getHandle(workflowId), {
+    graceMs: grace,
+    reason: `cancelled by the operator (commonplace review cancel ${run}); it did not close within the grace period`,
+    onWaiting: () => process.stderr.write(`cancelling ${workflowId}; waiting up to ${grace / 1000} s for it to close\n`),
+  });
+  if (ended.how === 'not-found') throw new UserError(`no workflow ${workflowId} on the server`);
+  const message = `${what}: ${describeEnded(workflowId, ended, grace)}`;
+  if (options.json) {
+    printJson('run-ended', 1, {
+      run,
+      workflowId,
+      how: ended.how,
+      executionStatus: ended.status,
+      commonplaceStatus: ended.recorded ?? null,
+      graceSeconds: grace / 1000,
+      message,
+    });
+    return;
+  }
+  process.stdout.write(`${rendered(message)}\n`);
+}

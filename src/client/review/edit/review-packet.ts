@@ -1,0 +1,28 @@
+/** `commonplace review packet`: registration only; the action loads review-packet-run.ts. */
+import type { Command } from 'commander';
+import { action } from '../../shared/errors.js';
+
+/**
+ * `commonplace review packet <note|RUN>`: a note's published packets, or a run's packet, with whether
+ * each still describes the note (its recorded hashes against the file). No server, no Git.
+ */
+export function registerPacket(review: Command): void {
+  review
+    .command('packet')
+    .description('show the packet of a note (published) or of a run, and whether it still describes the note')
+    .argument('<note-or-run>', 'a note path, or a run ID')
+    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--json', 'print the packets as one review-packet JSON document on stdout')
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 every packet shown describes the note; 2 one does not (the note changed since, or
+the edit is not published yet); 1 no packet, not a note or run of this checkout, a malformed packet.
+
+Examples:
+  $ commonplace review packet kb/notes/tidy-desk.md
+  $ commonplace review packet full-pass-notes_tidy-desk-3f2a9c1b07de --json
+`,
+    )
+    .action(action(async (subject: string, options: { kb?: string; json?: boolean }) => (await import('./review-packet-run.js')).runPacket(subject, options)));
+}

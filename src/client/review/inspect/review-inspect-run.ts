@@ -1,0 +1,40 @@
+/**
+ * The action of `review inspect RUN`: a sweep's or an editing run's whole record. Its state comes
+ * live from the workflow while the run is open, and from the run directory once it has closed (or
+ * when no server answers). Launch records live only in the workflow histories: they are read from
+ * the server whenever it answers, and the output says when it does not. Gathering is
+ * inspect-gather.ts's (with inspect-history.ts and inspect-files.ts), rendering inspect-format.ts's.
+ */
+import { findCheckout } from '../../../kb/checkout.js';
+import { printJson } from '../../shared/json-output.js';
+import { checkoutPlaces } from '../../shared/places.js';
+import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
+import { locate } from './inspect-files.js';
+import { formatInspected } from './inspect-format.js';
+import { compareRunOf, formatCompareInspected, inspectCompare } from './inspect-compare.js';
+import { rendered } from '../../shared/render-paths.js';
+import { workingOn } from '../../shared/command-line.js';
+
+export interface InspectOptions {
+  kb?: string;
+  json?: boolean;
+}
+
+/** `review inspect RUN`: exit 0 once the run is printed; 1 for no such run or a bad run ID. */
+export async function runInspect(run: string, options: InspectOptions): Promise<void> {
+  const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
+  // The run's data names the checkout by its token: naming it here shows those as this host's paths.
+  await checkoutPlaces(checkout).catch(() => undefined);
+  const client = await optionalClient();
+  const compareRun = await compareRunOf(checkout, run);
+  if (compareRun !== undefined) {
+    const inspected = await inspectCompare(checkout, compareRun, typeof client === 'string' ? undefined : client);
+    if (options.json) printJson('compare-inspect', 1, inspected);
+    else process.stdout.write(`${rendered(formatCompareInspected(inspected))}\n`);
+    return;
+  }
+  const located = await locate(checkout, run, typeof client === 'string' ? undefined : client);
+  const inspected = located.kind === 'sweep' ? await inspectSweep(run, checkout, located, client) : await inspectEdit(run, checkout, located, client);
+  if (options.json) printJson('review-inspect', 1, inspected);
+  else process.stdout.write(`${rendered(formatInspected(inspected))}\n`);
+}

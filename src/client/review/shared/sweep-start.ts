@@ -1,0 +1,146 @@
+/**
+ * Starting and following a gate sweep, shared by the commands that start one (`review run gates`,
+ * `review retry`, `review schedule create`) or follow one (`review approve`): the client-side check
+ * of its input, its identity and run ID, its start with search attributes and details, its resume.
+ */
+import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { sha256 } from '../../../fs/digest.js';
+import { checkoutRoot as checkoutPlace, isPlace } from '../../../places.js';
+import { ReviewError } from '../../../review/errors.js';
+import { selectPairs } from '../../../review/status.js';
+import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
+import { markdownText, runDetails } from '../../../runs/run-details.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
+import { UserError } from '../../shared/errors.js';
+import { follow, type RunOutcome } from '../../shared/follow.js';
+import { checkLaunchInputs } from '../../shared/input-checks.js';
+import { printJson } from '../../shared/json-output.js';
+import { portable, warnUnheld } from '../../shared/places.js';
+import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { nextStep } from '../../shared/stop-format.js';
+import { formatStop, sweepFormat, sweepNext } from './sweep-format.js';
+
+/**
+ * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
+ * file, a `--scenario` file exists, and (unless it retries a sweep's problems) the note and gate
+ * globs select pairs. Each is a one-line error; no workflow is started.
+ */
+export async function checkSweepInput(input: SweepInput): Promise<void> {
+  checkLaunchInputs(input);
+  if (input.retryOf !== undefined) return;
+  try {
+    const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
+    if (pairs.length === 0) throw new UserError(`${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input)}: selects no (note, criterion) pair; nothing to sweep`);
+  } catch (error) {
+    if (error instanceof ReviewError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
+/** The options that make two sweeps "the same command". */
+export function sweepIdentity(input: SweepOptions & { checkout: string }): string {
+  const identity: unknown[] = [input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null];
+  // Gates only is what every sweep asked before kinds were chosen: those keep the identity (and run ID) they had.
+  const kinds = input.criteria ?? ['gates'];
+  if (kinds.length !== 1 || kinds[0] !== 'gates') identity.push([...kinds].sort());
+  return JSON.stringify(identity);
+}
+
+/** ` (types, collections)` when a sweep asks other kinds than gates alone, for its one-line messages. */
+function criteriaNote(input: SweepOptions): string {
+  const kinds = input.criteria ?? ['gates'];
+  return kinds.length === 1 && kinds[0] === 'gates' ? '' : ` (${kinds.join(', ')})`;
+}
+
+/**
+ * A sweep's run ID is its identity: the checkout's ID and a digest of the selection (notes, gates,
+ * grouping, profile, what it retries). Its workflow ID is `gates/<run ID>`, and starting it is one
+ * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
+ * the same instant are one sweep, and the second attaches.
+ */
+export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
+  // The identity names the checkout by its ID, so the same command from any host is the same sweep.
+  return `GS-${checkout}-${sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })).slice(0, 10)}`;
+}
+
+/** What a sweep sweeps, in a few words (its summary in the Web UI). */
+export function sweepSubject(input: SweepInput): string {
+  return input.retryOf ? `retry of ${input.retryOf}` : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input)}`;
+}
+
+/** A sweep's parameters for the Web UI's static details (a schedule's sweeps carry them in its action). */
+export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyArray<readonly [string, string]> = []): string {
+  return runDetails(title, [
+    ['checkout', input.checkout],
+    ['notes', input.notes.join(' ') || 'every reviewable note'],
+    ['gates', input.gates.join(' ') || 'every gate'],
+    ['criteria', (input.criteria ?? ['gates']).join(', ')],
+    ['retry of', input.retryOf],
+    ['grouping', input.grouping],
+    ['profile', input.profile],
+    ['profiles file', input.profilesFile],
+    ['concurrency', input.concurrency],
+    ['batch size', input.batchSize],
+    ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
+    ['auto-resume', input.autoResume ? 'yes' : 'no'],
+    ...extra,
+  ]);
+}
+
+/** Starts a sweep (or attaches to the one with this ID) with its search attributes, summary, details and identity memo. */
+export async function startSweep(client: Client, given: SweepInput & { runId: string }): Promise<WorkflowHandle<typeof gateSweep>> {
+  // The input names its checkout by ID and paths relative to it; a recorded input (a resume) already does.
+  const input = isPlace(given.checkout) ? given : await portable(given, given.checkout);
+  if (!isPlace(given.checkout)) await warnUnheld(client, given.checkout);
+  return client.workflow.start(gateSweep, {
+    taskQueue: TASK_QUEUE,
+    workflowId: `gates/${input.runId}`,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    args: [input],
+    memo: { identity: sweepIdentity(input), input },
+    staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
+    staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
+    typedSearchAttributes: [
+      { key: CommonplaceKind, value: 'gates' },
+      { key: CommonplaceStatus, value: 'running' },
+      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
+      { key: CommonplaceProfile, value: input.profile },
+    ],
+  });
+}
+
+/**
+ * Resumes a stopped sweep (the resume Update, with a new `--max-cost` cap when given), or does
+ * nothing to a running one; then follows it. A refused resume (a spend-limit stop without a higher
+ * cap) is a stop still: exit 2 with its one next command.
+ */
+export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>, maxCostUsd?: number, options: { json?: boolean } = {}): Promise<void> {
+  const progress = await handle.query(progressQuery).catch(() => undefined);
+  if (progress?.status === 'stopped') {
+    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
+    const refused = await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+        return error.cause?.message ?? error.message;
+      },
+    );
+    if (refused !== undefined) {
+      if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
+      const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
+      printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: 'stopped', exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, message: `not resumed: ${refused}`, progress } satisfies RunOutcome);
+      process.stderr.write(`commonplace: ${handle.workflowId} not resumed: ${refused}\n`);
+      process.exitCode = 2;
+      return;
+    }
+  } else {
+    process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);
+  }
+  await followSweep(client, handle, options);
+}
+
+/** Follows a sweep to its close or stop (exit 0 completed, 2 stopped or exhausted, 1 failed). */
+export async function followSweep(client: Client, handle: WorkflowHandle<typeof gateSweep>, options: { json?: boolean } = {}): Promise<void> {
+  await follow(handle, sweepFormat(client, options));
+}

@@ -1,0 +1,125 @@
+/** The actions of `review run gates` and `review retry`: their options read once, then a sweep started, resumed or attached to, and followed. */
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { SweepInput } from '../../../review/sweep-types.js';
+import type { gateSweep } from '../../../workflows/gate-sweep.js';
+import { CommonplaceKind } from '../../../search-attributes.js';
+import { checkoutIdOf } from '../../../places.js';
+import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
+import { connectClient } from '../../shared/connection.js';
+import { requireSearchAttributes } from '../../shared/preflight.js';
+import { UserError } from '../../shared/errors.js';
+import { printJson } from '../../shared/json-output.js';
+import { maxCostOption, parseOptions } from '../../shared/options.js';
+import { checkoutPlaces, knowCheckoutHere, shown } from '../../shared/places.js';
+import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
+import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
+import { describeCommand, runnable } from '../../shared/command-line.js';
+
+export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
+export interface RetryOptions {
+  profile?: string;
+  kb?: string;
+  json?: boolean;
+}
+
+/** `review run gates` reads `--max-cost` first; with `--resume`, the cap is all it reads. */
+const GATES_FIELDS = Object.assign({ maxCost: maxCostOption }, SWEEP_FIELDS);
+const RESUME_FIELDS = z.object({ maxCost: maxCostOption });
+
+/** The open sweeps of one checkout (others' sweeps on the namespace never block it). */
+async function openSweeps(client: Client, checkout: string): Promise<{ workflowId: string; identity: string | undefined }[]> {
+  const found: { workflowId: string; identity: string | undefined }[] = [];
+  const query = `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running" AND WorkflowId STARTS_WITH "gates/GS-${checkout}-"`;
+  for await (const execution of client.workflow.list({ query })) {
+    found.push({ workflowId: execution.workflowId, identity: execution.memo?.identity as string | undefined });
+  }
+  return found;
+}
+
+/** `review run gates`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
+export async function runGates(options: RunGatesOptions): Promise<void> {
+  if (options.resume !== undefined) return resumeGates(options.resume, parseOptions(RESUME_FIELDS, options).maxCost, options);
+  const input = parseSweepCommand(options, {}, GATES_FIELDS);
+  const maxCostUsd = input.maxCostUsd;
+  await checkSweepInput(input);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const checkout = await checkoutIdAt(input.checkout);
+  const runId = sweepRunId(input, checkout);
+  const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
+  if (others.length > 0) {
+    const other = others[0]!.workflowId.replace(/^gates\//, '');
+    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(`commonplace review run gates --resume ${other}`, input.checkout)}\` or end it with \`${runnable(`commonplace review cancel ${other}`, input.checkout)}\``);
+  }
+  const open = await client.workflow
+    .getHandle(`gates/${runId}`)
+    .describe()
+    .then((described) => described.status.name === 'RUNNING', () => false);
+  await openCheckout(input.checkout);
+  const handle = await startSweep(client, { ...input, runId });
+  if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
+  process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: ${await describeCommand(`gates/${runId}`)}\n`);
+  if (options.detach) {
+    if (options.json) printJson('sweep-started', 1, { runId, workflowId: `gates/${runId}`, next: `commonplace review run gates --resume ${runId}` });
+    return;
+  }
+  await followSweep(client, handle, options);
+}
+
+/** `review run gates --resume RUN`: a running sweep resumes or is attached to; a closed one starts again on its stale pairs. */
+async function resumeGates(resume: string, maxCostUsd: number | undefined, options: RunGatesOptions): Promise<void> {
+  await knowCheckoutHere(options.kb);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${resume}`);
+  const described = await handle.describe().catch(() => {
+    throw new UserError(`no sweep ${resume} (workflow gates/${resume} not found)`);
+  });
+  if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
+  const recorded = described.memo?.input as SweepInput | undefined;
+  if (!recorded) throw new UserError(`sweep ${resume} has no recorded input to start again from`);
+  process.stderr.write(`sweep ${resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
+  const again = await startSweep(client, { ...recorded, runId: resume, ...(maxCostUsd !== undefined && { maxCostUsd }) });
+  if (options.detach) {
+    if (options.json) printJson('sweep-started', 1, { runId: resume, workflowId: `gates/${resume}`, next: `commonplace review run gates --resume ${resume}` });
+    return;
+  }
+  return followSweep(client, again, options);
+}
+
+/**
+ * `review retry RUN`: re-asks the problem pairs of a finished sweep, in a new sweep. A sweep still
+ * open is a stop with one next command (its resume): exit 2.
+ */
+export async function runRetry(run: string, options: RetryOptions): Promise<void> {
+  const named = options.kb === undefined ? undefined : checkoutRootOf(options.kb);
+  await knowCheckoutHere(options.kb);
+  const client = await connectClient();
+  await requireSearchAttributes(client);
+  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
+  const described = await handle.describe().catch(() => {
+    throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);
+  });
+  if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(`commonplace review run gates --resume ${run}`)}\``, 2);
+  const recorded = described.memo?.input as SweepInput | undefined;
+  if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
+  // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
+  const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));
+  if (named !== undefined) {
+    const [here] = (await checkoutPlaces(named)).checkouts();
+    if (here!.id !== checkout) throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here!.id})`);
+  }
+  // A closed sweep's summary counts its problem pairs; one that never finished has none to read, and is retried.
+  const problems = await handle.result().then((summary) => summary.counts.problems, () => undefined);
+  if (problems === 0) {
+    if (options.json) printJson('review-retry', 1, { runId: run, problems: 0, started: false, message: `sweep ${run} has no problem pairs: nothing to retry` });
+    else process.stdout.write(`sweep ${run} has no problem pairs: nothing to retry\n`);
+    return;
+  }
+  const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
+  const runId = sweepRunId(retry, checkout);
+  const handleOfRetry = await startSweep(client, { ...retry, runId });
+  process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
+  await followSweep(client, handleOfRetry, options);
+}

@@ -1,0 +1,54 @@
+/**
+ * The one renderer for paths a person reads in the CLI. Workflow data names places by tokens
+ * (src/places.ts); what this command prints shows them as the paths of the machine it runs on — a
+ * checkout it named at its root here, that checkout's run worktrees, the package it runs from — or in
+ * plain words where this host has no such path (`the worker's state directory › probes/…`,
+ * `checkout 32ae503a › kb/notes/x.md` for a checkout this command did not name).
+ *
+ * Light on purpose (no SDK): errors.ts prints through it, and registrations import errors.ts.
+ */
+import { PLACE_PATTERN, placeWords } from '../../place-words.js';
+import { packageRoot } from '../../paths.js';
+
+interface KnownCheckout {
+  root: string;
+  worktrees: string;
+}
+
+/** The checkouts this command named (src/client/shared/places.ts tells them), by checkout ID. */
+const checkouts = new Map<string, KnownCheckout>();
+
+/** A checkout this command named: its tokens print as its paths here. */
+export function knowCheckout(id: string, checkout: KnownCheckout): void {
+  checkouts.set(id, checkout);
+}
+
+/** The root of the one checkout this command named, if it named exactly one. */
+export function namedCheckout(): string | undefined {
+  return checkouts.size === 1 ? [...checkouts.values()][0]!.root : undefined;
+}
+
+/** What a person reads: every place token as this host's path, or as words where this host has none. */
+export function rendered(text: string): string {
+  if (!text.includes('<')) return text;
+  return text.replace(PLACE_PATTERN, (_token, kind?: string, id?: string, rest?: string, root?: string, rootRest?: string) => {
+    if (root === 'package') return `${packageRoot()}${rootRest ?? ''}`;
+    if (root === 'state') return placeWords(root, undefined, rootRest);
+    const checkout = checkouts.get(id!);
+    if (!checkout) return placeWords(kind!, id, rest);
+    return `${kind === 'checkout' ? checkout.root : checkout.worktrees}${rest ?? ''}`;
+  });
+}
+
+/**
+ * What `--json` prints: the tokens of a checkout this command named as its paths here; every other
+ * token stays as written, so a script can still tell where a path lies.
+ */
+export function hostPaths(text: string): string {
+  if (!text.includes('<')) return text;
+  return text.replace(/<(checkout|worktrees):([0-9a-f]{8})>/g, (token, kind: string, id: string) => {
+    const checkout = checkouts.get(id);
+    if (!checkout) return token;
+    return kind === 'checkout' ? checkout.root : checkout.worktrees;
+  });
+}
