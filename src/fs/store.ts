@@ -4,9 +4,8 @@
  * (candidates, findings, note versions, reviews, captured inputs) live here, written once and
  * atomically, and every read checks the bytes against their digest.
  *
- * Review runs started before the layout was shared kept their texts flat in `<runDir>/store/<sha256>`;
- * a read that finds no entry in the layout falls back to that file (still checked), so such a run can
- * finish. Nothing is written there any more.
+ * Only this layout is read: the flat `<runDir>/store/<sha256>` of review runs before 0.1.0's shared
+ * layout belongs to runs that 0.2.0 workers do not run (docs/upgrading.md).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,9 +26,6 @@ export const storeDir = (runDir: string) => path.join(runDir, 'store', 'sha256')
 
 export const storedFile = (runDir: string, digest: string) => path.join(storeDir(runDir), digest.slice(0, 2), digest);
 
-/** Where review runs before the shared layout kept an entry; read only. */
-const flatFile = (runDir: string, digest: string) => path.join(runDir, 'store', digest);
-
 /** Stores bytes (a string as UTF-8) under their digest and returns it; an entry already there with the right bytes is left as it is, an altered one is rewritten. */
 export async function put(runDir: string, data: string | Uint8Array): Promise<string> {
   const digest = sha256(data);
@@ -41,13 +37,9 @@ export async function put(runDir: string, data: string | Uint8Array): Promise<st
 
 /** Reads stored bytes and checks them against their digest: a missing or altered entry is a StoreError naming the file. */
 export async function get(runDir: string, digest: string): Promise<Buffer> {
-  let file = storedFile(runDir, digest);
-  let bytes = await readFile(file).catch(() => undefined);
-  if (bytes === undefined && /^[0-9a-f]{64}$/.test(digest)) {
-    const bytesThere = await readFile(flatFile(runDir, digest)).catch(() => undefined);
-    if (bytesThere !== undefined) [file, bytes] = [flatFile(runDir, digest), bytesThere];
-  }
-  if (bytes === undefined) throw new StoreError(`the run's store has no entry ${digest.slice(0, 12)} (${storedFile(runDir, digest)})`, storedFile(runDir, digest));
+  const file = storedFile(runDir, digest);
+  const bytes = await readFile(file).catch(() => undefined);
+  if (bytes === undefined) throw new StoreError(`the run's store has no entry ${digest.slice(0, 12)} (${file})`, file);
   const actual = sha256(bytes);
   if (actual !== digest) throw new StoreError(`the run's store entry ${file} was altered: its bytes hash to ${actual.slice(0, 12)}, not ${digest.slice(0, 12)}`, file);
   return bytes;
