@@ -2,7 +2,7 @@
  * Named points inside activities where a crash must not break the promise — each sits between two
  * writes whose order matters. Production workers pass no faults (the points do nothing); the crash
  * tests hand in faults through the worker's `faults` option (src/worker.ts) to kill the worker or
- * fail the attempt at exactly one of them. docs/contract-tests.md lists them.
+ * fail the attempt at exactly one of them. docs/temporal.md lists them.
  */
 export type FaultPoint =
   /** A try's wrapper is spawned, and not yet recorded in its launch directory (src/activities/harness/tries.ts). */
