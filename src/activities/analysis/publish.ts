@@ -81,7 +81,7 @@ async function readJournal(file: string): Promise<{ ok: true; entries: JournalEn
 }
 
 /** Appends one entry and flushes it to disk before the step it announces is taken. */
-async function appendEntry(file: string, entry: JournalEntry, heartbeat: () => void, faults: FaultPoints): Promise<void> {
+async function appendEntry(file: string, entry: JournalEntry, faults: FaultPoints): Promise<void> {
   const handle = await open(file, 'a');
   try {
     await handle.writeFile(`${JSON.stringify(entry)}\n`);
@@ -262,7 +262,7 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
     if (!read.ok) return uncertain(read.reason);
     const entries = read.entries;
     const at = () => new Date().toISOString();
-    const log = (entry: JournalEntry) => appendEntry(journal, entry, heartbeat, request.faults ?? noFaults);
+    const log = (entry: JournalEntry) => appendEntry(journal, entry, request.faults ?? noFaults);
 
     let begin = entries.find((entry): entry is Extract<JournalEntry, { event: 'begin' }> => entry.event === 'begin');
     if (begin !== undefined && begin.publication !== manifestDigest) {

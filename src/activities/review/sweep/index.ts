@@ -3,13 +3,13 @@
  * capturing a unit, accepting its answer, recording problems, and the checkout guard. They need
  * nothing but the filesystem: each takes its checkout and run in its input.
  */
+import type { SubmitBatchInput } from '../../../harness/batches/batch-contract.js';
 import type { FaultPoints } from '../../faults.js';
 import { acceptUnit } from './accept.js';
 import { captureUnit } from './capture.js';
 import { sweepGuardBaseline, sweepGuardCheck } from './guard.js';
 import { loadBatch, prepareSweep } from './prepare.js';
 import { finishSweep, recordProblems } from './problems.js';
-import type { SubmitBatchInput } from '../../../harness/batches/batch-contract.js';
 import { cancelProviderBatch, collectProviderBatch, pollProviderBatch, submitProviderBatch } from './provider-batch.js';
 
 /** Every sweep activity under its registered name. */
