@@ -1,7 +1,8 @@
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type State, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type State, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FaultPoints } from './activities/faults.js';
 import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
 import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
@@ -14,6 +15,15 @@ export const workflowsPath = join(here, 'workflows', `index${sourceExtension}`);
 /** The workflow interceptors every bundle carries: the routing of checkout work to its checkout's queue. */
 export const workflowInterceptorModules = [join(here, 'workflows', `interceptors${sourceExtension}`)];
 export const fakeHarnessPath = join(packageRoot(), 'bin', 'fake-harness.js');
+
+/**
+ * Where a crash test makes this worker fail: at the named points inside activities, and around whole
+ * activities (an interceptor, for a fault at an activity's start or end). Only test fixtures set it.
+ */
+export interface WorkerFaults {
+  points?: FaultPoints;
+  interceptors?: ActivityInterceptorsFactory[];
+}
 
 export interface WorkerSettings {
   connection: NativeConnection;
@@ -30,6 +40,8 @@ export interface WorkerSettings {
   activityDependencies?: Partial<ActivityDependencies>;
   /** SDK plugins every worker of the process carries (traces: src/observability/tracing.ts); a prebuilt bundle must have been built with them. */
   plugins?: WorkerPlugin[];
+  /** Test fixtures' faults (test/helpers/faults.ts); production workers have none. */
+  faults?: WorkerFaults;
 }
 
 /**
@@ -68,6 +80,7 @@ export class CommonplaceWorker {
       namespace: this.settings.namespace,
       taskQueue: checkoutQueue(checkout.id),
       activities: this.activities,
+      ...(this.settings.faults?.interceptors && { interceptors: { activity: this.settings.faults.interceptors } }),
       ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
       ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
         maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
@@ -115,12 +128,15 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
   const places = new HostPlaces({ stateDir: settings.stateDir });
   // Tries this host started whose runs closed while no worker watched them: no attempt will adopt them.
   await reapClosedTries(settings.stateDir, runStateOn(new Client({ connection: settings.connection, namespace: settings.namespace }))).catch(() => []);
-  const activities = createActivities({ fakeHarnessPath, stateDir: settings.stateDir, places, ...settings.activityDependencies });
+  const activities = createActivities({ fakeHarnessPath, stateDir: settings.stateDir, places, ...(settings.faults?.points && { faults: settings.faults.points }), ...settings.activityDependencies });
+  const activityInterceptors = settings.faults?.interceptors;
   const shared = await Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
-    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
+    ...(settings.workflowBundle
+      ? { workflowBundle: settings.workflowBundle, ...(activityInterceptors && { interceptors: { activity: activityInterceptors } }) }
+      : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules, ...(activityInterceptors && { activity: activityInterceptors }) } }),
     activities,
     ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {

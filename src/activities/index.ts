@@ -43,10 +43,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     {
       ...createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies }),
       ...createProbeActivities(dependencies),
-      ...createSweepActivities(),
+      ...createSweepActivities(dependencies),
       ...createCompareActivities(),
-      ...createEditActivities(),
-      ...createAnalysisActivities(),
+      ...createEditActivities(dependencies),
+      ...createAnalysisActivities(dependencies),
       ...createQuotaActivities(),
     },
     ['launch'],

@@ -11,8 +11,9 @@ import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { publicationJournalFile } from '../../src/analysis/run-dir.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, git, nextPreparationDay, prepareToy, progressUntil, readJson, ROLES, scratch, sourceIdentity, startAnalysis, toyCheckout, toyProfiles, toyScenario } from './helpers.js';
 import { useDevServer } from '../helpers/servers.js';
@@ -165,13 +166,12 @@ test('integrate refuses when main changed a path the published run also wrote, n
 
 test('a worker killed between journal steps of publication: the retry on another worker completes it, writing each file and committing exactly once', async () => {
   const run = await prepared();
-  // The first worker is a `commonplace worker` process that holds after the third file is written, so it can be killed there.
-  const first = startCli(['worker', '--state', join(run.dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_PUBLICATION_HOLD: 'written:3' } });
+  // The first worker is a process that kills itself once the journal says the third file is written.
+  const first = startFaultWorker({ do: 'kill', at: 'publication-journaled', detail: 'written', nth: 3 }, { address: address(), state: join(run.dir, 'state-1') });
   const handle = await startAnalysis(env(), run.input);
-  await waitFor('the publication to write three files', async () => (await journalOf(run.prepared).catch(() => [])).filter((entry) => entry.event === 'written').length === 3, 180_000);
-  first.kill('SIGKILL');
-  await first.catch(() => undefined);
+  expect((await first).signal).toBe('SIGKILL');
   const interrupted = await journalOf(run.prepared);
+  expect(interrupted.filter((entry) => entry.event === 'written')).toHaveLength(3);
   expect(interrupted.map((entry) => entry.event)).not.toContain('committing');
   expect((await branchCommits(run.prepared)).length).toBe(0);
 

@@ -1,13 +1,13 @@
 // `--batch` sweeps whose worker dies or stops: a worker killed outright after submitting or after
-// collecting (the real `commonplace worker`, bin/commonplace.js, so `npm run build` first), and a batch
+// collecting (a worker process with a fault, test/helpers/fault-worker.ts), and a batch
 // that ends while no worker runs. A real dev server (a dead worker's sticky queue and heartbeats time
 // out there as in production), the stand-ins' provider batches counting every request per custom_id.
 import { join } from 'node:path';
 import type { SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { startCli } from '../helpers/cli.js';
 import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { waitFor } from '../helpers/fake.js';
+import { startFaultWorker, type Fault } from '../helpers/faults.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
@@ -47,13 +47,16 @@ test.each(['anthropic', 'openai'] as const)('a %s provider batch that ended whil
 }, slow);
 
 
+/** Where the first worker dies: the provider accepted the batch and its ID is recorded nowhere; or the answers are written and not yet reported. */
+const killed: Record<'submit' | 'collect', Fault> = { submit: { do: 'kill', at: 'batch-created' }, collect: { do: 'kill', at: 'after collectProviderBatch' } };
+
 describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
   test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
     const setup = await batchSweep(api, reply.review('pass'));
     standIns.push(setup.standIn);
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
     const state = join(setup.dir, 'state');
-    const first = startCli(['worker', '--state', state], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: `kill-after-batch-${point}`, [KEY_ENV]: 'stand-in-key' } });
+    const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
     try {
       const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
       expect((await first).signal).toBe('SIGKILL');

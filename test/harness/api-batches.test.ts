@@ -9,6 +9,7 @@ import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/s
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { batchSweep, exampleNotes, gates, liveRequests, models, sentTwice, staleAndInvalid, type BatchSweep } from '../helpers/batch-sweep.js';
 import { waitFor } from '../helpers/fake.js';
+import { workerFaults, type Fault } from '../helpers/faults.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
@@ -17,7 +18,6 @@ const { env } = useTimeSkippingServer();
 
 let standIns: StandIn[] = [];
 afterEach(async () => {
-  delete process.env['COMMONPLACE_CHAOS'];
   await Promise.all(standIns.map((standIn) => standIn.close()));
   standIns = [];
 });
@@ -52,8 +52,8 @@ async function stoppedAfter(handle: WorkflowHandle, setup: BatchSweep, batches: 
   return progress!;
 }
 
-async function completedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepSummary> {
-  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+async function completedSweep(setup: BatchSweep, input: SweepInput, fault?: Fault): Promise<SweepSummary> {
+  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state'), ...(fault && { faults: workerFaults(fault) }) });
   return (await worker.runUntil(async () => (await start(input)).result())) as SweepSummary;
 }
 
@@ -82,8 +82,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after the provider accepted the batch, before its ID was recorded, adopts that batch: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('pass'));
-    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-submit';
-    const summary = await completedSweep(setup, setup.input('pair'));
+    const summary = await completedSweep(setup, setup.input('pair'), { do: 'lose', at: 'batch-created' });
     expect(summary.status).toBe('completed');
     // The retried submission looked for its batch at the provider, and adopted it.
     expect(setup.standIn.requests.filter((request) => request.method === 'GET' && /\/batches$/.test(request.path))).not.toHaveLength(0);
@@ -94,8 +93,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after collecting the results collects them again on the retry: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('warn', ['One sentence says two things.']));
-    process.env['COMMONPLACE_CHAOS'] = 'lose-after-batch-collect';
-    const summary = await completedSweep(setup, setup.input('bundle'));
+    const summary = await completedSweep(setup, setup.input('bundle'), { do: 'lose', at: 'after collectProviderBatch' });
     expect(summary.status).toBe('completed');
     // The results were read twice (the lost collect and its retry); the requests were sent once.
     const reads = setup.standIn.requests.filter((request) => request.method === 'GET' && (/\/results$/.test(request.path) || /^\/v1\/files\/file_out_/.test(request.path)));

@@ -4,6 +4,7 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
 import { startCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
@@ -47,9 +48,11 @@ test('a worker killed after its launch ended but before reporting it: the next w
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash-ended');
-  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-harness' } });
+  // The first worker is a separate process that kills itself once the try has ended, before reading or reporting it.
+  const first = startFaultWorker({ do: 'kill', at: 'try-ended' }, { address: address(), state: join(dir, 'state') });
   const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
-  await first;
+  expect((await first).signal).toBe('SIGKILL');
+  expect((await readLedger(ledger)).filter((entry) => entry.event === 'end')).toHaveLength(1);
 
   const second = await testWorker(env(), { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(handle.result())) as ProbeResult;
@@ -65,7 +68,7 @@ test('a worker killed after starting a try but before recording it: that try nev
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash-unrecorded');
   // The first worker dies right after spawning the try's wrapper, before `.launch/current.json` is written.
-  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-before-record' } });
+  const first = startFaultWorker({ do: 'kill', at: 'try-spawned' }, { address: address(), state: join(dir, 'state') });
   const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
   expect((await first).signal).toBe('SIGKILL');
 

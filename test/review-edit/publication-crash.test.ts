@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EditSummary } from '../../src/review/edit/types.js';
 import { selectPairs } from '../../src/review/status.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { fakeScenario, scratch } from '../helpers/fake.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 import { checkoutsAt } from '../../src/worker.js';
@@ -17,8 +18,8 @@ interface JournalLine {
   skipped?: string[];
 }
 
-// kill -9 of the worker during a full pass's publication: the real `commonplace worker` runs with the
-// chaos hook that kills it right after the note is written, before the packet and the results.
+// kill -9 of the worker during a full pass's publication: a worker process with the fault that kills
+// it right after the note is written, before the packet and the results (test/helpers/faults.ts).
 describe('a worker killed during a full pass\'s publication, right after the note is written', () => {
   let summary: EditSummary;
   let journal: JournalLine[];
@@ -30,12 +31,12 @@ describe('a worker killed during a full pass\'s publication, right after the not
     start = await noteText(checkout);
     const { scenario } = await fakeScenario(await scratch(), [editorRule({ edited: editedText(start), decision: 'edit' }), { attempts: [reviewsPass] }]);
     const cli = (args: string[]) => runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
-    const doomed = startCli(['worker', '--kb', checkout, '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_CHAOS: 'kill-after-note' } });
+    const doomed = startFaultWorker({ do: 'kill', at: 'note-written' }, { address: address(), state: await scratch(), kb: [checkout] });
     const stopped = await cli(['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario]);
     const key = /key: ([0-9a-f]{16})/.exec(String(stopped.stdout))?.[1] ?? 'no key';
     const { runId, workflowId } = runOf('full-pass', NOTE, start, checkout);
     await cli(['review', 'approve', runId, 'artifact/publication.json', '--key', key, '--detach']);
-    await doomed.catch(() => undefined); // it kills itself after the note
+    expect((await doomed).signal).toBe('SIGKILL'); // it kills itself after the note
     const replacement = await testWorker(env(), { stateDir: await scratch(), checkouts: await checkoutsAt([checkout]) });
     summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
     const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');

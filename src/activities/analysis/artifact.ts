@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../../fs/atomic.js';
 import { sha256 } from '../../fs/digest.js';
 import { validateArtifact } from '../../kb/artifact.js';
 import { artifactDir, environmentFile, manifestFile, parametersFile } from '../../analysis/run-dir.js';
+import type { FaultPoints } from '../faults.js';
 import { failure, guarded } from './failures.js';
 import { PublicationLockedError, publishRun } from './publish.js';
 import { readParameters } from './runs.js';
@@ -64,14 +65,14 @@ export async function assemble(worker: Pick<AnalysisWorkerState, 'layoutFor' | '
  * the checkout's lock and the run's journal, and commits them on the run branch; a conflict or an
  * outcome it cannot establish is answered, not thrown, so the workflow stops with its evidence.
  */
-export async function publishArtifact(worker: Pick<AnalysisWorkerState, 'layoutFor'>, input: PublishInput): Promise<PublicationOutcome> {
+export async function publishArtifact(worker: Pick<AnalysisWorkerState, 'layoutFor'>, input: PublishInput, faults?: FaultPoints): Promise<PublicationOutcome> {
   return guarded(input.runDir, async () => {
     const layout = await worker.layoutFor(input.worktree, input.layoutFile, input.layoutSha256);
     if (layout.destination === undefined) throw failure('bad-plan', `the layout ${layout.file} declares no destination, so the artifact cannot be published`);
     const parameters = await readParameters(input.runDir);
     const context = Context.current();
     try {
-      return await publishRun({ runDir: input.runDir, parameters, layout, manifest: input.manifest, heartbeat: () => context.heartbeat() });
+      return await publishRun({ runDir: input.runDir, parameters, layout, manifest: input.manifest, heartbeat: () => context.heartbeat(), ...(faults && { faults }) });
     } catch (error) {
       if (error instanceof PublicationLockedError) throw ApplicationFailure.create({ type: 'publication-locked', message: error.message, nonRetryable: false });
       throw error;

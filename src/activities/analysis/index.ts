@@ -6,6 +6,7 @@
  * `AnalysisWorkerState`, handed to the activities that use it.
  */
 import { assemble, publishArtifact } from './artifact.js';
+import type { FaultPoints } from '../faults.js';
 import { assertEnvironment } from './assert-environment.js';
 import { checkCandidate } from './check-candidate.js';
 import { prepareLaunch } from './launch-dir.js';
@@ -14,8 +15,9 @@ import { recordRun } from './run-record.js';
 import type { AssembleInput, CheckInput, EnvironmentInput, PrepareLaunchInput, PublishInput } from './types.js';
 import { createAnalysisWorkerState } from './worker-state.js';
 
-/** Builds the analysis activities over one worker state (no dependencies beyond the filesystem). */
-export function createAnalysisActivities() {
+/** Builds the analysis activities over one worker state (no dependencies beyond the filesystem, and a test's fault points). */
+export function createAnalysisActivities(dependencies: { faults?: FaultPoints } = {}) {
+  const { faults } = dependencies;
   const worker = createAnalysisWorkerState();
   return {
     openAnalysis,
@@ -25,6 +27,6 @@ export function createAnalysisActivities() {
     checkCandidate: (input: CheckInput) => checkCandidate(worker, input),
     recordRun,
     assemble: (input: AssembleInput) => assemble(worker, input),
-    publishArtifact: (input: PublishInput) => publishArtifact(worker, input),
+    publishArtifact: (input: PublishInput) => publishArtifact(worker, input, faults),
   };
 }

@@ -21,6 +21,7 @@ import { systemSlug } from '../../analysis/run-id.js';
 import { git, gitOk } from '../../fs/git.js';
 import { sha256File } from '../../fs/digest.js';
 import { get, put } from '../../fs/store.js';
+import { noFaults, type FaultPoints } from '../faults.js';
 
 export interface PublishRequest {
   runDir: string;
@@ -32,6 +33,8 @@ export interface PublishRequest {
   heartbeat?: () => void;
   /** How long to wait for another publication's lock before giving up (this try fails and is retried). */
   lockWaitMs?: number;
+  /** Where a test makes the publication fail (after each journal entry); none in production. */
+  faults?: FaultPoints;
 }
 
 export type PublicationOutcome =
@@ -78,7 +81,7 @@ async function readJournal(file: string): Promise<{ ok: true; entries: JournalEn
 }
 
 /** Appends one entry and flushes it to disk before the step it announces is taken. */
-async function appendEntry(file: string, entry: JournalEntry, heartbeat: () => void): Promise<void> {
+async function appendEntry(file: string, entry: JournalEntry, faults: FaultPoints): Promise<void> {
   const handle = await open(file, 'a');
   try {
     await handle.writeFile(`${JSON.stringify(entry)}\n`);
@@ -86,24 +89,7 @@ async function appendEntry(file: string, entry: JournalEntry, heartbeat: () => v
   } finally {
     await handle.close();
   }
-  await failpoint(file, entry, heartbeat);
-}
-
-/**
- * The fault-injection point the interruption tests use: with `COMMONPLACE_PUBLICATION_HOLD=<event>:<n>`
- * set, the process holds (heartbeating) after the journal's n-th `<event>` entry, so a test can kill
- * it between two journal steps. Unset in normal operation.
- */
-async function failpoint(file: string, entry: JournalEntry, heartbeat: () => void): Promise<void> {
-  const hold = /^([a-z]+):(\d+)$/.exec(process.env.COMMONPLACE_PUBLICATION_HOLD ?? '');
-  if (hold === null || hold[1] !== entry.event) return;
-  const read = await readJournal(file);
-  const count = read.ok ? read.entries.filter((candidate) => candidate.event === entry.event).length : 0;
-  if (count !== Number(hold[2])) return;
-  for (;;) {
-    heartbeat();
-    await new Promise((done) => setTimeout(done, 500));
-  }
+  await faults.at('publication-journaled', entry.event);
 }
 
 function processAlive(pid: number): boolean {
@@ -276,7 +262,7 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
     if (!read.ok) return uncertain(read.reason);
     const entries = read.entries;
     const at = () => new Date().toISOString();
-    const log = (entry: JournalEntry) => appendEntry(journal, entry, heartbeat);
+    const log = (entry: JournalEntry) => appendEntry(journal, entry, request.faults ?? noFaults);
 
     let begin = entries.find((entry): entry is Extract<JournalEntry, { event: 'begin' }> => entry.event === 'begin');
     if (begin !== undefined && begin.publication !== manifestDigest) {

@@ -11,6 +11,7 @@ import type { HarnessName } from '../../harness/profiles.js';
 import { findUsageLimitIn, type HarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
 import { RETURNED_OUTPUT_CAP, type LaunchActivity, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
+import { noFaults, type FaultPoints } from '../faults.js';
 import { TryFollower } from './follow.js';
 import { listTry, runStateOn, unlistTry } from './reap.js';
 import { strayStateWrites } from './state-writes.js';
@@ -32,6 +33,8 @@ export interface HarnessDependencies {
   stateDir?: string;
   /** Executors that replace the registered ones by name (tests hand in their own). */
   executors?: Partial<Record<HarnessName, Executor>>;
+  /** Where a test makes the worker fail inside an activity (src/activities/faults.ts); none in production. */
+  faults?: FaultPoints;
 }
 
 /** How long a CLI may say it cannot reach its endpoint before the try is ended, when the profile sets no `unreachable-timeout`. */
@@ -126,6 +129,7 @@ interface LaunchWiring {
   heartbeatIntervalMs: number;
   killGraceMs: number;
   portable: <T>(value: T) => T;
+  faults: FaultPoints;
 }
 
 /** Builds the launch activity: the only place a harness process is started. */
@@ -136,6 +140,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     heartbeatIntervalMs: dependencies.heartbeatIntervalMs ?? launchHeartbeatIntervalMs,
     killGraceMs: dependencies.killGraceMs ?? 2000,
     portable: dependencies.portable ?? (<T,>(value: T) => value),
+    faults: dependencies.faults ?? noFaults,
   };
   /**
    * Runs one harness try in its prepared directory, under the profile's timeout, heartbeating, and
@@ -190,6 +195,7 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
     ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env, {
       ...(workflow && { workflow }),
       ...(stateDir !== undefined && { register: (started: TryRecord) => listTry(stateDir, dir, started) }),
+      faults: w.faults,
     }));
   }
   const current = record;
@@ -250,7 +256,7 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
     throw new CancelledFailure(`launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`);
   }
   clearTimeout(timer);
-  if (process.env['COMMONPLACE_CHAOS'] === 'kill-after-harness') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's end and its report
+  await w.faults.at('try-ended');
   const { stateDir } = w.deps;
   const strays = stateDir === undefined ? [] : await noticeStrayWrites(stateDir, dir, current, input.launchId);
   try {

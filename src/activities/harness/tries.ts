@@ -11,6 +11,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import type { CommandLine } from '../../harness/command.js';
+import { noFaults, type FaultPoints } from '../faults.js';
 
 export const launchStateDir = '.launch';
 
@@ -105,7 +106,7 @@ export async function startTry(
   command: CommandLine,
   prompt: string,
   env: Record<string, string>,
-  recorded: { workflow?: TryRecord['workflow']; register?: (record: TryRecord) => Promise<void> } = {},
+  recorded: { workflow?: TryRecord['workflow']; register?: (record: TryRecord) => Promise<void>; faults?: FaultPoints } = {},
 ): Promise<{ record: TryRecord; process: ResultPromise }> {
   const files = tryFiles(dir, logDir);
   await mkdir(join(dir, logDir), { recursive: true });
@@ -118,7 +119,6 @@ export async function startTry(
     reject: false,
   });
   child.stdin?.on('error', () => undefined); // the wrapper is gone: its exit says so
-  if (process.env['COMMONPLACE_CHAOS'] === 'kill-before-record') process.kill(process.pid, 'SIGKILL'); // tests: a worker dying between a try's start and its record
   const record: TryRecord = {
     pid: child.pid ?? 0,
     try: tryNumber,
@@ -130,6 +130,7 @@ export async function startTry(
   };
   if (child.pid !== undefined) {
     try {
+      await (recorded.faults ?? noFaults).at('try-spawned');
       await writeFileAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, { fsync: false });
       await recorded.register?.(record);
     } catch (error) {

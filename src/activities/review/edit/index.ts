@@ -1,3 +1,4 @@
+import type { FaultPoints } from '../../faults.js';
 import { acceptEdit, prepareEditAsk } from './edit.js';
 import { guardCheck } from './guard.js';
 import { prepareEdit } from './prepare.js';
@@ -13,7 +14,8 @@ export type { EditCheck } from './edit.js';
  * The editing workflows' activities (full pass and revision): every read and write of the checkout
  * and the run directory, the checks of each worker's output, the guard and publication.
  */
-export function createEditActivities() {
+export function createEditActivities(dependencies: { faults?: FaultPoints } = {}) {
+  const { faults } = dependencies;
   return {
     prepareEdit,
     guardCheck,
@@ -31,7 +33,7 @@ export function createEditActivities() {
     applyAnswer,
     writeCandidate,
     checkConflict,
-    publishEdit,
+    publishEdit: (input: Parameters<typeof publishEdit>[0]) => publishEdit(input, faults),
     finishEdit,
   };
 }

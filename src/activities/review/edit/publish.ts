@@ -14,6 +14,7 @@ import { getText, put } from '../../../fs/store.js';
 import type { BriefEntry, Decision, EditKind, EditSummary, Proposal, ReviewRecord, ReviewUnit } from '../../../review/edit/types.js';
 import { DEFAULT_INSTRUCTIONS, instructionPath, type InstructionName } from '../../../review/edit/instructions.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
+import { noFaults, type FaultPoints } from '../../faults.js';
 import { proposalKey } from './common.js';
 import { briefText, readBrief } from './brief.js';
 import { badInput } from './failures.js';
@@ -241,7 +242,7 @@ export async function checkConflict(input: { runDir: string; checkout: string; n
  * conflict check, then the packet and results that describe it — so a retried publication finishes
  * what an earlier try began and never writes twice, and a conflict writes nothing.
  */
-export async function publishEdit(input: { runDir: string; checkout: string; note: string; manifestSha256: string }): Promise<{ status: 'published'; written: string[] } | { status: 'conflict'; paths: string[]; reason: string }> {
+export async function publishEdit(input: { runDir: string; checkout: string; note: string; manifestSha256: string }, faults: FaultPoints = noFaults): Promise<{ status: 'published'; written: string[] } | { status: 'conflict'; paths: string[]; reason: string }> {
   const journal = await readJournal(input.runDir);
   const done = journal.find((entry) => entry.manifest === input.manifestSha256 && entry.event === 'done');
   if (done) return { status: 'published', written: done.written ?? [] };
@@ -266,8 +267,7 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
     if (note(file)) await log({ event: 'note-writing' });
     if (!guardExcluded(file)) await recordSanctionedWrite(input.checkout, { path: file, sha256: target, run: path.basename(input.runDir) });
     await writeFileAtomic(destination, text);
-    // The chaos tests' hook: the worker dies right after the note is written, before the packet and results.
-    if (note(file) && process.env['COMMONPLACE_CHAOS'] === 'kill-after-note') process.kill(process.pid, 'SIGKILL');
+    if (note(file)) await faults.at('note-written');
   }
   await log({ event: 'done', written: ordered, ...(skipped.length > 0 && { skipped }) });
   return { status: 'published', written: ordered };

@@ -3,6 +3,8 @@
  * capturing a unit, accepting its answer, recording problems, and the checkout guard. They need
  * nothing but the filesystem: each takes its checkout and run in its input.
  */
+import type { SubmitBatchInput } from '../../../harness/batches/batch-contract.js';
+import type { FaultPoints } from '../../faults.js';
 import { acceptUnit } from './accept.js';
 import { captureUnit } from './capture.js';
 import { sweepGuardBaseline, sweepGuardCheck } from './guard.js';
@@ -11,6 +13,20 @@ import { finishSweep, recordProblems } from './problems.js';
 import { cancelProviderBatch, collectProviderBatch, pollProviderBatch, submitProviderBatch } from './provider-batch.js';
 
 /** Every sweep activity under its registered name. */
-export function createSweepActivities() {
-  return { prepareSweep, loadBatch, captureUnit, acceptUnit, recordProblems, finishSweep, sweepGuardBaseline, sweepGuardCheck, submitProviderBatch, pollProviderBatch, collectProviderBatch, cancelProviderBatch };
+export function createSweepActivities(dependencies: { faults?: FaultPoints } = {}) {
+  const { faults } = dependencies;
+  return {
+    prepareSweep,
+    loadBatch,
+    captureUnit,
+    acceptUnit,
+    recordProblems,
+    finishSweep,
+    sweepGuardBaseline,
+    sweepGuardCheck,
+    submitProviderBatch: (input: SubmitBatchInput) => submitProviderBatch(input, faults),
+    pollProviderBatch,
+    collectProviderBatch,
+    cancelProviderBatch,
+  };
 }

@@ -17,6 +17,7 @@ import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract
 import type { Profile } from '../../../harness/profiles.js';
 import { batchLaunchCost } from '../../../harness/prices.js';
 import { answerKey } from '../../../runs/answer-key.js';
+import { noFaults, type FaultPoints } from '../../faults.js';
 import { runDirOf } from './run-dir.js';
 
 /** One submission as the ledger keeps it: written before the provider is asked, completed with the batch's ID once it answers. */
@@ -30,16 +31,6 @@ interface Submission {
 
 interface Ledger {
   submissions: Submission[];
-}
-
-/**
- * Tests: a worker dying at a point of a batch's activities. `kill-<point>` ends the worker process
- * outright (a CLI worker); `lose-<point>` fails the activity's first try there, as a lost report would.
- */
-function chaos(point: 'batch-submit' | 'batch-collect'): void {
-  const asked = process.env['COMMONPLACE_CHAOS'];
-  if (asked === `kill-after-${point}`) process.kill(process.pid, 'SIGKILL');
-  if (asked === `lose-after-${point}` && Context.current().info.attempt === 1) throw new Error(`chaos: the report of ${point} lost`);
 }
 
 /** The run's submissions ledger (`provider-batches.json` in the run directory). */
@@ -69,7 +60,7 @@ function customIdOf(launch: LaunchInput, ref: BatchRequestRef, round: number): s
  * whose provider answer was lost (the worker died between the create call and the ledger's write)
  * is found at the provider and adopted, never sent again.
  */
-export async function submitProviderBatch(input: SubmitBatchInput): Promise<SubmittedBatch> {
+export async function submitProviderBatch(input: SubmitBatchInput, faults: FaultPoints = noFaults): Promise<SubmittedBatch> {
   const provider = providerBatchesFor(input.profile);
   const file = ledgerFile(input.checkout, input.runId);
   const ledger = await readLedger(file);
@@ -96,7 +87,7 @@ export async function submitProviderBatch(input: SubmitBatchInput): Promise<Subm
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`); // the intent, before the provider is asked
     Context.current().heartbeat(`submitting ${ids.length} requests`);
     const batchId = await provider.create(requests, submission.key);
-    chaos('batch-submit'); // after the provider accepted the batch, before the ledger or the history knew its ID
+    await faults.at('batch-created'); // the provider accepted the batch; neither the ledger nor the history knows its ID
     submission.batchId = batchId;
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
   }
@@ -180,7 +171,6 @@ export async function collectProviderBatch(input: CollectBatchInput): Promise<Co
       }
     }
   }
-  chaos('batch-collect'); // after the answers were written, before the history knew them
   return collected;
 }
 

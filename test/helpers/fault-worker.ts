@@ -1,0 +1,38 @@
+/**
+ * A worker process with one fault, for the tests that kill a worker outright: the worker
+ * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built), plus the
+ * fault a test names. Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
+ *
+ *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... --fault JSON
+ */
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkoutsAt, createWorker } from '../../src/worker.js';
+import { faultFromArgument, workerFaults } from './faults.js';
+import { workflowBundlePath } from './temporal.js';
+
+const { values } = parseArgs({
+  options: {
+    address: { type: 'string' },
+    namespace: { type: 'string', default: 'default' },
+    state: { type: 'string' },
+    kb: { type: 'string', multiple: true, default: [] },
+    fault: { type: 'string' },
+  },
+});
+if (values.address === undefined || values.state === undefined || values.fault === undefined) throw new Error('fault-worker: --address, --state and --fault are required');
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const connection = await NativeConnection.connect({ address: values.address });
+const worker = await createWorker({
+  connection,
+  namespace: values.namespace,
+  stateDir: resolve(values.state),
+  checkouts: await checkoutsAt(values.kb),
+  workflowBundle: { codePath: workflowBundlePath },
+  faults: workerFaults(faultFromArgument(values.fault)),
+});
+process.stderr.write(`worker ready with the fault ${values.fault}\n`);
+await worker.run();
+await connection.close();

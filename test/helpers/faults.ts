@@ -1,0 +1,67 @@
+/**
+ * The crash tests' faults, handed to a worker through its `faults` option (src/worker.ts): at a named
+ * point inside an activity (src/activities/faults.ts), or when an activity of a type has returned and
+ * its result is not yet reported (an activity interceptor). `kill` ends the worker process outright,
+ * as kill -9 would: no finally block runs and nothing is reported. `lose` fails the activity's first
+ * attempt there, as a report the server never got would; its retry goes on.
+ */
+import { Context } from '@temporalio/activity';
+import type { ActivityInboundCallsInterceptor } from '@temporalio/worker';
+import { execa } from 'execa';
+import { join } from 'node:path';
+import type { FaultPoint, FaultPoints } from '../../src/activities/faults.js';
+import { packageRoot } from '../../src/paths.js';
+import type { WorkerFaults } from '../../src/worker.js';
+
+export interface Fault {
+  do: 'kill' | 'lose';
+  /** A named point inside an activity, or `after <activity type>`. */
+  at: FaultPoint | `after ${string}`;
+  /** Only where the point carries this detail (a publication journal's event). */
+  detail?: string;
+  /** Only the nth time the point is reached with it in this process (the first by default). */
+  nth?: number;
+}
+
+function strike(fault: Fault, where: string, attempt: number): void {
+  if (fault.do === 'kill') process.kill(process.pid, 'SIGKILL');
+  else if (attempt === 1) throw new Error(`fault: the report of attempt 1 lost ${where}`);
+}
+
+/** The worker option that makes `fault` happen. */
+export function workerFaults(fault: Fault): WorkerFaults {
+  let reached = 0;
+  const due = () => (reached += 1) === (fault.nth ?? 1);
+  if (fault.at.startsWith('after ')) {
+    const activityType = fault.at.slice('after '.length);
+    const inbound = (attempt: number, type: string): ActivityInboundCallsInterceptor => ({
+      async execute(input, next) {
+        const result = await next(input);
+        if (type === activityType && due()) strike(fault, `after ${type} returned`, attempt);
+        return result;
+      },
+    });
+    return { interceptors: [(context) => ({ inbound: inbound(context.info.attempt, context.info.activityType) })] };
+  }
+  const points: FaultPoints = {
+    at(point, detail) {
+      if (point !== fault.at || (fault.detail !== undefined && detail !== fault.detail) || !due()) return;
+      strike(fault, `at ${point}`, Context.current().info.attempt);
+    },
+  };
+  return { points };
+}
+
+/** A fault as a worker process's argument (test/helpers/fault-worker.ts), and back. */
+export const faultArgument = (fault: Fault): string => JSON.stringify(fault);
+export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fault;
+
+/**
+ * Starts a worker process (test/helpers/fault-worker.ts, run by tsx) that carries `fault`, serving the
+ * task queues a `commonplace worker --state <state> [--kb <dir>]...` would.
+ */
+export function startFaultWorker(fault: Fault, options: { address: string; state: string; kb?: string[]; env?: Record<string, string> }) {
+  const root = packageRoot();
+  const args = ['--address', options.address, '--state', options.state, ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]), '--fault', faultArgument(fault)];
+  return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], { cwd: root, reject: false, ...(options.env && { env: options.env }) });
+}
