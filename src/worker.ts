@@ -7,6 +7,7 @@ import { createActivities, type ActivityDependencies } from './activities/index.
 import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
 import { packageRoot, sourceExtension } from './paths.js';
 import { checkoutQueue } from './places.js';
+import { releaseStamp } from './release-stamp.js';
 import { TASK_QUEUE } from './search-attributes.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,6 +69,7 @@ export class CommonplaceWorker {
       namespace: this.settings.namespace,
       taskQueue: checkoutQueue(checkout.id),
       activities: this.activities,
+      interceptors: { client: releaseStamp },
       ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
       ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
         maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
@@ -120,7 +122,8 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
-    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
+    // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
+    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle, interceptors: { client: releaseStamp } } : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules, client: releaseStamp } }),
     activities,
     ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {

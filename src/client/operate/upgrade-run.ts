@@ -49,6 +49,8 @@ async function codeToCheck(bundle: string | undefined, given: string | undefined
 }
 
 function failureLine(failure: ReplayFailure): string {
+  // A refused run: the line its workers refuse it in, which names it (only one run of a workflow ID is open).
+  if (failure.release !== undefined) return `  ${failure.kind === 'open' ? '' : `${failure.file}: `}${failure.mismatch}`;
   const which = failure.kind === 'open' ? `${failure.workflowId} (run ${failure.runId})` : `${failure.file} (${failure.workflowId})`;
   return `  would not replay: ${which}: ${failure.mismatch}`;
 }
@@ -62,6 +64,8 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   const level = debugEnabled() ? 'DEBUG' : 'ERROR';
   Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
   const { code, described } = await codeToCheck(options.bundle, raw.bundle);
+  // The installed code is this release: a run begun on a release it does not run is named from its memo, before any replay.
+  const boundary = options.bundle === undefined;
   const empty: ReplayReport = { checked: 0, failures: [] };
   let namespace: string | undefined;
   let open = empty;
@@ -70,9 +74,9 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
     namespace = connectionSettings().namespace;
     // The project's workflow types, as the installed code exports them: runs of other applications on the namespace are not ours to check.
     const workflowTypes = Object.keys(await import('../../workflows/index.js'));
-    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'));
+    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'), boundary);
   }
-  const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories')) : empty;
+  const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories'), boundary) : empty;
   const failures = [...open.failures, ...recorded.failures];
   if (options.json) {
     printJson('upgrade-check', 1, {
@@ -89,7 +93,7 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
     lines.push(
       failures.length === 0
         ? 'every history replays: workers can restart on this code'
-        : `${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them)`,
+        : `${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them${failures.some((failure) => failure.release !== undefined) ? ', or end each refused run with the command its line names' : ''})`,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
