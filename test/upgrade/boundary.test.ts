@@ -1,0 +1,143 @@
+/**
+ * The compatibility boundary of release 0.2.0 (src/release.ts, docs/upgrading.md): a run begun before it
+ * — a recorded 0.1.0 history, a run started without the release as a 0.1.0 client starts one — is refused
+ * in one line naming the run, its release and the way out, by the workers and by `upgrade check`; every
+ * run begun now carries the release, its children too.
+ */
+import { Client } from '@temporalio/client';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connectClient } from '../../src/client/shared/connection.js';
+import { packageRoot } from '../../src/paths.js';
+import { RELEASE, RELEASE_MEMO, refusalIn, refusalOf } from '../../src/release.js';
+import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
+import { TASK_QUEUE } from '../../src/search-attributes.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
+import { expectShape } from '../helpers/json-shape.js';
+import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { fakeProfilesFile } from '../helpers/probe.js';
+import { useDevServer } from '../helpers/servers.js';
+import { testWorker, uniqueId, workflowBundlePath } from '../helpers/temporal.js';
+
+const { env, address } = useDevServer();
+
+/** A run of 0.1.0, as test/histories recorded it then: its start event names no release. */
+const sampleDir = join(packageRoot(), 'test', 'fixtures', 'upgrade', 'release-0.1.0');
+const sampleId = (JSON.parse(readFileSync(join(sampleDir, 'workflow-ids.map'), 'utf8')) as Record<string, string>)['gates-completed.json']!;
+const sample = () => historyFromJSON(JSON.parse(readFileSync(join(sampleDir, 'gates-completed.json'), 'utf8')));
+
+const check = (...args: string[]) => runCli(['upgrade', 'check', ...args], { env: { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' } });
+
+interface Checked {
+  openRuns: number | null;
+  recordedHistories: number | null;
+  replays: boolean;
+  failures: { kind: string; workflowId: string; runId: string; file?: string; mismatch: string; release?: string }[];
+}
+
+/** The message of the run's first failed workflow task, once its history holds one. */
+async function failedTaskMessage(client: Client, workflowId: string): Promise<string> {
+  let message: string | undefined;
+  await waitFor(`a failed workflow task of ${workflowId}`, async () => {
+    const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+    message = events?.find((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure?.message ?? undefined;
+    return message !== undefined;
+  }, 90_000);
+  return message!;
+}
+
+test('a recorded 0.1.0 history replayed on the current code fails with the one-line refusal, and upgrade check --histories names it with that line', async () => {
+  const line = refusalOf({ workflowType: 'gateSweep', workflowId: sampleId, memo: undefined })!;
+  expect(line).toBe(`run ${sampleId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace review cancel ${sampleId}\``);
+  const replayed = await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, sample(), sampleId).then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  expect(replayed).toBeInstanceOf(Error);
+  expect(refusalIn(replayed!.message)).toBe(line);
+
+  const text = await check('--histories', sampleDir, '--no-open-runs');
+  expect(text.exitCode).toBe(1);
+  expect(String(text.stdout).split('\n')).toContain(`  gates-completed.json: ${line}`);
+  const json = await check('--histories', sampleDir, '--no-open-runs', '--json');
+  expect(json.exitCode).toBe(1);
+  const named = expectShape(String(json.stdout), 'upgrade-check') as unknown as Checked;
+  expect(named).toMatchObject({ recordedHistories: 1, replays: false });
+  expect(named.failures).toEqual([expect.objectContaining({ kind: 'recorded', file: 'gates-completed.json', workflowId: sampleId, mismatch: line, release: '0.1.0' })]);
+});
+
+test('a run started without the release, as a 0.1.0 client starts one: its workflow task fails with the one line, the worker logs it once in that line, and upgrade check names it with it and exits 1', async () => {
+  // A client without the release stamp, as 0.1.0's CLI was.
+  const old = new Client({ connection: env().client.connection });
+  const sweepId = `gates/${uniqueId('GS-old').replace(/\//g, '-')}`;
+  const analysisId = `analysis/a1b2c3d4/AAS-2030-02-0${process.pid % 9}-old-01`;
+  // Neither input is read: the run is refused before its code runs.
+  await old.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: sweepId, args: [{}] });
+  await old.workflow.start('analysis', { taskQueue: TASK_QUEUE, workflowId: analysisId, args: [{}] });
+  const sweepLine = `run ${sweepId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace review cancel ${sweepId}\``;
+  const analysisLine = `run ${analysisId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace analysis reset AAS-2030-02-0${process.pid % 9}-old-01\``;
+
+  // Before any worker serves them, upgrade check names both from their memo.
+  const before = await check('--json');
+  expect(before.exitCode).toBe(1);
+  const named = expectShape(String(before.stdout), 'upgrade-check') as unknown as Checked;
+  expect(named).toMatchObject({ openRuns: 2, replays: false });
+  expect(named.failures.map(({ kind, workflowId, mismatch, release }) => ({ kind, workflowId, mismatch, release })).sort((a, b) => a.workflowId.localeCompare(b.workflowId))).toEqual([
+    { kind: 'open', workflowId: analysisId, mismatch: analysisLine, release: '0.1.0' },
+    { kind: 'open', workflowId: sweepId, mismatch: sweepLine, release: '0.1.0' },
+  ]);
+  const text = await check();
+  expect(text.exitCode).toBe(1);
+  const lines = String(text.stdout).split('\n');
+  expect(lines).toContain(`  ${sweepLine}`);
+  expect(lines).toContain(`  ${analysisLine}`);
+
+  // The real worker: each run's task fails with the line, which its log says once, in one line.
+  const worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' } });
+  let said = '';
+  worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  try {
+    expect(await failedTaskMessage(env().client, sweepId)).toBe(sweepLine);
+    expect(await failedTaskMessage(env().client, analysisId)).toBe(analysisLine);
+    await waitFor('the worker to log both refusals', async () => said.includes(sweepLine) && said.includes(analysisLine), 30_000);
+  } finally {
+    worker.kill('SIGINT');
+    await worker;
+  }
+  const logged = said.split('\n').filter((line) => line.includes('began on release'));
+  expect(logged.sort()).toEqual([`commonplace: ${analysisLine}`, `commonplace: ${sweepLine}`]);
+  expect(said).not.toContain('Failing workflow task');
+  // The runs stay open, for a worker of their release or their operator.
+  expect((await env().client.workflow.getHandle(sweepId).describe()).status.name).toBe('RUNNING');
+  await Promise.all([sweepId, analysisId].map((id) => env().client.workflow.getHandle(id).terminate('the test is over')));
+});
+
+test('a run started through the CLI\'s connection carries the release in its memo, and so does its gate batch; both replay on the current code', async () => {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
+  const runId = uniqueId('GS-release').replace(/\//g, '-');
+  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv };
+  const saved = process.env.TEMPORAL_ADDRESS;
+  process.env.TEMPORAL_ADDRESS = address();
+  let client: Client;
+  try {
+    client = await connectClient();
+  } finally {
+    if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+    else process.env.TEMPORAL_ADDRESS = saved;
+  }
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const summary = (await worker.runUntil(client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }))) as SweepSummary;
+  expect(summary.batches).toBeGreaterThan(0);
+  for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`]) {
+    const described = await env().client.workflow.getHandle(workflowId).describe();
+    expect([workflowId, described.memo?.[RELEASE_MEMO]]).toEqual([workflowId, RELEASE]);
+    const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
+    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, history, workflowId)).resolves.toBeUndefined();
+  }
+});
