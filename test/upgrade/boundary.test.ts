@@ -36,7 +36,16 @@ interface Checked {
   recordedHistories: number | null;
   replays: boolean;
   failures: { kind: string; workflowId: string; runId: string; file?: string; mismatch: string; release?: string }[];
+  schedules?: { scheduleId: string; release: string; line: string }[];
 }
+
+/** A paused hourly schedule of a sweep (its input is never read here). */
+const scheduleOf = (scheduleId: string) => ({
+  scheduleId,
+  spec: { intervals: [{ every: '1h' }] },
+  action: { type: 'startWorkflow' as const, workflowType: 'gateSweep', taskQueue: TASK_QUEUE, args: [{}] },
+  state: { paused: true },
+});
 
 /** The message of the run's first failed workflow task, once its history holds one. */
 async function failedTaskMessage(client: Client, workflowId: string): Promise<string> {
@@ -69,7 +78,7 @@ test('a recorded 0.1.0 history replayed on the current code fails with the one-l
   expect(named.failures).toEqual([expect.objectContaining({ kind: 'recorded', file: 'gates-completed.json', workflowId: sampleId, mismatch: line, release: '0.1.0' })]);
 });
 
-test('a run started without the release, as a 0.1.0 client starts one: its workflow task fails with the one line, the worker logs it once in that line, and upgrade check names it with it and exits 1', async () => {
+test('a run started without the release, as a 0.1.0 client starts one: its workflow task fails with the one line, the worker logs it once in that line, and upgrade check names it with it (and a schedule of 0.1.0) and exits 1', async () => {
   // A client without the release stamp, as 0.1.0's CLI was.
   const old = new Client({ connection: env().client.connection });
   const sweepId = `gates/${uniqueId('GS-old').replace(/\//g, '-')}`;
@@ -77,6 +86,9 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   // Neither input is read: the run is refused before its code runs.
   await old.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: sweepId, args: [{}] });
   await old.workflow.start('analysis', { taskQueue: TASK_QUEUE, workflowId: analysisId, args: [{}] });
+  const oldSchedule = `gates-old-${process.pid}`;
+  await old.schedule.create(scheduleOf(oldSchedule));
+  const scheduleLine = `schedule ${oldSchedule} was created on release 0.1.0: release 0.2.0 refuses every run it starts; delete it and create it again (\`commonplace review schedule delete old-${process.pid}\`, then \`commonplace review schedule create old-${process.pid}\` with its options)`;
   const sweepLine = `run ${sweepId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace review cancel ${sweepId}\``;
   const analysisLine = `run ${analysisId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace analysis reset AAS-2030-02-0${process.pid % 9}-old-01\``;
 
@@ -84,7 +96,7 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   const before = await check('--json');
   expect(before.exitCode).toBe(1);
   const named = expectShape(String(before.stdout), 'upgrade-check') as unknown as Checked;
-  expect(named).toMatchObject({ openRuns: 2, replays: false });
+  expect(named).toMatchObject({ openRuns: 2, replays: false, schedules: [{ scheduleId: oldSchedule, release: '0.1.0', line: scheduleLine }] });
   expect(named.failures.map(({ kind, workflowId, mismatch, release }) => ({ kind, workflowId, mismatch, release })).sort((a, b) => a.workflowId.localeCompare(b.workflowId))).toEqual([
     { kind: 'open', workflowId: analysisId, mismatch: analysisLine, release: '0.1.0' },
     { kind: 'open', workflowId: sweepId, mismatch: sweepLine, release: '0.1.0' },
@@ -94,6 +106,8 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   const lines = String(text.stdout).split('\n');
   expect(lines).toContain(`  ${sweepLine}`);
   expect(lines).toContain(`  ${analysisLine}`);
+  expect(lines).toContain(`  ${scheduleLine}`);
+  await old.schedule.getHandle(oldSchedule).delete();
 
   // The real worker: each run's task fails with the line, which its log says once, in one line.
   const worker = startCli(['worker', '--state', await scratch()], { env: { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' } });
@@ -115,7 +129,7 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   await Promise.all([sweepId, analysisId].map((id) => env().client.workflow.getHandle(id).terminate('the test is over')));
 });
 
-test('a run started through the CLI\'s connection carries the release in its memo, and so does its gate batch; both replay on the current code', async () => {
+test('a run started through the CLI\'s connection carries the release in its memo, and so do its gate batch and a schedule it creates; both runs replay on the current code', async () => {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
@@ -140,4 +154,9 @@ test('a run started through the CLI\'s connection carries the release in its mem
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, history, workflowId)).resolves.toBeUndefined();
   }
+  const schedule = await client.schedule.create(scheduleOf(`gates-new-${process.pid}`));
+  expect((await schedule.describe()).action.memo?.[RELEASE_MEMO]).toBe(RELEASE);
+  const checked = expectShape(String((await check('--json')).stdout), 'upgrade-check') as unknown as Checked;
+  expect(checked.schedules).toEqual([]);
+  await schedule.delete();
 });

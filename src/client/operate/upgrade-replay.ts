@@ -11,7 +11,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { refusalIn, refusalOf } from '../../release.js';
+import { RELEASE, refusalIn, refusalOf, releaseOfMemo, runsRunsOf } from '../../release.js';
 import { UserError } from '../shared/errors.js';
 
 export type WorkflowCode = NonNullable<WorkerOptions['workflowBundle']>;
@@ -82,6 +82,34 @@ export async function replayOpenRuns(client: Client, code: WorkflowCode, workflo
   }
   const replayed = await replayAll(code, histories(), (done) => onReplayed(refusals.length + done, total), () => ({ kind: 'open' }));
   return { checked: refusals.length + replayed.checked, failures: [...refusals, ...replayed.failures] };
+}
+
+/** A schedule created before this release: its action starts runs without the release, which this release refuses. */
+export interface ScheduleBeforeBoundary {
+  scheduleId: string;
+  /** The release its action's memo names (0.1.0 when none). */
+  release: string;
+  /** What to do, in one line. */
+  line: string;
+}
+
+/** The project's schedules (their action starts one of these workflow types) created on a release this one does not run. */
+export async function schedulesBeforeBoundary(client: Client, workflowTypes: readonly string[]): Promise<ScheduleBeforeBoundary[]> {
+  const found: ScheduleBeforeBoundary[] = [];
+  for await (const summary of client.schedule.list()) {
+    if (summary.action === undefined || !workflowTypes.includes(summary.action.workflowType)) continue;
+    const described = await client.schedule.getHandle(summary.scheduleId).describe();
+    const release = releaseOfMemo(described.action.memo);
+    if (runsRunsOf(release)) continue;
+    // `review schedule` names a sweep schedule `gates-NAME`.
+    const name = summary.scheduleId.replace(/^gates-/, '');
+    found.push({
+      scheduleId: summary.scheduleId,
+      release,
+      line: `schedule ${summary.scheduleId} was created on release ${release}: release ${RELEASE} refuses every run it starts; delete it and create it again (\`commonplace review schedule delete ${name}\`, then \`commonplace review schedule create ${name}\` with its options)`,
+    });
+  }
+  return found;
 }
 
 /** The line this release's workers refuse a recorded history's run in (its type and memo from its start event), or undefined. */
