@@ -33,13 +33,24 @@ function placeFree(error: unknown): unknown {
   return error;
 }
 
+/**
+ * The refusal as an error whose stack is its one line, which nothing rewrites: as a workflow task's error
+ * leaves the workflow's VM, the VM would put the bundle's file and line (a path of the host) before it.
+ */
+function refusalError(line: string): Error {
+  const error = new Error(line);
+  const stack = `Error: ${line}`;
+  Object.defineProperty(error, 'stack', { get: () => stack, set: () => undefined, configurable: true });
+  return error;
+}
+
 /** Runs begun before the oldest release this one runs are refused before any of their code runs. */
 class ReleaseBoundary implements WorkflowInboundCallsInterceptor {
   async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const { workflowType, workflowId, memo } = workflowInfo();
     const refusal = refusalOf({ workflowType, workflowId, memo });
     // A plain Error fails the workflow task, not the run: it waits for a worker that runs it, or for its operator.
-    if (refusal !== undefined) throw new Error(refusal);
+    if (refusal !== undefined) throw refusalError(refusal);
     return next(input);
   }
 }

@@ -47,15 +47,15 @@ const scheduleOf = (scheduleId: string) => ({
   state: { paused: true },
 });
 
-/** The message of the run's first failed workflow task, once its history holds one. */
-async function failedTaskMessage(client: Client, workflowId: string): Promise<string> {
-  let message: string | undefined;
+/** The failure of the run's first failed workflow task, once its history holds one: its message and stack. */
+async function failedTask(client: Client, workflowId: string): Promise<{ message: string; stack: string }> {
+  let failure: { message?: string | null; stackTrace?: string | null } | null | undefined;
   await waitFor(`a failed workflow task of ${workflowId}`, async () => {
     const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-    message = events?.find((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure?.message ?? undefined;
-    return message !== undefined;
+    failure = events?.find((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
+    return failure !== undefined;
   }, 90_000);
-  return message!;
+  return { message: failure?.message ?? '', stack: failure?.stackTrace ?? '' };
 }
 
 test('a recorded 0.1.0 history replayed on the current code fails with the one-line refusal, and upgrade check --histories names it with that line', async () => {
@@ -114,8 +114,9 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   let said = '';
   worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
   try {
-    expect(await failedTaskMessage(env().client, sweepId)).toBe(sweepLine);
-    expect(await failedTaskMessage(env().client, analysisId)).toBe(analysisLine);
+    // The history names no path of the worker's host: the stack is the line.
+    expect(await failedTask(env().client, sweepId)).toEqual({ message: sweepLine, stack: `Error: ${sweepLine}` });
+    expect(await failedTask(env().client, analysisId)).toEqual({ message: analysisLine, stack: `Error: ${analysisLine}` });
     await waitFor('the worker to log both refusals', async () => said.includes(sweepLine) && said.includes(analysisLine), 30_000);
   } finally {
     worker.kill('SIGINT');
