@@ -2,7 +2,6 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { RELEASE, RELEASE_MEMO } from '../../src/release.js';
 import { quotaGateId } from '../../src/runs/quota.js';
 import { quotaGate, quotaStateQuery } from '../../src/workflows/quota-gate.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
@@ -11,6 +10,7 @@ import { scratch } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
+import { RELEASE, RELEASE_MEMO } from '../../src/release.js';
 
 const { env, address } = useDevServer();
 
