@@ -130,13 +130,14 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   await Promise.all([sweepId, analysisId].map((id) => env().client.workflow.getHandle(id).terminate('the test is over')));
 });
 
-test('a run started through the CLI\'s connection carries the release in its memo, and so do its gate batch and a schedule it creates; both runs replay on the current code', async () => {
+test('a run started through the CLI\'s connection carries the release in its memo, and so do its gate batches, its continued run (the start site\'s memo kept) and a schedule it creates; the runs replay on the current code', async () => {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
   const runId = uniqueId('GS-release').replace(/\//g, '-');
-  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv };
+  // Several batches, and a history budget that continues the sweep as new after the first.
+  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 2, autoResume: false, profilesFile, env: fakeEnv, historyBudget: { sweep: 1 } };
   const saved = process.env.TEMPORAL_ADDRESS;
   process.env.TEMPORAL_ADDRESS = address();
   let client: Client;
@@ -147,9 +148,13 @@ test('a run started through the CLI\'s connection carries the release in its mem
     else process.env.TEMPORAL_ADDRESS = saved;
   }
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-  const summary = (await worker.runUntil(client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }))) as SweepSummary;
-  expect(summary.batches).toBeGreaterThan(0);
-  for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`]) {
+  const started = await client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input], memo: { identity: 'the start site\'s' } });
+  const summary = (await worker.runUntil(started.result())) as SweepSummary;
+  expect(summary.batches).toBeGreaterThanOrEqual(2);
+  const sweep = await env().client.workflow.getHandle(`gates/${runId}`).describe();
+  expect(sweep.runId).not.toBe(started.firstExecutionRunId);
+  expect(sweep.memo).toEqual({ identity: 'the start site\'s', [RELEASE_MEMO]: RELEASE });
+  for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`, `gates/${runId}/batch-2`]) {
     const described = await env().client.workflow.getHandle(workflowId).describe();
     expect([workflowId, described.memo?.[RELEASE_MEMO]]).toEqual([workflowId, RELEASE]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
