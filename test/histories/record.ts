@@ -7,7 +7,10 @@
 // scenario and profiles file sit in the worker's state directory, and the input is written from place
 // tokens (`<checkout:ID>`, `<worktrees:ID>`, `<state>`, `<package>`). So a history names no path of the
 // machine that recorded it, and nothing is scrubbed: a recording that still holds one fails loudly.
-// Histories of runs begun before places are kept in pre-places/, as they were recorded then.
+// Each run carries the release recording it (the test clients stamp it: src/release-stamp.ts), and
+// recorded-by.map names that release beside each history; a history whose run does not carry it is refused.
+// Histories of 0.1.0 (every one recorded before the 0.2.0 boundary, pre-places/ among them) meet the
+// boundary's refusal in test/replay.test.ts until they are recorded again (docs/upgrading.md).
 import { chooseRecordings, failOnRejectedHistories, recordable, recordingState, saveHistory } from './recording.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';

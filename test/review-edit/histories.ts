@@ -86,23 +86,20 @@ async function approve(progress: EditProgress, places: HostPlaces): Promise<{ up
 
 export async function recordEditHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
   await recordEdit(env, save, 'full-pass-no-edit', 'full-pass', () => [editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }], {}, approve);
-  // Each approved flow twice: under its first name as recorded before answer keys (edit-answer-key's older
-  // branch, kept), and under `-keyed`, recorded since (its newer branch).
-  for (const name of ['full-pass-approved', 'full-pass-approved-keyed']) {
-    await recordEdit(
-      env,
-      save,
-      name,
-      'full-pass',
-      (_checkout, start) => [
-        editorRule({ edited: editedText(start), decision: 'edit' }),
-        { match: '^criterion = prose/', attempts: [{ ...reviewsPass, malformed: ['prose/redundant-restatement'] }, reviewsPass] },
-        { attempts: [reviewsPass] },
-      ],
-      {},
-      approve,
-    );
-  }
+  // Recorded once each since 0.2.0: the `-keyed` second recordings were edit-answer-key's newer branch, a patch 0.2.0 retired.
+  await recordEdit(
+    env,
+    save,
+    'full-pass-approved',
+    'full-pass',
+    (_checkout, start) => [
+      editorRule({ edited: editedText(start), decision: 'edit' }),
+      { match: '^criterion = prose/', attempts: [{ ...reviewsPass, malformed: ['prose/redundant-restatement'] }, reviewsPass] },
+      { attempts: [reviewsPass] },
+    ],
+    {},
+    approve,
+  );
   await recordEdit(
     env,
     save,
@@ -115,23 +112,21 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     {},
     async (progress) => ({ update: 'acknowledge', args: [{ paths: progress.stops[0]?.kind === 'checkout-changed' ? progress.stops[0].paths : [] }] }),
   );
-  for (const name of ['revise-selection-approved', 'revise-selection-approved-keyed']) {
-    await recordEdit(
-      env,
-      save,
-      name,
-      'revise',
-      () => [
-        {
-          match: '^job = select$',
-          attempts: [{ outputs: { 'selections.md': '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n' } }],
-        },
-        { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': '' } }] },
-      ],
-      { planText: 'passes: [tighten, plain-wording]\n' },
-      approve,
-    );
-  }
+  await recordEdit(
+    env,
+    save,
+    'revise-selection-approved',
+    'revise',
+    () => [
+      {
+        match: '^job = select$',
+        attempts: [{ outputs: { 'selections.md': '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n' } }],
+      },
+      { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': '' } }] },
+    ],
+    { planText: 'passes: [tighten, plain-wording]\n' },
+    approve,
+  );
 }
 
 /** Since the lifecycle's exhausted close: a full pass whose editor never writes its outputs ends exhausted. */

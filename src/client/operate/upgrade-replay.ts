@@ -1,13 +1,17 @@
 /**
  * The replays `commonplace upgrade check` runs: every open run's history, and recorded history files,
- * against one workflow bundle, each named with the first command that no longer matches.
+ * against one workflow bundle, each named with the first command that no longer matches. When the code
+ * checked is this release's, a run begun on a release it does not run (src/release.ts) is named from its
+ * memo (a recorded history: its start event's) with the line its workers would refuse it in, unreplayed.
  */
 import type { Client } from '@temporalio/client';
-import type { HistoryAndWorkflowId } from '@temporalio/common';
+import { defaultPayloadConverter, type HistoryAndWorkflowId } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { RELEASE, refusalIn, refusalOf, releaseOfMemo, runsRunsOf } from '../../release.js';
 import { UserError } from '../shared/errors.js';
 
 export type WorkflowCode = NonNullable<WorkerOptions['workflowBundle']>;
@@ -19,8 +23,15 @@ export interface ReplayFailure {
   runId: string;
   /** The history file, relative to the directory given (recorded histories only). */
   file?: string;
-  /** The first mismatching command, as the SDK's determinism check words it. */
+  /** The first mismatching command, as the SDK's determinism check words it; for a refused run, the line its workers refuse it in. */
   mismatch: string;
+  /** The release a refused run began on (older than the oldest the code checked runs). */
+  release?: string;
+}
+
+/** The release a refusal line names as the run's, beside the line. */
+function refused(line: string): Pick<ReplayFailure, 'mismatch' | 'release'> {
+  return { mismatch: line, release: /began on release (\S+),/.exec(line)![1]! };
 }
 
 export interface ReplayReport {
@@ -30,6 +41,8 @@ export interface ReplayReport {
 
 /** The SDK's determinism error carries the core's nondeterminism message inside a longer text: that message, else the error's first line. */
 export function mismatchOf(error: Error): string {
+  const refusal = refusalIn(error.message);
+  if (refusal !== undefined) return refusal;
   const core = /(\[TMPRL\d+\] )?Nondeterminism error: ((?:[^"\\]|\\.)*)/.exec(error.message);
   if (core) return `${core[1] ?? ''}Nondeterminism error: ${core[2]!.replace(/\\"/g, '"').replace(/\\'/g, "'")}`.trim();
   return error.message.split('\n')[0]!.trim();
@@ -41,17 +54,71 @@ async function replayAll(code: WorkflowCode, histories: AsyncIterable<HistoryAnd
   for await (const result of Worker.runReplayHistories({ workflowBundle: code }, histories)) {
     checked += 1;
     onReplayed(checked);
-    if (result.error) failures.push({ ...describe(result.workflowId, result.runId), workflowId: result.workflowId, runId: result.runId, mismatch: mismatchOf(result.error) });
+    if (result.error) {
+      const mismatch = mismatchOf(result.error);
+      failures.push({ ...describe(result.workflowId, result.runId), workflowId: result.workflowId, runId: result.runId, ...(refusalIn(mismatch) !== undefined ? refused(mismatch) : { mismatch }) });
+    }
   }
   return { checked, failures };
 }
 
-/** Replays every run of these workflow types open on the client's namespace (a shared namespace may hold other applications' runs), its history fetched from the server. */
-export async function replayOpenRuns(client: Client, code: WorkflowCode, workflowTypes: readonly string[], onReplayed: (done: number, total: number) => void): Promise<ReplayReport> {
+/**
+ * Replays every run of these workflow types open on the client's namespace (a shared namespace may hold other
+ * applications' runs), its history fetched from the server. With `boundary` (the code checked is this
+ * release's), a run whose memo names a release it does not run is named first, and not replayed.
+ */
+export async function replayOpenRuns(client: Client, code: WorkflowCode, workflowTypes: readonly string[], onReplayed: (done: number, total: number) => void, boundary = false): Promise<ReplayReport> {
   const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${workflowTypes.map((type) => `'${type}'`).join(', ')})`;
   const { count: total } = await client.workflow.count(query);
-  const histories = client.workflow.list({ query }).intoHistories({ concurrency: 4 });
-  return replayAll(code, histories, (done) => onReplayed(done, total), () => ({ kind: 'open' }));
+  const refusals: ReplayFailure[] = [];
+  const toReplay: { workflowId: string; runId: string }[] = [];
+  for await (const execution of client.workflow.list({ query })) {
+    const refusal = boundary ? refusalOf({ workflowType: execution.type, workflowId: execution.workflowId, memo: execution.memo }) : undefined;
+    if (refusal !== undefined) refusals.push({ kind: 'open', workflowId: execution.workflowId, runId: execution.runId, ...refused(refusal) });
+    else toReplay.push({ workflowId: execution.workflowId, runId: execution.runId });
+  }
+  async function* histories(): AsyncIterable<HistoryAndWorkflowId> {
+    for (const { workflowId, runId } of toReplay) yield { workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory() };
+  }
+  const replayed = await replayAll(code, histories(), (done) => onReplayed(refusals.length + done, total), () => ({ kind: 'open' }));
+  return { checked: refusals.length + replayed.checked, failures: [...refusals, ...replayed.failures] };
+}
+
+/** A schedule created before this release: its action starts runs without the release, which this release refuses. */
+export interface ScheduleBeforeBoundary {
+  scheduleId: string;
+  /** The release its action's memo names (0.1.0 when none). */
+  release: string;
+  /** What to do, in one line. */
+  line: string;
+}
+
+/** The project's schedules (their action starts one of these workflow types) created on a release this one does not run. */
+export async function schedulesBeforeBoundary(client: Client, workflowTypes: readonly string[]): Promise<ScheduleBeforeBoundary[]> {
+  const found: ScheduleBeforeBoundary[] = [];
+  for await (const summary of client.schedule.list()) {
+    if (summary.action === undefined || !workflowTypes.includes(summary.action.workflowType)) continue;
+    const described = await client.schedule.getHandle(summary.scheduleId).describe();
+    const release = releaseOfMemo(described.action.memo);
+    if (runsRunsOf(release)) continue;
+    // `review schedule` names a sweep schedule `gates-NAME`.
+    const name = summary.scheduleId.replace(/^gates-/, '');
+    found.push({
+      scheduleId: summary.scheduleId,
+      release,
+      line: `schedule ${summary.scheduleId} was created on release ${release}: release ${RELEASE} refuses every run it starts; delete it and create it again (\`commonplace review schedule delete ${name}\`, then \`commonplace review schedule create ${name}\` with its options)`,
+    });
+  }
+  return found;
+}
+
+/** The line this release's workers refuse a recorded history's run in (its type and memo from its start event), or undefined. */
+function refusalOfHistory(workflowId: string, history: unknown): string | undefined {
+  const started = (history as temporal.api.history.v1.IHistory).events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) return undefined;
+  const fields = started.memo?.fields ?? {};
+  const memo = Object.fromEntries(Object.entries(fields).map(([key, payload]) => [key, defaultPayloadConverter.fromPayload(payload)]));
+  return refusalOf({ workflowType: started.workflowType?.name ?? '', workflowId, memo });
 }
 
 /** The history files under a directory (and its folders): each `*.json`, its workflow ID from the folder's `workflow-ids.map` when it names one, else the file's name. */
@@ -79,13 +146,21 @@ export function recordedHistories(dir: string): { file: string; workflowId: stri
   return found;
 }
 
-/** Replays each recorded history under a directory. */
-export async function replayRecorded(dir: string, code: WorkflowCode, onReplayed: (done: number, total: number) => void): Promise<ReplayReport> {
+/** Replays each recorded history under a directory (with `boundary`, as replayOpenRuns: a history of a run begun on a release the code does not run is named, unreplayed). */
+export async function replayRecorded(dir: string, code: WorkflowCode, onReplayed: (done: number, total: number) => void, boundary = false): Promise<ReplayReport> {
   const recorded = recordedHistories(dir);
   // One history at a time, so each result is matched to its file even when two files share a workflow ID.
   const failures: ReplayFailure[] = [];
   let checked = 0;
   for (const entry of recorded) {
+    const refusal = boundary ? refusalOfHistory(entry.workflowId, entry.history) : undefined;
+    if (refusal !== undefined) {
+      const runId = (entry.history as temporal.api.history.v1.IHistory).events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? '';
+      failures.push({ kind: 'recorded', file: entry.file, workflowId: entry.workflowId, runId, ...refused(refusal) });
+      checked += 1;
+      onReplayed(checked, recorded.length);
+      continue;
+    }
     const report = await replayAll(code, [{ workflowId: entry.workflowId, history: entry.history }], () => undefined, () => ({ kind: 'recorded', file: entry.file }));
     checked += report.checked;
     failures.push(...report.failures);

@@ -9,7 +9,7 @@ import { connectClient, connectionSettings } from '../shared/connection.js';
 import { debugEnabled, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, parseOptions } from '../shared/options.js';
-import { replayOpenRuns, replayRecorded, type ReplayFailure, type ReplayReport, type WorkflowCode } from './upgrade-replay.js';
+import { replayOpenRuns, replayRecorded, schedulesBeforeBoundary, type ReplayFailure, type ReplayReport, type ScheduleBeforeBoundary, type WorkflowCode } from './upgrade-replay.js';
 
 export interface UpgradeCheckOptions {
   bundle?: string;
@@ -49,6 +49,8 @@ async function codeToCheck(bundle: string | undefined, given: string | undefined
 }
 
 function failureLine(failure: ReplayFailure): string {
+  // A refused run: the line its workers refuse it in, which names it (only one run of a workflow ID is open).
+  if (failure.release !== undefined) return `  ${failure.kind === 'open' ? '' : `${failure.file}: `}${failure.mismatch}`;
   const which = failure.kind === 'open' ? `${failure.workflowId} (run ${failure.runId})` : `${failure.file} (${failure.workflowId})`;
   return `  would not replay: ${which}: ${failure.mismatch}`;
 }
@@ -62,17 +64,21 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   const level = debugEnabled() ? 'DEBUG' : 'ERROR';
   Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
   const { code, described } = await codeToCheck(options.bundle, raw.bundle);
+  // The installed code is this release: a run begun on a release it does not run is named from its memo, before any replay.
+  const boundary = options.bundle === undefined;
   const empty: ReplayReport = { checked: 0, failures: [] };
   let namespace: string | undefined;
   let open = empty;
+  let schedules: ScheduleBeforeBoundary[] = [];
   if (options.openRuns) {
     const client = await connectClient();
     namespace = connectionSettings().namespace;
     // The project's workflow types, as the installed code exports them: runs of other applications on the namespace are not ours to check.
     const workflowTypes = Object.keys(await import('../../workflows/index.js'));
-    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'));
+    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'), boundary);
+    if (boundary) schedules = await schedulesBeforeBoundary(client, workflowTypes);
   }
-  const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories')) : empty;
+  const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories'), boundary) : empty;
   const failures = [...open.failures, ...recorded.failures];
   if (options.json) {
     printJson('upgrade-check', 1, {
@@ -82,16 +88,19 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
       recordedHistories: options.histories !== undefined ? recorded.checked : null,
       replays: failures.length === 0,
       failures,
+      ...(options.openRuns && boundary && { schedules }),
     });
   } else {
     const parts = [options.openRuns ? `${open.checked} open run${open.checked === 1 ? '' : 's'} on namespace ${namespace}` : undefined, options.histories !== undefined ? `${recorded.checked} recorded histor${recorded.checked === 1 ? 'y' : 'ies'} under ${options.histories}` : undefined].filter(Boolean);
-    const lines = [`replayed ${parts.join(' and ')} against ${described}`, ...failures.map(failureLine)];
-    lines.push(
-      failures.length === 0
-        ? 'every history replays: workers can restart on this code'
-        : `${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them)`,
-    );
+    const lines = [`replayed ${parts.join(' and ')} against ${described}`, ...failures.map(failureLine), ...schedules.map((schedule) => `  ${schedule.line}`)];
+    const recreate = schedules.length === 0 ? undefined : `${schedules.length} schedule${schedules.length === 1 ? '' : 's'} of an older release to create again before workers restart on this code`;
+    if (failures.length === 0) lines.push(recreate ?? 'every history replays: workers can restart on this code');
+    else {
+      const refused = failures.some((failure) => failure.release !== undefined) ? ', or end each refused run with the command its line names' : '';
+      lines.push(`${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them${refused})${recreate === undefined ? '' : `; ${recreate}`}`);
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  if (failures.length > 0) process.exitCode = 1;
+  // A schedule of an older release strands every run it starts once the workers restart: as much a reason to wait.
+  if (failures.length > 0 || schedules.length > 0) process.exitCode = 1;
 }

@@ -10,6 +10,7 @@ import { connectionOverrides, type ConnectionOverrides } from './connection-over
 import { runnable } from './command-line.js';
 import { UserError } from './errors.js';
 import { processTracing } from '../../observability/tracing-switch.js';
+import { releaseStamp } from '../../release-stamp.js';
 
 type TLSConfig = Exclude<NonNullable<ConnectionOptions['tls']>, boolean>;
 
@@ -264,7 +265,8 @@ export async function connectClient(configured = connectionSettings()): Promise<
   await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
   // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), a start, signal, query or Update is a span whose context the workflow continues.
   const plugins = (await processTracing('commonplace-cli'))?.plugins;
-  return new Client({ connection, namespace: settings.namespace, ...(plugins !== undefined && { plugins }) });
+  // Each run it starts carries this release (src/release-stamp.ts).
+  return new Client({ connection, namespace: settings.namespace, interceptors: releaseStamp, ...(plugins !== undefined && { plugins }) });
 }
 
 /** The worker's connection, with the same one-line failures. */

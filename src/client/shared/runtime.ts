@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { HISTOGRAM_BUCKETS } from '../../observability/metrics.js';
 import { debugEnabled, rootMessage, UserError } from './errors.js';
+import { refusalIn } from '../../release.js';
 
 /** What a worker holding a checkout says of its checkout queue's worker, which serves activities only by design. */
 const expected = /^No workflows registered, not polling for workflow tasks/;
@@ -24,6 +25,21 @@ export function operatorFailureLine(entry: Pick<LogEntry, 'message' | 'meta'>): 
 }
 
 /**
+ * A run this release does not run (src/release.ts), in its one line: from the workflow's own log of the
+ * failure, or from the SDK core's `Failing workflow task` (a run replayed from its history logs only that).
+ * Else undefined.
+ */
+export function refusalLine(entry: Pick<LogEntry, 'message' | 'meta'>): string | undefined {
+  const error = entry.meta?.error;
+  const failure = entry.meta?.failure;
+  for (const text of [error instanceof Error ? error.message : undefined, typeof failure === 'string' ? failure : undefined, entry.message]) {
+    const refusal = text === undefined ? undefined : refusalIn(text);
+    if (refusal !== undefined) return `commonplace: ${refusal}`;
+  }
+  return undefined;
+}
+
+/**
  * Keeps the worker's own logging to warnings in the CLI (the bundler's report included), everything
  * with --debug; with `metrics` (a bind address), serves the SDK's and the project's metrics there for
  * Prometheus. The runtime is installed once per process, before any connection or worker.
@@ -32,17 +48,27 @@ export function installQuietRuntime(options: { metrics?: string } = {}): void {
   const debug = debugEnabled();
   const level = debug ? 'DEBUG' : 'WARN';
   const printer = new DefaultLogger(level);
+  // A refused run's workflow task is retried until a worker of its release serves it: said once per worker process.
+  const refused = new Set<string>();
   try {
     Runtime.install({
       logger: new DefaultLogger(level, (entry) => {
         if (expected.test(entry.message)) return;
+        const refusal = debug ? undefined : refusalLine(entry);
+        if (refusal !== undefined) {
+          if (!refused.has(refusal)) process.stderr.write(`${refusal}\n`);
+          refused.add(refusal);
+          return;
+        }
         const line = debug ? undefined : operatorFailureLine(entry);
         if (line !== undefined) process.stderr.write(`${line}\n`);
         else printer.log(entry.level, entry.message, entry.meta);
       }),
-      ...(options.metrics !== undefined && {
-        telemetryOptions: { metrics: { prometheus: { bindAddress: options.metrics, histogramBucketOverrides: HISTOGRAM_BUCKETS } } },
-      }),
+      // The core's own warnings (a workflow task that failed) go through the logger above, not straight to the console.
+      telemetryOptions: {
+        logging: { filter: { core: level, other: debug ? 'DEBUG' : 'ERROR' }, forward: {} },
+        ...(options.metrics !== undefined && { metrics: { prometheus: { bindAddress: options.metrics, histogramBucketOverrides: HISTOGRAM_BUCKETS } } }),
+      },
     });
   } catch (error) {
     if (options.metrics === undefined) throw error;

@@ -1,0 +1,85 @@
+/**
+ * This release, and the oldest release whose runs its workers run (docs/upgrading.md, "The compatibility
+ * boundary"). Every run begun on 0.2.0 or later carries the release it began on in its memo; a run
+ * without one began on 0.1.0. A worker refuses a run begun before the oldest release it runs, in one
+ * line naming the run, its release and the way out. Pure: the workflow interceptors import it.
+ */
+
+/** This release: `package.json`'s version (a test holds them equal). */
+export const RELEASE = '0.2.0';
+
+/** The oldest release whose open runs this release's workers run: 0.2.0 runs only its own; a later release, the one before it. */
+export const OLDEST_RUN_RELEASE = '0.2.0';
+
+/** The memo field naming the release a run began on. */
+export const RELEASE_MEMO = 'commonplaceRelease';
+
+/** The release of a run that carries none: every run begun before 0.2.0, the first release to stamp its runs. */
+export const UNSTAMPED_RELEASE = '0.1.0';
+
+/** The memo fields that say a run begins on this release. */
+export function releaseMemo(): Record<string, string> {
+  return { [RELEASE_MEMO]: RELEASE };
+}
+
+/** The release a run began on, from its memo (decoded): 0.1.0 when it names none. */
+export function releaseOfMemo(memo: Record<string, unknown> | undefined): string {
+  const release = memo?.[RELEASE_MEMO];
+  return typeof release === 'string' && release !== '' ? release : UNSTAMPED_RELEASE;
+}
+
+/** Compares two `major.minor.patch` releases (a pre-release suffix is ignored): negative when `a` is older. */
+export function compareReleases(a: string, b: string): number {
+  const parts = (release: string) => release.split('-')[0]!.split('.').map((part) => Number(part) || 0);
+  const [left, right] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i += 1) {
+    const difference = (left[i] ?? 0) - (right[i] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/** Whether this release's workers run a run begun on `release`. */
+export function runsRunsOf(release: string): boolean {
+  return compareReleases(release, OLDEST_RUN_RELEASE) >= 0;
+}
+
+/**
+ * The command that ends a run of this workflow type: `review cancel` for review runs (a gate batch through
+ * its sweep or compare run, whose workflow ID is the batch's without `/batch-…`), `analysis reset` for
+ * analysis runs (their run ID is the workflow ID's last part), and Temporal's own terminate for a probe or
+ * a quota gate (a later run starts a new gate).
+ */
+export function endingCommand(workflowType: string, workflowId: string): string {
+  switch (workflowType) {
+    case 'analysis':
+      return `commonplace analysis reset ${workflowId.slice(workflowId.lastIndexOf('/') + 1)}`;
+    case 'gateBatch':
+      return `commonplace review cancel ${workflowId.replace(/\/batch-\d+(?:-r\d+)?$/, '')}`;
+    case 'gateSweep':
+    case 'compareRun':
+    case 'fullPass':
+    case 'revise':
+      return `commonplace review cancel ${workflowId}`;
+    default:
+      return `temporal workflow terminate --workflow-id ${workflowId}`;
+  }
+}
+
+/**
+ * Why this release's workers do not run a run, in one line — the run, the release it began on and the way
+ * out — or undefined when they run it.
+ */
+export function refusalOf(run: { workflowType: string; workflowId: string; memo: Record<string, unknown> | undefined }): string | undefined {
+  const began = releaseOfMemo(run.memo);
+  if (runsRunsOf(began)) return undefined;
+  return (
+    `run ${run.workflowId} began on release ${began}, which release ${RELEASE} does not run (its oldest is ${OLDEST_RUN_RELEASE}): ` +
+    `finish it on ${began}'s workers, or end it with \`${endingCommand(run.workflowType, run.workflowId)}\``
+  );
+}
+
+/** A refusal line within a longer text (a log entry, a failure's debug form), or undefined. */
+export function refusalIn(text: string): string | undefined {
+  return /run \S+ began on release \S+, which release \S+ does not run \(its oldest is \S+\): finish it on \S+ workers, or end it with `[^`]+`/.exec(text)?.[0];
+}
