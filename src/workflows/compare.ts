@@ -67,7 +67,6 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
     details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
     resume: compareResumeUpdate,
     acknowledge: compareAcknowledgeUpdate,
-    legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     spent: { totals: state.counts },
   });

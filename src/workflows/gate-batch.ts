@@ -1,4 +1,4 @@
-import { ActivityFailure, continueAsNew, isCancellation, metricMeter, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, isCancellation, metricMeter, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
@@ -67,22 +67,6 @@ export interface GateBatchResult {
 
 export { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 
-/** Batches begun before answer keys launched every ask they reached; this patch marks batches that never launch an answered key again. */
-export const SWEEP_ANSWER_KEY_PATCH = 'sweep-answer-key';
-
-/** Batches begun before the sweep guard accepted answers without comparing the KB; this patch marks batches that guard it. */
-export const SWEEP_GUARD_PATCH = 'sweep-guard';
-
-/** Batches begun before the breaker worked through every unit whatever failed; this patch marks batches that stop on a systematic failure (src/review/breaker.ts). */
-export const SWEEP_BREAKER_PATCH = 'sweep-breaker';
-
-/** Batches of a compare run write accepted verdicts into the compare run's directory; the patch marks batches that carry the target to the accept. */
-export const COMPARE_TARGET_PATCH = 'compare-target';
-/** Batches that ask their units' first attempts as a provider batch (only batches handed `providerBatch` reach it). */
-export const PROVIDER_BATCH_PATCH = 'provider-batch';
-/** Provider batches begun before it were submitted whole under `--max-cost`; the patch marks batches that submitted only the units the cap left room for. */
-export const BATCH_CAP_PATCH = 'batch-cap';
-
 /** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
 interface UnitAnswer {
   captured: CapturedUnit;
@@ -118,10 +102,10 @@ async function sweepUnit(
   input: GateBatchInput,
   unit: SweepUnit,
   counts: SweepCounts,
-  /** The batch's answers by answer key, for batches begun since answer keys (undefined before). */
-  answers: Answers<UnitAnswer> | undefined,
-  /** The KB snapshot the batch began with, for batches begun since the sweep guard. */
-  guard: string | undefined,
+  /** The batch's answers by answer key. */
+  answers: Answers<UnitAnswer>,
+  /** The KB snapshot the batch began with. */
+  guard: string,
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend,
   /** A compare run's route, where the accepted verdicts go (undefined: the KB's result files). */
@@ -145,7 +129,7 @@ async function sweepUnit(
     const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: profile.name };
     const accept = async (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => {
       // A launch that ran while the KB changed outside review state: its answer is not accepted.
-      if (guard !== undefined && asked === captured) {
+      if (asked === captured) {
         const { changed } = await sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: input.checkout, runId: input.runId, baseline: guard }]);
         if (changed.length > 0) return { kind: 'stop' as const, stop: checkoutChanged(changed, launched.launchId) };
       }
@@ -240,7 +224,7 @@ async function batchedUnits(input: GateBatchInput, all: SweepUnit[], spend: Spen
   // A sweep already at its `--max-cost` cap submits nothing: its units reach the cap's stop in the gather, as live ones do.
   if (spend.over() !== undefined) return { answers: new Map(), expired: [], deferred: [] };
   const fit = spend.fit(all.length);
-  const capped = fit.stop !== undefined && patched(BATCH_CAP_PATCH) ? fit : undefined;
+  const capped = fit.stop !== undefined ? fit : undefined;
   const units = capped ? all.slice(0, capped.fits) : all;
   const deferred = capped ? all.slice(capped.fits) : [];
   const capStop = capped?.stop;
@@ -302,7 +286,6 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     autoResume: false,
     progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },
     resume: batchResumeUpdate,
-    legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     spent: { totals: counts, ...(input.spentBefore !== undefined && { before: input.spentBefore }) },
   });
@@ -310,18 +293,15 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     async () => {
       startPace(input.concurrency, input.pace);
       // One batch's answers: a unit's keys name its note and criteria, so units never share one.
-      const answers = patched(SWEEP_ANSWER_KEY_PATCH) ? new Answers<UnitAnswer>() : undefined;
-      const guard = patched(SWEEP_GUARD_PATCH)
-        ? await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }])
-        : undefined;
-      // Only a compare run's batches record the patch: a sweep's batches issue the commands they always did.
-      const compare = input.compare !== undefined && patched(COMPARE_TARGET_PATCH) ? input.compare : undefined;
+      const answers = new Answers<UnitAnswer>();
+      const guard = await sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }]);
+      const compare = input.compare;
       const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
       tally.units = units.length;
       // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather;
       // units per-criterion routing gave another profile are asked live under it, as are units whose requests expired twice.
       const batchable = units.filter((unit) => unit.profile === undefined && unit.live !== true);
-      const provider = input.providerBatch === true && batchable.length > 0 && patched(PROVIDER_BATCH_PATCH) ? await batchedUnits(input, batchable, lifecycle.spend, (progress) => {
+      const provider = input.providerBatch === true && batchable.length > 0 ? await batchedUnits(input, batchable, lifecycle.spend, (progress) => {
         providerProgress = progress;
         const c = progress.counts;
         lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
@@ -334,8 +314,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         counts.problems += failed.length;
         counts.pairsDone += failed.length;
       };
-      // The breaker judges the batch's first settled units (batches recorded before it record every failure at once).
-      let breaker = patched(SWEEP_BREAKER_PATCH) ? (input.breaker ?? armedBreaker<HeldUnit>()) : undefined;
+      // The breaker judges the batch's first settled units.
+      let breaker = input.breaker ?? armedBreaker<HeldUnit>();
       const stopped = new Map<string, SweepUnit>();
       let stop: Stop | undefined;
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
@@ -352,8 +332,6 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           if (unitDone.stop) {
             stop ??= unitDone.stop;
             stopped.set(unit.key, unitDone.pending); // only the criteria not yet accepted are asked again
-          } else if (breaker === undefined) {
-            record(unitDone.failed?.problems ?? []);
           } else {
             // A unit with any accepted criterion (part of a bundle) shows the harness answers in form: it counts as accepted, its refused criteria are problems.
             const { failed } = unitDone;
@@ -374,7 +352,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         stop ??= provider.stop;
         remaining.push(...provider.expired, ...provider.deferred);
       }
-      if (breaker !== undefined && (stop || remaining.length === 0)) {
+      if (stop || remaining.length === 0) {
         // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
         if (breaker.status === 'tripped') remaining.unshift(...breaker.held.map((held) => held.pending));
         const step = releaseHeld(breaker);
@@ -387,7 +365,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         return { counts, problems, stop, remaining, ...withPace() };
       }
       if (remaining.length > 0) {
-        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), ...(breaker !== undefined && { breaker }) });
+        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), breaker });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
       return { counts, problems, remaining: [], ...withPace() };

@@ -68,7 +68,6 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     },
     resume: sweepResumeUpdate,
     acknowledge: sweepAcknowledgeUpdate,
-    legacyEnd: 'continue',
     ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     spent: { totals: state.counts },
   });

@@ -12,7 +12,6 @@ import {
   condition,
   isCancellation,
   metricMeter,
-  patched,
   setCurrentDetails,
   setHandler,
   TemporalFailure,
@@ -39,9 +38,6 @@ import { approvalRefusal } from '../review/edit/approval-key.js';
 import { Spend } from './spend-cap.js';
 import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
 import { recordStop } from '../observability/metrics.js';
-
-/** Runs begun before an exhausted budget ended a run waited on such a stop (analysis) or resumed it (edits); this patch marks runs that end. */
-export const EXHAUSTED_PATCH = 'lifecycle-exhausted-ends';
 
 /** Records a status change only where the starter set the project's search attributes (the time-skipping server has none). */
 function recordStatus(status: RunStatus): void {
@@ -93,8 +89,6 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
   beforeResume?: () => Promise<Stop | undefined>;
   /** After the run entered or stayed in a stop, and after a resume (records the run's state file). */
   changed?: () => Promise<void>;
-  /** How a run recorded before the exhausted close treated an ending stop: it waited forever, the resume Update went on, or it went on at once. */
-  legacyEnd: 'wait' | 'resume' | 'continue';
   /** The run's `--max-cost` cap in US dollars (from its input, or carried across continue-as-new). */
   maxCostUsd?: number;
   /** The record this execution's launches add to (a sweep's counts), and what earlier executions spent against the same cap. */
@@ -118,8 +112,6 @@ export class Lifecycle<P extends LifecycleProgress> {
   /** The generation the run has gone on at: the resume Update answers once it has. */
   private taken = 0;
   private resuming = false;
-  /** A legacy ending stop (recorded before EXHAUSTED_PATCH) that the resume Update may end. */
-  private legacyResumable = false;
   private answer: ApprovalAnswer | undefined;
   private acknowledged = false;
   /** What the run's launches spent, and its cap: asked before every launch (`askWithin`), raised by a resume. */
@@ -243,9 +235,8 @@ export class Lifecycle<P extends LifecycleProgress> {
    */
   async halt(stop: Stop): Promise<void> {
     recordStop(metricMeter, stop);
-    if (STOP_RULES[stop.kind].by === 'ends') {
-      if ((await this.endOrLegacy(stop)) === 'continue') return;
-    } else if (STOP_RULES[stop.kind].by !== 'resume') throw refuse('bad-stop', `a ${stop.kind} stop is not ended by resume`);
+    if (STOP_RULES[stop.kind].by === 'ends') await this.end(stop);
+    if (STOP_RULES[stop.kind].by !== 'resume') throw refuse('bad-stop', `a ${stop.kind} stop is not ended by resume`);
     // Parallel branches that reach the cap together wait on one spend-limit stop (one raise resumes them all).
     if (stop.kind !== 'spend-limit' || !this.held.some((held) => held.kind === 'spend-limit')) this.held = [...this.held, stop];
     this.currentStatus = 'stopped';
@@ -303,11 +294,6 @@ export class Lifecycle<P extends LifecycleProgress> {
     return this.progress();
   }
 
-  /** Records the run failed while its workflow completes: probes recorded before `PROBE_FAILS_PATCH` closed this way. */
-  failedLegacy(stage: string): void {
-    this.closeAs('failed', stage);
-  }
-
   /** Closes the run as completed (or blocked, kept local), with its last stage. */
   complete(status: 'completed' | 'blocked', stage: string): void {
     this.currentStatus = status;
@@ -353,25 +339,12 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.show();
   }
 
-  /** An ending stop: the run closes exhausted; a run recorded before that behaviour replays as it ran. */
-  private async endOrLegacy(stop: Stop): Promise<'continue' | 'stop'> {
-    if (patched(EXHAUSTED_PATCH)) {
-      this.held = [stop];
-      this.closeAs('exhausted', `ended: ${stop.kind}`);
-      await this.settings.changed?.();
-      throw new RunEnded(stop);
-    }
-    if (this.settings.legacyEnd === 'wait') {
-      this.held = [...this.held, stop];
-      this.currentStatus = 'stopped';
-      recordStatus('stopped');
-      this.show();
-      await this.settings.changed?.();
-      await condition(() => false);
-    }
-    if (this.settings.legacyEnd === 'continue') return 'continue';
-    this.legacyResumable = true;
-    return 'stop';
+  /** An ending stop: the run closes exhausted, and `close` gives the workflow's ended result. */
+  private async end(stop: Stop): Promise<never> {
+    this.held = [stop];
+    this.closeAs('exhausted', `ended: ${stop.kind}`);
+    await this.settings.changed?.();
+    throw new RunEnded(stop);
   }
 
   /**
@@ -412,7 +385,6 @@ export class Lifecycle<P extends LifecycleProgress> {
       }
       this.held = [];
       this.resumesAt = undefined;
-      this.legacyResumable = false;
       this.resumes += 1;
       this.currentStatus = 'running';
       recordStatus('running');
@@ -437,7 +409,7 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   private validateResume(request?: ResumeRequest): void {
     if (this.resuming) throw refuse('nothing-to-resume', `run ${this.settings.runId} is already resuming`);
-    const resumable = this.legacyResumable || this.held.some((stop) => STOP_RULES[stop.kind].by === 'resume');
+    const resumable = this.held.some((stop) => STOP_RULES[stop.kind].by === 'resume');
     if (this.currentStatus !== 'stopped' || !resumable) {
       const ended = this.currentStatus === 'exhausted' ? `; it ended (next: \`${this.settings.next.ended}\`)` : '';
       throw refuse('nothing-to-resume', `run ${this.settings.runId} is ${this.describeState()}: there is nothing to resume${ended}`);

@@ -15,7 +15,7 @@ import type { LaunchResult } from '../../harness/launch-contract.js';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { analysisProgressQuery, analysisResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
-import type { Answers } from '../asking/answers.js';
+import { Answers } from '../asking/answers.js';
 
 export { analysisProgressQuery as progressQuery, analysisResumeUpdate as resumeUpdate } from '../messages.js';
 
@@ -66,8 +66,8 @@ export class AnalysisRun {
   checkRounds = 0;
   /** Stray paths already reported by an environment stop; forgotten once a resume finds the worktree clean. */
   readonly reportedStrays = new Set<string>();
-  /** Answer key → the launch that answered it; undefined for runs recorded before answer keys. */
-  answers: Answers<Answer> | undefined;
+  /** Answer key → the launch that answered it. */
+  readonly answers = new Answers<Answer>();
   private recording: Promise<void> = Promise.resolve();
 
   constructor(readonly input: AnalysisInput) {
@@ -92,7 +92,6 @@ export class AnalysisRun {
         return undefined;
       },
       changed: () => this.record(),
-      legacyEnd: 'wait',
       ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
     });
   }

@@ -4,8 +4,7 @@
  * run is never launched again — its recorded answer is checked again instead. A resume, a stop's
  * retry of the step, or a re-ask that would hand the worker exactly the same as before reuse it.
  *
- * The answers are the execution's own (in its memory, rebuilt by replay); each workflow guards them
- * with its own patch so histories recorded before keys replay as they ran.
+ * The answers are the execution's own (in its memory, rebuilt by replay).
  */
 import { answerKey, type AskIdentity } from '../../runs/answer-key.js';
 
@@ -43,13 +42,12 @@ export interface KeyedAsk<A, R> {
 
 /**
  * Asks once per answer key: the recorded answer when the key was answered in the run, otherwise a
- * launch. Without answers (a run recorded before keys) every ask launches, as it did.
+ * launch.
  *
  * Not `async`, and hands back the launch's own promise: parallel asks issue their commands in the
  * order recorded histories hold, so this layer adds no step between a launch and its caller.
  */
-export function keyedAsk<A, R>(answers: Answers<A> | undefined, identity: AskIdentity, ask: KeyedAsk<A, R>): Promise<R> {
-  if (answers === undefined) return ask.launch(() => undefined);
+export function keyedAsk<A, R>(answers: Answers<A>, identity: AskIdentity, ask: KeyedAsk<A, R>): Promise<R> {
   const key = answerKey(identity);
   const earlier = answers.get(key);
   if (earlier !== undefined) return ask.answered(earlier);

@@ -8,7 +8,7 @@ import type { Finding } from '../../kb/findings.js';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
 import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
 import { budgetStopReason } from './budget-stop-reason.js';
-import { editAnswers, EditRun } from './edit-run.js';
+import { EditRun } from './edit-run.js';
 
 const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -119,7 +119,6 @@ export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, i
   return run.lifecycle.close(
     async () => {
       const { workflowId, runId: executionRunId } = workflowInfo();
-      run.answers = editAnswers();
       run.at('preparing: capturing the note, the brief and the checkout state');
       const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
       run.runDir = prepared.runDir;
