@@ -14,6 +14,7 @@ import type { Finding } from '../kb/findings.js';
 import { settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import type { AcceptedResult, CapturedUnit, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
+import { unitIdentity } from '../review/unit-identity.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
 import { launchOnce } from './asking/ask.js';
@@ -93,10 +94,9 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const identity = { prompt: captured.prompt, inputs: Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]])), outputs: captured.outputs, profile: profile.name };
     const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
-    // Keyed ask: an ask whose key was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
-    const outcome = await keyedAsk(path.answers, identity, {
+    // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
+    const outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
       answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
       launch: (keep) =>
         fromBatch !== undefined

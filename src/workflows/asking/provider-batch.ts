@@ -13,6 +13,7 @@ export type { ProviderBatchProgress } from '../../harness/batches/batch-contract
 import type { LaunchResult } from '../../harness/launch-contract.js';
 import type { Profile } from '../../harness/profiles.js';
 import type { CapturedUnit, SweepUnit } from '../../review/sweep-types.js';
+import { batchRequest } from '../../review/unit-identity.js';
 import type { StopOf } from '../../runs/stop.js';
 import type { Spend } from '../spend-cap.js';
 import { unitActivities, unitName, type UnitAnswer } from '../sweep-unit.js';
@@ -45,15 +46,10 @@ export interface ProviderBatchContext {
   report: (progress: ProviderBatchProgress) => void;
 }
 
-/** The answer key's input digests of a capture, as the live ask keys it. */
-export function identityInputs(captured: CapturedUnit): Record<string, string> {
-  return Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]]));
-}
-
 /** Asks the units as one provider batch (round 1; round 2 resubmits expired requests) and comes back when it ended. */
 export async function askProviderBatch(context: ProviderBatchContext, units: BatchedUnit[], round: number): Promise<ProviderRound> {
   const { runId, checkout, profile } = context;
-  const requests: BatchRequestRef[] = units.map(({ unit, captured }) => ({ unit: unit.key, dir: captured.dir, launchId: `${runId}/${unit.key}/batch-${round}`, inputs: identityInputs(captured), outputs: captured.outputs }));
+  const requests: BatchRequestRef[] = units.map(({ unit, captured }) => batchRequest(unit.key, captured, `${runId}/${unit.key}/batch-${round}`));
   const submitted = await batchActivities.submitProviderBatch.executeWithOptions({ summary: `submit ${units.length} requests as a provider batch (round ${round})` }, [{ checkout, runId, profile, requests, round }]);
   const { batches } = submitted;
   let waitSeconds: number = BATCH_POLL.firstSeconds;
