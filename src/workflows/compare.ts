@@ -42,9 +42,12 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
   const totals = () => ({ batches: state.prepared?.asked.reduce((sum, route) => sum + route.batches, 0) ?? 0, units: state.prepared?.asked.reduce((sum, route) => sum + route.units, 0) ?? 0 });
   const lifecycle: Lifecycle<CompareProgress> = new Lifecycle<CompareProgress>({
     runId,
-    headline: (stage) => stage,
-    next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
-    inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+    view: {
+      headline: (stage) => stage,
+      next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
+      inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+      details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
+    },
     autoResume: false,
     progress: {
       query: compareProgressQuery,
@@ -61,11 +64,8 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
         sampleSize: state.prepared?.sampleSize ?? 0,
       }),
     },
-    details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
-    resume: compareResumeUpdate,
-    acknowledge: compareAcknowledgeUpdate,
-    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
-    spent: { totals: state.counts },
+    updates: { resume: compareResumeUpdate, acknowledge: compareAcknowledgeUpdate },
+    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
   const finish = (progress: CompareProgress) => finishCompare.executeWithOptions({ summary: `write the report of compare run ${runId}` }, [{ checkout: input.checkout, runId, progress }]);
   return lifecycle.close(

@@ -85,14 +85,15 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   let providerProgress: ProviderBatchProgress | undefined;
   const lifecycle = new Lifecycle<BatchProgress>({
     runId: `${input.runId} batch ${input.batch + 1}`,
-    headline: (stage) => stage,
-    next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
-    inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
+    view: {
+      headline: (stage) => stage,
+      next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
+      inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
+    },
     autoResume: false,
     progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },
-    resume: batchResumeUpdate,
-    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
-    spent: { totals: counts, ...(input.spentBefore !== undefined && { before: input.spentBefore }) },
+    updates: { resume: batchResumeUpdate },
+    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: counts, ...(input.spentBefore !== undefined && { before: input.spentBefore }) },
   });
   return lifecycle.close(
     async () => {

@@ -46,9 +46,11 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
   const state = { counts: carried?.counts ?? emptyCounts(), batch: carried?.batch ?? 0, prepared: carried?.prepared, currentBatch: undefined as string | undefined };
   const lifecycle: Lifecycle<SweepProgress> = new Lifecycle<SweepProgress>({
     runId,
-    headline: (stage) => stage,
-    next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
-    inspect: inspectCommand(),
+    view: {
+      headline: (stage) => stage,
+      next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
+      inspect: inspectCommand(),
+    },
     autoResume: input.autoResume,
     progress: {
       query: sweepProgressQuery,
@@ -63,10 +65,8 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
         ...(state.prepared?.cachePrefixes !== undefined && { cachePrefixes: state.prepared.cachePrefixes }),
       }),
     },
-    resume: sweepResumeUpdate,
-    acknowledge: sweepAcknowledgeUpdate,
-    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
-    spent: { totals: state.counts },
+    updates: { resume: sweepResumeUpdate, acknowledge: sweepAcknowledgeUpdate },
+    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
   const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> =>
     finishSweep.executeWithOptions({ summary: `write the summary of sweep ${runId} (${summaryOf.status})` }, [{ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' }]);

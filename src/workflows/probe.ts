@@ -24,11 +24,10 @@ export { probeProgressQuery as progressQuery, probeResumeUpdate as resumeUpdate,
 export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
   const lifecycle = new Lifecycle<ProbeProgress>({
     runId: workflowInfo().workflowId,
-    headline: (stage) => stage,
-    next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` },
+    view: { headline: (stage) => stage, next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` } },
     autoResume: false,
     progress: { query: probeProgressQuery, build: (common) => ({ ...common, profile: input.profile }) },
-    resume: probeResumeUpdate,
+    updates: { resume: probeResumeUpdate },
   });
   return lifecycle.close(
     async () => {

@@ -74,13 +74,15 @@ export class AnalysisRun {
     this.startedAt = this.now();
     this.lifecycle = new Lifecycle<AnalysisProgress>({
       runId: input.runId,
-      headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
-      details: () => this.detailLines(),
-      next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
-      inspect: `commonplace analysis inspect ${input.runId}`,
+      view: {
+        headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
+        details: () => this.detailLines(),
+        next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
+        inspect: `commonplace analysis inspect ${input.runId}`,
+      },
       autoResume: input.autoResume,
       progress: { query: analysisProgressQuery, build: (common) => this.progress(common) },
-      resume: analysisResumeUpdate,
+      updates: { resume: analysisResumeUpdate },
       beforeResume: async () => {
         const environment = await io('assert the environment on resume').assertEnvironment({
           runDir: input.runDir,
@@ -92,7 +94,7 @@ export class AnalysisRun {
         return undefined;
       },
       changed: () => this.record(),
-      ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+      ...(input.maxCostUsd !== undefined && { spend: { maxCostUsd: input.maxCostUsd } }),
     });
   }
 

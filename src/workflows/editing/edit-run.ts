@@ -34,28 +34,32 @@ export class EditRun {
   constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
     this.lifecycle = new Lifecycle<EditProgress>({
       runId: identity.runId,
-      headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
-      next: {
-        resume: rerun,
-        approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
-        acknowledge: `commonplace review acknowledge ${identity.runId}`,
-        ended: rerun,
+      view: {
+        headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
+        next: {
+          resume: rerun,
+          approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
+          acknowledge: `commonplace review acknowledge ${identity.runId}`,
+          ended: rerun,
+        },
       },
       autoResume: false,
       progress: {
         query: editProgressQuery,
         build: (common) => ({ ...common, kind: identity.kind, note: identity.note, runDir: this.runDir, launches: this.launches }),
       },
-      resume: editResumeUpdate,
-      approve: editApproveUpdate,
-      acknowledge: editAcknowledgeUpdate,
-      checkAnswer: (answer) => {
-        const parsed = parseSelectionList(answer.text);
-        if (parsed.ok) return undefined;
-        const lines = parsed.findings.flatMap((finding) => (finding.line === undefined ? [] : [finding.line]));
-        return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
+      updates: {
+        resume: editResumeUpdate,
+        approve: editApproveUpdate,
+        acknowledge: editAcknowledgeUpdate,
+        checkAnswer: (answer) => {
+          const parsed = parseSelectionList(answer.text);
+          if (parsed.ok) return undefined;
+          const lines = parsed.findings.flatMap((finding) => (finding.line === undefined ? [] : [finding.line]));
+          return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
+        },
       },
-      ...(maxCostUsd !== undefined && { maxCostUsd }),
+      ...(maxCostUsd !== undefined && { spend: { maxCostUsd } }),
     });
   }
 
