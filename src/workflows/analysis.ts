@@ -4,7 +4,6 @@
  * cascade (`verify`, `recheck`, `reconcileIfChanged`), and assembly with publication. The
  * lifecycle (status, stops, resume, closing) is `lifecycle.ts`.
  */
-import { patched } from '@temporalio/workflow';
 import type { AnalysisInput, AnalysisResult } from '../analysis/progress.js';
 import {
   BOUNDARY,
@@ -22,13 +21,8 @@ import { assemble, ended } from './analysis/assembly.js';
 import { recheck, verify } from './analysis/cascade.js';
 import { produce } from './analysis/produce.js';
 import { AnalysisRun, io } from './analysis/run.js';
-import { Answers } from './asking/answers.js';
 
 export { progressQuery, resumeUpdate } from './analysis/run.js';
-export { PUBLICATION_PATCH } from './analysis/assembly.js';
-
-/** Runs begun before answer keys asked every ask they reached; this patch marks runs that never ask an answered key again. */
-export const ANSWER_KEY_PATCH = 'analysis-answer-key';
 
 /**
  * One analysis run, in order as ordinary calls: opening and acquisition, the boundary (which may
@@ -52,7 +46,6 @@ async function analyse(run: AnalysisRun): Promise<AnalysisResult> {
   // Opening.
   run.lifecycle.record();
   run.lifecycle.at('opening');
-  if (patched(ANSWER_KEY_PATCH)) run.answers = new Answers();
   run.opened = await io('open the run').openAnalysis({
     runDir: input.runDir,
     worktree: input.worktree,

@@ -1,12 +1,11 @@
-import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { CompareInput, CompareProgress, CompareSummary, PreparedCompare, PreparedRoute, RouteProgress } from '../review/compare/run-types.js';
-import type { SweepCounts, SweepUnit } from '../review/sweep-types.js';
-import { addCounts, emptyCounts, spentSoFar } from '../review/sweep-types.js';
+import type { SweepCounts } from '../review/sweep-types.js';
+import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
 import { runDetails } from '../runs/run-details.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
-import type { Pace } from './asking/pace.js';
-import { gateBatch, type GateBatchResult } from './gate-batch.js';
+import { runBatches } from './batch-loop.js';
 import { Lifecycle } from './lifecycle.js';
 import { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
 
@@ -19,8 +18,6 @@ export const COMPARE_BATCH_KIND = 'compare-batch';
 
 /** The command that resumes a compare run (its stops name it). */
 export const compareResume = (runId: string) => `commonplace review compare --resume ${runId}`;
-
-
 
 interface CompareState {
   prepared?: PreparedCompare;
@@ -45,9 +42,12 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
   const totals = () => ({ batches: state.prepared?.asked.reduce((sum, route) => sum + route.batches, 0) ?? 0, units: state.prepared?.asked.reduce((sum, route) => sum + route.units, 0) ?? 0 });
   const lifecycle: Lifecycle<CompareProgress> = new Lifecycle<CompareProgress>({
     runId,
-    headline: (stage) => stage,
-    next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
-    inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+    view: {
+      headline: (stage) => stage,
+      next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
+      inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+      details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
+    },
     autoResume: false,
     progress: {
       query: compareProgressQuery,
@@ -64,12 +64,8 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
         sampleSize: state.prepared?.sampleSize ?? 0,
       }),
     },
-    details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
-    resume: compareResumeUpdate,
-    acknowledge: compareAcknowledgeUpdate,
-    legacyEnd: 'continue',
-    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
-    spent: { totals: state.counts },
+    updates: { resume: compareResumeUpdate, acknowledge: compareAcknowledgeUpdate },
+    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
   const finish = (progress: CompareProgress) => finishCompare.executeWithOptions({ summary: `write the report of compare run ${runId}` }, [{ checkout: input.checkout, runId, progress }]);
   return lifecycle.close(
@@ -105,63 +101,54 @@ function batchSearchAttributes(runId: string, route: PreparedRoute) {
   ];
 }
 
-/** Asks one route's units batch by batch in the sweep's batch workflow, its verdicts going to the compare run's directory; stops wait for a resume. */
+/** Asks one route's units batch by batch in the sweep's batch workflow (the one batch loop), its verdicts going to the compare run's directory; stops wait for a resume. */
 async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Lifecycle<CompareProgress>, state: CompareState): Promise<void> {
   const progress = state.routes.find((entry) => entry.route === route.route)!;
   progress.state = 'asking';
   state.route = route.route;
-  let remaining: SweepUnit[] | undefined;
-  let resumes = 0;
-  let pace: Pace | undefined;
-  for (let batch = 0; batch < route.batches; ) {
-    lifecycle.at(`route ${route.route}, batch ${batch + 1} of ${route.batches}: ${progress.done} of ${progress.pairs} pairs done`);
-    state.currentBatch = `${workflowInfo().workflowId}/${route.askRunId.slice(input.runId.length + 2)}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
-    const result: GateBatchResult = await executeChild(gateBatch, {
-      workflowId: state.currentBatch,
-      args: [
-        {
+  await runBatches({
+    batches: route.batches,
+    counts: state.counts,
+    state,
+    child: ({ batch, resumes, remaining }) => {
+      lifecycle.at(`route ${route.route}, batch ${batch + 1} of ${route.batches}: ${progress.done} of ${progress.pairs} pairs done`);
+      return {
+        workflowId: `${workflowInfo().workflowId}/${route.askRunId.slice(input.runId.length + 2)}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`,
+        input: {
           runId: route.askRunId,
           checkout: input.checkout,
-          batch,
           profile: route.profile,
           concurrency: input.concurrency,
           compare: { runId: input.runId, route: route.route },
           // A batched route's units go as provider batches, as a `--batch` sweep's do (docs/batches.md).
           ...(route.route.endsWith(':batch') && { providerBatch: true }),
-          ...(pace && { pace }),
-          ...(remaining && { units: remaining }),
           ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(state.counts) }),
         },
-      ],
-      staticSummary: `compare run ${input.runId}: route ${route.route}, batch ${batch + 1} of ${route.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
-      staticDetails: runDetails(`compare batch ${batch + 1} of ${route.batches}`, [
-        ['compare run', input.runId],
-        ['route', route.route],
-        ['parent workflow', workflowInfo().workflowId],
-        ['resume', resumes > 0 ? resumes : undefined],
-        ['units', remaining ? `${remaining.length} left by the stop` : `${route.units} in the route`],
-      ]),
-      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(input.runId, route) }),
-    });
-    addCounts(state.counts, result.counts);
-    progress.done += result.counts.written.pass + result.counts.written.warn + result.counts.written.fail;
-    progress.problems += result.counts.problems;
-    pace = result.pace ?? pace;
-    if (result.problems.length > 0) {
-      await recordProblems.executeWithOptions({ summary: `record ${result.problems.length} problems of route ${route.route}` }, [{ checkout: input.checkout, runId: route.askRunId, problems: result.problems }]);
-    }
-    state.currentBatch = undefined;
-    if (result.stop) {
-      remaining = result.remaining;
-      await lifecycle.waitOut(result.stop);
-      resumes += 1;
-      continue;
-    }
-    remaining = undefined;
-    resumes = 0;
-    batch += 1;
-    state.batch += 1;
-  }
+        options: {
+          staticSummary: `compare run ${input.runId}: route ${route.route}, batch ${batch + 1} of ${route.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
+          staticDetails: runDetails(`compare batch ${batch + 1} of ${route.batches}`, [
+            ['compare run', input.runId],
+            ['route', route.route],
+            ['parent workflow', workflowInfo().workflowId],
+            ['resume', resumes > 0 ? resumes : undefined],
+            ['units', remaining ? `${remaining.length} left by the stop` : `${route.units} in the route`],
+          ]),
+          ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(input.runId, route) }),
+        },
+      };
+    },
+    returned: (result) => {
+      progress.done += result.counts.written.pass + result.counts.written.warn + result.counts.written.fail;
+      progress.problems += result.counts.problems;
+    },
+    problems: async (problems) => {
+      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problems of route ${route.route}` }, [{ checkout: input.checkout, runId: route.askRunId, problems }]);
+    },
+    waitOut: (stop) => lifecycle.waitOut(stop),
+    finished: async () => {
+      state.batch += 1;
+    },
+  });
   await collectVerdicts.executeWithOptions({ summary: `gather the verdicts of route ${route.route}` }, [{ checkout: input.checkout, runId: input.runId, route: route.route }]);
   progress.state = 'done';
 }

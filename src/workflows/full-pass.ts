@@ -1,4 +1,4 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
@@ -6,10 +6,9 @@ import type { Stop } from '../runs/stop.js';
 import { checked, gather, type CheckedResult } from './asking/checked.js';
 import { askJob } from './editing/ask-job.js';
 import { EditRun } from './editing/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
+import { editRun, guardStep, packetStep, untilAccepted, type RunContext } from './editing/steps.js';
 import { budgetStopReason, type SpentUnit } from './editing/budget-stop-reason.js';
 
-const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
@@ -95,7 +94,6 @@ export async function fullPass(input: FullPassInput): Promise<EditSummary> {
 }
 
 async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Promise<EditSummary> {
-  const { workflowId } = workflowInfo();
   const { prepared } = ctx;
 
   const gates = prepared.units.reduce((sum, unit) => sum + (unit.lens === 'critique' ? 0 : unit.criteria.length), 0);
@@ -134,33 +132,14 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
     await guardStep(run, ctx);
   }
 
-  run.at('writing the packet');
-  run.decisions += 1;
-  const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${input.note}` }, [{
+  return packetStep(run, ctx, {
     kind: 'full-pass',
-    runId: prepared.runId,
-    runDir: prepared.runDir,
-    workflowId,
-    checkout: input.checkout,
-    note: input.note,
-    startSha256: prepared.startSha256,
     finalSha256,
     decision: edit?.kind === 'edit' ? 'edit' : 'no-edit',
-    profile: prepared.profile.name,
     units: prepared.units,
     startReviews,
     finalReviews,
     rationaleSha256: edit?.rationaleSha256 ?? null,
     passes: [],
-    stop: run.decisions,
-  }]);
-  return publishStep(run, ctx, candidate, {
-    kind: 'full-pass',
-    runId: prepared.runId,
-    note: input.note,
-    runDir: prepared.runDir,
-    decision: edit?.kind === 'edit' ? 'edit' : 'no-edit',
-    startSha256: prepared.startSha256,
-    finalSha256,
   });
 }

@@ -1,9 +1,8 @@
-import { continueAsNew, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummary, SweepUnit } from '../review/sweep-types.js';
-import { addCounts, emptyCounts, spentSoFar } from '../review/sweep-types.js';
-import type { GateBatchResult } from './gate-batch.js';
-import { gateBatch } from './gate-batch.js';
+import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
+import { runBatches } from './batch-loop.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { runDetails } from '../runs/run-details.js';
 import { sweepAcknowledgeUpdate, sweepProgressQuery, sweepResumeUpdate } from './messages.js';
@@ -31,8 +30,6 @@ export { sweepAcknowledgeUpdate as acknowledgeUpdate, sweepProgressQuery as prog
 /** Runs of more than this many events continue as new between batches. */
 const historyBudget = 4000;
 
-
-
 /** The run ID of a sweep: given by the CLI, or derived from the workflow ID a schedule gave it. */
 export function sweepRunId(input: SweepInput): string {
   return input.runId ?? workflowInfo().workflowId.replace(/^gates\//, '').replace(/[^A-Za-z0-9._-]+/g, '-');
@@ -49,9 +46,11 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
   const state = { counts: carried?.counts ?? emptyCounts(), batch: carried?.batch ?? 0, prepared: carried?.prepared, currentBatch: undefined as string | undefined };
   const lifecycle: Lifecycle<SweepProgress> = new Lifecycle<SweepProgress>({
     runId,
-    headline: (stage) => stage,
-    next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
-    inspect: inspectCommand(),
+    view: {
+      headline: (stage) => stage,
+      next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
+      inspect: inspectCommand(),
+    },
     autoResume: input.autoResume,
     progress: {
       query: sweepProgressQuery,
@@ -66,11 +65,8 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
         ...(state.prepared?.cachePrefixes !== undefined && { cachePrefixes: state.prepared.cachePrefixes }),
       }),
     },
-    resume: sweepResumeUpdate,
-    acknowledge: sweepAcknowledgeUpdate,
-    legacyEnd: 'continue',
-    ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
-    spent: { totals: state.counts },
+    updates: { resume: sweepResumeUpdate, acknowledge: sweepAcknowledgeUpdate },
+    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
   const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> =>
     finishSweep.executeWithOptions({ summary: `write the summary of sweep ${runId} (${summaryOf.status})` }, [{ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' }]);
@@ -132,7 +128,7 @@ function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, ba
   ]);
 }
 
-/** Asks the sweep's batches in child workflows, stopping on a batch's stop until resumed; continues as new when the history grows. */
+/** Asks the sweep's batches in child workflows (the one batch loop), stopping on a batch's stop until resumed; continues as new when the history grows. */
 async function sweepBatches(
   input: SweepInput,
   runId: string,
@@ -142,53 +138,44 @@ async function sweepBatches(
 ): Promise<void> {
   const ready = state.prepared as PreparedSweep;
   const { counts } = state;
-  let remaining = carried?.remaining;
-  let resumes = carried?.resumes ?? 0;
-  let pace = carried?.pace;
-  while (state.batch < ready.batches) {
-    lifecycle.at(`batch ${state.batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`);
-    state.currentBatch = `${workflowInfo().workflowId}/batch-${state.batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`;
-    const result: GateBatchResult = await executeChild(gateBatch, {
-      workflowId: state.currentBatch,
-      args: [
-        {
+  await runBatches({
+    batches: ready.batches,
+    from: { batch: state.batch, resumes: carried?.resumes ?? 0, ...(carried?.remaining && { remaining: carried.remaining }), ...(carried?.pace && { pace: carried.pace }) },
+    counts,
+    state,
+    child: ({ batch, resumes, remaining, pace }) => {
+      lifecycle.at(`batch ${batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`);
+      return {
+        workflowId: `${workflowInfo().workflowId}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`,
+        input: {
           runId,
           checkout: input.checkout,
-          batch: state.batch,
           profile: ready.profile,
           ...(ready.profiles && { profiles: ready.profiles }),
           concurrency: input.concurrency,
-          ...(pace && { pace }),
-          ...(remaining && { units: remaining }),
           // An API profile's sweep asked with `--batch` (or a schedule's large one) asks each batch's units as a provider batch.
           ...(batchesChosen(input.batch, ready.profile.harness, ready.units) && { providerBatch: true }),
           ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }),
           // The batch decides against the sweep's cap with what the sweep spent before it (batches run one at a time).
           ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(counts) }),
         },
-      ],
-      staticSummary: `gate sweep ${runId}: batch ${state.batch + 1} of ${ready.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
-      staticDetails: batchDetails(input, runId, ready, state.batch, resumes, remaining),
-      // Where the sweep carries the project's search attributes, its batches carry the same subject and profile under their own kind; the lifecycle keeps their status true.
-      ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(runId, ready) }),
-    });
-    addCounts(counts, result.counts);
-    pace = result.pace ?? pace;
-    if (result.problems.length > 0) {
-      await recordProblems.executeWithOptions({ summary: `record ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} of batch ${state.batch + 1}` }, [{ checkout: input.checkout, runId, problems: result.problems }]);
-    }
-    state.currentBatch = undefined;
-    if (result.stop) {
-      remaining = result.remaining;
-      await lifecycle.waitOut(result.stop);
-      resumes += 1;
-      continue;
-    }
-    remaining = undefined;
-    resumes = 0;
-    state.batch += 1;
-    if (state.batch < ready.batches && workflowInfo().historyLength > (input.historyBudget?.sweep ?? historyBudget)) {
-      await continueAsNew<typeof gateSweep>({ ...input, ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }) }, { prepared: ready, batch: state.batch, counts, resumes, ...(pace && { pace }) });
-    }
-  }
+        options: {
+          staticSummary: `gate sweep ${runId}: batch ${batch + 1} of ${ready.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
+          staticDetails: batchDetails(input, runId, ready, batch, resumes, remaining),
+          // Where the sweep carries the project's search attributes, its batches carry the same subject and profile under their own kind; the lifecycle keeps their status true.
+          ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(runId, ready) }),
+        },
+      };
+    },
+    problems: async (problems, { batch }) => {
+      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problem${problems.length === 1 ? '' : 's'} of batch ${batch + 1}` }, [{ checkout: input.checkout, runId, problems }]);
+    },
+    waitOut: (stop) => lifecycle.waitOut(stop),
+    finished: async ({ batch, resumes, pace }) => {
+      state.batch = batch;
+      if (batch < ready.batches && workflowInfo().historyLength > (input.historyBudget?.sweep ?? historyBudget)) {
+        await continueAsNew<typeof gateSweep>({ ...input, ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }) }, { prepared: ready, batch, counts, resumes, ...(pace && { pace }) });
+      }
+    },
+  });
 }

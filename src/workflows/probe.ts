@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { STATE_ROOT } from '../places.js';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
 import { probeProgressQuery, probeResumeUpdate, type ProbeProgress } from './messages.js';
@@ -16,9 +16,6 @@ export interface ProbeResult {
 
 export { probeProgressQuery as progressQuery, probeResumeUpdate as resumeUpdate, type ProbeProgress } from './messages.js';
 
-/** Probes recorded before a failed probe failed its workflow completed it with status failed; this patch marks probes that fail. */
-export const PROBE_FAILS_PATCH = 'probe-fails';
-
 /**
  * Checks a worker profile end to end: one launch of its harness. A completed launch completes the
  * probe; any other outcome fails it (`probe-failed`, the ProbeResult in its details), so the Web UI
@@ -27,12 +24,10 @@ export const PROBE_FAILS_PATCH = 'probe-fails';
 export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
   const lifecycle = new Lifecycle<ProbeProgress>({
     runId: workflowInfo().workflowId,
-    headline: (stage) => stage,
-    next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` },
+    view: { headline: (stage) => stage, next: { resume: `commonplace probe ${input.profile}`, ended: `commonplace probe ${input.profile}` } },
     autoResume: false,
     progress: { query: probeProgressQuery, build: (common) => ({ ...common, profile: input.profile }) },
-    resume: probeResumeUpdate,
-    legacyEnd: 'resume',
+    updates: { resume: probeResumeUpdate },
   });
   return lifecycle.close(
     async () => {
@@ -57,10 +52,6 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
         return result;
       }
       lifecycle.at(`probe finished: ${outcome.status}`);
-      if (!patched(PROBE_FAILS_PATCH)) {
-        lifecycle.failedLegacy(`probe finished: ${outcome.status}`);
-        return result;
-      }
       throw ApplicationFailure.create({ type: 'probe-failed', nonRetryable: true, message: `probe of profile ${prepared.profile.name}: the launch came to ${outcome.status}`, details: [result] });
     },
     (stop) => Promise.reject(ApplicationFailure.create({ type: 'bad-run', nonRetryable: true, message: `a probe cannot end on ${stop.kind}` })),

@@ -7,26 +7,14 @@
  *
  * The state here is the run's own: each workflow execution has its own module instance.
  */
-import { isCancellation, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { AskOutcome, LaunchInput } from '../harness/launch-contract.js';
-import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, profileAccount, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../runs/quota.js';
+import { describeQuota, isClosed, newer, probeBackoffMs, PROBE_BACKOFF_MS, quotaAccount, RESET_MARGIN_MS, type QuotaState } from '../runs/quota.js';
 import type { Stop, StopOf } from '../runs/stop.js';
 import { CommonplaceKind } from '../search-attributes.js';
 import { quotaChangedSignal } from './quota-gate.js';
 
-/** Runs begun before the quota gates launched without consulting one; this patch marks runs that consult it. */
-export const QUOTA_GATE_PATCH = 'quota-gate';
-
-/** Runs begun before a model-API profile's account was its key kept the profile's name as the account; this patch marks runs that use the key. */
-export const API_KEY_ACCOUNT_PATCH = 'api-key-account';
-
-/** The account of a launch's profile: its key for a model-API profile without an `account` key (asked only of those, so other runs' histories are unchanged). */
-function accountOf(profile: LaunchInput['profile']): string {
-  const byKey = quotaAccount(profile);
-  if (byKey === profileAccount(profile)) return byKey;
-  return patched(API_KEY_ACCOUNT_PATCH) ? byKey : profileAccount(profile);
-}
 
 const { quotaSubscribe, quotaLimit, quotaOpen } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 10 } });
 
@@ -93,8 +81,7 @@ function closedOutcome(state: QuotaState, input: LaunchInput): AskOutcome {
  * the gate. A closed gate answers the usage limit to stop on; undefined means launch.
  */
 export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome | undefined> {
-  if (!patched(QUOTA_GATE_PATCH)) return undefined;
-  const account = accountOf(input.profile);
+  const account = quotaAccount(input.profile);
   await subscribed(account);
   const state = copies.get(account);
   return state !== undefined && isClosed(state, Date.now()) ? closedOutcome(state, input) : undefined;
@@ -105,8 +92,7 @@ export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome |
  * the account, and answers the outcome with what the gate knows (a later reset, or its probe time).
  */
 export async function reportUsageLimit(input: LaunchInput, outcome: Extract<AskOutcome, { status: 'usage-limit' }>): Promise<AskOutcome> {
-  if (!patched(QUOTA_GATE_PATCH)) return outcome;
-  const account = accountOf(input.profile);
+  const account = quotaAccount(input.profile);
   await subscribed(account);
   merge(await unlessUnreachable(`report a limit to ${account}`, () =>
         quotaLimit.executeWithOptions({ summary: `report a usage limit to the quota gate of ${account}` }, [
@@ -138,14 +124,13 @@ export function quotaReopened(stop: Stop, seen: number): boolean {
 }
 
 /**
- * How long an auto-resumed usage-limit stop waits: a minute past a known reset (as before the gates);
- * without one (runs begun since the gates) until the gate's probe, or else on the lifecycle's own
- * backoff — 15 min, 30, then 60 — the step growing while probes keep coming back to the limit.
+ * How long an auto-resumed usage-limit stop waits: a minute past a known reset; without one until
+ * the gate's probe, or else on the lifecycle's own backoff — 15 min, 30, then 60 — the step growing
+ * while probes keep coming back to the limit.
  */
-export function autoResumeWait(stop: StopOf<'usage-limit'>): { waitMs: number; summary: string } | undefined {
+export function autoResumeWait(stop: StopOf<'usage-limit'>): { waitMs: number; summary: string } {
   const resetAt = stop.resetAt ? Date.parse(stop.resetAt) : NaN;
   if (Number.isFinite(resetAt)) return { waitMs: Math.max(0, resetAt - Date.now()) + RESET_MARGIN_MS, summary: `resume after the usage limit resets (${stop.resetAt})` };
-  if (!patched(QUOTA_GATE_PATCH)) return undefined;
   const probeAt = stop.probeAt ? Date.parse(stop.probeAt) : NaN;
   if (Number.isFinite(probeAt)) return { waitMs: Math.max(0, probeAt - Date.now()), summary: `resume to probe the usage limit (no reset time; the gate probes at ${stop.probeAt})` };
   const cap = PROBE_BACKOFF_MS[PROBE_BACKOFF_MS.length - 1] as number;
@@ -162,13 +147,13 @@ export function autoResumed(): void {
 
 /** Subscribes a run that stops on a gate it never launched on (a sweep, stopped by its batch) so the gate's opening wakes it. */
 export async function watchQuotaGate(stop: Stop): Promise<void> {
-  if (stop.kind !== 'usage-limit' || stop.account === undefined || !patched(QUOTA_GATE_PATCH)) return;
+  if (stop.kind !== 'usage-limit' || stop.account === undefined) return;
   await subscribed(stop.account);
 }
 
 /** The operator resumed a run stopped on a quota gate: that says the account may be tried now, so the gate opens for every run on it. */
 export async function openQuotaGates(stops: readonly Stop[]): Promise<void> {
   const accounts = new Set(stops.flatMap((stop) => (stop.kind === 'usage-limit' && stop.account !== undefined ? [stop.account] : [])));
-  if (accounts.size === 0 || !patched(QUOTA_GATE_PATCH)) return;
+  if (accounts.size === 0) return;
   for (const account of accounts) merge(await unlessUnreachable(`open ${account}`, () => quotaOpen.executeWithOptions({ summary: `open the quota gate of ${account}` }, [gateRequest(account)])));
 }

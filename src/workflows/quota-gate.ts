@@ -11,7 +11,6 @@
  */
 import {
   condition,
-  patched,
   continueAsNew,
   getExternalWorkflowHandle,
   metricMeter,
@@ -36,9 +35,6 @@ export interface QuotaGateInput {
   /** How long an open gate waits between checks of whether any subscribed run is still open (default 10 minutes). */
   idleMs?: number;
 }
-
-/** Gates started before it never end by themselves; after it, a scenario account's open gate whose runs have all closed ends. */
-export const QUOTA_IDLE_END_PATCH = 'quota-gate-idle-end';
 
 /** The default idle period of an open gate. */
 const idlePeriodMs = 10 * 60_000;
@@ -87,7 +83,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
   for (;;) {
     if (state.version === notified && !tooLong()) {
       const opens = opensAt(state);
-      if (opens === undefined && isScenarioAccount(input.account) && patched(QUOTA_IDLE_END_PATCH)) {
+      if (opens === undefined && isScenarioAccount(input.account)) {
         events += 4;
         const woken = await condition(() => state.version !== notified || tooLong(), input.idleMs ?? idlePeriodMs, { summary: 'check whether any subscribed run is still open' });
         if (!woken && (await noRunOpen(subscribers))) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Finding } from '../kb/findings.js';
 import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
@@ -7,9 +7,8 @@ import { isSelectionPass } from '../review/edit/plan-types.js';
 import type { EditSummary, ReviseInput } from '../review/edit/types.js';
 import { askJob, type EditJob } from './editing/ask-job.js';
 import { EditRun } from './editing/edit-run.js';
-import { editRun, guardStep, publishStep, untilAccepted, type RunContext } from './editing/steps.js';
+import { editRun, guardStep, packetStep, untilAccepted, type RunContext } from './editing/steps.js';
 
-const { writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '30s',
@@ -91,7 +90,6 @@ export async function revise(input: ReviseInput): Promise<EditSummary> {
 }
 
 async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Promise<EditSummary> {
-  const { workflowId } = workflowInfo();
   const { prepared } = ctx;
 
   let plan: Plan | undefined = prepared.plan;
@@ -130,26 +128,5 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
     await guardStep(run, ctx);
   }
 
-  run.at('writing the packet');
-  run.decisions += 1;
-  const decision = current === prepared.startSha256 ? 'no-edit' : 'edit';
-  const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${input.note}` }, [{
-    kind: 'revise',
-    runId: prepared.runId,
-    runDir: prepared.runDir,
-    workflowId,
-    checkout: input.checkout,
-    note: input.note,
-    startSha256: prepared.startSha256,
-    finalSha256: current,
-    decision,
-    profile: prepared.profile.name,
-    units: [],
-    startReviews: [],
-    finalReviews: [],
-    rationaleSha256: null,
-    passes,
-    stop: run.decisions,
-  }]);
-  return publishStep(run, ctx, candidate, { kind: 'revise', runId: prepared.runId, note: input.note, runDir: prepared.runDir, decision, startSha256: prepared.startSha256, finalSha256: current });
+  return packetStep(run, ctx, { kind: 'revise', finalSha256: current, decision: current === prepared.startSha256 ? 'no-edit' : 'edit', units: [], startReviews: [], finalReviews: [], rationaleSha256: null, passes });
 }

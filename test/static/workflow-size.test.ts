@@ -143,7 +143,27 @@ describe('activity factories only wire their activities', () => {
   });
 });
 
+/** The longest a file in src/workflows/ may be: a workflow file holds one thing (the lifecycle its state machine, a workflow its main line). */
+const WORKFLOW_FILE_MAX_LINES = 300;
+
+/** A file's length in lines, as `wc -l` counts them for a file ending in a newline. */
+const linesIn = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
 describe('workflow files read like the design', () => {
+  test(`no file in src/workflows/ is over ${WORKFLOW_FILE_MAX_LINES} lines`, () => {
+    const long = files.map((file) => ({ file: relative(packageRoot(), file), lines: linesIn(readFileSync(file, 'utf8')) })).filter((entry) => entry.lines > WORKFLOW_FILE_MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  test.each([
+    ['300 lines, the last ending in a newline', `${'x\n'.repeat(300)}`, 300],
+    ['301 lines', `${'x\n'.repeat(301)}`, 301],
+    ['301 lines, the last without a newline', `${'x\n'.repeat(300)}x`, 301],
+  ])('the file measure: %s', (_name, text, lines) => {
+    expect(linesIn(text)).toBe(lines);
+    expect(linesIn(text) > WORKFLOW_FILE_MAX_LINES).toBe(lines > WORKFLOW_FILE_MAX_LINES);
+  });
+
   test('src/workflows/analysis.ts keeps the opening and the main line: under 250 lines', () => {
     expect(readFileSync(join(workflows, 'analysis.ts'), 'utf8').split('\n').length).toBeLessThan(250);
   });

@@ -1,6 +1,6 @@
 /**
  * Provider batches as a sweep's workflow sees them: what it hands the batch activities and what they
- * come to. A request's `custom_id` is derived from its unit's answer key (src/runs/answer-key.ts)
+ * come to. A request's `custom_id` is derived from its unit's answer key (src/review/unit-identity.ts)
  * and the submission round, so the same ask is never submitted twice (docs/batches.md).
  *
  * PURE MODULE: types and constants only; workflows import it.
@@ -27,8 +27,8 @@ export interface BatchRequestRef {
   /** The captured launch directory on the checkout's host (prompt.md and inputs/). */
   dir: string;
   launchId: string;
-  /** The answer key's input digests and outputs (the prompt is read from `dir`). */
-  inputs: Record<string, string>;
+  /** Per criterion ID, the note's and the criterion's hashes, and the outputs: with the prompt (read from `dir`), the unit's identity (src/review/unit-identity.ts). */
+  hashes: Record<string, { note: string; criterion: string }>;
   outputs: string[];
 }
 

@@ -3,15 +3,11 @@
  * manifest is written, and a published run's members are copied to the layout's destination
  * under a lock and a journal, then committed on the run branch.
  */
-import { patched } from '@temporalio/workflow';
 import type { PublicationOutcome } from '../../activities/analysis/types.js';
 import type { Manifest, ManifestStatus } from '../../analysis/manifest.js';
 import type { AnalysisResult } from '../../analysis/progress.js';
 import type { Disposition } from '../../kb/layouts.js';
 import { badRun, io, permanent, type AnalysisRun } from './run.js';
-
-/** Runs begun before publication was part of the workflow end at assembly; this patch marks those that publish. */
-export const PUBLICATION_PATCH = 'analysis-publication';
 
 /** Assembly: every required member's current bytes passed their check; then the exact manifest, and publication. */
 export async function assemble(run: AnalysisRun, final: Disposition): Promise<AnalysisResult> {
@@ -37,7 +33,7 @@ export async function assemble(run: AnalysisRun, final: Disposition): Promise<An
     if (assembly.ok) {
       run.manifestPath = assembly.manifest;
       let recorded: { state: ManifestStatus; manifest: Manifest } = { state: 'assembled', manifest: fixed };
-      if (final === 'published' && patched(PUBLICATION_PATCH)) {
+      if (final === 'published') {
         const published = await publish(run, fixed);
         run.publication = published.publication;
         recorded = { state: 'published', manifest: published.manifest };

@@ -94,7 +94,7 @@ export async function verify(run: AnalysisRun, verifier: string, label: string):
       await reconcileIfChanged(run);
     }
     const changed = changedSubjects(run.members, snapshot, subjects);
-    if (changed.length === 0 && run.answers !== undefined) {
+    if (changed.length === 0) {
       // Asking the verifier again would hand it exactly what it refused: its answer stands, and the run ends.
       await run.lifecycle.halt(budgetStop(verifier, budget.max, `the corrections left every subject as it refused them (${verdict.refused.join(', ')}), so asking it again would ask what it answered`, `${check.dir}/check.json`));
     }

@@ -126,7 +126,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
     outputs: role.outputs,
     profile: run.run.profile.name,
   });
-  const answered = run.answers?.get(key);
+  const answered = run.answers.get(key);
   if (answered !== undefined) {
     budget.used += 1;
     const base = { role: name, launch: answered.launch, launchId: answered.launchId, kind: spec.kind, ...(spec.reason !== undefined && { reason: spec.reason }), dir: '', at: run.now() };
@@ -146,7 +146,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   const { dir, checkoutBaseline } = await run.withStops(() =>
     io(`prepare ${name} attempt ${attempt}`).prepareLaunch({
       runDir: input.runDir,
-      ...(run.answers !== undefined && { checkout: input.checkout }),
+      checkout: input.checkout,
       role: name,
       launch,
       prompt,
@@ -195,7 +195,7 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
 async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snapshot: Snapshot, asked: Asked): Promise<CheckOutcome> {
   const { plan, input } = run;
   const incumbent = run.members[name];
-  const refused = run.answers !== undefined ? run.refused[name] : undefined;
+  const refused = run.refused[name];
   const check = await run.withStops(() =>
     io(`check ${name} attempt ${asked.attempt}`).checkCandidate({
       runDir: input.runDir,
@@ -214,7 +214,7 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
       ...(asked.checkoutBaseline !== undefined && { checkoutBaseline: { checkout: input.checkout, file: asked.checkoutBaseline } }),
     }),
   );
-  run.answers?.set(asked.key, { launch: asked.launch, launchId: asked.launchId, result: asked.answer, sha256: check.sha256 });
+  run.answers.set(asked.key, { launch: asked.launch, launchId: asked.launchId, result: asked.answer, sha256: check.sha256 });
   // Parallel launches share the worktree, so a stray write is reported once, by the first check that sees it.
   const strays = check.strays.filter((stray) => !run.reportedStrays.has(stray));
   const outside = (check.checkoutChanges ?? []).filter((path) => !run.reportedStrays.has(`checkout:${path}`));
@@ -225,7 +225,6 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
   for (const path of outside) run.reportedStrays.add(`checkout:${path}`);
   const stop = strays.length > 0 ? strayStop(strays, run.lifecycle.stage, name, asked.attempt, input.worktree) : checkoutStop(outside, name, asked.attempt, asked.launchId, input.checkout);
   await run.lifecycle.halt(stop);
-  if (run.answers === undefined) return check;
   // The answer of a launch that wrote outside its outputs is not accepted: once resumed, the role is asked again.
   run.answers.delete(asked.key);
   const notAccepted: CheckOutcome = { ...check, passed: false, findings: [{ rule: 'stray-write', severity: 'fail', message: stop.reason }, ...check.findings] };

@@ -15,7 +15,7 @@ import type { LaunchResult } from '../../harness/launch-contract.js';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { analysisProgressQuery, analysisResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
-import type { Answers } from '../asking/answers.js';
+import { Answers } from '../asking/answers.js';
 
 export { analysisProgressQuery as progressQuery, analysisResumeUpdate as resumeUpdate } from '../messages.js';
 
@@ -66,21 +66,23 @@ export class AnalysisRun {
   checkRounds = 0;
   /** Stray paths already reported by an environment stop; forgotten once a resume finds the worktree clean. */
   readonly reportedStrays = new Set<string>();
-  /** Answer key → the launch that answered it; undefined for runs recorded before answer keys. */
-  answers: Answers<Answer> | undefined;
+  /** Answer key → the launch that answered it. */
+  readonly answers = new Answers<Answer>();
   private recording: Promise<void> = Promise.resolve();
 
   constructor(readonly input: AnalysisInput) {
     this.startedAt = this.now();
     this.lifecycle = new Lifecycle<AnalysisProgress>({
       runId: input.runId,
-      headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
-      details: () => this.detailLines(),
-      next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
-      inspect: `commonplace analysis inspect ${input.runId}`,
+      view: {
+        headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
+        details: () => this.detailLines(),
+        next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
+        inspect: `commonplace analysis inspect ${input.runId}`,
+      },
       autoResume: input.autoResume,
       progress: { query: analysisProgressQuery, build: (common) => this.progress(common) },
-      resume: analysisResumeUpdate,
+      updates: { resume: analysisResumeUpdate },
       beforeResume: async () => {
         const environment = await io('assert the environment on resume').assertEnvironment({
           runDir: input.runDir,
@@ -92,8 +94,7 @@ export class AnalysisRun {
         return undefined;
       },
       changed: () => this.record(),
-      legacyEnd: 'wait',
-      ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+      ...(input.maxCostUsd !== undefined && { spend: { maxCostUsd: input.maxCostUsd } }),
     });
   }
 

@@ -1,15 +1,18 @@
 /**
- * One ask, keyed run-wide: every workflow asks a worker through `keyedAsk`, so an ask whose answer
- * key (prompt, input digests, declared outputs, profile: src/runs/answer-key.ts) was answered in the
- * run is never launched again — its recorded answer is checked again instead. A resume, a stop's
- * retry of the step, or a re-ask that would hand the worker exactly the same as before reuse it.
+ * One keyed ask: every workflow asks a worker through `keyedAsk`, so an ask whose answer key
+ * (prompt, input digests, declared outputs, profile: src/runs/answer-key.ts) was answered in the
+ * same `Answers` is never launched again — its recorded answer is checked again instead. A resume,
+ * a stop's retry of the step, or a re-ask that would hand the worker exactly the same as before
+ * reuse it.
  *
- * The answers are the execution's own (in its memory, rebuilt by replay); each workflow guards them
- * with its own patch so histories recorded before keys replay as they ran.
+ * The answers are one workflow execution's own (in its memory, rebuilt by replay): an analysis's and
+ * an editing run's span the run; a sweep's live per batch execution (each gate batch child, and each
+ * of its continue-as-new runs, begins with none), which is enough since a unit's keys name its note
+ * and criteria and no two units share one.
  */
 import { answerKey, type AskIdentity } from '../../runs/answer-key.js';
 
-/** A run's answers by answer key. */
+/** One execution's answers by answer key. */
 export class Answers<A> {
   private readonly byKey = new Map<string, A>();
 
@@ -42,14 +45,13 @@ export interface KeyedAsk<A, R> {
 }
 
 /**
- * Asks once per answer key: the recorded answer when the key was answered in the run, otherwise a
- * launch. Without answers (a run recorded before keys) every ask launches, as it did.
+ * Asks once per answer key: the recorded answer when the key was answered in these answers,
+ * otherwise a launch.
  *
  * Not `async`, and hands back the launch's own promise: parallel asks issue their commands in the
  * order recorded histories hold, so this layer adds no step between a launch and its caller.
  */
-export function keyedAsk<A, R>(answers: Answers<A> | undefined, identity: AskIdentity, ask: KeyedAsk<A, R>): Promise<R> {
-  if (answers === undefined) return ask.launch(() => undefined);
+export function keyedAsk<A, R>(answers: Answers<A>, identity: AskIdentity, ask: KeyedAsk<A, R>): Promise<R> {
   const key = answerKey(identity);
   const earlier = answers.get(key);
   if (earlier !== undefined) return ask.answered(earlier);

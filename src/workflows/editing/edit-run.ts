@@ -3,7 +3,7 @@
  * Updates (src/workflows/messages.ts), its launches, decisions and answers. One stop at a time;
  * each ends only by its own Update.
  */
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
 import type { EditKind, EditProgress, EditSummary, PreparedAsk } from '../../review/edit/types.js';
@@ -13,18 +13,10 @@ import type { Stop } from '../../runs/stop.js';
 import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
 
-/** Editing runs begun before answer keys launched every ask they reached; this patch marks runs that never launch an answered key again. */
-export const EDIT_ANSWER_KEY_PATCH = 'edit-answer-key';
-
 /** What an editing ask came to: the directory its outputs were written to, and the launch that wrote them. */
 export interface EditAnswer<P extends PreparedAsk = PreparedAsk> {
   asked: P;
   result: LaunchResult;
-}
-
-/** The answers of an editing run begun since answer keys (undefined for runs recorded before them). */
-export function editAnswers(): Answers<EditAnswer> | undefined {
-  return patched(EDIT_ANSWER_KEY_PATCH) ? new Answers<EditAnswer>() : undefined;
 }
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -36,35 +28,38 @@ export class EditRun {
   /** Decisions proposed so far: each proposal's stop number (bound into its key). */
   decisions = 0;
   runDir: string | null = null;
-  /** The run's answers by answer key (runs begun since answer keys; see ask-job.ts). */
-  answers: Answers<EditAnswer> | undefined;
+  /** The run's answers by answer key (see ask-job.ts). */
+  readonly answers = new Answers<EditAnswer>();
 
   constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
     this.lifecycle = new Lifecycle<EditProgress>({
       runId: identity.runId,
-      headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
-      next: {
-        resume: rerun,
-        approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
-        acknowledge: `commonplace review acknowledge ${identity.runId}`,
-        ended: rerun,
+      view: {
+        headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
+        next: {
+          resume: rerun,
+          approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
+          acknowledge: `commonplace review acknowledge ${identity.runId}`,
+          ended: rerun,
+        },
       },
       autoResume: false,
       progress: {
         query: editProgressQuery,
         build: (common) => ({ ...common, kind: identity.kind, note: identity.note, runDir: this.runDir, launches: this.launches }),
       },
-      resume: editResumeUpdate,
-      approve: editApproveUpdate,
-      acknowledge: editAcknowledgeUpdate,
-      checkAnswer: (answer) => {
-        const parsed = parseSelectionList(answer.text);
-        if (parsed.ok) return undefined;
-        const lines = parsed.findings.flatMap((finding) => (finding.line === undefined ? [] : [finding.line]));
-        return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
+      updates: {
+        resume: editResumeUpdate,
+        approve: editApproveUpdate,
+        acknowledge: editAcknowledgeUpdate,
+        checkAnswer: (answer) => {
+          const parsed = parseSelectionList(answer.text);
+          if (parsed.ok) return undefined;
+          const lines = parsed.findings.flatMap((finding) => (finding.line === undefined ? [] : [finding.line]));
+          return `does not read as a selection list: ${parsed.findings.length} malformed selection${parsed.findings.length === 1 ? '' : 's'}${lines.length > 0 ? ` (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})` : ''}`;
+        },
       },
-      legacyEnd: 'resume',
-      ...(maxCostUsd !== undefined && { maxCostUsd }),
+      ...(maxCostUsd !== undefined && { spend: { maxCostUsd } }),
     });
   }
 

@@ -5,12 +5,13 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
-import type { EditKind, EditSummary, FullPassInput, PreparedEdit, Proposal, ReviseInput } from '../../review/edit/types.js';
+import type { CandidateInput, CandidateOutput } from '../../activities/review/edit/index.js';
+import type { EditKind, EditSummary, FullPassInput, PreparedEdit, ReviseInput } from '../../review/edit/types.js';
 import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
 import { budgetStopReason } from './budget-stop-reason.js';
-import { editAnswers, EditRun } from './edit-run.js';
+import { EditRun } from './edit-run.js';
 
-const { prepareEdit } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 /** What the guard compares against: the baseline snapshot, replaced when the operator acknowledges. */
@@ -55,12 +56,21 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
   }
 }
 
-export interface Candidate {
-  manifestSha256: string;
-  packet: string;
-  closing: string;
-  /** Set when the final text differs from the start: the exact manifest to approve. */
-  proposal?: Proposal;
+/** What an editing run's packet is written from, by kind: the final text, the decision, a full pass's reviews or a revision's passes. */
+export type PacketContent = Pick<CandidateInput, 'kind' | 'finalSha256' | 'decision' | 'units' | 'startReviews' | 'finalReviews' | 'rationaleSha256' | 'passes'>;
+
+/**
+ * The packet, then publication, the one way both kinds end: writes the candidate (the packet, the
+ * result files and the exact manifest, whose approval is the run's next stop) and publishes it.
+ */
+export async function packetStep(run: EditRun, ctx: RunContext, content: PacketContent): Promise<EditSummary> {
+  const { prepared } = ctx;
+  run.at('writing the packet');
+  run.decisions += 1;
+  const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${ctx.note}` }, [
+    { ...content, runId: prepared.runId, runDir: prepared.runDir, workflowId: workflowInfo().workflowId, checkout: ctx.checkout, note: ctx.note, startSha256: prepared.startSha256, profile: prepared.profile.name, stop: run.decisions },
+  ]);
+  return publishStep(run, ctx, candidate, { kind: content.kind, runId: prepared.runId, note: ctx.note, runDir: prepared.runDir, decision: content.decision, startSha256: prepared.startSha256, finalSha256: content.finalSha256 });
 }
 
 /**
@@ -68,10 +78,10 @@ export interface Candidate {
  * captured brief must be as the run began (else a conflict stop, nothing written), the guard must be
  * clear, and publication writes the manifest's files, the note last.
  */
-export async function publishStep(
+async function publishStep(
   run: EditRun,
   ctx: RunContext,
-  candidate: Candidate,
+  candidate: CandidateOutput,
   summary: Omit<EditSummary, 'outcome' | 'written' | 'launches' | 'packet' | 'closing'>,
 ): Promise<EditSummary> {
   if (candidate.proposal) {
@@ -119,7 +129,6 @@ export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, i
   return run.lifecycle.close(
     async () => {
       const { workflowId, runId: executionRunId } = workflowInfo();
-      run.answers = editAnswers();
       run.at('preparing: capturing the note, the brief and the checkout state');
       const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
       run.runDir = prepared.runDir;

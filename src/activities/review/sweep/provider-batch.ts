@@ -16,8 +16,8 @@ import { reviewRequest, writeReview } from '../../../harness/executors/api-revie
 import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { Profile } from '../../../harness/profiles.js';
 import { batchLaunchCost } from '../../../harness/prices.js';
-import { answerKey } from '../../../runs/answer-key.js';
 import { noFaults, type FaultPoints } from '../../faults.js';
+import { requestCustomId } from '../../../review/unit-identity.js';
 import { runDirOf } from './run-dir.js';
 
 /** One submission as the ledger keeps it: written before the provider is asked, completed with the batch's ID once it answers. */
@@ -50,9 +50,9 @@ async function launchOf(profile: Profile, ref: BatchRequestRef): Promise<LaunchI
   return { launchId: ref.launchId, profile, dir: ref.dir, prompt: await readFile(join(ref.dir, 'prompt.md'), 'utf8'), outputs: ref.outputs };
 }
 
-/** A request's `custom_id`: its answer key's digest and the submission round (`[a-zA-Z0-9_-]{1,64}`, as Anthropic requires). */
+/** A request's `custom_id`: from the unit's identity, as its live answer key is (src/review/unit-identity.ts). */
 function customIdOf(launch: LaunchInput, ref: BatchRequestRef, round: number): string {
-  return `cp-${sha256(answerKey({ prompt: launch.prompt, inputs: ref.inputs, outputs: ref.outputs, profile: launch.profile.name })).slice(0, 48)}-${round}`;
+  return requestCustomId(ref, launch.prompt, launch.profile.name, round, sha256);
 }
 
 /**

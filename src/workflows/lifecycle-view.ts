@@ -1,0 +1,89 @@
+/**
+ * How a run reads from outside, apart from the state it reads: the `CommonplaceStatus` search
+ * attribute, the current details the Web UI shows (bounded to a screen: current-details.ts), and
+ * the one command the operator types next. The lifecycle (lifecycle.ts) calls it on every change.
+ */
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { nextCap, spendLine } from '../runs/spend.js';
+import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../runs/stop.js';
+import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
+import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
+import type { Spend } from './spend-cap.js';
+
+/** The commands the operator types next, by how a stop ends. */
+export interface NextCommands {
+  /** The same command again: resumes a stop the `resume` Update ends. */
+  resume: string;
+  /** What to type for a proposal (edit workflows). */
+  approve?: (proposal: Proposal) => string;
+  acknowledge?: string;
+  /** After the run ended exhausted: the one next step. */
+  ended: string;
+}
+
+/** What a workflow says about how it reads. */
+export interface RunViewSettings {
+  /** The first line of the current details, for a stage (`**analysis** AAS-…: boundary`). */
+  headline: (stage: string) => string;
+  next: NextCommands;
+  /** More lines of current details while the run goes. */
+  details?: () => string[];
+  /** The command that shows the whole run (every stop in full): current details name it where they leave something out. */
+  inspect?: string;
+}
+
+/** The lifecycle's state as the view reads it. */
+export interface RunState {
+  status: RunStatus;
+  stage: string;
+  stops: readonly Stop[];
+  resumesAt: string | undefined;
+  spend: Spend;
+}
+
+/** Records a status change only where the starter set the project's search attributes (the time-skipping server has none). */
+function recordStatus(status: RunStatus): void {
+  if (workflowInfo().typedSearchAttributes.get(CommonplaceKind) === undefined) return;
+  upsertSearchAttributes([{ key: CommonplaceStatus, value: status }]);
+}
+
+/** A run's view: the search attribute and the Web UI's current details, from the lifecycle's state. */
+export class RunView {
+  constructor(private readonly settings: RunViewSettings) {}
+
+  /** Records the status in the `CommonplaceStatus` search attribute, so a list by status is true. */
+  record(status: RunStatus): void {
+    recordStatus(status);
+  }
+
+  /**
+   * Writes the current details, bounded to fit a screen: the stage and the workflow's lines (each
+   * clipped at a word), the first stop (the others counted), and the one command to type next (the
+   * only one in backticks); where something was left out, the inspect command that shows it.
+   */
+  show(run: RunState): void {
+    const stage = clipAll([this.settings.headline(run.stage), ...(this.settings.details?.() ?? [])], DETAIL_LINE);
+    const stops = stopLines(run.stops, run.status, this.settings.inspect);
+    const lines = [...stage.lines, ...stops.lines];
+    if ((stage.clipped || stops.clipped) && run.stops.length <= 1 && this.settings.inspect) lines.push(`in full: ${this.settings.inspect}`);
+    if (run.resumesAt) lines.push(`goes on by itself at ${run.resumesAt}`);
+    const spend = run.spend.progress();
+    if (spend.launches > 0 || spend.capUsd !== undefined) lines.push(`spent: ${spendLine(spend)}`);
+    const next = this.nextCommand(run);
+    if (next) lines.push(`next: \`${next}\``);
+    setCurrentDetails(lines.join('\n\n'));
+  }
+
+  /** The one command the operator types next, when the run waits on one. */
+  nextCommand(run: RunState): string | undefined {
+    const stop = run.stops[0];
+    if (stop === undefined) return undefined;
+    const { next } = this.settings;
+    if (run.status === 'exhausted') return next.ended;
+    const by = STOP_RULES[stop.kind].by;
+    if (by === 'approve' && stop.kind === 'awaiting-approval') return next.approve?.(stop.proposal);
+    if (by === 'acknowledge') return next.acknowledge;
+    if (stop.kind === 'spend-limit') return `${next.resume} --max-cost ${nextCap(run.spend.all())}`;
+    return next.resume;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * One unit of a gate batch, as one path read top to bottom: capture its inputs → ask under its
+ * answer key (a launch, or the provider batch's answer for its first attempt) → accept (the
+ * checkout guard, then the accept activity, writing to the compare run's directory where the
+ * batch has a compare target) → the breaker judges what the unit came to. The attempt budget
+ * re-asks it with the findings (`checked`). Every step is always on; what a batch may or may not
+ * have (a compare target, a provider batch's answer) is a named field of `UnitPath`.
+ */
+import { metricMeter, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { LaunchResult } from '../harness/launch-contract.js';
+import type { Profile } from '../harness/profiles.js';
+import type { Finding } from '../kb/findings.js';
+import { settleUnit, type BreakerState } from '../review/breaker.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
+import type { AcceptedResult, CapturedUnit, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
+import { unitIdentity } from '../review/unit-identity.js';
+import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
+import { recordPairsReviewed } from '../observability/metrics.js';
+import { launchOnce } from './asking/ask.js';
+import { keyedAsk, type Answers } from './asking/answers.js';
+import { checked, findingMessages } from './asking/checked.js';
+import { paceLaunch } from './asking/pace.js';
+import type { Spend } from './spend-cap.js';
+
+/** The activities of a unit's path (and of the batch's capture for a provider batch, and its snapshot). */
+export const unitActivities = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+
+/** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
+export interface UnitAnswer {
+  captured: CapturedUnit;
+  result: LaunchResult;
+}
+
+/** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
+export interface HeldUnit {
+  pending: SweepUnit;
+  problems: SweepProblem[];
+}
+
+/** Everything a unit's path needs from its batch, by name. */
+export interface UnitPath {
+  runId: string;
+  checkout: string;
+  /** The profile the unit launches under: per-criterion routing's, or the sweep's. */
+  profile: Profile;
+  /** The batch's counts: each accepted pair, launch try and problem adds to them (they are the spend's totals too). */
+  counts: SweepCounts;
+  /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
+  spend: Spend;
+  /** The batch's answers by answer key: an answered key is checked again, not launched. */
+  answers: Answers<UnitAnswer>;
+  /** The KB snapshot the batch began with: an answer whose launch ran while the KB changed is not accepted. */
+  guard: string;
+  /** The breaker over the batch's first settled units (one state for every unit of the batch). */
+  breaker: { state: BreakerState<HeldUnit> };
+  /** Records problems in the batch's result (and its counts). */
+  record: (problems: readonly SweepProblem[]) => void;
+  /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
+  compare?: CompareTarget;
+  /** The unit's first attempt as the provider batch answered it: accepted through the same checks as a launch's. */
+  batched?: UnitAnswer;
+}
+
+/** Where a unit's path ended: a stop (with the criteria not yet accepted), or settled (accepted, a problem, or held by the breaker, which may stop the batch). */
+export type UnitEnd = { kind: 'stopped'; stop: Stop; pending: SweepUnit } | { kind: 'settled'; stop?: Stop };
+
+/** What the attempts came to, before the breaker: a stop, or the launches spent and the refusals of a unit that spent its budget. */
+type Asked = { stop: Stop; pending: SweepUnit } | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
+
+/** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
+export function unitName(unit: SweepUnit): string {
+  return `${unit.note} × ${unit.criteria.length === 1 ? unit.criteria[0]!.id : `${unit.lens} (${unit.criteria.length} gates)`}`;
+}
+
+/** Asks one unit and lets the breaker judge it: the batch's gather calls this for each unit. */
+export async function sweepUnit(unit: SweepUnit, path: UnitPath): Promise<UnitEnd> {
+  const asked = await askUnit(unit, path);
+  if (asked.stop !== undefined) return { kind: 'stopped', stop: asked.stop, pending: asked.pending };
+  return settle(unit, asked, path);
+}
+
+/** Capture → keyed ask → accept, re-asked with the findings within the attempt budget; a stop ends it early and says what is left. */
+async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
+  const { profile, counts } = path;
+  /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
+  const refusals = new Map<string, Finding[]>();
+  const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
+    // Capture: the unit's inputs as they stand (a provider batch captured its first attempt already).
+    const fromBatch = attempt === 1 ? path.batched : undefined;
+    const captured = fromBatch?.captured ?? (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings }]));
+    // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
+    const ran = (launched: LaunchResult) => {
+      counts.tries += launched.try;
+      paceLaunch(launched);
+    };
+    const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
+    // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
+    const outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
+      answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
+      launch: (keep) =>
+        fromBatch !== undefined
+          ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, path.spend)
+          : launchOnce(
+              {
+                launchId: `${path.runId}/${pending.key}/${attempt}`,
+                profile,
+                prompt: captured.prompt,
+                outputs: captured.outputs,
+                // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
+                ...(captured.files !== undefined && captured.launchDir !== undefined
+                  ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
+                  : { dir: captured.dir }),
+              },
+              `${unitName(pending)}, attempt ${attempt}`,
+              (launched) => accept(captured, launched, keep),
+              ran,
+              path.spend,
+            ),
+    });
+    if (outcome.kind === 'stop') return outcome;
+    if (outcome.kind === 'spent') {
+      for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
+      return outcome;
+    }
+    const { check } = outcome;
+    for (const written of check.written) counts.written[written.outcome] += 1;
+    recordPairsReviewed(metricMeter, check.written);
+    counts.staleOnArrival += check.staleOnArrival.length;
+    counts.pairsDone += check.written.length + check.staleOnArrival.length;
+    for (const rejected of check.rejected) refusals.set(rejected.criterion, rejected.findings);
+    const again = new Set(check.rejected.map((rejected) => rejected.criterion));
+    return {
+      kind: 'checked',
+      accepted: check.written,
+      // Each finding names its criterion (a recorded history's plain strings are passed on as they are).
+      findings: check.rejected.flatMap((rejected) => rejected.findings),
+      next: { ...pending, criteria: pending.criteria.filter((criterion) => again.has(criterion.id)) },
+    };
+  });
+  if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
+  if (result.status === 'exhausted') {
+    const failed = result.pending.criteria.map((criterion): SweepProblem => {
+      const findings = refusals.get(criterion.id) ?? [];
+      const why = findingMessages(findings) || 'no accepted output';
+      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
+    });
+    // `pending` is what a tripped breaker asks again.
+    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []), accepted: result.accepted.length } };
+  }
+  return { pending: { ...unit, criteria: [] }, launches: result.attempts };
+}
+
+/**
+ * Accept: a launch that ran while the KB changed outside review state is not accepted (the checkout
+ * guard, for this attempt's own capture); otherwise the accept activity checks the output and
+ * writes the results — into the compare run's directory when the batch has a compare target.
+ */
+async function acceptAnswer(
+  pending: SweepUnit,
+  attempt: number,
+  answer: { asked: CapturedUnit; guarded: boolean; launched: LaunchResult; keep: (answer: UnitAnswer) => void },
+  path: UnitPath,
+): Promise<{ kind: 'stop'; stop: StopOf<'checkout-changed'> } | { kind: 'accepted'; check: Awaited<ReturnType<Activities['acceptUnit']>> }> {
+  const { asked, launched } = answer;
+  if (answer.guarded) {
+    const { changed } = await unitActivities.sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: path.checkout, runId: path.runId, baseline: path.guard }]);
+    if (changed.length > 0) return { kind: 'stop', stop: checkoutChanged(changed, launched.launchId) };
+  }
+  const { profile, compare } = path;
+  const check = await unitActivities.acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
+    // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
+    { runId: path.runId, checkout: path.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }), ...(compare !== undefined && { compare }) },
+  ]);
+  answer.keep({ captured: asked, result: launched });
+  return { kind: 'accepted', check };
+}
+
+/** The breaker: a unit that spent its budget with nothing accepted counts as failed; one with any accepted criterion (part of a bundle) counts as accepted, its refused criteria problems. */
+function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, path: UnitPath): UnitEnd {
+  const { failed } = asked;
+  const step = settleUnit(
+    path.breaker.state,
+    failed && failed.accepted === 0 ? { outcome: 'failed', name: unitName(unit), launches: asked.launches, findings: failed.findings, item: { pending: asked.pending, problems: failed.problems } } : { outcome: 'accepted' },
+  );
+  if (failed && failed.accepted > 0) path.record(failed.problems);
+  path.breaker.state = step.state;
+  for (const held of step.record) path.record(held.problems);
+  return { kind: 'settled', ...(step.stop !== undefined && { stop: step.stop }) };
+}
+
+/** A provider batch's answer as a launch that ran: counted in the spend, then checked as any launch's output. */
+async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResult) => Promise<A>, ran: (result: LaunchResult) => void, spend: Spend): Promise<A> {
+  spend.add(result);
+  ran(result);
+  return check(result);
+}
+
+/** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
+function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
+  return {
+    kind: 'checkout-changed',
+    disposition: 'inspect',
+    reason: `the KB changed outside review state while launch ${launchId} ran: ${namedPaths(paths)}; its answer was not accepted — restore the paths, or own them, then acknowledge`,
+    paths,
+  };
+}
