@@ -6,7 +6,7 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import type { AnalysisInput } from '../../analysis/progress.js';
-import { analysisWorkflowId } from '../../analysis/run-id.js';
+import { analysisWorkflowId } from '../../runs/workflow-ids.js';
 import type { LocatedRun } from '../../activities/analysis/runs.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';

@@ -9,6 +9,7 @@ import { UserError } from '../shared/errors.js';
 import { portable, tokensOf, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
+import { probeWorkflowId } from '../../runs/workflow-ids.js';
 
 export interface ProbeOptions {
   profile: string;
@@ -16,12 +17,6 @@ export interface ProbeOptions {
   kb?: string;
   scenario?: string;
   json?: boolean;
-}
-
-/** A readable, unique workflow ID: the profile and the start time. */
-export function probeWorkflowId(profile: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `probe/${profile}/${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
 /** Renders a probe's result for the operator. */
@@ -62,7 +57,7 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
   checkLaunchInputs({ profile: options.profile, ...(checkout && { checkout }), ...(profilesFile && { profilesFile }) });
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const workflowId = probeWorkflowId(options.profile);
+  const workflowId = probeWorkflowId(options.profile, new Date(), Math.random().toString(36).slice(2, 6));
   const given = {
     probeId: workflowId,
     profile: options.profile,

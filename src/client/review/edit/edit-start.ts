@@ -9,7 +9,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace } from '../../../places.js';
-import { editRunId, editWorkflowId, optionsDifference } from '../../../review/edit/identity.js';
+import { editRunId, optionsDifference } from '../../../review/edit/identity.js';
+import { editWorkflowId } from '../../../runs/workflow-ids.js';
 import { readRunRecord, runDirOf } from '../../../review/edit/runs.js';
 import type { EditKind, EditOptions, EditRunInput } from '../../../review/edit/types.js';
 import { noteParts } from '../../../review/hash.js';
@@ -27,6 +28,7 @@ import { flag, maxCostOption, parseOptions, positiveWhole } from '../../shared/o
 import { portable, shown, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, resumeRequest } from '../../shared/spend.js';
 import { EDIT_WORKFLOWS, endedExhausted, followEdit, formatEditSummary, type ClosedEdit, type EditWorkflow } from '../shared/edit-follow.js';
+import { runCommand } from '../../../runs/run-commands.js';
 
 /** The options every editing run shares, as commander hands them (edit-options.ts registers them). */
 export interface EditCommandOptions {
@@ -185,7 +187,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     );
     if (differences.length > 0) {
       throw new UserError(
-        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (commonplace review cancel ${runId})`,
+        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (${runCommand.cancel(runId)})`,
       );
     }
   };

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { kindOfWorkflowId } from '../../../review/edit/identity.js';
+import { editKindOf, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { parsePacket } from '../../../review/edit/packet.js';
 import { readRunRecord, runDirOf, RUNS_DIR, type RunRecord } from '../../../review/edit/runs.js';
 import type { Proposal } from '../../../review/edit/types.js';
@@ -37,12 +37,12 @@ async function runOfWorkflow(checkout: string, workflowId: string): Promise<RunR
 
 /** What RUN names: a sweep (by run ID or `gates/…`) or an editing run (by run ID or workflow ID). */
 export async function locate(checkout: string, run: string, client: Client | undefined): Promise<Located> {
-  if (run.startsWith('gates/')) {
-    const runId = run.slice('gates/'.length).replace(/\/batch-.*$/, '');
-    if (!RUN_ID.test(runId)) throw new UserError(`${run} is not a sweep's workflow ID (gates/<run>)`);
-    return { kind: 'sweep', runId, workflowId: `gates/${runId}`, runDir: runDirOf(checkout, runId) };
+  const sweepRunId = sweepRunIdOf(run);
+  if (sweepRunId !== undefined) {
+    if (!RUN_ID.test(sweepRunId)) throw new UserError(`${run} is not a sweep's workflow ID (gates/<run>)`);
+    return { kind: 'sweep', runId: sweepRunId, workflowId: sweepWorkflowId(sweepRunId), runDir: runDirOf(checkout, sweepRunId) };
   }
-  const editKind = kindOfWorkflowId(run);
+  const editKind = editKindOf(run);
   if (editKind !== undefined) {
     const record = await runOfWorkflow(checkout, run);
     if (record) return { kind: record.kind, runId: record.runId, workflowId: run, runDir: runDirOf(checkout, record.runId), record };
@@ -54,9 +54,10 @@ export async function locate(checkout: string, run: string, client: Client | und
   const runDir = runDirOf(checkout, run);
   const record = await readRunRecord(checkout, run);
   if (record) return { kind: record.kind, runId: run, workflowId: record.workflowId, runDir, record };
-  if ((await exists(path.join(runDir, 'input.json'))) || (await exists(path.join(runDir, 'summary.json')))) return { kind: 'sweep', runId: run, workflowId: `gates/${run}`, runDir };
-  if (client && (await client.workflow.getHandle(`gates/${run}`).describe().then(() => true, () => false))) return { kind: 'sweep', runId: run, workflowId: `gates/${run}`, runDir };
-  throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow gates/${run} on the server` : ''}`);
+  const sweep = { kind: 'sweep', runId: run, workflowId: sweepWorkflowId(run), runDir } as const;
+  if ((await exists(path.join(runDir, 'input.json'))) || (await exists(path.join(runDir, 'summary.json')))) return sweep;
+  if (client && (await client.workflow.getHandle(sweep.workflowId).describe().then(() => true, () => false))) return sweep;
+  throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow ${sweep.workflowId} on the server` : ''}`);
 }
 
 export async function readProblems(runDir: string): Promise<SweepProblem[]> {

@@ -10,6 +10,7 @@ import { ReviewError } from '../../../review/errors.js';
 import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
+import { sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
@@ -19,7 +20,8 @@ import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, resumeRequest } from '../../shared/spend.js';
 import { nextStep } from '../../shared/stop-format.js';
-import { formatStop, sweepFormat, sweepNext } from './sweep-format.js';
+import { formatStop, sweepFormat } from './sweep-format.js';
+import { sweepNext } from '../../../runs/run-commands.js';
 
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
@@ -55,13 +57,13 @@ function criteriaNote(input: SweepOptions): string {
 
 /**
  * A sweep's run ID is its identity: the checkout's ID and a digest of the selection (notes, gates,
- * grouping, profile, what it retries). Its workflow ID is `gates/<run ID>`, and starting it is one
+ * grouping, profile, what it retries). Its workflow ID is the sweep's (`sweepWorkflowId`), and starting it is one
  * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
  * the same instant are one sweep, and the second attaches.
  */
 export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
   // The identity names the checkout by its ID, so the same command from any host is the same sweep.
-  return `GS-${checkout}-${sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })).slice(0, 10)}`;
+  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })));
 }
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
@@ -95,7 +97,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
   if (!isPlace(given.checkout)) await warnUnheld(client, given.checkout);
   return client.workflow.start(gateSweep, {
     taskQueue: TASK_QUEUE,
-    workflowId: `gates/${input.runId}`,
+    workflowId: sweepWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
     memo: { identity: sweepIdentity(input), input },
