@@ -17,7 +17,7 @@ import { launchCost } from '../prices.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { estimateTokens } from '../prompt-cache.js';
 import type { HarnessReport, RateLimitInfo, TokenUsage } from '../report.js';
-import type { CachePrefix } from '../../review/sweep-types.js';
+import type { CachePrefix } from '../prompt-cache.js';
 
 /** The tool (Anthropic) and schema name (OpenAI) the answer is recorded through. */
 export const RECORD_REVIEW = 'record_review';
