@@ -4,7 +4,7 @@
  * one start-or-continue over the note's current text.
  */
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { sha256 } from '../../../fs/digest.js';
@@ -29,6 +29,7 @@ import { portable, shown, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, resumeRequest } from '../../shared/spend.js';
 import { EDIT_WORKFLOWS, endedExhausted, followEdit, formatEditSummary, type ClosedEdit, type EditWorkflow } from '../shared/edit-follow.js';
 import { runCommand } from '../../../runs/run-commands.js';
+import { pathExists } from '../../../fs/exists.js';
 
 /** The options every editing run shares, as commander hands them (edit-options.ts registers them). */
 export interface EditCommandOptions {
@@ -99,7 +100,7 @@ export async function resolveNote(checkout: string, written: string): Promise<{ 
 /** Whether the directory is inside a Git working tree (a `.git` directory or file above it). */
 async function hasGit(dir: string): Promise<boolean> {
   for (let current = dir; ; current = path.dirname(current)) {
-    if (await stat(path.join(current, '.git')).then(() => true, () => false)) return true;
+    if (await pathExists(path.join(current, '.git'))) return true;
     if (path.dirname(current) === current) return false;
   }
 }

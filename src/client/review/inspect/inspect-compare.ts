@@ -4,7 +4,6 @@
  * run's directory (kb/reports/state/review/compare/<run-id>/); the server is asked only while the run is open.
  */
 import type { Client } from '@temporalio/client';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompareProgress, CompareSummary, RouteProgress } from '../../../review/compare/run-types.js';
 import { reportLines } from '../../../review/compare/report-lines.js';
@@ -14,6 +13,7 @@ import { UserError } from '../../shared/errors.js';
 import { routeLines } from '../shared/compare-format.js';
 import { readJson } from './inspect-files.js';
 import { compareRunIdOf, compareWorkflowId } from '../../../runs/workflow-ids.js';
+import { pathExists } from '../../../fs/exists.js';
 
 /** What `review inspect` shows of a compare run (docs/schemas/compare-inspect.v1.schema.json). */
 export interface CompareInspected {
@@ -36,7 +36,7 @@ const compareDir = (checkout: string, runId: string) => path.join(checkout, ...C
 export async function compareRunOf(checkout: string, run: string): Promise<string | undefined> {
   const runId = compareRunIdOf(run);
   if (!/^[A-Za-z0-9._-]+$/.test(runId)) return undefined;
-  const there = await stat(compareDir(checkout, runId)).then(() => true, () => false);
+  const there = await pathExists(compareDir(checkout, runId));
   return there || runId !== run ? runId : undefined;
 }
 

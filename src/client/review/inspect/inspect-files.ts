@@ -1,6 +1,6 @@
 /** `review inspect`'s reading of a checkout's run directories: which run RUN names, its problems, proposals and packet. */
 import type { Client } from '@temporalio/client';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editKindOf, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { parsePacket } from '../../../review/edit/packet.js';
@@ -10,6 +10,7 @@ import type { SweepProblem } from '../../../review/sweep-types.js';
 import type { Stop } from '../../../runs/stop.js';
 import { UserError } from '../../shared/errors.js';
 import type { Located, PacketSummary, ProposalReport } from './inspect-record.js';
+import { pathExists } from '../../../fs/exists.js';
 
 const RUN_ID = /^[A-Za-z0-9._-]+$/;
 
@@ -23,7 +24,6 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
 
 /** The editing run whose run.json names this workflow ID: found in the checkout, no server needed. */
 async function runOfWorkflow(checkout: string, workflowId: string): Promise<RunRecord | undefined> {
@@ -55,7 +55,7 @@ export async function locate(checkout: string, run: string, client: Client | und
   const record = await readRunRecord(checkout, run);
   if (record) return { kind: record.kind, runId: run, workflowId: record.workflowId, runDir, record };
   const sweep = { kind: 'sweep', runId: run, workflowId: sweepWorkflowId(run), runDir } as const;
-  if ((await exists(path.join(runDir, 'input.json'))) || (await exists(path.join(runDir, 'summary.json')))) return sweep;
+  if ((await pathExists(path.join(runDir, 'input.json'))) || (await pathExists(path.join(runDir, 'summary.json')))) return sweep;
   if (client && (await client.workflow.getHandle(sweep.workflowId).describe().then(() => true, () => false))) return sweep;
   throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow ${sweep.workflowId} on the server` : ''}`);
 }
@@ -77,10 +77,10 @@ export async function readProposals(runDir: string, stops: readonly Stop[]): Pro
   const final = await readJson<Proposal>(path.join(runDir, 'artifact', 'proposal.json'));
   if (final?.key) found.set(final.path, final);
   for (const proposal of waitingOn) if (!found.has(proposal.path) || found.get(proposal.path)!.key !== proposal.key) found.set(proposal.path, proposal);
-  const journal = await exists(path.join(runDir, 'publication.journal.jsonl'));
+  const journal = await pathExists(path.join(runDir, 'publication.journal.jsonl'));
   const reports: ProposalReport[] = [];
   for (const proposal of [...found.values()].sort((a, b) => a.stop - b.stop)) {
-    const answered = proposal.path.startsWith('proposals/') ? await exists(path.join(runDir, proposal.path.replace(/\.md$/, '.answer.md'))) : journal;
+    const answered = proposal.path.startsWith('proposals/') ? await pathExists(path.join(runDir, proposal.path.replace(/\.md$/, '.answer.md'))) : journal;
     reports.push({ path: proposal.path, key: proposal.key, stop: proposal.stop, waiting: waitingOn.some((each) => each.key === proposal.key), answered });
   }
   return reports;
