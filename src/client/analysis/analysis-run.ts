@@ -2,7 +2,6 @@
  * The actions of `analysis prepare`, `analysis run` and `analysis inspect` (their registration,
  * in analysis.ts, loads this module only when one of them runs).
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -27,7 +26,7 @@ import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, maxCostOption, parseOptions } from '../shared/options.js';
-import { capNotApplied, resumeRequest } from '../shared/spend.js';
+import { capNotApplied, sendResume } from '../shared/spend.js';
 import { nextStep } from '../shared/stop-format.js';
 import { rendered } from '../shared/render-paths.js';
 import { describeCommand, runnable, workingOn } from '../shared/command-line.js';
@@ -155,11 +154,8 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     const progress = await handle.query(progressQuery).catch(() => undefined);
     if (progress?.status === 'stopped') {
       process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-      try {
-        await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] });
-      } catch (error) {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        const why = error.cause?.message ?? error.message;
+      const why = await sendResume(handle, resumeUpdate, maxCostUsd);
+      if (why !== undefined) {
         if (options.json) {
           const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command ?? runCommand.analysisRun(runId);
           printJson('run-outcome', 1, { workflowId, runId, status: 'stopped', exitCode: 2, next, stops: progress.stops, message: `not resumed: ${why}`, progress } satisfies RunOutcome);

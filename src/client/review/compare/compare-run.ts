@@ -1,6 +1,6 @@
 /** The action of `review compare`: its options read once, then a compare run started, attached to or resumed, and followed to its report. */
 import { resolve } from 'node:path';
-import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace } from '../../../places.js';
@@ -17,7 +17,7 @@ import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
 import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
-import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
 import { compareRunId as runIdOfCompare, compareWorkflowId } from '../../../runs/workflow-ids.js';
 
@@ -203,13 +203,7 @@ async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof com
   const progress = await handle.query(compareProgressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    const refused = await handle.executeUpdate(compareResumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
-      () => undefined,
-      (error: unknown) => {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        return error.cause?.message ?? error.message;
-      },
-    );
+    const refused = await sendResume(handle, compareResumeUpdate, maxCostUsd);
     if (refused !== undefined) throw new UserError(`${formatCompareStop(progress)}\n  not resumed: ${refused}`, 2);
   } else {
     process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);

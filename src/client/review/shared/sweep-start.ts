@@ -3,7 +3,7 @@
  * `review retry`, `review schedule create`) or follow one (`review approve`): the client-side check
  * of its input, its identity and run ID, its start with search attributes and details, its resume.
  */
-import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace, isPlace } from '../../../places.js';
 import { ReviewError } from '../../../review/errors.js';
@@ -18,7 +18,7 @@ import { follow, type RunOutcome } from '../../shared/follow.js';
 import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/places.js';
-import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { nextStep } from '../../shared/stop-format.js';
 import { formatStop, sweepFormat } from './sweep-format.js';
 import { sweepNext } from '../../../runs/run-commands.js';
@@ -121,13 +121,7 @@ export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typ
   const progress = await handle.query(progressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    const refused = await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
-      () => undefined,
-      (error: unknown) => {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        return error.cause?.message ?? error.message;
-      },
-    );
+    const refused = await sendResume(handle, resumeUpdate, maxCostUsd);
     if (refused !== undefined) {
       if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
       const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
