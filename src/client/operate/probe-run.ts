@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { probe, type ProbeResult } from '../../workflows/probe.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../search-attributes.js';
 import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
@@ -82,12 +82,7 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
         ['fake scenario', scenario],
       ] as const),
     ),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'probe' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: options.profile },
-      { key: CommonplaceProfile, value: options.profile },
-    ],
+    typedSearchAttributes: startingAttributes('probe', options.profile, options.profile),
   });
   process.stderr.write(`started ${workflowId}; waiting for a worker (commonplace dev or commonplace worker)...\n`);
   // A launch that did not complete fails the probe (`probe-failed`) with the ProbeResult as its details: the same report, exit 2.

@@ -7,7 +7,7 @@ import { checkoutRoot as checkoutPlace } from '../../../places.js';
 import type { CompareInput } from '../../../review/compare/run-types.js';
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { compareProgressQuery, compareResumeUpdate, compareRun } from '../../../workflows/compare.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
@@ -176,12 +176,7 @@ async function startCompare(client: Client, given: CompareInput): Promise<Workfl
       ['concurrency', input.concurrency],
       ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
     ]),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'compare' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
-      { key: CommonplaceProfile, value: input.routes.join(',') },
-    ],
+    typedSearchAttributes: startingAttributes('compare', input.notes.join(' ') || 'all notes', input.routes.join(',')),
   });
 }
 

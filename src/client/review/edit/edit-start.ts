@@ -17,7 +17,7 @@ import { noteParts } from '../../../review/hash.js';
 import { notePathProblem } from '../../../review/paths.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
 import { STOP_RULES } from '../../../runs/stop.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { CommonplaceKind, CommonplaceSubject, startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
@@ -251,12 +251,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     memo: { runId, note, checkout: carried.checkout, options: fresh.options },
     staticSummary: markdownText(`${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`),
     staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: start.kind },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: note },
-      { key: CommonplaceProfile, value: fresh.options.profile },
-    ],
+    typedSearchAttributes: startingAttributes(start.kind, note, fresh.options.profile),
   });
   process.stderr.write(`started ${workflowId} (run ${runId}, directory ${runDirOf(checkout, runId)})\n`);
   if (start.request.detach) return;

@@ -11,7 +11,7 @@ import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
 import { sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
 import { follow, type RunOutcome } from '../../shared/follow.js';
@@ -103,12 +103,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
     memo: { identity: sweepIdentity(input), input },
     staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'gates' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
-      { key: CommonplaceProfile, value: input.profile },
-    ],
+    typedSearchAttributes: startingAttributes('gates', input.notes.join(' ') || 'all notes', input.profile),
   });
 }
 

@@ -1,7 +1,7 @@
 /** The actions of `review schedule …`: create, list and change the Temporal Schedules that start gate sweeps. */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
 import type { SweepInput } from '../../../review/sweep-types.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep } from '../../../workflows/gate-sweep.js';
 import { openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
@@ -128,12 +128,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
         staticDetails: sweepDetails(`scheduled gate sweep ${name}`, input, [
           ['schedule', `${name} (${when}, overlap ${options.overlap})`],
         ]),
-        typedSearchAttributes: [
-          { key: CommonplaceKind, value: 'gates' },
-          { key: CommonplaceStatus, value: 'running' },
-          { key: CommonplaceSubject, value: `schedule ${name}` },
-          { key: CommonplaceProfile, value: input.profile },
-        ],
+        typedSearchAttributes: startingAttributes('gates', `schedule ${name}`, input.profile),
       },
     })
     .catch(async (error: Error) => {
