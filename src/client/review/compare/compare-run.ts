@@ -12,7 +12,7 @@ import { compareProgressQuery, compareResumeUpdate, compareRun } from '../../../
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { UserError } from '../../shared/errors.js';
-import { follow } from '../../shared/follow.js';
+import { describeOrRefuse, follow } from '../../shared/follow.js';
 import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
 import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
@@ -186,9 +186,7 @@ async function resumeCompare(runId: string, maxCostUsd: number | undefined, opti
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no compare run ${runId} (workflow ${compareWorkflowId(runId)} not found)`);
-  });
+  const described = await describeOrRefuse(handle, `compare run ${runId}`);
   if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
   return follow(handle, compareFormat(client, options));
 }

@@ -15,6 +15,7 @@ import { checkoutPlaces, knowCheckoutHere, shown } from '../../shared/places.js'
 import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
 import { describeCommand, runnable } from '../../shared/command-line.js';
+import { describeOrRefuse } from '../../shared/follow.js';
 import { checkoutSweepsPrefix, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { runCommand } from '../../../runs/run-commands.js';
 
@@ -75,9 +76,7 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(resume));
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no sweep ${resume} (workflow ${handle.workflowId} not found)`);
-  });
+  const described = await describeOrRefuse(handle, `sweep ${resume}`);
   if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${resume} has no recorded input to start again from`);
@@ -100,9 +99,7 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no sweep ${run} (workflow ${handle.workflowId} not found)`);
-  });
+  const described = await describeOrRefuse(handle, `sweep ${run}`);
   if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(runCommand.sweepResume(run))}\``, 2);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
