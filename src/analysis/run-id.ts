@@ -1,7 +1,7 @@
 /**
  * Run identifiers: `AAS-<YYYY-MM-DD>-<system-slug>-<nn>`, the next free `nn` for that day and
- * system. The run branch is `analysis/<run-id>`; the workflow ID `analysis/<checkout-id>/<run-id>`, since
- * run IDs are numbered per checkout and workflow IDs are namespace-wide.
+ * system. The run branch is `analysis/<run-id>`; the workflow ID `analysis/<checkout-id>/<run-id>`
+ * (src/runs/workflow-ids.ts), since run IDs are numbered per checkout and workflow IDs are namespace-wide.
  *
  * PURE MODULE.
  */
@@ -45,4 +45,3 @@ export function nextRunId(date: string, slug: string, existing: Iterable<string>
 }
 
 export const runBranch = (runId: string) => `analysis/${runId}`;
-export const analysisWorkflowId = (checkoutId: string, runId: string) => `analysis/${checkoutId}/${runId}`;

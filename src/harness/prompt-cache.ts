@@ -8,6 +8,12 @@
 import type { HarnessName } from './profiles.js';
 
 /**
+ * The part of a model-API review request that goes first, before the cache breakpoint: a pair's note
+ * or a bundle's criteria (the sweep chooses it per unit; the executor builds the request by it).
+ */
+export type CachePrefix = 'note' | 'criteria';
+
+/**
  * The shortest prefix each model caches, in tokens, by model ID prefix (the first that matches
  * wins). Anthropic's published table (prompt caching, "Cache limitations") as of PRICES_AS_OF;
  * OpenAI caches every model from 1,024 tokens. docs/harnesses.md carries the table and its source.

@@ -11,6 +11,7 @@ import type { Finding, Severity } from './findings.js';
 import { extractLinkSites, forEachProseLine, lineOf, parseNote, type Note } from './notes.js';
 import { resolveKbPath, type Problem } from './type-registry.js';
 import type { ValidationConfig } from './validation-config.js';
+import { cached } from './cached.js';
 
 /** Files a link to a directory lands on, in the order tried. */
 export const DIRECTORY_LANDINGS = ['README.md', 'index.md'] as const;
@@ -73,12 +74,7 @@ export class BaseChecker {
   }
 
   private target(relative: string): Promise<Target> {
-    let pending = this.targets.get(relative);
-    if (pending === undefined) {
-      pending = this.lookUp(relative);
-      this.targets.set(relative, pending);
-    }
-    return pending;
+    return cached(this.targets, relative, (key) => this.lookUp(key));
   }
 
   private async lookUp(relative: string): Promise<Target> {

@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { KbError } from './errors.js';
+import { pathExistsSync } from '../fs/exists.js';
 
 export interface Checkout {
   /** The repository root: type paths such as `kb/types/note.md` resolve against it. */
@@ -26,7 +27,7 @@ export function findCheckout(startDir: string, kbOption?: string): Checkout {
   }
   let dir = path.resolve(startDir);
   for (;;) {
-    if (exists(path.join(dir, '.git'))) {
+    if (pathExistsSync(path.join(dir, '.git'))) {
       if (isDirectory(path.join(dir, 'kb'))) return { root: dir, kbDir: path.join(dir, 'kb') };
       throw new KbError('no-checkout', `the Git checkout at ${dir} has no kb/ directory; run inside a KB checkout or pass --kb DIR`);
     }
@@ -35,15 +36,6 @@ export function findCheckout(startDir: string, kbOption?: string): Checkout {
       throw new KbError('no-checkout', `${path.resolve(startDir)} is not inside a Git checkout; run inside a KB checkout or pass --kb DIR`);
     }
     dir = parent;
-  }
-}
-
-function exists(file: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -4,13 +4,14 @@
  * type, the layout's relations (cites, identity against the manifest's run values, verifies), and
  * the exact manifest (every listed file present with its SHA-256, no member the manifest omits).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256File } from '../fs/digest.js';
 import { validateArtifact } from './artifact.js';
 import type { FileResult, Finding } from './findings.js';
 import { DISPOSITIONS, loadLayout, type Disposition } from './layouts.js';
 import type { TypeRegistry } from './type-registry.js';
+import { pathExists } from '../fs/exists.js';
 
 /** The name of a published artifact's own manifest, beside its members. */
 export const PUBLISHED_MANIFEST = 'manifest.json';
@@ -81,7 +82,7 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
   }
   for (const role of layout.roles) {
     if (role.path in manifest.files) continue;
-    if (await stat(path.join(repoRoot, dir, ...role.path.split('/'))).then(() => true, () => false)) fail(`${role.path} (role ${role.name}) is in the artifact but not in its manifest`);
+    if (await pathExists(path.join(repoRoot, dir, ...role.path.split('/')))) fail(`${role.path} (role ${role.name}) is in the artifact but not in its manifest`);
   }
   const disposition = (DISPOSITIONS as readonly string[]).includes(manifest.disposition ?? '') ? (manifest.disposition as Disposition) : undefined;
   const report = await validateArtifact(path.join(repoRoot, dir), {

@@ -13,6 +13,7 @@ import addFormatsModule from 'ajv-formats';
 import YAML, { LineCounter } from 'yaml';
 import type { Finding, Severity } from './findings.js';
 import { escapePointer, lineOf, parseNote, type DocumentModel, type Note } from './notes.js';
+import { cached } from './cached.js';
 
 // ajv-formats is CommonJS whose module.exports is the plugin and also carries `.default`.
 const addFormats = addFormatsModule.default;
@@ -145,12 +146,7 @@ export class TypeRegistry {
 
   /** Loads a type spec by its repository path (cached), so layouts and notes share one resolution. */
   loadType(typePath: string, written: string = typePath): Promise<TypeResolution> {
-    let pending = this.types.get(typePath);
-    if (pending === undefined) {
-      pending = this.readType(typePath);
-      this.types.set(typePath, pending);
-    }
-    return pending.then((resolution) => {
+    return cached(this.types, typePath, (key) => this.readType(key)).then((resolution) => {
       if (resolution.ok || written === typePath) return resolution;
       return { ok: false, problem: { ...resolution.problem, message: `${resolution.problem.message} (written \`${written}\`)` } };
     });
@@ -226,12 +222,7 @@ export class TypeRegistry {
   }
 
   private compileSchema(schemaPath: string): Promise<Compiled> {
-    let pending = this.compiled.get(schemaPath);
-    if (pending === undefined) {
-      pending = this.doCompile(schemaPath);
-      this.compiled.set(schemaPath, pending);
-    }
-    return pending;
+    return cached(this.compiled, schemaPath, (key) => this.doCompile(key));
   }
 
   private async doCompile(schemaPath: string): Promise<Compiled> {
@@ -277,12 +268,7 @@ export class TypeRegistry {
   }
 
   private loadSchemaFile(id: string): Promise<LoadedSchemaFile> {
-    let pending = this.files.get(id);
-    if (pending === undefined) {
-      pending = this.doLoadSchemaFile(id);
-      this.files.set(id, pending);
-    }
-    return pending;
+    return cached(this.files, id, (key) => this.doLoadSchemaFile(key));
   }
 
   private async doLoadSchemaFile(id: string): Promise<LoadedSchemaFile> {

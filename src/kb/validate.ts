@@ -12,8 +12,6 @@ import { compareFindings, dedupeFindings, summarize, type FileResult, type Findi
 import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
-import { parseCalibrationRecord } from '../review/compare/calibration.js';
-import { profileHashes, recordStaleness } from '../review/compare/calibration-files.js';
 import { MACHINE_LOCAL_DIRS } from './machine-local.js';
 import { TypeRegistry, type RegistryStats } from './type-registry.js';
 import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE, type ValidationConfig } from './validation-config.js';
@@ -21,9 +19,18 @@ import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE
 /** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The check of a calibration record (`kb/reports/calibration/*.json`): its findings, given its bytes.
+ * It belongs to the compare domain above this one (`calibrationFindings` in
+ * src/review/compare/calibration-files.ts), so the caller hands it in.
+ */
+export type CalibrationCheck = (file: string, bytes: Uint8Array, repoRoot: string) => Promise<Finding[]>;
+
 export interface ValidateOptions {
   /** The checkout root (see `findCheckout`). */
   readonly repoRoot: string;
+  /** How calibration records are checked; without it (callers that validate notes) a record is counted, its contents not checked. */
+  readonly calibration?: CalibrationCheck;
   /** Share one registry across calls of a run; a fresh one is made otherwise. */
   readonly registry?: TypeRegistry;
   /** Files read and validated at once. Default 16. */
@@ -42,6 +49,7 @@ export interface FileOptions {
    * (one file on its own) the note itself carries the `schema-unavailable` finding.
    */
   readonly typeSpecs?: TypeSpecSchemas;
+  readonly calibration?: CalibrationCheck;
 }
 
 export interface ValidationReport {
@@ -77,7 +85,7 @@ export async function validateFiles(files: readonly string[], options: ValidateO
   const loaded = options.config === undefined ? await loadValidationConfig(root) : { config: options.config, findings: [] };
   const baseChecks = new BaseChecker(root, loaded.config);
   const typeSpecs = new TypeSpecSchemas();
-  const validated = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry, baseChecks, typeSpecs }));
+  const validated = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry, baseChecks, typeSpecs, ...(options.calibration && { calibration: options.calibration }) }));
   const extra = [...loaded.findings, ...(await typeSpecs.findings(root, loaded.config.typeSpec))];
   const results = extra.length === 0 ? validated : withFindings(validated, extra);
   return { root, results, summary: summarize(results), stats: registry.stats() };
@@ -118,7 +126,7 @@ export async function validateFile(file: string, options: FileOptions): Promise<
     const problems = await options.registry.checkSchemaFile(file);
     return { file, kind: 'schema', findings: sortFindings(problems.map((problem) => ({ file, ...problem }))) };
   }
-  if (kind === 'calibration') return { file, kind: 'calibration', findings: await calibrationFindings(file, bytes, options.repoRoot) };
+  if (kind === 'calibration') return { file, kind: 'calibration', findings: (await options.calibration?.(file, bytes, options.repoRoot)) ?? [] };
   if (kind === 'layout') {
     const { layout, findings } = checkLayoutSource(new TextDecoder().decode(bytes), file, options.repoRoot);
     if (layout !== undefined) {
@@ -237,30 +245,6 @@ async function walkFiles(dir: string, skipped: readonly string[]): Promise<strin
     }
   }
   return files;
-}
-
-/**
- * A calibration record checked against its shape (docs/schemas/calibration-record.v1.schema.json) and
- * its file name; a stale one (its criterion or a profile changed since) is a warning saying why.
- */
-async function calibrationFindings(file: string, bytes: Uint8Array, repoRoot: string): Promise<Finding[]> {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    return [{ file, rule: 'calibration-invalid', severity: 'fail', message: `a calibration record is JSON: ${(error as Error).message}` }];
-  }
-  const parsed = parseCalibrationRecord(value, file);
-  if (!parsed.ok) return parsed.problems.map((problem) => ({ file, rule: 'calibration-invalid', severity: 'fail' as const, message: problem }));
-  let hashes: Record<string, string>;
-  try {
-    hashes = profileHashes(repoRoot);
-  } catch (error) {
-    return [{ file, rule: 'calibration-stale', severity: 'warn', message: `cannot tell whether the record is stale: ${(error as Error).message.split('\n')[0]}` }];
-  }
-  const reasons = await recordStaleness(repoRoot, parsed.record, hashes);
-  if (reasons.length === 0) return [];
-  return [{ file, rule: 'calibration-stale', severity: 'warn', message: `stale, so no sweep chooses a route by it: ${reasons.join('; ')}; compare again and keep the new run` }];
 }
 
 function sortFindings(findings: readonly Finding[]): Finding[] {

@@ -14,7 +14,6 @@ import { sha256 } from '../fs/digest.js';
 import { hashParts, type WatchedPart } from './hash.js';
 import { isPathCriterion, pairOfResultPath, RESULTS_DIR, resultPath } from './paths.js';
 import { parseResultFile, type ResultRecord } from './result-file.js';
-import type { Outcome } from './result-line.js';
 import { EXCLUDED_DIRS, gatePatterns, indexNotes, notePatterns, selectMatching, type NoteIndex, type Pattern } from './reviewable.js';
 
 export interface SelectOptions {
@@ -45,16 +44,8 @@ export type PairKind = 'gate' | 'type' | 'collection';
 export type PairState = 'fresh' | 'stale' | 'missing' | 'malformed';
 export type StaleReason = 'note' | 'criterion' | 'both';
 
-/** What a pair's result file recorded, for display and for deciding what changed. */
-export interface RecordedResult {
-  readonly noteSha256: string;
-  readonly criterionSha256: string;
-  readonly outcome: Outcome;
-  readonly profile: string;
-  readonly model: string;
-  readonly run: string;
-  readonly launch: string;
-}
+/** What a pair's result file recorded, for display and for deciding what changed: its record's hashes, outcome and provenance. */
+export type RecordedResult = Pick<ResultRecord, 'noteSha256' | 'criterionSha256' | 'outcome' | 'profile' | 'model' | 'run' | 'launch'>;
 
 export interface PairStatus {
   /** The note's repository-relative path. */

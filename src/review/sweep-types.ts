@@ -1,6 +1,6 @@
 import type { Finding } from '../kb/findings.js';
 import type { Profile } from '../harness/profiles.js';
-import type { CachePrefixReport } from '../harness/prompt-cache.js';
+import type { CachePrefix, CachePrefixReport } from '../harness/prompt-cache.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { BatchChoice } from '../harness/batches/batch-contract.js';
 import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
@@ -36,9 +36,6 @@ export interface SweepUnit {
   /** Asked live even in a `--batch` sweep: its requests expired in two provider batches, so a resume asks it live (docs/batches.md). */
   live?: true;
 }
-
-/** The part of a model-API review request that goes first, before the cache breakpoint. */
-export type CachePrefix = 'note' | 'criteria';
 
 export interface SweepOptions {
   notes: string[];

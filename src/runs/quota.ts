@@ -48,11 +48,6 @@ export function isScenarioAccount(account: string): boolean {
   return account.includes('~');
 }
 
-/** The gate's workflow ID: one per account on the namespace. */
-export function quotaGateId(account: string): string {
-  return `quota/${account}`;
-}
-
 /** FNV-1a, 32 bits, as 8 hex digits: a short stable name for a string (workflow code cannot use node:crypto). */
 function shortHash(text: string): string {
   let hash = 0x811c9dc5;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { treeDigest } from '../../src/activities/analysis/source.js';
 import type { AnalysisInput, AnalysisProgress } from '../../src/analysis/progress.js';
-import { analysisWorkflowId } from '../../src/analysis/run-id.js';
+import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import { announceCheckout } from '../helpers/kb.js';
 import { checkoutIdOf } from '../../src/places.js';

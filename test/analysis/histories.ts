@@ -7,7 +7,7 @@ import type { FakeAttempt } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
-import { analysisWorkflowId } from '../../src/analysis/run-id.js';
+import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
 import { checkoutAt } from '../../src/held-checkouts.js';
 import { recordable, recordingState } from '../histories/recording.js';
 import { analysisInput, git, member, prepareToy, progressUntil, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';

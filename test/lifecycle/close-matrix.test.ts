@@ -6,7 +6,8 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
-import { editRunId, editWorkflowId } from '../../src/review/edit/identity.js';
+import { editRunId } from '../../src/review/edit/identity.js';
+import { editWorkflowId } from '../../src/runs/workflow-ids.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import type { FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createQuotaActivities } from '../../src/activities/quota/quota.js';
-import { quotaGateId } from '../../src/runs/quota.js';
+import { quotaGateId } from '../../src/runs/workflow-ids.js';
 import { quotaStateQuery } from '../../src/workflows/quota-gate.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { isClosed, limitSeen, newer, openedByOperator, openGate, opensAt, probeBackoffMs, quotaAccount, quotaGateId, timePassed, type QuotaState } from '../../src/runs/quota.js';
+import { isClosed, limitSeen, newer, openedByOperator, openGate, opensAt, probeBackoffMs, quotaAccount, timePassed, type QuotaState } from '../../src/runs/quota.js';
+import { quotaGateId } from '../../src/runs/workflow-ids.js';
 
 const t0 = Date.parse('2026-12-03T10:00:00Z');
 const min = 60_000;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { quotaGateId } from '../../src/runs/quota.js';
+import { quotaGateId } from '../../src/runs/workflow-ids.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { limitSignal, quotaStateQuery, subscribeSignal, type QuotaGateView } from '../../src/workflows/quota-gate.js';
 import { scratch, waitFor } from '../helpers/fake.js';

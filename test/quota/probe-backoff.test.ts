@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
-import { quotaAccount, quotaGateId } from '../../src/runs/quota.js';
+import { quotaAccount } from '../../src/runs/quota.js';
+import { quotaGateId } from '../../src/runs/workflow-ids.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { quotaStateQuery } from '../../src/workflows/quota-gate.js';
 import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';

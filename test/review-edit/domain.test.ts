@@ -7,7 +7,8 @@ import { checkEditBounds, EDIT_SIZE_RATIO } from '../../src/review/edit/bounds.j
 import { checkDecision, sameText } from '../../src/review/edit/decision.js';
 import { unifiedDiff } from '../../src/review/edit/diff.js';
 import { changedPaths } from '../../src/review/edit/guard.js';
-import { editRunId, editWorkflowId, optionsDifference } from '../../src/review/edit/identity.js';
+import { editRunId, optionsDifference } from '../../src/review/edit/identity.js';
+import { editWorkflowId } from '../../src/runs/workflow-ids.js';
 import { formatPacket, parsePacket, type PacketRecord } from '../../src/review/edit/packet.js';
 import { parsePlan } from '../../src/review/edit/plan.js';
 import { applySelections, formatSelection, locateSelections, parseSelectionList } from '../../src/review/edit/selection.js';

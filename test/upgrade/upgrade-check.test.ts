@@ -2,7 +2,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { quotaGateId } from '../../src/runs/quota.js';
+import { quotaGateId } from '../../src/runs/workflow-ids.js';
 import { quotaGate, quotaStateQuery } from '../../src/workflows/quota-gate.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { runCli } from '../helpers/cli.js';

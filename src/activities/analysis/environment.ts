@@ -6,7 +6,7 @@
  * restored.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { packageRoot } from '../../paths.js';
 import type { RunParameters } from '../../analysis/parameters.js';
@@ -14,6 +14,7 @@ import { RUN_STATE } from '../../analysis/run-dir.js';
 import { git, gitOk } from '../../fs/git.js';
 import { dirtyPaths } from './git.js';
 import { sha256 } from '../../fs/digest.js';
+import { pathExists } from '../../fs/exists.js';
 
 /** Files a harness loads as standing instructions when it starts in (or below) a directory. */
 export const STARTUP_FILES = ['AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'CLAUDE.local.md'];
@@ -40,10 +41,6 @@ export interface EnvironmentReport {
   checkedAt: string;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(() => true, () => false);
-}
-
 /**
  * Every way the worktree differs from what the run was prepared on; empty when it is as pinned.
  * While the run publishes (`publishing` names the destination), what publication writes is not a
@@ -53,7 +50,7 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
   const worktree = parameters.worktree;
   const problems: string[] = [];
   const report = () => ({ ok: problems.length === 0, problems, checkedAt: new Date().toISOString() });
-  if (!(await exists(path.join(worktree, '.git')))) {
+  if (!(await pathExists(path.join(worktree, '.git')))) {
     problems.push(`the run's worktree ${worktree} is gone (git worktree list)`);
     return report();
   }
@@ -75,7 +72,7 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
 
   // Startup files: the committed ones at the root, none in the run state a launch starts under, none ignored elsewhere.
   for (const name of STARTUP_FILES) {
-    if ((await exists(path.join(worktree, name))) && !(await gitOk(worktree, ['ls-files', '--error-unmatch', '--', name]))) {
+    if ((await pathExists(path.join(worktree, name))) && !(await gitOk(worktree, ['ls-files', '--error-unmatch', '--', name]))) {
       problems.push(`startup file ${name} in the worktree is not committed (a worker would load it)`);
     }
   }
@@ -85,7 +82,7 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
   for (const file of ignored) problems.push(`startup file ${file} in the worktree is ignored, not committed (a worker would load it)`);
   for (const dir of await runStateChain(worktree, runDir)) {
     for (const name of [...STARTUP_FILES, '.claude']) {
-      if (await exists(path.join(dir, name))) problems.push(`${path.relative(worktree, path.join(dir, name))} appeared in run state, where every launch would load it`);
+      if (await pathExists(path.join(dir, name))) problems.push(`${path.relative(worktree, path.join(dir, name))} appeared in run state, where every launch would load it`);
     }
   }
 

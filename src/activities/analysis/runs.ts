@@ -10,6 +10,7 @@ import { parametersFile, runDirOf } from '../../analysis/run-dir.js';
 import { parseRunId, runBranch } from '../../analysis/run-id.js';
 import { worktrees } from './git.js';
 import { readResetRecord } from './reset.js';
+import { runCommand } from '../../runs/run-commands.js';
 
 export class RunNotFoundError extends Error {
   override name = 'RunNotFoundError';
@@ -67,7 +68,7 @@ export async function locateRun(checkout: string, runId: string): Promise<Locate
     throw new RunNotFoundError(
       reset.state === 'reset'
         ? `run ${runId} was reset at ${reset.finishedAt ?? reset.startedAt}: it is gone (prepare a new run with \`commonplace analysis prepare\`)`
-        : `run ${runId} is being reset (begun ${reset.startedAt}): finish it with \`commonplace analysis reset ${runId} --yes\`, then prepare a new run`,
+        : `run ${runId} is being reset (begun ${reset.startedAt}): finish it with \`${runCommand.analysisReset(runId, 'yes')}\`, then prepare a new run`,
     );
   }
   if (found === undefined) throw new RunNotFoundError(`no run ${runId} in ${checkout}: no worktree has branch ${branch} (prepare one with \`commonplace analysis prepare\`)`);

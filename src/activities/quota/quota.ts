@@ -6,7 +6,8 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { QUOTA_GATE, quotaGateId, type LimitReport, type QuotaGateView, type QuotaState } from '../../runs/quota.js';
+import { QUOTA_GATE, type LimitReport, type QuotaGateView, type QuotaState } from '../../runs/quota.js';
+import { quotaGateId } from '../../runs/workflow-ids.js';
 import { CommonplaceKind, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
 
 export interface QuotaGateRequest {

@@ -7,7 +7,8 @@ import type { Stop } from '../../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../../analysis/progress.js';
 import { progressQuery } from '../../workflows/analysis.js';
 import type { FollowFormat } from '../shared/follow.js';
-import { nextLine, nextStep, stopLines, type NextCommands } from '../shared/stop-format.js';
+import { nextLine, nextStep, stopLines } from '../shared/stop-format.js';
+import { analysisNext, runCommand } from '../../runs/run-commands.js';
 import { spendLine, usd } from '../../runs/spend.js';
 import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
 import { spendLines } from '../shared/spend.js';
@@ -26,14 +27,6 @@ export function progressLine(progress: AnalysisProgress): string {
     .join(', ');
   const cost = progress.spend && (progress.spend.launches > 0 || progress.spend.capUsd !== undefined) ? `; ${spendLine(progress.spend)}` : '';
   return `${progress.runId}: ${progress.stage}; ${spent} attempts, ${Object.keys(progress.members).length} members${asking ? `; asking ${asking}` : ''}${budgets ? `; budgets ${budgets}` : ''}${cost}`;
-}
-
-/** The commands an analysis run's stops lead to. */
-export function analysisNext(runId: string): NextCommands {
-  return {
-    resume: `commonplace analysis run ${runId}`,
-    ended: `commonplace analysis reset ${runId}   (it says what it discards; then prepare the system again: the plan's budgets are fixed for a run)`,
-  };
 }
 
 function stopsOf(progress: AnalysisProgress): string[] {
@@ -85,7 +78,7 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
   ];
   if (publication !== undefined) {
     lines.push(`  published  ${publication.destination}/ (commit ${publication.commit.slice(0, 12)}; provenance in ${publication.manifest})`);
-    lines.push(`  next       ${runnable(`commonplace analysis integrate ${result.runId}   (merges the run branch into your branch)`)}`);
+    lines.push(`  next       ${runnable(`${runCommand.analysisIntegrate(result.runId)}   (merges the run branch into your branch)`)}`);
   }
   return { text: lines.join('\n'), status: result.status };
 }

@@ -4,7 +4,8 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { findCheckout } from '../../kb/checkout.js';
-import { analysisWorkflowId, parseRunId, runBranch } from '../../analysis/run-id.js';
+import { parseRunId, runBranch } from '../../analysis/run-id.js';
+import { analysisWorkflowId } from '../../runs/workflow-ids.js';
 import { checkoutIdAt } from '../shared/checkout.js';
 import { IntegrateError, integrateRun } from '../../activities/analysis/integrate.js';
 import { locateRun, RunNotFoundError } from '../../activities/analysis/runs.js';
@@ -14,6 +15,7 @@ import { describeEnded, endRun, graceMs, type Ended } from '../shared/run-end.js
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { runnable, workingOn } from '../shared/command-line.js';
+import { runCommand } from '../../runs/run-commands.js';
 
 /** The workflow's status name, or undefined when the namespace has none of that ID. */
 async function workflowStatus(workflowId: string): Promise<string | undefined> {
@@ -59,7 +61,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
   ];
   const what = { runId, workflowId, discards, ...(earlier !== undefined && { begunAt: earlier.startedAt }) };
   if (!options.yes) {
-    const next = `commonplace analysis reset ${runId} --yes`;
+    const next = runCommand.analysisReset(runId, 'yes');
     if (options.json) {
       printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
     } else {
@@ -76,7 +78,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
     const client = await connectClient();
     ended = await endRun(client.workflow.getHandle(workflowId), {
       graceMs: grace,
-      reason: `reset by the operator (commonplace analysis reset ${runId}): it did not close within the grace period after the cancellation`,
+      reason: `reset by the operator (${runCommand.analysisReset(runId)}): it did not close within the grace period after the cancellation`,
       onWaiting: () => process.stderr.write(`cancelling ${workflowId}; waiting up to ${grace / 1000} s for it to close\n`),
     });
     if (!options.json) process.stdout.write(`${describeEnded(workflowId, ended, grace)}\n`);

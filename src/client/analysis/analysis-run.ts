@@ -2,7 +2,6 @@
  * The actions of `analysis prepare`, `analysis run` and `analysis inspect` (their registration,
  * in analysis.ts, loads this module only when one of them runs).
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -11,14 +10,15 @@ import { KbError } from '../../kb/errors.js';
 import { loadPlan, PlanError } from '../../analysis/load-plan.js';
 import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../../analysis/progress.js';
 import { runRecordFile } from '../../analysis/run-dir.js';
-import { analysisWorkflowId } from '../../analysis/run-id.js';
+import { analysisWorkflowId } from '../../runs/workflow-ids.js';
 import { checkoutIdAt, openCheckout } from '../shared/checkout.js';
 import { PrepareError, prepareRun } from '../../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../../activities/analysis/runs.js';
 import { GitError } from '../../fs/git.js';
 import { type analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../../workflows/analysis.js';
 import { describe, startRun } from './analysis-start.js';
-import { analysisFormat, analysisNext, formatInspect, formatResult, formatStop } from './analysis-format.js';
+import { analysisNext, runCommand } from '../../runs/run-commands.js';
+import { analysisFormat, formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { follow, type RunOutcome } from '../shared/follow.js';
 import { connectClient } from '../shared/connection.js';
@@ -26,7 +26,7 @@ import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, maxCostOption, parseOptions } from '../shared/options.js';
-import { capNotApplied, resumeRequest } from '../shared/spend.js';
+import { capNotApplied, sendResume } from '../shared/spend.js';
 import { nextStep } from '../shared/stop-format.js';
 import { rendered } from '../shared/render-paths.js';
 import { describeCommand, runnable, workingOn } from '../shared/command-line.js';
@@ -70,7 +70,7 @@ export async function runPrepare(system: string, options: PrepareOptions): Promi
     throw asUserError(error, 'nothing was prepared');
   }
   const { parameters } = prepared;
-  const next = `commonplace analysis run ${prepared.runId}`;
+  const next = runCommand.analysisRun(prepared.runId);
   if (options.json) {
     printJson('analysis-prepared', 1, { runId: prepared.runId, system: parameters.system, worktree: prepared.worktree, branch: prepared.branch, runDir: prepared.runDir, next, parameters });
     return;
@@ -154,13 +154,10 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     const progress = await handle.query(progressQuery).catch(() => undefined);
     if (progress?.status === 'stopped') {
       process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-      try {
-        await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] });
-      } catch (error) {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        const why = error.cause?.message ?? error.message;
+      const why = await sendResume(handle, resumeUpdate, maxCostUsd);
+      if (why !== undefined) {
         if (options.json) {
-          const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command ?? `commonplace analysis run ${runId}`;
+          const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command ?? runCommand.analysisRun(runId);
           printJson('run-outcome', 1, { workflowId, runId, status: 'stopped', exitCode: 2, next, stops: progress.stops, message: `not resumed: ${why}`, progress } satisfies RunOutcome);
         } else {
           process.stdout.write(rendered(`${formatStop(progress)}\n  not resumed: ${why}\n`));
@@ -190,7 +187,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     action = 'started';
   }
   if (options.detach) {
-    if (options.json) printJson('analysis-started', 1, { runId, workflowId, action, next: `commonplace analysis run ${runId}` });
+    if (options.json) printJson('analysis-started', 1, { runId, workflowId, action, next: runCommand.analysisRun(runId) });
     return;
   }
   await follow(handle, analysisFormat(client, options.json));
@@ -235,7 +232,7 @@ export async function runInspect(runId: string, options: { json?: boolean; kb?: 
       printJson('analysis-inspect', 1, { runId, status: 'prepared', worktree: run.worktree, runDir: run.runDir, readFrom: where, parameters });
       return;
     }
-    process.stdout.write(`run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: ${runnable(`commonplace analysis run ${runId}`, run.parameters.checkout)}\n`);
+    process.stdout.write(`run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: ${runnable(runCommand.analysisRun(runId), run.parameters.checkout)}\n`);
     return;
   }
   if (options.json) {

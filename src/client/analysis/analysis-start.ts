@@ -6,10 +6,10 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import type { AnalysisInput } from '../../analysis/progress.js';
-import { analysisWorkflowId } from '../../analysis/run-id.js';
+import { analysisWorkflowId } from '../../runs/workflow-ids.js';
 import type { LocatedRun } from '../../activities/analysis/runs.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../search-attributes.js';
 import { analysis as analysisWorkflow } from '../../workflows/analysis.js';
 import { openCheckout } from '../shared/checkout.js';
 import { UserError } from '../shared/errors.js';
@@ -71,11 +71,6 @@ export async function startRun(client: Client, run: LocatedRun, given: AnalysisI
     staticSummary: markdownText(`analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`),
     // The details name the checkout, worktree and source as the input does: from their roots, not this host's paths.
     staticDetails: analysisDetails(await portable(run, run.parameters.checkout), input),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'analysis' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: run.parameters.system },
-      { key: CommonplaceProfile, value: run.parameters.profile },
-    ],
+    typedSearchAttributes: startingAttributes('analysis', run.parameters.system, run.parameters.profile),
   });
 }

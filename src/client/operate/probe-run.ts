@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkLaunchInputs } from '../shared/input-checks.js';
 import { probe, type ProbeResult } from '../../workflows/probe.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../search-attributes.js';
 import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { portable, tokensOf, warnUnheld } from '../shared/places.js';
 import { applicationFailure, follow } from '../shared/follow.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
+import { probeWorkflowId } from '../../runs/workflow-ids.js';
 
 export interface ProbeOptions {
   profile: string;
@@ -16,12 +17,6 @@ export interface ProbeOptions {
   kb?: string;
   scenario?: string;
   json?: boolean;
-}
-
-/** A readable, unique workflow ID: the profile and the start time. */
-export function probeWorkflowId(profile: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `probe/${profile}/${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
 /** Renders a probe's result for the operator. */
@@ -62,7 +57,7 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
   checkLaunchInputs({ profile: options.profile, ...(checkout && { checkout }), ...(profilesFile && { profilesFile }) });
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const workflowId = probeWorkflowId(options.profile);
+  const workflowId = probeWorkflowId(options.profile, new Date(), Math.random().toString(36).slice(2, 6));
   const given = {
     probeId: workflowId,
     profile: options.profile,
@@ -87,12 +82,7 @@ export async function runProbe(options: ProbeOptions): Promise<void> {
         ['fake scenario', scenario],
       ] as const),
     ),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'probe' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: options.profile },
-      { key: CommonplaceProfile, value: options.profile },
-    ],
+    typedSearchAttributes: startingAttributes('probe', options.profile, options.profile),
   });
   process.stderr.write(`started ${workflowId}; waiting for a worker (commonplace dev or commonplace worker)...\n`);
   // A launch that did not complete fails the probe (`probe-failed`) with the ProbeResult as its details: the same report, exit 2.

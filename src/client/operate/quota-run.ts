@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { quotaGateId, type QuotaStatus } from '../../runs/quota.js';
+import { type QuotaStatus } from '../../runs/quota.js';
+import { quotaAccountOf, quotaGateId } from '../../runs/workflow-ids.js';
 import { openSignal } from '../../workflows/quota-gate.js';
 import { connectClient } from '../shared/connection.js';
 import { UserError } from '../shared/errors.js';
@@ -26,7 +27,7 @@ export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
   const rows: QuotaGateRow[] = [];
   for await (const execution of client.workflow.list({ query: `WorkflowType = 'quotaGate' AND ExecutionStatus = 'Running'` })) {
     const memo = (await execution.memo) as { quota?: QuotaMemo } | undefined;
-    rows.push({ account: execution.workflowId.replace(/^quota\//, ''), workflowId: execution.workflowId, quota: memo?.quota });
+    rows.push({ account: quotaAccountOf(execution.workflowId), workflowId: execution.workflowId, quota: memo?.quota });
   }
   return rows.sort((a, b) => a.account.localeCompare(b.account));
 }

@@ -8,6 +8,7 @@ import { DISPOSITIONS, type Disposition } from '../../kb/layouts.js';
 import { publishedArtifactsOf, validatePublished } from '../../kb/published.js';
 import { TypeRegistry } from '../../kb/type-registry.js';
 import { collectFiles, validateFiles, type ValidationReport } from '../../kb/validate.js';
+import { calibrationFindings } from '../../review/compare/calibration-files.js';
 import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 
@@ -67,7 +68,7 @@ async function validate(targets: string[], options: ValidateOptions): Promise<vo
   const checkout = findCheckout(cwd, options.kb);
   const files = await collectFiles(checkout.root, targets.map((target) => againstKb(target, checkout.root, options.kb)), cwd);
   const registry = new TypeRegistry(checkout.root);
-  const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry }), registry);
+  const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry, calibration: calibrationFindings }), registry);
   if (options.json) printJson('validate-files', 1, filesDocument(report));
   else process.stdout.write(formatFilesHuman(report, { verbose: options.verbose ?? false }));
   process.exitCode = report.summary.failures > 0 ? 1 : 0;

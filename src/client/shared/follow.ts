@@ -5,7 +5,7 @@
  * Each command supplies only its formatting (`FollowFormat`).
  */
 import { ApplicationFailure, CancelledFailure, isGrpcServiceError, QueryNotRegisteredError, TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type QueryDefinition, type Workflow, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
+import { WorkflowUpdateRPCTimeoutOrCancelledError, type QueryDefinition, type Workflow, type WorkflowExecutionDescription, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
@@ -88,6 +88,13 @@ export function transient(error: unknown): Transient | undefined {
 }
 
 /** How the run's workflow failed, in one line: cancelled, terminated, timed out, or the innermost cause. */
+/** The run's workflow as the server describes it, or the one line that there is none (`no sweep GS-… (workflow gates/GS-… not found)`). */
+export async function describeOrRefuse(handle: WorkflowHandle, what: string): Promise<WorkflowExecutionDescription> {
+  return handle.describe().catch(() => {
+    throw new UserError(`no ${what} (workflow ${handle.workflowId} not found)`);
+  });
+}
+
 export function failureMessage(workflowId: string, error: unknown): { message: string; status: 'failed' | 'cancelled' } {
   const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
   if (cause instanceof CancelledFailure) return { message: `${workflowId} was cancelled`, status: 'cancelled' };

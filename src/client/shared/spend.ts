@@ -1,5 +1,5 @@
 /** `--max-cost` after it is read (shared/options.ts reads it): how a cap goes to a resume, and how spend prints. */
-import type { QueryDefinition, WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type QueryDefinition, type UpdateDefinition, type WorkflowHandle } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LifecycleProgress, ResumeRequest } from '../../runs/stop.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
@@ -7,6 +7,20 @@ import { spendLine, tokensLine, type SpendProgress } from '../../runs/spend.js';
 /** The resume Update's argument: the new cap, when one was given. */
 export function resumeRequest(maxCostUsd: number | undefined): ResumeRequest {
   return maxCostUsd === undefined ? {} : { maxCostUsd };
+}
+
+/**
+ * Sends a stopped run the resume Update, with the new cap when given: undefined once the run goes on,
+ * else the validator's refusal (a spend-limit stop without a higher cap), which leaves the run stopped.
+ */
+export async function sendResume<P>(handle: WorkflowHandle, update: UpdateDefinition<P, [ResumeRequest]>, maxCostUsd: number | undefined): Promise<string | undefined> {
+  return handle.executeUpdate(update, { args: [resumeRequest(maxCostUsd)] }).then(
+    () => undefined,
+    (error: unknown) => {
+      if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+      return error.cause?.message ?? error.message;
+    },
+  );
 }
 
 /** Said when `--max-cost` meets a run that is attached to, not started or resumed: the cap travels only with those. */

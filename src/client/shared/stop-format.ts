@@ -5,21 +5,10 @@
  * (command-line.ts: the binary as invoked, `--kb`, the connection).
  */
 import path from 'node:path';
-import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../../runs/stop.js';
+import { STOP_RULES, type RunStatus, type Stop } from '../../runs/stop.js';
 import { centsUp, nextCap, type SpendTotals } from '../../runs/spend.js';
+import { runCommand, type NextCommands } from '../../runs/run-commands.js';
 import { runnable } from './command-line.js';
-
-/** The commands a workflow's stops lead to; each command module fills them in for its run. */
-export interface NextCommands {
-  /** The `resume` rule: the same command again. */
-  resume: string;
-  /** The `approve` rule: the approval command for the proposal. */
-  approve?: (proposal: Proposal) => string;
-  /** The `acknowledge` rule. */
-  acknowledge?: string;
-  /** The run ended (status exhausted): the one step that is left. */
-  ended: string;
-}
 
 /** The lines under a stop's headline: what the kind carries and the evidence to read first. */
 export function stopDetails(stop: Stop, indent: string, runDir?: string | null): string[] {
@@ -28,7 +17,7 @@ export function stopDetails(stop: Stop, indent: string, runDir?: string | null):
     case 'usage-limit':
       if (stop.resetAt) lines.push(`${indent}the limit resets at ${stop.resetAt}`);
       else if (stop.probeAt) lines.push(`${indent}no reset time: the account's quota gate probes at ${stop.probeAt}`);
-      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: ${runnable(`commonplace quota open ${stop.account}`)})`);
+      if (stop.account) lines.push(`${indent}quota gate: ${stop.account} (to try the account now: ${runnable(runCommand.quotaOpen(stop.account))})`);
       break;
     case 'conflict':
     case 'checkout-changed':

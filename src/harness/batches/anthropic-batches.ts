@@ -1,13 +1,13 @@
 /** Anthropic Message Batches through `@anthropic-ai/sdk`: each request the same Messages request the live executor sends. */
 import Anthropic from '@anthropic-ai/sdk';
-import { apiKey, RECORD_REVIEW } from '../executors/api-review.js';
+import { clientOptions, RECORD_REVIEW } from '../executors/api-review.js';
 import { messageParams } from '../executors/anthropic.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
 
 /** Message Batches for one profile. */
 export function anthropicBatches(profile: Profile): ProviderBatches {
-  const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: Math.max(profile.timeoutMs, batchRequestTimeoutMs), ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+  const client = new Anthropic(clientOptions(profile, 'ANTHROPIC_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
   const batches = client.messages.batches;
   return {
     async create(requests) {

@@ -1,6 +1,6 @@
 /** The OpenAI Batch API on `/v1/responses` through `openai`: a JSONL file of the live executor's Responses requests, uploaded with purpose `batch`. */
 import OpenAI, { toFile } from 'openai';
-import { apiKey } from '../executors/api-review.js';
+import { clientOptions } from '../executors/api-review.js';
 import { responseParams } from '../executors/openai.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
@@ -36,7 +36,7 @@ function outcomeOf(line: OutputLine): BatchOutcome {
 
 /** Batches on `/v1/responses` for one profile. */
 export function openaiBatches(profile: Profile): ProviderBatches {
-  const client = new OpenAI({ apiKey: apiKey(profile, 'OPENAI_API_KEY'), maxRetries: 0, timeout: Math.max(profile.timeoutMs, batchRequestTimeoutMs), ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
+  const client = new OpenAI(clientOptions(profile, 'OPENAI_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
   const lines = async (fileId: string | null | undefined): Promise<OutputLine[]> => {
     if (!fileId) return [];
     const text = await (await client.files.content(fileId)).text();

@@ -2,7 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
-import { apiFailure, apiKey, apiReport, defaultMaxOutputTokens, rateLimitWarningFromHeaders, RECORD_REVIEW, requestParts, reviewInstruction, reviewRequest, reviewTool, writeReview, type ReviewRequest } from './api-review.js';
+import { answerReview, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewInstruction, reviewTool, type ReviewApi, type ReviewRequest } from './api-review.js';
 
 /** The Messages request of one review, live or in a Message Batch: shared part first, with its cache breakpoint. */
 export function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
@@ -22,35 +22,25 @@ export function messageParams(profile: Profile, request: ReviewRequest): Anthrop
   };
 }
 
+/** A message's tokens, the hour-long cache writes apart when there were any. */
+const tokensOf = (usage: Anthropic.Usage) => ({
+  inputTokens: usage.input_tokens,
+  outputTokens: usage.output_tokens,
+  cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+  cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
+  ...(usage.cache_creation?.ephemeral_1h_input_tokens && { cacheWrite1hTokens: usage.cache_creation.ephemeral_1h_input_tokens }),
+});
+
+/** The Messages API as a review launch calls it: the answer is the forced tool call's input. */
+const messagesApi: ReviewApi<Anthropic.Message> = {
+  keyVariable: 'ANTHROPIC_API_KEY',
+  request: 'anthropic messages',
+  send: (options, profile, request, signal) => new Anthropic(options).messages.create(messageParams(profile, request), { signal }).withResponse(),
+  read: (message) => ({ model: message.model, usage: tokensOf(message.usage), value: message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW)?.input }),
+};
+
 export const anthropic: ApiExecutor = {
   kind: 'api',
   name: 'anthropic',
-  async answer(input, context) {
-    const { profile } = input;
-    const request = await reviewRequest(input);
-    // The SDK's own retries are off: the relaunch rule decides.
-    const client = new Anthropic({ apiKey: apiKey(profile, 'ANTHROPIC_API_KEY'), maxRetries: 0, timeout: profile.timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) });
-    context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: 'Request anthropic messages' });
-    let message: Anthropic.Message;
-    let headers: Headers;
-    try {
-      ({ data: message, response: { headers } } = await client.messages
-        .create(
-        messageParams(profile, request),
-        { signal: context.signal },
-      )
-        .withResponse());
-    } catch (error) {
-      return apiFailure(input, context.logDir, error, new Date());
-    }
-    const usage = {
-      inputTokens: message.usage.input_tokens,
-      outputTokens: message.usage.output_tokens,
-      cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
-      cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
-      ...(message.usage.cache_creation?.ephemeral_1h_input_tokens && { cacheWrite1hTokens: message.usage.cache_creation.ephemeral_1h_input_tokens }),
-    };
-    const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
-    return writeReview(input, context.logDir, request, call?.input, apiReport(message.model, usage, rateLimitWarningFromHeaders(headers, new Date())));
-  },
+  answer: (input, context) => answerReview(messagesApi, input, context),
 };

@@ -2,8 +2,9 @@
  * What the model-API executors (`anthropic.ts`, `openai.ts`) share: a review launch read back into
  * its parts (the captured prompt's `name = value` lines name the note and criteria inputs it
  * carries), the request ordered shared part first, the structured answer's schema and its check,
- * the review file written in the result-line form a CLI launch writes, and the provider's limit
- * headers read into a usage limit's reset.
+ * the review file written in the result-line form a CLI launch writes, the provider's limit
+ * headers read into a usage limit's reset, and the one request itself (`answerReview`): each executor
+ * hands in only its SDK's call and how to read its answer.
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readFile } from 'node:fs/promises';
@@ -11,13 +12,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { sha256 } from '../../fs/digest.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
-import type { ExecutorAnswer } from '../executor.js';
+import type { AnswerContext, ExecutorAnswer } from '../executor.js';
 import type { LaunchExitDetails, LaunchInput } from '../launch-contract.js';
 import { launchCost } from '../prices.js';
 import type { HarnessName, Profile } from '../profiles.js';
-import { estimateTokens } from '../prompt-cache.js';
+import { estimateTokens, type CachePrefix } from '../prompt-cache.js';
 import type { HarnessReport, RateLimitInfo, TokenUsage } from '../report.js';
-import type { CachePrefix } from '../../review/sweep-types.js';
 
 /** The tool (Anthropic) and schema name (OpenAI) the answer is recorded through. */
 export const RECORD_REVIEW = 'record_review';
@@ -311,4 +311,39 @@ export function apiFailure(input: LaunchInput, logDir: string, error: unknown, n
     return { report: {}, usageLimit: { notice: message?.startsWith(String(status)) ? message : `${status} ${message ?? 'rate limited'}`, resetAt: resetFromHeaders(headers, now) } };
   }
   throw launchExit(input, logDir, status !== undefined ? `request failed: ${message ?? status}` : `request failed: ${(error as Error).message ?? String(error)}`);
+}
+
+/** An SDK client's options for a profile: its key, none of the SDK's own retries (the relaunch rule decides), its timeout and base URL. */
+export function clientOptions(profile: Profile, keyVariable: string, timeoutMs = profile.timeoutMs): { apiKey: string; maxRetries: 0; timeout: number; baseURL?: string } {
+  return { apiKey: apiKey(profile, keyVariable), maxRetries: 0, timeout: timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) };
+}
+
+/** One model API as a review launch calls it: its one request through its SDK (with the HTTP response, whose headers carry the limits), and what its answer holds. */
+export interface ReviewApi<Answer> {
+  /** The API key's variable when the profile names none. */
+  keyVariable: string;
+  /** The request as the heartbeat names it (`anthropic messages`). */
+  request: string;
+  send: (options: ReturnType<typeof clientOptions>, profile: Profile, request: ReviewRequest, signal: AbortSignal) => Promise<{ data: Answer; response: { headers: Headers } }>;
+  /** The model that answered, its tokens, and the answer's value as it came (checked by `writeReview`). */
+  read: (answer: Answer) => { model: string; usage: TokenUsage; value: unknown };
+}
+
+/**
+ * One review launch on a model API: the request read back from the launch, one SDK request under
+ * the launch's signal, an SDK error as a usage limit or a failed try (`apiFailure`), the answer
+ * checked and written with its report.
+ */
+export async function answerReview<Answer>(api: ReviewApi<Answer>, input: LaunchInput, context: AnswerContext): Promise<ExecutorAnswer> {
+  const request = await reviewRequest(input);
+  const options = clientOptions(input.profile, api.keyVariable);
+  context.heartbeat({ pid: null, elapsedMs: 0, turns: 0, toolUses: 0, lastTool: `Request ${api.request}` });
+  let sent: Awaited<ReturnType<ReviewApi<Answer>['send']>>;
+  try {
+    sent = await api.send(options, input.profile, request, context.signal);
+  } catch (error) {
+    return apiFailure(input, context.logDir, error, new Date());
+  }
+  const { model, usage, value } = api.read(sent.data);
+  return writeReview(input, context.logDir, request, value, apiReport(model, usage, rateLimitWarningFromHeaders(sent.response.headers, new Date())));
 }

@@ -9,6 +9,7 @@ import { sha256 } from '../../fs/digest.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
 import type { Profile } from '../../harness/profiles.js';
+import type { Finding } from '../../kb/findings.js';
 import { loadCriterion } from '../criteria.js';
 import { canonicalJson } from '../hash.js';
 import { calibrationFileName, parseCalibrationRecord, staleness, type CurrentDefinitions } from './calibration.js';
@@ -72,4 +73,29 @@ export async function currentDefinitions(checkout: string, criterion: string, ha
 /** Why a kept record is stale now (empty: fresh). */
 export async function recordStaleness(checkout: string, record: KeptCalibrationRecord, hashes: Record<string, string>): Promise<string[]> {
   return staleness(record, await currentDefinitions(checkout, record.criterion, hashes));
+}
+
+/**
+ * A calibration record checked against its shape (docs/schemas/calibration-record.v1.schema.json) and
+ * its file name; a stale one (its criterion or a profile changed since) is a warning saying why.
+ * `commonplace validate` hands it to `validateFiles` (kb/validate.ts) as its calibration check.
+ */
+export async function calibrationFindings(file: string, bytes: Uint8Array, repoRoot: string): Promise<Finding[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    return [{ file, rule: 'calibration-invalid', severity: 'fail', message: `a calibration record is JSON: ${(error as Error).message}` }];
+  }
+  const parsed = parseCalibrationRecord(value, file);
+  if (!parsed.ok) return parsed.problems.map((problem) => ({ file, rule: 'calibration-invalid', severity: 'fail' as const, message: problem }));
+  let hashes: Record<string, string>;
+  try {
+    hashes = profileHashes(repoRoot);
+  } catch (error) {
+    return [{ file, rule: 'calibration-stale', severity: 'warn', message: `cannot tell whether the record is stale: ${(error as Error).message.split('\n')[0]}` }];
+  }
+  const reasons = await recordStaleness(repoRoot, parsed.record, hashes);
+  if (reasons.length === 0) return [];
+  return [{ file, rule: 'calibration-stale', severity: 'warn', message: `stale, so no sweep chooses a route by it: ${reasons.join('; ')}; compare again and keep the new run` }];
 }

@@ -8,11 +8,11 @@
  *
  * Each broken bound is a finding the editor is re-asked with. docs/review-editing.md states them.
  */
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Finding } from '../../kb/findings.js';
 import { parseNote, type Note } from '../../kb/notes.js';
 import type { TypeRegistry } from '../../kb/type-registry.js';
+import { pathExistsSync } from '../../fs/exists.js';
 
 /** An edited text's length (in characters) over the length of the text it edits must lie in [min, max]. */
 export const EDIT_SIZE_RATIO = { min: 0.5, max: 1.5 } as const;
@@ -54,15 +54,6 @@ function localTarget(target: string): string | undefined {
   }
 }
 
-function exists(file: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Checks an edited text against the bounds; an empty list means it keeps them all. Each finding
  * names the note (`file`) and its rule: `edit-unreadable`, `edit-frontmatter-keys`, `edit-type`,
@@ -101,7 +92,7 @@ export async function checkEditBounds(input: BoundsInput): Promise<Finding[]> {
     const target = localTarget(link);
     if (target === undefined) continue;
     const resolved = target.startsWith('/') ? path.posix.normalize(target.slice(1)) : path.posix.normalize(path.posix.join(folder, target));
-    if (resolved.startsWith('../') || resolved === '..' || !exists(path.join(input.checkout, ...resolved.split('/')))) {
+    if (resolved.startsWith('../') || resolved === '..' || !pathExistsSync(path.join(input.checkout, ...resolved.split('/')))) {
       fail('edit-link', `the edit adds a link to ${link}, which is not a file of the checkout (${resolved})`);
     }
   }

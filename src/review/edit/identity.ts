@@ -1,18 +1,12 @@
 /**
- * Run identity of the editing workflows: the workflow ID is derived from the workflow kind, the
- * checkout's ID, the note's path and the hash of the note's text (`full-pass/<checkout>/<note-path>/<hash12>`),
- * so checkouts sharing a namespace never collide, repeating the
- * command continues the run and an edited note opens a new one. Pure string code.
+ * Run identity of the editing workflows: the workflow ID (`editWorkflowId` in
+ * src/runs/workflow-ids.ts) is derived from the workflow kind, the checkout's ID, the note's path and
+ * the hash of the note's text, so checkouts sharing a namespace never collide, repeating the command
+ * continues the run and an edited note opens a new one; the run ID below carries the same hash. Pure
+ * string code.
  */
+import { HASH_DIGITS } from '../../runs/workflow-ids.js';
 import type { EditKind, EditOptions } from './types.js';
-
-/** The part of the text hash a workflow ID carries. */
-export const HASH_DIGITS = 12;
-
-/** The workflow ID of a run over one note text. */
-export function editWorkflowId(kind: EditKind, checkoutId: string, note: string, textSha256: string): string {
-  return `${kind}/${checkoutId}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
-}
 
 /**
  * The run ID (its directory under kb/reports/state/review/runs/): kind, a readable slug of the note's
@@ -22,13 +16,6 @@ export function editRunId(kind: EditKind, note: string, textSha256: string, path
   let slug = note.replace(/^kb\//, '').replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
   if (slug.length > 80) slug = `${slug.slice(-71)}_${pathDigest.slice(0, 8)}`;
   return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}`;
-}
-
-/** The kind a workflow ID names, or undefined when it is not an editing run's. */
-export function kindOfWorkflowId(workflowId: string): EditKind | undefined {
-  if (workflowId.startsWith('full-pass/')) return 'full-pass';
-  if (workflowId.startsWith('revise/')) return 'revise';
-  return undefined;
 }
 
 /** What differs between the options a run recorded and the options a repeat asks for, one line each. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createHarnessActivities } from '../../../src/activities/harness/launch.js';
 import { reviewPrompt } from '../../../src/activities/review/prompt.js';
 import type { LaunchResult } from '../../../src/harness/launch-contract.js';
-import type { CachePrefix } from '../../../src/review/sweep-types.js';
+import type { CachePrefix } from '../../../src/harness/prompt-cache.js';
 import { parseProfiles } from '../../../src/harness/profiles.js';
 import { fakeHarnessPath } from '../../../src/worker.js';
 import type { StandIn } from './stand-in.js';

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import { selectProfile, type Profile } from '../../../harness/profiles.js';
@@ -19,6 +19,7 @@ import { badInput } from './failures.js';
 import { readJson, writeJson } from './run-files.js';
 import { gitSnapshot } from './git.js';
 import { writeSnapshot } from './guard.js';
+import { pathExists } from '../../../fs/exists.js';
 
 export interface PrepareEditInput {
   kind: EditKind;
@@ -42,13 +43,6 @@ function resolveProfile(input: EditRunInput, name: string): Profile {
 /** A literal path as a picomatch pattern (its glob characters escaped). */
 function literalPattern(file: string): string {
   return file.replace(/[*?[\]{}()!+@\\]/g, (char) => `\\${char}`);
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** The lens bundles of the gates that apply to the note, and the critique alone. */
@@ -99,7 +93,7 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
   if (recorded && recorded.executionRunId !== request.executionRunId) {
     // An earlier execution of this workflow ID (cancelled or failed) left its directory: keep it, beside.
     let n = 1;
-    while (await exists(`${runDir}.previous-${n}`)) n += 1;
+    while (await pathExists(`${runDir}.previous-${n}`)) n += 1;
     await rename(runDir, `${runDir}.previous-${n}`);
   }
   await mkdir(runDir, { recursive: true });
@@ -140,7 +134,7 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
     await writeJson(briefFile(runDir), brief);
   }
 
-  const baseline = sameExecution && (await exists(path.join(runDir, 'guard', 'baseline.json'))) ? 'baseline.json' : await writeSnapshot(runDir, await gitSnapshot(input.checkout), 'baseline.json');
+  const baseline = sameExecution && (await pathExists(path.join(runDir, 'guard', 'baseline.json'))) ? 'baseline.json' : await writeSnapshot(runDir, await gitSnapshot(input.checkout), 'baseline.json');
 
   const record: RunRecord = {
     kind,

@@ -14,6 +14,7 @@ import { proposalKey } from './common.js';
 import { briefText, readBrief } from './brief.js';
 import { launchDir, writeInput, writeJson } from './run-files.js';
 import { checkEditedText, EDITED_OUTPUT, type EditCheck } from './edit.js';
+import { runCommand } from '../../../runs/run-commands.js';
 
 const PLAN_OUTPUT = 'plan.yaml';
 const SELECTIONS_OUTPUT = 'selections.md';
@@ -129,7 +130,7 @@ export async function writeSelectionProposal(input: SelectionProposalInput): Pro
     `Proposal ${input.stop} of run ${input.runId}. Each \`- [id]\` line is one selection: a span of the note's body`,
     `(as it stands in ${path.posix.basename(textFile)}) and its replacement. Delete a line to reject that selection;`,
     'edit a replacement (a JSON string in double quotes) to change it. Then approve this file, edited or not,',
-    `with the key the run printed: commonplace review approve ${input.runId} ${base}.md --key KEY`,
+    `with the key the run printed: ${runCommand.approve(input.runId, { path: `${base}.md`, key: 'KEY' })}`,
     '',
   ];
   if (input.findings.length > 0) lines.push('The last answer could not be applied:', ...input.findings.map(findingItem), '');

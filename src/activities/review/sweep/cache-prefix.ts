@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { cachedPrefixTokens, sharedPartOf } from '../../../harness/executors/api-review.js';
 import type { Profile } from '../../../harness/profiles.js';
 import { cachePrefixReport, minimumCacheableTokens, type CachePrefixReport } from '../../../harness/prompt-cache.js';
-import type { CachePrefix, SweepUnit } from '../../../review/sweep-types.js';
+import type { CachePrefix } from '../../../harness/prompt-cache.js';
+import type { SweepUnit } from '../../../review/sweep-types.js';
 
 type Sizes = Map<string, { tokens: number; units: number }>;
 

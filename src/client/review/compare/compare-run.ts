@@ -1,24 +1,25 @@
 /** The action of `review compare`: its options read once, then a compare run started, attached to or resumed, and followed to its report. */
 import { resolve } from 'node:path';
-import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace } from '../../../places.js';
 import type { CompareInput } from '../../../review/compare/run-types.js';
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { compareProgressQuery, compareResumeUpdate, compareRun } from '../../../workflows/compare.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { UserError } from '../../shared/errors.js';
-import { follow } from '../../shared/follow.js';
+import { describeOrRefuse, follow } from '../../shared/follow.js';
 import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
 import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
-import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
+import { compareRunId as runIdOfCompare, compareWorkflowId } from '../../../runs/workflow-ids.js';
 
 /** The options as commander hands them (compare.ts registers them). */
 export interface CompareCommandOptions {
@@ -123,10 +124,8 @@ function parseCompareCommand(raw: CompareCommandOptions): CompareInput & { runId
 /** A compare run's ID is its identity: the checkout's ID and a digest of what it asks (routes, reference, sample options). */
 export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, checkout: string): string {
   const identity = [checkoutPlace(checkout), input.routes, input.reference ?? null, input.size, input.seed, input.perCriterionMin, [...input.criteria].sort(), [...input.notes].sort()];
-  return `CMP-${checkout}-${sha256(JSON.stringify(identity)).slice(0, 10)}`;
+  return runIdOfCompare(checkout, sha256(JSON.stringify(identity)));
 }
-
-const workflowIdOf = (runId: string) => `compare/${runId}`;
 
 /** `review compare`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runCompare(options: CompareCommandOptions): Promise<void> {
@@ -143,7 +142,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(parsed.checkout);
   const runId = compareRunId(parsed, checkout);
-  const handle = client.workflow.getHandle<typeof compareRun>(workflowIdOf(runId));
+  const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
   const status = await handle.describe().then((described) => described.status.name, () => undefined);
   if (status === 'RUNNING') return resumeAndFollow(client, handle, parsed.maxCostUsd, options);
   if (status === 'COMPLETED') {
@@ -152,7 +151,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   }
   await openCheckout(parsed.checkout);
   const started = await startCompare(client, { ...parsed, runId });
-  process.stderr.write(`started ${workflowIdOf(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);
+  process.stderr.write(`started ${compareWorkflowId(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);
   await follow(started, compareFormat(client, options));
 }
 
@@ -162,7 +161,7 @@ async function startCompare(client: Client, given: CompareInput): Promise<Workfl
   await warnUnheld(client, given.checkout);
   return client.workflow.start(compareRun, {
     taskQueue: TASK_QUEUE,
-    workflowId: workflowIdOf(input.runId),
+    workflowId: compareWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
     memo: { input },
@@ -177,12 +176,7 @@ async function startCompare(client: Client, given: CompareInput): Promise<Workfl
       ['concurrency', input.concurrency],
       ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
     ]),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'compare' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
-      { key: CommonplaceProfile, value: input.routes.join(',') },
-    ],
+    typedSearchAttributes: startingAttributes('compare', input.notes.join(' ') || 'all notes', input.routes.join(',')),
   });
 }
 
@@ -191,10 +185,8 @@ async function resumeCompare(runId: string, maxCostUsd: number | undefined, opti
   await knowCheckoutHere(options.kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const handle = client.workflow.getHandle<typeof compareRun>(workflowIdOf(runId));
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no compare run ${runId} (workflow ${workflowIdOf(runId)} not found)`);
-  });
+  const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
+  const described = await describeOrRefuse(handle, `compare run ${runId}`);
   if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
   return follow(handle, compareFormat(client, options));
 }
@@ -204,13 +196,7 @@ async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof com
   const progress = await handle.query(compareProgressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    const refused = await handle.executeUpdate(compareResumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
-      () => undefined,
-      (error: unknown) => {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        return error.cause?.message ?? error.message;
-      },
-    );
+    const refused = await sendResume(handle, compareResumeUpdate, maxCostUsd);
     if (refused !== undefined) throw new UserError(`${formatCompareStop(progress)}\n  not resumed: ${refused}`, 2);
   } else {
     process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);

@@ -16,6 +16,7 @@ import { requireSearchAttributes, requireWorkflowWorker } from '../../shared/pre
 import { rootMessage, UserError } from '../../shared/errors.js';
 import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from '../shared/edit-follow.js';
 import { recordedRun, resolveRun } from '../shared/edit-lookup.js';
+import { compareWorkflowId, namedCompareRun, namedSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 
 /** Past this size a file is not a proposal answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -87,13 +88,13 @@ export async function runApprove(run: string, file: string, options: { key: stri
 
 /** `commonplace review acknowledge RUN`: owns a checkout-changed stop's paths, then follows the run on. */
 export async function runAcknowledge(run: string, options: { kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
-  const sweep = /^(gates\/)?GS-/.test(run);
-  const compare = /^(compare\/)?CMP-/.test(run);
-  if (!sweep && !compare && !run.includes('/')) await recordedRun(options.kb, run);
+  const sweep = namedSweep(run);
+  const compare = namedCompareRun(run);
+  if (sweep === undefined && compare === undefined && !run.includes('/')) await recordedRun(options.kb, run);
   const client = await connectClient();
   await requireSearchAttributes(client);
-  if (compare) return acknowledgeCompare(client, run.replace(/^compare\//, ''), options.json ?? false);
-  if (sweep) return acknowledgeSweep(client, run.replace(/^gates\//, ''), { detach: options.detach ?? false, json: options.json ?? false });
+  if (compare !== undefined) return acknowledgeCompare(client, compare, options.json ?? false);
+  if (sweep !== undefined) return acknowledgeSweep(client, sweep, { detach: options.detach ?? false, json: options.json ?? false });
   const found = await resolveRun(client, options.kb, run);
   await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, found.checkout);
   const progress = await progressOf(found, run);
@@ -115,9 +116,9 @@ export async function runAcknowledge(run: string, options: { kb?: string; detach
 /** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
 async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach: boolean; json: boolean }): Promise<void> {
   await requireWorkflowWorker(client, `the acknowledgement for ${run}`);
-  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
+  const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
   const progress = await handle.query(sweepProgressQuery).catch((error: unknown) => {
-    throw new UserError(`no open sweep ${run} (workflow gates/${run}): ${rootMessage(error)}`);
+    throw new UserError(`no open sweep ${run} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
   });
   const stop = progress.stops[0];
   if (stop?.kind !== 'checkout-changed') {
@@ -134,9 +135,9 @@ async function acknowledgeSweep(client: Client, run: string, { detach, json }: {
 
 /** Acknowledges a compare run's checkout-changed stop (a KB change while one of its routes' launches ran), and follows it on. */
 async function acknowledgeCompare(client: Client, run: string, json: boolean): Promise<void> {
-  const handle = client.workflow.getHandle<typeof compareRun>(`compare/${run}`);
+  const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(run));
   const progress = await handle.query(compareProgressQuery).catch((error: unknown) => {
-    throw new UserError(`no open compare run ${run} (workflow compare/${run}): ${rootMessage(error)}`);
+    throw new UserError(`no open compare run ${run} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
   });
   const stop = progress.stops[0];
   if (stop?.kind !== 'checkout-changed') throw new UserError(`compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);

@@ -1,6 +1,7 @@
 /** The action of `review cancel RUN`: find the run's workflow, end it honestly, and say how it ended. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { kindOfWorkflowId } from '../../../review/edit/identity.js';
+import { afterSweepPrefix, editKindOf, namedCompareRun, sweepWorkflowId, compareWorkflowId } from '../../../runs/workflow-ids.js';
+import { runCommand } from '../../../runs/run-commands.js';
 import { connectClient } from '../../shared/connection.js';
 import { describeEnded, endRun, graceMs } from '../../shared/run-end.js';
 import { UserError } from '../../shared/errors.js';
@@ -25,20 +26,22 @@ async function exists(client: Client, workflowId: string): Promise<boolean> {
   }
 }
 
-/** The workflow a run names: a workflow ID, a sweep's run ID (`gates/<run>`), a compare run's (`compare/<run>`), or an editing run's ID (its run.json). */
+/** The workflow a run names: a workflow ID, a sweep's run ID, a compare run's, or an editing run's ID (its run.json). */
 async function workflowOf(client: Client, kb: string | undefined, run: string): Promise<{ workflowId: string; what: string }> {
-  if (run.startsWith('gates/')) return { workflowId: run, what: `sweep ${run.slice('gates/'.length)}` };
-  if (/^(compare\/)?CMP-/.test(run)) return { workflowId: `compare/${run.replace(/^compare\//, '')}`, what: `compare run ${run.replace(/^compare\//, '')}` };
-  if (kindOfWorkflowId(run) !== undefined) {
+  const sweep = afterSweepPrefix(run);
+  if (sweep !== undefined) return { workflowId: run, what: `sweep ${sweep}` };
+  const compare = namedCompareRun(run);
+  if (compare !== undefined) return { workflowId: compareWorkflowId(compare), what: `compare run ${compare}` };
+  if (editKindOf(run) !== undefined) {
     const found = await resolveRun(client, kb, run);
     return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
   }
-  if (!run.includes('/') && (await exists(client, `gates/${run}`))) return { workflowId: `gates/${run}`, what: `sweep ${run}` };
+  if (!run.includes('/') && (await exists(client, sweepWorkflowId(run)))) return { workflowId: sweepWorkflowId(run), what: `sweep ${run}` };
   try {
     const found = await resolveRun(client, kb, run);
     return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
   } catch (error) {
-    if (error instanceof UserError) throw new UserError(`no sweep or editing run ${run}: no workflow gates/${run}, and ${error.message}`);
+    if (error instanceof UserError) throw new UserError(`no sweep or editing run ${run}: no workflow ${sweepWorkflowId(run)}, and ${error.message}`);
     throw error;
   }
 }
@@ -50,7 +53,7 @@ export async function runCancel(run: string, options: CancelOptions): Promise<vo
   const { workflowId, what } = await workflowOf(client, options.kb, run);
   const ended = await endRun(client.workflow.getHandle(workflowId), {
     graceMs: grace,
-    reason: `cancelled by the operator (commonplace review cancel ${run}); it did not close within the grace period`,
+    reason: `cancelled by the operator (${runCommand.cancel(run)}); it did not close within the grace period`,
     onWaiting: () => process.stderr.write(`cancelling ${workflowId}; waiting up to ${grace / 1000} s for it to close\n`),
   });
   if (ended.how === 'not-found') throw new UserError(`no workflow ${workflowId} on the server`);

@@ -4,19 +4,20 @@
  * one start-or-continue over the note's current text.
  */
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace } from '../../../places.js';
-import { editRunId, editWorkflowId, optionsDifference } from '../../../review/edit/identity.js';
+import { editRunId, optionsDifference } from '../../../review/edit/identity.js';
+import { editWorkflowId } from '../../../runs/workflow-ids.js';
 import { readRunRecord, runDirOf } from '../../../review/edit/runs.js';
 import type { EditKind, EditOptions, EditRunInput } from '../../../review/edit/types.js';
 import { noteParts } from '../../../review/hash.js';
 import { notePathProblem } from '../../../review/paths.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
 import { STOP_RULES } from '../../../runs/stop.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { CommonplaceKind, CommonplaceSubject, startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
@@ -27,6 +28,8 @@ import { flag, maxCostOption, parseOptions, positiveWhole } from '../../shared/o
 import { portable, shown, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, resumeRequest } from '../../shared/spend.js';
 import { EDIT_WORKFLOWS, endedExhausted, followEdit, formatEditSummary, type ClosedEdit, type EditWorkflow } from '../shared/edit-follow.js';
+import { runCommand } from '../../../runs/run-commands.js';
+import { pathExists } from '../../../fs/exists.js';
 
 /** The options every editing run shares, as commander hands them (edit-options.ts registers them). */
 export interface EditCommandOptions {
@@ -97,7 +100,7 @@ export async function resolveNote(checkout: string, written: string): Promise<{ 
 /** Whether the directory is inside a Git working tree (a `.git` directory or file above it). */
 async function hasGit(dir: string): Promise<boolean> {
   for (let current = dir; ; current = path.dirname(current)) {
-    if (await stat(path.join(current, '.git')).then(() => true, () => false)) return true;
+    if (await pathExists(path.join(current, '.git'))) return true;
     if (path.dirname(current) === current) return false;
   }
 }
@@ -185,7 +188,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     );
     if (differences.length > 0) {
       throw new UserError(
-        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (commonplace review cancel ${runId})`,
+        `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (${runCommand.cancel(runId)})`,
       );
     }
   };
@@ -248,12 +251,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     memo: { runId, note, checkout: carried.checkout, options: fresh.options },
     staticSummary: markdownText(`${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`),
     staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: start.kind },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: note },
-      { key: CommonplaceProfile, value: fresh.options.profile },
-    ],
+    typedSearchAttributes: startingAttributes(start.kind, note, fresh.options.profile),
   });
   process.stderr.write(`started ${workflowId} (run ${runId}, directory ${runDirOf(checkout, runId)})\n`);
   if (start.request.detach) return;

@@ -4,7 +4,6 @@
  * run's directory (kb/reports/state/review/compare/<run-id>/); the server is asked only while the run is open.
  */
 import type { Client } from '@temporalio/client';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompareProgress, CompareSummary, RouteProgress } from '../../../review/compare/run-types.js';
 import { reportLines } from '../../../review/compare/report-lines.js';
@@ -13,6 +12,8 @@ import { compareProgressQuery } from '../../../workflows/messages.js';
 import { UserError } from '../../shared/errors.js';
 import { routeLines } from '../shared/compare-format.js';
 import { readJson } from './inspect-files.js';
+import { compareRunIdOf, compareWorkflowId } from '../../../runs/workflow-ids.js';
+import { pathExists } from '../../../fs/exists.js';
 
 /** What `review inspect` shows of a compare run (docs/schemas/compare-inspect.v1.schema.json). */
 export interface CompareInspected {
@@ -33,16 +34,16 @@ const compareDir = (checkout: string, runId: string) => path.join(checkout, ...C
 
 /** The compare run RUN names (`CMP-…` or `compare/CMP-…`), or undefined when it is no compare run of this checkout. */
 export async function compareRunOf(checkout: string, run: string): Promise<string | undefined> {
-  const runId = run.replace(/^compare\//, '');
+  const runId = compareRunIdOf(run);
   if (!/^[A-Za-z0-9._-]+$/.test(runId)) return undefined;
-  const there = await stat(compareDir(checkout, runId)).then(() => true, () => false);
-  return there || run.startsWith('compare/') ? runId : undefined;
+  const there = await pathExists(compareDir(checkout, runId));
+  return there || runId !== run ? runId : undefined;
 }
 
 /** Gathers a compare run from its directory and, while it is open, its workflow's progress. */
 export async function inspectCompare(checkout: string, runId: string, client: Client | undefined): Promise<CompareInspected> {
   const runDir = compareDir(checkout, runId);
-  const workflowId = `compare/${runId}`;
+  const workflowId = compareWorkflowId(runId);
   const summary = await readJson<CompareSummary>(path.join(runDir, 'summary.json'));
   const live = summary === undefined && client ? await client.workflow.getHandle(workflowId).query(compareProgressQuery).catch(() => undefined) : undefined;
   const sample = await readJson<CompareSample>(path.join(runDir, 'sample.json'));

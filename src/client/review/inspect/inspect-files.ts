@@ -1,8 +1,8 @@
 /** `review inspect`'s reading of a checkout's run directories: which run RUN names, its problems, proposals and packet. */
 import type { Client } from '@temporalio/client';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { kindOfWorkflowId } from '../../../review/edit/identity.js';
+import { editKindOf, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { parsePacket } from '../../../review/edit/packet.js';
 import { readRunRecord, runDirOf, RUNS_DIR, type RunRecord } from '../../../review/edit/runs.js';
 import type { Proposal } from '../../../review/edit/types.js';
@@ -10,6 +10,7 @@ import type { SweepProblem } from '../../../review/sweep-types.js';
 import type { Stop } from '../../../runs/stop.js';
 import { UserError } from '../../shared/errors.js';
 import type { Located, PacketSummary, ProposalReport } from './inspect-record.js';
+import { pathExists } from '../../../fs/exists.js';
 
 const RUN_ID = /^[A-Za-z0-9._-]+$/;
 
@@ -23,7 +24,6 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
 
 /** The editing run whose run.json names this workflow ID: found in the checkout, no server needed. */
 async function runOfWorkflow(checkout: string, workflowId: string): Promise<RunRecord | undefined> {
@@ -37,12 +37,12 @@ async function runOfWorkflow(checkout: string, workflowId: string): Promise<RunR
 
 /** What RUN names: a sweep (by run ID or `gates/…`) or an editing run (by run ID or workflow ID). */
 export async function locate(checkout: string, run: string, client: Client | undefined): Promise<Located> {
-  if (run.startsWith('gates/')) {
-    const runId = run.slice('gates/'.length).replace(/\/batch-.*$/, '');
-    if (!RUN_ID.test(runId)) throw new UserError(`${run} is not a sweep's workflow ID (gates/<run>)`);
-    return { kind: 'sweep', runId, workflowId: `gates/${runId}`, runDir: runDirOf(checkout, runId) };
+  const sweepRunId = sweepRunIdOf(run);
+  if (sweepRunId !== undefined) {
+    if (!RUN_ID.test(sweepRunId)) throw new UserError(`${run} is not a sweep's workflow ID (gates/<run>)`);
+    return { kind: 'sweep', runId: sweepRunId, workflowId: sweepWorkflowId(sweepRunId), runDir: runDirOf(checkout, sweepRunId) };
   }
-  const editKind = kindOfWorkflowId(run);
+  const editKind = editKindOf(run);
   if (editKind !== undefined) {
     const record = await runOfWorkflow(checkout, run);
     if (record) return { kind: record.kind, runId: record.runId, workflowId: run, runDir: runDirOf(checkout, record.runId), record };
@@ -54,9 +54,10 @@ export async function locate(checkout: string, run: string, client: Client | und
   const runDir = runDirOf(checkout, run);
   const record = await readRunRecord(checkout, run);
   if (record) return { kind: record.kind, runId: run, workflowId: record.workflowId, runDir, record };
-  if ((await exists(path.join(runDir, 'input.json'))) || (await exists(path.join(runDir, 'summary.json')))) return { kind: 'sweep', runId: run, workflowId: `gates/${run}`, runDir };
-  if (client && (await client.workflow.getHandle(`gates/${run}`).describe().then(() => true, () => false))) return { kind: 'sweep', runId: run, workflowId: `gates/${run}`, runDir };
-  throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow gates/${run} on the server` : ''}`);
+  const sweep = { kind: 'sweep', runId: run, workflowId: sweepWorkflowId(run), runDir } as const;
+  if ((await pathExists(path.join(runDir, 'input.json'))) || (await pathExists(path.join(runDir, 'summary.json')))) return sweep;
+  if (client && (await client.workflow.getHandle(sweep.workflowId).describe().then(() => true, () => false))) return sweep;
+  throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow ${sweep.workflowId} on the server` : ''}`);
 }
 
 export async function readProblems(runDir: string): Promise<SweepProblem[]> {
@@ -76,10 +77,10 @@ export async function readProposals(runDir: string, stops: readonly Stop[]): Pro
   const final = await readJson<Proposal>(path.join(runDir, 'artifact', 'proposal.json'));
   if (final?.key) found.set(final.path, final);
   for (const proposal of waitingOn) if (!found.has(proposal.path) || found.get(proposal.path)!.key !== proposal.key) found.set(proposal.path, proposal);
-  const journal = await exists(path.join(runDir, 'publication.journal.jsonl'));
+  const journal = await pathExists(path.join(runDir, 'publication.journal.jsonl'));
   const reports: ProposalReport[] = [];
   for (const proposal of [...found.values()].sort((a, b) => a.stop - b.stop)) {
-    const answered = proposal.path.startsWith('proposals/') ? await exists(path.join(runDir, proposal.path.replace(/\.md$/, '.answer.md'))) : journal;
+    const answered = proposal.path.startsWith('proposals/') ? await pathExists(path.join(runDir, proposal.path.replace(/\.md$/, '.answer.md'))) : journal;
     reports.push({ path: proposal.path, key: proposal.key, stop: proposal.stop, waiting: waitingOn.some((each) => each.key === proposal.key), answered });
   }
   return reports;

@@ -9,6 +9,7 @@ import type { Inspected, LaunchRecord } from './inspect-record.js';
 import { describeCachePrefixes } from '../../../harness/prompt-cache.js';
 import { duration } from '../shared/sweep-format.js';
 import { runnable } from '../../shared/command-line.js';
+import { runCommand } from '../../../runs/run-commands.js';
 
 const money = (amount: number | null) => (amount === null ? 'cost unknown' : `$${amount.toFixed(4)}`);
 
@@ -78,7 +79,7 @@ export function formatInspected(inspected: Inspected): string {
       if (packet.remaining.length > 0) lines.push(`  remaining   ${packet.remaining.join(', ')}`);
       if (packet.introduced.length > 0) lines.push(`  introduced  ${packet.introduced.join(', ')}`);
       for (const pass of packet.passes) lines.push(`  pass        ${pass}`);
-      lines.push(`  whether it still describes the note: ${runnable(`commonplace review packet ${inspected.runId}`)}`);
+      lines.push(`  whether it still describes the note: ${runnable(runCommand.packet(inspected.runId))}`);
     }
   }
   return lines.map(shown).join('\n');

@@ -3,16 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { CompareProgress, CompareSummary } from '../../../review/compare/run-types.js';
 import { spendLine, tokensLine } from '../../../runs/spend.js';
 import { batchProgressQuery } from '../../../workflows/gate-batch.js';
-import { compareProgressQuery, compareResume, type compareRun } from '../../../workflows/compare.js';
+import { compareProgressQuery, type compareRun } from '../../../workflows/compare.js';
+import { compareNext } from '../../../runs/run-commands.js';
 import type { FollowFormat } from '../../shared/follow.js';
 import { liveLaunches, liveSuffix } from '../../shared/live-launches.js';
-import { nextLine, nextStep, stopDetails, type NextCommands } from '../../shared/stop-format.js';
+import { nextLine, nextStep, stopDetails } from '../../shared/stop-format.js';
 import { progressLine, type RunningBatch } from './sweep-format.js';
-
-/** The commands a compare run's stops lead to. */
-export function compareNext(runId: string): NextCommands {
-  return { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) };
-}
 
 /** Each route's line: verdicts kept of the sample, or read from the KB's result files. */
 export function routeLines(progress: CompareProgress, indent = '  '): string[] {

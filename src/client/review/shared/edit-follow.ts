@@ -12,7 +12,8 @@ import * as fullPassWorkflow from '../../../workflows/full-pass.js';
 import * as reviseWorkflow from '../../../workflows/revise.js';
 import { follow } from '../../shared/follow.js';
 import { spendLines } from '../../shared/spend.js';
-import { nextLine, nextStep, stopDetails, type NextCommands } from '../../shared/stop-format.js';
+import { nextLine, nextStep, stopDetails } from '../../shared/stop-format.js';
+import { editNext, runCommand } from '../../../runs/run-commands.js';
 import { runnable } from '../../shared/command-line.js';
 
 /** The workflow definitions of each kind of editing run: started, queried and updated through these. */
@@ -21,22 +22,11 @@ export type EditWorkflow = typeof fullPassWorkflow.fullPass | typeof reviseWorkf
 /** How an editing run closed: its summary, with the stop that ended it when it ended exhausted. */
 export type ClosedEdit = EditSummary & { status?: RunStatus; stop?: Stop };
 
-/** The commands an editing run's stops lead to. */
-export function editNext(run: { kind: EditKind; note: string; runId: string }): NextCommands {
-  const rerun = `commonplace review run ${run.kind} ${run.note}`;
-  return {
-    resume: rerun,
-    approve: (proposal) => `commonplace review approve ${run.runId} ${proposal.path} --key ${proposal.key}`,
-    acknowledge: `commonplace review acknowledge ${run.runId}`,
-    ended: `${rerun}   (starts a fresh run over the same note text)`,
-  };
-}
-
 /** A conflict's one next command: a changed note gets a new run; a changed brief means this run cannot publish. */
 function conflictNext(progress: EditProgress, paths: readonly string[]): string[] {
-  const rerun = `commonplace review run ${progress.kind} ${progress.note}`;
+  const rerun = runCommand.editRerun(progress);
   if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${runnable(rerun)}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
-  return [`  next: ${runnable(`commonplace review cancel ${progress.runId}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`];
+  return [`  next: ${runnable(`${runCommand.cancel(progress.runId)}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`];
 }
 
 /** What a stop reads like to the operator, with the one command to type next. */
@@ -79,23 +69,20 @@ export function formatEditSummary(summary: ClosedEdit): { text: string; status: 
   return { text: lines.join('\n'), status: 'completed' };
 }
 
-/** The run command over the note again: after a run ended, it starts a fresh run over the same text. */
-const rerunOf = (run: { kind: EditKind; note: string }) => `commonplace review run ${run.kind} ${run.note}`;
-
 /** The one next command of an editing run's stop (a conflict's too), as `--json` gives it. */
 export function editNextCommand(progress: EditProgress): string | undefined {
   const first = progress.stops[0];
   if (first?.kind === 'conflict') {
-    return (first.paths ?? []).includes(progress.note) ? rerunOf(progress) : `commonplace review cancel ${progress.runId}`;
+    return (first.paths ?? []).includes(progress.note) ? runCommand.editRerun(progress) : runCommand.cancel(progress.runId);
   }
-  return nextStep(progress.stops, progress.status, { ...editNext(progress), ended: rerunOf(progress) }, progress.spend)?.command;
+  return nextStep(progress.stops, progress.status, { ...editNext(progress), ended: runCommand.editRerun(progress) }, progress.spend)?.command;
 }
 
 /** The end of a run with, when it ended exhausted, the one step left (for `--json`). */
 function editResult(summary: ClosedEdit): { text: string; status: 'completed' | 'exhausted'; next?: string } {
   const formatted = formatEditSummary(summary);
   if (formatted.status !== 'exhausted') return formatted;
-  return { ...formatted, next: rerunOf(summary) };
+  return { ...formatted, next: runCommand.editRerun(summary) };
 }
 
 /** Progress lines of an editing run: its stage, and its spend once a launch ran or a cap is set. */

@@ -2,7 +2,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import { findCheckout } from '../../../kb/checkout.js';
-import { kindOfWorkflowId } from '../../../review/edit/identity.js';
+import { editKindOf } from '../../../runs/workflow-ids.js';
 import { readRunRecord, runDirOf } from '../../../review/edit/runs.js';
 import type { EditKind } from '../../../review/edit/types.js';
 import { UserError } from '../../shared/errors.js';
@@ -34,7 +34,7 @@ export async function resolveRun(client: Client, kb: string | undefined, run: st
   } else {
     workflowId = (await recordedRunIn(checkout, run)).workflowId;
   }
-  const kind = kindOfWorkflowId(workflowId);
+  const kind = editKindOf(workflowId);
   if (kind === undefined) throw new UserError(`${workflowId} is not the workflow of an editing run (full-pass/… or revise/…)`);
   return { checkout, runId, workflowId, runDir: runDirOf(checkout, runId), kind, handle: client.workflow.getHandle<EditWorkflow>(workflowId) };
 }

@@ -5,16 +5,12 @@ import type { SweepCounts, SweepProgress, SweepSummary } from '../../../review/s
 import { batchProgressQuery } from '../../../workflows/gate-batch.js';
 import { progressQuery, type gateSweep } from '../../../workflows/gate-sweep.js';
 import type { FollowFormat } from '../../shared/follow.js';
-import { nextLine, nextStep, stopDetails, type NextCommands } from '../../shared/stop-format.js';
+import { nextLine, nextStep, stopDetails } from '../../shared/stop-format.js';
+import { runCommand, sweepNext } from '../../../runs/run-commands.js';
 import { liveLaunches, liveSuffix } from '../../shared/live-launches.js';
 import { describeCachePrefixes } from '../../../harness/prompt-cache.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../../runs/spend.js';
 import { runnable } from '../../shared/command-line.js';
-
-/** The commands a sweep's stops lead to. */
-export function sweepNext(runId: string): NextCommands {
-  return { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` };
-}
 
 /** What the running batch has done that the sweep's counts do not hold yet (its spend already holds the sweep's before it). */
 export interface RunningBatch {
@@ -95,7 +91,7 @@ export function formatSummary(summary: SweepSummary): string {
     exhausted ? `sweep ${summary.runId} ended exhausted: ${counts.problems} pair${counts.problems === 1 ? '' : 's'} spent their attempt budgets` : `sweep ${summary.runId} completed`,
     `  pairs asked        ${summary.pairs} (${summary.units} launches planned)`,
     `  results written    pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}`,
-    `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: ${runnable(`commonplace review retry ${summary.runId}`)})` : ''}`,
+    `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: ${runnable(runCommand.sweepRetry(summary.runId))})` : ''}`,
     `  stale on arrival   ${counts.staleOnArrival}  (left for the next sweep)`,
     `  launches / tries   ${counts.launches} / ${counts.tries}`,
     `  cost               ${counts.launches > 0 ? spendLine({ ...counts, ...(summary.spend?.capUsd !== undefined && { capUsd: summary.spend.capUsd }) }) : 'nothing launched'}`,

@@ -3,23 +3,25 @@
  * `review retry`, `review schedule create`) or follow one (`review approve`): the client-side check
  * of its input, its identity and run ID, its start with search attributes and details, its resume.
  */
-import { WorkflowIdConflictPolicy, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace, isPlace } from '../../../places.js';
 import { ReviewError } from '../../../review/errors.js';
 import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
 import { follow, type RunOutcome } from '../../shared/follow.js';
 import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/places.js';
-import { capNotApplied, resumeRequest } from '../../shared/spend.js';
+import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { nextStep } from '../../shared/stop-format.js';
-import { formatStop, sweepFormat, sweepNext } from './sweep-format.js';
+import { formatStop, sweepFormat } from './sweep-format.js';
+import { sweepNext } from '../../../runs/run-commands.js';
 
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
@@ -55,13 +57,13 @@ function criteriaNote(input: SweepOptions): string {
 
 /**
  * A sweep's run ID is its identity: the checkout's ID and a digest of the selection (notes, gates,
- * grouping, profile, what it retries). Its workflow ID is `gates/<run ID>`, and starting it is one
+ * grouping, profile, what it retries). Its workflow ID is the sweep's (`sweepWorkflowId`), and starting it is one
  * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
  * the same instant are one sweep, and the second attaches.
  */
 export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
   // The identity names the checkout by its ID, so the same command from any host is the same sweep.
-  return `GS-${checkout}-${sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })).slice(0, 10)}`;
+  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })));
 }
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
@@ -95,18 +97,13 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
   if (!isPlace(given.checkout)) await warnUnheld(client, given.checkout);
   return client.workflow.start(gateSweep, {
     taskQueue: TASK_QUEUE,
-    workflowId: `gates/${input.runId}`,
+    workflowId: sweepWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
     memo: { identity: sweepIdentity(input), input },
     staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
-    typedSearchAttributes: [
-      { key: CommonplaceKind, value: 'gates' },
-      { key: CommonplaceStatus, value: 'running' },
-      { key: CommonplaceSubject, value: input.notes.join(' ') || 'all notes' },
-      { key: CommonplaceProfile, value: input.profile },
-    ],
+    typedSearchAttributes: startingAttributes('gates', input.notes.join(' ') || 'all notes', input.profile),
   });
 }
 
@@ -119,13 +116,7 @@ export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typ
   const progress = await handle.query(progressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    const refused = await handle.executeUpdate(resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).then(
-      () => undefined,
-      (error: unknown) => {
-        if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-        return error.cause?.message ?? error.message;
-      },
-    );
+    const refused = await sendResume(handle, resumeUpdate, maxCostUsd);
     if (refused !== undefined) {
       if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
       const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;

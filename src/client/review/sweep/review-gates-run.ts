@@ -15,6 +15,9 @@ import { checkoutPlaces, knowCheckoutHere, shown } from '../../shared/places.js'
 import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
 import { describeCommand, runnable } from '../../shared/command-line.js';
+import { describeOrRefuse } from '../../shared/follow.js';
+import { checkoutSweepsPrefix, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
+import { runCommand } from '../../../runs/run-commands.js';
 
 export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
 export interface RetryOptions {
@@ -30,7 +33,7 @@ const RESUME_FIELDS = z.object({ maxCost: maxCostOption });
 /** The open sweeps of one checkout (others' sweeps on the namespace never block it). */
 async function openSweeps(client: Client, checkout: string): Promise<{ workflowId: string; identity: string | undefined }[]> {
   const found: { workflowId: string; identity: string | undefined }[] = [];
-  const query = `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running" AND WorkflowId STARTS_WITH "gates/GS-${checkout}-"`;
+  const query = `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running" AND WorkflowId STARTS_WITH "${checkoutSweepsPrefix(checkout)}"`;
   for await (const execution of client.workflow.list({ query })) {
     found.push({ workflowId: execution.workflowId, identity: execution.memo?.identity as string | undefined });
   }
@@ -47,21 +50,21 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(input.checkout);
   const runId = sweepRunId(input, checkout);
-  const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== `gates/${runId}`);
+  const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== sweepWorkflowId(runId));
   if (others.length > 0) {
-    const other = others[0]!.workflowId.replace(/^gates\//, '');
-    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(`commonplace review run gates --resume ${other}`, input.checkout)}\` or end it with \`${runnable(`commonplace review cancel ${other}`, input.checkout)}\``);
+    const other = sweepRunIdOf(others[0]!.workflowId)!;
+    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(runCommand.sweepResume(other), input.checkout)}\` or end it with \`${runnable(runCommand.cancel(other), input.checkout)}\``);
   }
   const open = await client.workflow
-    .getHandle(`gates/${runId}`)
+    .getHandle(sweepWorkflowId(runId))
     .describe()
     .then((described) => described.status.name === 'RUNNING', () => false);
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
-  process.stderr.write(`started gates/${runId}; watch it at the Web UI or with: ${await describeCommand(`gates/${runId}`)}\n`);
+  process.stderr.write(`started ${handle.workflowId}; watch it at the Web UI or with: ${await describeCommand(handle.workflowId)}\n`);
   if (options.detach) {
-    if (options.json) printJson('sweep-started', 1, { runId, workflowId: `gates/${runId}`, next: `commonplace review run gates --resume ${runId}` });
+    if (options.json) printJson('sweep-started', 1, { runId, workflowId: handle.workflowId, next: runCommand.sweepResume(runId) });
     return;
   }
   await followSweep(client, handle, options);
@@ -72,17 +75,15 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
   await knowCheckoutHere(options.kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${resume}`);
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no sweep ${resume} (workflow gates/${resume} not found)`);
-  });
+  const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(resume));
+  const described = await describeOrRefuse(handle, `sweep ${resume}`);
   if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${resume} has no recorded input to start again from`);
   process.stderr.write(`sweep ${resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
   const again = await startSweep(client, { ...recorded, runId: resume, ...(maxCostUsd !== undefined && { maxCostUsd }) });
   if (options.detach) {
-    if (options.json) printJson('sweep-started', 1, { runId: resume, workflowId: `gates/${resume}`, next: `commonplace review run gates --resume ${resume}` });
+    if (options.json) printJson('sweep-started', 1, { runId: resume, workflowId: again.workflowId, next: runCommand.sweepResume(resume) });
     return;
   }
   return followSweep(client, again, options);
@@ -97,11 +98,9 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   await knowCheckoutHere(options.kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const handle = client.workflow.getHandle<typeof gateSweep>(`gates/${run}`);
-  const described = await handle.describe().catch(() => {
-    throw new UserError(`no sweep ${run} (workflow gates/${run} not found)`);
-  });
-  if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(`commonplace review run gates --resume ${run}`)}\``, 2);
+  const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
+  const described = await describeOrRefuse(handle, `sweep ${run}`);
+  if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(runCommand.sweepResume(run))}\``, 2);
   const recorded = described.memo?.input as SweepInput | undefined;
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
   // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
@@ -120,6 +119,6 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
   const runId = sweepRunId(retry, checkout);
   const handleOfRetry = await startSweep(client, { ...retry, runId });
-  process.stderr.write(`started gates/${runId}, re-asking the problem pairs of ${run}\n`);
+  process.stderr.write(`started ${handleOfRetry.workflowId}, re-asking the problem pairs of ${run}\n`);
   await followSweep(client, handleOfRetry, options);
 }

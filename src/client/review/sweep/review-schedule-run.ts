@@ -1,7 +1,7 @@
 /** The actions of `review schedule …`: create, list and change the Temporal Schedules that start gate sweeps. */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
 import type { SweepInput } from '../../../review/sweep-types.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../../search-attributes.js';
+import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep } from '../../../workflows/gate-sweep.js';
 import { openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
@@ -14,6 +14,7 @@ import { parseSweepCommand, type SweepCommandOptions } from './sweep-request.js'
 import { checkSweepInput, sweepDetails, sweepIdentity } from '../shared/sweep-start.js';
 import { markdownText } from '../../../runs/run-details.js';
 import { runnable } from '../../shared/command-line.js';
+import { scheduledSweepRunId, scheduleNameOf, sweepScheduleId, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 
 export type ScheduleCreateOptions = SweepCommandOptions & { every?: string; cron?: string; overlap: string; paused?: boolean };
 export type ScheduleVerb = 'pause' | 'unpause' | 'trigger' | 'delete';
@@ -27,15 +28,12 @@ const overlapPolicies: Record<(typeof OVERLAP_POLICIES)[number], ScheduleOverlap
   'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
 };
 
-/** Schedule IDs are namespaced so `temporal schedule list` shows which are sweeps; a name is the operator's, one per namespace. */
-export const scheduleId = (name: string) => `gates-${name}`;
-
 /**
  * The workflow ID a schedule starts its sweeps under (Temporal appends the start time): a sweep of
  * the checkout (`gates/GS-<checkout>-…`), so "is a sweep of this checkout open?" counts it and a
  * manual sweep is refused while a scheduled one runs, naming it.
  */
-export const scheduledWorkflowId = (checkout: string, name: string) => `gates/GS-${checkout}-scheduled-${name}`;
+export const scheduledWorkflowId = (checkout: string, name: string) => sweepWorkflowId(scheduledSweepRunId(checkout, name));
 
 function checkName(name: string): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`schedule name "${name}" must be lowercase letters, digits and hyphens`);
@@ -58,11 +56,11 @@ async function scheduledCheckout(handle: ScheduleHandle): Promise<string | undef
 }
 
 async function existing(client: Client, name: string): Promise<ScheduleHandle> {
-  const handle = client.schedule.getHandle(scheduleId(name));
+  const handle = client.schedule.getHandle(sweepScheduleId(name));
   try {
     await handle.describe();
   } catch (error) {
-    if (error instanceof ScheduleNotFoundError) throw new UserError(`no schedule ${name} (Temporal schedule ${scheduleId(name)}); see \`${runnable('commonplace review schedule list')}\``);
+    if (error instanceof ScheduleNotFoundError) throw new UserError(`no schedule ${name} (Temporal schedule ${sweepScheduleId(name)}); see \`${runnable('commonplace review schedule list')}\``);
     throw error;
   }
   return handle;
@@ -115,7 +113,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
   const when = options.every ? `every ${options.every}` : `cron ${options.cron}`;
   await client.schedule
     .create({
-      scheduleId: scheduleId(name),
+      scheduleId: sweepScheduleId(name),
       spec: options.every ? { intervals: [{ every: options.every as `${number}h` }] } : { cronExpressions: [options.cron!] },
       policies: { overlap },
       state: { paused: options.paused ?? false, note: `created by commonplace review schedule create ${name}` },
@@ -130,26 +128,21 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
         staticDetails: sweepDetails(`scheduled gate sweep ${name}`, input, [
           ['schedule', `${name} (${when}, overlap ${options.overlap})`],
         ]),
-        typedSearchAttributes: [
-          { key: CommonplaceKind, value: 'gates' },
-          { key: CommonplaceStatus, value: 'running' },
-          { key: CommonplaceSubject, value: `schedule ${name}` },
-          { key: CommonplaceProfile, value: input.profile },
-        ],
+        typedSearchAttributes: startingAttributes('gates', `schedule ${name}`, input.profile),
       },
     })
     .catch(async (error: Error) => {
       // The server checks the values of a spec (a minute of 61, say): its refusal names the flag.
       if ((error as { code?: unknown }).code === 3 || /INVALID_ARGUMENT/.test(error.message)) throw new UserError(`${options.every ? `--every ${options.every}` : `--cron "${options.cron}"`}: ${rootMessage(error)}`);
       if (!/already/i.test(error.message)) throw error;
-      const owner = await scheduledCheckout(client.schedule.getHandle(scheduleId(name))).catch(() => undefined);
+      const owner = await scheduledCheckout(client.schedule.getHandle(sweepScheduleId(name))).catch(() => undefined);
       throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
     });
   if (options.json) {
-    printJson('schedule-changed', 1, { action: 'created', name, scheduleId: scheduleId(name), checkout: given.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
+    printJson('schedule-changed', 1, { action: 'created', name, scheduleId: sweepScheduleId(name), checkout: given.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
     return;
   }
-  process.stdout.write(`created schedule ${name} (Temporal schedule ${scheduleId(name)}), ${when}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`);
+  process.stdout.write(`created schedule ${name} (Temporal schedule ${sweepScheduleId(name)}), ${when}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`);
 }
 
 /** One schedule as `list` reports it. */
@@ -174,12 +167,13 @@ export async function runScheduleList(options: { json?: boolean }): Promise<void
   const client = await connectClient();
   const rows: ScheduleRow[] = [];
   for await (const summary of client.schedule.list()) {
-    if (!summary.scheduleId.startsWith('gates-')) continue;
+    const name = scheduleNameOf(summary.scheduleId);
+    if (name === undefined) continue;
     const described = await client.schedule.getHandle(summary.scheduleId).describe();
     const intervals = (described.spec.intervals ?? []).map((interval) => `every ${asWritten(interval.every)}`);
     const spec = intervals.length > 0 ? intervals.join(', ') : 'cron';
     rows.push({
-      name: summary.scheduleId.replace(/^gates-/, ''),
+      name,
       scheduleId: summary.scheduleId,
       checkout: (described.action as { args?: { checkout?: string }[] }).args?.[0]?.checkout ?? null,
       spec,
@@ -217,7 +211,7 @@ export async function runScheduleChange(verb: ScheduleVerb, name: string, option
   if (verb === 'trigger') await handle.trigger((await handle.describe()).policies.overlap);
   if (verb === 'delete') await handle.delete();
   if (options.json) {
-    printJson('schedule-changed', 1, { action: done[verb], name, scheduleId: scheduleId(name) });
+    printJson('schedule-changed', 1, { action: done[verb], name, scheduleId: sweepScheduleId(name) });
     return;
   }
   process.stdout.write(`${done[verb]} schedule ${name}\n`);

@@ -1,0 +1,78 @@
+/**
+ * The commands that name a run, in their plain form (`commonplace review run gates --resume GS-…`),
+ * built here once: what a stop leads to (`NextCommands`, by the stop's rule) and the single commands
+ * a message names (cancel, inspect, reset, packet, …). The CLI prints them runnable through
+ * `runnable` (src/client/shared/command-line.ts: the binary as invoked, `--kb`, the connection);
+ * workflows carry them in their progress and details as they are.
+ *
+ * PURE MODULE: string code only; workflows import it.
+ */
+import type { Proposal } from './stop.js';
+
+/** The commands a run's stops lead to, by how a stop ends. */
+export interface NextCommands {
+  /** The `resume` rule: the same command again. */
+  resume: string;
+  /** The `approve` rule: the approval command for the proposal. */
+  approve?: (proposal: Proposal) => string;
+  /** The `acknowledge` rule. */
+  acknowledge?: string;
+  /** The run ended (status exhausted): the one step that is left. */
+  ended: string;
+}
+
+/** An editing run as its commands name it. */
+export interface EditRunNamed {
+  kind: string;
+  note: string;
+  runId: string;
+}
+
+export const runCommand = {
+  sweepResume: (runId: string) => `commonplace review run gates --resume ${runId}`,
+  sweepRetry: (runId: string) => `commonplace review retry ${runId}`,
+  compareResume: (runId: string) => `commonplace review compare --resume ${runId}`,
+  /** An editing run's command over its note: continues the run over the same text, or starts a fresh one after it ended. */
+  editRerun: (run: { kind: string; note: string }) => `commonplace review run ${run.kind} ${run.note}`,
+  approve: (runId: string, proposal: Pick<Proposal, 'path' | 'key'>) => `commonplace review approve ${runId} ${proposal.path} --key ${proposal.key}`,
+  acknowledge: (runId: string) => `commonplace review acknowledge ${runId}`,
+  cancel: (runId: string) => `commonplace review cancel ${runId}`,
+  packet: (runId: string) => `commonplace review packet ${runId}`,
+  analysisRun: (runId: string) => `commonplace analysis run ${runId}`,
+  analysisInspect: (runId: string) => `commonplace analysis inspect ${runId}`,
+  /** `yes`: the reset that discards, not the one that says what it would. */
+  analysisReset: (runId: string, yes?: 'yes') => `commonplace analysis reset ${runId}${yes ? ' --yes' : ''}`,
+  analysisIntegrate: (runId: string) => `commonplace analysis integrate ${runId}`,
+  quotaOpen: (account: string) => `commonplace quota open ${account}`,
+  /** A workflow's progress query through the Temporal CLI (`--type progress`, a batch's `batchProgress`). */
+  queryProgress: (workflowId: string, type = 'progress') => `temporal workflow query --workflow-id ${workflowId} --type ${type}`,
+} as const;
+
+/** The commands a sweep's stops lead to. */
+export function sweepNext(runId: string): NextCommands {
+  return { resume: runCommand.sweepResume(runId), acknowledge: runCommand.acknowledge(runId), ended: runCommand.sweepRetry(runId) };
+}
+
+/** The commands a compare run's stops lead to. */
+export function compareNext(runId: string): NextCommands {
+  return { resume: runCommand.compareResume(runId), acknowledge: runCommand.acknowledge(runId), ended: runCommand.compareResume(runId) };
+}
+
+/** The commands an editing run's stops lead to, as the CLI prints them (its ended step says what the rerun does). */
+export function editNext(run: EditRunNamed): NextCommands {
+  const rerun = runCommand.editRerun(run);
+  return {
+    resume: rerun,
+    approve: (proposal) => runCommand.approve(run.runId, proposal),
+    acknowledge: runCommand.acknowledge(run.runId),
+    ended: `${rerun}   (starts a fresh run over the same note text)`,
+  };
+}
+
+/** The commands an analysis run's stops lead to, as the CLI prints them (its ended step says what the reset does). */
+export function analysisNext(runId: string): NextCommands {
+  return {
+    resume: runCommand.analysisRun(runId),
+    ended: `${runCommand.analysisReset(runId)}   (it says what it discards; then prepare the system again: the plan's budgets are fixed for a run)`,
+  };
+}
