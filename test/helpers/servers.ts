@@ -1,12 +1,13 @@
-// One Temporal environment per test file, started in beforeAll and torn down in afterAll.
+// One Temporal environment per test file, started in beforeAll and torn down in afterAll (the
+// time-skipping server: one per test).
 // Call a fixture at the top level of a test file; it returns getters, read inside tests and hooks.
-import { afterAll, beforeAll } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { endOpenWorkflows, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
+import { startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -39,12 +40,33 @@ export function useDevServer(): ServerFixture {
   return useEnvironment(startDevEnvironment);
 }
 
-/** The time-skipping test server for this file, for tests whose subject is a timer or a retry interval. */
+/**
+ * The time-skipping test server, a fresh one for each test (started in beforeEach, stopped in afterEach),
+ * for tests whose subject is a timer or a retry interval. That server holds time still for every task
+ * outstanding — a workflow task not yet completed, an activity not yet started — and lets go only when a
+ * worker takes the task: not when the workflow is terminated, nor when the worker that would take it has
+ * stopped. A task left by one test (a quota gate's idle timer firing as a run's result came back, its
+ * check scheduled as the test's worker stopped) kept time from skipping for every later test of a file
+ * sharing the server, whose relaunch waits then ran on the wall clock. A server per test (under a second
+ * to start) leaves no test anything of another's. See docs/testing.md.
+ */
 export function useTimeSkippingServer(): ServerFixture {
-  const fixture = useEnvironment(startTimeSkippingEnvironment);
-  // No workflow outlives its test here: see endOpenWorkflows.
-  afterEach(async () => endOpenWorkflows(fixture.env()));
-  return fixture;
+  let env: TestWorkflowEnvironment | undefined;
+  beforeEach(async () => {
+    env = await startTimeSkippingEnvironment();
+  });
+  afterEach(async () => {
+    const ending = env;
+    env = undefined;
+    if (!ending) return;
+    await stopTestWorkers(ending);
+    await ending.teardown();
+  });
+  const current = () => {
+    if (!env) throw new Error('the time-skipping environment is not started: read it inside a test or a beforeEach/afterEach hook');
+    return env;
+  };
+  return { env: current, address: () => current().connection.options.address };
 }
 
 /**
