@@ -16,6 +16,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/helpers/global-setup.js',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.js',
   testTimeout: 240000,
   maxWorkers: Number(process.env.COMMONPLACE_TEST_WORKERS) || availableParallelism(),
 };

@@ -1,13 +1,13 @@
 // One Temporal environment per test file, started in beforeAll and torn down in afterAll (the
 // time-skipping server: one per test).
 // Call a fixture at the top level of a test file; it returns getters, read inside tests and hooks.
-import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
+import { attachDevEnvironment, endOpenWorkflows, sharedDevServerAddress, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -18,7 +18,7 @@ export interface ServerFixture {
   address(): string;
 }
 
-function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>): ServerFixture {
+function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>, beforeTeardown?: (env: TestWorkflowEnvironment) => Promise<void>): ServerFixture {
   let env: TestWorkflowEnvironment | undefined;
   beforeAll(async () => {
     env = await start();
@@ -26,6 +26,7 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
   afterAll(async () => {
     await stopFirst?.();
     if (env) await stopTestWorkers(env);
+    if (env) await beforeTeardown?.(env);
     await env?.teardown();
   });
   const current = () => {
@@ -35,9 +36,33 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
   return { env: current, address: () => current().connection.options.address };
 }
 
-/** A real dev server for this file. */
+/**
+ * This file's dev server: its jest worker's shared server (see docs/testing.md), in a namespace of the
+ * file's own, which CLI processes the file starts name through TEMPORAL_NAMESPACE; outside a jest run
+ * with shared servers, a server of the file's own.
+ */
+function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
+  const address = sharedDevServerAddress();
+  if (!address) return useEnvironment(startDevEnvironment, stopFirst);
+  const label = expect.getState().testPath?.replace(/^.*\/test\//, '').replace(/\.test\.ts$/, '') ?? 'file';
+  return useEnvironment(
+    async () => {
+      const env = await attachDevEnvironment(address, label);
+      process.env.TEMPORAL_NAMESPACE = env.namespace;
+      return env;
+    },
+    stopFirst,
+    async (env) => {
+      // Nothing of this file runs on in the shared server once its workers have stopped.
+      await endOpenWorkflows(env);
+      delete process.env.TEMPORAL_NAMESPACE;
+    },
+  );
+}
+
+/** A real dev server for this file (its jest worker's shared one, in a namespace of the file's own). */
 export function useDevServer(): ServerFixture {
-  return useEnvironment(startDevEnvironment);
+  return useFileDevEnvironment();
 }
 
 /**
@@ -70,12 +95,12 @@ export function useTimeSkippingServer(): ServerFixture {
 }
 
 /**
- * A dev server and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
+ * A dev server (as useDevServer's) and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
  * with its own state directory; the worker is stopped with SIGINT, as an operator stops it, before the server goes.
  */
 export function useDevServerWithCliWorker(): ServerFixture {
   let worker: ReturnType<typeof startCli> | undefined;
-  const server = useEnvironment(startDevEnvironment, async () => {
+  const server = useFileDevEnvironment(async () => {
     delete process.env.COMMONPLACE_KB_LIST;
     worker?.kill('SIGINT');
     await worker;
@@ -87,7 +112,7 @@ export function useDevServerWithCliWorker(): ServerFixture {
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
-    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address() } });
+    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' } });
   });
   return { ...server, workerState: () => state };
 }
