@@ -1,24 +1,10 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need (npm packages, the pinned Temporal binaries),
-# builds, runs jest on real Temporal servers, and ends with one line "N passed, N failed".
+# The test command: installs what the tests need (scripts/install.sh), builds, runs jest on real
+# Temporal servers, prints the slowest files, and ends with one line "N passed, N failed".
+# The static checks (tsc, ESLint, the formatter) are scripts/static-checks.sh; .ci/run runs them beside this.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund || exit 1
-fi
-bash temporal/install.sh || exit 1
-# The real harness CLIs (pinned), whose --help the command-line tests check the profiles' flags against.
-if [ ! -d tools/harness-clis/node_modules ] || [ tools/harness-clis/package-lock.json -nt tools/harness-clis/node_modules/.package-lock.json ]; then
-  npm ci --prefix tools/harness-clis --no-audit --no-fund --silent || exit 1
-fi
-# Headless Chromium opens the compare report's HTML page (test/review/compare/report.test.ts).
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null || echo "could not install chromium: the compare report's browser test will fail" >&2
-  else
-    echo "chromium is missing (install Debian's chromium as root): the compare report's browser test will fail" >&2
-  fi
-fi
+bash scripts/install.sh || exit 1
 npm run --silent build || { echo "0 passed, 1 failed"; exit 1; }
 mkdir -p .commonplace
 results=.commonplace/jest-results.json

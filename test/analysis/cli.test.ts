@@ -59,7 +59,7 @@ describe('commonplace analysis prepare', () => {
     expect(first.exitCode).toBe(0);
     const runId = /^prepared (AAS-\d{4}-\d{2}-\d{2}-toy-system-01)$/m.exec(String(first.stdout))?.[1];
     expect(runId).toBeDefined();
-    expect(first.stdout).toMatch(new RegExp(`^next: node \\S+ analysis run ${runId} --kb ${checkout} --address \\S+$`, 'm'));
+    expect(first.stdout).toMatch(new RegExp(`^next: node \\S+ analysis run ${runId} --kb ${checkout} --address \\S+( --namespace \\S+)?$`, 'm'));
     const worktree = join(checkout, '..', 'worktrees', runId ?? '');
     expect(await git(worktree, 'rev-parse', 'HEAD')).toBe(head);
     expect(await git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(`analysis/${runId}`);
@@ -211,7 +211,7 @@ describe('commonplace analysis run', () => {
     expect(stopped.stdout).toMatch(new RegExp(`^run ${run.runId} stopped at reconciliation:$`, 'm'));
     expect(stopped.stdout).toMatch(/^ {2}usage-limit \(retry\): fake usage limit: Claude AI usage limit reached/m);
     expect(stopped.stdout).toMatch(/^ {4}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
-    expect(stopped.stdout).toMatch(new RegExp(`^  continue with: node \\S+ analysis run ${run.runId} --kb \\S+ --address \\S+$`, 'm'));
+    expect(stopped.stdout).toMatch(new RegExp(`^  continue with: node \\S+ analysis run ${run.runId} --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
 
     const resumed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);

@@ -285,7 +285,7 @@ describe('the global connection options on real commands', () => {
       try {
         await waitFor('a poller on task queue commonplace', async () => {
           if (worker.exitCode !== null) throw new Error(`the worker exited: ${String((await worker).stderr)}`);
-          const queue = await server().client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'commonplace' }, taskQueueType: 1 });
+          const queue = await server().client.workflowService.describeTaskQueue({ namespace: server().namespace ?? 'default', taskQueue: { name: 'commonplace' }, taskQueueType: 1 });
           return (queue.pollers ?? []).length > 0;
         }, 120_000);
       } finally {

@@ -49,7 +49,7 @@ test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: 
 
   // The run has spent $0.20 since the stop: the line asks for room above that, not above the $0.10 the stop saw.
   const line = printed(stopped.stdout, 'to spend more, continue with a higher cap');
-  expect(line).toMatch(new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()}$`));
+  expect(line).toMatch(new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()} --namespace ${env().namespace}$`));
   const resumed = await paste(line, elsewhere);
   expect(resumed.stderr).toMatch(/^resuming gates\/GS-\S+ \(stopped: spend-limit\)$/m);
   expect(resumed.stderr).not.toMatch(/not resumed|commonplace: /);
@@ -161,7 +161,8 @@ test("the unreachable-server hint runs as printed: pasted, it starts a dev serve
   expect(hint).toContain(`dev --port ${port} --ui-port ${port + 1000}`);
   const dev = paste(hint!, elsewhere);
   try {
-    await waitFor(`a server at 127.0.0.1:${port}`, async () => (await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere })).exitCode === 0, 120_000);
+    // The new server has the default namespace only, not this file's (an empty TEMPORAL_NAMESPACE counts as unset).
+    await waitFor(`a server at 127.0.0.1:${port}`, async () => (await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere, env: { TEMPORAL_NAMESPACE: '' } })).exitCode === 0, 120_000);
   } finally {
     dev.kill('SIGINT');
     await dev;

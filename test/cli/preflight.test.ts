@@ -103,7 +103,7 @@ describe('an approval no worker would apply', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(errorLines(result.stderr)).toEqual([
-      `commonplace: the approval of run.json for ${RUN} was NOT sent: no worker polls task queue commonplace on namespace "default" at ${address()}; start one (\`node ${cliPath} worker --kb ${checkout} --address ${address()}\`) and run this command again`,
+      `commonplace: the approval of run.json for ${RUN} was NOT sent: no worker polls task queue commonplace on namespace "${env().namespace}" at ${address()}; start one (\`node ${cliPath} worker --kb ${checkout} --address ${address()} --namespace ${env().namespace}\`) and run this command again`,
     ]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.some((event) => /UPDATE/i.test(String(event.eventType)) || event.workflowExecutionUpdateAdmittedEventAttributes)).toBe(false);

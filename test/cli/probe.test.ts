@@ -91,7 +91,7 @@ describe('commonplace probe', () => {
     const lines = String(probe.stderr).trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^commonplace: unknown worker profile "nosuch" .*known: claude, claude-lean, codex, pi, fake/);
-    const started = await env().client.workflowService.countWorkflowExecutions({ namespace: 'default', query: 'WorkflowId STARTS_WITH "probe/nosuch/"' });
+    const started = await env().client.workflowService.countWorkflowExecutions({ namespace: env().namespace ?? 'default', query: 'WorkflowId STARTS_WITH "probe/nosuch/"' });
     expect(Number(started.count)).toBe(0);
   });
 
@@ -108,7 +108,7 @@ describe('commonplace probe', () => {
     expect(worker.exitCode).toBe(1);
     expect(String(worker.stderr).trim().split('\n')).toEqual([
       'loading the worker (the Temporal SDK, the activities)...',
-      'connecting to 127.0.0.1:1 (namespace default)...',
+      `connecting to 127.0.0.1:1 (namespace ${env().namespace ?? 'default'})...`,
       expect.stringMatching(/cannot reach Temporal at 127\.0\.0\.1:1 .*`\S*.* dev --port 1 --ui-port 1001[^`]*`/),
     ]);
   });

@@ -238,8 +238,8 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
   });
 });
 
-// Each test here ends with its gate closed; the fixture ends every workflow still open after it
-// (endOpenWorkflows), so no later test's skipped time reaches that gate.
+// Each test here ends with its gate closed; each test has a time-skipping server of its own
+// (useTimeSkippingServer), so no later test's skipped time reaches that gate.
 describe.each(['anthropic', 'openai'] as const)('the %s executor\'s account', (api) => {
   test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
     // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of

@@ -22,16 +22,19 @@ async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['at
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/relaunch');
+  const [serverStart, wallStart] = [await env().currentTimeMs(), Date.now()];
   const result = await worker.runUntil(
     probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })).then((probed) => inState(probed, join(dir, 'state'))),
   );
+  // Time the server skipped: how far its clock moved beyond the wall clock's.
+  const skippedMs = (await env().currentTimeMs()) - serverStart - (Date.now() - wallStart);
   const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
-  return { result, ledger: await readLedger(ledger), history };
+  return { result, ledger: await readLedger(ledger), history, skippedMs };
 }
 
 describe('the relaunch rule', () => {
   test('a launch that exits 1, 1, then 0 is accepted on the third try, after waits of 30 s and then 120 s', async () => {
-    const { result, ledger, history } = await runProbe([{ exitCode: 1, outputs: { 'probe.md': 'bad 1' } }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+    const { result, ledger, history, skippedMs } = await runProbe([{ exitCode: 1, outputs: { 'probe.md': 'bad 1' } }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
     expect(result.outcome.status).toBe('completed');
     if (result.outcome.status !== 'completed') return;
     expect(result.outcome.result.try).toBe(3);
@@ -54,10 +57,12 @@ describe('the relaunch rule', () => {
     const waited = eventMs(started?.eventTime) - eventMs(scheduled?.eventTime);
     expect(waited).toBeGreaterThanOrEqual(150_000);
     expect(waited).toBeLessThan(155_000); // the two failed tries themselves take well under 5 s
+    // Both waits passed on the server's clock alone: it skipped them.
+    expect(skippedMs).toBeGreaterThanOrEqual(150_000);
   });
 
   test('a launch that exits nonzero three times surfaces as launch-failed, each try\'s outputs kept aside', async () => {
-    const { result, ledger } = await runProbe([{ exitCode: 3, outputs: { 'probe.md': 'failed try\n' } }]);
+    const { result, ledger, skippedMs } = await runProbe([{ exitCode: 3, outputs: { 'probe.md': 'failed try\n' } }]);
     expect(result.outcome.status).toBe('launch-failed');
     if (result.outcome.status !== 'launch-failed') return;
     expect(result.outcome.exitCode).toBe(3);
@@ -67,5 +72,13 @@ describe('the relaunch rule', () => {
       await expect(readFile(join(result.dir, '.launch', `try-${n}`, 'aside', 'probe.md'), 'utf8')).resolves.toBe('failed try\n');
     }
     await expect(readFile(join(result.dir, 'probe.md'))).rejects.toThrow(/ENOENT/);
+    // This file's second run of the rule skips its 30 s and 120 s waits as the first did.
+    expect(skippedMs).toBeGreaterThanOrEqual(150_000);
+  });
+
+  test('time skipping holds for every test of a file: a third run of the rule in the file skips both waits', async () => {
+    const { result, skippedMs } = await runProbe([{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+    expect(result.outcome.status).toBe('completed');
+    expect(skippedMs).toBeGreaterThanOrEqual(150_000);
   });
 });

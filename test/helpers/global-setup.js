@@ -1,15 +1,17 @@
-// Once per test run: the pinned Temporal binaries installed, and the workflows bundled once
-// (each test worker loads the bundle instead of running webpack again).
+// Once per test run: the pinned Temporal binaries installed, the workflows bundled once (each test
+// worker loads the bundle instead of running webpack again), and one dev server per jest worker
+// (test/helpers/dev-servers.js; the global teardown stops them).
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startDevServers } from './dev-servers.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
-export default async function globalSetup() {
+export default async function globalSetup(globalConfig) {
   execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(root, 'src', 'workflows', 'index.ts'),
@@ -21,4 +23,8 @@ export default async function globalSetup() {
   const bundle = join(root, '.commonplace', 'test', 'workflow-bundle.js');
   writeFileSync(`${bundle}.${process.pid}`, code);
   renameSync(`${bundle}.${process.pid}`, bundle);
+  // Workers are started after this returns, and inherit the variable; the teardown reads the global.
+  const servers = await startDevServers(root, Math.max(1, globalConfig.maxWorkers ?? 1));
+  globalThis.commonplaceDevServers = servers;
+  process.env.COMMONPLACE_TEST_DEV_SERVERS = servers.addresses.join(',');
 }

@@ -1,12 +1,13 @@
-// One Temporal environment per test file, started in beforeAll and torn down in afterAll.
+// One Temporal environment per test file, started in beforeAll and torn down in afterAll (the
+// time-skipping server: one per test).
 // Call a fixture at the top level of a test file; it returns getters, read inside tests and hooks.
-import { afterAll, beforeAll } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { endOpenWorkflows, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
+import { attachDevEnvironment, endOpenWorkflows, sharedDevServerAddress, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -17,7 +18,7 @@ export interface ServerFixture {
   address(): string;
 }
 
-function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>): ServerFixture {
+function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>, beforeTeardown?: (env: TestWorkflowEnvironment) => Promise<void>): ServerFixture {
   let env: TestWorkflowEnvironment | undefined;
   beforeAll(async () => {
     env = await start();
@@ -25,6 +26,7 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
   afterAll(async () => {
     await stopFirst?.();
     if (env) await stopTestWorkers(env);
+    if (env) await beforeTeardown?.(env);
     await env?.teardown();
   });
   const current = () => {
@@ -34,26 +36,71 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
   return { env: current, address: () => current().connection.options.address };
 }
 
-/** A real dev server for this file. */
-export function useDevServer(): ServerFixture {
-  return useEnvironment(startDevEnvironment);
+/**
+ * This file's dev server: its jest worker's shared server (see docs/testing.md), in a namespace of the
+ * file's own, which CLI processes the file starts name through TEMPORAL_NAMESPACE; outside a jest run
+ * with shared servers, a server of the file's own.
+ */
+function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
+  const address = sharedDevServerAddress();
+  if (!address) return useEnvironment(startDevEnvironment, stopFirst);
+  const label = expect.getState().testPath?.replace(/^.*\/test\//, '').replace(/\.test\.ts$/, '') ?? 'file';
+  return useEnvironment(
+    async () => {
+      const env = await attachDevEnvironment(address, label);
+      process.env.TEMPORAL_NAMESPACE = env.namespace;
+      return env;
+    },
+    stopFirst,
+    async (env) => {
+      // Nothing of this file runs on in the shared server once its workers have stopped.
+      await endOpenWorkflows(env);
+      delete process.env.TEMPORAL_NAMESPACE;
+    },
+  );
 }
 
-/** The time-skipping test server for this file, for tests whose subject is a timer or a retry interval. */
-export function useTimeSkippingServer(): ServerFixture {
-  const fixture = useEnvironment(startTimeSkippingEnvironment);
-  // No workflow outlives its test here: see endOpenWorkflows.
-  afterEach(async () => endOpenWorkflows(fixture.env()));
-  return fixture;
+/** A real dev server for this file (its jest worker's shared one, in a namespace of the file's own). */
+export function useDevServer(): ServerFixture {
+  return useFileDevEnvironment();
 }
 
 /**
- * A dev server and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
+ * The time-skipping test server, a fresh one for each test (started in beforeEach, stopped in afterEach),
+ * for tests whose subject is a timer or a retry interval. That server holds time still for every task
+ * outstanding — a workflow task not yet completed, an activity not yet started — and lets go only when a
+ * worker takes the task: not when the workflow is terminated, nor when the worker that would take it has
+ * stopped. A task left by one test (a quota gate's idle timer firing as a run's result came back, its
+ * check scheduled as the test's worker stopped) kept time from skipping for every later test of a file
+ * sharing the server, whose relaunch waits then ran on the wall clock. A server per test (under a second
+ * to start) leaves no test anything of another's. See docs/testing.md.
+ */
+export function useTimeSkippingServer(): ServerFixture {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeEach(async () => {
+    env = await startTimeSkippingEnvironment();
+  });
+  afterEach(async () => {
+    const ending = env;
+    env = undefined;
+    if (!ending) return;
+    await stopTestWorkers(ending);
+    await ending.teardown();
+  });
+  const current = () => {
+    if (!env) throw new Error('the time-skipping environment is not started: read it inside a test or a beforeEach/afterEach hook');
+    return env;
+  };
+  return { env: current, address: () => current().connection.options.address };
+}
+
+/**
+ * A dev server (as useDevServer's) and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
  * with its own state directory; the worker is stopped with SIGINT, as an operator stops it, before the server goes.
  */
 export function useDevServerWithCliWorker(): ServerFixture {
   let worker: ReturnType<typeof startCli> | undefined;
-  const server = useEnvironment(startDevEnvironment, async () => {
+  const server = useFileDevEnvironment(async () => {
     delete process.env.COMMONPLACE_KB_LIST;
     worker?.kill('SIGINT');
     await worker;
@@ -65,7 +112,7 @@ export function useDevServerWithCliWorker(): ServerFixture {
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
-    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address() } });
+    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' } });
   });
   return { ...server, workerState: () => state };
 }

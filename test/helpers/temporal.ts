@@ -1,3 +1,5 @@
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { join } from 'node:path';
@@ -37,6 +39,49 @@ export async function startDevEnvironment(): Promise<TestWorkflowEnvironment> {
     // Runs the tests start carry this release, as the CLI's do (src/release-stamp.ts).
     client: { interceptors: releaseStamp },
   });
+}
+
+/**
+ * This jest worker's shared dev server (one per worker, started by the global setup: COMMONPLACE_TEST_DEV_SERVERS,
+ * JEST_WORKER_ID), or undefined outside such a run.
+ */
+export function sharedDevServerAddress(): string | undefined {
+  const addresses = (process.env.COMMONPLACE_TEST_DEV_SERVERS ?? '').split(',').filter(Boolean);
+  if (addresses.length === 0) return undefined;
+  return addresses[(Math.max(1, Number(process.env.JEST_WORKER_ID) || 1) - 1) % addresses.length];
+}
+
+let namespaces = 0;
+/**
+ * A namespace of its own on a running dev server, with the project's search attributes, answering before
+ * this returns: a test file's room on its jest worker's shared server (listings, counts and the quota
+ * gates' fixed IDs stay the file's own).
+ */
+export async function attachDevEnvironment(address: string, label: string): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  namespaces += 1;
+  const namespace = `test-${label.replace(/[^a-z0-9]+/gi, '-').slice(-40)}-${process.pid}-${Date.now().toString(36)}-${namespaces}`;
+  const connection = await Connection.connect({ address });
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    // INDEXED_VALUE_TYPE_KEYWORD: every project search attribute is a keyword.
+    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(searchAttributeKeys.map((key) => [key.name, 2])) });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const listed = await connection.operatorService.listSearchAttributes({ namespace });
+        await connection.workflowService.listOpenWorkflowExecutions({ namespace, maximumPageSize: 1 });
+        if (searchAttributeKeys.every((key) => listed.customAttributes?.[key.name] !== undefined)) break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`namespace ${namespace} on ${address} did not get its search attributes within 60 s`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  } finally {
+    await connection.close();
+  }
+  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
 }
 
 /** The time-skipping test server, for tests whose subject is a timer or a retry interval. */

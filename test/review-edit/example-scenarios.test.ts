@@ -40,7 +40,7 @@ async function asPrinted(checkout: string, line: string) {
 /** The approve command a stop printed (`… review approve RUN FILE --key KEY --kb … --address …`). */
 function printedApprove(stdout: string): string {
   const line = printed(stdout, 'approve');
-  expect(line).toMatch(/ review approve \S+ \S+ --key [0-9a-f]{16} --kb \S+ --address \S+$/);
+  expect(line).toMatch(/ review approve \S+ \S+ --key [0-9a-f]{16} --kb \S+ --address \S+( --namespace \S+)?$/);
   return line;
 }
 

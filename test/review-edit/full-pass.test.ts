@@ -346,7 +346,7 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(approved.exitCode).toBe(2);
     expect(approved.stdout).toMatch(new RegExp(`full-pass ${waiting.runId} stopped: conflict \\(operator\\)`));
     expect(approved.stdout).toMatch(/kb\/notes\/agent-is-a-tool-loop\.md changed since the run began; nothing was written/);
-    expect(approved.stdout).toMatch(/to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+`/);
+    expect(approved.stdout).toMatch(/to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+( --namespace \S+)?`/);
     expect(await noteText(waiting.checkout)).toBe(hand);
     expect((await selectPairs(waiting.checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
     expect(await readFile(join(waiting.checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none')).toBe('none');

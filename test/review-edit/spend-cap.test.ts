@@ -16,7 +16,7 @@ test('a full pass with --max-cost stops with spend-limit before passing it; the 
   const stopped = await fullPass('--max-cost', '0.15');
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
-  expect(stopped.stdout).toMatch(new RegExp(`continue with a higher cap: node \\S+ review run full-pass ${NOTE} --max-cost 0\\.2 --kb \\S+ --address \\S+$`, 'm'));
+  expect(stopped.stdout).toMatch(new RegExp(`continue with a higher cap: node \\S+ review run full-pass ${NOTE} --max-cost 0\\.2 --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
   expect(await launches(ledger)).toHaveLength(1);
 
   const refused = await fullPass();

@@ -52,7 +52,7 @@ describe('review inspect of a closed sweep with one problem pair', () => {
     expect(inspected.stdout).toMatch(new RegExp(`^sweep ${run}: exhausted \\(from \\S+summary\\.json\\)$`, 'm'));
     expect(inspected.stdout).toMatch(/^ {2}budget-exhausted \(operator\): 1 pair spent the attempt budget/m);
     expect(inspected.stdout).toContain(`evidence: ${join(runDir(checkout, run), 'problems.jsonl')}`);
-    expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review retry ${run} --kb ${checkout}( --address \\S+)?$`, 'm'));
+    expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review retry ${run} --kb ${checkout}( --address \\S+( --namespace \\S+)?)?$`, 'm'));
   });
 
   test('it lists every launch from the workflow histories with its outcome, duration, tokens and cost', () => {
@@ -86,7 +86,7 @@ describe('review inspect of a closed sweep with one problem pair', () => {
     expect(offline.stdout).toMatch(new RegExp(`^sweep ${run}: exhausted \\(from \\S+summary\\.json; no server answers`, 'm'));
     expect(offline.stdout).toMatch(/^launches: not available: the run directory holds no launch records and no server answers/m);
     expect(offline.stdout).toContain(`  ${note} × ${spent}: `);
-    expect(offline.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review retry ${run} --kb ${checkout}( --address \\S+)?$`, 'm'));
+    expect(offline.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review retry ${run} --kb ${checkout}( --address \\S+( --namespace \\S+)?)?$`, 'm'));
     const document = expectShape(String(offlineJson.stdout), 'review-inspect');
     expect(document).toMatchObject({ status: 'exhausted', live: false, launches: { source: 'unavailable', records: [] }, problems: [expect.objectContaining({ criterion: spent })] });
   });
@@ -106,7 +106,7 @@ test('review inspect of an open sweep stopped by a usage limit reads it live: st
   expect(inspected.stdout).toMatch(new RegExp(`^sweep ${run}: stopped \\(live from workflow gates/${run}\\)$`, 'm'));
   expect(inspected.stdout).toMatch(/^ {2}usage-limit \(retry\): /m);
   expect(inspected.stdout).toMatch(/^ {4}the limit resets at 2026-01-01T04:00:00\.000Z$/m);
-  expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review run gates --resume ${run} --kb \\S+( --address \\S+)?$`, 'm'));
+  expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review run gates --resume ${run} --kb \\S+( --address \\S+( --namespace \\S+)?)?$`, 'm'));
   expect(inspected.stdout).toMatch(/^problems \(0, /m);
 
   const document = expectShape(String((await runCli(['review', 'inspect', run, '--kb', checkout, '--json'], cliEnv)).stdout), 'review-inspect');
@@ -129,7 +129,7 @@ test('review inspect of a full pass awaiting approval shows its proposal key, it
   expect(inspected.exitCode).toBe(0);
   expect(inspected.stdout).toMatch(new RegExp(`^full-pass ${runId} of ${NOTE}: awaiting-approval \\(live from workflow full-pass/`, 'm'));
   expect(inspected.stdout).toMatch(new RegExp(`^ {2}artifact/publication\\.json: key ${key} \\(decision \\d+, waiting for approval\\)$`, 'm'));
-  expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review approve ${runId} artifact/publication\\.json --key ${key} --kb \\S+( --address \\S+)?$`, 'm'));
+  expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review approve ${runId} artifact/publication\\.json --key ${key} --kb \\S+( --address \\S+( --namespace \\S+)?)?$`, 'm'));
   expect(inspected.stdout).toMatch(/^packet \S+packet\.md\n {2}decision edit, closing /m);
   expect(inspected.stdout).toMatch(/^launches \([1-9]\d*, from the workflow histories; IDs under \S+\/\)$/m);
 

@@ -127,7 +127,7 @@ describe('commonplace review run gates', () => {
     const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(result.stdout))?.[1];
     expect(result.stdout).toContain(`problem: ${notes[0]} × ${spent}`);
     expect(String(result.stdout).match(/commonplace\S* review \S+ \S+/g)).toEqual([expect.stringMatching(new RegExp(`review retry ${run}$`))]);
-    expect(result.stdout).toMatch(new RegExp(`^  next: node \\S+ review retry ${run} --kb \\S+ --address \\S+$`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^  next: node \\S+ review retry ${run} --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
 
     // The same command again sweeps the pair still stale and ends exhausted again: --json says so, with the one step left.
     const again = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!, '--json'], {

@@ -41,7 +41,7 @@ test('a sweep whose answers all miss the result line stops as systematic-failure
   expect(stopped.stdout).toMatch(/stopped: systematic-failure \(operator\)/);
   expect(stopped.stdout).toMatch(/the first 10 units of the batch all failed the result-line check \(10 launches spent\), e\.g\. kb\/notes\/\S+ × frontmatter\/\S+: .*`Looks fine to me\.`/);
   const next = printed(stopped.stdout, 'continue with');
-  expect(next).toMatch(/ review run gates --resume GS-\S+ --kb \S+ --address \S+$/);
+  expect(next).toMatch(/ review run gates --resume GS-\S+ --kb \S+ --address \S+( --namespace \S+)?$/);
   // One unit at a time: the tenth failure stopped it, and nothing more was launched.
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(10);
 

@@ -23,7 +23,7 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
   expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.1500 cap/);
-  const runId = /continue with a higher cap: node \S+ review run gates --resume (GS-\S+) --max-cost 0\.2 --kb \S+ --address \S+$/m.exec(String(stopped.stdout))?.[1];
+  const runId = /continue with a higher cap: node \S+ review run gates --resume (GS-\S+) --max-cost 0\.2 --kb \S+ --address \S+( --namespace \S+)?$/m.exec(String(stopped.stdout))?.[1];
   expect(runId).toBeDefined();
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 

