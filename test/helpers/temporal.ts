@@ -81,7 +81,7 @@ export async function attachDevEnvironment(address: string, label: string): Prom
   } finally {
     await connection.close();
   }
-  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace, client: { interceptors: releaseStamp } });
 }
 
 /** The time-skipping test server, for tests whose subject is a timer or a retry interval. */
