@@ -4,6 +4,8 @@
  * without one began on 0.1.0. A worker refuses a run begun before the oldest release it runs, in one
  * line naming the run, its release and the way out. Pure: the workflow interceptors import it.
  */
+import { runCommand } from './runs/run-commands.js';
+import { analysisRunIdOf, withoutBatchSegment } from './runs/workflow-ids.js';
 
 /** This release: `package.json`'s version (a test holds them equal). */
 export const RELEASE = '0.2.0';
@@ -53,16 +55,16 @@ export function runsRunsOf(release: string): boolean {
 export function endingCommand(workflowType: string, workflowId: string): string {
   switch (workflowType) {
     case 'analysis':
-      return `commonplace analysis reset ${workflowId.slice(workflowId.lastIndexOf('/') + 1)}`;
+      return runCommand.analysisReset(analysisRunIdOf(workflowId));
     case 'gateBatch':
-      return `commonplace review cancel ${workflowId.replace(/\/batch-\d+(?:-r\d+)?$/, '')}`;
+      return runCommand.cancel(withoutBatchSegment(workflowId));
     case 'gateSweep':
     case 'compareRun':
     case 'fullPass':
     case 'revise':
-      return `commonplace review cancel ${workflowId}`;
+      return runCommand.cancel(workflowId);
     default:
-      return `temporal workflow terminate --workflow-id ${workflowId}`;
+      return runCommand.terminate(workflowId);
   }
 }
 

@@ -46,6 +46,8 @@ export const runCommand = {
   quotaOpen: (account: string) => `commonplace quota open ${account}`,
   /** A workflow's progress query through the Temporal CLI (`--type progress`, a batch's `batchProgress`). */
   queryProgress: (workflowId: string, type = 'progress') => `temporal workflow query --workflow-id ${workflowId} --type ${type}`,
+  /** Temporal's own end of a run that takes no `review cancel` (a probe, a quota gate). */
+  terminate: (workflowId: string) => `temporal workflow terminate --workflow-id ${workflowId}`,
 } as const;
 
 /** The commands a sweep's stops lead to. */

@@ -94,6 +94,12 @@ export const quotaGateId = (account: string) => `quota/${account}`;
 
 const after = (id: string, prefix: string) => (id.startsWith(prefix) ? id.slice(prefix.length) : undefined);
 
+/** An analysis run's run ID: its workflow ID's last segment. */
+export const analysisRunIdOf = (workflowId: string) => workflowId.slice(workflowId.lastIndexOf('/') + 1);
+
+/** A batch's workflow ID without its `/batch-<n>` (and `-r<k>`): a sweep's batch gives the sweep's ID; any other ID is returned as it is. */
+export const withoutBatchSegment = (workflowId: string) => workflowId.replace(BATCH, '');
+
 /** The kind of workflow an ID names, or undefined when none of ours. */
 export function workflowKindOf(workflowId: string): WorkflowKind | undefined {
   if (workflowId.startsWith('gates/')) return BATCH.test(workflowId) ? 'gate-batch' : 'gates';

@@ -3,7 +3,9 @@ import type { Activities } from '../activities/index.js';
 import type { CompareInput, CompareProgress, CompareSummary, PreparedCompare, PreparedRoute, RouteProgress } from '../review/compare/run-types.js';
 import type { SweepCounts } from '../review/sweep-types.js';
 import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
+import { compareNext, runCommand } from '../runs/run-commands.js';
 import { runDetails } from '../runs/run-details.js';
+import { compareBatchId } from '../runs/workflow-ids.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { runBatches } from './batch-loop.js';
 import { Lifecycle } from './lifecycle.js';
@@ -15,9 +17,6 @@ export { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } f
 
 /** The kind of a compare run's batches: `CommonplaceKind = "compare"` lists the runs alone. */
 export const COMPARE_BATCH_KIND = 'compare-batch';
-
-/** The command that resumes a compare run (its stops name it). */
-export const compareResume = (runId: string) => `commonplace review compare --resume ${runId}`;
 
 interface CompareState {
   prepared?: PreparedCompare;
@@ -44,8 +43,8 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
     runId,
     view: {
       headline: (stage) => stage,
-      next: { resume: compareResume(runId), acknowledge: `commonplace review acknowledge ${runId}`, ended: compareResume(runId) },
-      inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`,
+      next: compareNext(runId),
+      inspect: runCommand.queryProgress(workflowInfo().workflowId),
       details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
     },
     autoResume: false,
@@ -113,7 +112,7 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
     child: ({ batch, resumes, remaining }) => {
       lifecycle.at(`route ${route.route}, batch ${batch + 1} of ${route.batches}: ${progress.done} of ${progress.pairs} pairs done`);
       return {
-        workflowId: `${workflowInfo().workflowId}/${route.askRunId.slice(input.runId.length + 2)}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`,
+        workflowId: compareBatchId(workflowInfo().workflowId, route.askRunId.slice(input.runId.length + 2), batch, resumes),
         input: {
           runId: route.askRunId,
           checkout: input.checkout,

@@ -11,6 +11,7 @@ import type { CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../rev
 import { Answers } from './asking/answers.js';
 import { armedBreaker, releaseHeld, type BreakerState } from '../review/breaker.js';
 import { emptyCounts } from '../review/sweep-types.js';
+import { runCommand } from '../runs/run-commands.js';
 import type { Stop } from '../runs/stop.js';
 import { batchProgressQuery, batchResumeUpdate, type BatchProgress } from './messages.js';
 import { gather } from './asking/checked.js';
@@ -87,8 +88,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     runId: `${input.runId} batch ${input.batch + 1}`,
     view: {
       headline: (stage) => stage,
-      next: { resume: `commonplace review run gates --resume ${input.runId}`, ended: `commonplace review retry ${input.runId}` },
-      inspect: `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type batchProgress`,
+      next: { resume: runCommand.sweepResume(input.runId), ended: runCommand.sweepRetry(input.runId) },
+      inspect: runCommand.queryProgress(workflowInfo().workflowId, 'batchProgress'),
     },
     autoResume: false,
     progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },

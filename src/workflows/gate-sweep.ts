@@ -5,6 +5,8 @@ import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
 import { runBatches } from './batch-loop.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import { runDetails } from '../runs/run-details.js';
+import { runCommand, sweepNext } from '../runs/run-commands.js';
+import { gateBatchId } from '../runs/workflow-ids.js';
 import { sweepAcknowledgeUpdate, sweepProgressQuery, sweepResumeUpdate } from './messages.js';
 import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './asking/pace.js';
@@ -48,7 +50,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     runId,
     view: {
       headline: (stage) => stage,
-      next: { resume: `commonplace review run gates --resume ${runId}`, acknowledge: `commonplace review acknowledge ${runId}`, ended: `commonplace review retry ${runId}` },
+      next: sweepNext(runId),
       inspect: inspectCommand(),
     },
     autoResume: input.autoResume,
@@ -96,7 +98,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
 
 /** The command that shows a sweep's whole state (every stop in full, its counts): the sweep's progress query. */
 function inspectCommand(): string {
-  return `temporal workflow query --workflow-id ${workflowInfo().workflowId} --type progress`;
+  return runCommand.queryProgress(workflowInfo().workflowId);
 }
 
 /** The kind of a sweep's batches: `CommonplaceKind = "gates"` lists the sweeps alone. */
@@ -146,7 +148,7 @@ async function sweepBatches(
     child: ({ batch, resumes, remaining, pace }) => {
       lifecycle.at(`batch ${batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`);
       return {
-        workflowId: `${workflowInfo().workflowId}/batch-${batch + 1}${resumes > 0 ? `-r${resumes}` : ''}`,
+        workflowId: gateBatchId(workflowInfo().workflowId, batch, resumes),
         input: {
           runId,
           checkout: input.checkout,

@@ -5,9 +5,9 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { approvalRefusal } from '../review/edit/approval-key.js';
+import type { NextCommands } from '../runs/run-commands.js';
 import { resumeCapProblem, type SpendTotals } from '../runs/spend.js';
 import { STOP_RULES, type AcknowledgeAnswer, type ApprovalAnswer, type Proposal, type ResumeRequest, type RunStatus, type Stop } from '../runs/stop.js';
-import type { NextCommands } from './lifecycle-view.js';
 
 /** The lifecycle's state as a validator reads it. */
 export interface RefusalContext {

@@ -5,21 +5,11 @@
  */
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { nextCap, spendLine } from '../runs/spend.js';
-import { STOP_RULES, type Proposal, type RunStatus, type Stop } from '../runs/stop.js';
+import type { NextCommands } from '../runs/run-commands.js';
+import { STOP_RULES, type RunStatus, type Stop } from '../runs/stop.js';
 import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
 import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
 import type { Spend } from './spend-cap.js';
-
-/** The commands the operator types next, by how a stop ends. */
-export interface NextCommands {
-  /** The same command again: resumes a stop the `resume` Update ends. */
-  resume: string;
-  /** What to type for a proposal (edit workflows). */
-  approve?: (proposal: Proposal) => string;
-  acknowledge?: string;
-  /** After the run ended exhausted: the one next step. */
-  ended: string;
-}
 
 /** What a workflow says about how it reads. */
 export interface RunViewSettings {

@@ -16,7 +16,8 @@ import type { LifecycleSettings } from './lifecycle-settings.js';
 import { RunView, type RunState } from './lifecycle-view.js';
 import { Spend } from './spend-cap.js';
 
-export type { NextCommands, RunViewSettings } from './lifecycle-view.js';
+export type { NextCommands } from '../runs/run-commands.js';
+export type { RunViewSettings } from './lifecycle-view.js';
 export type { LifecycleSettings, LifecycleUpdates } from './lifecycle-settings.js';
 
 /** Thrown by a stop that ends the run; `Lifecycle.close` turns it into the workflow's exhausted result. */

@@ -22,6 +22,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import { recordQuotaGate } from '../observability/metrics.js';
 import { describeQuota, isScenarioAccount, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
+import { runCommand } from '../runs/run-commands.js';
 
 const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -147,7 +148,7 @@ async function notify(state: QuotaState, subscribers: Set<string>): Promise<void
 /** The gate's state where the Web UI shows it: current details and the memo. */
 function show(state: QuotaState, subscribers: number, ended?: string): void {
   setCurrentDetails(
-    [`**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`commonplace quota open ${state.account}\``])].join('\n\n'),
+    [`**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`${runCommand.quotaOpen(state.account)}\``])].join('\n\n'),
   );
   upsertMemo({ quota: { status: state.status, ...(state.status === 'closed-until' && { resetAt: state.resetAt }), ...(state.status === 'closed-unknown' && { probeAt: state.probeAt }), version: state.version } });
 }

@@ -12,6 +12,7 @@ import type { Plan, PlanRole } from '../../analysis/plan.js';
 import type { AnalysisInput, AnalysisProgress, AttemptRecord, CheckRecord, FrozenSource, InFlightLaunch, MemberRecord } from '../../analysis/progress.js';
 import type { Disposition } from '../../kb/layouts.js';
 import type { LaunchResult } from '../../harness/launch-contract.js';
+import { runCommand } from '../../runs/run-commands.js';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { analysisProgressQuery, analysisResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
@@ -77,8 +78,8 @@ export class AnalysisRun {
       view: {
         headline: (stage) => `**${stage}** — run ${input.runId}${this.opened ? ` of ${this.opened.parameters.system}` : ''}`,
         details: () => this.detailLines(),
-        next: { resume: `commonplace analysis run ${input.runId}`, ended: `commonplace analysis reset ${input.runId}` },
-        inspect: `commonplace analysis inspect ${input.runId}`,
+        next: { resume: runCommand.analysisRun(input.runId), ended: runCommand.analysisReset(input.runId) },
+        inspect: runCommand.analysisInspect(input.runId),
       },
       autoResume: input.autoResume,
       progress: { query: analysisProgressQuery, build: (common) => this.progress(common) },

@@ -9,6 +9,7 @@ import { parseSelectionList } from '../../review/edit/selection.js';
 import type { EditKind, EditProgress, EditSummary, PreparedAsk } from '../../review/edit/types.js';
 import type { LaunchResult } from '../../harness/launch-contract.js';
 import { Answers } from '../asking/answers.js';
+import { runCommand } from '../../runs/run-commands.js';
 import type { Stop } from '../../runs/stop.js';
 import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
@@ -38,8 +39,8 @@ export class EditRun {
         headline: (stage) => `**${identity.kind}** ${identity.note}: ${stage}`,
         next: {
           resume: rerun,
-          approve: (proposal) => `commonplace review approve ${identity.runId} ${proposal.path} --key ${proposal.key}`,
-          acknowledge: `commonplace review acknowledge ${identity.runId}`,
+          approve: (proposal) => runCommand.approve(identity.runId, proposal),
+          acknowledge: runCommand.acknowledge(identity.runId),
           ended: rerun,
         },
       },

@@ -7,6 +7,7 @@ import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
 import type { CandidateInput, CandidateOutput } from '../../activities/review/edit/index.js';
 import type { EditKind, EditSummary, FullPassInput, PreparedEdit, ReviseInput } from '../../review/edit/types.js';
+import { runCommand } from '../../runs/run-commands.js';
 import { checked, type CheckedTry, type TryOutcome } from '../asking/checked.js';
 import { budgetStopReason } from './budget-stop-reason.js';
 import { EditRun } from './edit-run.js';
@@ -124,7 +125,7 @@ async function publishStep(
  * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
  */
 export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, input: I, body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>): Promise<EditSummary> {
-  const run = new EditRun({ kind, runId: input.runId, note: input.note }, `commonplace review run ${kind} ${input.note}`, input.maxCostUsd);
+  const run = new EditRun({ kind, runId: input.runId, note: input.note }, runCommand.editRerun({ kind, note: input.note }), input.maxCostUsd);
   const start = { startSha256: input.noteSha256 };
   return run.lifecycle.close(
     async () => {
