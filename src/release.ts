@@ -57,7 +57,8 @@ export function endingCommand(workflowType: string, workflowId: string): string 
     case 'analysis':
       return runCommand.analysisReset(analysisRunIdOf(workflowId));
     case 'gateBatch':
-      return runCommand.cancel(withoutBatchSegment(workflowId));
+      // A compare run's batch (`compare/CMP-…/<route>/batch-N`) ends with its compare run; a sweep's with its sweep.
+      return runCommand.cancel(workflowId.startsWith('compare/') ? workflowId.split('/').slice(0, 2).join('/') : withoutBatchSegment(workflowId));
     case 'gateSweep':
     case 'compareRun':
     case 'fullPass':

@@ -36,6 +36,7 @@ test.each([
   ['gateSweep', 'gates/a1b2c3d4/GS-1', 'commonplace review cancel gates/a1b2c3d4/GS-1'],
   ['gateBatch', 'gates/a1b2c3d4/GS-1/batch-2-r1', 'commonplace review cancel gates/a1b2c3d4/GS-1'],
   ['gateBatch', 'compare/CMP-1/batch-1', 'commonplace review cancel compare/CMP-1'],
+  ['gateBatch', 'compare/CMP-ab12cd34-0123456789/claude-pair/batch-2-r1', 'commonplace review cancel compare/CMP-ab12cd34-0123456789'],
   ['compareRun', 'compare/CMP-1', 'commonplace review cancel compare/CMP-1'],
   ['fullPass', 'full-pass/a1b2c3d4/kb/notes/x.md/0123456789ab', 'commonplace review cancel full-pass/a1b2c3d4/kb/notes/x.md/0123456789ab'],
   ['revise', 'revise/a1b2c3d4/kb/notes/x.md/0123456789ab', 'commonplace review cancel revise/a1b2c3d4/kb/notes/x.md/0123456789ab'],
