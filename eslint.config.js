@@ -18,16 +18,37 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/kb/verification.ts', 'src/search-attributes.ts', 'src/review/result-line.ts', 'src/review/paths.ts', 'src/review/sweep-types.ts', 'src/review/edit/{selection,plan-types,types,identity,decision,diff,guard}.ts', 'src/analysis/{plan,prompt,progress,manifest,run-id,roles,checks,records,job,decisions}.ts', 'src/runs/*.ts', 'src/harness/launch-contract.ts', 'src/harness/executor.ts', 'src/review/breaker.ts', 'src/review/edit/approval-key.ts'],
+    files: [
+      'src/workflows/**/*.ts',
+      'src/kb/verification.ts',
+      'src/search-attributes.ts',
+      'src/review/result-line.ts',
+      'src/review/paths.ts',
+      'src/review/sweep-types.ts',
+      'src/review/edit/{selection,plan-types,types,identity,decision,diff,guard}.ts',
+      'src/analysis/{plan,prompt,progress,manifest,run-id,roles,checks,records,job,decisions}.ts',
+      'src/runs/*.ts',
+      'src/harness/launch-contract.ts',
+      'src/harness/executor.ts',
+      'src/review/breaker.ts',
+      'src/review/edit/approval-key.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: do I/O in an activity.' })),
           patterns: [
-            { group: ['**/activities/**', '!**/activities/index.js'], message: 'Workflows import activities only as types, through the barrel.', allowTypeImports: true },
+            {
+              group: ['**/activities/**', '!**/activities/index.js'],
+              message: 'Workflows import activities only as types, through the barrel.',
+              allowTypeImports: true,
+            },
             { group: ['**/activities/index.js'], message: 'Workflows import activities only as types.', allowTypeImports: true },
-            { group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', 'execa', 'gray-matter', 'ajv', 'ajv/*'], message: 'Not deterministic or not bundleable in workflow code.' },
+            {
+              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', 'execa', 'gray-matter', 'ajv', 'ajv/*'],
+              message: 'Not deterministic or not bundleable in workflow code.',
+            },
           ],
         },
       ],

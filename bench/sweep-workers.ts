@@ -47,7 +47,19 @@ async function launchDirs(state: string, runId: string): Promise<number> {
 for (const workerCount of [1, 2]) {
   await rm(join(checkout, 'kb', 'reports'), { recursive: true, force: true });
   const runId = `GS-bench-workers-${workerCount}`;
-  const input: SweepInput = { checkout: checkoutRoot(checkoutIdOf(checkout)), runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout: checkoutRoot(checkoutIdOf(checkout)),
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency,
+    batchSize: 100,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
   const states = [join(dir, `state-${workerCount}-holder`), join(dir, `state-${workerCount}-launcher`)].slice(0, workerCount);
   // The SDK refuses two workers of one task queue on one connection, as two hosts would never share one: the launch-only worker connects on its own.
   const connections = await Promise.all(states.slice(1).map(() => NativeConnection.connect({ address: env.connection.options.address })));

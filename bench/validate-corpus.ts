@@ -48,7 +48,12 @@ const timings: { totalMs: number; compileMs: number; failures: number; warnings:
 for (let run = 0; run < runs; run += 1) {
   const started = performance.now();
   const report = await validateFiles(files, { repoRoot: corpus, registry: new TypeRegistry(corpus) });
-  timings.push({ totalMs: performance.now() - started, compileMs: report.stats.compileMs, failures: report.summary.failures, warnings: report.summary.warnings });
+  timings.push({
+    totalMs: performance.now() - started,
+    compileMs: report.stats.compileMs,
+    failures: report.summary.failures,
+    warnings: report.summary.warnings,
+  });
 }
 const first = timings[0];
 if (first === undefined) throw new Error('--runs must be at least 1');
@@ -61,7 +66,11 @@ console.log(`machine       ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'u
 console.log(`files         ${files.length} (${(bytes / (1024 * 1024)).toFixed(1)} MiB), ${first.failures} failures, ${first.warnings} warnings`);
 console.log(`read only     ${ms(ioMs)} (every file's bytes, 16 at a time, warm page cache)`);
 console.log(`parse only    ${ms(parseMs)} (${notes.length} markdown files from memory, warm)`);
-console.log(`first run     ${ms(first.totalMs)}  ${(files.length / (first.totalMs / 1000)).toFixed(0)} files/s  (schema loading and compilation ${ms(first.compileMs)}, ${((100 * first.compileMs) / first.totalMs).toFixed(0)}%)`);
-console.log(`median of ${runs}   ${ms(median.totalMs)}  ${(files.length / (median.totalMs / 1000)).toFixed(0)} files/s  (schema loading and compilation ${ms(median.compileMs)}, ${((100 * median.compileMs) / median.totalMs).toFixed(0)}%)`);
+console.log(
+  `first run     ${ms(first.totalMs)}  ${(files.length / (first.totalMs / 1000)).toFixed(0)} files/s  (schema loading and compilation ${ms(first.compileMs)}, ${((100 * first.compileMs) / first.totalMs).toFixed(0)}%)`,
+);
+console.log(
+  `median of ${runs}   ${ms(median.totalMs)}  ${(files.length / (median.totalMs / 1000)).toFixed(0)} files/s  (schema loading and compilation ${ms(median.compileMs)}, ${((100 * median.compileMs) / median.totalMs).toFixed(0)}%)`,
+);
 console.log(`process       ${ms(process.uptime() * 1000)} wall since start, including module loading`);
 console.log(`peak memory   ${peakRssMiB.toFixed(0)} MiB resident (maxRSS)`);

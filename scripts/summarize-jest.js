@@ -34,14 +34,18 @@ if (files.length > 0) {
   }
   const overBudget = files.filter((entry) => entry.seconds > budgetSeconds);
   if (overBudget.length > 0) {
-    console.log(`${overBudget.length} file(s) over the ${budgetSeconds} s budget: ${overBudget.map((entry) => `${entry.name} (${Math.round(entry.seconds)} s)`).join(', ')}`);
+    console.log(
+      `${overBudget.length} file(s) over the ${budgetSeconds} s budget: ${overBudget.map((entry) => `${entry.name} (${Math.round(entry.seconds)} s)`).join(', ')}`,
+    );
   } else {
     console.log(`no file over the ${budgetSeconds} s budget`);
   }
 }
 
 const passed = results.numPassedTests;
-const brokenSuites = results.testResults.filter((suite) => suite.status === 'failed' && suite.assertionResults.every((test) => test.status !== 'failed')).length;
+const brokenSuites = results.testResults.filter(
+  (suite) => suite.status === 'failed' && suite.assertionResults.every((test) => test.status !== 'failed'),
+).length;
 const failed = results.numFailedTests + brokenSuites + (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || !results.success ? 1 : 0);

@@ -58,7 +58,9 @@ export class HostPlaces {
   add(checkout: HeldCheckout): void {
     const known = this.held.get(checkout.id);
     if (known && known.root !== checkout.root) {
-      throw new Error(`checkouts ${known.root} and ${checkout.root} share the checkout ID ${checkout.id}: one was copied with its .commonplace/checkout-id; delete that file in the copy`);
+      throw new Error(
+        `checkouts ${known.root} and ${checkout.root} share the checkout ID ${checkout.id}: one was copied with its .commonplace/checkout-id; delete that file in the copy`,
+      );
     }
     this.held.set(checkout.id, checkout);
     this.portable = undefined;

@@ -9,7 +9,8 @@
  * One place token with the path written after it (up to a space, a quote or closing punctuation; a
  * sentence's full stop or colon after the path is not part of it): kind, checkout ID, the rest.
  */
-export const PLACE_PATTERN = /<(checkout|worktrees):([0-9a-f]{8})>(\/(?:[^\s,;()'"`<>|]*[^\s,;()'"`<>|.:])?)?|<(state|package)>(\/(?:[^\s,;()'"`<>|]*[^\s,;()'"`<>|.:])?)?/g;
+export const PLACE_PATTERN =
+  /<(checkout|worktrees):([0-9a-f]{8})>(\/(?:[^\s,;()'"`<>|]*[^\s,;()'"`<>|.:])?)?|<(state|package)>(\/(?:[^\s,;()'"`<>|]*[^\s,;()'"`<>|.:])?)?/g;
 
 /** A place as words a person reads where no host path applies: `checkout 32ae503a › kb/notes/x.md`, `the package's examples/systems/quill`. */
 export function placeWords(kind: string, id: string | undefined, rest: string | undefined): string {
@@ -22,5 +23,7 @@ export function placeWords(kind: string, id: string | undefined, rest: string | 
 /** Text with every place token written as words (`placeWords`): for what a person reads where no host's paths apply (the Web UI). */
 export function inWords(text: string): string {
   if (!text.includes('<')) return text;
-  return text.replace(PLACE_PATTERN, (_token, kind?: string, id?: string, rest?: string, root?: string, rootRest?: string) => (kind ? placeWords(kind, id, rest) : placeWords(root!, undefined, rootRest)));
+  return text.replace(PLACE_PATTERN, (_token, kind?: string, id?: string, rest?: string, root?: string, rootRest?: string) =>
+    kind ? placeWords(kind, id, rest) : placeWords(root!, undefined, rootRest),
+  );
 }

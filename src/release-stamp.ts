@@ -5,7 +5,14 @@
  * gates), the test environments' — so no start site names it. Children and continued runs are stamped by
  * the workflow interceptors (src/workflows/interceptors.ts).
  */
-import type { ClientInterceptors, CreateScheduleInput, WorkflowClientInterceptor, WorkflowSignalWithStartInput, WorkflowStartInput, WorkflowStartUpdateWithStartInput } from '@temporalio/client';
+import type {
+  ClientInterceptors,
+  CreateScheduleInput,
+  WorkflowClientInterceptor,
+  WorkflowSignalWithStartInput,
+  WorkflowStartInput,
+  WorkflowStartUpdateWithStartInput,
+} from '@temporalio/client';
 import { releaseMemo } from './release.js';
 
 const stamped = <T extends { memo?: Record<string, unknown> }>(options: T): T => ({ ...options, memo: { ...options.memo, ...releaseMemo() } });
@@ -21,7 +28,11 @@ export const releaseStamp: ClientInterceptors = {
   workflow: [workflowStamp],
   schedule: [
     {
-      create: (input: CreateScheduleInput, next) => next({ ...input, options: { ...input.options, action: input.options.action.type === 'startWorkflow' ? stamped(input.options.action) : input.options.action } }),
+      create: (input: CreateScheduleInput, next) =>
+        next({
+          ...input,
+          options: { ...input.options, action: input.options.action.type === 'startWorkflow' ? stamped(input.options.action) : input.options.action },
+        }),
     },
   ],
 };

@@ -32,7 +32,11 @@ export function releaseOfMemo(memo: Record<string, unknown> | undefined): string
 
 /** Compares two `major.minor.patch` releases (a pre-release suffix is ignored): negative when `a` is older. */
 export function compareReleases(a: string, b: string): number {
-  const parts = (release: string) => release.split('-')[0]!.split('.').map((part) => Number(part) || 0);
+  const parts = (release: string) =>
+    release
+      .split('-')[0]!
+      .split('.')
+      .map((part) => Number(part) || 0);
   const [left, right] = [parts(a), parts(b)];
   for (let i = 0; i < 3; i += 1) {
     const difference = (left[i] ?? 0) - (right[i] ?? 0);

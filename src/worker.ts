@@ -109,7 +109,12 @@ export class CommonplaceWorker {
   async runUntil<T>(until: Promise<T> | (() => Promise<T>)): Promise<T> {
     const running = this.run();
     try {
-      return await Promise.race([typeof until === 'function' ? until() : until, running.then(() => { throw new Error('the worker stopped before the work it ran until ended'); })]);
+      return await Promise.race([
+        typeof until === 'function' ? until() : until,
+        running.then(() => {
+          throw new Error('the worker stopped before the work it ran until ended');
+        }),
+      ]);
     } finally {
       this.shutdown();
       await running.catch(() => undefined);
@@ -130,7 +135,13 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
   const places = new HostPlaces({ stateDir: settings.stateDir });
   // Tries this host started whose runs closed while no worker watched them: no attempt will adopt them.
   await reapClosedTries(settings.stateDir, runStateOn(new Client({ connection: settings.connection, namespace: settings.namespace }))).catch(() => []);
-  const activities = createActivities({ fakeHarnessPath, stateDir: settings.stateDir, places, ...(settings.faults?.points && { faults: settings.faults.points }), ...settings.activityDependencies });
+  const activities = createActivities({
+    fakeHarnessPath,
+    stateDir: settings.stateDir,
+    places,
+    ...(settings.faults?.points && { faults: settings.faults.points }),
+    ...settings.activityDependencies,
+  });
   const activityInterceptors = settings.faults?.interceptors;
   const shared = await Worker.create({
     connection: settings.connection,
@@ -139,7 +150,10 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
     ...(settings.workflowBundle
       ? { workflowBundle: settings.workflowBundle, interceptors: { client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) } }
-      : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules, client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) } }),
+      : {
+          workflowsPath,
+          interceptors: { workflowModules: workflowInterceptorModules, client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) },
+        }),
     activities,
     ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {

@@ -67,7 +67,11 @@ function installedVersion(name: string): string {
 
 const imported = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g;
 /** A bare specifier's package: `@scope/name` or `name`, without a subpath. */
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /**
  * Every local module reachable from the entries by relative imports, hashed, and the packages they import
@@ -145,7 +149,8 @@ export async function staleness(spec: BundleSpec): Promise<string | undefined> {
   if (recorded.sdk !== now.sdk) return `workflow bundle out of date (built for @temporalio/workflow ${recorded.sdk}, ${now.sdk} is installed)`;
   if (JSON.stringify(recorded.interceptors) !== JSON.stringify(now.interceptors)) return 'workflow bundle out of date (the workflow interceptors changed)';
   const moved = Object.keys(now.packages).find((name) => recorded.packages?.[name] !== now.packages[name]);
-  if (moved !== undefined) return `workflow bundle out of date (built with ${moved} ${recorded.packages?.[moved] ?? '(not imported then)'}, ${now.packages[moved]} is installed)`;
+  if (moved !== undefined)
+    return `workflow bundle out of date (built with ${moved} ${recorded.packages?.[moved] ?? '(not imported then)'}, ${now.packages[moved]} is installed)`;
   const paths = new Set([...Object.keys(recorded.sources ?? {}), ...Object.keys(now.sources)]);
   const changed = [...paths].filter((path) => recorded.sources?.[path] !== now.sources[path]).sort();
   if (changed.length > 0) return `workflow bundle out of date (${changed[0]}${changed.length > 1 ? ` and ${changed.length - 1} more` : ''} changed)`;

@@ -79,7 +79,10 @@ export interface DevServer {
 export async function waitForServer(address: string, timeoutMs: number, exited?: Promise<unknown>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let stopped = false;
-  void exited?.then(() => (stopped = true), () => (stopped = true));
+  void exited?.then(
+    () => (stopped = true),
+    () => (stopped = true),
+  );
   for (;;) {
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
@@ -88,7 +91,8 @@ export async function waitForServer(address: string, timeoutMs: number, exited?:
       return;
     } catch (error) {
       if (stopped) throw new Error(`the Temporal dev server exited before ${address} answered`);
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server at ${address} did not answer within ${timeoutMs / 1000}s: ${(error as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Temporal dev server at ${address} did not answer within ${timeoutMs / 1000}s: ${(error as Error).message}`);
       await new Promise((done) => setTimeout(done, 250));
     }
   }
@@ -99,7 +103,8 @@ export async function assertPortFree(ip: string, port: number, what: string, fla
   await new Promise<void>((done, fail) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') fail(new PortTakenError(`${what} port ${ip}:${port} is already in use (another Temporal server?); stop it or choose another port with ${flag}`));
+      if (error.code === 'EADDRINUSE')
+        fail(new PortTakenError(`${what} port ${ip}:${port} is already in use (another Temporal server?); stop it or choose another port with ${flag}`));
       else fail(error);
     });
     probe.listen({ host: ip, port, exclusive: true }, () => probe.close(() => done()));
@@ -116,7 +121,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? 7233;
   const uiPort = options.uiPort ?? 8233;
-  await assertPortFree(ip, port, 'the dev server\'s gRPC', '--port');
+  await assertPortFree(ip, port, "the dev server's gRPC", '--port');
   await assertPortFree(ip, uiPort, 'the Web UI', '--ui-port');
   await mkdir(dirname(options.dbFile), { recursive: true });
   const logFile = options.logFile ?? join(dirname(options.dbFile), 'temporal-server.log');
@@ -148,7 +153,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     throw new Error(`${error.message} (see ${logFile})`);
   });
   // A server that answered while ours already exited is another one: never attach to it.
-  if (child.exitCode !== null || child.signalCode !== null) throw new PortTakenError(`the Temporal dev server exited at start (see ${logFile}); another server answers on ${address}`);
+  if (child.exitCode !== null || child.signalCode !== null)
+    throw new PortTakenError(`the Temporal dev server exited at start (see ${logFile}); another server answers on ${address}`);
   return {
     address,
     logFile,

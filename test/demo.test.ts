@@ -5,7 +5,7 @@ import { locateBinary } from '../temporal/server.js';
 import { scratch } from './helpers/fake.js';
 import { freePort } from './helpers/ports.js';
 
-test('the README\'s main job (npm run demo) runs on the embedded default: an analysis published and integrated with one correction round, a gate sweep, a full pass stopped for approval and approved by the command it printed, a comparison of two routes with its report, closing hints naming its ports and temporal CLI, exit 0', async () => {
+test("the README's main job (npm run demo) runs on the embedded default: an analysis published and integrated with one correction round, a gate sweep, a full pass stopped for approval and approved by the command it printed, a comparison of two routes with its report, closing hints naming its ports and temporal CLI, exit 0", async () => {
   const state = await scratch('commonplace-demo-');
   const [port, uiPort] = [await freePort(), await freePort()];
   const demo = await execa('bash', [join(packageRoot(), 'scripts', 'demo.sh')], {
@@ -36,7 +36,9 @@ test('the README\'s main job (npm run demo) runs on the embedded default: an ana
   expect(demo.all).toMatch(/The fake harness wrote every member and every review above/);
   expect(demo.all).toMatch(/the fake harness writes every review; no model is called/);
   expect(demo.all).toMatch(/waits for approval: awaiting-approval \(operator\)/);
-  expect(demo.all).toMatch(/^== approved by the command it printed, run as printed: \S.* review approve full-pass-\S+ artifact\/publication\.json --key [0-9a-f]{16} --kb \S+ --address 127\.0\.0\.1:\d+$/m);
+  expect(demo.all).toMatch(
+    /^== approved by the command it printed, run as printed: \S.* review approve full-pass-\S+ artifact\/publication\.json --key [0-9a-f]{16} --kb \S+ --address 127\.0\.0\.1:\d+$/m,
+  );
   expect(demo.all).toMatch(/completed: the note was edited and published/);
   expect(demo.all).toMatch(/kb\/notes\/why-notes-have-types\.md \| \d+ [+-]+/);
   // The comparison: two fake routes on a sample of 8 pairs, each route's verdicts kept, the report's paths named.

@@ -16,8 +16,14 @@ const dir = join(packageRoot(), 'test', 'histories');
 /** Histories recorded before places (inputs naming host paths, scrubbed to placeholders), all of 0.1.0: deleted with the re-recording. */
 const prePlaces = join(dir, 'pre-places');
 
-const jsonIn = (folder: string) => (existsSync(folder) ? readdirSync(folder).filter((file) => file.endsWith('.json')).sort() : []);
-const mapIn = (folder: string, map: string) => (existsSync(join(folder, map)) ? (JSON.parse(readFileSync(join(folder, map), 'utf8')) as Record<string, string>) : {});
+const jsonIn = (folder: string) =>
+  existsSync(folder)
+    ? readdirSync(folder)
+        .filter((file) => file.endsWith('.json'))
+        .sort()
+    : [];
+const mapIn = (folder: string, map: string) =>
+  existsSync(join(folder, map)) ? (JSON.parse(readFileSync(join(folder, map), 'utf8')) as Record<string, string>) : {};
 const files = jsonIn(dir);
 const prePlacesFiles = jsonIn(prePlaces);
 const ids = mapIn(dir, 'workflow-ids.map');
@@ -27,7 +33,12 @@ const prePlacesReleases = mapIn(prePlaces, 'recorded-by.map');
 /** Every history, as `folder/file` from test/histories, with its workflow ID and the release that recorded it. */
 const all = [
   ...files.map((file) => ({ name: file, path: join(dir, file), workflowId: ids[file], release: releases[file] })),
-  ...prePlacesFiles.map((file) => ({ name: `pre-places/${file}`, path: join(prePlaces, file), workflowId: prePlacesIds[file], release: prePlacesReleases[file] })),
+  ...prePlacesFiles.map((file) => ({
+    name: `pre-places/${file}`,
+    path: join(prePlaces, file),
+    workflowId: prePlacesIds[file],
+    release: prePlacesReleases[file],
+  })),
 ];
 /** The histories of runs this code runs, and those of runs begun before the boundary (none, once all are recorded again). */
 const current = all.filter((history) => history.release !== undefined && runsRunsOf(history.release));
@@ -38,8 +49,17 @@ const load = (path: string) => historyFromJSON(read(path));
 
 /** The release in a history's start event's memo (the Temporal CLI's JSON), and its workflow type. */
 function startOf(path: string): { release: string | undefined; workflowType: string; memo: Record<string, unknown> } {
-  const started = (read(path) as { events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string }; memo?: { fields?: Record<string, { data?: string }> } } }[] }).events[0]?.workflowExecutionStartedEventAttributes;
-  const memo = Object.fromEntries(Object.entries(started?.memo?.fields ?? {}).map(([key, payload]) => [key, JSON.parse(Buffer.from(payload.data ?? '', 'base64').toString('utf8')) as unknown]));
+  const started = (
+    read(path) as {
+      events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string }; memo?: { fields?: Record<string, { data?: string }> } } }[];
+    }
+  ).events[0]?.workflowExecutionStartedEventAttributes;
+  const memo = Object.fromEntries(
+    Object.entries(started?.memo?.fields ?? {}).map(([key, payload]) => [
+      key,
+      JSON.parse(Buffer.from(payload.data ?? '', 'base64').toString('utf8')) as unknown,
+    ]),
+  );
   return { release: memo[RELEASE_MEMO] as string | undefined, workflowType: started?.workflowType?.name ?? '', memo };
 }
 
@@ -111,7 +131,9 @@ describe('recorded histories replay against the current workflow code', () => {
   });
 
   test(`every kept history is ${RELEASE}'s once recorded again: until then, those recorded before the boundary are 0.1.0's, of runs that name no release`, () => {
-    expect(preBoundary.map((history) => [history.name, history.release, startOf(history.path).release])).toEqual(preBoundary.map((history) => [history.name, '0.1.0', undefined]));
+    expect(preBoundary.map((history) => [history.name, history.release, startOf(history.path).release])).toEqual(
+      preBoundary.map((history) => [history.name, '0.1.0', undefined]),
+    );
   });
 
   test.each(all.map((history) => [history.name, history]))('%s names no absolute path of the machine that recorded it', (_name, history) => {
@@ -126,12 +148,15 @@ describe('recorded histories replay against the current workflow code', () => {
   });
 
   // Jest refuses an empty table: each list has a placeholder row when it is empty.
-  const rows = (histories: typeof all) => (histories.length > 0 ? histories.map((history) => [history.name, history] as const) : [['(none)', undefined] as const]);
+  const rows = (histories: typeof all) =>
+    histories.length > 0 ? histories.map((history) => [history.name, history] as const) : [['(none)', undefined] as const];
 
   test.each(rows(current))('%s replays without a determinism violation', async (_name, history) => {
     if (history === undefined) return;
     expect(history.workflowId).toBeDefined();
-    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(history.path), history.workflowId)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(history.path), history.workflowId),
+    ).resolves.toBeUndefined();
   });
 
   test.each(rows(preBoundary))('%s, recorded before the boundary, meets the one-line refusal of a run begun before it', async (_name, history) => {
@@ -152,6 +177,8 @@ describe('recorded histories replay against the current workflow code', () => {
       workflowsPath: join(packageRoot(), 'test', 'fixtures', 'replay', 'changed-workflows.ts'),
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never,
     });
-    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, load(join(dir, 'probe-completed.json')), 'changed')).rejects.toBeInstanceOf(DeterminismViolationError);
+    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, load(join(dir, 'probe-completed.json')), 'changed')).rejects.toBeInstanceOf(
+      DeterminismViolationError,
+    );
   });
 });

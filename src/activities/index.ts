@@ -8,7 +8,15 @@ import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
 import { HostPlaces, portableError } from '../held-checkouts.js';
 
-export type { LaunchActivity, LaunchInput, LaunchResult, OutputDigest, UsageLimitDetails, LaunchExitDetails, LaunchErrorType } from '../harness/launch-contract.js';
+export type {
+  LaunchActivity,
+  LaunchInput,
+  LaunchResult,
+  OutputDigest,
+  UsageLimitDetails,
+  LaunchExitDetails,
+  LaunchErrorType,
+} from '../harness/launch-contract.js';
 export { nonRetryableLaunchErrors } from '../harness/launch-contract.js';
 export type { PrepareProbeInput, PreparedProbe } from './probe/probe.js';
 
@@ -23,7 +31,8 @@ type AnyActivity = (...args: never[]) => Promise<unknown>;
 
 /** Every activity reading its input's place tokens as this host's paths, and returning (or failing with) its paths as tokens. */
 function placed<T extends Record<string, AnyActivity>>(activities: T, places: HostPlaces): T {
-  const wrap = (activity: AnyActivity) =>
+  const wrap =
+    (activity: AnyActivity) =>
     async (...args: never[]) => {
       try {
         return places.toPortable(await activity(...(places.toHost(args) as never[])));

@@ -46,7 +46,14 @@ export const DECLARED_CHECKS: Readonly<Record<string, DeclaredCheck>> = {
     if (incumbent === undefined || recordId === undefined) return [];
     const now = new Set(declaredRecords(noteBody(text), recordId));
     const dropped = declaredRecords(noteBody(incumbent), recordId).filter((id) => !now.has(id));
-    return dropped.length === 0 ? [] : [{ rule: 'keeps-records', message: `drops record${dropped.length > 1 ? 's' : ''} ${dropped.join(', ')} that the accepted version declared; keep ${dropped.length > 1 ? 'them' : 'it'} (correct the record's text instead)` }];
+    return dropped.length === 0
+      ? []
+      : [
+          {
+            rule: 'keeps-records',
+            message: `drops record${dropped.length > 1 ? 's' : ''} ${dropped.join(', ')} that the accepted version declared; keep ${dropped.length > 1 ? 'them' : 'it'} (correct the record's text instead)`,
+          },
+        ];
   },
   /** No placeholder left for later: TODO, TBD, FIXME or XXX outside fenced code. */
   'no-open-markers': ({ text }) => {
@@ -54,7 +61,8 @@ export const DECLARED_CHECKS: Readonly<Record<string, DeclaredCheck>> = {
     const offset = bodyOffset(text);
     proseLines(noteBody(text), (line, index) => {
       const marker = /\b(TODO|TBD|FIXME|XXX)\b/.exec(line)?.[1];
-      if (marker !== undefined) findings.push({ rule: 'no-open-markers', line: offset + index + 1, message: `leaves \`${marker}\` in the text: finish the point or drop it` });
+      if (marker !== undefined)
+        findings.push({ rule: 'no-open-markers', line: offset + index + 1, message: `leaves \`${marker}\` in the text: finish the point or drop it` });
     });
     return findings;
   },

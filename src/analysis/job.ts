@@ -31,7 +31,25 @@ export interface JobVariant {
 }
 
 /** The fixed line names, in the order they are printed. */
-export const FIXED_LINES = ['job', 'role', 'run', 'system', 'type', 'criteria', 'output', 'artifact', 'identity', 'cites', 'verifies', 'source', 'capture', 'command', 'findings', 'refusal', 'changed'] as const;
+export const FIXED_LINES = [
+  'job',
+  'role',
+  'run',
+  'system',
+  'type',
+  'criteria',
+  'output',
+  'artifact',
+  'identity',
+  'cites',
+  'verifies',
+  'source',
+  'capture',
+  'command',
+  'findings',
+  'refusal',
+  'changed',
+] as const;
 
 /** The name of the line that hands a worker the member of `role`. */
 export const inputLine = (role: string) => `input-${role}`;

@@ -59,13 +59,16 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
   try {
     source = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new PlanError(file, [{ file, message: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such plan file' : `cannot be read: ${(error as Error).message}` }]);
+    throw new PlanError(file, [
+      { file, message: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such plan file' : `cannot be read: ${(error as Error).message}` },
+    ]);
   }
 
   const lineCounter = new LineCounter();
   const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    for (const error of doc.errors) problems.push({ file, line: lineCounter.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}` });
+    for (const error of doc.errors)
+      problems.push({ file, line: lineCounter.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}` });
     throw new PlanError(file, problems);
   }
   const { lines, lineAt } = keyLines(doc, lineCounter);
@@ -77,7 +80,8 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
   // Keys are hyphenated: an underscore anywhere is refused with its key path, before the schema speaks.
   for (const [key, line] of lines) {
     const last = key.split('.').pop() ?? '';
-    if (last.includes('_') && !/^\d+$/.test(last)) problems.push({ file, line, key, message: `\`${last}\` has an underscore: plan keys are hyphenated (write \`${last.replace(/_/g, '-')}\`)` });
+    if (last.includes('_') && !/^\d+$/.test(last))
+      problems.push({ file, line, key, message: `\`${last}\` has an underscore: plan keys are hyphenated (write \`${last.replace(/_/g, '-')}\`)` });
   }
   if (problems.length > 0) throw new PlanError(file, problems);
 
@@ -97,10 +101,16 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     if (text === undefined) at(['layout'], `${layoutPath.path}: no such layout file`);
     else {
       const loaded = parseLayout(text, layoutPath.path, root);
-      if (!loaded.ok) for (const problem of loaded.problems) problems.push({ file: layoutPath.path, ...(problem.line !== undefined && { line: problem.line }), message: problem.message });
+      if (!loaded.ok)
+        for (const problem of loaded.problems)
+          problems.push({ file: layoutPath.path, ...(problem.line !== undefined && { line: problem.line }), message: problem.message });
       else {
         layout = { ...loaded.layout, sha256: sha256(text) };
-        if (layout.destination === undefined) problems.push({ file: layoutPath.path, message: 'the layout declares no destination: an analysis publishes its artifact there (e.g. `destination: kb/agentic-systems/{system}/{run}`)' });
+        if (layout.destination === undefined)
+          problems.push({
+            file: layoutPath.path,
+            message: 'the layout declares no destination: an analysis publishes its artifact there (e.g. `destination: kb/agentic-systems/{system}/{run}`)',
+          });
       }
     }
   }
@@ -115,17 +125,29 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
   }
   if (layout !== undefined) {
     const layoutRoles = layout.roles.map((role) => role.name);
-    for (const role of WORKFLOW_ROLES) if (!layoutRoles.includes(role)) problems.push({ file: layout.file, message: `the layout declares no role ${role}, which the workflow asks` });
-    for (const role of layoutRoles) if (!WORKFLOW_ROLES.includes(role)) problems.push({ file: layout.file, message: `role ${role} is not one the workflow asks (${WORKFLOW_ROLES.join(', ')})` });
+    for (const role of WORKFLOW_ROLES)
+      if (!layoutRoles.includes(role)) problems.push({ file: layout.file, message: `the layout declares no role ${role}, which the workflow asks` });
+    for (const role of layoutRoles)
+      if (!WORKFLOW_ROLES.includes(role))
+        problems.push({ file: layout.file, message: `role ${role} is not one the workflow asks (${WORKFLOW_ROLES.join(', ')})` });
     for (const role of layout.roles) {
       const allowed = VERIFIERS[role.name];
       if (allowed === undefined) {
-        if (role.verifies.length > 0) problems.push({ file: layout.file, message: `roles.${role.name}.verifies: ${role.name} is not a verifying role of the workflow (those are ${Object.keys(VERIFIERS).join(', ')})` });
+        if (role.verifies.length > 0)
+          problems.push({
+            file: layout.file,
+            message: `roles.${role.name}.verifies: ${role.name} is not a verifying role of the workflow (those are ${Object.keys(VERIFIERS).join(', ')})`,
+          });
         continue;
       }
-      if (role.verifies.length === 0) problems.push({ file: layout.file, message: `roles.${role.name}.verifies: the workflow asks ${role.name} to verify ${allowed.join(' or ')}, but it verifies nothing` });
+      if (role.verifies.length === 0)
+        problems.push({
+          file: layout.file,
+          message: `roles.${role.name}.verifies: the workflow asks ${role.name} to verify ${allowed.join(' or ')}, but it verifies nothing`,
+        });
       for (const subject of role.verifies) {
-        if (!allowed.includes(subject)) problems.push({ file: layout.file, message: `roles.${role.name}.verifies: ${role.name} may verify only ${allowed.join(', ')}, not ${subject}` });
+        if (!allowed.includes(subject))
+          problems.push({ file: layout.file, message: `roles.${role.name}.verifies: ${role.name} may verify only ${allowed.join(', ')}, not ${subject}` });
       }
     }
   }
@@ -170,22 +192,31 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     const layoutRole = layout?.roles.find((role) => role.name === name);
     entry.reads.forEach((read, index) => {
       if (!declared.includes(read)) at([...key, 'reads', index], `names unknown role ${read} (roles: ${declared.join(', ')})`);
-      else if (!writtenBefore(read, name)) at([...key, 'reads', index], `${read} is not written before ${name}; a role reads only roles written before it (the lenses not each other)`);
+      else if (!writtenBefore(read, name))
+        at([...key, 'reads', index], `${read} is not written before ${name}; a role reads only roles written before it (the lenses not each other)`);
     });
     entry.checks.forEach((check, index) => {
-      if (DECLARED_CHECKS[check] === undefined) at([...key, 'checks', index], `unknown check \`${check}\` (registered checks: ${Object.keys(DECLARED_CHECKS).join(', ')})`);
+      if (DECLARED_CHECKS[check] === undefined)
+        at([...key, 'checks', index], `unknown check \`${check}\` (registered checks: ${Object.keys(DECLARED_CHECKS).join(', ')})`);
     });
     entry.feedback.forEach((feedback, index) => {
-      if (FEEDBACK[feedback] === undefined) at([...key, 'feedback', index], `unknown feedback \`${feedback}\` (registered feedback: ${Object.keys(FEEDBACK).join(', ')})`);
+      if (FEEDBACK[feedback] === undefined)
+        at([...key, 'feedback', index], `unknown feedback \`${feedback}\` (registered feedback: ${Object.keys(FEEDBACK).join(', ')})`);
     });
     entry.criteria.forEach((group, index) => {
-      if (value.criteria[group] === undefined) at([...key, 'criteria', index], `names unknown criteria group ${group} (groups: ${Object.keys(value.criteria).join(', ') || 'none'})`);
+      if (value.criteria[group] === undefined)
+        at([...key, 'criteria', index], `names unknown criteria group ${group} (groups: ${Object.keys(value.criteria).join(', ') || 'none'})`);
     });
     const instruction = await readText([...key, 'instruction'], entry.instruction);
     if (layoutRole === undefined || instruction === undefined) continue;
     const handed = WORKFLOW_ROLES.filter((role) => entry.reads.includes(role) || layoutRole.verifies.includes(role));
     const typeOf = (role: string) => layout?.roles.find((candidate) => candidate.name === role)?.type;
-    const criteriaFiles = [...new Set([...entry.criteria.flatMap((group) => criteria[group] ?? []), ...handed.map(typeOf).filter((type): type is string => type !== undefined && type !== layoutRole.type)])];
+    const criteriaFiles = [
+      ...new Set([
+        ...entry.criteria.flatMap((group) => criteria[group] ?? []),
+        ...handed.map(typeOf).filter((type): type is string => type !== undefined && type !== layoutRole.type),
+      ]),
+    ];
     roles[name] = {
       name,
       description: entry.description,
@@ -242,7 +273,11 @@ function checkSection(plan: Plan, problems: PlanProblem[]): void {
   for (const name of sectionNames(plan.section.text)) {
     if (!LINE_NAME.test(name.name) || known.has(name.name) || unknown.has(`${name.name}:${name.line}`)) continue;
     unknown.add(`${name.name}:${name.line}`);
-    problems.push({ file: plan.section.file, line: name.line, message: `unknown ${name.kind === 'marker' ? `paragraph marker [${name.name}]` : `placeholder {${name.name}}`}: no prompt has a line ${name.name} (lines are ${[...known].filter((line) => !line.startsWith('input-')).join(', ')}, input-<role>)` });
+    problems.push({
+      file: plan.section.file,
+      line: name.line,
+      message: `unknown ${name.kind === 'marker' ? `paragraph marker [${name.name}]` : `placeholder {${name.name}}`}: no prompt has a line ${name.name} (lines are ${[...known].filter((line) => !line.startsWith('input-')).join(', ')}, input-<role>)`,
+    });
   }
   if (unknown.size > 0) return;
   const missing = new Map<string, { name: string; line: number; roles: Map<string, string> }>();

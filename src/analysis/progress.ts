@@ -73,7 +73,11 @@ export interface AttemptRecord {
   readonly answeredBy?: string;
   /** The launch directory: prompt, handed members, outputs, and the harness's logs under `.launch/`. */
   readonly dir: string;
-  readonly verdict?: { readonly accepted: readonly string[]; readonly refused: readonly string[]; readonly blockers: Readonly<Record<string, readonly string[]>> };
+  readonly verdict?: {
+    readonly accepted: readonly string[];
+    readonly refused: readonly string[];
+    readonly blockers: Readonly<Record<string, readonly string[]>>;
+  };
   readonly at: string;
 }
 

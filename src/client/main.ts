@@ -23,12 +23,17 @@ export function buildProgram(): Command {
     .description('Upkeep of a Commonplace knowledge base as durable Temporal workflows')
     .version(packageVersion(), '-V, --version', 'print the version of commonplace')
     .option('--debug', 'print stack traces with errors')
-    .option('--address <host:port>', 'Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile\'s address, 127.0.0.1:7233)')
-    .option('--namespace <namespace>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile\'s namespace, default)')
+    .option('--address <host:port>', "Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile's address, 127.0.0.1:7233)")
+    .option('--namespace <namespace>', "Temporal namespace (else TEMPORAL_NAMESPACE, the profile's namespace, default)")
     .option('--profile-name <name>', 'connection profile in temporal.toml (else TEMPORAL_PROFILE, then "default")')
     .option('--config-file <file>', 'temporal.toml to read profiles from (else TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml)')
     .hook('preAction', (command) => {
-      const { address, namespace, profileName, configFile } = command.opts<{ address?: string; namespace?: string; profileName?: string; configFile?: string }>();
+      const { address, namespace, profileName, configFile } = command.opts<{
+        address?: string;
+        namespace?: string;
+        profileName?: string;
+        configFile?: string;
+      }>();
       setConnectionOverrides({ address, namespace, profileName, configFile });
     })
     .exitOverride((error) => {

@@ -30,14 +30,19 @@ export interface GitResult {
   readonly exitCode: number | undefined;
 }
 
-const lastLine = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean).at(-1);
+const lastLine = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .at(-1);
 
 /** Runs `git <args>` in `cwd` and reports how it ended, whatever the exit code: for callers that read a failure as an answer. */
 export async function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
   const result = await execa('git', ['-C', cwd, ...args], { reject: false, stripFinalNewline: true, env: GIT_ENV });
   const stdout = String(result.stdout ?? '');
   // Git that could not be started at all has no stderr of its own: say why it did not start.
-  const stderr = String(result.stderr ?? '') || (result.exitCode === undefined ? result.shortMessage ?? '' : '');
+  const stderr = String(result.stderr ?? '') || (result.exitCode === undefined ? (result.shortMessage ?? '') : '');
   return { command: `git ${args.join(' ')}`, cwd, stdout, stderr, exitCode: result.exitCode };
 }
 

@@ -41,7 +41,8 @@ export async function get(runDir: string, digest: string): Promise<Buffer> {
   const bytes = await readFile(file).catch(() => undefined);
   if (bytes === undefined) throw new StoreError(`the run's store has no entry ${digest.slice(0, 12)} (${file})`, file);
   const actual = sha256(bytes);
-  if (actual !== digest) throw new StoreError(`the run's store entry ${file} was altered: its bytes hash to ${actual.slice(0, 12)}, not ${digest.slice(0, 12)}`, file);
+  if (actual !== digest)
+    throw new StoreError(`the run's store entry ${file} was altered: its bytes hash to ${actual.slice(0, 12)}, not ${digest.slice(0, 12)}`, file);
   return bytes;
 }
 

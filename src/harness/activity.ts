@@ -106,7 +106,14 @@ export class ActivityTracker {
     const item = event.item;
     const id = str(item.id) ?? '';
     const itemType = str(item.type);
-    if (type === 'item.completed' && (itemType === 'agent_message' || itemType === 'command_execution' || itemType === 'file_change' || itemType === 'mcp_tool_call' || itemType === 'web_search')) {
+    if (
+      type === 'item.completed' &&
+      (itemType === 'agent_message' ||
+        itemType === 'command_execution' ||
+        itemType === 'file_change' ||
+        itemType === 'mcp_tool_call' ||
+        itemType === 'web_search')
+    ) {
       this.turnCount++;
     }
     if (type === 'item.completed' && this.startedItems.has(id)) return;

@@ -120,5 +120,12 @@ export type AskOutcome =
   | { status: 'completed'; result: LaunchResult }
   | { status: 'incomplete'; result: LaunchResult }
   | { status: 'timed-out'; result: LaunchResult }
-  | { status: 'usage-limit'; reason: string; harness: string; resetAt: string | null; /** The account's quota gate, and its probe when the reset is unknown. */ account?: string; probeAt?: string }
+  | {
+      status: 'usage-limit';
+      reason: string;
+      harness: string;
+      resetAt: string | null;
+      /** The account's quota gate, and its probe when the reset is unknown. */ account?: string;
+      probeAt?: string;
+    }
   | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null };

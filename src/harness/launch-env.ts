@@ -100,7 +100,8 @@ export async function preparePiAgentDir(profile: Profile, target: string, env: N
  * claude --bare offers only Bash, Read and Edit (whatever --tools names), with one-line tool
  * descriptions: a worker is told how to create a file, which Edit does with an empty old_string.
  */
-export const bareClaudeNote = 'This session has no Write tool. To create a new file, use Edit with the file\'s path, an empty old_string, and the whole content as new_string.\n';
+export const bareClaudeNote =
+  "This session has no Write tool. To create a new file, use Edit with the file's path, an empty old_string, and the whole content as new_string.\n";
 
 const isBareClaude = (profile: Profile): boolean => profile.harness === 'claude' && profile.flags.includes('--bare');
 

@@ -27,8 +27,22 @@ export interface ModelPrice {
   inputIncludesCacheRead: boolean;
 }
 
-const anthropic = (input: number, output: number): ModelPrice => ({ input, output, cacheRead: input / 10, cacheWrite: input * 1.25, cacheWrite1h: input * 2, inputIncludesCacheRead: false });
-const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, cacheWrite: 0, cacheWrite1h: 0, inputIncludesCacheRead: true });
+const anthropic = (input: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cacheRead: input / 10,
+  cacheWrite: input * 1.25,
+  cacheWrite1h: input * 2,
+  inputIncludesCacheRead: false,
+});
+const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  inputIncludesCacheRead: true,
+});
 
 /**
  * Prices by model ID as the harnesses report them (claude's `modelUsage` keys, pi's message model)
@@ -58,7 +72,10 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
 /** The price of a model, by its exact ID or the undated ID it carries a date suffix on; undefined when unknown. */
 export function priceOf(model: string | null | undefined): ModelPrice | undefined {
   if (!model) return undefined;
-  const id = model.trim().toLowerCase().replace(/^[a-z]+\//, ''); // `anthropic/claude-…` as some providers name it
+  const id = model
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z]+\//, ''); // `anthropic/claude-…` as some providers name it
   return PRICES[id] ?? PRICES[id.replace(/-\d{8}$/, '')];
 }
 
@@ -80,7 +97,12 @@ export function launchCost(launch: { model: string | null; usage: TokenUsage | n
   const uncached = price.inputIncludesCacheRead ? Math.max(0, inputTokens - cacheReadTokens) : inputTokens;
   // `cacheWriteTokens` counts every write; the hour-long ones among them are priced at their own rate.
   const hour = Math.min(cacheWrite1hTokens, cacheWriteTokens);
-  const micro = uncached * price.input + outputTokens * price.output + cacheReadTokens * price.cacheRead + (cacheWriteTokens - hour) * price.cacheWrite + hour * price.cacheWrite1h;
+  const micro =
+    uncached * price.input +
+    outputTokens * price.output +
+    cacheReadTokens * price.cacheRead +
+    (cacheWriteTokens - hour) * price.cacheWrite +
+    hour * price.cacheWrite1h;
   return { costUsd: micro / 1_000_000, source: 'price-table' };
 }
 

@@ -33,7 +33,10 @@ const profileSchema = z
     /** Where the CLI sends model requests, through that CLI's own mechanism (docs/harnesses.md). */
     'base-url': z.string().min(1).optional(),
     /** The account the profile draws its quota from: profiles sharing a login or an API key name the same one (default: the profile's name). */
-    account: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dots, underscores and hyphens').optional(),
+    account: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dots, underscores and hyphens')
+      .optional(),
     /** How often the CLI itself retries a failed model request (default 0: the relaunch rule decides). */
     'cli-retries': z.number().int().min(0).optional(),
     /** Startup instruction files handed to the CLI explicitly (claude --bare skips their discovery). */
@@ -47,7 +50,10 @@ const profileSchema = z
     'max-output': z.number().int().positive().optional(),
     env: z.record(z.string(), z.string()).default({}),
     /** A model-API executor's key: the name of the worker's environment variable that holds it (never the key itself). */
-    'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    'api-key-env': z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional(),
     /** A model-API executor's cap on one answer's output tokens. */
     'max-output-tokens': z.number().int().positive().optional(),
     /** Per-criterion routing backed by calibration records (docs/review-compare.md): the profile itself is the fallback route. */
@@ -64,14 +70,19 @@ const profileSchema = z
   })
   .strict()
   .superRefine((raw, ctx) => {
-    if (isApiHarness(raw.harness) && raw.model === undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: `an ${raw.harness} profile names its model` });
+    if (isApiHarness(raw.harness) && raw.model === undefined)
+      ctx.addIssue({ code: 'custom', path: ['model'], message: `an ${raw.harness} profile names its model` });
     if (!isApiHarness(raw.harness)) {
       for (const key of ['api-key-env', 'max-output-tokens'] as const) {
         if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
       }
     }
     if (raw['cache-ttl'] !== undefined && raw.harness !== 'anthropic') {
-      ctx.addIssue({ code: 'custom', path: ['cache-ttl'], message: 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cache-ttl'],
+        message: 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)',
+      });
     }
   });
 
@@ -151,13 +162,19 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       ...(raw['api-key-env'] !== undefined && { apiKeyEnv: raw['api-key-env'] }),
       ...(raw['max-output-tokens'] !== undefined && { maxOutputTokens: raw['max-output-tokens'] }),
       ...(raw['calibrated-routes'] !== undefined && {
-        calibratedRoutes: { reference: raw['calibrated-routes'].reference, minKappa: raw['calibrated-routes']['min-kappa'], candidates: raw['calibrated-routes'].candidates },
+        calibratedRoutes: {
+          reference: raw['calibrated-routes'].reference,
+          minKappa: raw['calibrated-routes']['min-kappa'],
+          candidates: raw['calibrated-routes'].candidates,
+        },
       }),
       ...(raw['cache-ttl'] !== undefined && { cacheTtl: raw['cache-ttl'] }),
     });
   }
   const unknown = [...profiles.values()].flatMap((profile) =>
-    (profile.calibratedRoutes?.candidates ?? []).filter((route) => !profiles.has(route.split(':')[0] ?? '')).map((route) => `  ${source}: profiles.${profile.name}.calibrated-routes.candidates: ${route} names no profile of this file`),
+    (profile.calibratedRoutes?.candidates ?? [])
+      .filter((route) => !profiles.has(route.split(':')[0] ?? ''))
+      .map((route) => `  ${source}: profiles.${profile.name}.calibrated-routes.candidates: ${route} names no profile of this file`),
   );
   if (unknown.length > 0) throw new ProfileError(`invalid worker profiles in ${source}:\n${unknown.join('\n')}`);
   return profiles;

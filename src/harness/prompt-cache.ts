@@ -91,7 +91,14 @@ const EXAMPLES = 5;
 export function cachePrefixReport(model: string, minimumTokens: number, sizes: ReadonlyMap<string, { tokens: number; units: number }>): CachePrefixReport {
   const short = [...sizes].filter(([, size]) => size.tokens < minimumTokens).map(([shared, size]) => ({ shared, ...size }));
   short.sort((a, b) => a.tokens - b.tokens || a.shared.localeCompare(b.shared));
-  return { model, minimumTokens, prefixes: sizes.size, below: short.length, unitsBelow: short.reduce((sum, prefix) => sum + prefix.units, 0), examples: short.slice(0, EXAMPLES) };
+  return {
+    model,
+    minimumTokens,
+    prefixes: sizes.size,
+    below: short.length,
+    unitsBelow: short.reduce((sum, prefix) => sum + prefix.units, 0),
+    examples: short.slice(0, EXAMPLES),
+  };
 }
 
 /** One line for a person: how many units' prefixes are too short to cache, and the shortest. */

@@ -73,7 +73,8 @@ export function parseResetTime(text: string, context: ResetContext): Date | unde
     return new Date(epoch[1]!.length >= 13 ? value : value * 1000);
   }
 
-  const resetsOn = /resets?\s+(?:on\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
+  const resetsOn =
+    /resets?\s+(?:on\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
   if (resetsOn) {
     const month = months.indexOf(resetsOn[1]!.toLowerCase()) + 1;
     if (month > 0) {

@@ -94,7 +94,13 @@ export async function validateArtifact(dir: string, options: ArtifactOptions): P
     const parsed = parseNote(bytes, file);
     for (const finding of parsed.findings) add(role, finding);
     if (parsed.kind === 'text') {
-      add(role, { file, line: 1, rule: 'member-untyped', severity: 'fail', message: `member of role ${role.name} has no frontmatter; it must be a note of type ${role.type}` });
+      add(role, {
+        file,
+        line: 1,
+        rule: 'member-untyped',
+        severity: 'fail',
+        message: `member of role ${role.name} has no frontmatter; it must be a note of type ${role.type}`,
+      });
     }
     members.set(role.name, { role, file, note: parsed.kind === 'note' ? parsed.note : undefined });
   }
@@ -133,7 +139,13 @@ export async function validateArtifact(dir: string, options: ArtifactOptions): P
     const required = role.required.includes(disposition);
     reports.push({ role: role.name, path: role.path, file, present: member !== undefined, required });
     if (member === undefined && required) {
-      add(role, { file, rule: 'member-absent', severity: 'fail', absent: true, message: `required member ${role.path} (role ${role.name}) is absent under disposition ${disposition}` });
+      add(role, {
+        file,
+        rule: 'member-absent',
+        severity: 'fail',
+        absent: true,
+        message: `required member ${role.path} (role ${role.name}) is absent under disposition ${disposition}`,
+      });
     }
   }
 
@@ -148,12 +160,26 @@ export async function validateArtifact(dir: string, options: ArtifactOptions): P
     }
     const written = note.model.frontmatter['type'];
     if (written === undefined) {
-      add(role, { file: member.file, line: 1, rule: 'member-type', severity: 'fail', path: '/frontmatter/type', message: `frontmatter has no \`type:\`; role ${role.name} takes ${role.type}` });
+      add(role, {
+        file: member.file,
+        line: 1,
+        rule: 'member-type',
+        severity: 'fail',
+        path: '/frontmatter/type',
+        message: `frontmatter has no \`type:\`; role ${role.name} takes ${role.type}`,
+      });
     } else {
       const own = await registry.resolve(written, location === undefined ? role.path : `${location}/${role.path}`).catch(() => undefined);
       const ownPath = own?.ok ? own.type.typePath : typeof written === 'string' ? written : showValue(written);
       if (ownPath !== role.type) {
-        add(role, { file: member.file, line: lineOf(note, '/frontmatter/type'), rule: 'member-type', severity: 'fail', path: '/frontmatter/type', message: `declares type ${ownPath}, but role ${role.name} takes ${role.type}` });
+        add(role, {
+          file: member.file,
+          line: lineOf(note, '/frontmatter/type'),
+          rule: 'member-type',
+          severity: 'fail',
+          path: '/frontmatter/type',
+          message: `declares type ${ownPath}, but role ${role.name} takes ${role.type}`,
+        });
       }
     }
     for (const finding of await registry.validateModel(resolution.type, note)) add(role, finding);
@@ -195,7 +221,8 @@ export async function readRunValues(artifactDir: string): Promise<RunValuesSourc
     }
     try {
       const values: unknown = JSON.parse(source);
-      if (values === null || typeof values !== 'object' || Array.isArray(values)) return { kind: 'invalid', file: candidate, reason: 'it must hold a JSON object' };
+      if (values === null || typeof values !== 'object' || Array.isArray(values))
+        return { kind: 'invalid', file: candidate, reason: 'it must hold a JSON object' };
       return { kind: 'found', file: candidate, values: values as RunValues };
     } catch (error) {
       return { kind: 'invalid', file: candidate, reason: (error as Error).message };
@@ -237,7 +264,13 @@ interface Records {
   readonly references: Map<string, number>;
 }
 
-function checkCites(member: Member, note: Note, layout: Layout, members: ReadonlyMap<string, Member>, add: (role: LayoutRole, finding: Omit<Finding, 'role'>) => void): void {
+function checkCites(
+  member: Member,
+  note: Note,
+  layout: Layout,
+  members: ReadonlyMap<string, Member>,
+  add: (role: LayoutRole, finding: Omit<Finding, 'role'>) => void,
+): void {
   const pattern = layout.recordId as string;
   const own = scanRecords(note.model.body, pattern);
   const { role } = member;

@@ -36,7 +36,15 @@ export class BaseChecker {
     if (config.title !== 'off') {
       const title = titleLength(note);
       if (title !== undefined && title.length > config.titleMax) {
-        findings.push(finding(note.file, config.title, 'title-length', `title has ${title.length} characters, more than ${config.titleMax}: shorten the \`# \` heading`, title.line));
+        findings.push(
+          finding(
+            note.file,
+            config.title,
+            'title-length',
+            `title has ${title.length} characters, more than ${config.titleMax}: shorten the \`# \` heading`,
+            title.line,
+          ),
+        );
       }
     }
     if (config.slug !== 'off') {
@@ -44,7 +52,14 @@ export class BaseChecker {
       const length = [...slug].length;
       const exemptType = type ?? writtenType(note, this.repoRoot);
       if (length > config.slugMax && !(exemptType !== undefined && config.slugExemptTypes.includes(exemptType))) {
-        findings.push(finding(note.file, config.slug, 'slug-length', `file name \`${slug}\` has ${length} characters, more than ${config.slugMax}: rename the file to a shorter slug`));
+        findings.push(
+          finding(
+            note.file,
+            config.slug,
+            'slug-length',
+            `file name \`${slug}\` has ${length} characters, more than ${config.slugMax}: rename the file to a shorter slug`,
+          ),
+        );
       }
     }
     if (config.links !== 'off') findings.push(...(await this.checkLinks(note, config.links)));

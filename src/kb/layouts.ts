@@ -103,7 +103,12 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
   const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     for (const error of doc.errors) {
-      problems.push({ rule: 'layout-yaml', severity: 'fail', line: lineCounter.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}` });
+      problems.push({
+        rule: 'layout-yaml',
+        severity: 'fail',
+        line: lineCounter.linePos(error.pos[0]).line,
+        message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}`,
+      });
     }
     return { ok: false, problems };
   }
@@ -111,7 +116,11 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
   const problem = (segments: readonly PropertyKey[], message: string): void => {
     const where = segments.length > 0 ? `${segments.map(String).join('.')}: ` : '';
     const line = lineAt(segments);
-    problems.push(line === undefined ? { rule: 'layout', severity: 'fail', message: `${where}${message}` } : { rule: 'layout', severity: 'fail', line, message: `${where}${message}` });
+    problems.push(
+      line === undefined
+        ? { rule: 'layout', severity: 'fail', message: `${where}${message}` }
+        : { rule: 'layout', severity: 'fail', line, message: `${where}${message}` },
+    );
   };
 
   let data: unknown;
@@ -142,7 +151,8 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
         if (target === name) problem([...at, relation, index], `a role cannot ${relation === 'cites' ? 'cite' : 'verify'} itself`);
       });
     }
-    if (role.cites.length > 0 && value.records === undefined) problem([...at, 'cites'], 'cites records, but the layout declares no `records.id` pattern to recognise them');
+    if (role.cites.length > 0 && value.records === undefined)
+      problem([...at, 'cites'], 'cites records, but the layout declares no `records.id` pattern to recognise them');
     const type = resolveKbPath(role.type, file, repoRoot);
     if (!type.ok) problem([...at, 'type'], type.reason);
     const identity = Array.isArray(role.identity) ? Object.fromEntries(role.identity.map((field) => [field, field])) : role.identity;
@@ -191,7 +201,11 @@ export async function loadLayout(layoutPath: string, repoRoot: string): Promise<
   try {
     source = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new KbError('layout-invalid', `layout ${file} cannot be read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
+    throw new KbError(
+      'layout-invalid',
+      `layout ${file} cannot be read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      { cause: error },
+    );
   }
   const parsed = parseLayout(source, file, repoRoot);
   if (!parsed.ok) {

@@ -181,7 +181,8 @@ export function decodeText(bytes: Uint8Array, file: string): Decoded {
       line: 1,
       rule: 'bom',
       severity: 'warn',
-      message: 'file starts with a UTF-8 byte-order mark; it was ignored, but tools that expect `---` on the first byte will not see the frontmatter: remove it',
+      message:
+        'file starts with a UTF-8 byte-order mark; it was ignored, but tools that expect `---` on the first byte will not see the frontmatter: remove it',
     });
   }
   const crlf = text.indexOf('\r\n');
@@ -240,7 +241,11 @@ export interface LinkSite {
 /** The links of `extractLinks` with the body line each target is on, so a link finding can point at it. */
 export function extractLinkSites(body: string): LinkSite[] {
   const prose: string[] = [];
-  forEachProseLine(body, (line) => prose.push(line), () => prose.push(''));
+  forEachProseLine(
+    body,
+    (line) => prose.push(line),
+    () => prose.push(''),
+  );
   const text = prose.join('\n').replace(INLINE_CODE, (code) => ' '.repeat(code.length));
   const sites: LinkSite[] = [];
   for (const match of text.matchAll(LINK)) {
@@ -308,8 +313,7 @@ class FrontmatterYaml {
   parse(source: string): unknown {
     const lineCounter = new LineCounter();
     const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
-    const where = (offset: number | undefined): number | undefined =>
-      offset === undefined ? undefined : lineCounter.linePos(offset).line;
+    const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
     if (doc.errors.length > 0) {
       throw new FrontmatterYamlError(
         doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${yamlMessage(error.message)}` })),
@@ -327,12 +331,7 @@ class FrontmatterYaml {
   }
 }
 
-function recordLines(
-  node: unknown,
-  pointer: string,
-  lines: Record<string, number>,
-  where: (offset: number | undefined) => number | undefined,
-): void {
+function recordLines(node: unknown, pointer: string, lines: Record<string, number>, where: (offset: number | undefined) => number | undefined): void {
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair)) continue;

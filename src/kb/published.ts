@@ -27,7 +27,8 @@ interface PublishedManifest {
 function asPublished(value: unknown): PublishedManifest | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const candidate = value as Record<string, unknown>;
-  if (typeof candidate.run !== 'string' || typeof candidate.layout !== 'string' || typeof candidate.files !== 'object' || candidate.files === null) return undefined;
+  if (typeof candidate.run !== 'string' || typeof candidate.layout !== 'string' || typeof candidate.files !== 'object' || candidate.files === null)
+    return undefined;
   return candidate as unknown as PublishedManifest;
 }
 
@@ -82,7 +83,8 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
   }
   for (const role of layout.roles) {
     if (role.path in manifest.files) continue;
-    if (await pathExists(path.join(repoRoot, dir, ...role.path.split('/')))) fail(`${role.path} (role ${role.name}) is in the artifact but not in its manifest`);
+    if (await pathExists(path.join(repoRoot, dir, ...role.path.split('/'))))
+      fail(`${role.path} (role ${role.name}) is in the artifact but not in its manifest`);
   }
   const disposition = (DISPOSITIONS as readonly string[]).includes(manifest.disposition ?? '') ? (manifest.disposition as Disposition) : undefined;
   const report = await validateArtifact(path.join(repoRoot, dir), {
@@ -94,7 +96,9 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
     location: dir,
   });
   const toRepo = (file: string) => (path.isAbsolute(file) ? path.relative(repoRoot, file).split(path.sep).join('/') : file);
-  const results: FileResult[] = report.results.filter((result) => result.kind !== 'absent' || result.findings.length > 0).map((result) => ({ ...result, file: toRepo(result.file), findings: result.findings.map((finding) => ({ ...finding, file: toRepo(finding.file) })) }));
+  const results: FileResult[] = report.results
+    .filter((result) => result.kind !== 'absent' || result.findings.length > 0)
+    .map((result) => ({ ...result, file: toRepo(result.file), findings: result.findings.map((finding) => ({ ...finding, file: toRepo(finding.file) })) }));
   results.push({ file: manifestFile, kind: 'manifest', findings: manifestFindings });
   return results;
 }

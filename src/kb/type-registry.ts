@@ -21,9 +21,7 @@ const addFormats = addFormatsModule.default;
 /** A finding before it is tied to the file it is reported on. */
 export type Problem = Omit<Finding, 'file'>;
 
-export type PathResolution =
-  | { readonly ok: true; readonly path: string; readonly absolute: string }
-  | { readonly ok: false; readonly reason: string };
+export type PathResolution = { readonly ok: true; readonly path: string; readonly absolute: string } | { readonly ok: false; readonly reason: string };
 
 /**
  * Resolves a path-valued field (`type:`, `schema:`, a layout's member type) the way
@@ -39,9 +37,8 @@ export function resolveKbPath(value: unknown, fromFile: string, repoRoot: string
   if (path.posix.isAbsolute(written) || path.isAbsolute(written)) {
     return { ok: false, reason: `\`${written}\` is absolute; write it relative to the repository root (kb/…) or to this file (./…)` };
   }
-  const relative = written.startsWith('./') || written.startsWith('../')
-    ? path.posix.join(path.posix.dirname(toPosix(fromFile)), written)
-    : path.posix.normalize(written);
+  const relative =
+    written.startsWith('./') || written.startsWith('../') ? path.posix.join(path.posix.dirname(toPosix(fromFile)), written) : path.posix.normalize(written);
   if (relative === '..' || relative.startsWith('../')) {
     return { ok: false, reason: `\`${written}\` resolves outside the repository` };
   }
@@ -55,9 +52,7 @@ export interface ResolvedType {
   readonly schemaPath: string | null;
 }
 
-export type TypeResolution =
-  | { readonly ok: true; readonly type: ResolvedType }
-  | { readonly ok: false; readonly problem: Problem };
+export type TypeResolution = { readonly ok: true; readonly type: ResolvedType } | { readonly ok: false; readonly problem: Problem };
 
 export interface RegistryStats {
   readonly typeSpecs: number;
@@ -102,8 +97,18 @@ type Compiled =
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 const SCHEMA_SINGLES = [
-  'not', 'if', 'then', 'else', 'contains', 'items', 'additionalItems', 'additionalProperties',
-  'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
 ] as const;
 
 /** Reads type specs and compiles their schemas once per run; every note of a run shares one registry. */
@@ -139,7 +144,10 @@ export class TypeRegistry {
   resolve(typeValue: unknown, noteFile: string): Promise<TypeResolution> {
     const resolved = resolveKbPath(typeValue, noteFile, this.repoRoot);
     if (!resolved.ok) {
-      return Promise.resolve({ ok: false, problem: { line: undefined, rule: 'type-invalid', severity: 'fail', path: '/frontmatter/type', message: `frontmatter \`type\` ${resolved.reason}` } });
+      return Promise.resolve({
+        ok: false,
+        problem: { line: undefined, rule: 'type-invalid', severity: 'fail', path: '/frontmatter/type', message: `frontmatter \`type\` ${resolved.reason}` },
+      });
     }
     return this.loadType(resolved.path, typeof typeValue === 'string' ? typeValue : resolved.path);
   }
@@ -157,7 +165,15 @@ export class TypeRegistry {
     if (type.schemaPath === null) return [];
     const compiled = await this.compileSchema(type.schemaPath);
     if (!compiled.ok) {
-      return [{ file: note.file, ...compiled.problem, line: lineOf(note, '/frontmatter/type'), path: '/frontmatter/type', message: `type ${type.typePath}: ${compiled.problem.message}` }];
+      return [
+        {
+          file: note.file,
+          ...compiled.problem,
+          line: lineOf(note, '/frontmatter/type'),
+          path: '/frontmatter/type',
+          message: `type ${type.typePath}: ${compiled.problem.message}`,
+        },
+      ];
     }
     // The schema sees the type's canonical path, so `const: kb/…` holds whether the note wrote `./…` or `kb/…`.
     const model: DocumentModel = { ...note.model, frontmatter: { ...note.model.frontmatter, type: type.typePath } };
@@ -213,7 +229,8 @@ export class TypeRegistry {
     }
     if (parsed.kind === 'text') return fail('type-spec-invalid', `type spec ${typePath} has no frontmatter, so it declares no \`schema:\``);
     const frontmatter = parsed.note.model.frontmatter;
-    if (!('schema' in frontmatter)) return fail('type-spec-invalid', `type spec ${typePath} has no \`schema:\` field (write \`schema: null\` for a type without one)`);
+    if (!('schema' in frontmatter))
+      return fail('type-spec-invalid', `type spec ${typePath} has no \`schema:\` field (write \`schema: null\` for a type without one)`);
     const schema = frontmatter['schema'];
     if (schema === null) return { ok: true, type: { typePath, schemaPath: null } };
     const schemaPath = resolveKbPath(schema, typePath, this.repoRoot);
@@ -366,7 +383,12 @@ export class TypeRegistry {
       }
       target.hash = '';
       if (target.protocol !== 'file:') {
-        problems.push({ in: file, rule: 'schema-ref', severity: 'fail', message: `${file}#${pointer}: ${keyword} \`${ref}\` is remote; only files in the repository can be referenced` });
+        problems.push({
+          in: file,
+          rule: 'schema-ref',
+          severity: 'fail',
+          message: `${file}#${pointer}: ${keyword} \`${ref}\` is remote; only files in the repository can be referenced`,
+        });
         continue;
       }
       refs.push({ href: target.href, site: `${keyword} \`${ref}\` at ${file}#${pointer}` });
@@ -402,7 +424,13 @@ export class TypeRegistry {
     const findings: Finding[] = [];
     for (const error of errors) {
       if (error.keyword === 'if') continue;
-      if (aggregates.some((aggregate) => aggregate !== error && error.schemaPath.startsWith(`${aggregate.schemaPath}/`) && error.instancePath.startsWith(aggregate.instancePath))) continue;
+      if (
+        aggregates.some(
+          (aggregate) =>
+            aggregate !== error && error.schemaPath.startsWith(`${aggregate.schemaPath}/`) && error.instancePath.startsWith(aggregate.instancePath),
+        )
+      )
+        continue;
       const location = this.locate(error, compiled);
       let pointer = error.instancePath;
       const params = error.params as Record<string, unknown>;
@@ -436,7 +464,10 @@ export class TypeRegistry {
     }
     if (!error.schemaPath.startsWith('#/')) return undefined;
     // A boolean subschema (`status: false`): walk the path from the root and keep the deepest located object.
-    const segments = error.schemaPath.slice(2).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = error.schemaPath
+      .slice(2)
+      .split('/')
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
     let node: unknown = compiled.root;
     let deepest = this.locations.get(compiled.root);
     for (const segment of segments) {
@@ -497,7 +528,10 @@ function explain(error: ErrorObject, pointer: string): string {
 
 function fieldName(pointer: string): string {
   if (pointer === '') return 'the document';
-  const segments = pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (segments[0] === 'frontmatter') {
     return segments.length === 1 ? 'the frontmatter' : `frontmatter \`${segments.slice(1).join('.')}\``;
   }

@@ -85,7 +85,9 @@ export async function validateFiles(files: readonly string[], options: ValidateO
   const loaded = options.config === undefined ? await loadValidationConfig(root) : { config: options.config, findings: [] };
   const baseChecks = new BaseChecker(root, loaded.config);
   const typeSpecs = new TypeSpecSchemas();
-  const validated = await mapPool([...files].sort(), options.concurrency ?? 16, (file) => validateFile(file, { repoRoot: root, registry, baseChecks, typeSpecs, ...(options.calibration && { calibration: options.calibration }) }));
+  const validated = await mapPool([...files].sort(), options.concurrency ?? 16, (file) =>
+    validateFile(file, { repoRoot: root, registry, baseChecks, typeSpecs, ...(options.calibration && { calibration: options.calibration }) }),
+  );
   const extra = [...loaded.findings, ...(await typeSpecs.findings(root, loaded.config.typeSpec))];
   const results = extra.length === 0 ? validated : withFindings(validated, extra);
   return { root, results, summary: summarize(results), stats: registry.stats() };
@@ -115,7 +117,11 @@ export async function validateFile(file: string, options: FileOptions): Promise<
     const info = await stat(absolute);
     if (!info.isFile()) return unreadable({ rule: 'not-a-file', severity: 'fail', message: 'not a regular file' });
     if (info.size > MAX_FILE_BYTES) {
-      return unreadable({ rule: 'too-large', severity: 'fail', message: `file is ${(info.size / (1024 * 1024)).toFixed(0)} MiB, over the ${MAX_FILE_BYTES / (1024 * 1024)} MiB limit; it was not read` });
+      return unreadable({
+        rule: 'too-large',
+        severity: 'fail',
+        message: `file is ${(info.size / (1024 * 1024)).toFixed(0)} MiB, over the ${MAX_FILE_BYTES / (1024 * 1024)} MiB limit; it was not read`,
+      });
     }
     bytes = await readFile(absolute);
   } catch (error) {
@@ -133,7 +139,8 @@ export async function validateFile(file: string, options: FileOptions): Promise<
       // A layout whose member types do not resolve would fail every artifact of it: say so here.
       for (const role of layout.roles) {
         const resolution = await options.registry.loadType(role.type, role.typeWritten);
-        if (!resolution.ok) findings.push({ file, rule: 'type-unavailable', severity: 'fail', message: `roles.${role.name}.type: ${resolution.problem.message}` });
+        if (!resolution.ok)
+          findings.push({ file, rule: 'type-unavailable', severity: 'fail', message: `roles.${role.name}.type: ${resolution.problem.message}` });
       }
     }
     return { file, kind: 'layout', findings: sortFindings(findings) };
@@ -147,7 +154,14 @@ export async function validateFile(file: string, options: FileOptions): Promise<
   const frontmatter = note.model.frontmatter;
   const baseChecks = options.baseChecks ?? new BaseChecker(options.repoRoot, DEFAULT_VALIDATION_CONFIG);
   if (!('type' in frontmatter)) {
-    findings.push({ file, line: 1, rule: 'type-missing', severity: 'fail', path: '/frontmatter/type', message: 'frontmatter has no `type:`; a note with frontmatter names its type spec, e.g. `type: kb/types/note.md`' });
+    findings.push({
+      file,
+      line: 1,
+      rule: 'type-missing',
+      severity: 'fail',
+      path: '/frontmatter/type',
+      message: 'frontmatter has no `type:`; a note with frontmatter names its type spec, e.g. `type: kb/types/note.md`',
+    });
     findings.push(...(await baseChecks.check(note, undefined)));
     return { file, kind: 'note', findings: sortFindings(findings) };
   }
@@ -177,7 +191,11 @@ export async function collectFiles(repoRoot: string, targets: readonly string[],
   const root = path.resolve(repoRoot);
   // Machine-local run state (review results, run directories) is the project's own, not the KB's:
   // a walk skips it unless it starts inside it.
-  const walk = (dir: string) => walkFiles(dir, MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => !isInside(skipped, dir)));
+  const walk = (dir: string) =>
+    walkFiles(
+      dir,
+      MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => !isInside(skipped, dir)),
+    );
   const wanted = targets.length > 0 ? targets : [path.join(root, 'kb')];
   const files = new Set<string>();
   for (const target of wanted) {

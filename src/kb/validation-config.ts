@@ -85,7 +85,14 @@ export async function loadValidationConfig(repoRoot: string): Promise<LoadedVali
     if (code === 'ENOENT' || code === 'ENOTDIR') return { config: DEFAULT_VALIDATION_CONFIG, findings: [] };
     return {
       config: DEFAULT_VALIDATION_CONFIG,
-      findings: [{ file: VALIDATION_CONFIG_FILE, rule: 'validation-config', severity: 'fail', message: `cannot be read: ${(error as Error).message}; the defaults apply` }],
+      findings: [
+        {
+          file: VALIDATION_CONFIG_FILE,
+          rule: 'validation-config',
+          severity: 'fail',
+          message: `cannot be read: ${(error as Error).message}; the defaults apply`,
+        },
+      ],
     };
   }
   return parseValidationConfig(source);
@@ -95,12 +102,17 @@ export async function loadValidationConfig(repoRoot: string): Promise<LoadedVali
 export function parseValidationConfig(source: string, file: string = VALIDATION_CONFIG_FILE): LoadedValidationConfig {
   const findings: Finding[] = [];
   const problem = (message: string, line?: number): void => {
-    findings.push(line === undefined ? { file, rule: 'validation-config', severity: 'fail', message } : { file, line, rule: 'validation-config', severity: 'fail', message });
+    findings.push(
+      line === undefined
+        ? { file, rule: 'validation-config', severity: 'fail', message }
+        : { file, line, rule: 'validation-config', severity: 'fail', message },
+    );
   };
   const lineCounter = new LineCounter();
   const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    for (const error of doc.errors) problem(`malformed YAML: ${error.message.split('\n')[0] ?? ''}; the defaults apply`, lineCounter.linePos(error.pos[0]).line);
+    for (const error of doc.errors)
+      problem(`malformed YAML: ${error.message.split('\n')[0] ?? ''}; the defaults apply`, lineCounter.linePos(error.pos[0]).line);
     return { config: DEFAULT_VALIDATION_CONFIG, findings };
   }
   let data: unknown;
@@ -128,7 +140,10 @@ export function parseValidationConfig(source: string, file: string = VALIDATION_
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const at = [key, ...(issue?.path ?? [])];
-      problem(`${at.map(String).join('.')}: ${issue?.message ?? 'is invalid'}, found ${JSON.stringify(value)}; the default ${JSON.stringify(DEFAULT_VALIDATION_CONFIG[known.field])} applies`, lineAt(at));
+      problem(
+        `${at.map(String).join('.')}: ${issue?.message ?? 'is invalid'}, found ${JSON.stringify(value)}; the default ${JSON.stringify(DEFAULT_VALIDATION_CONFIG[known.field])} applies`,
+        lineAt(at),
+      );
       continue;
     }
     config[known.field] = parsed.data;

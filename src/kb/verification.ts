@@ -32,8 +32,7 @@ export interface Verdict {
 }
 
 export type VerdictParse =
-  | { readonly ok: true; readonly verdict: Verdict; readonly findings: readonly [] }
-  | { readonly ok: false; readonly findings: readonly ProtocolFinding[] };
+  { readonly ok: true; readonly verdict: Verdict; readonly findings: readonly [] } | { readonly ok: false; readonly findings: readonly ProtocolFinding[] };
 
 const SECTIONS = ['Blockers', 'Limits'] as const;
 type SectionName = (typeof SECTIONS)[number];
@@ -51,9 +50,11 @@ export function parseVerdict(body: string, options: VerdictOptions): VerdictPars
   const roles = new Set(options.roles ?? []);
   const findings: ProtocolFinding[] = [];
   const fail = (rule: string, message: string, index?: number): void => {
-    findings.push(index === undefined
-      ? { rule: `verification/${rule}`, severity: 'fail', message }
-      : { rule: `verification/${rule}`, severity: 'fail', message, line: firstLine + index });
+    findings.push(
+      index === undefined
+        ? { rule: `verification/${rule}`, severity: 'fail', message }
+        : { rule: `verification/${rule}`, severity: 'fail', message, line: firstLine + index },
+    );
   };
 
   if (subjects.length === 0) {
@@ -71,7 +72,11 @@ export function parseVerdict(body: string, options: VerdictOptions): VerdictPars
       continue;
     }
     if (found.length > 1) {
-      fail('duplicate-section', `\`## ${name}\` appears ${found.length} times (lines ${found.map((s) => firstLine + s.heading).join(', ')}); keep one`, found[1]?.heading);
+      fail(
+        'duplicate-section',
+        `\`## ${name}\` appears ${found.length} times (lines ${found.map((s) => firstLine + s.heading).join(', ')}); keep one`,
+        found[1]?.heading,
+      );
       continue;
     }
     const section = found[0] as SectionRange;

@@ -33,18 +33,88 @@ const define = <const L extends readonly string[]>(name: string, kind: MetricKin
 
 /** Every metric the project records, by key. */
 export const METRICS = {
-  launches: define('commonplace_launches', 'counter', 'int', '', ['executor', 'profile', 'model', 'outcome'], 'Launches that came to an outcome (completed, incomplete, timed-out, usage-limit, launch-failed)'),
-  launchDuration: define('commonplace_launch_duration_seconds', 'histogram', 'float', 's', ['executor', 'profile', 'outcome'], 'How long a launch that ran to an end took'),
-  tokens: define('commonplace_tokens', 'counter', 'int', '', ['executor', 'profile', 'model', 'kind'], 'Tokens launches used, by kind (input, output, cache_read, cache_write)'),
-  cost: define('commonplace_launch_cost_usd', 'histogram', 'float', 'USD', ['profile', 'model'], 'Dollars per launch (harness-reported or priced); its _sum is the spend'),
+  launches: define(
+    'commonplace_launches',
+    'counter',
+    'int',
+    '',
+    ['executor', 'profile', 'model', 'outcome'],
+    'Launches that came to an outcome (completed, incomplete, timed-out, usage-limit, launch-failed)',
+  ),
+  launchDuration: define(
+    'commonplace_launch_duration_seconds',
+    'histogram',
+    'float',
+    's',
+    ['executor', 'profile', 'outcome'],
+    'How long a launch that ran to an end took',
+  ),
+  tokens: define(
+    'commonplace_tokens',
+    'counter',
+    'int',
+    '',
+    ['executor', 'profile', 'model', 'kind'],
+    'Tokens launches used, by kind (input, output, cache_read, cache_write)',
+  ),
+  cost: define(
+    'commonplace_launch_cost_usd',
+    'histogram',
+    'float',
+    'USD',
+    ['profile', 'model'],
+    'Dollars per launch (harness-reported or priced); its _sum is the spend',
+  ),
   usageLimits: define('commonplace_usage_limits', 'counter', 'int', '', ['executor', 'account'], 'Launches that came to a usage limit'),
-  pairsReviewed: define('commonplace_pairs_reviewed', 'counter', 'int', '', ['criterion_kind', 'verdict'], 'Review pairs whose result file was written, by criterion kind and verdict'),
-  stops: define('commonplace_stops', 'counter', 'int', '', ['kind', 'disposition'], 'Runs that stopped, by stop kind and what it waits for (retry, inspect, operator)'),
-  quotaGateClosed: define('commonplace_quota_gate_closed', 'gauge', 'int', '', ['account'], '1 while the account\'s quota gate is closed, 0 while open'),
-  quotaGateOpensAt: define('commonplace_quota_gate_opens_at_seconds', 'gauge', 'float', 's', ['account'], 'Unix time the closed gate said it opens (the reset plus its margin, or the probe); 0 while open'),
-  quotaGateClosedSeconds: define('commonplace_quota_gate_closed_seconds', 'counter', 'int', '', ['account'], 'Seconds the account\'s quota gate was closed, added when it opens'),
-  spendCapUsed: define('commonplace_spend_cap_used_ratio', 'gauge', 'float', '', ['workflow_kind'], 'The latest capped run\'s spend as a fraction of its --max-cost, per workflow kind'),
-  batchRequestsPending: define('commonplace_batch_requests_pending', 'gauge', 'int', '', ['provider', 'profile'], 'Provider batch requests submitted and not yet collected'),
+  pairsReviewed: define(
+    'commonplace_pairs_reviewed',
+    'counter',
+    'int',
+    '',
+    ['criterion_kind', 'verdict'],
+    'Review pairs whose result file was written, by criterion kind and verdict',
+  ),
+  stops: define(
+    'commonplace_stops',
+    'counter',
+    'int',
+    '',
+    ['kind', 'disposition'],
+    'Runs that stopped, by stop kind and what it waits for (retry, inspect, operator)',
+  ),
+  quotaGateClosed: define('commonplace_quota_gate_closed', 'gauge', 'int', '', ['account'], "1 while the account's quota gate is closed, 0 while open"),
+  quotaGateOpensAt: define(
+    'commonplace_quota_gate_opens_at_seconds',
+    'gauge',
+    'float',
+    's',
+    ['account'],
+    'Unix time the closed gate said it opens (the reset plus its margin, or the probe); 0 while open',
+  ),
+  quotaGateClosedSeconds: define(
+    'commonplace_quota_gate_closed_seconds',
+    'counter',
+    'int',
+    '',
+    ['account'],
+    "Seconds the account's quota gate was closed, added when it opens",
+  ),
+  spendCapUsed: define(
+    'commonplace_spend_cap_used_ratio',
+    'gauge',
+    'float',
+    '',
+    ['workflow_kind'],
+    "The latest capped run's spend as a fraction of its --max-cost, per workflow kind",
+  ),
+  batchRequestsPending: define(
+    'commonplace_batch_requests_pending',
+    'gauge',
+    'int',
+    '',
+    ['provider', 'profile'],
+    'Provider batch requests submitted and not yet collected',
+  ),
 } as const;
 
 export type MetricKey = keyof typeof METRICS;
@@ -123,9 +193,15 @@ export function recordLaunch(meter: MetricMeter, profile: { name: string; harnes
   histogram(meter, 'launchDuration').record(result.durationMs / 1000, tags('launchDuration', { executor, profile: profile.name, outcome: outcome.status }));
   const usage = result.usage;
   if (usage !== null) {
-    const kinds: [string, number | undefined][] = [['input', usage.inputTokens], ['output', usage.outputTokens], ['cache_read', usage.cacheReadTokens], ['cache_write', usage.cacheWriteTokens]];
+    const kinds: [string, number | undefined][] = [
+      ['input', usage.inputTokens],
+      ['output', usage.outputTokens],
+      ['cache_read', usage.cacheReadTokens],
+      ['cache_write', usage.cacheWriteTokens],
+    ];
     for (const [kind, count] of kinds) {
-      if (count !== undefined && count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model: label(model), kind }));
+      if (count !== undefined && count > 0)
+        counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model: label(model), kind }));
     }
   }
   const { costUsd } = launchCost(result);
@@ -161,7 +237,8 @@ export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undef
   gauge(meter, 'quotaGateOpensAt').set(Number.isFinite(opensAt) ? opensAt / 1000 : 0, tags('quotaGateOpensAt', account));
   if (previous !== undefined && previous.status !== 'open' && state.status === 'open') {
     const closedMs = now - Date.parse(previous.since);
-    if (Number.isFinite(closedMs) && closedMs > 0) counter(meter, 'quotaGateClosedSeconds').add(Math.round(closedMs / 1000), tags('quotaGateClosedSeconds', account));
+    if (Number.isFinite(closedMs) && closedMs > 0)
+      counter(meter, 'quotaGateClosedSeconds').add(Math.round(closedMs / 1000), tags('quotaGateClosedSeconds', account));
   }
 }
 

@@ -10,7 +10,10 @@ export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   const endpoint = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
   if (endpoint === '') return false;
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
-  return !(env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).includes('none');
+  return !(env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .includes('none');
 }
 
 let started: Promise<Tracing> | undefined;

@@ -23,16 +23,28 @@ export interface Tracing {
 }
 
 /** The `gen_ai.provider.name` of an executor: the model's provider where the executor fixes it. */
-const PROVIDERS: Record<string, string> = { claude: 'anthropic', anthropic: 'anthropic', codex: 'openai', openai: 'openai', pi: 'pi', fake: 'commonplace.fake' };
+const PROVIDERS: Record<string, string> = {
+  claude: 'anthropic',
+  anthropic: 'anthropic',
+  codex: 'openai',
+  openai: 'openai',
+  pi: 'pi',
+  fake: 'commonplace.fake',
+};
 
 /** Starts the process's tracer provider and exporter, registered as the global one (context and W3C propagation). */
 export function startTracing(serviceName: string): Tracing {
-  const resource = Resource.default().merge(new Resource({ 'service.name': serviceName })).merge(envDetectorSync.detect());
+  const resource = Resource.default()
+    .merge(new Resource({ 'service.name': serviceName }))
+    .merge(envDetectorSync.detect());
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter());
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
   const tracer = trace.getTracer('commonplace');
-  const launchSpans = new SimplePlugin({ name: 'CommonplaceLaunchSpans', workerInterceptors: { activity: [() => ({ inbound: new LaunchSpanInterceptor() })] } });
+  const launchSpans = new SimplePlugin({
+    name: 'CommonplaceLaunchSpans',
+    workerInterceptors: { activity: [() => ({ inbound: new LaunchSpanInterceptor() })] },
+  });
   let ended = false;
   const shutdown = async () => {
     if (ended) return;
@@ -60,21 +72,23 @@ class LaunchSpanInterceptor implements ActivityInboundCallsInterceptor {
       'commonplace.profile': profile.name,
       'commonplace.executor': profile.harness,
     };
-    return trace.getTracer('commonplace').startActiveSpan(`${operation} ${profile.model ?? profile.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-      try {
-        const result = (await next(input)) as LaunchResult;
-        describeResult(span, result);
-        return result;
-      } catch (error) {
-        const outcome = error instanceof ApplicationFailure && error.type ? error.type : 'failed';
-        span.setAttribute('commonplace.launch.outcome', outcome === 'launch-exit' ? 'launch-failed' : outcome);
-        span.setAttribute('error.type', outcome);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message.split('\n')[0] });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return trace
+      .getTracer('commonplace')
+      .startActiveSpan(`${operation} ${profile.model ?? profile.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        try {
+          const result = (await next(input)) as LaunchResult;
+          describeResult(span, result);
+          return result;
+        } catch (error) {
+          const outcome = error instanceof ApplicationFailure && error.type ? error.type : 'failed';
+          span.setAttribute('commonplace.launch.outcome', outcome === 'launch-exit' ? 'launch-failed' : outcome);
+          span.setAttribute('error.type', outcome);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message.split('\n')[0] });
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
   }
 }
 

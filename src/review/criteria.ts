@@ -84,7 +84,13 @@ export async function loadGates(checkoutRoot: string): Promise<GateCatalog> {
 export function gateFromText(text: string, file: string, checkoutRoot: string): { gate?: Criterion; problems: Finding[] } {
   const problems: Finding[] = [];
   const refuse = (message: string, line?: number): { problems: Finding[] } => {
-    problems.push({ file, ...(line === undefined ? {} : { line }), rule: 'gate-invalid', severity: 'fail', message: `${message}; the gate is left out of review` });
+    problems.push({
+      file,
+      ...(line === undefined ? {} : { line }),
+      rule: 'gate-invalid',
+      severity: 'fail',
+      message: `${message}; the gate is left out of review`,
+    });
     return { problems };
   };
   const [lensFromPath, nameFile] = file.slice(GATES_DIR.length + 1).split('/') as [string, string];
@@ -109,9 +115,11 @@ export function gateFromText(text: string, file: string, checkoutRoot: string): 
 
   const gateId = fm['gate_id'];
   if (typeof gateId !== 'string') return refuse(`\`gate_id\` must be the string \`${idFromPath}\``, line('gate_id') ?? 1);
-  if (gateId !== idFromPath) return refuse(`\`gate_id: ${gateId}\` does not match its path, which makes it \`${idFromPath}\`: rename the file or fix gate_id`, line('gate_id'));
+  if (gateId !== idFromPath)
+    return refuse(`\`gate_id: ${gateId}\` does not match its path, which makes it \`${idFromPath}\`: rename the file or fix gate_id`, line('gate_id'));
   const lens = fm['lens'];
-  if (lens !== lensFromPath) return refuse(`\`lens\` must be \`${lensFromPath}\` (the folder it is in), found ${JSON.stringify(lens ?? null)}`, line('lens') ?? 1);
+  if (lens !== lensFromPath)
+    return refuse(`\`lens\` must be \`${lensFromPath}\` (the folder it is in), found ${JSON.stringify(lens ?? null)}`, line('lens') ?? 1);
 
   const requiresTrait = fm['requires_trait'];
   if (requiresTrait !== undefined && (typeof requiresTrait !== 'string' || requiresTrait.trim() === '')) {
@@ -125,7 +133,13 @@ export function gateFromText(text: string, file: string, checkoutRoot: string): 
   }
   const watches = parseWatches(fm['watches']);
   if (!watches.declared && watches.problem !== undefined) {
-    problems.push({ file, line: line('watches') ?? 1, rule: 'gate-watches', severity: 'warn', message: `${watches.problem}; this gate watches the whole note (${WATCHED_PARTS.join(', ')})` });
+    problems.push({
+      file,
+      line: line('watches') ?? 1,
+      rule: 'gate-watches',
+      severity: 'warn',
+      message: `${watches.problem}; this gate watches the whole note (${WATCHED_PARTS.join(', ')})`,
+    });
   }
   const staleness = fm['staleness'];
   return {
@@ -163,7 +177,15 @@ export async function loadCriterion(checkoutRoot: string, id: string): Promise<C
     if (!read.gate) return { ok: false, reason: 'invalid', message: read.problems.map((problem) => problem.message).join('; ') };
     return { ok: true, criterion: read.gate };
   }
-  const whole = { watches: WATCHED_PARTS, watchesDeclared: false, staleness: undefined, requiresTrait: undefined, requiresType: undefined, lens: undefined, sha256: criterionHash(text) };
+  const whole = {
+    watches: WATCHED_PARTS,
+    watchesDeclared: false,
+    staleness: undefined,
+    requiresTrait: undefined,
+    requiresType: undefined,
+    lens: undefined,
+    sha256: criterionHash(text),
+  };
   if (id === CRITIQUE_INSTRUCTION) {
     return { ok: true, criterion: { id, path: id, kind: 'instruction', reportCriterion: true, ...whole } };
   }
@@ -199,7 +221,10 @@ export function selectionOfId(id: string): CriterionSelection | undefined {
 
 /** Parses a `--criteria` value (`gates,types`); the message names what is wrong, or the list when it is good. */
 export function parseCriterionSelections(text: string): { ok: true; kinds: CriterionSelection[] } | { ok: false; message: string } {
-  const written = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const written = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const unknown = written.filter((part) => !(CRITERION_SELECTIONS as readonly string[]).includes(part));
   if (written.length === 0 || unknown.length > 0) {
     const what = written.length === 0 ? 'an empty list' : unknown.map((part) => `"${part}"`).join(', ');
@@ -243,7 +268,12 @@ export async function loadPathCriteria(checkoutRoot: string, notes: readonly App
       continue;
     }
     const why = loaded.ok ? `${id} is not a type spec` : loaded.message;
-    problems.push({ file: id, rule: 'criterion-unusable', severity: 'warn', message: `${why}; its ${cohort} note${cohort === 1 ? '' : 's'} have no pair with it` });
+    problems.push({
+      file: id,
+      rule: 'criterion-unusable',
+      severity: 'warn',
+      message: `${why}; its ${cohort} note${cohort === 1 ? '' : 's'} have no pair with it`,
+    });
   }
   criteria.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
@@ -257,7 +287,10 @@ export const TYPE_SPEC_TYPE = 'kb/types/type-spec.md';
 export function applies(criterion: Criterion, note: ApplicabilityNote): boolean {
   switch (criterion.kind) {
     case 'gate':
-      return (criterion.requiresTrait === undefined || note.traits.includes(criterion.requiresTrait)) && (criterion.requiresType === undefined || note.type === criterion.requiresType);
+      return (
+        (criterion.requiresTrait === undefined || note.traits.includes(criterion.requiresTrait)) &&
+        (criterion.requiresType === undefined || note.type === criterion.requiresType)
+      );
     case 'type-spec':
       return note.type === criterion.path;
     case 'collection':

@@ -59,7 +59,10 @@ export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   const plain = (): NotePartsRead => {
     const title = noteTitle(extractHeadings(text));
-    return { ok: true, parts: { title: title === undefined ? null : collapse(title), description: null, body: normaliseText(text), frontmatter: canonicalJson({}) } };
+    return {
+      ok: true,
+      parts: { title: title === undefined ? null : collapse(title), description: null, body: normaliseText(text), frontmatter: canonicalJson({}) },
+    };
   };
   const firstBreak = text.indexOf('\n');
   const firstLine = firstBreak === -1 ? text : text.slice(0, firstBreak);
@@ -81,7 +84,7 @@ export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   if ((lines[close] as string).trimEnd() !== '---') return unreadable(`frontmatter closing line must be exactly \`---\``, close + 1);
 
   const doc = YAML.parseDocument(lines.slice(1, close).join('\n'), { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) return unreadable(`malformed YAML frontmatter: ${(doc.errors[0]?.message.split('\n')[0] ?? '')}`);
+  if (doc.errors.length > 0) return unreadable(`malformed YAML frontmatter: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 }) ?? {};
@@ -139,7 +142,11 @@ const partDigests = new WeakMap<NoteParts, Record<WatchedPart, string>>();
 export function noteHash(noteText: string, watches?: readonly WatchedPart[], file = 'note'): string {
   const extracted = noteParts(noteText, file);
   if (!extracted.ok) {
-    throw new ReviewError('note-unreadable', `${file}: cannot hash a note whose frontmatter cannot be read: ${extracted.findings.map((finding) => finding.message).join('; ')}`, { findings: extracted.findings });
+    throw new ReviewError(
+      'note-unreadable',
+      `${file}: cannot hash a note whose frontmatter cannot be read: ${extracted.findings.map((finding) => finding.message).join('; ')}`,
+      { findings: extracted.findings },
+    );
   }
   return hashParts(extracted.parts, watches === undefined || watches.length === 0 ? WATCHED_PARTS : watches);
 }
@@ -157,7 +164,10 @@ export function criterionHash(text: string): string {
  * it makes nesting and code blocks.
  */
 export function normaliseText(text: string): string {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const kept: string[] = [];
   let blank = false;
   for (const raw of lines) {
@@ -185,7 +195,11 @@ function canonicalValue(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (value !== null && typeof value === 'object') {
     // fromEntries defines own properties, so a `__proto__` key is data like any other.
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonicalValue((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonicalValue((value as Record<string, unknown>)[key])]),
+    );
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (typeof value === 'bigint') return value.toString();

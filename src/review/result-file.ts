@@ -103,7 +103,10 @@ function readSpend(values: Partial<Record<SpendKey, unknown>>): { spend?: Result
     const number = typeof raw === 'number' ? raw : typeof raw === 'string' && PLAIN_NUMBER.test(raw) ? Number(raw) : undefined;
     if (key === 'cost_usd' && raw === 'unknown') spend[SPEND_FIELDS[key]] = null;
     else if (number === undefined || !Number.isFinite(number) || number < 0 || (key !== 'cost_usd' && !Number.isInteger(number))) {
-      problems.push({ key, message: `\`${key}\` must be ${key === 'cost_usd' ? 'a non-negative number of US dollars or `unknown`' : 'a non-negative whole number of tokens'}; found ${describe(raw)}` });
+      problems.push({
+        key,
+        message: `\`${key}\` must be ${key === 'cost_usd' ? 'a non-negative number of US dollars or `unknown`' : 'a non-negative whole number of tokens'}; found ${describe(raw)}`,
+      });
     } else spend[SPEND_FIELDS[key]] = number;
   }
   return problems.length > 0 ? { problems } : { spend: spend as unknown as ResultSpend, problems };
@@ -161,7 +164,14 @@ function quickParse(text: string, file: string): ResultParse | undefined {
   for (let index = 0; index < RESULT_KEYS.length; index += 1) {
     const key = RESULT_KEYS[index] as string;
     const eol = text.indexOf('\n', at);
-    if (eol === -1 || eol > close || !text.startsWith(key, at) || text.charCodeAt(at + key.length) !== 58 /* : */ || text.charCodeAt(at + key.length + 1) !== 32) return undefined;
+    if (
+      eol === -1 ||
+      eol > close ||
+      !text.startsWith(key, at) ||
+      text.charCodeAt(at + key.length) !== 58 /* : */ ||
+      text.charCodeAt(at + key.length + 1) !== 32
+    )
+      return undefined;
     const raw = text.slice(at + key.length + 2, eol);
     if (!isSafePlain(raw)) return undefined;
     values.push(raw);
@@ -239,7 +249,11 @@ function checkResultFile(text: string, file: string): ResultParse {
 
   for (const key of Object.keys(data)) {
     if (!(RESULT_KEYS as readonly string[]).includes(key) && !(SPEND_KEYS as readonly string[]).includes(key)) {
-      fail('result-extra-key', `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')} (and optionally ${SPEND_KEYS.join(', ')})`, lineOf(key));
+      fail(
+        'result-extra-key',
+        `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')} (and optionally ${SPEND_KEYS.join(', ')})`,
+        lineOf(key),
+      );
     }
   }
   const spendRead = readSpend(Object.fromEntries(SPEND_KEYS.map((key) => [key, data[key]])));
@@ -318,20 +332,29 @@ export async function writeResultFile(checkoutRoot: string, record: ResultRecord
   const noteProblem = notePathProblem(record.note);
   const criterionProblem = criterionIdProblem(record.criterion);
   if (noteProblem !== undefined || criterionProblem !== undefined) {
-    throw new ReviewError('invalid-record', `cannot write a result for ${record.note} × ${record.criterion}: ${[noteProblem, criterionProblem].filter(Boolean).join('; ')}`);
+    throw new ReviewError(
+      'invalid-record',
+      `cannot write a result for ${record.note} × ${record.criterion}: ${[noteProblem, criterionProblem].filter(Boolean).join('; ')}`,
+    );
   }
   const relative = resultPath(record.note, record.criterion);
   const text = formatResultFile(record);
   const check = parseResultFile(text, relative);
   if (!check.ok) {
-    throw new ReviewError('invalid-record', `refusing to write ${relative}: ${check.findings.map((finding) => finding.message).join('; ')}`, { findings: check.findings });
+    throw new ReviewError('invalid-record', `refusing to write ${relative}: ${check.findings.map((finding) => finding.message).join('; ')}`, {
+      findings: check.findings,
+    });
   }
   await writeFileAtomic(path.join(checkoutRoot, ...relative.split('/')), text, { fsync: options.fsync ?? true });
   return relative;
 }
 
 /** Reads and parses the result file of a pair; `absent` when there is none. */
-export async function readResultFile(checkoutRoot: string, note: string, criterion: string): Promise<ResultParse | { readonly ok: false; readonly absent: true }> {
+export async function readResultFile(
+  checkoutRoot: string,
+  note: string,
+  criterion: string,
+): Promise<ResultParse | { readonly ok: false; readonly absent: true }> {
   const relative = resultPath(note, criterion);
   let text: string;
   try {
@@ -406,10 +429,19 @@ function yamlFrontmatter(yamlText: string): FrontmatterRead {
   // The frontmatter starts on file line 2.
   const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line + 1);
   if (doc.errors.length > 0) {
-    return { ok: false, problems: doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}` })) };
+    return {
+      ok: false,
+      problems: doc.errors.map((error) => ({
+        line: where(error.pos[0]),
+        message: `malformed YAML frontmatter: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
   }
   if (!isMap(doc.contents)) {
-    return { ok: false, problems: [{ line: 2, message: `the frontmatter must be a mapping of the result keys, found ${doc.contents === null ? 'nothing' : 'something else'}` }] };
+    return {
+      ok: false,
+      problems: [{ line: 2, message: `the frontmatter must be a mapping of the result keys, found ${doc.contents === null ? 'nothing' : 'something else'}` }],
+    };
   }
   const lines = new Map<string, number>();
   for (const pair of doc.contents.items) {

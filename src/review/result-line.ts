@@ -68,7 +68,16 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
   while (last >= 0 && (lines[last] ?? '').trim() === '') last -= 1;
   const fail = (message: string, line?: number): ResultLineCheck => ({
     ok: false,
-    findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'result-line', severity: 'fail', message, ...(options.criterion !== undefined && { criterion: options.criterion }) }],
+    findings: [
+      {
+        file,
+        ...(line === undefined ? {} : { line }),
+        rule: 'result-line',
+        severity: 'fail',
+        message,
+        ...(options.criterion !== undefined && { criterion: options.criterion }),
+      },
+    ],
   });
   if (last < 0) return fail(`the output is empty; it must end with the result line ${expected}`);
 
@@ -105,7 +114,10 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
   }
   for (let index = last - 1; index >= 0; index -= 1) {
     if (RESULT_LINE.test(lines[index] ?? '')) {
-      return fail(`a result line stands at line ${firstLine + index}, but more text follows it; the result line must be the last non-empty line (last: ${shown})`, line);
+      return fail(
+        `a result line stands at line ${firstLine + index}, but more text follows it; the result line must be the last non-empty line (last: ${shown})`,
+        line,
+      );
     }
   }
   return fail(`the output does not end with a result line: the last non-empty line is ${shown}; it must be exactly ${expected}`, line);
@@ -197,14 +209,16 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
     if (found.length > 1) {
       rejected.push({
         gate,
-        findings: [{
-          file,
-          line: (found[1] as { index: number }).index + 1,
-          rule: 'bundle-section',
-          severity: 'fail',
-          criterion: gate,
-          message: `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`,
-        }],
+        findings: [
+          {
+            file,
+            line: (found[1] as { index: number }).index + 1,
+            rule: 'bundle-section',
+            severity: 'fail',
+            criterion: gate,
+            message: `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`,
+          },
+        ],
       });
       continue;
     }
@@ -215,7 +229,19 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
     while (stop > start && (lines[stop - 1] ?? '').trim() === '') stop -= 1;
     const body = lines.slice(start, stop).join('\n');
     if (body === '') {
-      rejected.push({ gate, findings: [{ file, line: index + 1, rule: 'result-line', severity: 'fail', criterion: gate, message: `section ${gate} is empty; it must hold the review and end with its result line` }] });
+      rejected.push({
+        gate,
+        findings: [
+          {
+            file,
+            line: index + 1,
+            rule: 'result-line',
+            severity: 'fail',
+            criterion: gate,
+            message: `section ${gate} is empty; it must hold the review and end with its result line`,
+          },
+        ],
+      });
       continue;
     }
     const check = checkResultLine(body, { file, firstLine: start + 1, criterion: gate });

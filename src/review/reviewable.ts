@@ -125,7 +125,13 @@ export function gatePatterns(patterns: readonly string[]): Pattern[] {
 }
 
 /** Keeps the values some pattern matches; a pattern that matches none of them is bad input, named in the error. */
-export function selectMatching<T>(values: readonly T[], patterns: readonly Pattern[], key: (value: T) => string, what: string, hint: string | ((pattern: Pattern) => string)): T[] {
+export function selectMatching<T>(
+  values: readonly T[],
+  patterns: readonly Pattern[],
+  key: (value: T) => string,
+  what: string,
+  hint: string | ((pattern: Pattern) => string),
+): T[] {
   if (patterns.length === 0) return [...values];
   const matched = new Set<number>();
   for (const pattern of patterns) {

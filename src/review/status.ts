@@ -8,7 +8,19 @@
 import { access, readFile, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding } from '../kb/findings.js';
-import { applies, inapplicability, loadCriterion, loadGates, loadPathCriteria, selectionOf, selectionOfId, type Criterion, type CriterionKind, type CriterionLoad, type CriterionSelection } from './criteria.js';
+import {
+  applies,
+  inapplicability,
+  loadCriterion,
+  loadGates,
+  loadPathCriteria,
+  selectionOf,
+  selectionOfId,
+  type Criterion,
+  type CriterionKind,
+  type CriterionLoad,
+  type CriterionSelection,
+} from './criteria.js';
 import { readBytes, walkFiles } from './files.js';
 import { sha256 } from '../fs/digest.js';
 import { hashParts, type WatchedPart } from './hash.js';
@@ -135,14 +147,28 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const kinds = options.criteria ?? ['gates'];
   const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root)]);
 
-  const gates = kinds.includes('gates') ? selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`) : [];
-  const notes = selectMatching([...index.notes.values()], notePatternList, (note) => note.path, 'reviewable note', (pattern) => noteHint(pattern, index));
+  const gates = kinds.includes('gates')
+    ? selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`)
+    : [];
+  const notes = selectMatching(
+    [...index.notes.values()],
+    notePatternList,
+    (note) => note.path,
+    'reviewable note',
+    (pattern) => noteHint(pattern, index),
+  );
   const others = await loadPathCriteria(root, notes, kinds);
   const criteriaList = [...gates, ...others.criteria].sort((a, b) => compare(a.id, b.id));
   const problems: Finding[] = [...catalog.problems, ...others.problems];
   for (const [file, findings] of index.unreadable) {
     if (notePatternList.length > 0 && !notePatternList.some((pattern) => pattern.test(file))) continue;
-    problems.push({ file, rule: 'note-unreadable', severity: 'warn', message: `not reviewable until its frontmatter reads: ${findings.map((finding) => finding.message).join('; ')}`, ...(findings[0]?.line === undefined ? {} : { line: findings[0].line }) });
+    problems.push({
+      file,
+      rule: 'note-unreadable',
+      severity: 'warn',
+      message: `not reviewable until its frontmatter reads: ${findings.map((finding) => finding.message).join('; ')}`,
+      ...(findings[0]?.line === undefined ? {} : { line: findings[0].line }),
+    });
   }
 
   // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
@@ -194,7 +220,12 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     const pair = pending.get(file);
     const derived = pair ?? pairOfResultPath(file);
     if (derived === undefined) {
-      strays.push({ path: file, findings: [{ file, rule: 'result-path', severity: 'fail', message: `not a result file: results are ${RESULTS_DIR}/<note path below kb/>/<criterion ID>.md` }] });
+      strays.push({
+        path: file,
+        findings: [
+          { file, rule: 'result-path', severity: 'fail', message: `not a result file: results are ${RESULTS_DIR}/<note path below kb/>/<criterion ID>.md` },
+        ],
+      });
       continue;
     }
     if (pair === undefined && !selected(derived.note, derived.criterion)) {
@@ -252,7 +283,10 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     strays: strays.length,
     outside,
     problems: problems.length,
-    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, { criteria: ids, ...rest }]) => [kind, { criteria: ids.size, ...rest }])) as Record<PairKind, KindCounts>,
+    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, { criteria: ids, ...rest }]) => [kind, { criteria: ids.size, ...rest }])) as Record<
+      PairKind,
+      KindCounts
+    >,
   };
   return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
 }
@@ -339,7 +373,13 @@ function judge(pair: Omit<PairStatus, 'status'>, parsed: ReturnType<typeof parse
 }
 
 /** A pair with its state; fields written out (not spread) because status builds one per pair. */
-function withState(pair: Omit<PairStatus, 'status'>, status: PairState, staleBecause?: StaleReason, result?: RecordedResult, findings?: readonly Finding[]): PairStatus {
+function withState(
+  pair: Omit<PairStatus, 'status'>,
+  status: PairState,
+  staleBecause?: StaleReason,
+  result?: RecordedResult,
+  findings?: readonly Finding[],
+): PairStatus {
   const judged: { -readonly [K in keyof PairStatus]: PairStatus[K] } = {
     note: pair.note,
     criterion: pair.criterion,
@@ -368,7 +408,10 @@ function recorded(record: ResultRecord): RecordedResult {
 async function classify(record: ResultRecord, index: NoteIndex, criteria: CriterionCache): Promise<{ reason: Orphan['reason']; detail: string } | undefined> {
   const note = index.notes.get(record.note);
   const criterion = await criteria.get(record.criterion);
-  const noteExists = note !== undefined || index.files.has(record.note) || (EXCLUDED_DIRS.some((dir) => record.note.startsWith(`${dir}/`)) && (await criteria.exists(record.note)));
+  const noteExists =
+    note !== undefined ||
+    index.files.has(record.note) ||
+    (EXCLUDED_DIRS.some((dir) => record.note.startsWith(`${dir}/`)) && (await criteria.exists(record.note)));
   if (!noteExists) {
     const also = !criterion.ok && criterion.reason === 'gone' ? `; its criterion ${record.criterion} is gone too` : '';
     return { reason: 'note-gone', detail: `note ${record.note} does not exist${also}` };
@@ -379,7 +422,10 @@ async function classify(record: ResultRecord, index: NoteIndex, criteria: Criter
   }
   if (index.unreadable.has(record.note)) return undefined; // cannot decide until the note reads again
   if (note === undefined) {
-    return { reason: 'not-applicable', detail: `note ${record.note} is not reviewable: ${index.notReviewable.get(record.note) ?? 'it is in a folder review skips'}` };
+    return {
+      reason: 'not-applicable',
+      detail: `note ${record.note} is not reviewable: ${index.notReviewable.get(record.note) ?? 'it is in a folder review skips'}`,
+    };
   }
   const why = inapplicability(criterion.criterion, note);
   if (why !== undefined) return { reason: 'not-applicable', detail: `${record.criterion} no longer applies: ${why}` };
@@ -402,9 +448,10 @@ class CriterionCache {
   get(id: string): Promise<CriterionLoad> {
     let load = this.loads.get(id);
     if (load === undefined) {
-      load = !isPathCriterion(id) && this.unusable.has(id)
-        ? Promise.resolve({ ok: false, reason: 'invalid', message: `gate ${id} is not usable` })
-        : loadCriterion(this.root, id);
+      load =
+        !isPathCriterion(id) && this.unusable.has(id)
+          ? Promise.resolve({ ok: false, reason: 'invalid', message: `gate ${id} is not usable` })
+          : loadCriterion(this.root, id);
       this.loads.set(id, load);
     }
     return load;
@@ -413,7 +460,10 @@ class CriterionCache {
   exists(file: string): Promise<boolean> {
     let exists = this.files.get(file);
     if (exists === undefined) {
-      exists = access(path.join(this.root, ...file.split('/'))).then(() => true, () => false);
+      exists = access(path.join(this.root, ...file.split('/'))).then(
+        () => true,
+        () => false,
+      );
       this.files.set(file, exists);
     }
     return exists;
@@ -443,4 +493,3 @@ export function pairKind(kind: CriterionKind): PairKind {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

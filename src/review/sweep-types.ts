@@ -191,7 +191,6 @@ export interface SweepSummary extends SweepProgress {
   problems: SweepProblem[];
 }
 
-
 /** Adds a batch's counts into a run's. */
 export function addCounts(into: SweepCounts, from: SweepCounts): void {
   into.pairsDone += from.pairsDone;
@@ -204,5 +203,10 @@ export function addCounts(into: SweepCounts, from: SweepCounts): void {
 
 /** The spend part of a run's counts, handed to a batch. */
 export function spentSoFar(counts: SweepCounts): SpendTotals {
-  return { launches: counts.launches, costUsd: counts.costUsd, unpriced: counts.unpriced ?? 0, ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }) };
+  return {
+    launches: counts.launches,
+    costUsd: counts.costUsd,
+    unpriced: counts.unpriced ?? 0,
+    ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }),
+  };
 }

@@ -16,7 +16,12 @@ export type UnitCapture = Pick<CapturedUnit, 'prompt' | 'hashes' | 'outputs'>;
 
 /** A unit's ask identity under a profile: the prompt, each criterion's note and criterion hashes, the declared outputs; the one source of the live key and the batch `custom_id`. */
 export function unitIdentity(captured: UnitCapture, profile: string): AskIdentity {
-  const inputs = Object.fromEntries(Object.entries(captured.hashes).flatMap(([id, hash]) => [[`note ${id}`, hash.note], [id, hash.criterion]]));
+  const inputs = Object.fromEntries(
+    Object.entries(captured.hashes).flatMap(([id, hash]) => [
+      [`note ${id}`, hash.note],
+      [id, hash.criterion],
+    ]),
+  );
   return { prompt: captured.prompt, inputs, outputs: captured.outputs, profile };
 }
 
@@ -29,6 +34,12 @@ export function batchRequest(unit: string, captured: UnitCapture & Pick<Captured
  * A request's `custom_id`: the digest of the unit's answer key (its `unitIdentity`) and the submission
  * round, `[a-zA-Z0-9_-]{1,64}` as Anthropic requires; `sha256` is the caller's, since workflow code cannot hash.
  */
-export function requestCustomId(request: Pick<BatchRequestRef, 'hashes' | 'outputs'>, prompt: string, profile: string, round: number, sha256: (text: string) => string): string {
+export function requestCustomId(
+  request: Pick<BatchRequestRef, 'hashes' | 'outputs'>,
+  prompt: string,
+  profile: string,
+  round: number,
+  sha256: (text: string) => string,
+): string {
   return `cp-${sha256(answerKey(unitIdentity({ prompt, hashes: request.hashes, outputs: request.outputs }, profile))).slice(0, 48)}-${round}`;
 }

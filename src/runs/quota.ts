@@ -139,7 +139,14 @@ export function limitSeen(state: QuotaState, report: LimitReport, now: number): 
   const cap = PROBE_BACKOFF_MS[PROBE_BACKOFF_MS.length - 1] as number;
   const afterProbe = state.openedBy === 'probe' && state.since !== null && now - Date.parse(state.since) < cap;
   const step = afterProbe ? state.step + 1 : 1;
-  return { status: 'closed-unknown', account: state.account, version: state.version + 1, probeAt: new Date(now + probeBackoffMs(step)).toISOString(), step, ...closure };
+  return {
+    status: 'closed-unknown',
+    account: state.account,
+    version: state.version + 1,
+    probeAt: new Date(now + probeBackoffMs(step)).toISOString(),
+    step,
+    ...closure,
+  };
 }
 
 /** When the gate opens by itself: a minute past the reset, or at the probe. Undefined while open. */
@@ -154,7 +161,14 @@ export function timePassed(state: QuotaState, now: number): QuotaState {
   const opens = opensAt(state);
   if (opens === undefined || opens > now) return state;
   const openedBy = state.status === 'closed-until' ? 'reset' : 'probe';
-  return { status: 'open', account: state.account, version: state.version + 1, since: new Date(now).toISOString(), step: openedBy === 'probe' ? state.step : 0, openedBy };
+  return {
+    status: 'open',
+    account: state.account,
+    version: state.version + 1,
+    since: new Date(now).toISOString(),
+    step: openedBy === 'probe' ? state.step : 0,
+    openedBy,
+  };
 }
 
 /** The operator opens the gate by hand (`commonplace quota open`, or resuming a run stopped on it). */
@@ -176,7 +190,8 @@ export function isClosed(state: QuotaState, now: number): boolean {
 
 /** One line for the gate's state: what the Web UI, `commonplace quota` and a stop's reason say. */
 export function describeQuota(state: QuotaState): string {
-  if (state.status === 'open') return `open${state.openedBy ? ` (opened by ${state.openedBy === 'reset' ? 'the reset' : state.openedBy === 'probe' ? 'a probe' : 'the operator'} at ${state.since})` : ''}`;
+  if (state.status === 'open')
+    return `open${state.openedBy ? ` (opened by ${state.openedBy === 'reset' ? 'the reset' : state.openedBy === 'probe' ? 'a probe' : 'the operator'} at ${state.since})` : ''}`;
   if (state.status === 'closed-until') return `closed until ${state.resetAt} (a usage limit seen by ${state.launchId} at ${state.since})`;
   return `closed, reset time unknown: probing at ${state.probeAt} (probe ${state.step}; a usage limit seen by ${state.launchId} at ${state.since})`;
 }

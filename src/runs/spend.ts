@@ -111,7 +111,10 @@ export function spendDecision(input: { capUsd: number | undefined; totals: Spend
  * as `spendDecision` estimates one launch (all of them with no cap, or no priced launch yet to take a
  * mean from), and the decision the first that does not fit meets.
  */
-export function spendFit(input: { capUsd: number | undefined; totals: SpendTotals; inFlight: number }, count: number): { fits: number; refused?: Extract<SpendDecision, { go: false }> } {
+export function spendFit(
+  input: { capUsd: number | undefined; totals: SpendTotals; inFlight: number },
+  count: number,
+): { fits: number; refused?: Extract<SpendDecision, { go: false }> } {
   const mean = meanCost(input.totals);
   if (input.capUsd === undefined || mean === undefined || mean <= 0) return { fits: count };
   const room = Math.max(0, Math.floor((input.capUsd + 1e-9 - input.totals.costUsd) / mean) - input.inFlight);
@@ -133,7 +136,9 @@ export interface SpendLimitFields {
 }
 
 /** The stop a refused launch makes: what was spent, the estimate that would pass the cap, and what to type. */
-export function spendLimitStop(decision: Extract<SpendDecision, { go: false }>): { kind: 'spend-limit'; disposition: 'operator'; reason: string } & SpendLimitFields {
+export function spendLimitStop(
+  decision: Extract<SpendDecision, { go: false }>,
+): { kind: 'spend-limit'; disposition: 'operator'; reason: string } & SpendLimitFields {
   return {
     kind: 'spend-limit',
     disposition: 'operator',
@@ -154,14 +159,22 @@ export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: numb
   if (newCapUsd !== undefined && !(Number.isFinite(newCapUsd) && newCapUsd > 0)) return `--max-cost must be a positive amount of US dollars, got ${newCapUsd}`;
   if (!stoppedAtCap) return undefined;
   const next = totals.costUsd + (meanCost(totals) ?? 0);
-  if (newCapUsd === undefined) return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${usd(next)})`;
-  if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next) return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${usd(next)})`;
+  if (newCapUsd === undefined)
+    return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${usd(next)})`;
+  if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next)
+    return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${usd(next)})`;
   return undefined;
 }
 
 /** The spend as a progress record: the cap and the totals with every field present. */
 export function spendProgress(capUsd: number | undefined, totals: SpendTotals): SpendProgress {
-  return { ...(capUsd !== undefined && { capUsd }), launches: totals.launches, costUsd: totals.costUsd, unpriced: totals.unpriced ?? 0, tokens: { ...emptyTokens(), ...totals.tokens } };
+  return {
+    ...(capUsd !== undefined && { capUsd }),
+    launches: totals.launches,
+    costUsd: totals.costUsd,
+    unpriced: totals.unpriced ?? 0,
+    tokens: { ...emptyTokens(), ...totals.tokens },
+  };
 }
 
 /** Tokens in thousands, as a short phrase: `12.3k in, 0.4k out, 40.1k cache read, 9.4k cache write`. */

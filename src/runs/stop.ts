@@ -114,7 +114,14 @@ export function namedPaths(paths: readonly string[]): string {
 /** The stop an ask outcome calls for, if it is one: usage limits and exhausted relaunches stop the run. */
 export function stopFor(outcome: AskOutcome): StopOf<'usage-limit' | 'launch-failed'> | undefined {
   if (outcome.status === 'usage-limit') {
-    return { kind: 'usage-limit', disposition: 'retry', reason: outcome.reason, resetAt: outcome.resetAt, ...(outcome.account !== undefined && { account: outcome.account }), ...(outcome.probeAt !== undefined && { probeAt: outcome.probeAt }) };
+    return {
+      kind: 'usage-limit',
+      disposition: 'retry',
+      reason: outcome.reason,
+      resetAt: outcome.resetAt,
+      ...(outcome.account !== undefined && { account: outcome.account }),
+      ...(outcome.probeAt !== undefined && { probeAt: outcome.probeAt }),
+    };
   }
   if (outcome.status === 'launch-failed') {
     return { kind: 'launch-failed', disposition: 'inspect', reason: outcome.reason, ...(outcome.logDir !== null && { evidence: outcome.logDir }) };

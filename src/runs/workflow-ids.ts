@@ -72,18 +72,23 @@ export const compareRunId = (checkoutId: string, identityDigest: string) => `${C
 export const compareWorkflowId = (runId: string) => `compare/${runId}`;
 
 /** A compare run's batch child for one route (`route` as its asking run's ID ends). */
-export const compareBatchId = (compareWorkflowId: string, route: string, batch: number, resumes: number) => `${compareWorkflowId}/${route}/batch-${batch + 1}${resumed(resumes)}`;
+export const compareBatchId = (compareWorkflowId: string, route: string, batch: number, resumes: number) =>
+  `${compareWorkflowId}/${route}/batch-${batch + 1}${resumed(resumes)}`;
 
 // --- editing runs
 
 /** The workflow ID of an editing run over one note text. */
-export const editWorkflowId = (kind: EditWorkflowKind, checkoutId: string, note: string, textSha256: string) => `${kind}/${checkoutId}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
+export const editWorkflowId = (kind: EditWorkflowKind, checkoutId: string, note: string, textSha256: string) =>
+  `${kind}/${checkoutId}/${note}/${textSha256.slice(0, HASH_DIGITS)}`;
 
 // --- probes and quota gates
 
 /** A probe's workflow ID: readable and unique, from the profile, the start time (UTC, to the second) and a nonce. */
 export function probeWorkflowId(profile: string, startedAt: Date, nonce: string): string {
-  const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = startedAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `probe/${profile}/${stamp}-${nonce}`;
 }
 

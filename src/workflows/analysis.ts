@@ -57,7 +57,9 @@ async function analyse(run: AnalysisRun): Promise<AnalysisResult> {
   await run.ensureEnvironment('at start');
 
   run.enter('acquisition');
-  run.source = await run.withStops(() => io('freeze the source', { startToCloseTimeout: '1h', heartbeatTimeout: '30s' }).acquireSource({ runDir: input.runDir }));
+  run.source = await run.withStops(() =>
+    io('freeze the source', { startToCloseTimeout: '1h', heartbeatTimeout: '30s' }).acquireSource({ runDir: input.runDir }),
+  );
 
   // The boundary, which may end the run.
   run.enter('boundary');

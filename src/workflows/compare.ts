@@ -11,7 +11,11 @@ import { runBatches } from './batch-loop.js';
 import { Lifecycle } from './lifecycle.js';
 import { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
 
-const { prepareCompare, collectVerdicts, finishCompare, recordProblems } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { prepareCompare, collectVerdicts, finishCompare, recordProblems } = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '30s',
+  retry: { maximumAttempts: 3 },
+});
 
 export { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
 
@@ -37,15 +41,26 @@ interface CompareState {
  */
 export async function compareRun(input: CompareInput): Promise<CompareSummary> {
   const { runId } = input;
-  const state: CompareState = { counts: emptyCounts(), routes: input.routes.map((route) => ({ route, pairs: 0, done: 0, problems: 0, state: 'waiting' })), batch: 0 };
-  const totals = () => ({ batches: state.prepared?.asked.reduce((sum, route) => sum + route.batches, 0) ?? 0, units: state.prepared?.asked.reduce((sum, route) => sum + route.units, 0) ?? 0 });
+  const state: CompareState = {
+    counts: emptyCounts(),
+    routes: input.routes.map((route) => ({ route, pairs: 0, done: 0, problems: 0, state: 'waiting' })),
+    batch: 0,
+  };
+  const totals = () => ({
+    batches: state.prepared?.asked.reduce((sum, route) => sum + route.batches, 0) ?? 0,
+    units: state.prepared?.asked.reduce((sum, route) => sum + route.units, 0) ?? 0,
+  });
   const lifecycle: Lifecycle<CompareProgress> = new Lifecycle<CompareProgress>({
     runId,
     view: {
       headline: (stage) => stage,
       next: compareNext(runId),
       inspect: runCommand.queryProgress(workflowInfo().workflowId),
-      details: () => state.routes.map((route) => `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`),
+      details: () =>
+        state.routes.map(
+          (route) =>
+            `${route.route}: ${route.state === 'read' ? `${route.done} verdicts read from the KB's result files` : `${route.done} of ${route.pairs} pairs${route.problems > 0 ? `, ${route.problems} problems` : ''} (${route.state})`}`,
+        ),
     },
     autoResume: false,
     progress: {
@@ -66,7 +81,8 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
     updates: { resume: compareResumeUpdate, acknowledge: compareAcknowledgeUpdate },
     spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
-  const finish = (progress: CompareProgress) => finishCompare.executeWithOptions({ summary: `write the report of compare run ${runId}` }, [{ checkout: input.checkout, runId, progress }]);
+  const finish = (progress: CompareProgress) =>
+    finishCompare.executeWithOptions({ summary: `write the report of compare run ${runId}` }, [{ checkout: input.checkout, runId, progress }]);
   return lifecycle.close(
     async () => {
       lifecycle.at('drawing the sample');
@@ -81,7 +97,11 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
       for (const route of prepared.asked) await askRoute(input, route, lifecycle, state);
       state.route = undefined;
       const counts = state.counts;
-      const summary = await finish(lifecycle.completing(`completed: ${prepared.sampleSize} pairs under ${input.routes.length} routes, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`));
+      const summary = await finish(
+        lifecycle.completing(
+          `completed: ${prepared.sampleSize} pairs under ${input.routes.length} routes, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`,
+        ),
+      );
       lifecycle.complete('completed', lifecycle.stage);
       return summary;
     },
@@ -141,13 +161,17 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
       progress.problems += result.counts.problems;
     },
     problems: async (problems) => {
-      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problems of route ${route.route}` }, [{ checkout: input.checkout, runId: route.askRunId, problems }]);
+      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problems of route ${route.route}` }, [
+        { checkout: input.checkout, runId: route.askRunId, problems },
+      ]);
     },
     waitOut: (stop) => lifecycle.waitOut(stop),
     finished: async () => {
       state.batch += 1;
     },
   });
-  await collectVerdicts.executeWithOptions({ summary: `gather the verdicts of route ${route.route}` }, [{ checkout: input.checkout, runId: input.runId, route: route.route }]);
+  await collectVerdicts.executeWithOptions({ summary: `gather the verdicts of route ${route.route}` }, [
+    { checkout: input.checkout, runId: input.runId, route: route.route },
+  ]);
   progress.state = 'done';
 }

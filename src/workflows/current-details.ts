@@ -31,7 +31,8 @@ export function clipAll(lines: readonly string[], max: number): { lines: string[
 
 /** As many of the paths as fit the line (five at most, one at least), and how many more. */
 export function pathsLine(paths: readonly string[], max: number): { line: string; named: number } {
-  const line = (named: number) => `paths: ${paths.slice(0, named).map(markdownText).join(', ')}${named < paths.length ? ` and ${paths.length - named} more` : ''}`;
+  const line = (named: number) =>
+    `paths: ${paths.slice(0, named).map(markdownText).join(', ')}${named < paths.length ? ` and ${paths.length - named} more` : ''}`;
   let named = Math.min(paths.length, 5);
   while (named > 1 && line(named).length > max) named -= 1;
   return { line: line(named), named };
@@ -50,7 +51,8 @@ export function stopLines(stops: readonly Stop[], status: RunStatus, inspect: st
     clipped ||= shown.named < first.paths.length;
   }
   if (first.evidence) lines.push(`evidence: ${markdownText(first.evidence)}`);
-  if (first.kind === 'awaiting-approval') lines.push(markdownText(clip(`inspect: ${first.proposal.inspect.join(', ')}`, DETAIL_LINE)), `key: ${markdownText(first.proposal.key)}`);
+  if (first.kind === 'awaiting-approval')
+    lines.push(markdownText(clip(`inspect: ${first.proposal.inspect.join(', ')}`, DETAIL_LINE)), `key: ${markdownText(first.proposal.key)}`);
   const more = stops.slice(1);
   if (more.length > 0) {
     const kinds = [...new Set(more.map((stop) => stop.kind))].join(', ');

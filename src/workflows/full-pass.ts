@@ -9,9 +9,18 @@ import { EditRun } from './editing/edit-run.js';
 import { editRun, guardStep, packetStep, untilAccepted, type RunContext } from './editing/steps.js';
 import { budgetStopReason, type SpentUnit } from './editing/budget-stop-reason.js';
 
-const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
 
-export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
+export {
+  editAcknowledgeUpdate as acknowledgeUpdate,
+  editApproveUpdate as approveUpdate,
+  editProgressQuery as progressQuery,
+  editResumeUpdate as resumeUpdate,
+} from './messages.js';
 interface ReviewAsk {
   unit: ReviewUnit;
   /** Findings carried over a stop (the first try after it is told why the last was refused). */
@@ -32,9 +41,30 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
       run,
       ctx,
       job,
-      (seq) => prepareReviewAsk.executeWithOptions({ summary: `write the review ask of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, unit: input.unit, seq, findings: findings.length > 0 ? findings : input.findings }]),
+      (seq) =>
+        prepareReviewAsk.executeWithOptions({ summary: `write the review ask of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [
+          {
+            runId: prepared.runId,
+            runDir: prepared.runDir,
+            note: ctx.note,
+            textSha256,
+            unit: input.unit,
+            seq,
+            findings: findings.length > 0 ? findings : input.findings,
+          },
+        ]),
       async ({ asked, result }) => {
-        const check = await acceptReview.executeWithOptions({ summary: `accept the review of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [{ runDir: prepared.runDir, unit: input.unit, dir: asked.dir, grouping: asked.grouping, textSha256, launch: result, ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }) }]);
+        const check = await acceptReview.executeWithOptions({ summary: `accept the review of ${ctx.note} × ${input.unit.key}, attempt ${attempt}` }, [
+          {
+            runDir: prepared.runDir,
+            unit: input.unit,
+            dir: asked.dir,
+            grouping: asked.grouping,
+            textSha256,
+            launch: result,
+            ...(prepared.profile.maxOutputBytes !== undefined && { maxOutputBytes: prepared.profile.maxOutputBytes }),
+          },
+        ]);
         const again = new Set(check.rejected.map((rejected) => rejected.criterion));
         return {
           kind: 'checked' as const,
@@ -74,11 +104,19 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
       accepted.push(...result.accepted);
       if (result.status === 'accepted') return;
       left.push(result.status === 'exhausted' ? { unit: result.pending.unit, findings: result.findings } : result.pending);
-      if (result.status === 'exhausted') spent.push({ label: result.pending.unit.criteria.map((criterion) => criterion.id).join(', '), findings: result.findings });
+      if (result.status === 'exhausted')
+        spent.push({ label: result.pending.unit.criteria.map((criterion) => criterion.id).join(', '), findings: result.findings });
     });
     pending = left;
     if (pending.length === 0) break;
-    await run.lifecycle.halt(stopped.stop ?? { kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent), evidence: ctx.prepared.runDir });
+    await run.lifecycle.halt(
+      stopped.stop ?? {
+        kind: 'budget-exhausted',
+        disposition: 'operator',
+        reason: budgetStopReason('review outputs kept failing their check', ctx.prepared.profile.attempts, spent),
+        evidence: ctx.prepared.runDir,
+      },
+    );
   }
   return accepted;
 }
@@ -109,9 +147,23 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
       run,
       ctx,
       { name: 'edit', attempt, summary: `${input.note}: edit, attempt ${attempt}`, inputs: { text: prepared.startSha256, reviews: reviewed } },
-      (seq) => prepareEditAsk.executeWithOptions({ summary: `write the editor's ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, reviews: startReviews, direction: input.options.direction, seq, findings }]),
+      (seq) =>
+        prepareEditAsk.executeWithOptions({ summary: `write the editor's ask for ${input.note}` }, [
+          {
+            runId: prepared.runId,
+            runDir: prepared.runDir,
+            note: input.note,
+            textSha256: prepared.startSha256,
+            reviews: startReviews,
+            direction: input.options.direction,
+            seq,
+            findings,
+          },
+        ]),
       async ({ asked }) => {
-        const check = await acceptEdit.executeWithOptions({ summary: `check the edit of ${input.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir }]);
+        const check = await acceptEdit.executeWithOptions({ summary: `check the edit of ${input.note} against the edit bounds` }, [
+          { runDir: prepared.runDir, checkout: input.checkout, note: input.note, baseSha256: prepared.startSha256, dir: asked.dir },
+        ]);
         if (check.kind === 'refused') return { kind: 'checked' as const, accepted: [], findings: check.findings };
         return { kind: 'checked' as const, accepted: [check], findings: [] };
       },
@@ -123,7 +175,9 @@ async function passOver(run: EditRun, input: FullPassInput, ctx: RunContext): Pr
   let finalReviews = startReviews;
   if (edit?.kind === 'edit') {
     finalSha256 = edit.textSha256;
-    const stale = await staleAfterEdit.executeWithOptions({ summary: `find the gates the edit of ${input.note} staled` }, [{ runDir: prepared.runDir, note: input.note, units: prepared.units, fromSha256: prepared.startSha256, toSha256: finalSha256 }]);
+    const stale = await staleAfterEdit.executeWithOptions({ summary: `find the gates the edit of ${input.note} staled` }, [
+      { runDir: prepared.runDir, note: input.note, units: prepared.units, fromSha256: prepared.startSha256, toSha256: finalSha256 },
+    ]);
     const again = stale.reduce((sum, unit) => sum + unit.criteria.length, 0);
     run.at(`reviewing the edited text: the ${again} criteria whose watched parts the edit changed`);
     const reviewed = await reviewText(run, ctx, input.concurrency, stale, finalSha256);

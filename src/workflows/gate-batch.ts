@@ -92,17 +92,37 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       inspect: runCommand.queryProgress(workflowInfo().workflowId, 'batchProgress'),
     },
     autoResume: false,
-    progress: { query: batchProgressQuery, build: (common) => ({ ...common, batch: input.batch, counts, left: tally.units - tally.started, inFlight: tally.started - tally.finished, ...(providerProgress !== undefined && { provider: providerProgress }) }) },
+    progress: {
+      query: batchProgressQuery,
+      build: (common) => ({
+        ...common,
+        batch: input.batch,
+        counts,
+        left: tally.units - tally.started,
+        inFlight: tally.started - tally.finished,
+        ...(providerProgress !== undefined && { provider: providerProgress }),
+      }),
+    },
     updates: { resume: batchResumeUpdate },
-    spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: counts, ...(input.spentBefore !== undefined && { before: input.spentBefore }) },
+    spend: {
+      ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }),
+      totals: counts,
+      ...(input.spentBefore !== undefined && { before: input.spentBefore }),
+    },
   });
   return lifecycle.close(
     async () => {
       startPace(input.concurrency, input.pace);
       // One batch's answers: a unit's keys name its note and criteria, so units never share one.
       const answers = new Answers<UnitAnswer>();
-      const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [{ checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` }]);
-      const units = input.units ?? (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [{ runId: input.runId, checkout: input.checkout, batch: input.batch }]));
+      const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [
+        { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` },
+      ]);
+      const units =
+        input.units ??
+        (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [
+          { runId: input.runId, checkout: input.checkout, batch: input.batch },
+        ]));
       tally.units = units.length;
       // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather;
       // units per-criterion routing gave another profile are asked live under it, as are units whose requests expired twice.
@@ -110,10 +130,15 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const report = (progress: ProviderBatchProgress) => {
         providerProgress = progress;
         const c = progress.counts;
-        lifecycle.at(`batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`);
+        lifecycle.at(
+          `batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`,
+        );
         recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, c.processing);
       };
-      const provider = input.providerBatch === true && batchable.length > 0 ? await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, report }, batchable, lifecycle.spend) : undefined;
+      const provider =
+        input.providerBatch === true && batchable.length > 0
+          ? await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, report }, batchable, lifecycle.spend)
+          : undefined;
       if (provider !== undefined) recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
@@ -151,7 +176,9 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           tally.finished += 1;
           stop ??= end.stop;
           if (end.kind === 'stopped') stopped.set(unit.key, end.pending); // only the criteria not yet accepted are asked again
-          lifecycle.at(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`);
+          lifecycle.at(
+            `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`,
+          );
           return true;
         },
         () => !stop && !overBudget(),

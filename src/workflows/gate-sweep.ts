@@ -12,7 +12,11 @@ import { Lifecycle } from './lifecycle.js';
 import type { Pace } from './asking/pace.js';
 import { batchesChosen } from '../harness/batches/batch-contract.js';
 
-const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '30s',
+  retry: { maximumAttempts: 3 },
+});
 
 /** State carried across continue-as-new. */
 interface SweepCarry {
@@ -34,7 +38,12 @@ const historyBudget = 4000;
 
 /** The run ID of a sweep: given by the CLI, or derived from the workflow ID a schedule gave it. */
 export function sweepRunId(input: SweepInput): string {
-  return input.runId ?? workflowInfo().workflowId.replace(/^gates\//, '').replace(/[^A-Za-z0-9._-]+/g, '-');
+  return (
+    input.runId ??
+    workflowInfo()
+      .workflowId.replace(/^gates\//, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+  );
 }
 
 /**
@@ -45,7 +54,12 @@ export function sweepRunId(input: SweepInput): string {
  */
 export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promise<SweepSummary> {
   const runId = sweepRunId(input);
-  const state = { counts: carried?.counts ?? emptyCounts(), batch: carried?.batch ?? 0, prepared: carried?.prepared, currentBatch: undefined as string | undefined };
+  const state = {
+    counts: carried?.counts ?? emptyCounts(),
+    batch: carried?.batch ?? 0,
+    prepared: carried?.prepared,
+    currentBatch: undefined as string | undefined,
+  };
   const lifecycle: Lifecycle<SweepProgress> = new Lifecycle<SweepProgress>({
     runId,
     view: {
@@ -71,7 +85,9 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     spend: { ...(input.maxCostUsd !== undefined && { maxCostUsd: input.maxCostUsd }), totals: state.counts },
   });
   const finish = async (summaryOf: SweepProgress): Promise<SweepSummary> =>
-    finishSweep.executeWithOptions({ summary: `write the summary of sweep ${runId} (${summaryOf.status})` }, [{ checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' }]);
+    finishSweep.executeWithOptions({ summary: `write the summary of sweep ${runId} (${summaryOf.status})` }, [
+      { checkout: input.checkout, runId, progress: summaryOf, runDir: state.prepared?.runDir ?? '' },
+    ]);
   return lifecycle.close(
     async () => {
       if (!state.prepared) {
@@ -88,7 +104,9 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
           evidence: `${state.prepared.runDir}/problems.jsonl`,
         });
       }
-      const summary = await finish(lifecycle.completing(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`));
+      const summary = await finish(
+        lifecycle.completing(`completed: ${counts.pairsDone} pairs, ${counts.problems} problems, ${counts.staleOnArrival} stale on arrival`),
+      );
       lifecycle.complete('completed', lifecycle.stage);
       return summary;
     },
@@ -142,11 +160,18 @@ async function sweepBatches(
   const { counts } = state;
   await runBatches({
     batches: ready.batches,
-    from: { batch: state.batch, resumes: carried?.resumes ?? 0, ...(carried?.remaining && { remaining: carried.remaining }), ...(carried?.pace && { pace: carried.pace }) },
+    from: {
+      batch: state.batch,
+      resumes: carried?.resumes ?? 0,
+      ...(carried?.remaining && { remaining: carried.remaining }),
+      ...(carried?.pace && { pace: carried.pace }),
+    },
     counts,
     state,
     child: ({ batch, resumes, remaining, pace }) => {
-      lifecycle.at(`batch ${batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`);
+      lifecycle.at(
+        `batch ${batch + 1} of ${ready.batches}: ${counts.pairsDone} of ${ready.pairs} pairs done, ${counts.problems} problems${pace ? `; concurrency lowered to ${pace.concurrency} after a rate-limit warning (${pace.warning})` : ''}`,
+      );
       return {
         workflowId: gateBatchId(workflowInfo().workflowId, batch, resumes),
         input: {
@@ -170,13 +195,18 @@ async function sweepBatches(
       };
     },
     problems: async (problems, { batch }) => {
-      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problem${problems.length === 1 ? '' : 's'} of batch ${batch + 1}` }, [{ checkout: input.checkout, runId, problems }]);
+      await recordProblems.executeWithOptions({ summary: `record ${problems.length} problem${problems.length === 1 ? '' : 's'} of batch ${batch + 1}` }, [
+        { checkout: input.checkout, runId, problems },
+      ]);
     },
     waitOut: (stop) => lifecycle.waitOut(stop),
     finished: async ({ batch, resumes, pace }) => {
       state.batch = batch;
       if (batch < ready.batches && workflowInfo().historyLength > (input.historyBudget?.sweep ?? historyBudget)) {
-        await continueAsNew<typeof gateSweep>({ ...input, ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }) }, { prepared: ready, batch, counts, resumes, ...(pace && { pace }) });
+        await continueAsNew<typeof gateSweep>(
+          { ...input, ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }) },
+          { prepared: ready, batch, counts, resumes, ...(pace && { pace }) },
+        );
       }
     },
   });

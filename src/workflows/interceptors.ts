@@ -11,7 +11,17 @@
  * begins on this release and carries it in its memo, as the client's starts do (src/release-stamp.ts).
  */
 import { workflowInfo } from '@temporalio/workflow';
-import type { ActivityInput, ContinueAsNewInput, Next, StartChildWorkflowExecutionInput, UpdateInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptorsFactory, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import type {
+  ActivityInput,
+  ContinueAsNewInput,
+  Next,
+  StartChildWorkflowExecutionInput,
+  UpdateInput,
+  WorkflowExecuteInput,
+  WorkflowInboundCallsInterceptor,
+  WorkflowInterceptorsFactory,
+  WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 import { queueForActivity } from '../places.js';
 import { refusalOf, releaseMemo } from '../release.js';
 
@@ -57,7 +67,10 @@ class ReleaseBoundary implements WorkflowInboundCallsInterceptor {
 
 /** Children and continued runs begin on this release: their memo says so (the rest of a continued run's memo carried). */
 class ReleaseStamp implements WorkflowOutboundCallsInterceptor {
-  async startChildWorkflowExecution(input: StartChildWorkflowExecutionInput, next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>): Promise<[Promise<string>, Promise<unknown>]> {
+  async startChildWorkflowExecution(
+    input: StartChildWorkflowExecutionInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
+  ): Promise<[Promise<string>, Promise<unknown>]> {
     return next({ ...input, options: { ...input.options, memo: { ...input.options.memo, ...releaseMemo() } } });
   }
 
@@ -85,4 +98,7 @@ class PortableFailures implements WorkflowInboundCallsInterceptor {
 }
 
 // The boundary inside PortableFailures: its refusal leaves with its one line too.
-export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [new PortableFailures(), new ReleaseBoundary()], outbound: [new CheckoutRouting(), new ReleaseStamp()] });
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  inbound: [new PortableFailures(), new ReleaseBoundary()],
+  outbound: [new CheckoutRouting(), new ReleaseStamp()],
+});

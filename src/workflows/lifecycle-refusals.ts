@@ -43,7 +43,11 @@ export function checkResume(run: RefusalContext, request?: ResumeRequest): void 
 }
 
 /** An approval is refused unless the run waits on that proposal with that key and inputs, and a free-text answer can be applied. */
-export function checkApproval(run: RefusalContext, answer: ApprovalAnswer, checkAnswer?: (answer: ApprovalAnswer, proposal: Proposal) => string | undefined): void {
+export function checkApproval(
+  run: RefusalContext,
+  answer: ApprovalAnswer,
+  checkAnswer?: (answer: ApprovalAnswer, proposal: Proposal) => string | undefined,
+): void {
   const stop = run.stops[0];
   if (run.status !== 'awaiting-approval' || stop?.kind !== 'awaiting-approval') {
     throw refuse('not-awaiting-approval', `run ${run.runId} is not waiting for an approval (it is ${describeState(run)}); nothing was approved`);

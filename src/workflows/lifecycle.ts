@@ -7,8 +7,26 @@
  * quota gates, auto-resume.ts; the spend cap, spend-cap.ts. Which stops come back, and by what, is
  * the one table `STOP_RULES` in `src/runs/stop.ts`.
  */
-import { allHandlersFinished, CancellationScope, condition, isCancellation, metricMeter, setHandler, TemporalFailure, workflowInfo } from '@temporalio/workflow';
-import { STOP_RULES, type ApprovalAnswer, type ClosedStatus, type LifecycleProgress, type Proposal, type ResumeRequest, type RunStatus, type Stop } from '../runs/stop.js';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  metricMeter,
+  setHandler,
+  TemporalFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  STOP_RULES,
+  type ApprovalAnswer,
+  type ClosedStatus,
+  type LifecycleProgress,
+  type Proposal,
+  type ResumeRequest,
+  type RunStatus,
+  type Stop,
+} from '../runs/stop.js';
 import { recordStop } from '../observability/metrics.js';
 import { autoResume, autoResumeTimer, openQuotaGates } from './auto-resume.js';
 import { checkAcknowledge, checkApproval, checkResume, refuse, type RefusalContext } from './lifecycle-refusals.js';
@@ -69,10 +87,14 @@ export class Lifecycle<P extends LifecycleProgress> {
       { validator: (request?: ResumeRequest) => checkResume(this.refusalContext(), request) },
     );
     if (updates.approve) {
-      setHandler(updates.approve, (answer) => this.answered(() => (this.answer = answer)), { validator: (answer) => checkApproval(this.refusalContext(), answer, updates.checkAnswer) });
+      setHandler(updates.approve, (answer) => this.answered(() => (this.answer = answer)), {
+        validator: (answer) => checkApproval(this.refusalContext(), answer, updates.checkAnswer),
+      });
     }
     if (updates.acknowledge) {
-      setHandler(updates.acknowledge, () => this.answered(() => (this.acknowledged = true)), { validator: (answer) => checkAcknowledge(this.refusalContext(), answer) });
+      setHandler(updates.acknowledge, () => this.answered(() => (this.acknowledged = true)), {
+        validator: (answer) => checkAcknowledge(this.refusalContext(), answer),
+      });
     }
   }
 
@@ -139,7 +161,11 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.show();
     await this.settings.changed?.();
     if (timer !== undefined) {
-      await autoResume(stop, timer, { resumed: () => this.generation > seen, stillStopped: () => !this.resuming && this.held.includes(stop), take: () => this.take() });
+      await autoResume(stop, timer, {
+        resumed: () => this.generation > seen,
+        stillStopped: () => !this.resuming && this.held.includes(stop),
+        take: () => this.take(),
+      });
     }
     await condition(() => this.generation > seen);
     this.taken = this.generation;
@@ -166,7 +192,9 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   /** Stops on a checkout change until the operator acknowledges exactly these paths. */
   async acknowledge(paths: string[], why?: string): Promise<void> {
-    const reason = why ?? `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
+    const reason =
+      why ??
+      `${paths.length} path${paths.length === 1 ? '' : 's'} changed in the checkout outside the run's directories while it was open; a worker may have written them`;
     this.held = [{ kind: 'checkout-changed', disposition: 'inspect', reason, paths }];
     recordStop(metricMeter, { kind: 'checkout-changed', disposition: 'inspect' });
     this.enter('stopped');
@@ -289,6 +317,14 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   private refusalContext(): RefusalContext {
-    return { runId: this.settings.runId, status: this.currentStatus, stage: this.currentStage, stops: this.held, resuming: this.resuming, next: this.settings.view.next, spent: this.spend.all() };
+    return {
+      runId: this.settings.runId,
+      status: this.currentStatus,
+      stage: this.currentStage,
+      stops: this.held,
+      resuming: this.resuming,
+      next: this.settings.view.next,
+      spent: this.spend.all(),
+    };
   }
 }

@@ -14,7 +14,13 @@ import type { ProviderBatchProgress } from '../harness/batches/batch-contract.js
 import type { AcknowledgeAnswer, ApprovalAnswer, LifecycleProgress, ResumeRequest } from '../runs/stop.js';
 
 /** A gate batch's progress: the lifecycle's part, its batch, counts and units left and in flight. */
-export type BatchProgress = LifecycleProgress & { batch: number; counts: SweepCounts; left: number; inFlight: number; /** Where the batch's provider batch stands (a `--batch` sweep). */ provider?: ProviderBatchProgress };
+export type BatchProgress = LifecycleProgress & {
+  batch: number;
+  counts: SweepCounts;
+  left: number;
+  inFlight: number;
+  /** Where the batch's provider batch stands (a `--batch` sweep). */ provider?: ProviderBatchProgress;
+};
 /** A probe's progress: the lifecycle's part and the profile it probes. */
 export type ProbeProgress = LifecycleProgress & { profile: string };
 

@@ -52,7 +52,12 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
         return result;
       }
       lifecycle.at(`probe finished: ${outcome.status}`);
-      throw ApplicationFailure.create({ type: 'probe-failed', nonRetryable: true, message: `probe of profile ${prepared.profile.name}: the launch came to ${outcome.status}`, details: [result] });
+      throw ApplicationFailure.create({
+        type: 'probe-failed',
+        nonRetryable: true,
+        message: `probe of profile ${prepared.profile.name}: the launch came to ${outcome.status}`,
+        details: [result],
+      });
     },
     (stop) => Promise.reject(ApplicationFailure.create({ type: 'bad-run', nonRetryable: true, message: `a probe cannot end on ${stop.kind}` })),
   );

@@ -15,8 +15,11 @@ import type { Stop, StopOf } from '../runs/stop.js';
 import { CommonplaceKind } from '../search-attributes.js';
 import { quotaChangedSignal } from './quota-gate.js';
 
-
-const { quotaSubscribe, quotaLimit, quotaOpen } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 10 } });
+const { quotaSubscribe, quotaLimit, quotaOpen } = proxyActivities<Activities>({
+  startToCloseTimeout: '1m',
+  heartbeatTimeout: '30s',
+  retry: { maximumAttempts: 10 },
+});
 
 /** The run's copy of each gate it subscribed to, by account. */
 const copies = new Map<string, QuotaState>();
@@ -57,7 +60,9 @@ function subscribed(account: string): Promise<void> {
   }
   let subscription = subscriptions.get(account);
   if (subscription === undefined) {
-    subscription = unlessUnreachable(`subscribe to ${account}`, () => quotaSubscribe.executeWithOptions({ summary: `subscribe to the quota gate of ${account}` }, [gateRequest(account)])).then(merge);
+    subscription = unlessUnreachable(`subscribe to ${account}`, () =>
+      quotaSubscribe.executeWithOptions({ summary: `subscribe to the quota gate of ${account}` }, [gateRequest(account)]),
+    ).then(merge);
     subscriptions.set(account, subscription);
   }
   return subscription;
@@ -94,10 +99,13 @@ export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome |
 export async function reportUsageLimit(input: LaunchInput, outcome: Extract<AskOutcome, { status: 'usage-limit' }>): Promise<AskOutcome> {
   const account = quotaAccount(input.profile);
   await subscribed(account);
-  merge(await unlessUnreachable(`report a limit to ${account}`, () =>
-        quotaLimit.executeWithOptions({ summary: `report a usage limit to the quota gate of ${account}` }, [
-          { ...gateRequest(account), report: { reason: outcome.reason, launchId: input.launchId, resetAt: outcome.resetAt } },
-        ])));
+  merge(
+    await unlessUnreachable(`report a limit to ${account}`, () =>
+      quotaLimit.executeWithOptions({ summary: `report a usage limit to the quota gate of ${account}` }, [
+        { ...gateRequest(account), report: { reason: outcome.reason, launchId: input.launchId, resetAt: outcome.resetAt } },
+      ]),
+    ),
+  );
   const current = copies.get(account);
   if (current === undefined) return { ...outcome, account };
   return {
@@ -130,9 +138,11 @@ export function quotaReopened(stop: Stop, seen: number): boolean {
  */
 export function autoResumeWait(stop: StopOf<'usage-limit'>): { waitMs: number; summary: string } {
   const resetAt = stop.resetAt ? Date.parse(stop.resetAt) : NaN;
-  if (Number.isFinite(resetAt)) return { waitMs: Math.max(0, resetAt - Date.now()) + RESET_MARGIN_MS, summary: `resume after the usage limit resets (${stop.resetAt})` };
+  if (Number.isFinite(resetAt))
+    return { waitMs: Math.max(0, resetAt - Date.now()) + RESET_MARGIN_MS, summary: `resume after the usage limit resets (${stop.resetAt})` };
   const probeAt = stop.probeAt ? Date.parse(stop.probeAt) : NaN;
-  if (Number.isFinite(probeAt)) return { waitMs: Math.max(0, probeAt - Date.now()), summary: `resume to probe the usage limit (no reset time; the gate probes at ${stop.probeAt})` };
+  if (Number.isFinite(probeAt))
+    return { waitMs: Math.max(0, probeAt - Date.now()), summary: `resume to probe the usage limit (no reset time; the gate probes at ${stop.probeAt})` };
   const cap = PROBE_BACKOFF_MS[PROBE_BACKOFF_MS.length - 1] as number;
   const afterProbe = ownProbes.resumedAt !== undefined && Date.now() - ownProbes.resumedAt < cap;
   ownProbes.step = afterProbe ? ownProbes.step + 1 : 1;
@@ -155,5 +165,8 @@ export async function watchQuotaGate(stop: Stop): Promise<void> {
 export async function openQuotaGates(stops: readonly Stop[]): Promise<void> {
   const accounts = new Set(stops.flatMap((stop) => (stop.kind === 'usage-limit' && stop.account !== undefined ? [stop.account] : [])));
   if (accounts.size === 0) return;
-  for (const account of accounts) merge(await unlessUnreachable(`open ${account}`, () => quotaOpen.executeWithOptions({ summary: `open the quota gate of ${account}` }, [gateRequest(account)])));
+  for (const account of accounts)
+    merge(
+      await unlessUnreachable(`open ${account}`, () => quotaOpen.executeWithOptions({ summary: `open the quota gate of ${account}` }, [gateRequest(account)])),
+    );
 }

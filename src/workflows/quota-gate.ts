@@ -86,7 +86,9 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
       const opens = opensAt(state);
       if (opens === undefined && isScenarioAccount(input.account)) {
         events += 4;
-        const woken = await condition(() => state.version !== notified || tooLong(), input.idleMs ?? idlePeriodMs, { summary: 'check whether any subscribed run is still open' });
+        const woken = await condition(() => state.version !== notified || tooLong(), input.idleMs ?? idlePeriodMs, {
+          summary: 'check whether any subscribed run is still open',
+        });
         if (!woken && (await noRunOpen(subscribers))) {
           events += 6;
           // A subscription or a transition that came in while the check was asked keeps the gate.
@@ -116,7 +118,9 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
     if (tooLong()) {
       // Subscribers whose runs closed are dropped; those that subscribed while this was asked are kept.
       const asked = [...subscribers];
-      const open = new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
+      const open = new Set(
+        await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]),
+      );
       if (state.version !== notified) continue; // a transition came in meanwhile: its notice goes first
       const kept = [...subscribers].filter((workflowId) => open.has(workflowId) || !asked.includes(workflowId));
       await continueAsNew<typeof quotaGate>({ ...input, state, subscribers: kept });
@@ -127,7 +131,10 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
 /** Drops the subscribers whose runs have closed; whether none is left. */
 async function noRunOpen(subscribers: Set<string>): Promise<boolean> {
   const asked = [...subscribers];
-  const open = asked.length === 0 ? new Set<string>() : new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
+  const open =
+    asked.length === 0
+      ? new Set<string>()
+      : new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
   for (const workflowId of asked) if (!open.has(workflowId)) subscribers.delete(workflowId);
   return subscribers.size === 0;
 }
@@ -148,7 +155,18 @@ async function notify(state: QuotaState, subscribers: Set<string>): Promise<void
 /** The gate's state where the Web UI shows it: current details and the memo. */
 function show(state: QuotaState, subscribers: number, ended?: string): void {
   setCurrentDetails(
-    [`**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`, `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`, ...(state.status === 'open' ? [] : [`open it by hand: \`${runCommand.quotaOpen(state.account)}\``])].join('\n\n'),
+    [
+      `**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`,
+      `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`,
+      ...(state.status === 'open' ? [] : [`open it by hand: \`${runCommand.quotaOpen(state.account)}\``]),
+    ].join('\n\n'),
   );
-  upsertMemo({ quota: { status: state.status, ...(state.status === 'closed-until' && { resetAt: state.resetAt }), ...(state.status === 'closed-unknown' && { probeAt: state.probeAt }), version: state.version } });
+  upsertMemo({
+    quota: {
+      status: state.status,
+      ...(state.status === 'closed-until' && { resetAt: state.resetAt }),
+      ...(state.status === 'closed-unknown' && { probeAt: state.probeAt }),
+      version: state.version,
+    },
+  });
 }

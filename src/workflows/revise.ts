@@ -15,7 +15,12 @@ const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSele
   retry: { maximumAttempts: 5 },
 });
 
-export { editAcknowledgeUpdate as acknowledgeUpdate, editApproveUpdate as approveUpdate, editProgressQuery as progressQuery, editResumeUpdate as resumeUpdate } from './messages.js';
+export {
+  editAcknowledgeUpdate as acknowledgeUpdate,
+  editApproveUpdate as approveUpdate,
+  editProgressQuery as progressQuery,
+  editResumeUpdate as resumeUpdate,
+} from './messages.js';
 
 /** A revision job's name, attempt and summary, keyed by the text it reads. */
 function job(ctx: RunContext, name: string, attempt: number, textSha256: string): EditJob {
@@ -30,9 +35,14 @@ async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha
       run,
       ctx,
       job(ctx, `pass-${pass.pass}`, attempt, textSha256),
-      (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
+      (seq) =>
+        preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [
+          { runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings },
+        ]),
       async ({ asked }) => {
-        const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [{ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir }]);
+        const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [
+          { runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir },
+        ]);
         return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
       },
     ),
@@ -52,9 +62,14 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
       run,
       ctx,
       job(ctx, `select-${pass.pass}`, attempt, textSha256),
-      (seq) => preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings }]),
+      (seq) =>
+        preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [
+          { runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings },
+        ]),
       async ({ asked }) => {
-        const check = await acceptSelections.executeWithOptions({ summary: `check the selections for ${ctx.note}` }, [{ runDir: prepared.runDir, dir: asked.dir, textSha256 }]);
+        const check = await acceptSelections.executeWithOptions({ summary: `check the selections for ${ctx.note}` }, [
+          { runDir: prepared.runDir, dir: asked.dir, textSha256 },
+        ]);
         return check.ok ? { kind: 'checked', accepted: [check], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
       },
     ),
@@ -65,13 +80,31 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
   let findings: Finding[] = [];
   for (;;) {
     run.decisions += 1;
-    const proposal = await writeSelectionProposal.executeWithOptions({ summary: `write the selection proposal for ${ctx.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings }]);
+    const proposal = await writeSelectionProposal.executeWithOptions({ summary: `write the selection proposal for ${ctx.note}` }, [
+      { runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, listSha256, stop: run.decisions, findings },
+    ]);
     run.at(`awaiting approval of the ${pass.pass} selections`);
-    const answer = await run.lifecycle.decide(proposal, `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`);
-    const applied = await applyAnswer.executeWithOptions({ summary: `apply the approved selections to ${ctx.note}` }, [{ runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text }]);
+    const answer = await run.lifecycle.decide(
+      proposal,
+      `the ${pass.pass} pass selected ${selected.count} span${selected.count === 1 ? '' : 's'}: edit ${proposal.path} if you like, then approve it`,
+    );
+    const applied = await applyAnswer.executeWithOptions({ summary: `apply the approved selections to ${ctx.note}` }, [
+      { runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, textSha256, proposal, listSha256, answerText: answer.text },
+    ]);
     if (applied.kind === 'applied') {
-      const detail = [applied.rejected.length > 0 && `rejected ${applied.rejected.join(', ')}`, applied.edited.length > 0 && `edited ${applied.edited.join(', ')}`].filter(Boolean).join('; ');
-      return { textSha256: applied.textSha256, record: { pass: pass.pass, result: `${applied.accepted.length} of ${applied.accepted.length + applied.rejected.length} selections applied${detail ? ` (${detail})` : ''}` } };
+      const detail = [
+        applied.rejected.length > 0 && `rejected ${applied.rejected.join(', ')}`,
+        applied.edited.length > 0 && `edited ${applied.edited.join(', ')}`,
+      ]
+        .filter(Boolean)
+        .join('; ');
+      return {
+        textSha256: applied.textSha256,
+        record: {
+          pass: pass.pass,
+          result: `${applied.accepted.length} of ${applied.accepted.length + applied.rejected.length} selections applied${detail ? ` (${detail})` : ''}`,
+        },
+      };
     }
     listSha256 = applied.listSha256;
     findings = applied.findings;
@@ -100,7 +133,10 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
         run,
         ctx,
         job(ctx, 'assess', attempt, prepared.startSha256),
-        (seq) => prepareAssessAsk.executeWithOptions({ summary: `write the assessment ask for ${input.note}` }, [{ runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings }]),
+        (seq) =>
+          prepareAssessAsk.executeWithOptions({ summary: `write the assessment ask for ${input.note}` }, [
+            { runId: prepared.runId, runDir: prepared.runDir, note: input.note, textSha256: prepared.startSha256, seq, findings },
+          ]),
         async ({ asked }) => {
           const check = await acceptPlan.executeWithOptions({ summary: `check the assessment's plan` }, [{ runDir: prepared.runDir, dir: asked.dir }]);
           return check.ok ? { kind: 'checked', accepted: [check.plan], findings: [] } : { kind: 'checked', accepted: [], findings: check.findings };
@@ -128,5 +164,14 @@ async function reviseNote(run: EditRun, input: ReviseInput, ctx: RunContext): Pr
     await guardStep(run, ctx);
   }
 
-  return packetStep(run, ctx, { kind: 'revise', finalSha256: current, decision: current === prepared.startSha256 ? 'no-edit' : 'edit', units: [], startReviews: [], finalReviews: [], rationaleSha256: null, passes });
+  return packetStep(run, ctx, {
+    kind: 'revise',
+    finalSha256: current,
+    decision: current === prepared.startSha256 ? 'no-edit' : 'edit',
+    units: [],
+    startReviews: [],
+    finalReviews: [],
+    rationaleSha256: null,
+    passes,
+  });
 }

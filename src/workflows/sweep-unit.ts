@@ -66,7 +66,9 @@ export interface UnitPath {
 export type UnitEnd = { kind: 'stopped'; stop: Stop; pending: SweepUnit } | { kind: 'settled'; stop?: Stop };
 
 /** What the attempts came to, before the breaker: a stop, or the launches spent and the refusals of a unit that spent its budget. */
-type Asked = { stop: Stop; pending: SweepUnit } | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
+type Asked =
+  | { stop: Stop; pending: SweepUnit }
+  | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
 
 /** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
 export function unitName(unit: SweepUnit): string {
@@ -88,13 +90,18 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
   const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
     // Capture: the unit's inputs as they stand (a provider batch captured its first attempt already).
     const fromBatch = attempt === 1 ? path.batched : undefined;
-    const captured = fromBatch?.captured ?? (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [{ runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings }]));
+    const captured =
+      fromBatch?.captured ??
+      (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
+        { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings },
+      ]));
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) => acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
+    const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) =>
+      acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
     // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
     const outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
       answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
@@ -143,10 +150,23 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
     const failed = result.pending.criteria.map((criterion): SweepProblem => {
       const findings = refusals.get(criterion.id) ?? [];
       const why = findingMessages(findings) || 'no accepted output';
-      return { note: unit.note, criterion: criterion.id, reason: `attempt budget (${profile.attempts}) spent: ${why}`.slice(0, 500), ...(findings.length > 0 && { findings }) };
+      return {
+        note: unit.note,
+        criterion: criterion.id,
+        reason: `attempt budget (${profile.attempts}) spent: ${why}`.slice(0, 500),
+        ...(findings.length > 0 && { findings }),
+      };
     });
     // `pending` is what a tripped breaker asks again.
-    return { pending: result.pending, launches: result.attempts, failed: { problems: failed, findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []), accepted: result.accepted.length } };
+    return {
+      pending: result.pending,
+      launches: result.attempts,
+      failed: {
+        problems: failed,
+        findings: result.pending.criteria.flatMap((criterion) => refusals.get(criterion.id) ?? []),
+        accepted: result.accepted.length,
+      },
+    };
   }
   return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
@@ -164,13 +184,24 @@ async function acceptAnswer(
 ): Promise<{ kind: 'stop'; stop: StopOf<'checkout-changed'> } | { kind: 'accepted'; check: Awaited<ReturnType<Activities['acceptUnit']>> }> {
   const { asked, launched } = answer;
   if (answer.guarded) {
-    const { changed } = await unitActivities.sweepGuardCheck.executeWithOptions({ summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` }, [{ checkout: path.checkout, runId: path.runId, baseline: path.guard }]);
+    const { changed } = await unitActivities.sweepGuardCheck.executeWithOptions(
+      { summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` },
+      [{ checkout: path.checkout, runId: path.runId, baseline: path.guard }],
+    );
     if (changed.length > 0) return { kind: 'stop', stop: checkoutChanged(changed, launched.launchId) };
   }
   const { profile, compare } = path;
   const check = await unitActivities.acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
     // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
-    { runId: path.runId, checkout: path.checkout, unit: pending, captured: { ...asked, files: undefined }, launch: launched, ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }), ...(compare !== undefined && { compare }) },
+    {
+      runId: path.runId,
+      checkout: path.checkout,
+      unit: pending,
+      captured: { ...asked, files: undefined },
+      launch: launched,
+      ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
+      ...(compare !== undefined && { compare }),
+    },
   ]);
   answer.keep({ captured: asked, result: launched });
   return { kind: 'accepted', check };
@@ -181,7 +212,15 @@ function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, pa
   const { failed } = asked;
   const step = settleUnit(
     path.breaker.state,
-    failed && failed.accepted === 0 ? { outcome: 'failed', name: unitName(unit), launches: asked.launches, findings: failed.findings, item: { pending: asked.pending, problems: failed.problems } } : { outcome: 'accepted' },
+    failed && failed.accepted === 0
+      ? {
+          outcome: 'failed',
+          name: unitName(unit),
+          launches: asked.launches,
+          findings: failed.findings,
+          item: { pending: asked.pending, problems: failed.problems },
+        }
+      : { outcome: 'accepted' },
   );
   if (failed && failed.accepted > 0) path.record(failed.problems);
   path.breaker.state = step.state;
@@ -190,7 +229,12 @@ function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, pa
 }
 
 /** A provider batch's answer as a launch that ran: counted in the spend, then checked as any launch's output. */
-async function acceptBatched<A>(result: LaunchResult, check: (result: LaunchResult) => Promise<A>, ran: (result: LaunchResult) => void, spend: Spend): Promise<A> {
+async function acceptBatched<A>(
+  result: LaunchResult,
+  check: (result: LaunchResult) => Promise<A>,
+  ran: (result: LaunchResult) => void,
+  spend: Spend,
+): Promise<A> {
   spend.add(result);
   ran(result);
   return check(result);

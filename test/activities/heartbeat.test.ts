@@ -29,7 +29,9 @@ test('a wrapped activity called outside an activity runs as it is', async () => 
 
 test('every registered activity but the launch (which heartbeats itself) is wrapped', () => {
   const activities = createActivities({ fakeHarnessPath: '/nonexistent', stateDir: '/nonexistent' });
-  const unwrapped = Object.entries(activities).filter(([, activity]) => activity.name !== 'wrapped').map(([name]) => name);
+  const unwrapped = Object.entries(activities)
+    .filter(([, activity]) => activity.name !== 'wrapped')
+    .map(([name]) => name);
   expect(unwrapped).toEqual(['launch']);
 });
 
@@ -40,10 +42,11 @@ test('every activity a workflow schedules has a heartbeat timeout of at most 30 
   const proxies = files.flatMap((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     // A named timeout (`heartbeatTimeout: launchHeartbeatTimeout`) is read from its constant in the same file, or beside the launch contract.
-    const named = (options: string) => options.replace(/heartbeatTimeout: (\w+)/, (whole, name: string) => {
-      const constant = new RegExp(`const ${name} = ('\\d+[sm]')`).exec(text) ?? new RegExp(`const ${name} = ('\\d+[sm]')`).exec(executor);
-      return constant ? `heartbeatTimeout: ${constant[1]}` : whole;
-    });
+    const named = (options: string) =>
+      options.replace(/heartbeatTimeout: (\w+)/, (whole, name: string) => {
+        const constant = new RegExp(`const ${name} = ('\\d+[sm]')`).exec(text) ?? new RegExp(`const ${name} = ('\\d+[sm]')`).exec(executor);
+        return constant ? `heartbeatTimeout: ${constant[1]}` : whole;
+      });
     return [...text.matchAll(/proxyActivities<Activities>\(\{([\s\S]*?)\}\)/g)].map((match) => ({ file, options: named(match[1] ?? '') }));
   });
   expect(proxies.length).toBeGreaterThan(5);

@@ -7,14 +7,17 @@ import { useTimeSkippingServer } from '../helpers/servers.js';
 
 const { env } = useTimeSkippingServer();
 
-const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
+const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
 test('with --auto-resume, a usage limit with a known reset time resumes by itself after the reset, on a durable timer, and inspect says when', async () => {
   const checkout = await toyCheckout();
   const prepared = await prepareToy(checkout);
   const dir = await scratch();
   const resetEpoch = Math.floor(Date.now() / 1000) + 3600;
-  const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => ({ 'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('memory-profile', clean['memory-profile'])] }));
+  const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => ({
+    'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, writes('memory-profile', clean['memory-profile'])],
+  }));
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   await worker.runUntil(async () => {
     const handle = await startAnalysis(env(), analysisInput(prepared, await toyProfiles(dir), fakeEnv, true), false);
@@ -32,7 +35,9 @@ test('with --auto-resume, a usage limit with a known reset time resumes by itsel
     const started = events.find((event) => event.timerStartedEventAttributes);
     const fired = events.find((event) => event.timerFiredEventAttributes);
     expect(fired).toBeDefined();
-    expect(JSON.parse(Buffer.from(started?.userMetadata?.summary?.data ?? []).toString())).toBe(`resume after the usage limit resets (${new Date(resetEpoch * 1000).toISOString()})`);
+    expect(JSON.parse(Buffer.from(started?.userMetadata?.summary?.data ?? []).toString())).toBe(
+      `resume after the usage limit resets (${new Date(resetEpoch * 1000).toISOString()})`,
+    );
     // The timer ran to the reset time plus a minute, in workflow time: nobody resumed it.
     expect(eventMs(fired?.eventTime) - eventMs(started?.eventTime)).toBeGreaterThan(3500_000);
     expect(events.some((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);

@@ -17,7 +17,10 @@ describe('an analysis worker that writes into the main checkout', () => {
     const dir = await scratch();
     const stray = join(prepared.parameters.checkout, 'kb', 'notes', 'written-by-a-worker.md');
     const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => ({
-      'runtime-report': [writes('runtime-report', clean['runtime-report'], { writeOutside: { [stray]: 'a worker wrote this\n' } }), writes('runtime-report', clean['runtime-report'])],
+      'runtime-report': [
+        writes('runtime-report', clean['runtime-report'], { writeOutside: { [stray]: 'a worker wrote this\n' } }),
+        writes('runtime-report', clean['runtime-report']),
+      ],
     }));
     const handle = await startAnalysis(env(), analysisInput(prepared, await toyProfiles(dir), fakeEnv));
     stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
@@ -29,7 +32,9 @@ describe('an analysis worker that writes into the main checkout', () => {
 
   test('stops the run naming the path and the launch that ran when it changed', () => {
     expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['environment-changed', 'inspect']]);
-    expect(stoppedAt.stops[0]?.reason).toMatch(/^the main checkout changed while runtime-report attempt 1 ran \(launch analysis\/\S+\/runtime-report\/1\): kb\/notes\/written-by-a-worker\.md/);
+    expect(stoppedAt.stops[0]?.reason).toMatch(
+      /^the main checkout changed while runtime-report attempt 1 ran \(launch analysis\/\S+\/runtime-report\/1\): kb\/notes\/written-by-a-worker\.md/,
+    );
   });
 
   test('does not have its answer accepted: once the checkout is restored and the run resumed, the role is asked again', () => {

@@ -7,7 +7,13 @@ test('install-method --json lists what it wrote and the command that commits it;
   const checkout = await toyCheckout();
   const first = await runCli(['analysis', 'install-method', '--kb', checkout, '--json']);
   expect(first.exitCode).toBe(0);
-  const installed = expectShape(String(first.stdout), 'analysis-install-method') as { checkout: string; plan: string; written: string[]; replaced: string[]; next: string };
+  const installed = expectShape(String(first.stdout), 'analysis-install-method') as {
+    checkout: string;
+    plan: string;
+    written: string[];
+    replaced: string[];
+    next: string;
+  };
   expect(installed.checkout).toBe(checkout);
   expect(installed.written).toContain('kb/instructions/agentic-analysis/plan.yaml');
   expect(installed.plan).toBe('kb/instructions/agentic-analysis/plan.yaml');

@@ -7,7 +7,21 @@ import type { Manifest } from '../../src/analysis/manifest.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { cleanMembers, git, readJson, roleRules, scratch, sourceFixture, sourceIdentity, startsByRole, toyCheckout, toyPlan, toyProfiles, writes, type Role } from './helpers.js';
+import {
+  cleanMembers,
+  git,
+  readJson,
+  roleRules,
+  scratch,
+  sourceFixture,
+  sourceIdentity,
+  startsByRole,
+  toyCheckout,
+  toyPlan,
+  toyProfiles,
+  writes,
+  type Role,
+} from './helpers.js';
 import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
@@ -26,9 +40,27 @@ interface Prepared {
 }
 
 async function prepare(checkout: string, system: string, extra: string[] = []) {
-  return runCli(['analysis', 'prepare', system, '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout, ...extra], {
-    env: { TEMPORAL_ADDRESS: address() },
-  });
+  return runCli(
+    [
+      'analysis',
+      'prepare',
+      system,
+      '--source',
+      sourceFixture,
+      '--profile',
+      'fake',
+      '--plan',
+      join(checkout, toyPlan),
+      '--worktrees',
+      join(checkout, '..', 'worktrees'),
+      '--kb',
+      checkout,
+      ...extra,
+    ],
+    {
+      env: { TEMPORAL_ADDRESS: address() },
+    },
+  );
 }
 
 async function prepared(system = nextSystem()): Promise<Prepared> {
@@ -78,7 +110,9 @@ describe('commonplace analysis prepare', () => {
       }),
     );
     expect(parameters.planSha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(await readJson<Manifest>(join(runDir, 'manifest.json'))).toEqual(expect.objectContaining({ run: runId, status: 'prepared', files: {}, members: [] }));
+    expect(await readJson<Manifest>(join(runDir, 'manifest.json'))).toEqual(
+      expect.objectContaining({ run: runId, status: 'prepared', files: {}, members: [] }),
+    );
     expect(await git(checkout, 'status', '--porcelain')).toBe('');
     expect(await git(worktree, 'status', '--porcelain')).toBe('');
 
@@ -105,16 +139,38 @@ describe('commonplace analysis prepare', () => {
     await writeFile(join(checkout, 'AGENTS.md'), 'edited\n');
     const result = await prepare(checkout, nextSystem());
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^commonplace: the checkout has uncommitted changes, and a run is prepared from the last commit: AGENTS\.md, kb\/notes\/draft\.md; commit or stash them first$/);
+    expect(result.stderr).toMatch(
+      /^commonplace: the checkout has uncommitted changes, and a run is prepared from the last commit: AGENTS\.md, kb\/notes\/draft\.md; commit or stash them first$/,
+    );
     expect(await branches(checkout)).toEqual([]);
     await expect(readdir(join(checkout, '..', 'worktrees'))).rejects.toThrow();
   });
 
   test.each([
-    ['a key with an underscore', toyPlan, (text: string) => text.replace('prompt-section:', 'prompt_section:'), /kb\/instructions\/toy-analysis\/plan\.yaml:5: prompt_section: `prompt_section` has an underscore/],
-    ['an unknown placeholder', 'kb/instructions/toy-analysis/prompt-section.md', (text: string) => `${text}\nUse {colour}.\n`, /kb\/instructions\/toy-analysis\/prompt-section\.md:19: unknown placeholder \{colour\}/],
-    ['a role the workflow needs missing', toyPlan, (text: string) => text.replace(/ {2}reconciliation:\n( {4}.*\n)+/, ''), /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles: missing role reconciliation/],
-    ['an unknown check name', toyPlan, (text: string) => text.replace('checks: [keeps-records]', 'checks: [keeps-recrods]'), /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles\.memory-profile\.checks\.0: unknown check `keeps-recrods`/],
+    [
+      'a key with an underscore',
+      toyPlan,
+      (text: string) => text.replace('prompt-section:', 'prompt_section:'),
+      /kb\/instructions\/toy-analysis\/plan\.yaml:5: prompt_section: `prompt_section` has an underscore/,
+    ],
+    [
+      'an unknown placeholder',
+      'kb/instructions/toy-analysis/prompt-section.md',
+      (text: string) => `${text}\nUse {colour}.\n`,
+      /kb\/instructions\/toy-analysis\/prompt-section\.md:19: unknown placeholder \{colour\}/,
+    ],
+    [
+      'a role the workflow needs missing',
+      toyPlan,
+      (text: string) => text.replace(/ {2}reconciliation:\n( {4}.*\n)+/, ''),
+      /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles: missing role reconciliation/,
+    ],
+    [
+      'an unknown check name',
+      toyPlan,
+      (text: string) => text.replace('checks: [keeps-records]', 'checks: [keeps-recrods]'),
+      /kb\/instructions\/toy-analysis\/plan\.yaml:\d+: roles\.memory-profile\.checks\.0: unknown check `keeps-recrods`/,
+    ],
   ])('prepare refuses a plan with %s, naming the file and path, and makes nothing', async (_label, file, edit, message) => {
     const checkout = await toyCheckout();
     await writeFile(join(checkout, file), edit(await readFile(join(checkout, file), 'utf8')));
@@ -143,21 +199,48 @@ describe('commonplace analysis run', () => {
 
   test('the boundary says out-of-scope: run exits 0, the result kept local, and nothing else is asked', async () => {
     const run = await prepared();
-    const { args, ledger } = await scenarioFor(run, (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }));
+    const { args, ledger } = await scenarioFor(run, (clean) => ({
+      boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))],
+    }));
     const detached = await runCli(['analysis', 'run', run.runId, ...args, '--detach', '--json', '--max-cost', '12.5'], { env: run.cliEnv });
     expect(detached.exitCode).toBe(0);
-    expect(expectShape(String(detached.stdout), 'analysis-started')).toEqual({ shape: 'analysis-started', version: 1, runId: run.runId, workflowId: workflowOf(run), action: 'started', next: `commonplace analysis run ${run.runId}` });
+    expect(expectShape(String(detached.stdout), 'analysis-started')).toEqual({
+      shape: 'analysis-started',
+      version: 1,
+      runId: run.runId,
+      workflowId: workflowOf(run),
+      action: 'started',
+      next: `commonplace analysis run ${run.runId}`,
+    });
     // The Web UI shows the run's parameters: what prepare fixed and what run was given.
     const details = await (await env().client.workflow.getHandle(workflowOf(run)).describe()).staticDetails();
     const parameters = await readJson<RunParameters>(join(run.worktree, '.commonplace', 'analysis', run.runId, 'parameters.json'));
-    for (const row of [`| system | ${parameters.system} |`, `| run ID | ${run.runId} |`, '| profile | fake |', `| checkout | checkout ${checkoutIdOf(run.checkout)} |`, `| plan | ${toyPlan} |`, `| plan sha256 | ${parameters.planSha256} |`, `| layout | ${parameters.layout} |`, `| source | directory ${sourceFixture.replace(`${packageRoot()}/`, "the package's ")} |`, '| max cost (USD) | 12.5 |']) {
+    for (const row of [
+      `| system | ${parameters.system} |`,
+      `| run ID | ${run.runId} |`,
+      '| profile | fake |',
+      `| checkout | checkout ${checkoutIdOf(run.checkout)} |`,
+      `| plan | ${toyPlan} |`,
+      `| plan sha256 | ${parameters.planSha256} |`,
+      `| layout | ${parameters.layout} |`,
+      `| source | directory ${sourceFixture.replace(`${packageRoot()}/`, "the package's ")} |`,
+      '| max cost (USD) | 12.5 |',
+    ]) {
       expect(details).toContain(row);
     }
 
     const followed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(followed.exitCode).toBe(0);
     const outcome = expectShape(String(followed.stdout), 'run-outcome');
-    expect(outcome).toEqual(expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }));
+    expect(outcome).toEqual(
+      expect.objectContaining({
+        workflowId: workflowOf(run),
+        runId: run.runId,
+        status: 'completed',
+        exitCode: 0,
+        result: expect.objectContaining({ disposition: 'out-of-scope' }),
+      }),
+    );
 
     // Once the workflow has completed, run says how it came out again, as text or JSON.
     const result = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
@@ -165,9 +248,15 @@ describe('commonplace analysis run', () => {
     expect(result.stdout).toMatch(new RegExp(`^run ${run.runId} ended out-of-scope: the boundary's result is kept local, nothing else was asked$`, 'm'));
     const again = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(again.exitCode).toBe(0);
-    expect(expectShape(String(again.stdout), 'run-outcome')).toEqual(expect.objectContaining({ status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }));
+    expect(expectShape(String(again.stdout), 'run-outcome')).toEqual(
+      expect.objectContaining({ status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }),
+    );
     const starts = await startsByRole(ledger);
-    expect(Object.entries(starts).filter(([, list]) => list.length > 0).map(([role]) => role)).toEqual(['boundary']);
+    expect(
+      Object.entries(starts)
+        .filter(([, list]) => list.length > 0)
+        .map(([role]) => role),
+    ).toEqual(['boundary']);
   });
 
   test('an exhausted budget ends the run exhausted with exit 2 naming the role and one next step, reset; running it again says the same', async () => {
@@ -176,7 +265,9 @@ describe('commonplace analysis run', () => {
     const ended = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(ended.exitCode).toBe(2);
     expect(ended.stdout).toMatch(new RegExp(`^run ${run.runId} ended exhausted`, 'm'));
-    expect(ended.stdout).toMatch(/^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m);
+    expect(ended.stdout).toMatch(
+      /^ {2}budget-exhausted \(operator\): runtime-report has used all 3 of its attempts; its last candidate was rejected: leaves `FIXME` in the text/m,
+    );
     expect(ended.stdout).toMatch(new RegExp(`^  next: node \\S+ analysis reset ${run.runId} --kb `, 'm'));
     expect(String(ended.stdout).match(/commonplace\S* analysis \S+/g)).toEqual([expect.stringMatching(/ analysis reset$/)]);
     expect(ended.stdout).not.toMatch(/continue with|prepare a new run|reset it and run again/);
@@ -188,11 +279,20 @@ describe('commonplace analysis run', () => {
     const againJson = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(againJson.exitCode).toBe(2);
     expect(expectShape(String(againJson.stdout), 'run-outcome')).toEqual(
-      expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'exhausted', exitCode: 2, next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)), result: expect.objectContaining({ status: 'exhausted', stop: expect.objectContaining({ kind: 'budget-exhausted' }) }) }),
+      expect.objectContaining({
+        workflowId: workflowOf(run),
+        runId: run.runId,
+        status: 'exhausted',
+        exitCode: 2,
+        next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)),
+        result: expect.objectContaining({ status: 'exhausted', stop: expect.objectContaining({ kind: 'budget-exhausted' }) }),
+      }),
     );
     const inspectedJson = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(inspectedJson.exitCode).toBe(0);
-    expect(expectShape(String(inspectedJson.stdout), 'analysis-inspect')).toEqual(expect.objectContaining({ status: 'exhausted', next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)) }));
+    expect(expectShape(String(inspectedJson.stdout), 'analysis-inspect')).toEqual(
+      expect.objectContaining({ status: 'exhausted', next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)) }),
+    );
 
     const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(inspected.exitCode).toBe(0);
@@ -205,7 +305,9 @@ describe('commonplace analysis run', () => {
 
   test('a usage limit stops the run with exit 2 and the next command; the same command resumes it to completion without asking a completed launch again; inspect then reads it without Temporal', async () => {
     const run = await prepared();
-    const { args, ledger } = await scenarioFor(run, (clean) => ({ reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('reconciliation', clean.reconciliation)] }));
+    const { args, ledger } = await scenarioFor(run, (clean) => ({
+      reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('reconciliation', clean.reconciliation)],
+    }));
     const stopped = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(stopped.exitCode).toBe(2);
     expect(stopped.stdout).toMatch(new RegExp(`^run ${run.runId} stopped at reconciliation:$`, 'm'));
@@ -217,11 +319,27 @@ describe('commonplace analysis run', () => {
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
     expect(resumed.exitCode).toBe(0);
     const completed = expectShape(String(resumed.stdout), 'run-outcome');
-    expect(completed).toEqual(expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'completed', exitCode: 0, result: expect.objectContaining({ status: 'completed', publication: expect.objectContaining({ destination: expect.stringMatching(new RegExp(`^kb/analyses/toy-cli-\\d+/${run.runId}$`)) }) }) }));
+    expect(completed).toEqual(
+      expect.objectContaining({
+        workflowId: workflowOf(run),
+        runId: run.runId,
+        status: 'completed',
+        exitCode: 0,
+        result: expect.objectContaining({
+          status: 'completed',
+          publication: expect.objectContaining({ destination: expect.stringMatching(new RegExp(`^kb/analyses/toy-cli-\\d+/${run.runId}$`)) }),
+        }),
+      }),
+    );
     expect(completed).not.toHaveProperty('next');
     const text = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy-cli-\\d+\\/${run.runId} on branch analysis\\/${run.runId}$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^run ${run.runId} completed: the artifact is published to kb\\/analyses\\/toy-cli-\\d+\\/${run.runId} on branch analysis\\/${run.runId}$`,
+        'm',
+      ),
+    );
     const starts = await startsByRole(ledger);
     expect(Object.fromEntries(Object.entries(starts).map(([role, list]) => [role, list.length]))).toEqual(
       expect.objectContaining({ boundary: 1, 'runtime-report': 1, 'lens-memory': 1, reconciliation: 2, 'report-verification': 1, synthesis: 1 }),
@@ -234,7 +352,10 @@ describe('commonplace analysis run', () => {
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #1 +no attempt +write +usage-limit/m);
     expect(inspected.stdout).toMatch(/^ {2}reconciliation #2 +attempt 1 +write +accepted/m);
     expect(inspected.stdout).toMatch(/^ {2}synthesis +synthesis\.md +check passed +accepted by synthesis-verification/m);
-    const json = expectShape(String((await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: offline })).stdout), 'analysis-inspect') as { status: string; manifest: string; attempts: unknown[]; readFrom: string; parameters: RunParameters };
+    const json = expectShape(
+      String((await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: offline })).stdout),
+      'analysis-inspect',
+    ) as { status: string; manifest: string; attempts: unknown[]; readFrom: string; parameters: RunParameters };
     expect(json.status).toBe('completed');
     expect(json.readFrom).toMatch(/^from \S+run\.json, written /);
     expect(json.parameters.run).toBe(run.runId);
@@ -244,7 +365,9 @@ describe('commonplace analysis run', () => {
 
   test('a second checkout that prepared the same run ID runs its own workflow on the same namespace: workflow IDs carry the checkout ID', async () => {
     const system = nextSystem();
-    const blocked = (clean: Record<Role, string>) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked'))] });
+    const blocked = (clean: Record<Role, string>) => ({
+      boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked'))],
+    });
     const first = await prepared(system);
     expect((await runCli(['analysis', 'run', first.runId, ...(await scenarioFor(first, blocked)).args], { env: first.cliEnv })).exitCode).toBe(0);
     const second = await prepared(system);
@@ -256,14 +379,33 @@ describe('commonplace analysis run', () => {
   });
 });
 
-describe('commonplace analysis prepare: the profile\'s CLI', () => {
+describe("commonplace analysis prepare: the profile's CLI", () => {
   test('a profile whose CLI is not installed is refused at prepare, naming the CLI and how to install it, and nothing is made', async () => {
     const checkout = await toyCheckout();
-    const result = await runCli(['analysis', 'prepare', nextSystem(), '--source', sourceFixture, '--profile', 'codex', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout], {
-      env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
-    });
+    const result = await runCli(
+      [
+        'analysis',
+        'prepare',
+        nextSystem(),
+        '--source',
+        sourceFixture,
+        '--profile',
+        'codex',
+        '--plan',
+        join(checkout, toyPlan),
+        '--worktrees',
+        join(checkout, '..', 'worktrees'),
+        '--kb',
+        checkout,
+      ],
+      {
+        env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
+      },
+    );
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^commonplace: profile codex needs the codex CLI "codex", which is not installed \(not found on PATH\): npm install -g @openai\/codex/);
+    expect(result.stderr).toMatch(
+      /^commonplace: profile codex needs the codex CLI "codex", which is not installed \(not found on PATH\): npm install -g @openai\/codex/,
+    );
     expect(await branches(checkout)).toEqual([]);
   });
 });
@@ -275,19 +417,39 @@ describe('commonplace analysis reset', () => {
     const stopped = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(stopped.exitCode).toBe(2);
     expect(expectShape(String(stopped.stdout), 'run-outcome')).toEqual(
-      expect.objectContaining({ workflowId: workflowOf(run), runId: run.runId, status: 'stopped', exitCode: 2, next: `commonplace analysis run ${run.runId}`, stops: [expect.objectContaining({ kind: 'usage-limit', disposition: 'retry' })], progress: expect.objectContaining({ stage: 'reconciliation' }) }),
+      expect.objectContaining({
+        workflowId: workflowOf(run),
+        runId: run.runId,
+        status: 'stopped',
+        exitCode: 2,
+        next: `commonplace analysis run ${run.runId}`,
+        stops: [expect.objectContaining({ kind: 'usage-limit', disposition: 'retry' })],
+        progress: expect.objectContaining({ stage: 'reconciliation' }),
+      }),
     );
 
     const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(told.exitCode).toBe(1);
-    expect(told.stdout).toContain(`reset ${run.runId} discards:\n  - workflow ${workflowOf(run)} (open: it will be cancelled, and terminated if it has not closed 30 s later`);
+    expect(told.stdout).toContain(
+      `reset ${run.runId} discards:\n  - workflow ${workflowOf(run)} (open: it will be cancelled, and terminated if it has not closed 30 s later`,
+    );
     expect(told.stdout).toContain(`  - worktree ${run.worktree}, with the run's state`);
     expect(told.stdout).toContain(`  - branch analysis/${run.runId}\n`);
     expect(told.stdout).toMatch(/nothing was discarded; run again with --yes/);
     const toldJson = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(toldJson.exitCode).toBe(1);
     expect(expectShape(String(toldJson.stdout), 'analysis-reset')).toEqual(
-      expect.objectContaining({ runId: run.runId, outcome: 'not-discarded', workflowId: workflowOf(run), next: `commonplace analysis reset ${run.runId} --yes`, discards: [expect.stringMatching(/^workflow .* \(open: /), `worktree ${run.worktree}, with the run's state (launches, checks, store, artifact)`, `branch analysis/${run.runId}`] }),
+      expect.objectContaining({
+        runId: run.runId,
+        outcome: 'not-discarded',
+        workflowId: workflowOf(run),
+        next: `commonplace analysis reset ${run.runId} --yes`,
+        discards: [
+          expect.stringMatching(/^workflow .* \(open: /),
+          `worktree ${run.worktree}, with the run's state (launches, checks, store, artifact)`,
+          `branch analysis/${run.runId}`,
+        ],
+      }),
     );
     await access(run.worktree);
     expect(await branches(run.checkout)).toEqual([`analysis/${run.runId}`]);
@@ -313,7 +475,9 @@ describe('commonplace analysis reset', () => {
     expect(again.stdout).toMatch(/was already reset at .*: nothing to discard/);
     const againJson = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(againJson.exitCode).toBe(0);
-    expect(expectShape(String(againJson.stdout), 'analysis-reset')).toEqual(expect.objectContaining({ outcome: 'already-reset', discards: [], record: expect.stringMatching(new RegExp(`reset/${run.runId}\\.json$`)) }));
+    expect(expectShape(String(againJson.stdout), 'analysis-reset')).toEqual(
+      expect.objectContaining({ outcome: 'already-reset', discards: [], record: expect.stringMatching(new RegExp(`reset/${run.runId}\\.json$`)) }),
+    );
 
     const system = /^AAS-\d{4}-\d{2}-\d{2}-(.+)-01$/.exec(run.runId)?.[1] ?? '';
     const next = await prepare(run.checkout, system);
@@ -325,7 +489,10 @@ describe('commonplace analysis reset', () => {
     const run = await prepared();
     const record = join(run.checkout, '.commonplace', 'analysis', 'reset', `${run.runId}.json`);
     await mkdir(dirname(record), { recursive: true });
-    await writeFile(record, `${JSON.stringify({ run: run.runId, state: 'resetting', discards: [], worktree: run.worktree, startedAt: '2026-12-01T10:00:00.000Z' })}\n`);
+    await writeFile(
+      record,
+      `${JSON.stringify({ run: run.runId, state: 'resetting', discards: [], worktree: run.worktree, startedAt: '2026-12-01T10:00:00.000Z' })}\n`,
+    );
     const blocked = await runCli(['analysis', 'run', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(blocked.exitCode).toBe(1);
     expect(blocked.stderr).toMatch(/is being reset \(begun 2026-12-01T10:00:00\.000Z\): finish it with/);
@@ -335,7 +502,9 @@ describe('commonplace analysis reset', () => {
     const finished = await runCli(['analysis', 'reset', run.runId, '--yes', '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(finished.exitCode).toBe(0);
     const document = expectShape(String(finished.stdout), 'analysis-reset');
-    expect(document).toEqual(expect.objectContaining({ runId: run.runId, outcome: 'discarded', workflowId: workflowOf(run), begunAt: '2026-12-01T10:00:00.000Z', record }));
+    expect(document).toEqual(
+      expect.objectContaining({ runId: run.runId, outcome: 'discarded', workflowId: workflowOf(run), begunAt: '2026-12-01T10:00:00.000Z', record }),
+    );
     expect(document).not.toHaveProperty('ended');
     await expect(access(run.worktree)).rejects.toThrow();
     expect(await branches(run.checkout)).toEqual([]);
@@ -368,7 +537,9 @@ describe('commonplace analysis integrate', () => {
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(new RegExp(`^integrated ${run.runId} into main at [0-9a-f]{12} \\(1 path\\):\\n {2}${file}$`));
     await access(join(run.checkout, file));
-    expect(await git(run.checkout, 'log', '-1', '--format=%s')).toBe(`Integrate analysis ${run.runId} (${/^AAS-\d{4}-\d{2}-\d{2}-(.+)-\d+$/.exec(run.runId)?.[1]})`);
+    expect(await git(run.checkout, 'log', '-1', '--format=%s')).toBe(
+      `Integrate analysis ${run.runId} (${/^AAS-\d{4}-\d{2}-\d{2}-(.+)-\d+$/.exec(run.runId)?.[1]})`,
+    );
     const head = await git(run.checkout, 'rev-parse', 'HEAD');
     const second = await integrate(run);
     expect(second.exitCode).toBe(0);
@@ -376,7 +547,14 @@ describe('commonplace analysis integrate', () => {
     expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
     const third = await integrate(run, ['--json']);
     expect(third.exitCode).toBe(0);
-    expect(expectShape(String(third.stdout), 'analysis-integrate')).toEqual({ shape: 'analysis-integrate', version: 1, runId: run.runId, branch: `analysis/${run.runId}`, outcome: 'already-integrated', into: 'main' });
+    expect(expectShape(String(third.stdout), 'analysis-integrate')).toEqual({
+      shape: 'analysis-integrate',
+      version: 1,
+      runId: run.runId,
+      branch: `analysis/${run.runId}`,
+      outcome: 'already-integrated',
+      into: 'main',
+    });
   });
 
   test('--json prints the merge: the commit and the paths it brought in', async () => {
@@ -384,7 +562,16 @@ describe('commonplace analysis integrate', () => {
     const file = await published(run);
     const merged = await integrate(run, ['--json']);
     expect(merged.exitCode).toBe(0);
-    expect(expectShape(String(merged.stdout), 'analysis-integrate')).toEqual({ shape: 'analysis-integrate', version: 1, runId: run.runId, branch: `analysis/${run.runId}`, outcome: 'merged', into: 'main', commit: await git(run.checkout, 'rev-parse', 'HEAD'), paths: [file] });
+    expect(expectShape(String(merged.stdout), 'analysis-integrate')).toEqual({
+      shape: 'analysis-integrate',
+      version: 1,
+      runId: run.runId,
+      branch: `analysis/${run.runId}`,
+      outcome: 'merged',
+      into: 'main',
+      commit: await git(run.checkout, 'rev-parse', 'HEAD'),
+      paths: [file],
+    });
   });
 
   test('a main that changed the same paths is refused with the paths, and nothing is merged', async () => {
@@ -397,7 +584,9 @@ describe('commonplace analysis integrate', () => {
     const head = await git(run.checkout, 'rev-parse', 'HEAD');
     const refused = await integrate(run);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toMatch(new RegExp(`^commonplace: main changed paths the run also changed since [0-9a-f]{12}, so analysis/${run.runId} is not merged: ${file}$`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`^commonplace: main changed paths the run also changed since [0-9a-f]{12}, so analysis/${run.runId} is not merged: ${file}$`),
+    );
     expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
     expect(await git(run.checkout, 'status', '--porcelain')).toBe('');
   });
@@ -409,6 +598,14 @@ describe('commonplace analysis integrate', () => {
     expect(refused.stderr).toMatch(new RegExp(`^commonplace: run ${run.runId} is not published \\(its manifest \\S+manifest\\.json says prepared\\)`));
     const inspected = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(inspected.exitCode).toBe(0);
-    expect(expectShape(String(inspected.stdout), 'analysis-inspect')).toEqual(expect.objectContaining({ runId: run.runId, status: 'prepared', worktree: run.worktree, readFrom: 'prepared, never started', parameters: expect.objectContaining({ run: run.runId }) }));
+    expect(expectShape(String(inspected.stdout), 'analysis-inspect')).toEqual(
+      expect.objectContaining({
+        runId: run.runId,
+        status: 'prepared',
+        worktree: run.worktree,
+        readFrom: 'prepared, never started',
+        parameters: expect.objectContaining({ run: run.runId }),
+      }),
+    );
   });
 });

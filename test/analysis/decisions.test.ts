@@ -1,4 +1,16 @@
-import { answerKey, applyVerdict, budgetStop, buildManifest, changedReads, changedSubjects, environmentStop, rejectedReason, snapshotOf, strayStop, without } from '../../src/analysis/decisions.js';
+import {
+  answerKey,
+  applyVerdict,
+  budgetStop,
+  buildManifest,
+  changedReads,
+  changedSubjects,
+  environmentStop,
+  rejectedReason,
+  snapshotOf,
+  strayStop,
+  without,
+} from '../../src/analysis/decisions.js';
 import type { MemberRecord } from '../../src/analysis/progress.js';
 
 const member = (role: string, sha256: string, handed: Record<string, string> = {}): MemberRecord => ({
@@ -23,7 +35,13 @@ const members = {
 
 describe('applying a verdict', () => {
   test('marks each subject it was handed accepted or refused at the bytes it was handed', () => {
-    const marked = applyVerdict(members, { 'runtime-report': 'r0', 'lens-memory': 'm1' }, 'report-verification', ['runtime-report', 'lens-memory'], ['runtime-report']);
+    const marked = applyVerdict(
+      members,
+      { 'runtime-report': 'r0', 'lens-memory': 'm1' },
+      'report-verification',
+      ['runtime-report', 'lens-memory'],
+      ['runtime-report'],
+    );
     expect(marked['runtime-report']?.verified).toEqual({ by: 'report-verification', outcome: 'refused', sha256: 'r0' });
     expect(marked['lens-memory']?.verified).toEqual({ by: 'report-verification', outcome: 'accepted', sha256: 'm1' });
   });
@@ -73,7 +91,9 @@ describe('stop reasons', () => {
 
   test('a stray-write stop lists five paths and counts the rest, with the worktree as evidence', () => {
     const stop = strayStop(['a', 'b', 'c', 'd', 'e', 'f', 'g'], 'lens reports', 'lens-memory', 2, 'wt');
-    expect(stop.reason).toMatch(/^the worktree changed outside run state during the lens reports launches \(seen after lens-memory attempt 2\): a, b, c, d, e and 2 more;/);
+    expect(stop.reason).toMatch(
+      /^the worktree changed outside run state during the lens reports launches \(seen after lens-memory attempt 2\): a, b, c, d, e and 2 more;/,
+    );
     expect(stop.evidence).toBe('wt (git -C wt status)');
   });
 

@@ -22,7 +22,9 @@ describe('run IDs', () => {
 
   test('the next run ID takes the next free number for that day and system only', () => {
     expect(nextRunId('2030-01-02', 'toy', [])).toBe('AAS-2030-01-02-toy-01');
-    expect(nextRunId('2030-01-02', 'toy', ['AAS-2030-01-02-toy-01', 'AAS-2030-01-02-toy-03', 'AAS-2030-01-01-toy-07', 'AAS-2030-01-02-toy-box-09', 'junk'])).toBe('AAS-2030-01-02-toy-04');
+    expect(
+      nextRunId('2030-01-02', 'toy', ['AAS-2030-01-02-toy-01', 'AAS-2030-01-02-toy-03', 'AAS-2030-01-01-toy-07', 'AAS-2030-01-02-toy-box-09', 'junk']),
+    ).toBe('AAS-2030-01-02-toy-04');
     expect(parseRunId(formatRunId('2030-01-02', 'toy-box', 12))).toEqual({ date: '2030-01-02', slug: 'toy-box', sequence: 12 });
     expect(runDate(new Date(2030, 0, 2, 23, 59))).toBe('2030-01-02');
   });
@@ -34,14 +36,16 @@ describe('declared checks and feedback', () => {
 
   test('records-declared refuses a member that declares no record', () => {
     expect(DECLARED_CHECKS['records-declared']?.(context(member['runtime-report'](run)))).toEqual([]);
-    expect(DECLARED_CHECKS['records-declared']?.(context(member['runtime-report'](run).replace('### RT-CMP-loop', '### The loop')))[0]?.message).toMatch(/declares no record/);
+    expect(DECLARED_CHECKS['records-declared']?.(context(member['runtime-report'](run).replace('### RT-CMP-loop', '### The loop')))[0]?.message).toMatch(
+      /declares no record/,
+    );
   });
 
   test('keeps-records refuses a correction that drops a record its accepted version declared', () => {
     const accepted = member['runtime-report'](run);
     expect(DECLARED_CHECKS['keeps-records']?.(context(member['runtime-report'](run, { text: 'Reworded (SRC-1).' }), accepted))).toEqual([]);
     expect(DECLARED_CHECKS['keeps-records']?.(context(member['runtime-report'](run, { record: 'RT-CMP-main' }), accepted))).toEqual([
-      { rule: 'keeps-records', message: 'drops record RT-CMP-loop that the accepted version declared; keep it (correct the record\'s text instead)' },
+      { rule: 'keeps-records', message: "drops record RT-CMP-loop that the accepted version declared; keep it (correct the record's text instead)" },
     ]);
     expect(DECLARED_CHECKS['keeps-records']?.(context(member['runtime-report'](run, { record: 'RT-CMP-main' })))).toEqual([]);
   });
@@ -49,13 +53,19 @@ describe('declared checks and feedback', () => {
   test('no-open-markers refuses TODO, TBD, FIXME and XXX with their lines, but not in fenced code', () => {
     const text = `${member['runtime-report'](run)}\nTBD: the output.\n\n\`\`\`\n// TODO in code is fine\n\`\`\`\n`;
     const findings = DECLARED_CHECKS['no-open-markers']?.(context(text)) ?? [];
-    expect(findings.map((finding) => [finding.line, finding.message])).toEqual([[text.split('\n').indexOf('TBD: the output.') + 1, 'leaves `TBD` in the text: finish the point or drop it']]);
+    expect(findings.map((finding) => [finding.line, finding.message])).toEqual([
+      [text.split('\n').indexOf('TBD: the output.') + 1, 'leaves `TBD` in the text: finish the point or drop it'],
+    ]);
   });
 
   test('record-ids lists the records each cited member declares; member-type points back to the type', () => {
     const cited = { boundary: member.boundary(run, 'x'), 'runtime-report': member['runtime-report'](run) };
-    expect(FEEDBACK['record-ids']?.({ role: 'lens-memory', type: 't', recordId: pattern, cited })).toBe('Records you may cite, as the members you were handed declare them:\n\n- boundary: SRC-1, SRC-2\n- runtime-report: RT-CMP-loop');
-    expect(FEEDBACK['member-type']?.({ role: 'x', type: 'kb/types/toy-report.md', recordId: undefined, cited: {} })).toMatch(/^Your member type is kb\/types\/toy-report\.md; where it and the job instruction differ, the type wins/);
+    expect(FEEDBACK['record-ids']?.({ role: 'lens-memory', type: 't', recordId: pattern, cited })).toBe(
+      'Records you may cite, as the members you were handed declare them:\n\n- boundary: SRC-1, SRC-2\n- runtime-report: RT-CMP-loop',
+    );
+    expect(FEEDBACK['member-type']?.({ role: 'x', type: 'kb/types/toy-report.md', recordId: undefined, cited: {} })).toMatch(
+      /^Your member type is kb\/types\/toy-report\.md; where it and the job instruction differ, the type wins/,
+    );
     expect(declaredRecords('| SRC-1 | a |\n\nMentions SRC-2 only.\n### RT-A-b — x', pattern)).toEqual(['SRC-1', 'RT-A-b']);
   });
 });
@@ -97,7 +107,12 @@ describe('acquisition', () => {
     const repo = join(dir, 'repo');
     await mkdir(repo);
     await writeFile(join(repo, 'a.txt'), 'a\n');
-    for (const args of [['init', '--quiet'], ['add', '-A'], ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'one']]) await execa('git', args, { cwd: repo });
+    for (const args of [
+      ['init', '--quiet'],
+      ['add', '-A'],
+      ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'one'],
+    ])
+      await execa('git', args, { cwd: repo });
     const head = (await execa('git', ['rev-parse', 'HEAD'], { cwd: repo })).stdout;
     const cloned = await freezeSource(parameters('git', repo), join(dir, 'run-b'));
     expect([cloned.identity, cloned.revision]).toEqual([`git:${repo}@${head}`, head]);
@@ -106,6 +121,8 @@ describe('acquisition', () => {
 
   test('a Git source that cannot be cloned is a SourceError naming the source (the workflow stops on it)', async () => {
     const dir = await scratch();
-    await expect(freezeSource(parameters('git', join(dir, 'no-such-repo')), join(dir, 'run'))).rejects.toThrow(new RegExp(`^source ${join(dir, 'no-such-repo')} cannot be frozen: git clone`));
+    await expect(freezeSource(parameters('git', join(dir, 'no-such-repo')), join(dir, 'run'))).rejects.toThrow(
+      new RegExp(`^source ${join(dir, 'no-such-repo')} cannot be frozen: git clone`),
+    );
   });
 });

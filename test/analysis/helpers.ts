@@ -73,7 +73,16 @@ export function nextPreparationDay(): Date {
 
 /** Prepares a toy run of the toy source on the fake profile. */
 export async function prepareToy(checkout: string, overrides: Partial<Parameters<typeof prepareRun>[0]> = {}): Promise<PreparedRun> {
-  return prepareRun({ checkout, system: 'toy', source: sourceFixture, profile: 'fake', plan: toyPlan, worktreesRoot: join(checkout, '..', 'worktrees'), now: nextPreparationDay(), ...overrides });
+  return prepareRun({
+    checkout,
+    system: 'toy',
+    source: sourceFixture,
+    profile: 'fake',
+    plan: toyPlan,
+    worktreesRoot: join(checkout, '..', 'worktrees'),
+    now: nextPreparationDay(),
+    ...overrides,
+  });
 }
 
 /** The message of an Update's failure (the client wraps the validator's rejection). */
@@ -87,24 +96,54 @@ export async function updateRejection(update: Promise<unknown>): Promise<string>
 }
 
 const front = (type: string, runId: string, description: string, extra: Record<string, string> = {}) =>
-  ['---', `type: ${type}`, `description: ${description}`, `run: ${runId}`, ...Object.entries(extra).map(([key, value]) => `${key}: ${value}`), '---', ''].join('\n');
+  ['---', `type: ${type}`, `description: ${description}`, `run: ${runId}`, ...Object.entries(extra).map(([key, value]) => `${key}: ${value}`), '---', ''].join(
+    '\n',
+  );
 
-const report = (runId: string, title: string, description: string, body: string) => `${front('kb/types/toy-report.md', runId, description)}\n# ${title}\n\n## Findings\n\n${body.trim()}\n`;
+const report = (runId: string, title: string, description: string, body: string) =>
+  `${front('kb/types/toy-report.md', runId, description)}\n# ${title}\n\n## Findings\n\n${body.trim()}\n`;
 
 /** A valid member for each role of the toy layout (variants by option). */
 export const member = {
   boundary: (runId: string, source: string, disposition = 'published') =>
     `${front('kb/types/toy-boundary.md', runId, 'What the toy system is and which sources the analysis reads', { disposition, source })}\n# Boundary of the toy system\n\nThe toy system is ${disposition === 'published' ? 'in scope' : disposition}.\n\n## Sources\n\n| ID | Source |\n|----|--------|\n| SRC-1 | README.md |\n| SRC-2 | src/main.ts |\n`,
   'runtime-report': (runId: string, options: { record?: string; text?: string } = {}) =>
-    report(runId, 'Runtime report', 'How the toy system runs, from its entry point to its outputs', `### ${options.record ?? 'RT-CMP-loop'} — the main loop\n\n${options.text ?? 'The main loop reads its input once (SRC-2) and writes one file, as the README says (SRC-1).'}`),
+    report(
+      runId,
+      'Runtime report',
+      'How the toy system runs, from its entry point to its outputs',
+      `### ${options.record ?? 'RT-CMP-loop'} — the main loop\n\n${options.text ?? 'The main loop reads its input once (SRC-2) and writes one file, as the README says (SRC-1).'}`,
+    ),
   lens: (runId: string, lens: 'control' | 'memory' | 'learning', options: { cites?: string; text?: string } = {}) => {
     const record = { control: 'RT-CTL-flow', memory: 'RT-MEM-none', learning: 'RT-LRN-none' }[lens];
-    return report(runId, `The ${lens} lens`, `The toy system seen through the ${lens} lens, from the runtime report`, `### ${record} — ${lens}\n\n${options.text ?? `Through the ${lens} lens, ${options.cites ?? 'RT-CMP-loop'} is one pass over one input (SRC-2).`}`);
+    return report(
+      runId,
+      `The ${lens} lens`,
+      `The toy system seen through the ${lens} lens, from the runtime report`,
+      `### ${record} — ${lens}\n\n${options.text ?? `Through the ${lens} lens, ${options.cites ?? 'RT-CMP-loop'} is one pass over one input (SRC-2).`}`,
+    );
   },
   reconciliation: (runId: string, options: { text?: string } = {}) =>
-    report(runId, 'Reconciliation', 'Where the three lens reports agree and where they conflict', `### RT-REC-agree — the lenses agree\n\n${options.text ?? 'RT-CTL-flow, RT-MEM-none and RT-LRN-none describe the same single pass that keeps nothing.'}`),
-  'memory-profile': (runId: string) => report(runId, 'Memory profile', 'What the toy system keeps between runs, which is nothing', '### RT-PRF-stateless — stateless\n\nNothing persists between runs (RT-MEM-none, RT-REC-agree).'),
-  synthesis: (runId: string) => report(runId, 'Synthesis', 'What the toy analysis concludes, drawn from every report', '### RT-SYN-simple — a stateless loop\n\nA single stateless pass (RT-REC-agree, RT-PRF-stateless).'),
+    report(
+      runId,
+      'Reconciliation',
+      'Where the three lens reports agree and where they conflict',
+      `### RT-REC-agree — the lenses agree\n\n${options.text ?? 'RT-CTL-flow, RT-MEM-none and RT-LRN-none describe the same single pass that keeps nothing.'}`,
+    ),
+  'memory-profile': (runId: string) =>
+    report(
+      runId,
+      'Memory profile',
+      'What the toy system keeps between runs, which is nothing',
+      '### RT-PRF-stateless — stateless\n\nNothing persists between runs (RT-MEM-none, RT-REC-agree).',
+    ),
+  synthesis: (runId: string) =>
+    report(
+      runId,
+      'Synthesis',
+      'What the toy analysis concludes, drawn from every report',
+      '### RT-SYN-simple — a stateless loop\n\nA single stateless pass (RT-REC-agree, RT-PRF-stateless).',
+    ),
   verification: (runId: string, blockers: string[] = [], limits: string[] = ['Only the two sources were read.']) =>
     `${front('kb/types/toy-verification.md', runId, 'The verdict on the members this verifier was handed')}\n# Verification\n\n## Blockers\n\n${blockers.length === 0 ? 'none' : blockers.map((blocker) => `- ${blocker}`).join('\n')}\n\n## Limits\n\n${limits.map((limit) => `- ${limit}`).join('\n')}\n`,
 };
@@ -140,7 +179,11 @@ export async function startsByRole(ledger: string): Promise<Record<Role, LedgerE
   return Object.fromEntries(ROLES.map((role, index) => [role, entries.filter((entry) => entry.rule === index)])) as Record<Role, LedgerEntry[]>;
 }
 
-export async function toyScenario(dir: string, prepared: PreparedRun, overrides: (clean: Record<Role, string>) => Partial<Record<Role, FakeAttempt[]>> = () => ({})) {
+export async function toyScenario(
+  dir: string,
+  prepared: PreparedRun,
+  overrides: (clean: Record<Role, string>) => Partial<Record<Role, FakeAttempt[]>> = () => ({}),
+) {
   const clean = cleanMembers(prepared.runId, await sourceIdentity());
   return fakeScenario(dir, roleRules(clean, overrides(clean)));
 }
@@ -176,12 +219,17 @@ export async function startAnalysis(env: TestWorkflowEnvironment, input: Analysi
 }
 
 /** Polls the progress query until the predicate holds. */
-export async function progressUntil(handle: WorkflowHandle, predicate: (progress: AnalysisProgress) => boolean, timeoutMs = 120_000): Promise<AnalysisProgress> {
+export async function progressUntil(
+  handle: WorkflowHandle,
+  predicate: (progress: AnalysisProgress) => boolean,
+  timeoutMs = 120_000,
+): Promise<AnalysisProgress> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const progress = await handle.query<AnalysisProgress>('progress').catch(() => undefined);
     if (progress && predicate(progress)) return progress;
-    if (Date.now() > deadline) throw new Error(`timed out waiting on ${handle.workflowId}: last ${progress ? `${progress.status} at ${progress.stage}` : 'no progress'}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting on ${handle.workflowId}: last ${progress ? `${progress.status} at ${progress.stage}` : 'no progress'}`);
     await new Promise((done) => setTimeout(done, 200));
   }
 }

@@ -52,14 +52,29 @@ const resumeOnce = async (handle: WorkflowHandle) => {
 /** The runs recorded on the dev server. */
 export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
   await record(env, save, 'analysis-completed', () => ({}), finish);
-  await record(env, save, 'analysis-out-of-scope', (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }), finish);
-  await record(env, save, 'analysis-rejected-once', (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO\n`), writes('runtime-report', clean['runtime-report'])] }), finish);
+  await record(
+    env,
+    save,
+    'analysis-out-of-scope',
+    (clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }),
+    finish,
+  );
+  await record(
+    env,
+    save,
+    'analysis-rejected-once',
+    (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO\n`), writes('runtime-report', clean['runtime-report'])] }),
+    finish,
+  );
   await record(
     env,
     save,
     'analysis-cascade',
     (clean, run) => ({
-      'report-verification': [writes('report-verification', member.verification(run, ['runtime-report: unsupported', 'lens-memory: unsupported'])), writes('report-verification', clean['report-verification'])],
+      'report-verification': [
+        writes('report-verification', member.verification(run, ['runtime-report: unsupported', 'lens-memory: unsupported'])),
+        writes('report-verification', clean['report-verification']),
+      ],
       'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', clean['runtime-report'].replace('once', 'whole'))],
       'lens-memory': [writes('lens-memory', clean['lens-memory']), writes('lens-memory', clean['lens-memory'].replace('one pass', 'a single pass'))],
       reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
@@ -73,14 +88,23 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
     (clean, run) => ({
       'lens-memory': [writes('lens-memory', member.lens(run, 'memory', { text: 'One pass (SRC-2).' }))],
       'lens-learning': [writes('lens-learning', member.lens(run, 'learning', { text: 'One pass (SRC-2).' }))],
-      'report-verification': [writes('report-verification', member.verification(run, ['runtime-report: it is the main function'])), writes('report-verification', clean['report-verification'])],
+      'report-verification': [
+        writes('report-verification', member.verification(run, ['runtime-report: it is the main function'])),
+        writes('report-verification', clean['report-verification']),
+      ],
       'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', member['runtime-report'](run, { record: 'RT-CMP-main' }))],
       'lens-control': [writes('lens-control', clean['lens-control']), writes('lens-control', member.lens(run, 'control', { cites: 'RT-CMP-main' }))],
       reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
     }),
     finish,
   );
-  await record(env, save, 'analysis-stopped-resumed', (clean) => ({ 'lens-memory': [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('lens-memory', clean['lens-memory'])] }), resumeOnce);
+  await record(
+    env,
+    save,
+    'analysis-stopped-resumed',
+    (clean) => ({ 'lens-memory': [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, writes('lens-memory', clean['lens-memory'])] }),
+    resumeOnce,
+  );
   // Publication (runs recorded before it was part of the workflow, above, replay without it).
   await record(env, save, 'analysis-published', () => ({}), finish);
   const destination = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
@@ -115,7 +139,10 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
     save,
     'analysis-unchanged-correction',
     (clean, runId) => ({
-      'report-verification': [writes('report-verification', member.verification(runId, ['runtime-report: the loop is said to read once, which src/main.ts does not show'])), writes('report-verification', clean['report-verification'])],
+      'report-verification': [
+        writes('report-verification', member.verification(runId, ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
+        writes('report-verification', clean['report-verification']),
+      ],
       'runtime-report': [
         writes('runtime-report', clean['runtime-report']),
         writes('runtime-report', clean['runtime-report']),
@@ -125,15 +152,28 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
     }),
     finish,
   );
-  await record(env, save, 'analysis-cancelled', () => ({ 'runtime-report': [{ hang: true }] }), async (handle) => {
-    await progressUntil(handle, (progress) => progress.inFlight.some((launch) => launch.role === 'runtime-report'));
-    await handle.cancel();
-    await handle.result().catch(() => undefined);
-  });
+  await record(
+    env,
+    save,
+    'analysis-cancelled',
+    () => ({ 'runtime-report': [{ hang: true }] }),
+    async (handle) => {
+      await progressUntil(handle, (progress) => progress.inFlight.some((launch) => launch.role === 'runtime-report'));
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
+    },
+  );
 }
 
 /** The run recorded on the time-skipping server: an auto-resume on its durable timer. */
 export async function recordAnalysisTimerHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
   const reset = Math.floor(Date.now() / 1000) + 3600;
-  await record(env, save, 'analysis-auto-resumed', (clean) => ({ 'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${reset}` }, writes('memory-profile', clean['memory-profile'])] }), finish, { autoResume: true, searchAttributes: false });
+  await record(
+    env,
+    save,
+    'analysis-auto-resumed',
+    (clean) => ({ 'memory-profile': [{ usageLimit: `Claude AI usage limit reached|${reset}` }, writes('memory-profile', clean['memory-profile'])] }),
+    finish,
+    { autoResume: true, searchAttributes: false },
+  );
 }

@@ -86,7 +86,18 @@ describe('the shipped method loads', () => {
     expect(plan.layout.file).toBe('kb/types/agentic-analysis/agentic-analysis.layout.yaml');
     expect(plan.layout.destination).toBe('kb/agentic-systems/{system}/{run}');
     expect(plan.layout.disposition).toEqual({ role: 'boundary', field: 'disposition' });
-    for (const id of ['SRC-1', 'CMP-tool-loop', 'OBJ-notes-file', 'RTE-notes-load', 'CTL-shell-gate', 'MEM-log-unread', 'EPI-lesson-reuse', 'REC-notes-unchecked', 'PRF-notes', 'SYN-bounded-loop']) {
+    for (const id of [
+      'SRC-1',
+      'CMP-tool-loop',
+      'OBJ-notes-file',
+      'RTE-notes-load',
+      'CTL-shell-gate',
+      'MEM-log-unread',
+      'EPI-lesson-reuse',
+      'REC-notes-unchecked',
+      'PRF-notes',
+      'SYN-bounded-loop',
+    ]) {
       expect({ id, matches: new RegExp(`^(?:${plan.layout.recordId})$`, 'u').test(id) }).toEqual({ id, matches: true });
     }
     expect(plan.layout.roles.every((role) => role.identity['run'] === 'run')).toBe(true);
@@ -98,15 +109,18 @@ describe('the shipped method loads', () => {
   });
 
   test('every member type resolves and compiles, and the whole KB with the method validates without a finding', async () => {
-    for (const role of plan.layout.roles) expect({ role: role.name, problem: await registry.prepare(role.type) }).toEqual({ role: role.name, problem: undefined });
+    for (const role of plan.layout.roles)
+      expect({ role: role.name, problem: await registry.prepare(role.type) }).toEqual({ role: role.name, problem: undefined });
     const report = await validateFiles(await collectFiles(checkout, [], checkout), { repoRoot: checkout });
     expect(report.results.flatMap((result) => result.findings.map((finding) => `${finding.file}: ${finding.message}`))).toEqual([]);
-    expect(report.results.filter((result) => result.kind === 'layout').map((result) => result.file)).toEqual(['kb/types/agentic-analysis/agentic-analysis.layout.yaml']);
+    expect(report.results.filter((result) => result.kind === 'layout').map((result) => result.file)).toEqual([
+      'kb/types/agentic-analysis/agentic-analysis.layout.yaml',
+    ]);
   });
 });
 
 describe('the scenario drives the method over examples/systems/quill', () => {
-  test('one rule per role in the workflow\'s order, matching its role line; a ledger per run', () => {
+  test("one rule per role in the workflow's order, matching its role line; a ledger per run", () => {
     expect(scenario.launches.map(roleOf)).toEqual([...ROLES]);
     expect(scenario.ledger).toBe('{{capture}}/../fake-ledger.jsonl');
     expect(Object.fromEntries(ROLES.map((role) => [role, members[role].length]))).toEqual(
@@ -131,7 +145,8 @@ describe('the scenario drives the method over examples/systems/quill', () => {
       const report = await validateDraft({ repoRoot: checkout, draft, artifact, role, layout: plan.layout, registry, runValues });
       const problems = report.findings.map((finding: Finding) => `${finding.severity} ${finding.rule}: ${finding.message}`);
       for (const name of plan.roles[role]?.checks ?? []) {
-        for (const finding of DECLARED_CHECKS[name]?.({ role, text, incumbent: accepted[role], recordId: plan.layout.recordId }) ?? []) problems.push(`fail ${finding.rule}: ${finding.message}`);
+        for (const finding of DECLARED_CHECKS[name]?.({ role, text, incumbent: accepted[role], recordId: plan.layout.recordId }) ?? [])
+          problems.push(`fail ${finding.rule}: ${finding.message}`);
       }
       const parsed = parseNote(Buffer.from(text), draft);
       if (role === plan.frozenSource && (parsed.kind !== 'note' || parsed.note.model.frontmatter['source'] !== source)) problems.push('fail frozen-source');
@@ -169,7 +184,12 @@ describe('the scenario drives the method over examples/systems/quill', () => {
     const outcomes: Record<string, string[]> = {};
     for (const [role, attempt] of asks) outcomes[`${role} ${attempt + 1}`] = await check(role, attempt);
     expect(outcomes).toEqual(Object.fromEntries(asks.map(([role, attempt]) => [`${role} ${attempt + 1}`, []])));
-    expect(verdicts).toEqual({ 'report-verification 1': ['lens-learning'], 'report-verification 2': [], 'profile-verification 1': [], 'synthesis-verification 1': [] });
+    expect(verdicts).toEqual({
+      'report-verification 1': ['lens-learning'],
+      'report-verification 2': [],
+      'profile-verification 1': [],
+      'synthesis-verification 1': [],
+    });
 
     const whole = await validateArtifact(artifact, { repoRoot: checkout, layout: plan.layout, registry, runValues });
     expect(whole.disposition).toBe('published');
@@ -198,21 +218,83 @@ describe('the scenario drives the method over examples/systems/quill', () => {
     }
 
     test.each<[string, Role, (text: string) => string, RegExp]>([
-      ['a lens citing a route the runtime report does not declare, naming the ID', 'lens-memory', (text) => text.replace('(RTE-notes-load, SRC-5, SRC-2)', '(RTE-notes-search, SRC-5, SRC-2)'), /^cites: cited record RTE-notes-search does not exist in boundary\.md, runtime-report\.md$/],
-      ['a lens citing a sibling lens it cannot read', 'lens-control', (text) => text.replace('(RTE-finish, SRC-2, SRC-3)', '(RTE-finish, MEM-context-per-task)'), /^cites: cites MEM-context-per-task, declared by lens-memory, which role lens-control may not cite/],
-      ['a boundary without its source register section', 'boundary', (text) => text.replace(/## Sources\n[\s\S]*?(?=## Disposition)/, ''), /^schema\/contains: `headings` must include "## Sources"$/],
-      ['a boundary whose Sources section holds no SRC row', 'boundary', (text) => text.replace(/\| SRC-\d+ \|/g, '| source |'), /^schema\/pattern: the source register: `## Sources` holds a table/],
-      ['a partial-loop boundary that does not say what lies outside the source', 'boundary', (text) => text.replace('coverage: complete-artifact', 'coverage: partial-loop'), /^schema\/contains: coverage partial-loop: add `## Outside the source`/],
-      ['a boundary with a disposition outside the three', 'boundary', (text) => text.replace('disposition: published', 'disposition: maybe'), /^disposition: `disposition` must be one of published, blocked, out-of-scope, found "maybe"$/],
-      ['a member of another run', 'runtime-report', (text) => text.replace(`run: ${runId}`, 'run: AAS-2030-02-01-quill-02'), /^identity: identity field `run` is "AAS-2030-02-01-quill-02", but the run's `run` is "AAS-2030-02-01-quill-01"$/],
-      ['a boundary naming another system', 'boundary', (text) => text.replace('system: quill', 'system: quill-two'), /^identity: identity field `system` is "quill-two", but the run's `system` is "quill"$/],
-      ['a memory profile with a classification outside its values', 'memory-profile', (text) => text.replace('selection: recency', 'selection: vibes'), /^schema\/enum: frontmatter `selection` must be one of "none", "everything", "recency", "retrieval", "on-request", found "vibes"$/],
-      ['a lens without a finding of its own family', 'lens-learning', (text) => text.replace(/### EPI-/g, '### '), /^schema\/pattern: the learning lens declares its findings as `EPI-<name>` records/],
-      ['a verdict addressing a role it was not handed', 'profile-verification', (text) => text.replace('## Blockers\n\nnone', '## Blockers\n\n- lens-memory: MEM-notes-window is wrong.'), /^verification\/not-handed: blocker addresses lens-memory, which this verifier was not handed/],
-      ['a verdict without `## Checked`', 'synthesis-verification', (text) => text.replace('## Checked', '## Read'), /^schema\/contains: a verdict says what it checked, under `## Checked`/],
+      [
+        'a lens citing a route the runtime report does not declare, naming the ID',
+        'lens-memory',
+        (text) => text.replace('(RTE-notes-load, SRC-5, SRC-2)', '(RTE-notes-search, SRC-5, SRC-2)'),
+        /^cites: cited record RTE-notes-search does not exist in boundary\.md, runtime-report\.md$/,
+      ],
+      [
+        'a lens citing a sibling lens it cannot read',
+        'lens-control',
+        (text) => text.replace('(RTE-finish, SRC-2, SRC-3)', '(RTE-finish, MEM-context-per-task)'),
+        /^cites: cites MEM-context-per-task, declared by lens-memory, which role lens-control may not cite/,
+      ],
+      [
+        'a boundary without its source register section',
+        'boundary',
+        (text) => text.replace(/## Sources\n[\s\S]*?(?=## Disposition)/, ''),
+        /^schema\/contains: `headings` must include "## Sources"$/,
+      ],
+      [
+        'a boundary whose Sources section holds no SRC row',
+        'boundary',
+        (text) => text.replace(/\| SRC-\d+ \|/g, '| source |'),
+        /^schema\/pattern: the source register: `## Sources` holds a table/,
+      ],
+      [
+        'a partial-loop boundary that does not say what lies outside the source',
+        'boundary',
+        (text) => text.replace('coverage: complete-artifact', 'coverage: partial-loop'),
+        /^schema\/contains: coverage partial-loop: add `## Outside the source`/,
+      ],
+      [
+        'a boundary with a disposition outside the three',
+        'boundary',
+        (text) => text.replace('disposition: published', 'disposition: maybe'),
+        /^disposition: `disposition` must be one of published, blocked, out-of-scope, found "maybe"$/,
+      ],
+      [
+        'a member of another run',
+        'runtime-report',
+        (text) => text.replace(`run: ${runId}`, 'run: AAS-2030-02-01-quill-02'),
+        /^identity: identity field `run` is "AAS-2030-02-01-quill-02", but the run's `run` is "AAS-2030-02-01-quill-01"$/,
+      ],
+      [
+        'a boundary naming another system',
+        'boundary',
+        (text) => text.replace('system: quill', 'system: quill-two'),
+        /^identity: identity field `system` is "quill-two", but the run's `system` is "quill"$/,
+      ],
+      [
+        'a memory profile with a classification outside its values',
+        'memory-profile',
+        (text) => text.replace('selection: recency', 'selection: vibes'),
+        /^schema\/enum: frontmatter `selection` must be one of "none", "everything", "recency", "retrieval", "on-request", found "vibes"$/,
+      ],
+      [
+        'a lens without a finding of its own family',
+        'lens-learning',
+        (text) => text.replace(/### EPI-/g, '### '),
+        /^schema\/pattern: the learning lens declares its findings as `EPI-<name>` records/,
+      ],
+      [
+        'a verdict addressing a role it was not handed',
+        'profile-verification',
+        (text) => text.replace('## Blockers\n\nnone', '## Blockers\n\n- lens-memory: MEM-notes-window is wrong.'),
+        /^verification\/not-handed: blocker addresses lens-memory, which this verifier was not handed/,
+      ],
+      [
+        'a verdict without `## Checked`',
+        'synthesis-verification',
+        (text) => text.replace('## Checked', '## Read'),
+        /^schema\/contains: a verdict says what it checked, under `## Checked`/,
+      ],
     ])('%s is refused', async (_title, role, change, expected) => {
       const findings = await refusal(role, change);
-      expect(findings.filter((finding) => finding.severity === 'fail').map((finding) => `${finding.rule}: ${finding.message}`)).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+      expect(findings.filter((finding) => finding.severity === 'fail').map((finding) => `${finding.rule}: ${finding.message}`)).toEqual(
+        expect.arrayContaining([expect.stringMatching(expected)]),
+      );
     });
   });
 });
@@ -245,13 +327,15 @@ describe('install-method', () => {
     const dir = await exampleCheckout();
     await installMethod(dir);
     const edited = ['kb/instructions/agentic-analysis/jobs/synthesis.md', 'kb/types/agentic-analysis/analysis-boundary.md'];
-    for (const file of edited) await writeFile(join(dir, file), 'an operator\'s edit\n');
+    for (const file of edited) await writeFile(join(dir, file), "an operator's edit\n");
     const removed = 'kb/instructions/agentic-analysis/records-contract.md';
     await rm(join(dir, removed));
     const error = await installMethod(dir).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InstallError);
     expect((error as InstallError).conflicts).toEqual(edited);
-    expect((error as InstallError).message).toMatch(/2 files of the method already exist .* with other content; nothing was written:\n {2}kb\/instructions\/agentic-analysis\/jobs\/synthesis\.md\n {2}kb\/types\/agentic-analysis\/analysis-boundary\.md\n.*--force/s);
+    expect((error as InstallError).message).toMatch(
+      /2 files of the method already exist .* with other content; nothing was written:\n {2}kb\/instructions\/agentic-analysis\/jobs\/synthesis\.md\n {2}kb\/types\/agentic-analysis\/analysis-boundary\.md\n.*--force/s,
+    );
     await expect(readFile(join(dir, removed))).rejects.toThrow(/ENOENT/);
     const forced = await installMethod(dir, { force: true });
     expect([forced.written, forced.replaced]).toEqual([[removed], edited]);
@@ -294,7 +378,9 @@ describe('install-method', () => {
       const dir = await exampleCheckout();
       const first = await cli(['--kb', dir]);
       expect(first.exitCode).toBe(0);
-      expect(first.stdout).toMatch(new RegExp(`^installed the agentic-analysis method in ${dir}\n {2}wrote {5}kb/instructions/agentic-analysis/jobs/boundary\\.md\n`));
+      expect(first.stdout).toMatch(
+        new RegExp(`^installed the agentic-analysis method in ${dir}\n {2}wrote {5}kb/instructions/agentic-analysis/jobs/boundary\\.md\n`),
+      );
       expect(first.stdout).toMatch(/\nnext: commit it — git -C .* add kb\/instructions\/agentic-analysis kb\/types\/agentic-analysis && git -C .* commit/);
       const again = await cli(['--kb', dir]);
       expect(again).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/is already installed in .*: \d+ files identical, nothing written\n$/) });
@@ -306,7 +392,9 @@ describe('install-method', () => {
       await writeFile(join(dir, 'kb/instructions/agentic-analysis/plan.yaml'), 'plan: mine\n');
       const refused = await cli(['--kb', dir]);
       expect(refused.exitCode).toBe(1);
-      expect(refused.stderr).toMatch(/^commonplace: 1 file of the method already exists .* nothing was written:\n {2}kb\/instructions\/agentic-analysis\/plan\.yaml\n/);
+      expect(refused.stderr).toMatch(
+        /^commonplace: 1 file of the method already exists .* nothing was written:\n {2}kb\/instructions\/agentic-analysis\/plan\.yaml\n/,
+      );
       const forced = await cli(['--kb', dir, '--force']);
       expect(forced.exitCode).toBe(0);
       expect(forced.stdout).toMatch(/\n {2}replaced {2}kb\/instructions\/agentic-analysis\/plan\.yaml\n/);

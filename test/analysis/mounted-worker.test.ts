@@ -73,11 +73,17 @@ async function mountedWorker(checkout: string, seen: { kb: string; worktrees?: s
 async function preparedOnHost() {
   const checkout = await toyCheckout();
   const dir = await scratch();
-  const prepared = await runCli(['analysis', 'prepare', 'toy-mounted', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() } });
+  const prepared = await runCli(
+    ['analysis', 'prepare', 'toy-mounted', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--kb', checkout],
+    { env: { TEMPORAL_ADDRESS: address() } },
+  );
   expect(prepared.exitCode).toBe(0);
   const runId = /^prepared (\S+)$/m.exec(String(prepared.stdout))?.[1] ?? '';
   const clean = cleanMembers(runId, await sourceIdentity());
-  const { scenario } = await fakeScenario(dir, roleRules(clean, { boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }));
+  const { scenario } = await fakeScenario(
+    dir,
+    roleRules(clean, { boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: out-of-scope'))] }),
+  );
   return { checkout, runId, args: ['analysis', 'run', runId, '--kb', checkout, '--profiles', await toyProfiles(dir), '--scenario', scenario] };
 }
 
@@ -90,7 +96,11 @@ describe('a checkout worker that sees the checkout through a mount', () => {
     const result = await runCli(run.args, { env: { TEMPORAL_ADDRESS: address() } });
     expect(result.exitCode).toBe(1);
     // The worker looked beside the path it sees the checkout at, where nothing is mounted, and says which worker it is.
-    expect(String(result.stderr) + String(result.stdout)).toMatch(new RegExp(`parameters\\.json is missing: the run worktree \\S+${run.runId} is not on \\d+@${hostname().replace(/[.]/g, '\\.')} \\(a worker must see the checkout and its worktrees at the paths of the host that prepared the run`));
+    expect(String(result.stderr) + String(result.stdout)).toMatch(
+      new RegExp(
+        `parameters\\.json is missing: the run worktree \\S+${run.runId} is not on \\d+@${hostname().replace(/[.]/g, '\\.')} \\(a worker must see the checkout and its worktrees at the paths of the host that prepared the run`,
+      ),
+    );
     expect(String(result.stderr) + String(result.stdout)).not.toMatch(/the run was not prepared/);
   });
 

@@ -71,7 +71,10 @@ describe('prompt composition', () => {
   });
 
   test('a placeholder without its line is reported with its section line, and composing refuses it', () => {
-    expect(renderSection('Write {output}.\n\nThen {missing-line}.', [{ name: 'output', value: 'o.md' }])).toEqual({ ok: false, missing: [{ name: 'missing-line', line: 3 }] });
+    expect(renderSection('Write {output}.\n\nThen {missing-line}.', [{ name: 'output', value: 'o.md' }])).toEqual({
+      ok: false,
+      missing: [{ name: 'missing-line', line: 3 }],
+    });
     expect(() => composePrompt({ instruction: 'x', lines: [], section: 'Write {output}.' })).toThrow(/refers to \{output\}, which this prompt has no line for/);
   });
 

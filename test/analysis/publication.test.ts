@@ -15,14 +15,32 @@ import { runCli } from '../helpers/cli.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { testWorker } from '../helpers/temporal.js';
-import { analysisInput, git, nextPreparationDay, prepareToy, progressUntil, readJson, ROLES, scratch, sourceIdentity, startAnalysis, toyCheckout, toyProfiles, toyScenario } from './helpers.js';
+import {
+  analysisInput,
+  git,
+  nextPreparationDay,
+  prepareToy,
+  progressUntil,
+  readJson,
+  ROLES,
+  scratch,
+  sourceIdentity,
+  startAnalysis,
+  toyCheckout,
+  toyProfiles,
+  toyScenario,
+} from './helpers.js';
 import { useDevServer } from '../helpers/servers.js';
 
 const { env, address } = useDevServer();
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const destinationOf = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 interface JournalLine {
   event: string;
@@ -39,7 +57,12 @@ const journalOf = async (prepared: PreparedRun): Promise<JournalLine[]> =>
 async function branchCommits(prepared: PreparedRun): Promise<{ commit: string; paths: string[] }[]> {
   const log = await git(prepared.worktree, 'log', '--format=%H', `${prepared.parameters.preparationCommit}..HEAD`);
   const commits = log.split('\n').filter(Boolean);
-  return Promise.all(commits.map(async (commit) => ({ commit, paths: (await git(prepared.worktree, 'show', '--name-only', '--format=', commit)).split('\n').filter(Boolean).sort() })));
+  return Promise.all(
+    commits.map(async (commit) => ({
+      commit,
+      paths: (await git(prepared.worktree, 'show', '--name-only', '--format=', commit)).split('\n').filter(Boolean).sort(),
+    })),
+  );
 }
 
 /** Every file publication writes, repository-relative: the members at their layout paths and the published manifest. */
@@ -104,15 +127,27 @@ describe('a published run', () => {
     expect(published.run).toBe(run.prepared.runId);
     expect(published.method).toEqual(run.prepared.parameters.method);
     expect(published.source).toBe(await sourceIdentity());
-    expect(published.members.map((member) => [member.role, member.profile, member.model, member.modelSource])).toEqual(ROLES.map((role) => [role, 'fake', 'fake-model-1', 'harness']));
+    expect(published.members.map((member) => [member.role, member.profile, member.model, member.modelSource])).toEqual(
+      ROLES.map((role) => [role, 'fake', 'fake-model-1', 'harness']),
+    );
     expect(Object.keys(published.files)).toHaveLength(ROLES.length);
   });
 
   test('the journal records each step once: begin, a write of each file, the commit, done', async () => {
     const manifest = await readJson<Manifest>(outcome.manifest!);
     const journal = await journalOf(run.prepared);
-    expect(journal.map((entry) => entry.event).filter((event) => !['writing', 'written'].includes(event))).toEqual(['begin', 'committing', 'committed', 'done']);
-    expect(journal.filter((entry) => entry.event === 'written').map((entry) => entry.path).sort()).toEqual(await publishedPaths(run.prepared, manifest));
+    expect(journal.map((entry) => entry.event).filter((event) => !['writing', 'written'].includes(event))).toEqual([
+      'begin',
+      'committing',
+      'committed',
+      'done',
+    ]);
+    expect(
+      journal
+        .filter((entry) => entry.event === 'written')
+        .map((entry) => entry.path)
+        .sort(),
+    ).toEqual(await publishedPaths(run.prepared, manifest));
   });
 
   test('commonplace validate accepts the published artifact', async () => {
@@ -160,14 +195,19 @@ test('integrate refuses when main changed a path the published run also wrote, n
   await git(run.checkout, 'commit', '--quiet', '-m', 'main writes into the destination');
   const head = await git(run.checkout, 'rev-parse', 'HEAD');
   await expect(integrateRun(run.checkout, await locateRun(run.checkout, run.prepared.runId))).rejects.toThrow(IntegrateError);
-  await expect(integrateRun(run.checkout, await locateRun(run.checkout, run.prepared.runId))).rejects.toThrow(new RegExp(`changed paths the run also changed .*: ${clash.replace(/[.]/g, '\\.')}$`));
+  await expect(integrateRun(run.checkout, await locateRun(run.checkout, run.prepared.runId))).rejects.toThrow(
+    new RegExp(`changed paths the run also changed .*: ${clash.replace(/[.]/g, '\\.')}$`),
+  );
   expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
 });
 
 test('a worker killed between journal steps of publication: the retry on another worker completes it, writing each file and committing exactly once', async () => {
   const run = await prepared();
   // The first worker is a process that kills itself once the journal says the third file is written.
-  const first = startFaultWorker({ do: 'kill', at: 'publication-journaled', detail: 'written', nth: 3 }, { address: address(), state: join(run.dir, 'state-1') });
+  const first = startFaultWorker(
+    { do: 'kill', at: 'publication-journaled', detail: 'written', nth: 3 },
+    { address: address(), state: join(run.dir, 'state-1') },
+  );
   const handle = await startAnalysis(env(), run.input);
   expect((await first).signal).toBe('SIGKILL');
   const interrupted = await journalOf(run.prepared);
@@ -196,27 +236,37 @@ async function stoppedRun(run: Run, handle: WorkflowHandle): Promise<AnalysisPro
 test.each([
   ['a torn last line', (begin: string) => `${begin}\n{"event":"writ`],
   ['a begin of other bytes', (begin: string) => `${begin.replace(/"publication":"[0-9a-f]+"/, `"publication":"${'0'.repeat(64)}"`)}\n`],
-])('a journal with an unknown outcome (%s) stops the run as publication-uncertain with the journal as evidence, and writes nothing', async (_label, journalText) => {
-  const run = await prepared();
-  const journal = publicationJournalFile(run.prepared.runDir);
-  const begin = JSON.stringify({ event: 'begin', publication: 'x', destination: destinationOf(run.prepared), base: run.prepared.parameters.preparationCommit, files: {}, at: '2030-01-01T00:00:00.000Z' });
-  await writeFile(journal, journalText(begin));
-  const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
-  await worker.runUntil(async () => {
-    const handle = await startAnalysis(env(), run.input);
-    const progress = await stoppedRun(run, handle);
-    expect(progress.status).toBe('stopped');
-    expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
-    expect(progress.stage).toBe('publication');
-    expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
-    expect(await branchCommits(run.prepared)).toEqual([]);
-    // The operator reads the journal, finds nothing was published, sets it aside, and resumes: publication starts afresh.
-    await rm(journal);
-    await handle.executeUpdate('resume');
-    expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
-    expect(await branchCommits(run.prepared)).toHaveLength(1);
-  });
-});
+])(
+  'a journal with an unknown outcome (%s) stops the run as publication-uncertain with the journal as evidence, and writes nothing',
+  async (_label, journalText) => {
+    const run = await prepared();
+    const journal = publicationJournalFile(run.prepared.runDir);
+    const begin = JSON.stringify({
+      event: 'begin',
+      publication: 'x',
+      destination: destinationOf(run.prepared),
+      base: run.prepared.parameters.preparationCommit,
+      files: {},
+      at: '2030-01-01T00:00:00.000Z',
+    });
+    await writeFile(journal, journalText(begin));
+    const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
+    await worker.runUntil(async () => {
+      const handle = await startAnalysis(env(), run.input);
+      const progress = await stoppedRun(run, handle);
+      expect(progress.status).toBe('stopped');
+      expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
+      expect(progress.stage).toBe('publication');
+      expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
+      expect(await branchCommits(run.prepared)).toEqual([]);
+      // The operator reads the journal, finds nothing was published, sets it aside, and resumes: publication starts afresh.
+      await rm(journal);
+      await handle.executeUpdate('resume');
+      expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
+      expect(await branchCommits(run.prepared)).toHaveLength(1);
+    });
+  },
+);
 
 test('a destination changed on main since preparation stops the run with conflict and writes nothing; once main is restored, resume publishes', async () => {
   const run = await prepared();
@@ -236,7 +286,11 @@ test('a destination changed on main since preparation stops the run with conflic
     expect(await exists(publicationJournalFile(run.prepared.runDir))).toBe(false);
     expect(await branchCommits(run.prepared)).toEqual([]);
     // The manifest is written by the activity that records the stop: wait for it, not for a moment.
-    await waitFor('the manifest to say stopped', async () => (await readJson<Manifest>(join(run.prepared.runDir, 'manifest.json')).catch(() => undefined))?.status === 'stopped', 60_000);
+    await waitFor(
+      'the manifest to say stopped',
+      async () => (await readJson<Manifest>(join(run.prepared.runDir, 'manifest.json')).catch(() => undefined))?.status === 'stopped',
+      60_000,
+    );
 
     await git(run.checkout, 'rm', '--quiet', '-r', destinationOf(run.prepared));
     await git(run.checkout, 'commit', '--quiet', '-m', 'clear the destination');
@@ -256,9 +310,17 @@ test('the shipped method over the example system, played by the fake harness fro
   await installMethod(checkout);
   await git(checkout, 'add', '-A');
   await git(checkout, 'commit', '--quiet', '-m', 'example KB with the method');
-  const run = await prepareRun({ checkout, system: 'quill', source: join(packageRoot(), 'examples', 'systems', 'quill'), profile: 'fake', now: nextPreparationDay() });
+  const run = await prepareRun({
+    checkout,
+    system: 'quill',
+    source: join(packageRoot(), 'examples', 'systems', 'quill'),
+    profile: 'fake',
+    now: nextPreparationDay(),
+  });
   const dir = await scratch();
-  const input = analysisInput(run, await toyProfiles(dir), { COMMONPLACE_FAKE_SCENARIO: join(packageRoot(), 'examples', 'scenarios', 'agentic-analysis.json') });
+  const input = analysisInput(run, await toyProfiles(dir), {
+    COMMONPLACE_FAKE_SCENARIO: join(packageRoot(), 'examples', 'scenarios', 'agentic-analysis.json'),
+  });
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const outcome = (await worker.runUntil(async () => (await startAnalysis(env(), input)).result())) as AnalysisResult;
   expect([outcome.status, outcome.disposition]).toEqual(['completed', 'published']);

@@ -23,7 +23,11 @@ test('a replaced worker finds the HEAD moved while no worker watched: the run st
   // The first worker is a process of its own, so it can be killed outright while the boundary's launch runs.
   const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address() } });
   const handle = await startAnalysis(env(), input);
-  await waitFor('the boundary launch to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === ROLES.indexOf('boundary')), 120_000);
+  await waitFor(
+    'the boundary launch to start',
+    async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === ROLES.indexOf('boundary')),
+    120_000,
+  );
   const running = await handle.query<AnalysisProgress>('progress');
   expect(running.status).toBe('running');
   first.kill('SIGKILL');
@@ -37,7 +41,9 @@ test('a replaced worker finds the HEAD moved while no worker watched: the run st
   const outcome = (await second.runUntil(async () => {
     const stopped = await progressUntil(handle, (progress) => progress.status === 'stopped', 180_000);
     expect(stopped.stops.map((stop) => stop.kind)).toEqual(['environment-changed']);
-    expect(stopped.stops[0]?.reason).toMatch(/^a worker picking the run up found the environment changed: HEAD of .* is [0-9a-f]{40}, but the run was prepared at/);
+    expect(stopped.stops[0]?.reason).toMatch(
+      /^a worker picking the run up found the environment changed: HEAD of .* is [0-9a-f]{40}, but the run was prepared at/,
+    );
     // Mid-way: the boundary's launch had run (and is kept), not a stop at the run's start.
     expect((await readLedger(ledger)).filter((entry) => entry.event === 'end' && entry.rule === ROLES.indexOf('boundary'))).toHaveLength(1);
 

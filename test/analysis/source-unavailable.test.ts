@@ -23,8 +23,12 @@ test('a source directory that is gone stops the run with source-unavailable, nam
     const handle = await startAnalysis(env(), analysisInput(prepared, await toyProfiles(dir), fakeEnv));
     const stopped = await progressUntil(handle, (progress) => progress.status === 'stopped');
     expect(stopped.stops.map((stop) => stop.kind)).toEqual(['source-unavailable']);
-    expect(stopped.stops[0]?.reason).toBe(`the source cannot be acquired: source directory ${source} does not exist; make it reachable and resume, or prepare a new run`);
-    expect(await readJson<{ problems: string[] }>(stopped.stops[0]!.evidence!)).toEqual(expect.objectContaining({ ok: false, problems: [`source directory ${source} does not exist`] }));
+    expect(stopped.stops[0]?.reason).toBe(
+      `the source cannot be acquired: source directory ${source} does not exist; make it reachable and resume, or prepare a new run`,
+    );
+    expect(await readJson<{ problems: string[] }>(stopped.stops[0]!.evidence!)).toEqual(
+      expect.objectContaining({ ok: false, problems: [`source directory ${source} does not exist`] }),
+    );
     expect(await readLedger(ledger)).toEqual([]);
 
     await cp(sourceFixture, source, { recursive: true });

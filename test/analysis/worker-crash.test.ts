@@ -18,9 +18,16 @@ test('a worker killed mid-cascade and replaced: the run completes, the running t
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => {
     const corrected = clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)');
     return {
-      'report-verification': [writes('report-verification', member.verification(prepared.runId, ['runtime-report: src/main.ts reads the whole file'])), writes('report-verification', clean['report-verification'])],
+      'report-verification': [
+        writes('report-verification', member.verification(prepared.runId, ['runtime-report: src/main.ts reads the whole file'])),
+        writes('report-verification', clean['report-verification']),
+      ],
       // The correction's first try outlives the worker that started it (held until the worker is killed); the next worker adopts it.
-      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', corrected, { waitForFile: release }), writes('runtime-report', corrected)],
+      'runtime-report': [
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', corrected, { waitForFile: release }),
+        writes('runtime-report', corrected),
+      ],
       reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
     };
   });
@@ -29,7 +36,11 @@ test('a worker killed mid-cascade and replaced: the run completes, the running t
   // The first worker is the real `commonplace worker`, a process of its own, so it can be killed outright.
   const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address() } });
   const handle = await startAnalysis(env(), input);
-  await waitFor('the correction of the runtime report to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === runtimeRule && entry.attempt === 1), 120_000);
+  await waitFor(
+    'the correction of the runtime report to start',
+    async () => (await readLedger(ledger)).some((entry) => entry.event === 'start' && entry.rule === runtimeRule && entry.attempt === 1),
+    120_000,
+  );
   const beforeKill = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
@@ -41,7 +52,9 @@ test('a worker killed mid-cascade and replaced: the run completes, the running t
 
   const entries = await readLedger(ledger);
   const completedBefore = beforeKill.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
-  expect(completedBefore.map((entry) => ROLES[entry.rule])).toEqual(expect.arrayContaining(['boundary', 'runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation', 'report-verification']));
+  expect(completedBefore.map((entry) => ROLES[entry.rule])).toEqual(
+    expect.arrayContaining(['boundary', 'runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation', 'report-verification']),
+  );
   expect(completedBefore).toHaveLength(7);
   // Every launch that had ended before the kill ran exactly once: none of those (rule, attempt) pairs started again.
   const startsAfter = entries.slice(beforeKill.length).filter((entry) => entry.event === 'start');

@@ -44,7 +44,11 @@ interface Started {
 type Overrides = Parameters<typeof toyScenario>[2];
 
 /** Prepares a toy run, writes its scenario, and starts its workflow; `body` runs while a test worker serves it. */
-async function withRun<T>(overrides: Overrides, body: (run: Started) => Promise<T>, options: { beforeStart?: (prepared: PreparedRun) => Promise<void> } = {}): Promise<T> {
+async function withRun<T>(
+  overrides: Overrides,
+  body: (run: Started) => Promise<T>,
+  options: { beforeStart?: (prepared: PreparedRun) => Promise<void> } = {},
+): Promise<T> {
   const checkout = await toyCheckout();
   const prepared = await prepareToy(checkout);
   const dir = await scratch();
@@ -71,11 +75,14 @@ describe('a clean run', () => {
   let outcome: AnalysisResult;
   let currentDetails: string | undefined;
   beforeAll(async () => {
-    await withRun(() => ({}), async (started) => {
-      run = started;
-      outcome = await result(started.handle);
-      currentDetails = (await started.handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
-    });
+    await withRun(
+      () => ({}),
+      async (started) => {
+        run = started;
+        outcome = await result(started.handle);
+        currentDetails = (await started.handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails;
+      },
+    );
   });
 
   test('completes with the artifact published', () => {
@@ -97,9 +104,12 @@ describe('a clean run', () => {
       expect([path, sha256(await readFile(join(run.prepared.runDir, 'artifact', path)))]).toEqual([path, digest]);
     }
     expect(manifest.members.map((entry) => [entry.role, entry.model, entry.check])).toEqual(ROLES.map((role) => [role, 'fake-model-1', 'passed']));
-    expect(manifest.members.filter((entry) => entry.verified === 'accepted').map((entry) => entry.role).sort()).toEqual(
-      ['runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation', 'memory-profile', 'synthesis'].sort(),
-    );
+    expect(
+      manifest.members
+        .filter((entry) => entry.verified === 'accepted')
+        .map((entry) => entry.role)
+        .sort(),
+    ).toEqual(['runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation', 'memory-profile', 'synthesis'].sort());
   });
 
   test('the Web UI summary names the system and the run', async () => {
@@ -150,7 +160,9 @@ describe('a runtime report rejected once by a check', () => {
   let findings: string;
   beforeAll(async () => {
     await withRun(
-      (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO: check the loop.\n`), writes('runtime-report', clean['runtime-report'])] }),
+      (clean) => ({
+        'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTODO: check the loop.\n`), writes('runtime-report', clean['runtime-report'])],
+      }),
       async ({ handle, ledger, prepared }) => {
         outcome = await result(handle);
         starts = await startsByRole(ledger);
@@ -178,7 +190,7 @@ describe('a runtime report rejected once by a check', () => {
 
   test('the re-ask prompt hands over the findings file and says the previous answer was rejected', () => {
     expect(prompt).toContain('\nfindings = findings.md\n');
-    expect(prompt).toContain('Your previous answer was rejected by the run\'s checks; findings.md lists every finding.');
+    expect(prompt).toContain("Your previous answer was rejected by the run's checks; findings.md lists every finding.");
   });
 
   test('the findings file lists each finding by line and the records the role may cite', () => {
@@ -191,11 +203,26 @@ test('the verifier refuses two authors: both are corrected, every report re-chec
   await withRun(
     (clean) => ({
       'report-verification': [
-        writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show', 'lens-memory: "keeps nothing" needs a source'])),
+        writes(
+          'report-verification',
+          member.verification(runOf(clean), [
+            'runtime-report: the loop is said to read once, which src/main.ts does not show',
+            'lens-memory: "keeps nothing" needs a source',
+          ]),
+        ),
         writes('report-verification', clean['report-verification']),
       ],
-      'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)'))],
-      'lens-memory': [writes('lens-memory', clean['lens-memory']), writes('lens-memory', clean['lens-memory'].replace('one pass over one input (SRC-2)', 'one pass that writes out.txt and reads nothing back (SRC-1, SRC-2)'))],
+      'runtime-report': [
+        writes('runtime-report', clean['runtime-report']),
+        writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
+      ],
+      'lens-memory': [
+        writes('lens-memory', clean['lens-memory']),
+        writes(
+          'lens-memory',
+          clean['lens-memory'].replace('one pass over one input (SRC-2)', 'one pass that writes out.txt and reads nothing back (SRC-1, SRC-2)'),
+        ),
+      ],
       reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
     }),
     async ({ handle, ledger, prepared }) => {
@@ -210,10 +237,14 @@ test('the verifier refuses two authors: both are corrected, every report re-chec
         ]);
         expect(await readFile(launchFile(prepared, role, 2, 'prompt.md'), 'utf8')).toContain('\nrefusal = refusal.md\n');
       }
-      expect(await readFile(launchFile(prepared, 'runtime-report', 2, 'refusal.md'), 'utf8')).toContain('- the loop is said to read once, which src/main.ts does not show');
+      expect(await readFile(launchFile(prepared, 'runtime-report', 2, 'refusal.md'), 'utf8')).toContain(
+        '- the loop is said to read once, which src/main.ts does not show',
+      );
       expect(await readFile(launchFile(prepared, 'lens-memory', 2, 'refusal.md'), 'utf8')).not.toContain('src/main.ts does not show');
       const recheck = progress.checks.filter((check) => check.kind === 're-check');
-      expect(recheck.map((check) => [check.role, check.passed]).sort()).toEqual(['lens-control', 'lens-learning', 'lens-memory', 'reconciliation', 'runtime-report'].map((role) => [role, true]));
+      expect(recheck.map((check) => [check.role, check.passed]).sort()).toEqual(
+        ['lens-control', 'lens-learning', 'lens-memory', 'reconciliation', 'runtime-report'].map((role) => [role, true]),
+      );
       const reconciliation = attemptsOf(progress, 'reconciliation');
       expect(reconciliation.map((attempt) => [attempt.kind, attempt.reason])).toEqual([
         ['write', undefined],
@@ -241,7 +272,9 @@ async function verifierKeys(ledger: string): Promise<string[]> {
   return Promise.all(
     starts.map(async (entry) => {
       const handed = await Promise.all(
-        ['runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation'].map(async (role) => sha256(await readFile(join(entry.cwd ?? '', 'artifact', `${role}.md`)).catch(() => Buffer.from('')))),
+        ['runtime-report', 'lens-control', 'lens-memory', 'lens-learning', 'reconciliation'].map(async (role) =>
+          sha256(await readFile(join(entry.cwd ?? '', 'artifact', `${role}.md`)).catch(() => Buffer.from(''))),
+        ),
       );
       return `${entry.promptSha256}:${handed.join(',')}`;
     }),
@@ -251,7 +284,10 @@ async function verifierKeys(ledger: string): Promise<string[]> {
 test('a correction with the exact bytes the verifier refused is rejected by its check before the verifier is asked again', async () => {
   await withRun(
     (clean) => ({
-      'report-verification': [writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show'])), writes('report-verification', clean['report-verification'])],
+      'report-verification': [
+        writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
+        writes('report-verification', clean['report-verification']),
+      ],
       'runtime-report': [
         writes('runtime-report', clean['runtime-report']),
         writes('runtime-report', clean['runtime-report']),
@@ -282,7 +318,9 @@ test('a correction with the exact bytes the verifier refused is rejected by its 
 test('corrections that leave every refused subject as it was refused end the run exhausted, and the verifier is launched once', async () => {
   await withRun(
     (clean) => ({
-      'report-verification': [writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show']))],
+      'report-verification': [
+        writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
+      ],
       'runtime-report': [writes('runtime-report', clean['runtime-report'])],
     }),
     async ({ handle, ledger }) => {
@@ -309,8 +347,14 @@ test('the re-check correction branch: a report that passed fails against a corre
       return {
         'lens-memory': [writes('lens-memory', member.lens(run, 'memory', quiet('memory')))],
         'lens-learning': [writes('lens-learning', member.lens(run, 'learning', quiet('learning')))],
-        'report-verification': [writes('report-verification', member.verification(run, ['runtime-report: the component is the main function, not a loop'])), writes('report-verification', clean['report-verification'])],
-        'runtime-report': [writes('runtime-report', clean['runtime-report']), writes('runtime-report', member['runtime-report'](run, { record: 'RT-CMP-main' }))],
+        'report-verification': [
+          writes('report-verification', member.verification(run, ['runtime-report: the component is the main function, not a loop'])),
+          writes('report-verification', clean['report-verification']),
+        ],
+        'runtime-report': [
+          writes('runtime-report', clean['runtime-report']),
+          writes('runtime-report', member['runtime-report'](run, { record: 'RT-CMP-main' })),
+        ],
         'lens-control': [writes('lens-control', clean['lens-control']), writes('lens-control', member.lens(run, 'control', { cites: 'RT-CMP-main' }))],
         reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
       };
@@ -344,13 +388,21 @@ test('the three lens reports run concurrently: all three are launched before any
   const release = join(await scratch(), 'release');
   const held = (role: Role, text: string): FakeAttempt[] => [writes(role, text, { waitForFile: release })];
   await withRun(
-    (clean) => ({ 'lens-control': held('lens-control', clean['lens-control']), 'lens-memory': held('lens-memory', clean['lens-memory']), 'lens-learning': held('lens-learning', clean['lens-learning']) }),
+    (clean) => ({
+      'lens-control': held('lens-control', clean['lens-control']),
+      'lens-memory': held('lens-memory', clean['lens-memory']),
+      'lens-learning': held('lens-learning', clean['lens-learning']),
+    }),
     async ({ handle, ledger }) => {
       const during = await progressUntil(handle, (progress) => progress.inFlight.length === 3);
       expect(during.inFlight.map((launch) => launch.role).sort()).toEqual(['lens-control', 'lens-learning', 'lens-memory']);
       expect(await updateRejection(handle.executeUpdate('resume'))).toMatch(/is running at lens reports: there is nothing to resume/);
       const lensRules = [2, 3, 4];
-      await waitFor('all three lens launches waiting', async () => (await readLedger(ledger)).filter((entry) => entry.event === 'waiting' && lensRules.includes(entry.rule)).length === 3, 120_000);
+      await waitFor(
+        'all three lens launches waiting',
+        async () => (await readLedger(ledger)).filter((entry) => entry.event === 'waiting' && lensRules.includes(entry.rule)).length === 3,
+        120_000,
+      );
       await writeFile(release, '');
       expect((await result(handle)).status).toBe('completed');
     },
@@ -382,7 +434,9 @@ describe('a run stopped by a usage limit and resumed', () => {
   });
 
   test('the usage limit stops the run for a retry, with the reset time and the launch as evidence', () => {
-    expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.kind === 'usage-limit' ? stop.resetAt : undefined])).toEqual([['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()]]);
+    expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition, stop.kind === 'usage-limit' ? stop.resetAt : undefined])).toEqual([
+      ['usage-limit', 'retry', new Date(resetEpoch * 1000).toISOString()],
+    ]);
     expect(stoppedAt.stops[0]?.evidence).toMatch(/launches\/lens-memory\/1\/\.launch$/);
   });
 
@@ -414,7 +468,12 @@ describe('a run stopped by a usage limit and resumed', () => {
 
 test('a verdict that does not follow the verification protocol is a rejected candidate, re-asked with its findings', async () => {
   await withRun(
-    (clean) => ({ 'synthesis-verification': [writes('synthesis-verification', clean['synthesis-verification'].replace(/## Limits[\s\S]*$/, '')), writes('synthesis-verification', clean['synthesis-verification'])] }),
+    (clean) => ({
+      'synthesis-verification': [
+        writes('synthesis-verification', clean['synthesis-verification'].replace(/## Limits[\s\S]*$/, '')),
+        writes('synthesis-verification', clean['synthesis-verification']),
+      ],
+    }),
     async ({ handle, ledger }) => {
       const outcome = await result(handle);
       expect(outcome.status).toBe('completed');
@@ -434,7 +493,9 @@ test('a changed environment at start stops the run with environment-changed; onc
       const stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
       expect(stoppedAt.stops.map((stop) => stop.kind)).toEqual(['environment-changed']);
       expect(stoppedAt.stops[0]?.reason).toMatch(/HEAD of .* is [0-9a-f]{40}, but the run was prepared at/);
-      expect(await readJson<{ problems: string[] }>(stoppedAt.stops[0]?.evidence ?? '')).toEqual(expect.objectContaining({ problems: expect.arrayContaining([expect.stringMatching(/HEAD/)]) }));
+      expect(await readJson<{ problems: string[] }>(stoppedAt.stops[0]?.evidence ?? '')).toEqual(
+        expect.objectContaining({ problems: expect.arrayContaining([expect.stringMatching(/HEAD/)]) }),
+      );
       expect(await readLedger(ledger)).toEqual([]);
 
       await git(prepared.worktree, 'reset', '--quiet', '--hard', prepared.parameters.preparationCommit);
@@ -444,7 +505,7 @@ test('a changed environment at start stops the run with environment-changed; onc
     },
     {
       beforeStart: async (prepared) => {
-        await git(prepared.worktree, 'commit', '--quiet', '--allow-empty', '-m', 'an edit made in the run\'s worktree');
+        await git(prepared.worktree, 'commit', '--quiet', '--allow-empty', '-m', "an edit made in the run's worktree");
       },
     },
   );
@@ -453,12 +514,17 @@ test('a changed environment at start stops the run with environment-changed; onc
 test('a worker that writes outside its outputs stops the run with environment-changed, naming the path; the answer that revealed it is asked again once resumed', async () => {
   await withRun(
     (clean) => ({
-      'lens-learning': [writes('lens-learning', clean['lens-learning'], { writeOutside: { '../../../../../../kb/notes/stray.md': 'stray\n' } }), writes('lens-learning', clean['lens-learning'])],
+      'lens-learning': [
+        writes('lens-learning', clean['lens-learning'], { writeOutside: { '../../../../../../kb/notes/stray.md': 'stray\n' } }),
+        writes('lens-learning', clean['lens-learning']),
+      ],
     }),
     async ({ handle, ledger, prepared }) => {
       const stoppedAt = await progressUntil(handle, (progress) => progress.status === 'stopped');
       expect(stoppedAt.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['environment-changed', 'inspect']]);
-      expect(stoppedAt.stops[0]?.reason).toMatch(/the worktree changed outside run state during the lens reports launches \(seen after lens-\w+ attempt 1\): kb\/notes\/stray\.md;/);
+      expect(stoppedAt.stops[0]?.reason).toMatch(
+        /the worktree changed outside run state during the lens reports launches \(seen after lens-\w+ attempt 1\): kb\/notes\/stray\.md;/,
+      );
       await rm(join(prepared.worktree, 'kb', 'notes', 'stray.md'));
       await handle.executeUpdate('resume');
       expect((await result(handle)).status).toBe('completed');

@@ -71,7 +71,10 @@ describe('connection settings', () => {
   test('the environment overrides the profile, and the global options override the environment', () => {
     const env = { TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'staging', TEMPORAL_ADDRESS: 'env.example:7233', TEMPORAL_NAMESPACE: 'from-env' };
     expect(connectionSettings(env, {})).toMatchObject({ address: 'env.example:7233', namespace: 'from-env' });
-    expect(connectionSettings(env, { address: 'flag.example:7233', namespace: 'from-flag' })).toMatchObject({ address: 'flag.example:7233', namespace: 'from-flag' });
+    expect(connectionSettings(env, { address: 'flag.example:7233', namespace: 'from-flag' })).toMatchObject({
+      address: 'flag.example:7233',
+      namespace: 'from-flag',
+    });
     expect(connectionSettings(env, { namespace: 'from-flag' })).toMatchObject({ address: 'env.example:7233', namespace: 'from-flag' });
   });
 
@@ -79,7 +82,11 @@ describe('connection settings', () => {
     ['TEMPORAL_TLS=true turns TLS on', { TEMPORAL_TLS: 'true' }, { tls: {} }],
     ['an API key alone turns TLS on', { TEMPORAL_API_KEY: 'k' }, { tls: true, apiKey: 'k' }],
     ['TEMPORAL_TLS=false keeps an API key on plain TCP', { TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }, { tls: false, apiKey: 'k' }],
-    ['TEMPORAL_TLS_SERVER_NAME turns TLS on with that name', { TEMPORAL_TLS_SERVER_NAME: 'temporal.example' }, { tls: { serverNameOverride: 'temporal.example' } }],
+    [
+      'TEMPORAL_TLS_SERVER_NAME turns TLS on with that name',
+      { TEMPORAL_TLS_SERVER_NAME: 'temporal.example' },
+      { tls: { serverNameOverride: 'temporal.example' } },
+    ],
     ['TEMPORAL_GRPC_META_* become request headers', { TEMPORAL_GRPC_META_X_TENANT: 'acme' }, { metadata: { 'x-tenant': 'acme' } }],
     ['an empty variable counts as unset', { TEMPORAL_ADDRESS: '', TEMPORAL_NAMESPACE: '', TEMPORAL_TLS: '' }, {}],
   ])('%s', (_title, env, expected) => {
@@ -103,9 +110,24 @@ describe('connection settings', () => {
   });
 
   test.each([
-    ['a missing certificate named by the environment names the variable and the path', { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_DATA: 'KEY' }, {}, /^cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\): no such file$/],
-    ['a missing certificate named by a profile names the profile key, the file and the path', { TEMPORAL_PROFILE: 'mtls' }, {}, /^cannot read the TLS client certificate \S+missing-client\.pem \(tls\.client_cert_path of profile "mtls" in \S+temporal\.toml\): no such file$/],
-    ['an unknown profile names itself, the file and the profiles there', {}, { profileName: 'prod' }, /^profile "prod" \(--profile-name\) is not in the Temporal config file \S+temporal\.toml; its profiles: default, staging, mtls$/],
+    [
+      'a missing certificate named by the environment names the variable and the path',
+      { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_DATA: 'KEY' },
+      {},
+      /^cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\): no such file$/,
+    ],
+    [
+      'a missing certificate named by a profile names the profile key, the file and the path',
+      { TEMPORAL_PROFILE: 'mtls' },
+      {},
+      /^cannot read the TLS client certificate \S+missing-client\.pem \(tls\.client_cert_path of profile "mtls" in \S+temporal\.toml\): no such file$/,
+    ],
+    [
+      'an unknown profile names itself, the file and the profiles there',
+      {},
+      { profileName: 'prod' },
+      /^profile "prod" \(--profile-name\) is not in the Temporal config file \S+temporal\.toml; its profiles: default, staging, mtls$/,
+    ],
     ['a certificate without its key says both are needed', { TEMPORAL_TLS_CLIENT_CERT_DATA: 'CERT' }, {}, /^a TLS client certificate is set without its key/],
   ])('%s', (_title, env, overrides, message) => {
     expect(() => connectionSettings({ TEMPORAL_CONFIG_FILE: configFile, ...env }, overrides)).toThrow(UserError);
@@ -120,7 +142,9 @@ describe('connection failures', () => {
   ])('%s from the server says the credentials were refused, naming the address', async (_name, code, details) => {
     const error = Object.assign(new Error(`${code} ${_name}: ${details}`), { code, details });
     const failure = await connectionFailure({ address: 'temporal.example:7233', namespace: 'default', apiKey: 'k', tls: true }, error);
-    expect(failure.message).toBe(`Temporal at temporal.example:7233 refused the credentials: ${details} (check TEMPORAL_API_KEY / TEMPORAL_TLS_CLIENT_* / the profile's api_key and tls settings)`);
+    expect(failure.message).toBe(
+      `Temporal at temporal.example:7233 refused the credentials: ${details} (check TEMPORAL_API_KEY / TEMPORAL_TLS_CLIENT_* / the profile's api_key and tls settings)`,
+    );
   });
 });
 
@@ -143,13 +167,18 @@ describe('the global connection options on real commands', () => {
   test('a namespace that does not exist is one line naming it and the address', async () => {
     const result = await runCli(['quota', '--address', address(), '--namespace', 'no-such-namespace'], { env: elsewhere(), cwd: dir });
     expect(result.exitCode).toBe(1);
-    expect(String(result.stderr).trim().split('\n')).toEqual([`commonplace: namespace "no-such-namespace" does not exist on Temporal at ${address()}; name another with --namespace or TEMPORAL_NAMESPACE`]);
+    expect(String(result.stderr).trim().split('\n')).toEqual([
+      `commonplace: namespace "no-such-namespace" does not exist on Temporal at ${address()}; name another with --namespace or TEMPORAL_NAMESPACE`,
+    ]);
   });
 
   test('a profile chosen with --profile-name from --config-file supplies the address', async () => {
     const file = join(dir, 'local.toml');
     await writeFile(file, `[profile.local]\naddress = "${address()}"\nnamespace = "default"\n`);
-    const result = await runCli(['quota', '--profile-name', 'local', '--config-file', file], { env: { TEMPORAL_CONFIG_FILE: join(dir, 'no-such.toml') }, cwd: dir });
+    const result = await runCli(['quota', '--profile-name', 'local', '--config-file', file], {
+      env: { TEMPORAL_CONFIG_FILE: join(dir, 'no-such.toml') },
+      cwd: dir,
+    });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });
@@ -168,7 +197,9 @@ describe('the global connection options on real commands', () => {
     const result = await runCli([...args, '--address', address()], { env: { ...elsewhere(), TEMPORAL_TLS: 'true' }, cwd: dir });
     expect(result.exitCode).toBe(1);
     const lines = String(result.stderr).trim().split('\n');
-    expect(lines.at(-1)).toBe(`commonplace: TLS handshake with ${address()} failed: the server answered without TLS (wrong version number) (check TEMPORAL_TLS_* / the profile's tls settings)`);
+    expect(lines.at(-1)).toBe(
+      `commonplace: TLS handshake with ${address()} failed: the server answered without TLS (wrong version number) (check TEMPORAL_TLS_* / the profile's tls settings)`,
+    );
     expect(result.stderr).not.toMatch(/DEP0123|DeprecationWarning/);
   });
 
@@ -190,7 +221,9 @@ describe('the global connection options on real commands', () => {
     test('the handshake failure is named with the reason, and no deprecation warning leaks', async () => {
       const result = await runCli(['quota', '--address', tlsAddress], { env: { ...elsewhere(), TEMPORAL_TLS: 'true' }, cwd: dir });
       expect(result.exitCode).toBe(1);
-      expect(String(result.stderr).trim().split('\n')).toEqual([`commonplace: TLS handshake with ${tlsAddress} failed: self-signed certificate (check TEMPORAL_TLS_* / the profile's tls settings)`]);
+      expect(String(result.stderr).trim().split('\n')).toEqual([
+        `commonplace: TLS handshake with ${tlsAddress} failed: self-signed certificate (check TEMPORAL_TLS_* / the profile's tls settings)`,
+      ]);
     });
 
     test('a server name that is not in the certificate is named as the handshake failure', async () => {
@@ -199,7 +232,13 @@ describe('the global connection options on real commands', () => {
         cwd: dir,
       });
       expect(result.exitCode).toBe(1);
-      expect(String(result.stderr).trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^commonplace: TLS handshake with ${tlsAddress} failed: .*temporal\\.example.* \\(check TEMPORAL_TLS_\\* / the profile's tls settings\\)$`))]);
+      expect(String(result.stderr).trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^commonplace: TLS handshake with ${tlsAddress} failed: .*temporal\\.example.* \\(check TEMPORAL_TLS_\\* / the profile's tls settings\\)$`,
+          ),
+        ),
+      ]);
     });
   });
 
@@ -241,7 +280,23 @@ describe('the global connection options on real commands', () => {
       await writeFile(pem('client.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
       for (const name of ['server', 'client']) {
         await openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name === 'server' ? 'localhost' : 'commonplace'}`);
-        await openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-extfile', `${name}.ext`);
+        await openssl(
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-CAcreateserial',
+          '-out',
+          `${name}.pem`,
+          '-days',
+          '1',
+          '-extfile',
+          `${name}.ext`,
+        );
       }
       const [ca, key, cert] = await Promise.all([readFile(pem('ca.pem')), readFile(pem('server.key')), readFile(pem('server.pem'))]);
       tlsAddress = await proxy({ key, cert });
@@ -258,7 +313,11 @@ describe('the global connection options on real commands', () => {
     test.each([
       ['the server CA alone, to an IP address', () => withCa(), () => tlsAddress],
       ['the server CA and a server name', () => ({ ...withCa(), TEMPORAL_TLS_SERVER_NAME: 'localhost' }), () => tlsAddress],
-      ['a server name the certificate lacks, with host verification turned off', () => ({ ...withCa(), TEMPORAL_TLS_SERVER_NAME: 'temporal.example', TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }), () => tlsAddress],
+      [
+        'a server name the certificate lacks, with host verification turned off',
+        () => ({ ...withCa(), TEMPORAL_TLS_SERVER_NAME: 'temporal.example', TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }),
+        () => tlsAddress,
+      ],
       ['a client certificate the server requires', () => withClientCert(), () => mtlsAddress],
     ])('a client command connects with %s, and stderr stays empty (no DEP0123 warning)', async (_title, tlsEnv, target) => {
       const result = await runCli(['quota', '--address', target()], { env: tlsEnv(), cwd: dir });
@@ -268,8 +327,22 @@ describe('the global connection options on real commands', () => {
 
     test('a profile in temporal.toml supplies the address, the CA and the client certificate', async () => {
       const file = join(dir, 'mtls.toml');
-      await writeFile(file, [`[profile.secure]`, `address = "${mtlsAddress}"`, '[profile.secure.tls]', `server_ca_cert_path = "${pem('ca.pem')}"`, `client_cert_path = "${pem('client.pem')}"`, `client_key_path = "${pem('client.key')}"`, ''].join('\n'));
-      const result = await runCli(['quota', '--config-file', file, '--profile-name', 'secure'], { env: { TEMPORAL_CONFIG_FILE: join(dir, 'no-such.toml') }, cwd: dir });
+      await writeFile(
+        file,
+        [
+          `[profile.secure]`,
+          `address = "${mtlsAddress}"`,
+          '[profile.secure.tls]',
+          `server_ca_cert_path = "${pem('ca.pem')}"`,
+          `client_cert_path = "${pem('client.pem')}"`,
+          `client_key_path = "${pem('client.key')}"`,
+          '',
+        ].join('\n'),
+      );
+      const result = await runCli(['quota', '--config-file', file, '--profile-name', 'secure'], {
+        env: { TEMPORAL_CONFIG_FILE: join(dir, 'no-such.toml') },
+        cwd: dir,
+      });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
     });
@@ -277,17 +350,29 @@ describe('the global connection options on real commands', () => {
     test('a server that requires a client certificate and gets none is a named handshake failure', async () => {
       const result = await runCli(['quota', '--address', mtlsAddress], { env: withCa(), cwd: dir });
       expect(result.exitCode).toBe(1);
-      expect(String(result.stderr).trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^commonplace: TLS handshake with ${mtlsAddress} failed: .*certificate.* \\(check TEMPORAL_TLS_\\* / the profile's tls settings\\)$`))]);
+      expect(String(result.stderr).trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^commonplace: TLS handshake with ${mtlsAddress} failed: .*certificate.* \\(check TEMPORAL_TLS_\\* / the profile's tls settings\\)$`),
+        ),
+      ]);
     });
 
     test('a worker connects through mutual TLS and polls the commonplace task queue', async () => {
       const worker = startCli(['worker', '--state', join(dir, 'tls-worker'), '--address', mtlsAddress], { env: withClientCert(), cwd: dir });
       try {
-        await waitFor('a poller on task queue commonplace', async () => {
-          if (worker.exitCode !== null) throw new Error(`the worker exited: ${String((await worker).stderr)}`);
-          const queue = await server().client.workflowService.describeTaskQueue({ namespace: server().namespace ?? 'default', taskQueue: { name: 'commonplace' }, taskQueueType: 1 });
-          return (queue.pollers ?? []).length > 0;
-        }, 120_000);
+        await waitFor(
+          'a poller on task queue commonplace',
+          async () => {
+            if (worker.exitCode !== null) throw new Error(`the worker exited: ${String((await worker).stderr)}`);
+            const queue = await server().client.workflowService.describeTaskQueue({
+              namespace: server().namespace ?? 'default',
+              taskQueue: { name: 'commonplace' },
+              taskQueueType: 1,
+            });
+            return (queue.pollers ?? []).length > 0;
+          },
+          120_000,
+        );
       } finally {
         worker.kill('SIGINT');
       }

@@ -38,7 +38,9 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
 
     // A second worker against the same server says what it is doing at once: where it connects, then ready (on the prebuilt bundle), and the checkout it holds.
     const checkout = await corpusCopy();
-    const worker = startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    const worker = startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], {
+      env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+    });
     let said = '';
     worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
     try {

@@ -31,13 +31,44 @@ let outside: string;
 beforeAll(async () => {
   checkout = await toyCheckout();
   outside = await scratch('commonplace-errors-analysis-');
-  const prepared = await runCli(['analysis', 'prepare', 'toy-errors', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout, '--json'], { env: offline });
+  const prepared = await runCli(
+    [
+      'analysis',
+      'prepare',
+      'toy-errors',
+      '--source',
+      sourceFixture,
+      '--profile',
+      'fake',
+      '--plan',
+      join(checkout, toyPlan),
+      '--worktrees',
+      join(checkout, '..', 'worktrees'),
+      '--kb',
+      checkout,
+      '--json',
+    ],
+    { env: offline },
+  );
   expect(prepared.exitCode).toBe(0);
   runId = (JSON.parse(String(prepared.stdout)) as { runId: string }).runId;
 });
 
 describe('analysis prepare', () => {
-  const prepareArgs = (system: string, extra: string[]) => ['analysis', 'prepare', system, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout, ...extra];
+  const prepareArgs = (system: string, extra: string[]) => [
+    'analysis',
+    'prepare',
+    system,
+    '--profile',
+    'fake',
+    '--plan',
+    join(checkout, toyPlan),
+    '--worktrees',
+    join(checkout, '..', 'worktrees'),
+    '--kb',
+    checkout,
+    ...extra,
+  ];
 
   test.each([
     ['with a source that does not exist', ['--source', '/nonexistent/quill'], /\/nonexistent\/quill/],

@@ -23,19 +23,57 @@ async function oneLineError(args: string[], extra: Record<string, string> = {}):
   expect(result.exitCode).toBe(1);
   expect(result.stdout).toBe('');
   // The worker says what it is doing ("loading the worker...", "connecting to ..."): those are progress, not the error.
-  const lines = String(result.stderr).trim().split('\n').filter((line) => !line.endsWith('...'));
+  const lines = String(result.stderr)
+    .trim()
+    .split('\n')
+    .filter((line) => !line.endsWith('...'));
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }
 
 test.each([
-  ['an address where no server listens', ['quota', '--address', '127.0.0.1:1'], {}, /^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 \(.*\); start a local one there with `.*commonplace\S* dev --port 1 --ui-port 1001 --address 127\.0\.0\.1:1`, or set TEMPORAL_ADDRESS \/ --address$/],
-  ['a client certificate path that does not exist', ['quota'], { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/no/such/client.key' }, /^commonplace: cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\): no such file$/],
-  ['a server CA path that does not exist', ['quota'], { TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/no/such/ca.pem' }, /^commonplace: cannot read the TLS server CA certificate \/no\/such\/ca\.pem \(TEMPORAL_TLS_SERVER_CA_CERT_PATH\): no such file$/],
-  ['a client certificate without its key', ['quota'], { TEMPORAL_TLS_CLIENT_CERT_DATA: 'CERT' }, /^commonplace: a TLS client certificate is set without its key: /],
-  ['a missing --config-file', ['quota', '--config-file', '/no/such/temporal.toml'], {}, /^commonplace: the Temporal config file \/no\/such\/temporal\.toml \(--config-file\) does not exist$/],
-  ['a config file that is not TOML', ['quota'], { TEMPORAL_CONFIG_FILE: '{dir}/broken.toml' }, /^commonplace: cannot use the Temporal config file \S+broken\.toml: .+$/],
-  ['TEMPORAL_PROFILE with no config file', ['quota'], { TEMPORAL_PROFILE: 'staging' }, /^commonplace: profile "staging" \(TEMPORAL_PROFILE\) is not in the Temporal config file \S+absent\.toml, which does not exist$/],
+  [
+    'an address where no server listens',
+    ['quota', '--address', '127.0.0.1:1'],
+    {},
+    /^commonplace: cannot reach Temporal at 127\.0\.0\.1:1 \(.*\); start a local one there with `.*commonplace\S* dev --port 1 --ui-port 1001 --address 127\.0\.0\.1:1`, or set TEMPORAL_ADDRESS \/ --address$/,
+  ],
+  [
+    'a client certificate path that does not exist',
+    ['quota'],
+    { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/no/such/client.key' },
+    /^commonplace: cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\): no such file$/,
+  ],
+  [
+    'a server CA path that does not exist',
+    ['quota'],
+    { TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/no/such/ca.pem' },
+    /^commonplace: cannot read the TLS server CA certificate \/no\/such\/ca\.pem \(TEMPORAL_TLS_SERVER_CA_CERT_PATH\): no such file$/,
+  ],
+  [
+    'a client certificate without its key',
+    ['quota'],
+    { TEMPORAL_TLS_CLIENT_CERT_DATA: 'CERT' },
+    /^commonplace: a TLS client certificate is set without its key: /,
+  ],
+  [
+    'a missing --config-file',
+    ['quota', '--config-file', '/no/such/temporal.toml'],
+    {},
+    /^commonplace: the Temporal config file \/no\/such\/temporal\.toml \(--config-file\) does not exist$/,
+  ],
+  [
+    'a config file that is not TOML',
+    ['quota'],
+    { TEMPORAL_CONFIG_FILE: '{dir}/broken.toml' },
+    /^commonplace: cannot use the Temporal config file \S+broken\.toml: .+$/,
+  ],
+  [
+    'TEMPORAL_PROFILE with no config file',
+    ['quota'],
+    { TEMPORAL_PROFILE: 'staging' },
+    /^commonplace: profile "staging" \(TEMPORAL_PROFILE\) is not in the Temporal config file \S+absent\.toml, which does not exist$/,
+  ],
 ])('%s is one line naming it, exit 1', async (_title, args, extra, message) => {
   const resolved = Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, value.replace('{dir}', dir)]));
   expect(await oneLineError(args, resolved)).toMatch(message);
@@ -49,9 +87,12 @@ test('an unknown --profile-name names the profile, the file and the profiles in 
 
 test('a worker with a bad certificate path stops before it writes its state directory', async () => {
   const state = join(dir, 'worker-state');
-  expect(await oneLineError(['worker', '--state', state], { TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/no/such/client.key' })).toMatch(
-    /^commonplace: cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\)/,
-  );
+  expect(
+    await oneLineError(['worker', '--state', state], {
+      TEMPORAL_TLS_CLIENT_CERT_PATH: '/no/such/client.pem',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/no/such/client.key',
+    }),
+  ).toMatch(/^commonplace: cannot read the TLS client certificate \/no\/such\/client\.pem \(TEMPORAL_TLS_CLIENT_CERT_PATH\)/);
   expect(existsSync(state)).toBe(false);
 });
 

@@ -55,9 +55,21 @@ describe('review run full-pass and revise', () => {
     ['a note that does not exist', ['review', 'run', 'full-pass', 'kb/notes/no-such-note.md'], /^commonplace: kb\/notes\/no-such-note\.md: no such note in /],
     ['a path outside kb/', ['review', 'run', 'full-pass', 'README.md'], /README\.md: note path `README\.md` must be repository-relative and start with kb\//],
     ['--concurrency 0', ['review', 'run', 'full-pass', NOTE, '--concurrency', '0'], /--concurrency must be a positive whole number, got "0"/],
-    ['--max-cost that is not an amount', ['review', 'run', 'full-pass', NOTE, '--max-cost', 'lots'], /--max-cost must be a positive amount of US dollars, got "lots"/],
-    ['--plan and --assess together', ['review', 'run', 'revise', NOTE, '--plan', 'plan.yaml', '--assess'], /--plan and --assess choose the work two ways; give one$/],
-    ['a --plan file that does not exist', ['review', 'run', 'revise', NOTE, '--plan', '/nonexistent/plan.yaml'], /--plan \/nonexistent\/plan\.yaml: no such file/],
+    [
+      '--max-cost that is not an amount',
+      ['review', 'run', 'full-pass', NOTE, '--max-cost', 'lots'],
+      /--max-cost must be a positive amount of US dollars, got "lots"/,
+    ],
+    [
+      '--plan and --assess together',
+      ['review', 'run', 'revise', NOTE, '--plan', 'plan.yaml', '--assess'],
+      /--plan and --assess choose the work two ways; give one$/,
+    ],
+    [
+      'a --plan file that does not exist',
+      ['review', 'run', 'revise', NOTE, '--plan', '/nonexistent/plan.yaml'],
+      /--plan \/nonexistent\/plan\.yaml: no such file/,
+    ],
     ['an unreachable server', ['review', 'run', 'full-pass', NOTE], /cannot reach Temporal at 127\.0\.0\.1:1/],
   ])('%s is refused before anything starts', async (_label, args, message) => {
     const before = await state();
@@ -72,7 +84,9 @@ describe('review run full-pass and revise', () => {
   });
 
   test('outside a KB checkout the command says where it looked', async () => {
-    expect(await refused(['review', 'run', 'full-pass', NOTE], { cwd: outside })).toMatch(/is not inside a Git checkout; run inside a KB checkout or pass --kb DIR$/);
+    expect(await refused(['review', 'run', 'full-pass', NOTE], { cwd: outside })).toMatch(
+      /is not inside a Git checkout; run inside a KB checkout or pass --kb DIR$/,
+    );
   });
 
   test('a checkout outside Git is refused: the checkout guard needs Git', async () => {
@@ -90,11 +104,15 @@ describe('review run full-pass and revise', () => {
 
 describe('review approve and acknowledge', () => {
   test('approve of an unknown run names the run.json it looked for, before asking the server', async () => {
-    expect(await refused(['review', 'approve', 'full-pass-no-such-run', 'artifact/publication.json', '--key', '0123456789abcdef'])).toMatch(/no run full-pass-no-such-run in .* \(no .*run\.json\)/);
+    expect(await refused(['review', 'approve', 'full-pass-no-such-run', 'artifact/publication.json', '--key', '0123456789abcdef'])).toMatch(
+      /no run full-pass-no-such-run in .* \(no .*run\.json\)/,
+    );
   });
 
   test('approve of a file not in the run directory is refused, naming the directory', async () => {
-    expect(await refused(['review', 'approve', RUN, 'artifact/publication.json', '--key', '0123456789abcdef'])).toMatch(/artifact\/publication\.json: no such file in the run directory /);
+    expect(await refused(['review', 'approve', RUN, 'artifact/publication.json', '--key', '0123456789abcdef'])).toMatch(
+      /artifact\/publication\.json: no such file in the run directory /,
+    );
   });
 
   test('approve without --key is a usage error (exit 1)', async () => {

@@ -32,5 +32,7 @@ test('a sweep followed while its server is killed for good exits 1 saying the se
   const ended = await sweep;
   expect(ended.exitCode).toBe(1);
   expect(said).toContain('the Temporal server is not answering; still following gates/');
-  expect(said.trimEnd().split('\n').at(-1)).toMatch(/^commonplace: lost the Temporal server for 15 s while following gates\/GS-\S+; the run goes on on the server — follow it again with the same command$/);
+  expect(said.trimEnd().split('\n').at(-1)).toMatch(
+    /^commonplace: lost the Temporal server for 15 s while following gates\/GS-\S+; the run goes on on the server — follow it again with the same command$/,
+  );
 }, 120_000);

@@ -16,7 +16,9 @@ const { env } = useDevServer();
 test('a running launch reads as its turn and last tool use, from its heartbeat details', async () => {
   const dir = await scratch();
   const release = join(dir, 'release');
-  const events = parseJsonLines(await readFile(join(packageRoot(), 'test', 'fixtures', 'harness', 'claude-stream-success.jsonl'), 'utf8')).filter((event) => event.type !== 'result');
+  const events = parseJsonLines(await readFile(join(packageRoot(), 'test', 'fixtures', 'harness', 'claude-stream-success.jsonl'), 'utf8')).filter(
+    (event) => event.type !== 'result',
+  );
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ events, waitForFile: release, writeDeclared: 'probe ok\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { live: { harness: 'claude', timeout: '5m' } });
   const workflowId = uniqueId('probe/live');
@@ -24,10 +26,14 @@ test('a running launch reads as its turn and last tool use, from its heartbeat d
   let seen: string[] = [];
   await worker.runUntil(async () => {
     const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'live', profiles, fakeEnv)] });
-    await waitFor('the launch to report its tool use', async () => {
-      seen = await liveLaunches(env().client, workflowId);
-      return seen.some((line) => line.includes('Write'));
-    }, 120_000);
+    await waitFor(
+      'the launch to report its tool use',
+      async () => {
+        seen = await liveLaunches(env().client, workflowId);
+        return seen.some((line) => line.includes('Write'));
+      },
+      120_000,
+    );
     await writeFile(release, '');
     await handle.result().catch(() => undefined);
   });

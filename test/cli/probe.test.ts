@@ -17,9 +17,13 @@ describe('commonplace probe', () => {
       const attempts = [{ writeDeclared: 'probe ok\n', model: 'fake-model-7' }];
       const printed = await fakeScenario(await scratch(), [{ attempts }]);
       ledger = printed.ledger;
-      probe = await runCli(['probe', '--profile', 'fake', '--scenario', printed.scenario], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger } });
+      probe = await runCli(['probe', '--profile', 'fake', '--scenario', printed.scenario], {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      });
       const asJson = await fakeScenario(await scratch(), [{ attempts }]);
-      const run = await runCli(['probe', '--profile', 'fake', '--scenario', asJson.scenario, '--json'], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: asJson.ledger } });
+      const run = await runCli(['probe', '--profile', 'fake', '--scenario', asJson.scenario, '--json'], {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: asJson.ledger },
+      });
       json = expectShape(String(run.stdout), 'run-outcome') as unknown as typeof json;
     });
 
@@ -74,9 +78,15 @@ describe('commonplace probe', () => {
 
     test('with --json prints a run-outcome document: failed, exit 2, the probe under result', async () => {
       const { ledger, scenario } = await fakeScenario(await scratch(), [{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }]);
-      const run = await runCli(['probe', '--profile', 'fake', '--scenario', scenario, '--json'], { env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger } });
+      const run = await runCli(['probe', '--profile', 'fake', '--scenario', scenario, '--json'], {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      });
       expect(run.exitCode).toBe(2);
-      expect(expectShape(String(run.stdout), 'run-outcome')).toMatchObject({ status: 'failed', exitCode: 2, result: { profile: 'fake', outcome: { status: 'usage-limit' } } });
+      expect(expectShape(String(run.stdout), 'run-outcome')).toMatchObject({
+        status: 'failed',
+        exitCode: 2,
+        result: { profile: 'fake', outcome: { status: 'usage-limit' } },
+      });
     });
 
     test('fails its workflow (probe-failed)', async () => {
@@ -91,7 +101,10 @@ describe('commonplace probe', () => {
     const lines = String(probe.stderr).trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^commonplace: unknown worker profile "nosuch" .*known: claude, claude-lean, codex, pi, fake/);
-    const started = await env().client.workflowService.countWorkflowExecutions({ namespace: env().namespace ?? 'default', query: 'WorkflowId STARTS_WITH "probe/nosuch/"' });
+    const started = await env().client.workflowService.countWorkflowExecutions({
+      namespace: env().namespace ?? 'default',
+      query: 'WorkflowId STARTS_WITH "probe/nosuch/"',
+    });
     expect(Number(started.count)).toBe(0);
   });
 

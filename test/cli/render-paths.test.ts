@@ -29,7 +29,9 @@ describe('the renderers', () => {
     expect(rendered('run directory <checkout:0a1b2c3d>/kb/reports/state/review/runs/r1, worktree <worktrees:0a1b2c3d>/AAS-1')).toBe(
       'run directory /home/me/notes/kb/reports/state/review/runs/r1, worktree /home/me/notes.worktrees/AAS-1',
     );
-    expect(rendered('cannot read <package>/defaults/worker-profiles.yaml: no such profile')).toBe(`cannot read ${packageRoot()}/defaults/worker-profiles.yaml: no such profile`);
+    expect(rendered('cannot read <package>/defaults/worker-profiles.yaml: no such profile')).toBe(
+      `cannot read ${packageRoot()}/defaults/worker-profiles.yaml: no such profile`,
+    );
     expect(rendered('launch directory <state>/probes/probe-1')).toBe("launch directory the worker's state directory › probes/probe-1");
     expect(rendered('(<checkout:ffff0000>/kb/notes/x.md).')).toBe('(checkout ffff0000 › kb/notes/x.md).');
     expect(rendered('sweeps <checkout:ffff0000>')).toBe('sweeps checkout ffff0000');
@@ -40,7 +42,9 @@ describe('the renderers', () => {
   test('Web UI text: tokens as words, Markdown escaped', () => {
     expect(inWords('source directory <package>/examples/systems/quill')).toBe("source directory the package's examples/systems/quill");
     expect(inWords('<worktrees:0a1b2c3d>/AAS-1/kb')).toBe('the run worktrees of checkout 0a1b2c3d › AAS-1/kb');
-    expect(markdownText('<checkout:0a1b2c3d>/kb/notes/a_b.md × kb/notes/*.md <x> [y](z) a|b')).toBe('checkout 0a1b2c3d › kb/notes/a\\_b.md × kb/notes/\\*.md \\<x\\> \\[y\\](z) a\\|b');
+    expect(markdownText('<checkout:0a1b2c3d>/kb/notes/a_b.md × kb/notes/*.md <x> [y](z) a|b')).toBe(
+      'checkout 0a1b2c3d › kb/notes/a\\_b.md × kb/notes/\\*.md \\<x\\> \\[y\\](z) a\\|b',
+    );
   });
 });
 
@@ -49,7 +53,9 @@ describe('what a person reads of real runs', () => {
     const checkout = await corpusCopy();
     const { scenario } = await fakeScenario(await scratch(), [{ attempts: [{ writeDeclared: 'probe ok\n' }] }]);
     const profiles = join(packageRoot(), 'defaults', 'worker-profiles.yaml');
-    const probe = await runCli(['probe', '--profile', 'fake', '--kb', checkout, '--profiles', profiles, '--scenario', scenario], { env: { TEMPORAL_ADDRESS: address() } });
+    const probe = await runCli(['probe', '--profile', 'fake', '--kb', checkout, '--profiles', profiles, '--scenario', scenario], {
+      env: { TEMPORAL_ADDRESS: address() },
+    });
     expect(probe.exitCode).toBe(0);
     expect(probe.stdout).toMatch(/^ {2}launch directory the worker's state directory › probes\/\S+$/m);
     expect(`${probe.stdout}${probe.stderr}`).not.toMatch(TOKEN);
@@ -79,7 +85,10 @@ describe('what a person reads of real runs', () => {
     const checkout = await corpusCopy();
     const [note] = await someNotes(1);
     const { scenario } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
-    const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'], { env: { TEMPORAL_ADDRESS: address() } });
+    const started = await runCli(
+      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'],
+      { env: { TEMPORAL_ADDRESS: address() } },
+    );
     expect(started.exitCode).toBe(0);
     const workflowId = /started (gates\/GS-\S+);/.exec(String(started.stderr))?.[1];
     const handle = env().client.workflow.getHandle(workflowId!);
@@ -99,7 +108,9 @@ describe('what a person reads of real runs', () => {
     const checkout = await corpusCopy();
     await execa('git', ['init', '--quiet', checkout]);
     const name = `render-${Date.now().toString(36)}`;
-    const created = await runCli(['review', 'schedule', 'create', name, '--kb', checkout, '--every', '24h', '--profile', 'fake', '--paused'], { env: { TEMPORAL_ADDRESS: address() } });
+    const created = await runCli(['review', 'schedule', 'create', name, '--kb', checkout, '--every', '24h', '--profile', 'fake', '--paused'], {
+      env: { TEMPORAL_ADDRESS: address() },
+    });
     expect(created.exitCode).toBe(0);
     try {
       const list = (cwd: string) => execa('node', [cliPath, 'review', 'schedule', 'list'], { cwd, reject: false, env: { TEMPORAL_ADDRESS: address() } });

@@ -29,7 +29,26 @@ describe('commonplace review cancel', () => {
       const notes = await someNotes(1);
       const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [usageLimit] }]);
       const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-      const stopped = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--concurrency', '1', '--notes', notes[0]!], { env: cliEnv });
+      const stopped = await runCli(
+        [
+          'review',
+          'run',
+          'gates',
+          '--kb',
+          checkout,
+          '--profile',
+          'fake',
+          '--scenario',
+          scenario,
+          '--gates',
+          'frontmatter/*',
+          '--concurrency',
+          '1',
+          '--notes',
+          notes[0]!,
+        ],
+        { env: cliEnv },
+      );
       expect(stopped.exitCode).toBe(2);
       run = /--resume (GS-\S+)/.exec(String(stopped.stdout))?.[1] ?? '';
       expect(run).not.toBe('');
@@ -56,13 +75,23 @@ describe('commonplace review cancel', () => {
 
     test('--json prints the run-ended shape with the status the run recorded', () => {
       expect(againJson.exitCode).toBe(0);
-      expect(expectShape(String(againJson.stdout), 'run-ended')).toMatchObject({ run, workflowId: `gates/${run}`, how: 'already-closed', executionStatus: 'CANCELLED', commonplaceStatus: 'cancelled' });
+      expect(expectShape(String(againJson.stdout), 'run-ended')).toMatchObject({
+        run,
+        workflowId: `gates/${run}`,
+        how: 'already-closed',
+        executionStatus: 'CANCELLED',
+        commonplaceStatus: 'cancelled',
+      });
     });
   });
 
   test('a stopped edit run is cancelled by its run ID and reads CommonplaceStatus=cancelled', async () => {
     const checkout = await gitCorpus();
-    const { scenario } = await fakeScenario(await scratch(), [editorRule({ edited: '', decision: 'no-edit' }), { match: '^criterion = prose/', attempts: [usageLimit] }, { attempts: [reviewsPass] }]);
+    const { scenario } = await fakeScenario(await scratch(), [
+      editorRule({ edited: '', decision: 'no-edit' }),
+      { match: '^criterion = prose/', attempts: [usageLimit] },
+      { attempts: [reviewsPass] },
+    ]);
     const { runId, workflowId } = runOf('full-pass', NOTE, await noteText(checkout), checkout);
     const cli = (...args: string[]) => runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() }, cwd: checkout });
     const stopped = await cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, '--concurrency', '1');
@@ -80,7 +109,28 @@ describe('commonplace review cancel', () => {
     const notes = await someNotes(1);
     const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ hang: true }] }]);
     const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-    const started = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--concurrency', '1', '--notes', notes[0]!, '--detach', '--json'], { env: cliEnv });
+    const started = await runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        'frontmatter/*',
+        '--concurrency',
+        '1',
+        '--notes',
+        notes[0]!,
+        '--detach',
+        '--json',
+      ],
+      { env: cliEnv },
+    );
     expect(started.exitCode).toBe(0);
     const run = expectShape(String(started.stdout), 'sweep-started')['runId'] as string;
     expect(started.stderr).toContain(`started gates/${run};`);
@@ -90,7 +140,11 @@ describe('commonplace review cancel', () => {
     const ended = await runCli(['review', 'cancel', run, '--grace', '0', '--json'], { env: cliEnv });
     expect(ended.exitCode).toBe(0);
     const document = expectShape(String(ended.stdout), 'run-ended');
-    expect(document['message']).toMatch(new RegExp(`^sweep ${run}: (terminated gates/${run}: it did not close within the 0 s grace period after the cancellation|cancelled gates/${run}: it closed on the cancellation)$`));
+    expect(document['message']).toMatch(
+      new RegExp(
+        `^sweep ${run}: (terminated gates/${run}: it did not close within the 0 s grace period after the cancellation|cancelled gates/${run}: it closed on the cancellation)$`,
+      ),
+    );
     expect(document).toMatchObject({ how: expect.stringMatching(/^(terminated|cancelled)$/), graceSeconds: 0 });
     expect(['TERMINATED', 'CANCELLED']).toContain((await closedAs(`gates/${run}`)).status);
     await expectNoHarnessLeft(ledger); // terminated or cancelled, the run's try ends with it

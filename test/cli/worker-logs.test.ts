@@ -18,7 +18,7 @@ test('an activity failing with an operator error (an unknown profile) and the ru
     const run = env().client.workflow.execute('probe', { taskQueue: 'commonplace', workflowId, args: [{ probeId: workflowId, profile: 'nosuch' }] });
     await expect(run).rejects.toBeInstanceOf(WorkflowFailedError);
     await waitFor('the worker to log the failure', async () => said.includes('(bad-profile)'));
-    await waitFor('the worker to log the run\'s failure', async () => said.includes(`workflow probe ${workflowId} failed`));
+    await waitFor("the worker to log the run's failure", async () => said.includes(`workflow probe ${workflowId} failed`));
     const lines = said.split('\n').filter((line) => line.includes('nosuch'));
     expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^commonplace: activity prepareProbe of ${workflowId} failed \\(bad-profile\\): unknown worker profile "nosuch"`)),

@@ -27,7 +27,25 @@ describe('commonplace review compare', () => {
         { attempts: [{ review: 'pass' }] },
       ],
     });
-    const args = ['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient:pair,strict', '--size', '6', '--seed', '9', '--per-criterion-min', '1', '--concurrency', '1', ...CRITERIA.flatMap((glob) => ['--criteria', glob])];
+    const args = [
+      'review',
+      'compare',
+      '--kb',
+      fixture.checkout,
+      '--profiles',
+      fixture.profilesFile,
+      '--routes',
+      'lenient:pair,strict',
+      '--size',
+      '6',
+      '--seed',
+      '9',
+      '--per-criterion-min',
+      '1',
+      '--concurrency',
+      '1',
+      ...CRITERIA.flatMap((glob) => ['--criteria', glob]),
+    ];
     const cliEnv = { TEMPORAL_ADDRESS: address() };
     stopped = await runCli(args, { env: cliEnv });
     runId = /compare run (CMP-\S+) stopped/.exec(String(stopped.stdout))?.[1] ?? 'unknown';
@@ -45,7 +63,7 @@ describe('commonplace review compare', () => {
     expect(stopped.stdout).toContain(`review compare --resume ${runId}`);
   });
 
-  test('the resume finishes the run and prints each route, the spend and the report\'s paths', async () => {
+  test("the resume finishes the run and prints each route, the spend and the report's paths", async () => {
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`compare run ${runId} completed: 6 pairs under 2 routes`));
     expect(resumed.stdout).toMatch(/lenient:pair +6 of 6 verdicts kept/);
@@ -64,7 +82,7 @@ describe('commonplace review compare', () => {
     expect(expectShape(String(againJson.stdout), 'run-outcome')).toMatchObject({ workflowId: `compare/${runId}`, status: 'completed', exitCode: 0 });
   });
 
-  test('review inspect shows a closed compare run\'s routes, the report\'s overall lines and its paths', () => {
+  test("review inspect shows a closed compare run's routes, the report's overall lines and its paths", () => {
     expect(inspected.exitCode).toBe(0);
     expect(inspected.stdout).toMatch(new RegExp(`compare run ${runId} \\(compare/${runId}\\): completed, a sample of 6 pairs`));
     expect(inspected.stdout).toMatch(/strict:pair +6 of 6 verdicts kept/);
@@ -78,11 +96,17 @@ describe('commonplace review compare', () => {
     { name: 'one route alone', args: ['--routes', 'lenient'], message: /a comparison needs two or more routes/ },
     { name: 'a route named twice', args: ['--routes', 'lenient,lenient:pair'], message: /route lenient:pair is named twice/ },
     { name: 'a bad grouping', args: ['--routes', 'lenient:pairs,strict'], message: /grouping `pairs` must be pair or bundle/ },
-    { name: 'a reference that is no route', args: ['--routes', 'lenient,strict', '--reference', 'codex'], message: /--reference codex:pair is not one of --routes/ },
+    {
+      name: 'a reference that is no route',
+      args: ['--routes', 'lenient,strict', '--reference', 'codex'],
+      message: /--reference codex:pair is not one of --routes/,
+    },
     { name: 'an unknown profile', args: ['--routes', 'lenient,nobody'], message: /route nobody:pair: .*nobody/ },
     { name: 'a size of zero', args: ['--routes', 'lenient,strict', '--size', '0'], message: /--size must be a positive whole number/ },
   ])('refuses $name in one line, exit 1, before anything starts', async ({ args, message }) => {
-    const run = await runCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, ...args], { env: { TEMPORAL_ADDRESS: address() } });
+    const run = await runCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, ...args], {
+      env: { TEMPORAL_ADDRESS: address() },
+    });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(message);
     expect(String(run.stderr).trim().split('\n').length).toBeLessThanOrEqual(2);
@@ -92,9 +116,30 @@ describe('commonplace review compare', () => {
 describe('commonplace review compare under a spend cap', () => {
   test('stops before the launch that would pass --max-cost, names the resume with a higher cap, and the resume pays for no pair twice', async () => {
     // Every launch of both routes reports one cent.
-    const fixture = await compareFixture({ lenient: [{ attempts: [{ review: 'pass', costUsd: 0.01 }] }], strict: [{ attempts: [{ review: 'fail', costUsd: 0.01 }] }] });
+    const fixture = await compareFixture({
+      lenient: [{ attempts: [{ review: 'pass', costUsd: 0.01 }] }],
+      strict: [{ attempts: [{ review: 'fail', costUsd: 0.01 }] }],
+    });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const args = ['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '4', '--seed', '2', '--concurrency', '1', '--max-cost', '0.05', ...CRITERIA.flatMap((glob) => ['--criteria', glob])];
+    const args = [
+      'review',
+      'compare',
+      '--kb',
+      fixture.checkout,
+      '--profiles',
+      fixture.profilesFile,
+      '--routes',
+      'lenient,strict',
+      '--size',
+      '4',
+      '--seed',
+      '2',
+      '--concurrency',
+      '1',
+      '--max-cost',
+      '0.05',
+      ...CRITERIA.flatMap((glob) => ['--criteria', glob]),
+    ];
     const capped = await runCli(args, { env: cliEnv });
     expect(capped.exitCode).toBe(2);
     expect(capped.stdout).toMatch(/compare run CMP-\S+ stopped: spend-limit/);
@@ -115,7 +160,25 @@ describe('commonplace review cancel of a compare run', () => {
     // The lenient route's launches wait for a file that never comes: the run stays open until it is cancelled.
     const fixture = await compareFixture({ lenient: [{ attempts: [{ review: 'pass', waitForFile: join(dir, 'never') }] }] });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const running = startCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '2', '--seed', '4', '--criteria', 'sentence/*'], { env: cliEnv });
+    const running = startCli(
+      [
+        'review',
+        'compare',
+        '--kb',
+        fixture.checkout,
+        '--profiles',
+        fixture.profilesFile,
+        '--routes',
+        'lenient,strict',
+        '--size',
+        '2',
+        '--seed',
+        '4',
+        '--criteria',
+        'sentence/*',
+      ],
+      { env: cliEnv },
+    );
     await waitFor('a launch of the lenient route to start', async () => (await starts(fixture.ledgers.lenient)).length > 0, 120_000);
     // The run's directory is named by its run ID.
     const [runId] = await readdir(compareDir(fixture.checkout, '.'));
@@ -132,10 +195,39 @@ describe('commonplace review acknowledge of a compare run', () => {
     const dir = await scratch();
     const release = join(dir, 'release');
     // The lenient route's first launch is held until the KB has changed under it.
-    const fixture = await compareFixture({ lenient: [{ match: '^criterion = sentence/stock-phrases$', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }] });
+    const fixture = await compareFixture({
+      lenient: [
+        { match: '^criterion = sentence/stock-phrases$', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+    });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const running = startCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, '--routes', 'lenient,strict', '--size', '3', '--seed', '5', '--criteria', 'sentence/*', '--concurrency', '1'], { env: cliEnv });
-    await waitFor('the held launch to start', async () => (await starts(fixture.ledgers.lenient)).length > 0 && (await readdir(compareDir(fixture.checkout, '.'))).length > 0, 120_000);
+    const running = startCli(
+      [
+        'review',
+        'compare',
+        '--kb',
+        fixture.checkout,
+        '--profiles',
+        fixture.profilesFile,
+        '--routes',
+        'lenient,strict',
+        '--size',
+        '3',
+        '--seed',
+        '5',
+        '--criteria',
+        'sentence/*',
+        '--concurrency',
+        '1',
+      ],
+      { env: cliEnv },
+    );
+    await waitFor(
+      'the held launch to start',
+      async () => (await starts(fixture.ledgers.lenient)).length > 0 && (await readdir(compareDir(fixture.checkout, '.'))).length > 0,
+      120_000,
+    );
     await appendFile(join(fixture.checkout, 'kb', 'types', 'README.md'), '\nAn edit made while a launch ran.\n');
     await writeFile(release, '');
     const stopped = await running;

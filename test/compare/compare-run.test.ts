@@ -15,7 +15,9 @@ const runIdOf = (prefix: string) => uniqueId(prefix).replace(/\//g, '-');
 
 async function compare(fixture: CompareFixture, runId: string, extra: Parameters<CompareFixture['input']>[1] = {}): Promise<CompareSummary> {
   const worker = await testWorker(env(), { stateDir: join(fixture.dir, 'state') });
-  return (await worker.runUntil(env().client.workflow.execute('compareRun', { taskQueue: TASK_QUEUE, workflowId: `compare/${runId}`, args: [fixture.input(runId, extra)] }))) as CompareSummary;
+  return (await worker.runUntil(
+    env().client.workflow.execute('compareRun', { taskQueue: TASK_QUEUE, workflowId: `compare/${runId}`, args: [fixture.input(runId, extra)] }),
+  )) as CompareSummary;
 }
 
 describe('a compare run of two fake routes on the example KB', () => {
@@ -27,16 +29,29 @@ describe('a compare run of two fake routes on the example KB', () => {
     fixture = await compareFixture();
     // A sweep of one gate first, so the KB holds result files the compare run must leave as they are.
     const sweepId = runIdOf('GS');
-    const sweep: SweepInput = { checkout: fixture.checkout, runId: sweepId, notes: [], gates: ['frontmatter/title-as-claim'], grouping: 'pair', profile: 'lenient', concurrency: 2, batchSize: 10, autoResume: false, profilesFile: fixture.profilesFile };
+    const sweep: SweepInput = {
+      checkout: fixture.checkout,
+      runId: sweepId,
+      notes: [],
+      gates: ['frontmatter/title-as-claim'],
+      grouping: 'pair',
+      profile: 'lenient',
+      concurrency: 2,
+      batchSize: 10,
+      autoResume: false,
+      profilesFile: fixture.profilesFile,
+    };
     const worker = await testWorker(env(), { stateDir: join(fixture.dir, 'state') });
-    const swept = (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${sweepId}`, args: [sweep] }))) as SweepSummary;
+    const swept = (await worker.runUntil(
+      env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${sweepId}`, args: [sweep] }),
+    )) as SweepSummary;
     expect(swept.status).toBe('completed');
     resultsBefore = await resultFiles(fixture.checkout);
     runId = runIdOf('CMP');
     summary = await compare(fixture, runId);
   }, 240_000);
 
-  test('keeps each route\'s verdicts apart in its run directory, one per sampled pair, with review text, executor and spend', async () => {
+  test("keeps each route's verdicts apart in its run directory, one per sampled pair, with review text, executor and spend", async () => {
     expect(summary.status).toBe('completed');
     const sample = await readSample(fixture.checkout, runId);
     const pairs = sample.pairs.map((pair) => `${pair.note} ${pair.criterion}`).sort();
@@ -62,7 +77,7 @@ describe('a compare run of two fake routes on the example KB', () => {
     expect(strict.filter((verdict) => verdict.verdict === 'fail').every((verdict) => verdict.criterion === DISPUTED)).toBe(true);
   });
 
-  test('asks every sampled pair once under each route and leaves the KB\'s result files as they were', async () => {
+  test("asks every sampled pair once under each route and leaves the KB's result files as they were", async () => {
     const sample = await readSample(fixture.checkout, runId);
     expect(await starts(fixture.ledgers.strict)).toHaveLength(sample.size);
     // The lenient profile also ran the sweep before: one launch per pair of its gate besides the compare's.
@@ -86,7 +101,7 @@ describe('a compare run of two fake routes on the example KB', () => {
     expect(run).toEqual({ runId, routes: ['lenient:pair', 'strict:pair'], reference: 'lenient:pair' });
   });
 
-  test('a bundle route asks one launch per note and lens of the sample and keeps one verdict per pair, each with its share of the launch\'s tokens', async () => {
+  test("a bundle route asks one launch per note and lens of the sample and keeps one verdict per pair, each with its share of the launch's tokens", async () => {
     const strictBefore = (await starts(fixture.ledgers.strict)).length;
     const bundled = runIdOf('CMP');
     const done = await compare(fixture, bundled, { routes: ['lenient:pair', 'strict:bundle'], criteria: ['sentence/*'], size: 6, perCriterionMin: 2 });
@@ -95,15 +110,19 @@ describe('a compare run of two fake routes on the example KB', () => {
     const units = new Set(sample.pairs.map((pair) => `${pair.note} ${pair.criterion.split('/')[0]!}`));
     expect((await starts(fixture.ledgers.strict)).length - strictBefore).toBe(units.size);
     const verdicts = await readRouteVerdicts(fixture.checkout, bundled, 'strict_bundle.jsonl');
-    expect(verdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort()).toEqual(sample.pairs.map((pair) => `${pair.note} ${pair.criterion}`).sort());
-    expect(verdicts.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(sample.pairs.filter((pair) => pair.criterion === DISPUTED).map(() => DISPUTED));
+    expect(verdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort()).toEqual(
+      sample.pairs.map((pair) => `${pair.note} ${pair.criterion}`).sort(),
+    );
+    expect(verdicts.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(
+      sample.pairs.filter((pair) => pair.criterion === DISPUTED).map(() => DISPUTED),
+    );
     // A note whose two sampled gates were asked in one launch: each verdict holds half of that launch's output tokens.
     const shared = verdicts.filter((verdict) => verdicts.filter((other) => other.note === verdict.note).length === 2);
     expect(shared.length).toBeGreaterThan(0);
     expect(shared.every((verdict) => verdict.tokens.output === 21)).toBe(true);
   });
 
-  test('--reference results reads the KB\'s fresh result files as a route and asks only the other route', async () => {
+  test("--reference results reads the KB's fresh result files as a route and asks only the other route", async () => {
     const strictBefore = (await starts(fixture.ledgers.strict)).length;
     const lenientBefore = (await starts(fixture.ledgers.lenient)).length;
     const again = runIdOf('CMP');

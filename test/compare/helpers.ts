@@ -56,7 +56,10 @@ export async function readSample(checkout: string, runId: string): Promise<Compa
 
 export async function readRouteVerdicts(checkout: string, runId: string, file: string): Promise<RouteVerdict[]> {
   const text = await readFile(join(compareDir(checkout, runId), 'verdicts', file), 'utf8');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as RouteVerdict);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RouteVerdict);
 }
 
 export const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start');

@@ -33,10 +33,25 @@ export async function recordCompareHistories(env: TestWorkflowEnvironment, save:
   });
   const worker = await testWorker(env, { stateDir, checkouts: [await checkoutAt(checkout)] });
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<CompareInput>({ checkout, runId, routes: ['lenient:pair', 'strict:pair'], size: 4, seed: 1, perCriterionMin: 1, criteria: ['sentence/*'], notes: [], concurrency: 1, profilesFile });
+  const input = worker.places.toPortable<CompareInput>({
+    checkout,
+    runId,
+    routes: ['lenient:pair', 'strict:pair'],
+    size: 4,
+    seed: 1,
+    perCriterionMin: 1,
+    criteria: ['sentence/*'],
+    notes: [],
+    concurrency: 1,
+    profilesFile,
+  });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('compareRun', { taskQueue: TASK_QUEUE, workflowId: `compare/${runId}`, args: [input] });
-    await waitFor('the compare run to stop', async () => (await handle.query<{ status: string }>('progress').catch(() => undefined))?.status === 'stopped', 10 * 60_000);
+    await waitFor(
+      'the compare run to stop',
+      async () => (await handle.query<{ status: string }>('progress').catch(() => undefined))?.status === 'stopped',
+      10 * 60_000,
+    );
     await handle.executeUpdate('resume', { args: [{}] });
     await handle.result();
   });

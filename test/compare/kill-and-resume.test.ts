@@ -27,10 +27,7 @@ test('a compare run whose worker is killed while its second route asks and is re
   const release = join(dir, 'release');
   // The strict route's launches on the disputed gate are held open until the first worker is gone; the others are answered at once.
   const fixture = await compareFixture({
-    strict: [
-      { match: `^criterion = ${DISPUTED}$`, attempts: [{ review: 'fail', waitForFile: release }] },
-      { attempts: [{ review: 'pass' }] },
-    ],
+    strict: [{ match: `^criterion = ${DISPUTED}$`, attempts: [{ review: 'fail', waitForFile: release }] }, { attempts: [{ review: 'pass' }] }],
   });
   const runId = uniqueId('CMP').replace(/\//g, '-');
   const first = worker(fixture.checkout, join(dir, 'state-1'));
@@ -39,7 +36,10 @@ test('a compare run whose worker is killed while its second route asks and is re
     "the lenient route's answers and a held launch of the strict route",
     async () => {
       const strict = await readLedger(fixture.ledgers.strict);
-      return strict.some((entry) => entry.event === 'start' && entry.rule === 0) && strict.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0);
+      return (
+        strict.some((entry) => entry.event === 'start' && entry.rule === 0) &&
+        strict.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0)
+      );
     },
     180_000,
   );
@@ -64,5 +64,7 @@ test('a compare run whose worker is killed while its second route asks and is re
   expect(repeatedAfter(strictBefore, await readLedger(fixture.ledgers.strict))).toEqual([]);
   const strict = await readRouteVerdicts(fixture.checkout, runId, 'strict_pair.jsonl');
   expect(strict).toHaveLength(sample.size);
-  expect(strict.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(sample.pairs.filter((pair) => pair.criterion === DISPUTED).map((pair) => pair.criterion));
+  expect(strict.filter((verdict) => verdict.verdict === 'fail').map((verdict) => verdict.criterion)).toEqual(
+    sample.pairs.filter((pair) => pair.criterion === DISPUTED).map((pair) => pair.criterion),
+  );
 });

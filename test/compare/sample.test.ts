@@ -1,18 +1,30 @@
 import { drawSample, type SampleCandidate } from '../../src/review/compare/sample.js';
 
 /** `notes` notes × the named criteria, with recorded outcomes where given (`criterion → note index → outcome`). */
-function candidates(notes: number, criteria: string[], recorded: Record<string, Record<number, SampleCandidate['recorded']>> = {}, report: string[] = []): SampleCandidate[] {
+function candidates(
+  notes: number,
+  criteria: string[],
+  recorded: Record<string, Record<number, SampleCandidate['recorded']>> = {},
+  report: string[] = [],
+): SampleCandidate[] {
   const all: SampleCandidate[] = [];
   for (let index = 0; index < notes; index++) {
     for (const criterion of criteria) {
       const outcome = recorded[criterion]?.[index];
-      all.push({ note: `kb/notes/n${String(index).padStart(2, '0')}.md`, criterion, kind: 'gate:prose', report: report.includes(criterion), ...(outcome !== undefined && { recorded: outcome }) });
+      all.push({
+        note: `kb/notes/n${String(index).padStart(2, '0')}.md`,
+        criterion,
+        kind: 'gate:prose',
+        report: report.includes(criterion),
+        ...(outcome !== undefined && { recorded: outcome }),
+      });
     }
   }
   return all;
 }
 
-const perCriterion = (pairs: { criterion: string }[]) => pairs.reduce<Record<string, number>>((counts, pair) => ({ ...counts, [pair.criterion]: (counts[pair.criterion] ?? 0) + 1 }), {});
+const perCriterion = (pairs: { criterion: string }[]) =>
+  pairs.reduce<Record<string, number>>((counts, pair) => ({ ...counts, [pair.criterion]: (counts[pair.criterion] ?? 0) + 1 }), {});
 
 describe('the compare sample', () => {
   test('the same candidates and seed draw the same pairs, whatever order the candidates come in', () => {
@@ -27,7 +39,14 @@ describe('the compare sample', () => {
   });
 
   test.each([
-    { name: 'every criterion at least k pairs when the size allows', notes: 10, criteria: ['a/1', 'a/2', 'a/3', 'a/4'], size: 9, k: 2, least: { 'a/1': 2, 'a/2': 2, 'a/3': 2, 'a/4': 2 } },
+    {
+      name: 'every criterion at least k pairs when the size allows',
+      notes: 10,
+      criteria: ['a/1', 'a/2', 'a/3', 'a/4'],
+      size: 9,
+      k: 2,
+      least: { 'a/1': 2, 'a/2': 2, 'a/3': 2, 'a/4': 2 },
+    },
     { name: 'a criterion with fewer pairs than k gives all it has', notes: 1, criteria: ['a/1', 'a/2'], size: 10, k: 3, least: { 'a/1': 1, 'a/2': 1 } },
     { name: 'a size over the pairs available takes them all', notes: 3, criteria: ['a/1', 'a/2'], size: 50, k: 1, least: { 'a/1': 3, 'a/2': 3 } },
   ])('$name', ({ notes, criteria, size, k, least }) => {
@@ -38,11 +57,15 @@ describe('the compare sample', () => {
   });
 
   test('report criteria are never sampled', () => {
-    const sample = drawSample(candidates(5, ['prose/a', 'kb/instructions/critique-note.md'], {}, ['kb/instructions/critique-note.md']), { seed: 3, size: 10, perCriterionMin: 2 });
+    const sample = drawSample(candidates(5, ['prose/a', 'kb/instructions/critique-note.md'], {}, ['kb/instructions/critique-note.md']), {
+      seed: 3,
+      size: 10,
+      perCriterionMin: 2,
+    });
     expect(sample.pairs.map((pair) => pair.criterion)).toEqual(Array(5).fill('prose/a'));
   });
 
-  test('a size too small for every criterion\'s minimum serves the criteria with recorded warn or fail first', () => {
+  test("a size too small for every criterion's minimum serves the criteria with recorded warn or fail first", () => {
     const all = candidates(5, ['a/1', 'a/2', 'a/3', 'z/rare'], { 'z/rare': { 4: 'fail' } });
     const sample = drawSample(all, { seed: 11, size: 1, perCriterionMin: 1 });
     expect(sample.pairs.map((pair) => pair.criterion)).toEqual(['z/rare']);

@@ -26,7 +26,7 @@ describe('the shared content store', () => {
     expect(await getText(runDir, digest)).toBe('text\n');
   });
 
-  test('only the shared layout is read: a text kept flat outside it is no entry, and the error names the layout\'s file', async () => {
+  test("only the shared layout is read: a text kept flat outside it is no entry, and the error names the layout's file", async () => {
     const runDir = await scratch();
     const digest = sha256('old review text\n');
     await mkdir(join(runDir, 'store'), { recursive: true });

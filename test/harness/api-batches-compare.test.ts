@@ -20,7 +20,7 @@ const verdictsOf = async (checkout: string, runId: string, route: string): Promi
     .filter(Boolean)
     .map((line) => JSON.parse(line) as RouteVerdict);
 
-test('a compare run\'s :batch route goes as a provider batch, its live twin one request per pair, each route\'s verdicts apart, nothing submitted twice', async () => {
+test("a compare run's :batch route goes as a provider batch, its live twin one request per pair, each route's verdicts apart, nothing submitted twice", async () => {
   const setup = await batchSweep('anthropic', reply.review('pass', ['The description restates the title.']));
   try {
     const sweep = setup.input('pair');
@@ -32,14 +32,29 @@ test('a compare run\'s :batch route goes as a provider batch, its live twin one 
       env().client.workflow.execute('compareRun', {
         taskQueue: TASK_QUEUE,
         workflowId: `compare/${runId}`,
-        args: [{ checkout: setup.checkout, runId, profilesFile: sweep.profilesFile, routes: [live, batched], size: 6, seed: 3, perCriterionMin: 1, criteria: ['frontmatter/*'], notes: [], concurrency: 2 }],
+        args: [
+          {
+            checkout: setup.checkout,
+            runId,
+            profilesFile: sweep.profilesFile,
+            routes: [live, batched],
+            size: 6,
+            seed: 3,
+            perCriterionMin: 1,
+            criteria: ['frontmatter/*'],
+            notes: [],
+            concurrency: 2,
+          },
+        ],
       }),
     )) as CompareSummary;
     expect(summary.status).toBe('completed');
     const liveVerdicts = await verdictsOf(setup.checkout, runId, live);
     const batchVerdicts = await verdictsOf(setup.checkout, runId, batched);
     expect(liveVerdicts).toHaveLength(6);
-    expect(batchVerdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort()).toEqual(liveVerdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort());
+    expect(batchVerdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort()).toEqual(
+      liveVerdicts.map((verdict) => `${verdict.note} ${verdict.criterion}`).sort(),
+    );
     // The live route's pairs were asked one request each; the batched route's went in a batch, each once.
     expect(liveRequests(setup.standIn)).toHaveLength(6);
     expect([...setup.standIn.batches.submitted.values()].reduce((sum, times) => sum + times, 0)).toBe(6);

@@ -23,54 +23,61 @@ afterEach(async () => {
   standIns = [];
 });
 
-test.each(['anthropic', 'openai'] as const)('a %s provider batch that ended while no worker ran is collected when a worker comes back, nothing submitted twice', async (api) => {
-  const setup = await batchSweep(api, reply.review('pass'));
-  standIns.push(setup.standIn);
-  setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
-  const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
-  const first = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-  const handle = await first.runUntil(async () => {
-    const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
-    await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
-    return started;
-  });
-  // No worker runs now: the provider finishes the batch.
-  setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
-  const second = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-  const summary = (await second.runUntil(handle.result())) as SweepSummary;
-  expect(summary.status).toBe('completed');
-  expect(summary.counts.problems).toBe(0);
-  expect(setup.standIn.batches.list).toHaveLength(1);
-  expect(sentTwice(setup.standIn)).toEqual([]);
-  expect(liveRequests(setup.standIn)).toEqual([]);
-  expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
-}, slow);
-
+test.each(['anthropic', 'openai'] as const)(
+  'a %s provider batch that ended while no worker ran is collected when a worker comes back, nothing submitted twice',
+  async (api) => {
+    const setup = await batchSweep(api, reply.review('pass'));
+    standIns.push(setup.standIn);
+    setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
+    const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
+    const first = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    const handle = await first.runUntil(async () => {
+      const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+      await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
+      return started;
+    });
+    // No worker runs now: the provider finishes the batch.
+    setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
+    const second = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
+    const summary = (await second.runUntil(handle.result())) as SweepSummary;
+    expect(summary.status).toBe('completed');
+    expect(summary.counts.problems).toBe(0);
+    expect(setup.standIn.batches.list).toHaveLength(1);
+    expect(sentTwice(setup.standIn)).toEqual([]);
+    expect(liveRequests(setup.standIn)).toEqual([]);
+    expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+  },
+  slow,
+);
 
 /** Where the first worker dies: the provider accepted the batch and its ID is recorded nowhere; or the answers are written and not yet reported. */
 const killed: Record<'submit' | 'collect', Fault> = { submit: { do: 'kill', at: 'batch-created' }, collect: { do: 'kill', at: 'after collectProviderBatch' } };
 
 describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
-  test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
-    const setup = await batchSweep(api, reply.review('pass'));
-    standIns.push(setup.standIn);
-    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
-    const state = join(setup.dir, 'state');
-    const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
-    try {
-      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
-      expect((await first).signal).toBe('SIGKILL');
-      expect(setup.standIn.batches.list).toHaveLength(1);
-      const second = await testWorker(env(), { stateDir: state });
-      const summary = (await second.runUntil(handle.result())) as SweepSummary;
-      expect(summary.status).toBe('completed');
-      expect(summary.counts.problems).toBe(0);
-      expect(setup.standIn.batches.list).toHaveLength(1);
-      expect(sentTwice(setup.standIn)).toEqual([]);
-      expect(liveRequests(setup.standIn)).toEqual([]);
-      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
-    } finally {
-      first.kill('SIGKILL');
-    }
-  }, slow);
+  test.each(['submit', 'collect'] as const)(
+    'after the batch %s, the next worker finishes the sweep and no request is submitted twice',
+    async (point) => {
+      const setup = await batchSweep(api, reply.review('pass'));
+      standIns.push(setup.standIn);
+      const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+      const state = join(setup.dir, 'state');
+      const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
+      try {
+        const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+        expect((await first).signal).toBe('SIGKILL');
+        expect(setup.standIn.batches.list).toHaveLength(1);
+        const second = await testWorker(env(), { stateDir: state });
+        const summary = (await second.runUntil(handle.result())) as SweepSummary;
+        expect(summary.status).toBe('completed');
+        expect(summary.counts.problems).toBe(0);
+        expect(setup.standIn.batches.list).toHaveLength(1);
+        expect(sentTwice(setup.standIn)).toEqual([]);
+        expect(liveRequests(setup.standIn)).toEqual([]);
+        expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+      } finally {
+        first.kill('SIGKILL');
+      }
+    },
+    slow,
+  );
 });

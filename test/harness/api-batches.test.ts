@@ -29,7 +29,8 @@ async function setUp(...args: Parameters<typeof batchSweep>): Promise<BatchSweep
   return setup;
 }
 
-const start = (input: SweepInput): Promise<WorkflowHandle> => env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+const start = (input: SweepInput): Promise<WorkflowHandle> =>
+  env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
 
 /** Runs a sweep until it stops, and returns its progress then (waiting on its result lets the server skip the retries' waits). */
 async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepProgress> {
@@ -48,7 +49,11 @@ async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<Sweep
 /** Waits until a sweep stops with the stand-in holding `batches` provider batches, and returns its progress then. */
 async function stoppedAfter(handle: WorkflowHandle, setup: BatchSweep, batches: number): Promise<SweepProgress> {
   let progress: SweepProgress | undefined;
-  await waitFor(`the sweep to stop after ${batches} provider batch(es)`, async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped' && setup.standIn.batches.list.length === batches, 120_000);
+  await waitFor(
+    `the sweep to stop after ${batches} provider batch(es)`,
+    async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped' && setup.standIn.batches.list.length === batches,
+    120_000,
+  );
   return progress!;
 }
 
@@ -62,23 +67,30 @@ async function expectFreshAndValid(setup: BatchSweep): Promise<void> {
 }
 
 describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api) => {
-  test.each(['pair', 'bundle'] as const)('a %s sweep of the example KB goes as one provider batch, every pair fresh and valid, priced at the batch discount', async (grouping) => {
-    const setup = await setUp(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
-    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
-    const summary = await completedSweep(setup, setup.input(grouping));
-    expect(summary.status).toBe('completed');
-    expect(summary.counts.written.pass).toBe(before.length);
-    expect(setup.standIn.batches.list).toHaveLength(1);
-    expect(setup.standIn.batches.submitted.size).toBe(summary.units);
-    expect(sentTwice(setup.standIn)).toEqual([]);
-    expect(liveRequests(setup.standIn)).toEqual([]);
-    await expectFreshAndValid(setup);
-    // Half the live price of exactly the tokens used, cache tokens included.
-    const tokens = summary.counts.tokens!;
-    expect(tokens.cacheRead).toBeGreaterThan(0);
-    const live = launchCost({ model: models[api], usage: { inputTokens: tokens.input, outputTokens: tokens.output, cacheReadTokens: tokens.cacheRead, cacheWriteTokens: tokens.cacheWrite }, costUsd: null }).costUsd!;
-    expect(summary.counts.costUsd).toBeCloseTo(live / 2, 10);
-  });
+  test.each(['pair', 'bundle'] as const)(
+    'a %s sweep of the example KB goes as one provider batch, every pair fresh and valid, priced at the batch discount',
+    async (grouping) => {
+      const setup = await setUp(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
+      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+      const summary = await completedSweep(setup, setup.input(grouping));
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.written.pass).toBe(before.length);
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      expect(setup.standIn.batches.submitted.size).toBe(summary.units);
+      expect(sentTwice(setup.standIn)).toEqual([]);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      await expectFreshAndValid(setup);
+      // Half the live price of exactly the tokens used, cache tokens included.
+      const tokens = summary.counts.tokens!;
+      expect(tokens.cacheRead).toBeGreaterThan(0);
+      const live = launchCost({
+        model: models[api],
+        usage: { inputTokens: tokens.input, outputTokens: tokens.output, cacheReadTokens: tokens.cacheRead, cacheWriteTokens: tokens.cacheWrite },
+        costUsd: null,
+      }).costUsd!;
+      expect(summary.counts.costUsd).toBeCloseTo(live / 2, 10);
+    },
+  );
 
   test('a worker that dies after the provider accepted the batch, before its ID was recorded, adopts that batch: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('pass'));
@@ -96,7 +108,9 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     const summary = await completedSweep(setup, setup.input('bundle'), { do: 'lose', at: 'after collectProviderBatch' });
     expect(summary.status).toBe('completed');
     // The results were read twice (the lost collect and its retry); the requests were sent once.
-    const reads = setup.standIn.requests.filter((request) => request.method === 'GET' && (/\/results$/.test(request.path) || /^\/v1\/files\/file_out_/.test(request.path)));
+    const reads = setup.standIn.requests.filter(
+      (request) => request.method === 'GET' && (/\/results$/.test(request.path) || /^\/v1\/files\/file_out_/.test(request.path)),
+    );
     expect(reads).toHaveLength(2);
     expect(summary.counts.written.warn).toBeGreaterThan(0);
     expect(setup.standIn.batches.list).toHaveLength(1);
@@ -141,7 +155,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
   });
 
-  test('a provider that refuses every submission stops the sweep launch-failed after the activity\'s five tries, with nothing submitted', async () => {
+  test("a provider that refuses every submission stops the sweep launch-failed after the activity's five tries, with nothing submitted", async () => {
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.refuseCreates = true;
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };

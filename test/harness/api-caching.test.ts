@@ -28,10 +28,20 @@ const messages = (standIn: StandIn, body: Record<string, unknown>) =>
   fetch(`${standIn.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
     async (response) => ((await response.json()) as { usage: Record<string, number> & { cache_creation?: Record<string, number> } }).usage,
   );
-const block = (tokens: number, seed: string, ttl?: '5m' | '1h') => ({ type: 'text', text: text(tokens, seed), ...(ttl && { cache_control: { type: 'ephemeral', ttl } }) });
-const request = (model: string, system: unknown[]) => ({ model, max_tokens: 100, tools: [{ name: 'record_review', input_schema: { type: 'object' } }], system, messages: [{ role: 'user', content: 'Criteria, in order: a. Verdicts allowed: pass.' }] });
+const block = (tokens: number, seed: string, ttl?: '5m' | '1h') => ({
+  type: 'text',
+  text: text(tokens, seed),
+  ...(ttl && { cache_control: { type: 'ephemeral', ttl } }),
+});
+const request = (model: string, system: unknown[]) => ({
+  model,
+  max_tokens: 100,
+  tools: [{ name: 'record_review', input_schema: { type: 'object' } }],
+  system,
+  messages: [{ role: 'user', content: 'Criteria, in order: a. Verdicts allowed: pass.' }],
+});
 
-describe('the Messages stand-in\'s prompt cache', () => {
+describe("the Messages stand-in's prompt cache", () => {
   test('with two breakpoints the longest cached prefix is read and only the stretch after it written', async () => {
     const standIn = await start('anthropic', reply.review('pass'));
     standIn.cache.minimumTokens = 100;
@@ -54,7 +64,10 @@ describe('the Messages stand-in\'s prompt cache', () => {
       max_tokens: 100,
       tools: [{ name: 'Read', input_schema: { type: 'object' } }],
       system: [block(300, 'system', '5m')],
-      messages: Array.from({ length: count }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: [{ ...block(200, `turn ${index}`), ...(index === count - 1 && { cache_control: { type: 'ephemeral' } }) }] })),
+      messages: Array.from({ length: count }, (_, index) => ({
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: [{ ...block(200, `turn ${index}`), ...(index === count - 1 && { cache_control: { type: 'ephemeral' } }) }],
+      })),
     });
     const first = await messages(standIn, turn(1));
     const second = await messages(standIn, turn(3));
@@ -82,8 +95,15 @@ describe('the Messages stand-in\'s prompt cache', () => {
 
   test('each model caches from its own minimum: a 2,000-token prefix is cached on Sonnet 4.5 and not on Haiku 4.5', async () => {
     const standIn = await start('anthropic', reply.review('pass'));
-    expect([minimumCacheableTokens('anthropic', 'claude-sonnet-4-5'), minimumCacheableTokens('anthropic', 'claude-haiku-4-5-20251001'), minimumCacheableTokens('openai', 'gpt-5-mini')]).toEqual([1024, 4096, 1024]);
-    for (const [model, cached] of [['claude-sonnet-4-5', true], ['claude-haiku-4-5', false]] as const) {
+    expect([
+      minimumCacheableTokens('anthropic', 'claude-sonnet-4-5'),
+      minimumCacheableTokens('anthropic', 'claude-haiku-4-5-20251001'),
+      minimumCacheableTokens('openai', 'gpt-5-mini'),
+    ]).toEqual([1024, 4096, 1024]);
+    for (const [model, cached] of [
+      ['claude-sonnet-4-5', true],
+      ['claude-haiku-4-5', false],
+    ] as const) {
       await messages(standIn, request(model, [block(2000, 'mid-sized', '5m')]));
       const again = await messages(standIn, request(model, [block(2000, 'mid-sized', '5m')]));
       expect([model, again.cache_read_input_tokens! > 0]).toEqual([model, cached]);
@@ -91,8 +111,8 @@ describe('the Messages stand-in\'s prompt cache', () => {
   });
 });
 
-describe('the executors\' caching', () => {
-  test('an anthropic profile\'s cache-ttl: 1h marks the breakpoint 1h, and its writes are priced at twice the input price, reads at a tenth', async () => {
+describe("the executors' caching", () => {
+  test("an anthropic profile's cache-ttl: 1h marks the breakpoint 1h, and its writes are priced at twice the input price, reads at a tenth", async () => {
     const standIn = await start('anthropic', reply.review('pass'));
     const options = { model: 'claude-sonnet-4-5', keyEnv: KEY_ENV, cacheTtl: '1h' as const };
     const first = await apiReviewLaunch(standIn, options, pair(1500, 'first'));
@@ -105,17 +125,23 @@ describe('the executors\' caching', () => {
     const price = priceOf('claude-sonnet-4-5')!;
     expect(first.costUsd).toBeCloseTo((usage.inputTokens * 3 + usage.outputTokens * 15 + usage.cacheWriteTokens! * 6) / 1e6, 10);
     expect(second.usage).toMatchObject({ cacheReadTokens: usage.cacheWriteTokens, cacheWriteTokens: 0 });
-    expect(second.costUsd).toBeCloseTo((second.usage!.inputTokens * price.input + second.usage!.outputTokens * price.output + usage.cacheWriteTokens! * 0.3) / 1e6, 10);
+    expect(second.costUsd).toBeCloseTo(
+      (second.usage!.inputTokens * price.input + second.usage!.outputTokens * price.output + usage.cacheWriteTokens! * 0.3) / 1e6,
+      10,
+    );
   });
 
-  test('without cache-ttl the breakpoint takes the API\'s 5-minute default, priced at 1.25× input', async () => {
+  test("without cache-ttl the breakpoint takes the API's 5-minute default, priced at 1.25× input", async () => {
     const standIn = await start('anthropic', reply.review('pass'));
     const result = await apiReviewLaunch(standIn, { model: 'claude-sonnet-4-5', keyEnv: KEY_ENV }, pair(1500, 'only'));
     const system = standIn.requests.find((request) => !request.side)!.json!.system as { cache_control?: unknown }[];
     expect(system[1]!.cache_control).toEqual({ type: 'ephemeral' });
     const usage = result.usage!;
     expect(usage.cacheWrite1hTokens ?? 0).toBe(0);
-    expect(launchCost({ model: 'claude-sonnet-4-5', usage, costUsd: null }).costUsd).toBeCloseTo((usage.inputTokens * 3 + usage.outputTokens * 15 + usage.cacheWriteTokens! * 3.75) / 1e6, 10);
+    expect(launchCost({ model: 'claude-sonnet-4-5', usage, costUsd: null }).costUsd).toBeCloseTo(
+      (usage.inputTokens * 3 + usage.outputTokens * 15 + usage.cacheWriteTokens! * 3.75) / 1e6,
+      10,
+    );
   });
 
   test('OpenAI requests carry one prompt_cache_key per shared prefix, and a repeated prefix comes back as cached_tokens priced at the cached rate', async () => {
@@ -131,34 +157,73 @@ describe('the executors\' caching', () => {
     expect(keys[2]).not.toBe(keys[0]);
     const usage = second.usage!;
     expect(usage.cacheReadTokens).toBeGreaterThan(1500);
-    expect(second.costUsd).toBeCloseTo(((usage.inputTokens - usage.cacheReadTokens!) * 0.25 + usage.cacheReadTokens! * 0.025 + usage.outputTokens * 2) / 1e6, 10);
+    expect(second.costUsd).toBeCloseTo(
+      ((usage.inputTokens - usage.cacheReadTokens!) * 0.25 + usage.cacheReadTokens! * 0.025 + usage.outputTokens * 2) / 1e6,
+      10,
+    );
   });
 });
 
-describe('the limit headers\' early warning', () => {
+describe("the limit headers' early warning", () => {
   const reset = new Date(Date.now() + 60_000).toISOString();
   test.each([
-    ['anthropic', 'claude-haiku-4-5', { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '4000', 'anthropic-ratelimit-tokens-reset': reset, 'anthropic-ratelimit-requests-limit': '50', 'anthropic-ratelimit-requests-remaining': '40' }, /^tokens \(4000 of 100000 left\)$/],
-    ['openai', 'gpt-5-mini', { 'x-ratelimit-limit-requests': '500', 'x-ratelimit-remaining-requests': '20', 'x-ratelimit-reset-requests': '1m0s', 'x-ratelimit-limit-tokens': '200000', 'x-ratelimit-remaining-tokens': '150000' }, /^requests \(20 of 500 left\)$/],
-  ] as const)('an answer from %s whose headers leave under a tenth of a window carries a rate-limit warning naming it and its reset', async (api, model, headers, type) => {
-    const standIn = await start(api, reply.review('pass', [], { headers }));
-    const result = await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV }, pair(200, 'warned'));
-    expect(result.rateLimitWarning?.type).toMatch(type);
-    expect(Math.abs(Date.parse(result.rateLimitWarning!.resetsAt!) - Date.parse(reset))).toBeLessThan(5000);
-  });
+    [
+      'anthropic',
+      'claude-haiku-4-5',
+      {
+        'anthropic-ratelimit-tokens-limit': '100000',
+        'anthropic-ratelimit-tokens-remaining': '4000',
+        'anthropic-ratelimit-tokens-reset': reset,
+        'anthropic-ratelimit-requests-limit': '50',
+        'anthropic-ratelimit-requests-remaining': '40',
+      },
+      /^tokens \(4000 of 100000 left\)$/,
+    ],
+    [
+      'openai',
+      'gpt-5-mini',
+      {
+        'x-ratelimit-limit-requests': '500',
+        'x-ratelimit-remaining-requests': '20',
+        'x-ratelimit-reset-requests': '1m0s',
+        'x-ratelimit-limit-tokens': '200000',
+        'x-ratelimit-remaining-tokens': '150000',
+      },
+      /^requests \(20 of 500 left\)$/,
+    ],
+  ] as const)(
+    'an answer from %s whose headers leave under a tenth of a window carries a rate-limit warning naming it and its reset',
+    async (api, model, headers, type) => {
+      const standIn = await start(api, reply.review('pass', [], { headers }));
+      const result = await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV }, pair(200, 'warned'));
+      expect(result.rateLimitWarning?.type).toMatch(type);
+      expect(Math.abs(Date.parse(result.rateLimitWarning!.resetsAt!) - Date.parse(reset))).toBeLessThan(5000);
+    },
+  );
 
   test('an answer whose headers leave more than a tenth of every window carries no warning', async () => {
-    const standIn = await start('anthropic', reply.review('pass', [], { headers: { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '11000' } }));
+    const standIn = await start(
+      'anthropic',
+      reply.review('pass', [], { headers: { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '11000' } }),
+    );
     const result = await apiReviewLaunch(standIn, { model: 'claude-haiku-4-5', keyEnv: KEY_ENV }, pair(200, 'plenty'));
     expect(result.rateLimitWarning).toBeUndefined();
   });
 });
 
-test('the request a provider batch sends is the live one: a cache-ttl 1h profile\'s breakpoint carries its ttl', async () => {
+test("the request a provider batch sends is the live one: a cache-ttl 1h profile's breakpoint carries its ttl", async () => {
   const { messageParams } = await import('../../src/harness/executors/anthropic.js');
   const { parseProfiles } = await import('../../src/harness/profiles.js');
   const profiles = parseProfiles({ profiles: { hour: { harness: 'anthropic', model: 'claude-sonnet-4-5', 'cache-ttl': '1h' } } }, 'test');
-  const request = { grouping: 'pair' as const, note: 'kb/notes/a.md', noteText: 'A note.\n', criteria: [{ id: 'frontmatter/title', text: 'The title is a claim.' }], output: 'review.md', outcomes: ['pass', 'warn', 'fail'], refusals: [] };
+  const request = {
+    grouping: 'pair' as const,
+    note: 'kb/notes/a.md',
+    noteText: 'A note.\n',
+    criteria: [{ id: 'frontmatter/title', text: 'The title is a claim.' }],
+    output: 'review.md',
+    outcomes: ['pass', 'warn', 'fail'],
+    refusals: [],
+  };
   const params = messageParams(profiles.get('hour')!, request);
   const system = params.system as { text: string; cache_control?: { type: string; ttl?: string } }[];
   expect(system.at(-1)?.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });

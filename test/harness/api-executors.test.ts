@@ -44,7 +44,11 @@ async function exampleKb(): Promise<string> {
   return root;
 }
 
-const exampleNotes = ['kb/notes/a-bare-writing-prompt-does-not-determine-its-intended-contribution.md', 'kb/notes/verifiability-gradient.md', 'kb/notes/why-notes-have-types.md'];
+const exampleNotes = [
+  'kb/notes/a-bare-writing-prompt-does-not-determine-its-intended-contribution.md',
+  'kb/notes/verifiability-gradient.md',
+  'kb/notes/why-notes-have-types.md',
+];
 
 interface ApiSweep {
   /** The profile's name, and so its quota account: one per test, so a limit one test provokes closes no gate of another. */
@@ -92,7 +96,9 @@ async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Pr
 
 async function completedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepSummary> {
   const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-  return (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] }))) as SweepSummary;
+  return (await worker.runUntil(
+    env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] }),
+  )) as SweepSummary;
 }
 
 /** Runs a sweep until it stops, and returns its progress then. */
@@ -114,36 +120,58 @@ async function stoppedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepPr
 const agentRequests = (standIn: StandIn) => standIn.requests.filter((request) => !request.side);
 
 describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
-  test.each(['pair', 'bundle'] as const)('a %s sweep of the example KB completes with exactly one request per unit, every pair fresh and valid, cache tokens counted', async (grouping) => {
-    const setup = await apiSweep(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
-    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
-    expect(before.length).toBeGreaterThan(6);
-    const summary = await completedSweep(setup, setup.input(grouping));
-    expect(summary.status).toBe('completed');
-    expect(summary.counts.problems).toBe(0);
-    expect(summary.counts.written.pass).toBe(before.length);
-    expect(agentRequests(setup.standIn)).toHaveLength(summary.units);
-    if (grouping === 'bundle') expect(summary.units).toBeLessThan(before.length);
-    expect((await selectPairs(setup.checkout, { notes: exampleNotes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
-    // validate of the KB (its state under kb/reports is not a validated note) is clean afterwards.
-    const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
-    expect(validated.results.length).toBeGreaterThan(3);
-    expect(validated.results.filter((file) => file.findings.some((finding) => finding.severity === 'fail')).map((file) => file.file)).toEqual([]);
-    // The shared part came first: later units read the prefix an earlier one wrote (OpenAI writes nothing).
-    expect(summary.counts.tokens?.cacheRead ?? 0).toBeGreaterThan(0);
-    if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
-    expect(summary.counts.costUsd).toBeGreaterThan(0);
-    // Spend counts exactly what the stand-in counted: every cache token, priced at its own rate.
-    const counted = agentRequests(setup.standIn).map((request) => request.usage!);
-    const sum = (pick: (usage: (typeof counted)[number]) => number) => counted.reduce((total, usage) => total + pick(usage), 0);
-    expect(summary.counts.tokens).toMatchObject({ cacheRead: sum((usage) => usage.cacheRead), cacheWrite: sum((usage) => usage.cacheWrite), output: sum((usage) => usage.output) });
-    const priced = counted.map((usage) => launchCost({ model: models[api], costUsd: null, usage: { inputTokens: usage.input + (api === 'openai' ? usage.cacheRead : 0), outputTokens: usage.output, cacheReadTokens: usage.cacheRead, cacheWriteTokens: usage.cacheWrite } }).costUsd!);
-    expect(summary.counts.costUsd).toBeCloseTo(priced.reduce((total, cost) => total + cost, 0), 12);
-    const result = await readFile(join(setup.checkout, before[0]!.resultPath), 'utf8');
-    expect(result).toContain(`profile: ${setup.profile}\n`);
-    expect(result).toContain(`model: ${models[api]}\n`);
-    expect(result).toMatch(/\n- The description restates the title; say what the note adds\.\n\nResult: pass\n$/);
-  });
+  test.each(['pair', 'bundle'] as const)(
+    'a %s sweep of the example KB completes with exactly one request per unit, every pair fresh and valid, cache tokens counted',
+    async (grouping) => {
+      const setup = await apiSweep(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
+      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+      expect(before.length).toBeGreaterThan(6);
+      const summary = await completedSweep(setup, setup.input(grouping));
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.problems).toBe(0);
+      expect(summary.counts.written.pass).toBe(before.length);
+      expect(agentRequests(setup.standIn)).toHaveLength(summary.units);
+      if (grouping === 'bundle') expect(summary.units).toBeLessThan(before.length);
+      expect((await selectPairs(setup.checkout, { notes: exampleNotes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+      // validate of the KB (its state under kb/reports is not a validated note) is clean afterwards.
+      const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
+      expect(validated.results.length).toBeGreaterThan(3);
+      expect(validated.results.filter((file) => file.findings.some((finding) => finding.severity === 'fail')).map((file) => file.file)).toEqual([]);
+      // The shared part came first: later units read the prefix an earlier one wrote (OpenAI writes nothing).
+      expect(summary.counts.tokens?.cacheRead ?? 0).toBeGreaterThan(0);
+      if (api === 'anthropic') expect(summary.counts.tokens?.cacheWrite ?? 0).toBeGreaterThan(0);
+      expect(summary.counts.costUsd).toBeGreaterThan(0);
+      // Spend counts exactly what the stand-in counted: every cache token, priced at its own rate.
+      const counted = agentRequests(setup.standIn).map((request) => request.usage!);
+      const sum = (pick: (usage: (typeof counted)[number]) => number) => counted.reduce((total, usage) => total + pick(usage), 0);
+      expect(summary.counts.tokens).toMatchObject({
+        cacheRead: sum((usage) => usage.cacheRead),
+        cacheWrite: sum((usage) => usage.cacheWrite),
+        output: sum((usage) => usage.output),
+      });
+      const priced = counted.map(
+        (usage) =>
+          launchCost({
+            model: models[api],
+            costUsd: null,
+            usage: {
+              inputTokens: usage.input + (api === 'openai' ? usage.cacheRead : 0),
+              outputTokens: usage.output,
+              cacheReadTokens: usage.cacheRead,
+              cacheWriteTokens: usage.cacheWrite,
+            },
+          }).costUsd!,
+      );
+      expect(summary.counts.costUsd).toBeCloseTo(
+        priced.reduce((total, cost) => total + cost, 0),
+        12,
+      );
+      const result = await readFile(join(setup.checkout, before[0]!.resultPath), 'utf8');
+      expect(result).toContain(`profile: ${setup.profile}\n`);
+      expect(result).toContain(`model: ${models[api]}\n`);
+      expect(result).toMatch(/\n- The description restates the title; say what the note adds\.\n\nResult: pass\n$/);
+    },
+  );
 
   test('the request is ordered shared part first, with a cache breakpoint, and the answer forced into the structured form', async () => {
     {
@@ -167,7 +195,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     }
   });
 
-  test('a 429 with retry-after stops the sweep as a usage limit with the reset it names, closing the account\'s quota gate, after one request', async () => {
+  test("a 429 with retry-after stops the sweep as a usage limit with the reset it names, closing the account's quota gate, after one request", async () => {
     const setup = await apiSweep(api, reply.usageLimit({ retryAfterSeconds: 3600 }));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
     const before = Date.now();
@@ -185,10 +213,14 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(agentRequests(setup.standIn)).toHaveLength(1);
   });
 
-  test('an answer whose limit headers leave under a tenth of a window halves the sweep\'s concurrency for its next batches', async () => {
+  test("an answer whose limit headers leave under a tenth of a window halves the sweep's concurrency for its next batches", async () => {
     const headers: Record<string, string> =
       api === 'anthropic'
-        ? { 'anthropic-ratelimit-tokens-limit': '100000', 'anthropic-ratelimit-tokens-remaining': '2000', 'anthropic-ratelimit-tokens-reset': new Date(Date.now() + 60_000).toISOString() }
+        ? {
+            'anthropic-ratelimit-tokens-limit': '100000',
+            'anthropic-ratelimit-tokens-remaining': '2000',
+            'anthropic-ratelimit-tokens-reset': new Date(Date.now() + 60_000).toISOString(),
+          }
         : { 'x-ratelimit-limit-tokens': '100000', 'x-ratelimit-remaining-tokens': '2000', 'x-ratelimit-reset-tokens': '1m0s' };
     const setup = await apiSweep(api, reply.review('pass', [], { headers }));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/*'], batchSize: 1 };
@@ -203,7 +235,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(batches[1]!.pace).toMatchObject({ concurrency: 1, warning: expect.stringMatching(/^tokens \(2000 of 100000 left\), resets /) });
   });
 
-  test('a server error is a failed try: relaunched by the rule, and the next try\'s answer is accepted', async () => {
+  test("a server error is a failed try: relaunched by the rule, and the next try's answer is accepted", async () => {
     const setup = await apiSweep(api, reply.serverError(), reply.review('fail', ['The title names a topic, not a claim.']));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
     const summary = await completedSweep(setup, input);
@@ -240,7 +272,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
 
 // Each test here ends with its gate closed; each test has a time-skipping server of its own
 // (useTimeSkippingServer), so no later test's skipped time reaches that gate.
-describe.each(['anthropic', 'openai'] as const)('the %s executor\'s account', (api) => {
+describe.each(['anthropic', 'openai'] as const)("the %s executor's account", (api) => {
   test('a 429 on one profile closes the gate for a run on another profile of the same key: that run stops without sending a request', async () => {
     // No reset named: the gate closes until its own probe time, on the server's clock (earlier tests of
     // this file let the time-skipping server's clock run far ahead of the worker's).
@@ -249,7 +281,11 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor\'s account', (a
     await worker.runUntil(async () => {
       // Neither run's result is awaited: the time-skipping server then skips no time, and the gate stays closed until its reset.
       const stopped = async (input: SweepInput) => {
-        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+        const handle: WorkflowHandle = await env().client.workflow.start('gateSweep', {
+          taskQueue: TASK_QUEUE,
+          workflowId: `gates/${input.runId}`,
+          args: [input],
+        });
         let progress: SweepProgress | undefined;
         await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
         return { handle, progress: progress! };

@@ -9,7 +9,11 @@ describe('the reset a rate-limited response names', () => {
   test.each<[string, Record<string, string>, string | null]>([
     ['retry-after in seconds', { 'retry-after': '90' }, '2026-12-04T12:01:30.000Z'],
     ['retry-after as an HTTP date', { 'retry-after': 'Fri, 04 Dec 2026 13:00:00 GMT' }, '2026-12-04T13:00:00.000Z'],
-    ['the latest anthropic-ratelimit-*-reset', { 'anthropic-ratelimit-requests-reset': '2026-12-04T12:00:10Z', 'anthropic-ratelimit-tokens-reset': '2026-12-04T12:05:00Z' }, '2026-12-04T12:05:00.000Z'],
+    [
+      'the latest anthropic-ratelimit-*-reset',
+      { 'anthropic-ratelimit-requests-reset': '2026-12-04T12:00:10Z', 'anthropic-ratelimit-tokens-reset': '2026-12-04T12:05:00Z' },
+      '2026-12-04T12:05:00.000Z',
+    ],
     ['the latest x-ratelimit-reset-* duration', { 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-reset-tokens': '6m0s' }, '2026-12-04T12:06:00.000Z'],
     ['retry-after before the others', { 'retry-after': '5', 'x-ratelimit-reset-tokens': '1h' }, '2026-12-04T12:00:05.000Z'],
     ['nothing when no header says', { 'content-type': 'application/json' }, null],
@@ -18,8 +22,23 @@ describe('the reset a rate-limited response names', () => {
   });
 });
 
-const pair: ReviewRequest = { grouping: 'pair', note: 'kb/notes/a.md', noteText: 'text', criteria: [{ id: 'sentence/x', text: 'gate' }], output: 'review.md', outcomes: ['pass', 'warn', 'fail'], refusals: [] };
-const bundle: ReviewRequest = { ...pair, grouping: 'bundle', criteria: [{ id: 'sentence/x', text: 'x' }, { id: 'sentence/y', text: 'y' }] };
+const pair: ReviewRequest = {
+  grouping: 'pair',
+  note: 'kb/notes/a.md',
+  noteText: 'text',
+  criteria: [{ id: 'sentence/x', text: 'gate' }],
+  output: 'review.md',
+  outcomes: ['pass', 'warn', 'fail'],
+  refusals: [],
+};
+const bundle: ReviewRequest = {
+  ...pair,
+  grouping: 'bundle',
+  criteria: [
+    { id: 'sentence/x', text: 'x' },
+    { id: 'sentence/y', text: 'y' },
+  ],
+};
 
 describe('the structured answer', () => {
   test('a pair answer becomes a review whose last line is its verdict, findings as list items that cannot read as a result line', () => {
@@ -31,10 +50,21 @@ describe('the structured answer', () => {
   });
 
   test('a bundle answer becomes one section per criterion, accepted by the bundle check', () => {
-    const checked = checkAnswer({ reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: [] }, { criterion: 'sentence/y', verdict: 'fail', findings: ['## sentence/x'] }] }, bundle);
+    const checked = checkAnswer(
+      {
+        reviews: [
+          { criterion: 'sentence/x', verdict: 'pass', findings: [] },
+          { criterion: 'sentence/y', verdict: 'fail', findings: ['## sentence/x'] },
+        ],
+      },
+      bundle,
+    );
     const text = reviewText(bundle, checked.ok ? checked.answer : (undefined as never));
     const check = checkBundle(text, ['sentence/x', 'sentence/y']);
-    expect(check.accepted.map((section) => [section.gate, section.outcome])).toEqual([['sentence/x', 'pass'], ['sentence/y', 'fail']]);
+    expect(check.accepted.map((section) => [section.gate, section.outcome])).toEqual([
+      ['sentence/x', 'pass'],
+      ['sentence/y', 'fail'],
+    ]);
     expect(check.rejected).toEqual([]);
   });
 
@@ -51,7 +81,13 @@ describe('the structured answer', () => {
 });
 
 describe('what an SDK error comes to', () => {
-  const input = { launchId: 'GS-x/unit/1', profile: { name: 'p', harness: 'anthropic', flags: [], timeoutMs: 60_000, attempts: 3, env: {} }, dir: '/launch', prompt: '', outputs: ['review.md'] } as const;
+  const input = {
+    launchId: 'GS-x/unit/1',
+    profile: { name: 'p', harness: 'anthropic', flags: [], timeoutMs: 60_000, attempts: 3, env: {} },
+    dir: '/launch',
+    prompt: '',
+    outputs: ['review.md'],
+  } as const;
 
   test.each([429, 529])('a %s is a usage limit with the reset its headers name', (status) => {
     const error = Object.assign(new Error(`${status} rate limited`), { status, headers: new Headers({ 'retry-after': '60' }) });

@@ -8,7 +8,15 @@ import { packageRoot } from '../../src/paths.js';
 
 const root = packageRoot();
 const clis = join(root, 'tools', 'harness-clis');
-const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({ name: harness, harness, flags: [], timeoutMs: 60_000, attempts: 3, env: {}, ...extra });
+const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({
+  name: harness,
+  harness,
+  flags: [],
+  timeoutMs: 60_000,
+  attempts: 3,
+  env: {},
+  ...extra,
+});
 
 describe('each profile builds the command line its CLI documents', () => {
   test('claude: -p with the stream-json event stream, a permission mode that writes unattended, the allowed and offered tools and the model', () => {
@@ -50,7 +58,7 @@ describe('each profile builds the command line its CLI documents', () => {
     });
   });
 
-  test('codex: a base-url defines a provider of its own, whose retries are the profile\'s (codex refuses to override its built-in one)', () => {
+  test("codex: a base-url defines a provider of its own, whose retries are the profile's (codex refuses to override its built-in one)", () => {
     const { args } = buildCommandLine(base('codex', { model: 'gpt-5.1-codex', baseUrl: 'http://127.0.0.1:8080/v1' }), '/fake');
     expect(args).toEqual([
       'exec',
@@ -66,7 +74,9 @@ describe('each profile builds the command line its CLI documents', () => {
       'gpt-5.1-codex',
       '-',
     ]);
-    expect(buildCommandLine(base('codex', { baseUrl: 'http://x/v1', cliRetries: 2 }), '/fake').args.join(' ')).toContain('request_max_retries=2,stream_max_retries=2');
+    expect(buildCommandLine(base('codex', { baseUrl: 'http://x/v1', cliRetries: 2 }), '/fake').args.join(' ')).toContain(
+      'request_max_retries=2,stream_max_retries=2',
+    );
   });
 
   test('pi: print mode with JSON events, no session file, the provider and the model', () => {
@@ -76,23 +86,39 @@ describe('each profile builds the command line its CLI documents', () => {
     });
   });
 
-  test('pi: the profile\'s tools are its allowlist, and an empty list turns them all off', () => {
+  test("pi: the profile's tools are its allowlist, and an empty list turns them all off", () => {
     expect(buildCommandLine(base('pi', { tools: ['read', 'write'] }), '/fake').args.slice(-2)).toEqual(['--tools', 'read,write']);
     expect(buildCommandLine(base('pi', { tools: [] }), '/fake').args.at(-1)).toBe('--no-tools');
   });
 
-  test('a profile\'s own command, tools and flags are used, its flags last', () => {
-    const line = buildCommandLine(base('claude', { command: '/opt/claude', allowedTools: ['Read', 'Bash(node *)'], permissionMode: 'plan', flags: ['--max-turns', '30'] }), '/fake');
+  test("a profile's own command, tools and flags are used, its flags last", () => {
+    const line = buildCommandLine(
+      base('claude', { command: '/opt/claude', allowedTools: ['Read', 'Bash(node *)'], permissionMode: 'plan', flags: ['--max-turns', '30'] }),
+      '/fake',
+    );
     expect(line.file).toBe('/opt/claude');
-    expect(line.args).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'plan', '--allowedTools', 'Read,Bash(node *)', '--tools', 'Read,Bash', '--max-turns', '30']);
+    expect(line.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'plan',
+      '--allowedTools',
+      'Read,Bash(node *)',
+      '--tools',
+      'Read,Bash',
+      '--max-turns',
+      '30',
+    ]);
   });
 
-  test('fake: the project\'s executable, unless the profile names another', () => {
+  test("fake: the project's executable, unless the profile names another", () => {
     expect(buildCommandLine(base('fake'), '/project/bin/fake-harness.js')).toEqual({ file: '/project/bin/fake-harness.js', args: [] });
   });
 });
 
-describe('the flags are the installed CLIs\' own (checked against their --help)', () => {
+describe("the flags are the installed CLIs' own (checked against their --help)", () => {
   const shipped = loadProfiles(join(root, 'defaults', 'worker-profiles.yaml'));
   const versions = JSON.parse(readFileSync(join(clis, 'package.json'), 'utf8')).dependencies as Record<string, string>;
 
@@ -110,6 +136,7 @@ describe('the flags are the installed CLIs\' own (checked against their --help)'
     const { args } = buildCommandLine(shipped.get(name)!, '/fake');
     const flags = args.filter((arg) => arg.startsWith('-') && arg !== '-');
     expect(flags.length).toBeGreaterThan(2);
-    for (const flag of flags) expect({ flag, documented: new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, '\\-')}\\b`, 'm').test(String(help.all)) }).toEqual({ flag, documented: true });
+    for (const flag of flags)
+      expect({ flag, documented: new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, '\\-')}\\b`, 'm').test(String(help.all)) }).toEqual({ flag, documented: true });
   });
 });

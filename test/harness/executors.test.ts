@@ -32,7 +32,14 @@ function apiExecutor(answer: (input: LaunchInput) => ExecutorAnswer & { text?: s
 
 async function launchInput(): Promise<LaunchInput> {
   const dir = await scratch();
-  return { launchId: 'test/api', profile: fakeProfile({ name: 'api', model: 'profile-model', env: {} }), dir, prompt: 'judge it\n', outputs: ['review.md'], files: { 'note.md': '# A note\n' } };
+  return {
+    launchId: 'test/api',
+    profile: fakeProfile({ name: 'api', model: 'profile-model', env: {} }),
+    dir,
+    prompt: 'judge it\n',
+    outputs: ['review.md'],
+    files: { 'note.md': '# A note\n' },
+  };
 }
 
 describe('executors', () => {
@@ -42,7 +49,12 @@ describe('executors', () => {
   });
 
   test('a model-API executor answers through the same launch activity: its outputs digested in the same result, no process started', async () => {
-    const { launch } = createHarnessActivities({ fakeHarnessPath, executors: { fake: apiExecutor(() => ({ text: 'Result: pass\n', report: { model: 'api-model', usage: { inputTokens: 10, outputTokens: 3 }, costUsd: 0.001 } })) } });
+    const { launch } = createHarnessActivities({
+      fakeHarnessPath,
+      executors: {
+        fake: apiExecutor(() => ({ text: 'Result: pass\n', report: { model: 'api-model', usage: { inputTokens: 10, outputTokens: 3 }, costUsd: 0.001 } })),
+      },
+    });
     const input = await launchInput();
     const beats: unknown[] = [];
     const env = new MockActivityEnvironment();
@@ -65,8 +77,13 @@ describe('executors', () => {
     await expect(access(join(input.dir, '.launch', 'current.json'))).rejects.toThrow(/ENOENT/);
   });
 
-  test('a model-API executor\'s usage limit is the same non-retryable failure as a CLI\'s, its outputs set aside', async () => {
-    const { launch } = createHarnessActivities({ fakeHarnessPath, executors: { fake: apiExecutor(() => ({ text: 'partial', report: {}, usageLimit: { notice: 'rate limit: retry after 60 s', resetAt: '2026-12-04T20:00:00.000Z' } })) } });
+  test("a model-API executor's usage limit is the same non-retryable failure as a CLI's, its outputs set aside", async () => {
+    const { launch } = createHarnessActivities({
+      fakeHarnessPath,
+      executors: {
+        fake: apiExecutor(() => ({ text: 'partial', report: {}, usageLimit: { notice: 'rate limit: retry after 60 s', resetAt: '2026-12-04T20:00:00.000Z' } })),
+      },
+    });
     const input = await launchInput();
     const failure = await new MockActivityEnvironment().run(launch, input).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApplicationFailure);

@@ -6,7 +6,19 @@ import { fakeHarnessPath } from '../../src/worker.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt } from '../helpers/fake.js';
 
 const promptOf = (capture = '/capture') =>
-  ['Write the boundary.', '', 'role = boundary', 'run = AAS-2030-01-01-quill-01', 'system = quill', 'source = directory:sha256:0123abcd', 'output = boundary.md', `capture = ${capture}`, '', 'Write {output}.', ''].join('\n');
+  [
+    'Write the boundary.',
+    '',
+    'role = boundary',
+    'run = AAS-2030-01-01-quill-01',
+    'system = quill',
+    'source = directory:sha256:0123abcd',
+    'output = boundary.md',
+    `capture = ${capture}`,
+    '',
+    'Write {output}.',
+    '',
+  ].join('\n');
 const prompt = promptOf();
 
 /** Plays one attempt of the fake harness in a fresh directory with the prompt above. */
@@ -17,11 +29,13 @@ async function play(attempt: FakeAttempt) {
   return { dir, ledger, result };
 }
 
-describe('the fake harness fills {{name}} in its output texts from the prompt\'s name = value lines', () => {
-  test('run, system and source in an output text are the values of the prompt\'s lines; other braces are left alone', async () => {
+describe("the fake harness fills {{name}} in its output texts from the prompt's name = value lines", () => {
+  test("run, system and source in an output text are the values of the prompt's lines; other braces are left alone", async () => {
     const { dir, result } = await play({ outputs: { 'boundary.md': 'run: {{run}}\nsystem: {{system}}\nsource: "{{source}}"\nkept: {output} {{ run }}\n' } });
     expect(result.exitCode).toBe(0);
-    expect(await readFile(join(dir, 'boundary.md'), 'utf8')).toBe('run: AAS-2030-01-01-quill-01\nsystem: quill\nsource: "directory:sha256:0123abcd"\nkept: {output} {{ run }}\n');
+    expect(await readFile(join(dir, 'boundary.md'), 'utf8')).toBe(
+      'run: AAS-2030-01-01-quill-01\nsystem: quill\nsource: "directory:sha256:0123abcd"\nkept: {output} {{ run }}\n',
+    );
   });
 
   test('writeDeclared and writeOutside texts are filled too', async () => {
@@ -34,16 +48,27 @@ describe('the fake harness fills {{name}} in its output texts from the prompt\'s
   test('a name the prompt has no line for writes nothing and exits 2 naming it and the lines the prompt has', async () => {
     const { dir, ledger, result } = await play({ outputs: { 'boundary.md': 'run: {{run}}\ncolour: {{colour}}\n', 'other.md': 'fine\n' } });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/uses \{\{colour\}\}, but the prompt has no such `name = value` line \(it has: role, run, system, source, output, capture\); nothing was written/);
+    expect(result.stderr).toMatch(
+      /uses \{\{colour\}\}, but the prompt has no such `name = value` line \(it has: role, run, system, source, output, capture\); nothing was written/,
+    );
     await expect(access(join(dir, 'boundary.md'))).rejects.toThrow(/ENOENT/);
     await expect(access(join(dir, 'other.md'))).rejects.toThrow(/ENOENT/);
-    expect((await readLedger(ledger)).map((entry) => [entry.event, entry.exitCode])).toEqual([['start', undefined], ['end', 2]]);
+    expect((await readLedger(ledger)).map((entry) => [entry.event, entry.exitCode])).toEqual([
+      ['start', undefined],
+      ['end', 2],
+    ]);
   });
 
-  test('a scenario\'s ledger path is templated too, so {{capture}}/../ keeps one ledger per analysis run', async () => {
+  test("a scenario's ledger path is templated too, so {{capture}}/../ keeps one ledger per analysis run", async () => {
     const dir = await scratch('commonplace-fake-');
     const scenario = join(dir, 'scenario.json');
-    await writeFile(scenario, JSON.stringify({ ledger: '{{capture}}/../fake-ledger.jsonl', launches: [{ match: '^role = boundary$', attempts: [{ outputs: { 'boundary.md': 'first\n' } }, { outputs: { 'boundary.md': 'second\n' } }] }] }));
+    await writeFile(
+      scenario,
+      JSON.stringify({
+        ledger: '{{capture}}/../fake-ledger.jsonl',
+        launches: [{ match: '^role = boundary$', attempts: [{ outputs: { 'boundary.md': 'first\n' } }, { outputs: { 'boundary.md': 'second\n' } }] }],
+      }),
+    );
     const texts: Record<string, string[]> = {};
     for (const run of ['one', 'two']) {
       const capture = join(dir, run, 'capture');
@@ -96,7 +121,7 @@ describe('the fake harness without a scenario', () => {
     expect(checkResultLine(review)).toMatchObject({ ok: true, outcome: 'pass' });
   });
 
-  test('a report criterion\'s review prompt gets a review ending Result: report', async () => {
+  test("a report criterion's review prompt gets a review ending Result: report", async () => {
     const { dir, result } = await playBare(reviewPromptOf(['kb/instructions/critique-note.md'], '`Result: report`'));
     expect(result.exitCode).toBe(0);
     expect(checkResultLine(await readFile(join(dir, 'review.md'), 'utf8'), { report: true })).toMatchObject({ ok: true, outcome: 'report' });

@@ -4,7 +4,15 @@ import type { Profile } from '../../src/harness/profiles.js';
 import { packageRoot } from '../../src/paths.js';
 import { fakeHarnessPath } from '../../src/worker.js';
 
-const profile = (harness: Profile['harness'], extra: Partial<Profile> = {}): Profile => ({ name: harness, harness, flags: [], timeoutMs: 1000, attempts: 3, env: {}, ...extra });
+const profile = (harness: Profile['harness'], extra: Partial<Profile> = {}): Profile => ({
+  name: harness,
+  harness,
+  flags: [],
+  timeoutMs: 1000,
+  attempts: 3,
+  env: {},
+  ...extra,
+});
 const clis = join(packageRoot(), 'tools', 'harness-clis', 'node_modules', '.bin');
 
 describe('a profile whose CLI is missing', () => {
@@ -16,7 +24,7 @@ describe('a profile whose CLI is missing', () => {
     expect(missingHarness(profile(harness), fakeHarnessPath, { PATH: '/nonexistent' })).toMatch(message);
   });
 
-  test('an installed CLI passes: the pinned ones on PATH, the fake harness, a profile\'s absolute command', () => {
+  test("an installed CLI passes: the pinned ones on PATH, the fake harness, a profile's absolute command", () => {
     for (const harness of ['claude', 'codex', 'pi'] as const) expect(missingHarness(profile(harness), fakeHarnessPath, { PATH: clis })).toBeUndefined();
     expect(missingHarness(profile('fake'), fakeHarnessPath, { PATH: '' })).toBeUndefined();
     expect(missingHarness(profile('claude', { command: fakeHarnessPath }), fakeHarnessPath, { PATH: '' })).toBeUndefined();

@@ -35,10 +35,10 @@ describe('the launch activity', () => {
     ['claude "usage limit reached|<epoch>"', 'claude', 'claude-usage-limit-pipe.txt', 'stdout', 1, '2025-11-12T13:00:00.000Z'],
     ['claude\'s exit-0 success result "5-hour limit reached ∙ resets 2am"', 'claude', 'claude-usage-limit-exit0.json', 'stdout', 0, '2026-12-03T02:00:00.000Z'],
     ['claude "You\'ve hit your limit · resets 1:30am (Asia/Dhaka)"', 'claude', 'claude-hit-your-limit.json', 'stdout', 1, '2026-12-02T19:30:00.000Z'],
-    ['claude\'s 429 rate_limit_error', 'claude', 'claude-rate-limit-429.json', 'stdout', 1, null],
+    ["claude's 429 rate_limit_error", 'claude', 'claude-rate-limit-429.json', 'stdout', 1, null],
     ['codex "hit your usage limit … try again at 6:33 PM" in --json events', 'codex', 'codex-usage-limit.jsonl', 'stdout', 1, '2026-12-02T18:33:00.000Z'],
-    ['codex\'s notice on stderr', 'codex', 'codex-usage-limit-stderr.txt', 'stderr', 1, '2026-12-02T18:33:00.000Z'],
-    ['pi\'s provider rate-limit error', 'pi', 'pi-usage-limit.jsonl', 'stdout', 1, null],
+    ["codex's notice on stderr", 'codex', 'codex-usage-limit-stderr.txt', 'stderr', 1, '2026-12-02T18:33:00.000Z'],
+    ["pi's provider rate-limit error", 'pi', 'pi-usage-limit.jsonl', 'stdout', 1, null],
   ])('a usage limit from %s is a non-retryable failure with its reset time', async (_title, harness, file, stream, exitCode, resetAt) => {
     const text = await fixture(file);
     const { input, ledger } = await prepare(harness, [{ [stream]: text, exitCode, outputs: { 'out.md': 'partial\n' } }]);
@@ -95,10 +95,10 @@ describe('the launch activity', () => {
 });
 
 describe("a write into the worker's state directory", () => {
-  test('is named in the launch result and the try\'s log directory; the worker\'s own tries index is not', async () => {
+  test("is named in the launch result and the try's log directory; the worker's own tries index is not", async () => {
     const stateDir = await scratch();
     const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
-    const { input } = await prepare('fake', [{ writeDeclared: 'done\n', writeOutside: { [join(stateDir, 'planted', 'notes.txt')]: 'not the worker\'s\n' } }]);
+    const { input } = await prepare('fake', [{ writeDeclared: 'done\n', writeOutside: { [join(stateDir, 'planted', 'notes.txt')]: "not the worker's\n" } }]);
     const result = (await new MockActivityEnvironment().run(withState.launch, input)) as LaunchResult;
     expect(result.exitCode).toBe(0);
     expect(result.strayWrites).toEqual([join('planted', 'notes.txt')]);

@@ -5,10 +5,18 @@ import { harnessEnv } from '../../src/harness/executors/index.js';
 import { bareClaudeNote, preparePiAgentDir, prepareStartupFile, resolveProfile } from '../../src/harness/launch-env.js';
 import type { HarnessName, Profile } from '../../src/harness/profiles.js';
 
-const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({ name: `my-${harness}`, harness, flags: [], timeoutMs: 60_000, attempts: 3, env: {}, ...extra });
+const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({
+  name: `my-${harness}`,
+  harness,
+  flags: [],
+  timeoutMs: 60_000,
+  attempts: 3,
+  env: {},
+  ...extra,
+});
 
 describe('profile env resolved on the worker', () => {
-  test('${NAME} in env values and base-url is replaced by the worker\'s variable', () => {
+  test("${NAME} in env values and base-url is replaced by the worker's variable", () => {
     const profile = base('claude', { env: { ANTHROPIC_API_KEY: '${WORKER_KEY}', PLAIN: 'a$b', MIXED: 'x-${A}-${B}' }, baseUrl: 'http://${HOST}/' });
     expect(resolveProfile(profile, { WORKER_KEY: 'sk-1', A: 'a', B: 'b', HOST: 'proxy:8080' })).toMatchObject({
       env: { ANTHROPIC_API_KEY: 'sk-1', PLAIN: 'a$b', MIXED: 'x-a-b' },
@@ -25,15 +33,18 @@ describe('profile env resolved on the worker', () => {
     expect(() => resolveProfile(base('codex', { env: { X: '${not a name}' } }), {})).toThrow(/\$\{not a name\}, which is not a variable name/);
   });
 
-  test('claude: its own retries are 0 and base-url is ANTHROPIC_BASE_URL, unless the profile\'s env says otherwise', () => {
+  test("claude: its own retries are 0 and base-url is ANTHROPIC_BASE_URL, unless the profile's env says otherwise", () => {
     expect(harnessEnv(base('claude', { baseUrl: 'http://127.0.0.1:9' }))).toEqual({ CLAUDE_CODE_MAX_RETRIES: '0', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
-    expect(harnessEnv(base('claude', { cliRetries: 2, env: { ANTHROPIC_BASE_URL: 'http://other' } }))).toEqual({ CLAUDE_CODE_MAX_RETRIES: '2', ANTHROPIC_BASE_URL: 'http://other' });
+    expect(harnessEnv(base('claude', { cliRetries: 2, env: { ANTHROPIC_BASE_URL: 'http://other' } }))).toEqual({
+      CLAUDE_CODE_MAX_RETRIES: '2',
+      ANTHROPIC_BASE_URL: 'http://other',
+    });
     expect(harnessEnv(base('claude', { env: { CLAUDE_CODE_MAX_RETRIES: '5' } }))).toEqual({ CLAUDE_CODE_MAX_RETRIES: '5' });
     expect(harnessEnv(base('codex', { env: { A: 'b' } }))).toEqual({ A: 'b' });
   });
 });
 
-describe('pi\'s per-launch agent directory', () => {
+describe("pi's per-launch agent directory", () => {
   async function userAgentDir(files: Record<string, string>): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'pi-agent-'));
     for (const [name, text] of Object.entries(files)) {
@@ -43,7 +54,7 @@ describe('pi\'s per-launch agent directory', () => {
     return dir;
   }
 
-  test('keeps the worker\'s login and extensions (linked) and lays retries off and the endpoint over its settings and models', async () => {
+  test("keeps the worker's login and extensions (linked) and lays retries off and the endpoint over its settings and models", async () => {
     const source = await userAgentDir({
       'auth.json': '{"anthropic":{"type":"api_key","key":"sk"}}',
       'extensions/x.ts': 'export {}',

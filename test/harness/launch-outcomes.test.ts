@@ -17,7 +17,9 @@ async function probeWith(profile: Record<string, unknown>, attempts: FakeAttempt
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const workflowId = uniqueId('probe/outcomes');
   const result = await worker.runUntil(
-    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] })).then((probed) => inState(probed, join(dir, 'state'))),
+    probeResult(
+      env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'subject', profiles, fakeEnv)] }),
+    ).then((probed) => inState(probed, join(dir, 'state'))),
   );
   return { result, ledger: await readLedger(ledger) };
 }
@@ -62,7 +64,7 @@ describe('launch outcomes on a real dev server', () => {
     expect(result.outcome.result.try).toBe(1);
   });
 
-  test('a completed launch reports each output\'s digest and size, the model, tokens and cost the harness printed', async () => {
+  test("a completed launch reports each output's digest and size, the model, tokens and cost the harness printed", async () => {
     const claudeResult = {
       type: 'result',
       subtype: 'success',

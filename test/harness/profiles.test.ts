@@ -30,12 +30,22 @@ describe('worker profiles', () => {
     const file = await profilesFile(
       'profiles:\n  x:\n    harness: codex\n    base-url: http://127.0.0.1:8080/v1\n    cli-retries: 1\n    unreachable-timeout: 30s\n    env:\n      OPENAI_API_KEY: ${PROXY_KEY}\n',
     );
-    expect(loadProfiles(file).get('x')).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', cliRetries: 1, unreachableTimeoutMs: 30_000, env: { OPENAI_API_KEY: '${PROXY_KEY}' } });
+    expect(loadProfiles(file).get('x')).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      cliRetries: 1,
+      unreachableTimeoutMs: 30_000,
+      env: { OPENAI_API_KEY: '${PROXY_KEY}' },
+    });
   });
 
   test('a model-API profile reads its key variable and output cap; it must name its model, and a CLI profile takes neither key', async () => {
     const shipped = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect(shipped.get('anthropic-haiku')).toMatchObject({ harness: 'anthropic', model: 'claude-haiku-4-5', apiKeyEnv: 'ANTHROPIC_API_KEY', maxOutputTokens: 2048 });
+    expect(shipped.get('anthropic-haiku')).toMatchObject({
+      harness: 'anthropic',
+      model: 'claude-haiku-4-5',
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      maxOutputTokens: 2048,
+    });
     expect(shipped.get('openai-mini')).toMatchObject({ harness: 'openai', model: 'gpt-5-mini', apiKeyEnv: 'OPENAI_API_KEY' });
     const noModel = await profilesFile('profiles:\n  x:\n    harness: openai\n');
     expect(() => loadProfiles(noModel)).toThrow(/profiles\.x\.model: an openai profile names its model/);
@@ -45,8 +55,10 @@ describe('worker profiles', () => {
     expect(() => loadProfiles(badName)).toThrow(/profiles\.x\.api-key-env: an environment variable name/);
   });
 
-  test('an anthropic profile\'s cache-ttl is read as 5m or 1h; any other value, or the key on another harness, is refused naming it', async () => {
-    expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    cache-ttl: 1h\n')).get('x')).toMatchObject({ cacheTtl: '1h' });
+  test("an anthropic profile's cache-ttl is read as 5m or 1h; any other value, or the key on another harness, is refused naming it", async () => {
+    expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    cache-ttl: 1h\n')).get('x')).toMatchObject({
+      cacheTtl: '1h',
+    });
     expect(loadProfiles(await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n')).get('x')!.cacheTtl).toBeUndefined();
     const twoHours = await profilesFile('profiles:\n  x:\n    harness: anthropic\n    model: m\n    cache-ttl: 2h\n');
     expect(() => loadProfiles(twoHours)).toThrow(/profiles\.x\.cache-ttl/);
@@ -74,10 +86,12 @@ describe('worker profiles', () => {
 
   test('an unknown profile name lists the known ones', () => {
     const profiles = loadProfiles(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
-    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow('unknown worker profile "gemini" in defaults (known: claude, claude-lean, codex, pi, fake, anthropic-haiku, anthropic-sonnet, openai-mini)');
+    expect(() => selectProfile(profiles, 'gemini', 'defaults')).toThrow(
+      'unknown worker profile "gemini" in defaults (known: claude, claude-lean, codex, pi, fake, anthropic-haiku, anthropic-sonnet, openai-mini)',
+    );
   });
 
-  test('a KB\'s own profiles file takes precedence over the shipped one, and an explicit file over both', async () => {
+  test("a KB's own profiles file takes precedence over the shipped one, and an explicit file over both", async () => {
     const kb = await mkdtemp(join(tmpdir(), 'kb-'));
     expect(profilesSource({ checkout: kb })).toBe(join(packageRoot(), 'defaults', 'worker-profiles.yaml'));
     const own = join(kb, 'kb', 'instructions', 'worker-profiles.yaml');

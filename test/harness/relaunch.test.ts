@@ -24,7 +24,9 @@ async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['at
   const workflowId = uniqueId('probe/relaunch');
   const [serverStart, wallStart] = [await env().currentTimeMs(), Date.now()];
   const result = await worker.runUntil(
-    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })).then((probed) => inState(probed, join(dir, 'state'))),
+    probeResult(env().client.workflow.execute('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] })).then(
+      (probed) => inState(probed, join(dir, 'state')),
+    ),
   );
   // Time the server skipped: how far its clock moved beyond the wall clock's.
   const skippedMs = (await env().currentTimeMs()) - serverStart - (Date.now() - wallStart);
@@ -34,7 +36,11 @@ async function runProbe(attempts: Parameters<typeof fakeScenario>[1][number]['at
 
 describe('the relaunch rule', () => {
   test('a launch that exits 1, 1, then 0 is accepted on the third try, after waits of 30 s and then 120 s', async () => {
-    const { result, ledger, history, skippedMs } = await runProbe([{ exitCode: 1, outputs: { 'probe.md': 'bad 1' } }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
+    const { result, ledger, history, skippedMs } = await runProbe([
+      { exitCode: 1, outputs: { 'probe.md': 'bad 1' } },
+      { exitCode: 1 },
+      { writeDeclared: 'probe ok\n' },
+    ]);
     expect(result.outcome.status).toBe('completed');
     if (result.outcome.status !== 'completed') return;
     expect(result.outcome.result.try).toBe(3);
@@ -61,7 +67,7 @@ describe('the relaunch rule', () => {
     expect(skippedMs).toBeGreaterThanOrEqual(150_000);
   });
 
-  test('a launch that exits nonzero three times surfaces as launch-failed, each try\'s outputs kept aside', async () => {
+  test("a launch that exits nonzero three times surfaces as launch-failed, each try's outputs kept aside", async () => {
     const { result, ledger, skippedMs } = await runProbe([{ exitCode: 3, outputs: { 'probe.md': 'failed try\n' } }]);
     expect(result.outcome.status).toBe('launch-failed');
     if (result.outcome.status !== 'launch-failed') return;

@@ -71,13 +71,13 @@ describe('claude on stream-json', () => {
 });
 
 describe('failures reported with exit 0', () => {
-  test('pi: a connection error is the run\'s error, and no model is reported since no request succeeded', async () => {
+  test("pi: a connection error is the run's error, and no model is reported since no request succeeded", async () => {
     const report = readHarnessReport('pi', await fixture('pi-connection-error.jsonl'));
     expect(report.errorText).toBe('Connection error.');
     expect(report.model).toBeUndefined();
   });
 
-  test('pi: an error followed by a successful answer is not the run\'s error', () => {
+  test("pi: an error followed by a successful answer is not the run's error", () => {
     const message = (stopReason: string, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ type: 'message_end', message: { role: 'assistant', model: 'm', stopReason, content: [], usage: { input: 1, output: 1 }, ...extra } });
     const report = readHarnessReport('pi', [message('error', { errorMessage: 'overloaded' }), message('stop')].join('\n'));
@@ -130,10 +130,16 @@ describe('what the worker is doing, from its event stream', () => {
   });
 
   test.each<[Record<string, unknown>, string]>([
-    [{ pid: 1, elapsedMs: 41_200, turns: 3, toolUses: 2, lastTool: 'Write lens-memory.md', tokens: 12_400 }, 'turn 3 · Write lens-memory.md · 12.4k tokens · 41 s'],
+    [
+      { pid: 1, elapsedMs: 41_200, turns: 3, toolUses: 2, lastTool: 'Write lens-memory.md', tokens: 12_400 },
+      'turn 3 · Write lens-memory.md · 12.4k tokens · 41 s',
+    ],
     [{ pid: 1, elapsedMs: 500, turns: 0, toolUses: 0 }, 'starting · 0 s'],
     [{ pid: 1, elapsedMs: 185_000, turns: 12, toolUses: 9, tokens: 1_250_000 }, 'turn 12 · 1.3M tokens · 3 min 5 s'],
-    [{ pid: 1, elapsedMs: 3_720_000, turns: 1, toolUses: 0, tokens: 640, rateLimitWarning: { status: 'allowed_warning', type: 'five_hour', resetsAt: null } }, 'turn 1 · 640 tokens · 1 h 2 min · rate-limit warning (five_hour)'],
+    [
+      { pid: 1, elapsedMs: 3_720_000, turns: 1, toolUses: 0, tokens: 640, rateLimitWarning: { status: 'allowed_warning', type: 'five_hour', resetsAt: null } },
+      'turn 1 · 640 tokens · 1 h 2 min · rate-limit warning (five_hour)',
+    ],
     [{ pid: 1, elapsedMs: 30_000, turns: 0, toolUses: 0, unreachableSince: '2026-12-03T19:00:00.000Z' }, 'starting · 30 s · cannot reach its endpoint'],
   ])('heartbeat details %j read "%s"', (details, expected) => {
     expect(describeLaunchActivity(details)).toBe(expected);

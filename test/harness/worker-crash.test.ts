@@ -14,7 +14,9 @@ const { env, address } = useDevServer();
 test('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
   const dir = await scratch();
   const release = join(dir, 'release');
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ waitForFile: release, writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [
+    { attempts: [{ waitForFile: release, writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] },
+  ]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash');
 
@@ -39,7 +41,9 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   expect(entries.filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([0]);
   // The probe's directory is under the launching worker's state (`<state>/…`): here both workers share one.
   expect(result.dir).toMatch(/^<state>\/probes\//);
-  const tryLog = JSON.parse(await readFile(join(result.dir.replace('<state>', join(dir, 'state')), result.outcome.result.logDir, 'try.json'), 'utf8')) as { adoptedBy?: number };
+  const tryLog = JSON.parse(await readFile(join(result.dir.replace('<state>', join(dir, 'state')), result.outcome.result.logDir, 'try.json'), 'utf8')) as {
+    adoptedBy?: number;
+  };
   expect(tryLog.adoptedBy).toBeGreaterThan(1);
 });
 

@@ -16,7 +16,11 @@ export const KEY_ENV = 'COMMONPLACE_TEST_MODEL_API_KEY';
 export const gates = ['frontmatter/*', 'sentence/*'];
 export const models = { anthropic: 'claude-haiku-4-5', openai: 'gpt-5-mini' } as const;
 export type Api = keyof typeof models;
-export const exampleNotes = ['kb/notes/a-bare-writing-prompt-does-not-determine-its-intended-contribution.md', 'kb/notes/verifiability-gradient.md', 'kb/notes/why-notes-have-types.md'];
+export const exampleNotes = [
+  'kb/notes/a-bare-writing-prompt-does-not-determine-its-intended-contribution.md',
+  'kb/notes/verifiability-gradient.md',
+  'kb/notes/why-notes-have-types.md',
+];
 
 export interface BatchSweep {
   checkout: string;
@@ -40,8 +44,25 @@ export async function batchSweep(api: Api, ...replies: Parameters<StandIn['scrip
   const dir = await scratch();
   const profilesFile = join(dir, 'worker-profiles.yaml');
   const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
-  await writeFile(profilesFile, stringify({ profiles: { [profile]: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }));
-  const input = (grouping: Grouping): SweepInput => ({ checkout, runId: uniqueId('BATCH').replace(/\//g, '-'), notes: exampleNotes, gates, grouping, profile, concurrency: 2, batchSize: 20, autoResume: false, profilesFile, batch: 'always' });
+  await writeFile(
+    profilesFile,
+    stringify({
+      profiles: { [profile]: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } },
+    }),
+  );
+  const input = (grouping: Grouping): SweepInput => ({
+    checkout,
+    runId: uniqueId('BATCH').replace(/\//g, '-'),
+    notes: exampleNotes,
+    gates,
+    grouping,
+    profile,
+    concurrency: 2,
+    batchSize: 20,
+    autoResume: false,
+    profilesFile,
+    batch: 'always',
+  });
   return { checkout, standIn, dir, input };
 }
 

@@ -55,7 +55,11 @@ export async function startDevServers(root, count) {
       const port = await freePort();
       const address = `127.0.0.1:${port}`;
       const log = openSync(join(logs, `dev-server-${index + 1}.log`), 'w');
-      const child = spawn(temporalCli(root), ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn', ...flags], { stdio: ['ignore', log, log] });
+      const child = spawn(
+        temporalCli(root),
+        ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn', ...flags],
+        { stdio: ['ignore', log, log] },
+      );
       return { address, child };
     }),
   );

@@ -61,7 +61,10 @@ export async function fakeScenario(dir: string, launches: FakeRule[]): Promise<{
 /** Every entry the fake harness recorded. */
 export async function readLedger(ledger: string): Promise<LedgerEntry[]> {
   const text = await readFile(ledger, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as LedgerEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LedgerEntry);
 }
 
 /** A resolved profile for a harness, played by the fake executable (so each harness's parser reads real process output). */

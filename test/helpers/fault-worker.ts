@@ -21,7 +21,8 @@ const { values } = parseArgs({
     fault: { type: 'string' },
   },
 });
-if (values.address === undefined || values.state === undefined || values.fault === undefined) throw new Error('fault-worker: --address, --state and --fault are required');
+if (values.address === undefined || values.state === undefined || values.fault === undefined)
+  throw new Error('fault-worker: --address, --state and --fault are required');
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const connection = await NativeConnection.connect({ address: values.address });

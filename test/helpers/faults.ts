@@ -63,5 +63,9 @@ export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fa
 export function startFaultWorker(fault: Fault, options: { address: string; state: string; kb?: string[]; env?: Record<string, string> }) {
   const root = packageRoot();
   const args = ['--address', options.address, '--state', options.state, ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]), '--fault', faultArgument(fault)];
-  return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], { cwd: root, reject: false, ...(options.env && { env: options.env }) });
+  return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], {
+    cwd: root,
+    reject: false,
+    ...(options.env && { env: options.env }),
+  });
 }

@@ -36,20 +36,26 @@ export function watchedWorker(child: ResultPromise): WorkerProcess {
   child.stderr?.on('data', (chunk: Buffer) => {
     text += chunk.toString('utf8');
   });
-  child.finally(() => {
-    ended = true;
-  }).catch(() => undefined);
+  child
+    .finally(() => {
+      ended = true;
+    })
+    .catch(() => undefined);
   return {
     process: child,
     pid: child.pid ?? 0,
     stderr: () => text,
     ended: () => ended,
     said: async (pattern, timeoutMs = 120_000) => {
-      await waitFor(`the worker to say ${pattern}`, async () => {
-        if (pattern.test(text)) return true;
-        if (ended) throw new Error(`the worker ended before saying ${pattern}; its stderr:\n${text}`);
-        return false;
-      }, timeoutMs).catch((error: Error) => {
+      await waitFor(
+        `the worker to say ${pattern}`,
+        async () => {
+          if (pattern.test(text)) return true;
+          if (ended) throw new Error(`the worker ended before saying ${pattern}; its stderr:\n${text}`);
+          return false;
+        },
+        timeoutMs,
+      ).catch((error: Error) => {
         throw new Error(`${error.message}; its stderr so far:\n${text}`);
       });
     },
@@ -67,12 +73,19 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
 
 /** The real `commonplace worker` holding the checkouts named, with its own state directory. */
 export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number }): WorkerProcess {
-  const args = ['worker', ...options.kb.flatMap((dir) => ['--kb', dir]), '--state', options.state, ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : [])];
+  const args = [
+    'worker',
+    ...options.kb.flatMap((dir) => ['--kb', dir]),
+    '--state',
+    options.state,
+    ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : []),
+  ];
   return watchedWorker(execa('node', [cliPath, ...args], { env: workerEnv(address), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.
-const HIDDEN_WORKER = 'mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node bin/commonplace.js worker --state "$STATE" --max-launches "$MAX_LAUNCHES"';
+const HIDDEN_WORKER =
+  'mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node bin/commonplace.js worker --state "$STATE" --max-launches "$MAX_LAUNCHES"';
 
 /**
  * The real `commonplace worker` with no checkout, in its own mount namespace where `hide` is an empty
@@ -149,7 +162,9 @@ const decode = (data: Uint8Array | null | undefined): unknown => (data ? JSON.pa
 /** Each activity a history started: paired scheduled and started events. */
 export function activitiesIn(recorded: RecordedHistory): RanActivity[] {
   const events = recorded.history.events ?? [];
-  const scheduled = new Map(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes!]));
+  const scheduled = new Map(
+    events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes!]),
+  );
   return events.flatMap((event) => {
     const started = event.activityTaskStartedEventAttributes;
     if (!started) return [];
@@ -162,7 +177,9 @@ export function activitiesIn(recorded: RecordedHistory): RanActivity[] {
         taskQueue: task?.taskQueue?.name ?? '',
         identity: started.identity ?? '',
         attempt: started.attempt ?? 1,
-        lastFailure: failure ? `${failure.message ?? ''} ${failure.timeoutFailureInfo ? `(timeout ${String(failure.timeoutFailureInfo.timeoutType)})` : ''}`.trim() : undefined,
+        lastFailure: failure
+          ? `${failure.message ?? ''} ${failure.timeoutFailureInfo ? `(timeout ${String(failure.timeoutFailureInfo.timeoutType)})` : ''}`.trim()
+          : undefined,
         input: (task?.input?.payloads ?? []).map((payload) => decode(payload.data)),
       },
     ];

@@ -29,6 +29,9 @@ export function expectShape(stdout: string, shape: string): Record<string, unkno
     validate = ajv.compile(JSON.parse(readFileSync(file, 'utf8')) as object);
     compiled.set(file, validate);
   }
-  if (!validate(document)) throw new Error(`${shape} v${String(document.version)} does not match ${file}:\n${ajv.errorsText(validate.errors, { separator: '\n' })}\n${JSON.stringify(document, null, 2).slice(0, 2000)}`);
+  if (!validate(document))
+    throw new Error(
+      `${shape} v${String(document.version)} does not match ${file}:\n${ajv.errorsText(validate.errors, { separator: '\n' })}\n${JSON.stringify(document, null, 2).slice(0, 2000)}`,
+    );
   return document;
 }

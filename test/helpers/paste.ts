@@ -8,7 +8,11 @@ export const printingEnv = (address: string) => ({ TEMPORAL_ADDRESS: address, np
 
 /** The operator's shell: this process's environment without the Temporal connection or the test's worker list. */
 export function shellEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^(TEMPORAL_|COMMONPLACE_KB_LIST$|npm_)/.test(entry[0])));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !/^(TEMPORAL_|COMMONPLACE_KB_LIST$|npm_)/.test(entry[0]),
+    ),
+  );
 }
 
 /** Runs a printed line as pasted into a shell in `cwd`. */
@@ -22,5 +26,8 @@ export function printed(text: unknown, label: string): string {
     .split('\n')
     .find((each) => each.trimStart().startsWith(`${label}: `));
   expect(line).toBeDefined();
-  return line!.trimStart().slice(label.length + 2).trim();
+  return line!
+    .trimStart()
+    .slice(label.length + 2)
+    .trim();
 }

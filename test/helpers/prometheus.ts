@@ -17,7 +17,8 @@ export function parsePrometheus(text: string): Sample[] {
     const match = line.exec(raw.trim());
     if (!match) throw new Error(`not a Prometheus sample: ${raw}`);
     const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(pair)) labels[name as string] = (value as string).replace(/\\(.)/g, (_, escaped: string) => (escaped === 'n' ? '\n' : escaped));
+    for (const [, name, value] of (match[2] ?? '').matchAll(pair))
+      labels[name as string] = (value as string).replace(/\\(.)/g, (_, escaped: string) => (escaped === 'n' ? '\n' : escaped));
     samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
   }
   return samples;
@@ -25,7 +26,9 @@ export function parsePrometheus(text: string): Sample[] {
 
 /** The sum of a metric's samples whose labels include `where`. */
 export function total(samples: Sample[], name: string, where: Record<string, string> = {}): number {
-  return samples.filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+  return samples
+    .filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
 }
 
 /** Scrapes a metrics endpoint and parses it. */

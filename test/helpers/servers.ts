@@ -7,7 +7,14 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
-import { attachDevEnvironment, endOpenWorkflows, sharedDevServerAddress, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
+import {
+  attachDevEnvironment,
+  endOpenWorkflows,
+  sharedDevServerAddress,
+  startDevEnvironment,
+  startTimeSkippingEnvironment,
+  stopTestWorkers,
+} from './temporal.js';
 
 export interface ServerFixture {
   /** The state directory of the file's CLI worker (`useDevServerWithCliWorker` only): where `<state>/…` paths of its launches are. */
@@ -18,7 +25,11 @@ export interface ServerFixture {
   address(): string;
 }
 
-function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst?: () => Promise<void>, beforeTeardown?: (env: TestWorkflowEnvironment) => Promise<void>): ServerFixture {
+function useEnvironment(
+  start: () => Promise<TestWorkflowEnvironment>,
+  stopFirst?: () => Promise<void>,
+  beforeTeardown?: (env: TestWorkflowEnvironment) => Promise<void>,
+): ServerFixture {
   let env: TestWorkflowEnvironment | undefined;
   beforeAll(async () => {
     env = await start();
@@ -44,7 +55,11 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
 function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
   const address = sharedDevServerAddress();
   if (!address) return useEnvironment(startDevEnvironment, stopFirst);
-  const label = expect.getState().testPath?.replace(/^.*\/test\//, '').replace(/\.test\.ts$/, '') ?? 'file';
+  const label =
+    expect
+      .getState()
+      .testPath?.replace(/^.*\/test\//, '')
+      .replace(/\.test\.ts$/, '') ?? 'file';
   return useEnvironment(
     async () => {
       const env = await attachDevEnvironment(address, label);
@@ -112,7 +127,9 @@ export function useDevServerWithCliWorker(): ServerFixture {
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
-    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' } });
+    worker = startCli(['worker', '--state', state, '--kb-list', list], {
+      env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
+    });
   });
   return { ...server, workerState: () => state };
 }

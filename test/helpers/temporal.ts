@@ -128,7 +128,14 @@ export async function endOpenWorkflows(env: TestWorkflowEnvironment, pageSize = 
     for (const { execution } of page.executions ?? []) open.push({ workflowId: execution!.workflowId!, runId: execution!.runId! });
     nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
   } while (nextPageToken);
-  await Promise.all(open.map(({ workflowId, runId }) => env.client.workflow.getHandle(workflowId, runId).terminate('the test that started it is over').catch(() => undefined)));
+  await Promise.all(
+    open.map(({ workflowId, runId }) =>
+      env.client.workflow
+        .getHandle(workflowId, runId)
+        .terminate('the test that started it is over')
+        .catch(() => undefined),
+    ),
+  );
 }
 
 const workersOf = new WeakMap<TestWorkflowEnvironment, Set<CommonplaceWorker>>();

@@ -8,7 +8,10 @@ import { copyToTemp, removeTemps, toyArtifact, toyFixture } from './helpers.js';
 afterEach(removeTemps);
 
 /** A fresh toy checkout; `edit` rewrites artifact members before validation. */
-async function validateToy(edit: (member: (file: string, change: (text: string) => string) => Promise<void>, dir: string) => Promise<void> = async () => {}, options: { disposition?: 'published' | 'blocked' | 'out-of-scope' } = {}): Promise<ArtifactReport> {
+async function validateToy(
+  edit: (member: (file: string, change: (text: string) => string) => Promise<void>, dir: string) => Promise<void> = async () => {},
+  options: { disposition?: 'published' | 'blocked' | 'out-of-scope' } = {},
+): Promise<ArtifactReport> {
   const root = await copyToTemp(toyFixture, 'commonplace-artifact-');
   const dir = path.join(root, toyArtifact);
   await edit(async (file, change) => {
@@ -19,7 +22,8 @@ async function validateToy(edit: (member: (file: string, change: (text: string) 
   return validateArtifact(dir, { repoRoot: root, layout, ...options });
 }
 
-const brief = (report: ArtifactReport) => report.findings.map(({ role, rule, file, line, absent }) => ({ role, rule, file, line, ...(absent ? { absent } : {}) }));
+const brief = (report: ArtifactReport) =>
+  report.findings.map(({ role, rule, file, line, absent }) => ({ role, rule, file, line, ...(absent ? { absent } : {}) }));
 
 describe('artifact validation', () => {
   test('the toy artifact is clean, its disposition read from the boundary', async () => {
@@ -32,9 +36,7 @@ describe('artifact validation', () => {
 
   test('a cited record missing from the cited member fails on the citing role', async () => {
     const report = await validateToy((member) => member('runtime-report.md', (text) => text.replace('(SRC-2)', '(SRC-9)')));
-    expect(brief(report)).toEqual([
-      { role: 'runtime-report', rule: 'cites', file: `${toyArtifact}/runtime-report.md`, line: 13 },
-    ]);
+    expect(brief(report)).toEqual([{ role: 'runtime-report', rule: 'cites', file: `${toyArtifact}/runtime-report.md`, line: 13 }]);
     expect(report.findings[0]?.message).toBe('cited record SRC-9 does not exist in boundary.md');
   });
 
@@ -52,7 +54,9 @@ describe('artifact validation', () => {
   });
 
   test('an identity mismatch fails on the member whose field disagrees with the run', async () => {
-    const report = await validateToy((member) => member('reports/lens-report.md', (text) => text.replace('run: AAS-2026-01-01-toy-01', 'run: AAS-2026-01-01-toy-02')));
+    const report = await validateToy((member) =>
+      member('reports/lens-report.md', (text) => text.replace('run: AAS-2026-01-01-toy-01', 'run: AAS-2026-01-01-toy-02')),
+    );
     expect(brief(report)).toEqual([{ role: 'lens-report', rule: 'identity', file: `${toyArtifact}/reports/lens-report.md`, line: 4 }]);
     expect(report.findings[0]?.message).toBe('identity field `run` is "AAS-2026-01-01-toy-02", but the run\'s `run` is "AAS-2026-01-01-toy-01"');
   });
@@ -65,12 +69,18 @@ describe('artifact validation', () => {
   });
 
   test('a verifier addressing a role it was not handed is refused', async () => {
-    const report = await validateToy((member) => member('report-verification.md', (text) => text.replace('## Blockers\n\nnone', '## Blockers\n\n- synthesis: the conclusion is not drawn from the reports')));
+    const report = await validateToy((member) =>
+      member('report-verification.md', (text) =>
+        text.replace('## Blockers\n\nnone', '## Blockers\n\n- synthesis: the conclusion is not drawn from the reports'),
+      ),
+    );
     expect(brief(report)).toEqual([{ role: 'report-verification', rule: 'verification/not-handed', file: `${toyArtifact}/report-verification.md`, line: 11 }]);
   });
 
   test('a verifier that does not follow the protocol is refused with every defect', async () => {
-    const report = await validateToy((member) => member('report-verification.md', (text) => text.replace('## Limits', '## Caveats').replace('## Blockers\n\nnone', '## Blockers\n\n- the loop is wrong')));
+    const report = await validateToy((member) =>
+      member('report-verification.md', (text) => text.replace('## Limits', '## Caveats').replace('## Blockers\n\nnone', '## Blockers\n\n- the loop is wrong')),
+    );
     expect(report.findings.map((finding) => finding.rule)).toEqual(['verification/missing-section', 'verification/unaddressed']);
   });
 
@@ -104,7 +114,11 @@ describe('artifact validation', () => {
   });
 
   test('a member is validated by its role type, and a member declaring another type is refused', async () => {
-    const report = await validateToy((member) => member('synthesis.md', (text) => text.replace('type: kb/types/toy-report.md', 'type: kb/types/toy-verification.md').replace('## Findings', '## Conclusions')));
+    const report = await validateToy((member) =>
+      member('synthesis.md', (text) =>
+        text.replace('type: kb/types/toy-report.md', 'type: kb/types/toy-verification.md').replace('## Findings', '## Conclusions'),
+      ),
+    );
     expect(report.findings.map(({ role, rule, message }) => ({ role, rule, message }))).toEqual([
       { role: 'synthesis', rule: 'schema/contains', message: '`headings` must include "## Findings"' },
       { role: 'synthesis', rule: 'member-type', message: 'declares type kb/types/toy-verification.md, but role synthesis takes kb/types/toy-report.md' },

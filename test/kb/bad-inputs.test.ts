@@ -24,7 +24,14 @@ beforeAll(async () => {
   await writeFile(path.join(notes, 'crlf.md'), GOOD.replace(/\n/g, '\r\n'));
   await writeFile(path.join(notes, 'empty.md'), '');
   await writeFile(path.join(notes, 'binary.md'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]));
-  await writeFile(path.join(notes, 'latin1.md'), Buffer.concat([Buffer.from('---\ntype: kb/types/note.md\ndescription: Caf'), Buffer.from([0xe9]), Buffer.from(' written in Latin-1 rather than UTF-8 by an old editor\n---\n')]));
+  await writeFile(
+    path.join(notes, 'latin1.md'),
+    Buffer.concat([
+      Buffer.from('---\ntype: kb/types/note.md\ndescription: Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' written in Latin-1 rather than UTF-8 by an old editor\n---\n'),
+    ]),
+  );
   const paragraph = 'This paragraph repeats to make the note about five megabytes long, which no real note is. ';
   const huge = `${GOOD}${paragraph.repeat(Math.ceil((5 * 1024 * 1024) / paragraph.length))}\n\nIt ends with an impossible day, 2026-02-30.\n`;
   await writeFile(path.join(notes, 'huge.md'), huge);
@@ -42,16 +49,64 @@ function result(name: string): FileResult {
 }
 
 const rows: { name: string; file: string; kind: FileResult['kind']; rule: string; severity: 'fail' | 'warn'; line?: number; message: RegExp }[] = [
-    // The parser notices the unclosed `[` of line 3 when line 4 starts a new key.
-  { name: 'broken YAML', file: 'kb/notes/broken-yaml.md', kind: 'unreadable', rule: 'yaml', severity: 'fail', line: 4, message: /^malformed YAML frontmatter: Flow sequence .*end with a \]$/ },
-  { name: 'tab-indented frontmatter', file: 'kb/notes/tab-indented.md', kind: 'unreadable', rule: 'yaml', severity: 'fail', line: 3, message: /Tabs are not allowed as indentation/ },
-  { name: 'an unclosed frontmatter block', file: 'kb/notes/unclosed.md', kind: 'unreadable', rule: 'frontmatter-unclosed', severity: 'fail', line: 1, message: /never closed/ },
+  // The parser notices the unclosed `[` of line 3 when line 4 starts a new key.
+  {
+    name: 'broken YAML',
+    file: 'kb/notes/broken-yaml.md',
+    kind: 'unreadable',
+    rule: 'yaml',
+    severity: 'fail',
+    line: 4,
+    message: /^malformed YAML frontmatter: Flow sequence .*end with a \]$/,
+  },
+  {
+    name: 'tab-indented frontmatter',
+    file: 'kb/notes/tab-indented.md',
+    kind: 'unreadable',
+    rule: 'yaml',
+    severity: 'fail',
+    line: 3,
+    message: /Tabs are not allowed as indentation/,
+  },
+  {
+    name: 'an unclosed frontmatter block',
+    file: 'kb/notes/unclosed.md',
+    kind: 'unreadable',
+    rule: 'frontmatter-unclosed',
+    severity: 'fail',
+    line: 1,
+    message: /never closed/,
+  },
   { name: 'a BOM', file: 'kb/notes/bom.md', kind: 'note', rule: 'bom', severity: 'warn', line: 1, message: /byte-order mark/ },
   { name: 'CRLF line endings', file: 'kb/notes/crlf.md', kind: 'note', rule: 'crlf', severity: 'warn', line: 1, message: /CRLF line endings/ },
   { name: 'an empty file', file: 'kb/notes/empty.md', kind: 'text', rule: 'empty-file', severity: 'warn', message: /file is empty/ },
-  { name: 'a binary file', file: 'kb/notes/binary.md', kind: 'unreadable', rule: 'binary-file', severity: 'fail', line: 3, message: /binary file \(NUL byte at offset 8\)/ },
-  { name: 'a non-UTF-8 file', file: 'kb/notes/latin1.md', kind: 'unreadable', rule: 'encoding', severity: 'fail', line: 3, message: /not valid UTF-8: byte 0xe9 at line 3, column 17/ },
-  { name: 'a type pointing nowhere', file: 'kb/notes/type-nowhere.md', kind: 'note', rule: 'type-unresolved', severity: 'fail', line: 2, message: /^type kb\/types\/nowhere\.md does not exist$/ },
+  {
+    name: 'a binary file',
+    file: 'kb/notes/binary.md',
+    kind: 'unreadable',
+    rule: 'binary-file',
+    severity: 'fail',
+    line: 3,
+    message: /binary file \(NUL byte at offset 8\)/,
+  },
+  {
+    name: 'a non-UTF-8 file',
+    file: 'kb/notes/latin1.md',
+    kind: 'unreadable',
+    rule: 'encoding',
+    severity: 'fail',
+    line: 3,
+    message: /not valid UTF-8: byte 0xe9 at line 3, column 17/,
+  },
+  {
+    name: 'a type pointing nowhere',
+    file: 'kb/notes/type-nowhere.md',
+    kind: 'note',
+    rule: 'type-unresolved',
+    severity: 'fail',
+    line: 2,
+    message: /^type kb\/types\/nowhere\.md does not exist$/,
+  },
   {
     // Reported once, at the type spec's `schema:` line, not at each note of the type.
     name: 'a schema with a broken $ref',
@@ -60,7 +115,8 @@ const rows: { name: string; file: string; kind: FileResult['kind']; rule: string
     rule: 'type-spec-schema',
     severity: 'fail',
     line: 5,
-    message: /^schema kb\/types\/broken-ref\.schema\.yaml is unavailable: \$ref `\.\/missing-base\.schema\.yaml` at kb\/types\/broken-ref\.schema\.yaml#\/allOf\/0: kb\/types\/missing-base\.schema\.yaml does not exist; 1 note of this type is not checked against it \(kb\/notes\/broken-ref\.md\)$/,
+    message:
+      /^schema kb\/types\/broken-ref\.schema\.yaml is unavailable: \$ref `\.\/missing-base\.schema\.yaml` at kb\/types\/broken-ref\.schema\.yaml#\/allOf\/0: kb\/types\/missing-base\.schema\.yaml does not exist; 1 note of this type is not checked against it \(kb\/notes\/broken-ref\.md\)$/,
   },
   { name: 'a 5 MB note', file: 'kb/notes/huge.md', kind: 'note', rule: 'large-file', severity: 'warn', message: /file is 5\.0 MiB/ },
 ];
@@ -93,7 +149,11 @@ describe('bad inputs', () => {
 
   test('the schema with the broken $ref is reported on the schema file itself too', () => {
     expect(result('kb/types/broken-ref.schema.yaml').findings).toEqual([
-      expect.objectContaining({ rule: 'schema-unavailable', severity: 'fail', message: expect.stringContaining('kb/types/missing-base.schema.yaml does not exist') }),
+      expect.objectContaining({
+        rule: 'schema-unavailable',
+        severity: 'fail',
+        message: expect.stringContaining('kb/types/missing-base.schema.yaml does not exist'),
+      }),
     ]);
   });
 

@@ -50,8 +50,12 @@ describe('the base checks on a KB with injected defects', () => {
     const report = await validateAll(await fixtureKb());
     const findings = findingsOf(report);
     expect(brief(findings)).toEqual(INJECTED);
-    expect(findings.find((finding) => finding.line === 9)?.message).toBe('link `./missing-note.md#somewhere` does not resolve: kb/notes/missing-note.md does not exist');
-    expect(findings.find((finding) => finding.line === 11)?.message).toBe('link `./bare/` names the directory kb/notes/bare, which has no README.md or index.md');
+    expect(findings.find((finding) => finding.line === 9)?.message).toBe(
+      'link `./missing-note.md#somewhere` does not resolve: kb/notes/missing-note.md does not exist',
+    );
+    expect(findings.find((finding) => finding.line === 11)?.message).toBe(
+      'link `./bare/` names the directory kb/notes/bare, which has no README.md or index.md',
+    );
     expect(findings.find((finding) => finding.rule === 'title-length')?.message).toBe('title has 101 characters, more than 100: shorten the `# ` heading');
     expect(findings.find((finding) => finding.rule === 'slug-length')?.message).toContain('has 71 characters, more than 70');
     expect(report.summary).toMatchObject({ failures: 3, warnings: 2, failedFiles: 3 });
@@ -67,7 +71,8 @@ describe('the base checks on a KB with injected defects', () => {
         rule: 'type-spec-schema',
         severity: 'fail',
         path: '/frontmatter/schema',
-        message: 'schema kb/types/missing.schema.yaml is unavailable: kb/types/missing.schema.yaml does not exist; 2 notes of this type are not checked against it (kb/notes/broken-type-one.md, kb/notes/broken-type-two.md)',
+        message:
+          'schema kb/types/missing.schema.yaml is unavailable: kb/types/missing.schema.yaml does not exist; 2 notes of this type are not checked against it (kb/notes/broken-type-one.md, kb/notes/broken-type-two.md)',
       },
     ]);
     for (const note of ['kb/notes/broken-type-one.md', 'kb/notes/broken-type-two.md']) {
@@ -120,20 +125,22 @@ test('a link that climbs out of the checkout is broken whatever lies there', asy
 });
 
 describe('local link targets', () => {
-  test.each([
-    { target: '#section', local: undefined },
-    { target: 'https://example.com/a.md', local: undefined },
-    { target: 'HTTP://example.com/a.md', local: undefined },
-    { target: 'mailto:someone@example.com', local: undefined },
-    { target: 'tel:+100', local: undefined },
-    { target: '//example.com/a.md', local: undefined },
-    { target: '/kb/notes/a.md', local: undefined },
-    { target: './a.md', local: './a.md' },
-    { target: '../notes/a.md#part', local: '../notes/a.md' },
-    { target: 'a.md?x=1#y', local: 'a.md' },
-    { target: 'a%20b.md', local: 'a b.md' },
-    { target: 'topic/', local: 'topic/' },
-  ].map((row) => ({ ...row, checks: row.local === undefined ? 'nothing' : `the path ${row.local}` })))('a link to $target checks $checks', ({ target, local }) => {
+  test.each(
+    [
+      { target: '#section', local: undefined },
+      { target: 'https://example.com/a.md', local: undefined },
+      { target: 'HTTP://example.com/a.md', local: undefined },
+      { target: 'mailto:someone@example.com', local: undefined },
+      { target: 'tel:+100', local: undefined },
+      { target: '//example.com/a.md', local: undefined },
+      { target: '/kb/notes/a.md', local: undefined },
+      { target: './a.md', local: './a.md' },
+      { target: '../notes/a.md#part', local: '../notes/a.md' },
+      { target: 'a.md?x=1#y', local: 'a.md' },
+      { target: 'a%20b.md', local: 'a b.md' },
+      { target: 'topic/', local: 'topic/' },
+    ].map((row) => ({ ...row, checks: row.local === undefined ? 'nothing' : `the path ${row.local}` })),
+  )('a link to $target checks $checks', ({ target, local }) => {
     expect(localPath(target)).toBe(local);
   });
 });
@@ -142,7 +149,13 @@ describe('per-KB settings in kb/instructions/validation.yaml', () => {
   test.each([
     { name: 'links: off drops the link findings', config: 'links: off\n', drop: ['link-broken'], warn: [] as string[], fail: [] as string[] },
     { name: 'links: fail makes broken links failures', config: 'links: fail\n', drop: [], warn: [], fail: ['link-broken'] },
-    { name: 'failure and warning are accepted for fail and warn', config: 'links: failure\ntitle: warning\n', drop: [], warn: ['title-length'], fail: ['link-broken'] },
+    {
+      name: 'failure and warning are accepted for fail and warn',
+      config: 'links: failure\ntitle: warning\n',
+      drop: [],
+      warn: ['title-length'],
+      fail: ['link-broken'],
+    },
     { name: 'a higher title-max lets the long title pass', config: 'title-max: 101\n', drop: ['title-length'], warn: [], fail: [] },
     { name: 'a higher slug-max lets the long slug pass', config: 'slug-max: 71\n', drop: ['slug-length'], warn: [], fail: [] },
     { name: 'slug: warn lowers the slug finding to a warning', config: 'slug: warn\n', drop: [], warn: ['slug-length'], fail: [] },
@@ -160,21 +173,37 @@ describe('per-KB settings in kb/instructions/validation.yaml', () => {
     const findings = findingsOf(await validateAll(await fixtureKb('title-max: 6\nlinks: off\n'), ['kb/notes/clean.md', 'kb/notes/topic/detail.md']));
     expect(brief(findings)).toEqual([]);
     const shorter = findingsOf(await validateAll(await fixtureKb('title-max: 5\nlinks: off\n'), ['kb/notes/clean.md', 'kb/notes/topic/detail.md']));
-    expect(brief(shorter)).toEqual([
-      { file: 'kb/notes/topic/detail.md', line: 6, rule: 'title-length', severity: 'fail' },
-    ]);
+    expect(brief(shorter)).toEqual([{ file: 'kb/notes/topic/detail.md', line: 6, rule: 'title-length', severity: 'fail' }]);
   });
 
   test('a bad settings file is a failure on that file naming each bad key and its line, and the good keys still apply', async () => {
     const report = await validateAll(await fixtureKb('links: off\ntitle-max: many\nslug_max: 80\nslug: sometimes\n'));
     const config = report.results.find((result) => result.file === 'kb/instructions/validation.yaml');
     expect(config?.findings.map(({ line, rule, severity, message }) => ({ line, rule, severity, message }))).toEqual([
-      { line: 2, rule: 'validation-config', severity: 'fail', message: 'title-max: must be a whole number of characters, found "many"; the default 100 applies' },
-      { line: 3, rule: 'validation-config', severity: 'fail', message: 'slug_max: unknown setting (keys are hyphenated, not underscored); the settings are links, title, title-max, slug, slug-max, slug-exempt-types, type-spec' },
-      { line: 4, rule: 'validation-config', severity: 'fail', message: 'slug: must be one of fail, warn, off (failure and warning are accepted too), found "sometimes"; the default "fail" applies' },
+      {
+        line: 2,
+        rule: 'validation-config',
+        severity: 'fail',
+        message: 'title-max: must be a whole number of characters, found "many"; the default 100 applies',
+      },
+      {
+        line: 3,
+        rule: 'validation-config',
+        severity: 'fail',
+        message:
+          'slug_max: unknown setting (keys are hyphenated, not underscored); the settings are links, title, title-max, slug, slug-max, slug-exempt-types, type-spec',
+      },
+      {
+        line: 4,
+        rule: 'validation-config',
+        severity: 'fail',
+        message: 'slug: must be one of fail, warn, off (failure and warning are accepted too), found "sometimes"; the default "fail" applies',
+      },
     ]);
     // links: off held; the bad keys fell back to their defaults.
-    expect(brief(findingsOf(report).filter((finding) => finding.rule !== 'validation-config'))).toEqual(INJECTED.filter((finding) => finding.rule !== 'link-broken'));
+    expect(brief(findingsOf(report).filter((finding) => finding.rule !== 'validation-config'))).toEqual(
+      INJECTED.filter((finding) => finding.rule !== 'link-broken'),
+    );
   });
 
   test.each([
@@ -189,7 +218,8 @@ describe('per-KB settings in kb/instructions/validation.yaml', () => {
     const parsed = parseValidationConfig(source);
     expect(parsed.config).toEqual(DEFAULT_VALIDATION_CONFIG);
     expect(parsed.findings).toHaveLength(findings);
-    for (const finding of parsed.findings) expect(finding).toMatchObject({ file: 'kb/instructions/validation.yaml', rule: 'validation-config', severity: 'fail' });
+    for (const finding of parsed.findings)
+      expect(finding).toMatchObject({ file: 'kb/instructions/validation.yaml', rule: 'validation-config', severity: 'fail' });
   });
 });
 

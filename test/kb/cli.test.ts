@@ -22,7 +22,10 @@ beforeAll(async () => {
   // The toy checkout is a Git root, so the command finds it from a subdirectory.
   await mkdir(path.join(toy, '.git'));
   await mkdir(path.join(toy, 'drafts'));
-  await writeFile(path.join(toy, 'kb/notes/bad.md'), '---\ntype: kb/types/toy-report.md\ndescription: A note of the toy KB that lacks its run field\n---\n\n# Bad\n');
+  await writeFile(
+    path.join(toy, 'kb/notes/bad.md'),
+    '---\ntype: kb/types/toy-report.md\ndescription: A note of the toy KB that lacks its run field\n---\n\n# Bad\n',
+  );
 });
 afterAll(removeTemps);
 
@@ -43,7 +46,9 @@ describe('commonplace validate', () => {
     });
 
     test('prints a warning under its file, with its line', () => {
-      expect(run.stdout).toContain('kb/notes/out-of-spec-output-is-a-failure-of-the-interpreter-not-the-spec.md\n     2  warn  description should be at most 250 characters');
+      expect(run.stdout).toContain(
+        'kb/notes/out-of-spec-output-is-a-failure-of-the-interpreter-not-the-spec.md\n     2  warn  description should be at most 250 characters',
+      );
     });
 
     test('exits 0 when there are only warnings, printing nothing on stderr', () => {
@@ -82,7 +87,11 @@ describe('commonplace validate', () => {
   test('prints one validate-files JSON document with --json', async () => {
     const run = await commonplace(['--json', 'kb/notes/bad.md'], toy);
     expect(run.exitCode).toBe(1);
-    const output = expectShape(run.stdout, 'validate-files') as unknown as { mode: string; summary: { failures: number }; files: { file: string; findings: { rule: string }[] }[] };
+    const output = expectShape(run.stdout, 'validate-files') as unknown as {
+      mode: string;
+      summary: { failures: number };
+      files: { file: string; findings: { rule: string }[] }[];
+    };
     expect(output.mode).toBe('files');
     expect(output.summary.failures).toBe(2);
     expect(output.files.map((file) => file.file)).toEqual(['kb/notes/bad.md']);
@@ -97,9 +106,24 @@ describe('commonplace validate', () => {
     beforeAll(async () => {
       const artifact = path.join(toy, toyArtifact);
       before = await treeDigest(path.dirname(artifact));
-      await writeFile(path.join(toy, 'drafts/runtime-report.md'), (await readFile(path.join(artifact, 'runtime-report.md'), 'utf8')).replace('(SRC-2)', '(SRC-9)'));
+      await writeFile(
+        path.join(toy, 'drafts/runtime-report.md'),
+        (await readFile(path.join(artifact, 'runtime-report.md'), 'utf8')).replace('(SRC-2)', '(SRC-9)'),
+      );
       failing = await commonplace(['drafts/runtime-report.md', '--artifact', toyArtifact, '--role', 'runtime-report'], toy);
-      clean = await commonplace(['--json', path.join(artifact, 'runtime-report.md'), '--artifact', artifact, '--role', 'runtime-report', '--layout', 'kb/types/toy-analysis.layout.yaml'], toy);
+      clean = await commonplace(
+        [
+          '--json',
+          path.join(artifact, 'runtime-report.md'),
+          '--artifact',
+          artifact,
+          '--role',
+          'runtime-report',
+          '--layout',
+          'kb/types/toy-analysis.layout.yaml',
+        ],
+        toy,
+      );
       after = await treeDigest(path.dirname(artifact));
     });
 
@@ -117,7 +141,12 @@ describe('commonplace validate', () => {
 
     test('a clean draft with --json and --layout exits 0 and prints a validate-draft document with no findings', () => {
       expect(clean.exitCode).toBe(0);
-      expect(expectShape(clean.stdout, 'validate-draft')).toMatchObject({ mode: 'draft', role: 'runtime-report', findings: [], summary: { failures: 0, warnings: 0 } });
+      expect(expectShape(clean.stdout, 'validate-draft')).toMatchObject({
+        mode: 'draft',
+        role: 'runtime-report',
+        findings: [],
+        summary: { failures: 0, warnings: 0 },
+      });
     });
 
     test('validating drafts leaves the artifact untouched', () => {
@@ -126,9 +155,21 @@ describe('commonplace validate', () => {
   });
 
   test.each([
-    { name: '--artifact without --role', args: ['drafts/x.md', '--artifact', toyArtifact], stderr: 'commonplace: --artifact and --role go together: commonplace validate <draft> --artifact <dir> --role <role>' },
-    { name: 'two drafts', args: ['a.md', 'b.md', '--artifact', toyArtifact, '--role', 'synthesis'], stderr: 'commonplace: draft validation takes exactly one draft file, got 2' },
-    { name: 'an undeclared role', args: [`${toyArtifact}/synthesis.md`, '--artifact', toyArtifact, '--role', 'nobody'], stderr: 'commonplace: role nobody is not declared by layout kb/types/toy-analysis.layout.yaml' },
+    {
+      name: '--artifact without --role',
+      args: ['drafts/x.md', '--artifact', toyArtifact],
+      stderr: 'commonplace: --artifact and --role go together: commonplace validate <draft> --artifact <dir> --role <role>',
+    },
+    {
+      name: 'two drafts',
+      args: ['a.md', 'b.md', '--artifact', toyArtifact, '--role', 'synthesis'],
+      stderr: 'commonplace: draft validation takes exactly one draft file, got 2',
+    },
+    {
+      name: 'an undeclared role',
+      args: [`${toyArtifact}/synthesis.md`, '--artifact', toyArtifact, '--role', 'nobody'],
+      stderr: 'commonplace: role nobody is not declared by layout kb/types/toy-analysis.layout.yaml',
+    },
     { name: 'a path that does not exist', args: ['kb/nowhere.md'], stderr: 'commonplace: kb/nowhere.md: no such file or directory' },
     { name: 'a glob that matches nothing', args: ['kb/**/*.txt'], stderr: 'commonplace: kb/**/*.txt matches no note, schema or layout file' },
     { name: 'a path outside the checkout', args: ['/etc/hostname'], stderr: 'commonplace: /etc/hostname is outside the checkout' },
@@ -145,7 +186,9 @@ describe('commonplace validate', () => {
     await writeFile(path.join(broken, 'kb/types/toy-report.schema.yaml'), 'allOf:\n  - $ref: ./gone.schema.yaml\n');
     const run = await commonplace([`${toyArtifact}/synthesis.md`, '--artifact', toyArtifact, '--role', 'synthesis', '--kb', '.'], broken);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toBe('commonplace: role synthesis cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./gone.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/gone.schema.yaml does not exist');
+    expect(run.stderr).toBe(
+      'commonplace: role synthesis cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./gone.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/gone.schema.yaml does not exist',
+    );
   });
 });
 

@@ -80,7 +80,9 @@ describe('role-scoped draft validation', () => {
 
   test('a verifier draft is held to the verification protocol for the roles it was handed', async () => {
     const { root, artifact, draft } = await toy();
-    const file = await draft('report-verification.md', (text) => text.replace('## Blockers\n\nnone', '## Blockers\n\n- synthesis: not drawn from the reports\n- lens-report: RT-MEM-none is unsupported'));
+    const file = await draft('report-verification.md', (text) =>
+      text.replace('## Blockers\n\nnone', '## Blockers\n\n- synthesis: not drawn from the reports\n- lens-report: RT-MEM-none is unsupported'),
+    );
     const report = await validateDraft({ repoRoot: root, draft: file, artifact, role: 'report-verification' });
     expect(report.findings.map(({ rule, line }) => ({ rule, line }))).toEqual([{ rule: 'verification/not-handed', line: 11 }]);
   });
@@ -113,7 +115,8 @@ describe('role-scoped draft validation', () => {
     expect(error).toBeInstanceOf(KbError);
     expect(error).toMatchObject({
       code: 'type-unavailable',
-      message: 'role runtime-report cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./member-base.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/member-base.schema.yaml does not exist',
+      message:
+        'role runtime-report cannot be validated: type kb/types/toy-report.md: schema kb/types/toy-report.schema.yaml is unavailable: $ref `./member-base.schema.yaml` at kb/types/toy-report.schema.yaml#/allOf/0: kb/types/member-base.schema.yaml does not exist',
     });
     await rm(path.join(root, 'kb/types/toy-verification.md'));
     await expect(validateDraft({ repoRoot: root, draft: await draft('report-verification.md'), artifact, role: 'report-verification' })).rejects.toMatchObject({
@@ -126,7 +129,10 @@ describe('role-scoped draft validation', () => {
     const { root, artifact, draft } = await toy();
     await writeFile(path.join(artifact, '../parameters.json'), JSON.stringify({ run: 'AAS-2026-01-01-toy-01' }));
     const file = await draft('runtime-report.md');
-    await expect(validateDraft({ repoRoot: root, draft: file, artifact, role: 'runtime-report' })).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('pass --layout FILE') });
+    await expect(validateDraft({ repoRoot: root, draft: file, artifact, role: 'runtime-report' })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('pass --layout FILE'),
+    });
     const report = await validateDraft({ repoRoot: root, draft: file, artifact, role: 'runtime-report', layout: 'kb/types/toy-analysis.layout.yaml' });
     expect(report.findings).toEqual([]);
   });

@@ -45,7 +45,13 @@ export async function treeDigest(dir: string): Promise<Record<string, string>> {
   for (const entry of entries) {
     const full = path.join(entry.parentPath, entry.name);
     const relative = path.relative(dir, full);
-    digest[relative] = entry.isFile() ? createHash('sha256').update(await readFile(full)).digest('hex') : entry.isDirectory() ? 'dir' : 'other';
+    digest[relative] = entry.isFile()
+      ? createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex')
+      : entry.isDirectory()
+        ? 'dir'
+        : 'other';
   }
   return digest;
 }

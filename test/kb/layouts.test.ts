@@ -20,7 +20,13 @@ describe('layout files', () => {
     expect(layout.name).toBe('toy-analysis');
     expect(layout.disposition).toEqual({ role: 'boundary', field: 'disposition' });
     expect(layout.roles.map((role) => role.name)).toEqual(['boundary', 'runtime-report', 'lens-report', 'report-verification', 'synthesis']);
-    expect(layoutRole(layout, 'boundary')).toMatchObject({ path: 'boundary.md', typeWritten: './toy-boundary.md', type: 'kb/types/toy-boundary.md', required: ['published', 'blocked', 'out-of-scope'], identity: { run: 'run' } });
+    expect(layoutRole(layout, 'boundary')).toMatchObject({
+      path: 'boundary.md',
+      typeWritten: './toy-boundary.md',
+      type: 'kb/types/toy-boundary.md',
+      required: ['published', 'blocked', 'out-of-scope'],
+      identity: { run: 'run' },
+    });
     expect(layoutRole(layout, 'lens-report')).toMatchObject({ path: 'reports/lens-report.md', cites: ['boundary', 'runtime-report'], verifies: [] });
     expect(layoutRole(layout, 'report-verification').verifies).toEqual(['runtime-report', 'lens-report']);
   });
@@ -36,7 +42,10 @@ describe('layout files', () => {
   test('asking for an undeclared role is an explicit error naming the declared ones', async () => {
     const layout = await loadLayout('kb/types/toy-analysis.layout.yaml', toyFixture);
     expect(() => layoutRole(layout, 'memory-profile')).toThrow(
-      new KbError('undeclared-role', 'role memory-profile is not declared by layout kb/types/toy-analysis.layout.yaml (its roles: boundary, runtime-report, lens-report, report-verification, synthesis)'),
+      new KbError(
+        'undeclared-role',
+        'role memory-profile is not declared by layout kb/types/toy-analysis.layout.yaml (its roles: boundary, runtime-report, lens-report, report-verification, synthesis)',
+      ),
     );
   });
 

@@ -16,7 +16,7 @@ async function withResultFile(checkout: string): Promise<void> {
 }
 
 describe('ignoreMachineLocal', () => {
-  test('adds both directories to the repository\'s info/exclude once, and Git then lists none of their files', async () => {
+  test("adds both directories to the repository's info/exclude once, and Git then lists none of their files", async () => {
     const checkout = await toyCheckout({ stateIgnored: false });
     await withResultFile(checkout);
     const first = await ignoreMachineLocal(checkout);
@@ -34,7 +34,7 @@ describe('ignoreMachineLocal', () => {
     expect((await ignoreMachineLocal(checkout))?.added).toEqual([]);
   });
 
-  test('in a linked worktree, writes the exclude file Git reads for it (the repository\'s common one)', async () => {
+  test("in a linked worktree, writes the exclude file Git reads for it (the repository's common one)", async () => {
     const checkout = await toyCheckout({ stateIgnored: false });
     const worktree = join(await scratch(), 'linked');
     await git(checkout, 'worktree', 'add', '--quiet', '-b', 'linked', worktree);
@@ -72,7 +72,21 @@ describe('commonplace validate beside review results', () => {
 test('analysis prepare on a checkout whose only changes are review results prepares, saying what Git now ignores', async () => {
   const checkout = await toyCheckout({ stateIgnored: false });
   await withResultFile(checkout);
-  const prepared = await runCli(['analysis', 'prepare', 'toy-local', '--source', sourceFixture, '--profile', 'fake', '--plan', join(checkout, toyPlan), '--worktrees', join(checkout, '..', 'worktrees'), '--kb', checkout]);
+  const prepared = await runCli([
+    'analysis',
+    'prepare',
+    'toy-local',
+    '--source',
+    sourceFixture,
+    '--profile',
+    'fake',
+    '--plan',
+    join(checkout, toyPlan),
+    '--worktrees',
+    join(checkout, '..', 'worktrees'),
+    '--kb',
+    checkout,
+  ]);
   expect(prepared.exitCode).toBe(0);
   expect(prepared.stdout).toMatch(/^prepared AAS-/m);
   expect(prepared.stderr).toMatch(/^added .*\/kb\/reports\/state\/ to \.git\/info\/exclude: machine-local run state and review results, never committed$/m);

@@ -99,7 +99,9 @@ describe('what is not a note', () => {
 
   test('frontmatter that is a list rather than a mapping is a finding', () => {
     const parsed = parseNote(bytes('---\n- a\n- b\n---\n'), 'kb/x.md');
-    expect(parsed.findings).toEqual([expect.objectContaining({ rule: 'frontmatter-not-mapping', message: 'frontmatter must be a YAML mapping of fields, found a list' })]);
+    expect(parsed.findings).toEqual([
+      expect.objectContaining({ rule: 'frontmatter-not-mapping', message: 'frontmatter must be a YAML mapping of fields, found a list' }),
+    ]);
   });
 
   test('a duplicated frontmatter key is malformed YAML on the line of the repeat', () => {

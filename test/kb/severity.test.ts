@@ -64,8 +64,20 @@ describe("the corpus's note-base severity rules", () => {
     // `status: false` in note.schema.yaml forbids the field outright; the short description only warns.
     const result = await validateNote('both.md', '---\ntype: kb/types/note.md\ndescription: too short\nstatus: draft\n---\n\n# Both\n');
     expect(result.findings.map(({ rule, severity, path: at, line, schema }) => ({ rule, severity, at, line, schema }))).toEqual([
-      { rule: 'schema/minLength', severity: 'warn', at: '/frontmatter/description', line: 3, schema: expect.stringContaining('kb/types/note-base.schema.yaml#') },
-      { rule: 'schema/false schema', severity: 'fail', at: '/frontmatter/status', line: 4, schema: 'kb/types/note.schema.yaml#/allOf/1/properties/frontmatter/properties/status/false schema' },
+      {
+        rule: 'schema/minLength',
+        severity: 'warn',
+        at: '/frontmatter/description',
+        line: 3,
+        schema: expect.stringContaining('kb/types/note-base.schema.yaml#'),
+      },
+      {
+        rule: 'schema/false schema',
+        severity: 'fail',
+        at: '/frontmatter/status',
+        line: 4,
+        schema: 'kb/types/note.schema.yaml#/allOf/1/properties/frontmatter/properties/status/false schema',
+      },
     ]);
     expect(result.findings[1]?.message).toBe('frontmatter `status` is not allowed');
   });
@@ -74,7 +86,12 @@ describe("the corpus's note-base severity rules", () => {
     const description = 'A note whose body mentions a day that does not exist in the calendar';
     const result = await validateNote('date.md', `---\ntype: kb/types/note.md\ndescription: ${description}\n---\n\n# Date\n\nSeen on 2026-02-30.\n`);
     expect(result.findings).toEqual([
-      expect.objectContaining({ rule: 'schema/format', severity: 'fail', path: '/body_dates/0', message: '`body_dates.0` must be a valid date, found "2026-02-30"' }),
+      expect.objectContaining({
+        rule: 'schema/format',
+        severity: 'fail',
+        path: '/body_dates/0',
+        message: '`body_dates.0` must be a valid date, found "2026-02-30"',
+      }),
     ]);
   });
 });

@@ -68,15 +68,30 @@ describe('severity and messages', () => {
   test('severity does not travel through a $ref: the referenced rule keeps its own', async () => {
     const result = await check('kb/types/nested.md');
     expect(result.findings).toEqual([
-      expect.objectContaining({ rule: 'schema/required', path: '/frontmatter/c', severity: 'fail', schema: 'kb/types/strict.schema.yaml#/properties/frontmatter/required' }),
+      expect.objectContaining({
+        rule: 'schema/required',
+        path: '/frontmatter/c',
+        severity: 'fail',
+        schema: 'kb/types/strict.schema.yaml#/properties/frontmatter/required',
+      }),
     ]);
   });
 });
 
 describe('types that cannot validate are explicit errors', () => {
   test.each([
-    { name: 'an unknown keyword in strict mode', type: 'kb/types/typo.md', rule: 'schema-unavailable', message: /does not compile: strict mode: unknown keyword: "requierd"/ },
-    { name: 'a severity other than warn or fail', type: 'kb/types/bad-severity.md', rule: 'schema-unavailable', message: /does not compile: keyword "severity" value is invalid/ },
+    {
+      name: 'an unknown keyword in strict mode',
+      type: 'kb/types/typo.md',
+      rule: 'schema-unavailable',
+      message: /does not compile: strict mode: unknown keyword: "requierd"/,
+    },
+    {
+      name: 'a severity other than warn or fail',
+      type: 'kb/types/bad-severity.md',
+      rule: 'schema-unavailable',
+      message: /does not compile: keyword "severity" value is invalid/,
+    },
     { name: 'a remote $ref', type: 'kb/types/remote.md', rule: 'schema-unavailable', message: /\$ref `https:\/\/example\.com\/note\.schema\.json` is remote/ },
     { name: 'a type spec without a schema field', type: 'kb/types/no-schema-field.md', rule: 'type-spec-invalid', message: /has no `schema:` field/ },
     { name: 'a URL as type', type: 'https://example.com/note.md', rule: 'type-invalid', message: /is a URL/ },

@@ -31,7 +31,10 @@ describe('parseVerdict accepts', () => {
   });
 
   test('with several subjects each blocker goes to the role it names, the others are accepted', () => {
-    const parse = parseVerdict(doc('- runtime-report: the loop is not shown to read SRC-2\n- runtime-report: RT-CMP-loop has no evidence\n  continued on an indented line'), TWO);
+    const parse = parseVerdict(
+      doc('- runtime-report: the loop is not shown to read SRC-2\n- runtime-report: RT-CMP-loop has no evidence\n  continued on an indented line'),
+      TWO,
+    );
     expect(parse.ok && parse.verdict.blockers).toEqual({
       'runtime-report': ['the loop is not shown to read SRC-2', 'RT-CMP-loop has no evidence\ncontinued on an indented line'],
       'lens-report': [],
@@ -92,14 +95,20 @@ describe('parseVerdict rejects', () => {
   test('with several subjects, a blocker that names no subject', () => {
     const parse = parseVerdict(doc('- the loop is wrong'), TWO);
     expect(parse.findings).toEqual([
-      expect.objectContaining({ rule: 'verification/unaddressed', message: 'blocker does not start with the role it addresses (one of runtime-report, lens-report): `- <role>: …`' }),
+      expect.objectContaining({
+        rule: 'verification/unaddressed',
+        message: 'blocker does not start with the role it addresses (one of runtime-report, lens-report): `- <role>: …`',
+      }),
     ]);
   });
 
   test('a blocker addressing a role the verifier was not handed', () => {
     const parse = parseVerdict(doc('- synthesis: overreaches'), TWO);
     expect(parse.findings).toEqual([
-      expect.objectContaining({ rule: 'verification/not-handed', message: 'blocker addresses synthesis, which this verifier was not handed (it verifies runtime-report, lens-report)' }),
+      expect.objectContaining({
+        rule: 'verification/not-handed',
+        message: 'blocker addresses synthesis, which this verifier was not handed (it verifies runtime-report, lens-report)',
+      }),
     ]);
   });
 
@@ -135,10 +144,14 @@ describe('the verification module', () => {
       if (visited.has(file)) return;
       visited.add(file);
       const source = await readFile(file, 'utf8');
-      const specifiers = [
-        ...source.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm),
-      ].map((match) => ({ typeOnly: match[2] !== undefined, specifier: match[3] as string }));
-      const dynamic = [...source.matchAll(/\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]/g)].map((match) => ({ typeOnly: false, specifier: match[1] as string }));
+      const specifiers = [...source.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)].map((match) => ({
+        typeOnly: match[2] !== undefined,
+        specifier: match[3] as string,
+      }));
+      const dynamic = [...source.matchAll(/\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]/g)].map((match) => ({
+        typeOnly: false,
+        specifier: match[1] as string,
+      }));
       for (const { typeOnly, specifier } of [...specifiers, ...dynamic]) {
         if (typeOnly) continue; // erased at compile time
         if (!specifier.startsWith('.')) {

@@ -70,7 +70,9 @@ describe('an analysis closes with CommonplaceStatus true to its execution status
   });
 
   test('a boundary that says blocked: COMPLETED and blocked', async () => {
-    const { handle } = await startAnalysisWith((clean) => ({ boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked').replace('is in scope', 'is blocked'))] }));
+    const { handle } = await startAnalysisWith((clean) => ({
+      boundary: [writes('boundary', clean.boundary.replace('disposition: published', 'disposition: blocked').replace('is in scope', 'is blocked'))],
+    }));
     expect(await closed(handle)).toEqual(['COMPLETED', 'blocked']);
   });
 
@@ -123,7 +125,12 @@ async function startSweepWith(rules: FakeRule[], extra: Partial<SweepInput> = {}
     env: fakeEnv,
     ...extra,
   };
-  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input], typedSearchAttributes: attributes('gate-sweep') });
+  const handle = await env().client.workflow.start(gateSweep, {
+    taskQueue: TASK_QUEUE,
+    workflowId: `gates/${runId}`,
+    args: [input],
+    typedSearchAttributes: attributes('gate-sweep'),
+  });
   return { handle, ledger };
 }
 
@@ -151,7 +158,7 @@ describe('a gate sweep closes with CommonplaceStatus true to its execution statu
   });
 });
 
-describe('a gate sweep\'s batch closes with CommonplaceStatus true to its execution status', () => {
+describe("a gate sweep's batch closes with CommonplaceStatus true to its execution status", () => {
   const batchOf = (handle: WorkflowHandle) => env().client.workflow.getHandle(`${handle.workflowId}/batch-1`);
 
   test('a batch that asked all its units: COMPLETED and completed', async () => {
@@ -194,12 +201,19 @@ async function startEditWith(kind: 'full-pass' | 'revise', rules: (start: string
     profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2 } }),
     env: fakeEnv,
   };
-  const options = { taskQueue: TASK_QUEUE, workflowId: editWorkflowId(kind, await checkoutId(checkout), NOTE, sha256(start)), typedSearchAttributes: attributes(kind) };
+  const options = {
+    taskQueue: TASK_QUEUE,
+    workflowId: editWorkflowId(kind, await checkoutId(checkout), NOTE, sha256(start)),
+    typedSearchAttributes: attributes(kind),
+  };
   const planText = 'passes:\n  - tighten\n';
   const handle =
     kind === 'full-pass'
       ? await env().client.workflow.start(fullPass, { ...options, args: [{ ...base, options: { profile: 'fake', direction: null }, ...extra }] })
-      : await env().client.workflow.start(revise, { ...options, args: [{ ...base, options: { profile: 'fake', mode: 'plan', planSha256: sha256(planText) }, planText, ...extra }] });
+      : await env().client.workflow.start(revise, {
+          ...options,
+          args: [{ ...base, options: { profile: 'fake', mode: 'plan', planSha256: sha256(planText) }, planText, ...extra }],
+        });
   return { handle, ledger };
 }
 
@@ -212,13 +226,20 @@ describe('a full pass closes with CommonplaceStatus true to its execution status
   });
 
   test('an editor that never writes its outputs: COMPLETED and exhausted', async () => {
-    const { handle } = await startEditWith('full-pass', () => [{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }]);
+    const { handle } = await startEditWith('full-pass', () => [
+      { match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] },
+      { attempts: [reviewsPass] },
+    ]);
     expect(await closed(handle)).toEqual(['COMPLETED', 'exhausted']);
   });
 
   test('cancelled while awaiting approval: CANCELLED and cancelled', async () => {
     const { handle } = await startEditWith('full-pass', (start) => [editorRule({ edited: editedText(start), decision: 'edit' }), { attempts: [reviewsPass] }]);
-    await waitFor('the run awaiting approval', async () => (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus) === 'awaiting-approval', 120_000);
+    await waitFor(
+      'the run awaiting approval',
+      async () => (await handle.describe()).typedSearchAttributes.get(CommonplaceStatus) === 'awaiting-approval',
+      120_000,
+    );
     await handle.cancel();
     expect(await closed(handle)).toEqual(['CANCELLED', 'cancelled']);
   });

@@ -22,15 +22,21 @@ const worker = (checkout: string, state: string) => startCli(['worker', '--kb', 
 function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {
   const answered = before.filter((entry) => entry.event === 'end' && entry.exitCode === 0);
   const startedBefore = before.filter((entry) => entry.event === 'start' && answered.some((done) => done.pid === entry.pid));
-  return all
-    .slice(before.length)
-    .filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
+  return all.slice(before.length).filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
 }
 
 /** How many launch activities the workflow's history records as completed. */
 async function completedLaunches(workflowId: string): Promise<number> {
-  const events = (await env().client.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined))?.events ?? [];
-  const launchIds = new Set(events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch').map((event) => String(event.eventId)));
+  const events =
+    (
+      await env()
+        .client.workflow.getHandle(workflowId)
+        .fetchHistory()
+        .catch(() => undefined)
+    )?.events ?? [];
+  const launchIds = new Set(
+    events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch').map((event) => String(event.eventId)),
+  );
   return events.filter((event) => launchIds.has(String(event.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
 }
 
@@ -64,13 +70,16 @@ test('a gate sweep whose worker is killed mid-batch and replaced launches no pai
     "the first note's answer and the second note's held launch",
     async () => {
       const entries = await readLedger(ledger);
-      return entries.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0) && entries.some((entry) => entry.event === 'start' && entry.rule === 0);
+      return (
+        entries.some((entry) => entry.event === 'end' && entry.rule === 1 && entry.exitCode === 0) &&
+        entries.some((entry) => entry.event === 'start' && entry.rule === 0)
+      );
     },
     120_000,
   );
   // The answer counts once the server has it: the launch's completion in the batch's history (the
   // harness may have ended a moment before its worker reported it).
-  await waitFor('the first note\'s launch recorded complete in the batch', async () => (await completedLaunches(`gates/${runId}/batch-1`)) >= 1, 120_000);
+  await waitFor("the first note's launch recorded complete in the batch", async () => (await completedLaunches(`gates/${runId}/batch-1`)) >= 1, 120_000);
   const before = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
@@ -95,7 +104,10 @@ test('a full pass whose worker is killed while its editor runs and replaced laun
   const dir = await scratch();
   const release = join(dir, 'release');
   const noEdit = { outputs: { 'edited.md': '', 'decision.md': 'The reviews found nothing to resolve.\n\nDecision: no-edit\n' } };
-  const { scenario, ledger } = await fakeScenario(dir, [{ match: '^job = edit$', attempts: [{ ...noEdit, waitForFile: release }, noEdit] }, { attempts: [reviewsPass] }]);
+  const { scenario, ledger } = await fakeScenario(dir, [
+    { match: '^job = edit$', attempts: [{ ...noEdit, waitForFile: release }, noEdit] },
+    { attempts: [reviewsPass] },
+  ]);
   const { lenses } = await gatesOf(checkout);
 
   const first = worker(checkout, join(dir, 'state-1'));

@@ -28,18 +28,43 @@ test('the worker shows every request of a held provider batch pending under its 
   try {
     await worker.said(/worker ready/);
     const url = `http://127.0.0.1:${port}/metrics`;
-    const gauge = (samples: Sample[]) => samples.filter((sample) => sample.name === METRICS.batchRequestsPending.name && sample.labels.provider === 'anthropic' && sample.labels.profile === profile);
+    const gauge = (samples: Sample[]) =>
+      samples.filter(
+        (sample) => sample.name === METRICS.batchRequestsPending.name && sample.labels.provider === 'anthropic' && sample.labels.profile === profile,
+      );
     const seen: Sample[] = [];
 
     // Started, not awaited: it follows the sweep until the batch is collected, the poll after a 30 s durable timer.
-    sweep = startCli(['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, ...gates.flatMap((gate) => ['--gates', gate]), '--notes', exampleNotes[0]!, '--batch', '--json'], { env, timeout: 180_000 });
+    sweep = startCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        setup.checkout,
+        '--profile',
+        profile,
+        '--profiles',
+        profilesFile!,
+        ...gates.flatMap((gate) => ['--gates', gate]),
+        '--notes',
+        exampleNotes[0]!,
+        '--batch',
+        '--json',
+      ],
+      { env, timeout: 180_000 },
+    );
     let held = 0;
-    await waitFor('the gauge to show every request of the held provider batch pending', async () => {
-      held = setup.standIn.batches.list[0]?.requests.length ?? 0;
-      const shown = gauge(await scrape(url));
-      seen.push(...shown);
-      return held > 0 && shown.length === 1 && shown[0]!.value === held;
-    }, 120_000);
+    await waitFor(
+      'the gauge to show every request of the held provider batch pending',
+      async () => {
+        held = setup.standIn.batches.list[0]?.requests.length ?? 0;
+        const shown = gauge(await scrape(url));
+        seen.push(...shown);
+        return held > 0 && shown.length === 1 && shown[0]!.value === held;
+      },
+      120_000,
+    );
     expect(setup.standIn.batches.list).toHaveLength(1);
     expect(setup.standIn.batches.list[0]!.status).toBe('in_progress');
 
@@ -47,17 +72,30 @@ test('the worker shows every request of a held provider batch pending under its 
     const run = await sweep;
     expect({ exitCode: run.exitCode, stderr: run.exitCode === 0 ? '' : String(run.stderr) }).toEqual({ exitCode: 0, stderr: '' });
     const runId = (JSON.parse(String(run.stdout)) as { workflowId: string }).workflowId.split('/').at(-1)!;
-    await waitFor('the gauge to show 0 once the batch is collected', async () => {
-      const shown = gauge(await scrape(url));
-      seen.push(...shown);
-      return shown.length === 1 && shown[0]!.value === 0;
-    }, 60_000);
+    await waitFor(
+      'the gauge to show 0 once the batch is collected',
+      async () => {
+        const shown = gauge(await scrape(url));
+        seen.push(...shown);
+        return shown.length === 1 && shown[0]!.value === 0;
+      },
+      60_000,
+    );
     expect(setup.standIn.batches.list).toHaveLength(1);
 
     // Bounded labels: the gauge's own are provider and profile; the SDK's workflow meter adds its namespace,
     // task queue and workflow type. None names a run or a path.
     const sdk = ['namespace', 'taskQueue', 'workflowType'];
-    expect([...new Set(seen.map((sample) => Object.keys(sample.labels).filter((name) => !sdk.includes(name)).sort().join(',')))]).toEqual([[...METRICS.batchRequestsPending.labels].sort().join(',')]);
+    expect([
+      ...new Set(
+        seen.map((sample) =>
+          Object.keys(sample.labels)
+            .filter((name) => !sdk.includes(name))
+            .sort()
+            .join(','),
+        ),
+      ),
+    ]).toEqual([[...METRICS.batchRequestsPending.labels].sort().join(',')]);
     expect(seen.map((sample) => sample.labels.workflowType)).toEqual(seen.map(() => 'gateBatch'));
     const values = seen.flatMap((sample) => Object.values(sample.labels));
     const bad = values.filter((value) => value.includes(runId) || value.includes('/') || value.includes(tmpdir()) || value.includes(setup.checkout));

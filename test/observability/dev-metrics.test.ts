@@ -8,7 +8,9 @@ import { METRICS } from '../../src/observability/metrics.js';
 test('commonplace dev --metrics prints the metrics URL and serves the launch a probe ran there', async () => {
   const port = await freePort();
   const metricsPort = await freePort();
-  const dev = startCli(['dev', '--state', await scratch(), '--port', String(port), '--ui-port', String(await freePort()), '--metrics', String(metricsPort)], { all: true });
+  const dev = startCli(['dev', '--state', await scratch(), '--port', String(port), '--ui-port', String(await freePort()), '--metrics', String(metricsPort)], {
+    all: true,
+  });
   let output = '';
   dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
@@ -17,7 +19,11 @@ test('commonplace dev --metrics prints the metrics URL and serves the launch a p
     expect(output).toContain(`metrics:             ${url} (Prometheus)`);
     const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     expect(probe.exitCode).toBe(0);
-    await waitFor('the probe\'s launch to be counted', async () => total(await scrape(url), METRICS.launches.name, { executor: 'fake', outcome: 'completed' }) === 1, 30_000);
+    await waitFor(
+      "the probe's launch to be counted",
+      async () => total(await scrape(url), METRICS.launches.name, { executor: 'fake', outcome: 'completed' }) === 1,
+      30_000,
+    );
     dev.kill('SIGINT');
     expect((await dev).exitCode).toBe(0);
   } finally {
@@ -31,9 +37,21 @@ test('commonplace dev --metrics on a port another process holds fails in one lin
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const taken = (holder.address() as { port: number }).port;
   try {
-    const dev = await runCli(['dev', '--state', await scratch(), '--port', String(await freePort()), '--ui-port', String(await freePort()), '--metrics', String(taken)]);
+    const dev = await runCli([
+      'dev',
+      '--state',
+      await scratch(),
+      '--port',
+      String(await freePort()),
+      '--ui-port',
+      String(await freePort()),
+      '--metrics',
+      String(taken),
+    ]);
     expect(dev.exitCode).toBe(1);
-    expect(String(dev.stderr).trim().split('\n').at(-1)).toMatch(new RegExp(`^commonplace: --metrics 127\\.0\\.0\\.1:${taken}: cannot serve metrics there \\(.*\\); choose a free port$`));
+    expect(String(dev.stderr).trim().split('\n').at(-1)).toMatch(
+      new RegExp(`^commonplace: --metrics 127\\.0\\.0\\.1:${taken}: cannot serve metrics there \\(.*\\); choose a free port$`),
+    );
     expect(String(dev.stderr)).not.toContain('Temporal dev server:');
   } finally {
     holder.close();

@@ -17,11 +17,16 @@ describe('--metrics', () => {
     expect(metricsOption.parse('')).toBeUndefined();
   });
 
-  test.each(['nine', '0', '65536', 'host:', ':9464', 'http://127.0.0.1:9464', '127.0.0.1:9464/metrics'])('%s is refused with the message naming the option and the value', (value) => {
-    const parsed = metricsOption.safeParse(value);
-    expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]?.message).toBe(`--metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "${value}"`);
-  });
+  test.each(['nine', '0', '65536', 'host:', ':9464', 'http://127.0.0.1:9464', '127.0.0.1:9464/metrics'])(
+    '%s is refused with the message naming the option and the value',
+    (value) => {
+      const parsed = metricsOption.safeParse(value);
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toBe(
+        `--metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "${value}"`,
+      );
+    },
+  );
 
   test.each([
     ['127.0.0.1:9464', 'http://127.0.0.1:9464/metrics'],

@@ -26,7 +26,10 @@ interface Run {
   checkout: string;
   notes: string[];
   runId: string;
-  outcome: { exitCode: number; result: { counts: { written: Record<string, number>; launches: number; costUsd: number; tokens: { input: number; output: number } } } };
+  outcome: {
+    exitCode: number;
+    result: { counts: { written: Record<string, number>; launches: number; costUsd: number; tokens: { input: number; output: number } } };
+  };
   ended: number;
   first: { launches: number; samples: Sample[] };
   second: { samples: Sample[]; afterReplay: Sample[] };
@@ -55,19 +58,42 @@ beforeAll(async () => {
   await first.said(/worker ready/);
   expect(first.stderr()).toContain(`metrics for Prometheus: http://127.0.0.1:${firstPort}/metrics`);
 
-  const sweep = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--concurrency', '1', ...notes.flatMap((note) => ['--notes', note]), '--json'], {
-    env: { TEMPORAL_ADDRESS: address() },
-    timeout: 230_000,
-  });
+  const sweep = runCli(
+    [
+      'review',
+      'run',
+      'gates',
+      '--kb',
+      checkout,
+      '--profile',
+      'fake',
+      '--scenario',
+      scenario,
+      '--gates',
+      gate,
+      '--concurrency',
+      '1',
+      ...notes.flatMap((note) => ['--notes', note]),
+      '--json',
+    ],
+    {
+      env: { TEMPORAL_ADDRESS: address() },
+      timeout: 230_000,
+    },
+  );
   await waitFor('the second launch to wait for the test', async () => (await readLedger(ledger)).some((entry) => entry.event === 'waiting'), 120_000);
   const endedFirst = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
   let firstLaunches = -1;
   let firstSamples: Sample[] = [];
-  await waitFor(`the first worker to count ${endedFirst} launch(es)`, async () => {
-    firstSamples = await scrape(`http://127.0.0.1:${firstPort}/metrics`);
-    firstLaunches = total(firstSamples, METRICS.launches.name);
-    return firstLaunches === endedFirst;
-  }, 60_000);
+  await waitFor(
+    `the first worker to count ${endedFirst} launch(es)`,
+    async () => {
+      firstSamples = await scrape(`http://127.0.0.1:${firstPort}/metrics`);
+      firstLaunches = total(firstSamples, METRICS.launches.name);
+      return firstLaunches === endedFirst;
+    },
+    60_000,
+  );
   first.process.kill('SIGKILL');
   await first.process;
 
@@ -80,10 +106,14 @@ beforeAll(async () => {
   const ended = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
   const url = `http://127.0.0.1:${secondPort}/metrics`;
   let samples: Sample[] = [];
-  await waitFor('the second worker to count the launches after the restart', async () => {
-    samples = await scrape(url);
-    return total(samples, METRICS.launches.name) + firstLaunches >= ended;
-  }, 60_000);
+  await waitFor(
+    'the second worker to count the launches after the restart',
+    async () => {
+      samples = await scrape(url);
+      return total(samples, METRICS.launches.name) + firstLaunches >= ended;
+    },
+    60_000,
+  );
 
   // Queries on the closed sweep and its batches: the second worker replays each from its history.
   const client = env().client;
@@ -111,7 +141,7 @@ describe('commonplace worker --metrics', () => {
   /** A metric summed over both workers' endpoints: the first's last scrape before the kill, the second's after the sweep. */
   const both = (name: string, where: Record<string, string> = {}) => total(run.first.samples, name, where) + total(run.second.samples, name, where);
 
-  test('the launches both workers counted equal the launches the fake harness ran and the sweep\'s summary, each counted once across the kill', () => {
+  test("the launches both workers counted equal the launches the fake harness ran and the sweep's summary, each counted once across the kill", () => {
     expect(run.outcome.exitCode).toBe(0);
     expect(run.first.launches).toBe(1);
     expect(both(METRICS.launches.name)).toBe(run.ended);
@@ -120,13 +150,13 @@ describe('commonplace worker --metrics', () => {
 
   test('the second worker counts the launch it finished by executor, profile, model and outcome', () => {
     const launches = run.second.samples.filter((sample) => sample.name === METRICS.launches.name);
-    expect(launches.map((sample) => ({ executor: sample.labels.executor, profile: sample.labels.profile, outcome: sample.labels.outcome, value: sample.value }))).toEqual([
-      { executor: 'fake', profile: 'fake', outcome: 'completed', value: 1 },
-    ]);
+    expect(
+      launches.map((sample) => ({ executor: sample.labels.executor, profile: sample.labels.profile, outcome: sample.labels.outcome, value: sample.value })),
+    ).toEqual([{ executor: 'fake', profile: 'fake', outcome: 'completed', value: 1 }]);
     expect(launches[0]?.labels.model).toBeDefined();
   });
 
-  test('tokens by kind and dollars by profile equal the sweep\'s summary', () => {
+  test("tokens by kind and dollars by profile equal the sweep's summary", () => {
     const { counts } = run.outcome.result;
     expect(both(METRICS.tokens.name, { kind: 'input' })).toBe(counts.tokens.input);
     expect(both(METRICS.tokens.name, { kind: 'output' })).toBe(counts.tokens.output);
@@ -142,14 +172,14 @@ describe('commonplace worker --metrics', () => {
     expect(both(METRICS.pairsReviewed.name)).toBe(run.notes.length);
   });
 
-  test('launch durations and costs are bucketed for seconds and dollars, not the exporter\'s default', () => {
+  test("launch durations and costs are bucketed for seconds and dollars, not the exporter's default", () => {
     for (const definition of [METRICS.launchDuration, METRICS.cost]) {
       const bounds = [...new Set(run.second.samples.filter((sample) => sample.name === `${definition.name}_bucket`).map((sample) => sample.labels.le))];
       expect(bounds).toEqual([...(HISTOGRAM_BUCKETS[definition.name] ?? []).map(String), '+Inf']);
     }
   });
 
-  test('the worker serves the SDK\'s runtime metrics the dashboard reads beside the project\'s', () => {
+  test("the worker serves the SDK's runtime metrics the dashboard reads beside the project's", () => {
     const served = new Set(run.second.samples.map((sample) => sample.name));
     const missing = SDK_METRICS.flatMap((metric) => exportedNames(metric)).filter((name) => !served.has(name));
     expect(missing).toEqual([]);
@@ -163,14 +193,24 @@ describe('commonplace worker --metrics', () => {
 
   test('no label value names a run, a launch, a note or a path', () => {
     const values = [...run.first.samples, ...run.second.samples, ...run.second.afterReplay].flatMap((sample) => Object.values(sample.labels));
-    const bad = values.filter((value) => value.includes(run.runId) || value.startsWith('/') || value.includes(tmpdir()) || value.includes(run.checkout) || /\.md\b/.test(value) || run.notes.some((note) => value.includes(note)));
+    const bad = values.filter(
+      (value) =>
+        value.includes(run.runId) ||
+        value.startsWith('/') ||
+        value.includes(tmpdir()) ||
+        value.includes(run.checkout) ||
+        /\.md\b/.test(value) ||
+        run.notes.some((note) => value.includes(note)),
+    );
     expect(bad).toEqual([]);
   });
 
   test('a --metrics value that is not a port or HOST:PORT fails in one line naming it', async () => {
     const result = await runCli(['worker', '--metrics', 'nine'], { env: { TEMPORAL_ADDRESS: address() } });
     expect(result.exitCode).toBe(1);
-    expect(String(result.stderr).trim().split('\n').at(-1)).toBe('commonplace: --metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "nine"');
+    expect(String(result.stderr).trim().split('\n').at(-1)).toBe(
+      'commonplace: --metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "nine"',
+    );
   });
 });
 
@@ -187,12 +227,19 @@ describe('commonplace worker --metrics after a usage limit', () => {
     const port = await freePort();
     const limited = worker(['--kb', checkout, '--state', join(dir, 'state'), '--metrics', String(port)]);
     await limited.said(/worker ready/);
-    const sweep = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--notes', note as string], { env: { TEMPORAL_ADDRESS: address() } });
+    const sweep = await runCli(
+      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--notes', note as string],
+      { env: { TEMPORAL_ADDRESS: address() } },
+    );
     sweepExit = sweep.exitCode;
-    await waitFor('the quota gate to be shown closed', async () => {
-      samples = await scrape(`http://127.0.0.1:${port}/metrics`);
-      return total(samples, METRICS.quotaGateClosed.name) === 1;
-    }, 60_000);
+    await waitFor(
+      'the quota gate to be shown closed',
+      async () => {
+        samples = await scrape(`http://127.0.0.1:${port}/metrics`);
+        return total(samples, METRICS.quotaGateClosed.name) === 1;
+      },
+      60_000,
+    );
     limited.process.kill('SIGINT');
     await limited.process;
   }, 200_000);
@@ -207,12 +254,14 @@ describe('commonplace worker --metrics after a usage limit', () => {
   });
 
   test('the stop is counted by kind and disposition', () => {
-    expect(samples.filter((sample) => sample.name === METRICS.stops.name).map((sample) => ({ kind: sample.labels.kind, disposition: sample.labels.disposition, value: sample.value }))).toEqual([
-      { kind: 'usage-limit', disposition: 'retry', value: 1 },
-    ]);
+    expect(
+      samples
+        .filter((sample) => sample.name === METRICS.stops.name)
+        .map((sample) => ({ kind: sample.labels.kind, disposition: sample.labels.disposition, value: sample.value })),
+    ).toEqual([{ kind: 'usage-limit', disposition: 'retry', value: 1 }]);
   });
 
-  test('the account\'s gate is shown closed until a minute past the reset the harness printed', () => {
+  test("the account's gate is shown closed until a minute past the reset the harness printed", () => {
     const closed = samples.filter((sample) => sample.name === METRICS.quotaGateClosed.name);
     expect(closed).toHaveLength(1);
     expect(closed[0]?.labels.account).toMatch(/^fake\/fake~[0-9a-f]{8}$/);

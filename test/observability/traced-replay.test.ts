@@ -15,7 +15,9 @@ import { workflowInterceptorModules, workflowsPath } from '../../src/worker.js';
 
 const dir = join(packageRoot(), 'test', 'histories');
 const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as Record<string, string>;
-const histories = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
+const histories = readdirSync(dir)
+  .filter((file) => file.endsWith('.json'))
+  .sort();
 
 try {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -31,7 +33,9 @@ test('every recorded history replays on the workflow code bundled with the traci
   const failed: string[] = [];
   for (const file of histories) {
     const history = historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { code }, plugins: [plugin] }, history, ids[file]).catch((error: Error) => failed.push(`${file}: ${error.message.split('\n')[0]}`));
+    await Worker.runReplayHistory({ workflowBundle: { code }, plugins: [plugin] }, history, ids[file]).catch((error: Error) =>
+      failed.push(`${file}: ${error.message.split('\n')[0]}`),
+    );
   }
   expect(failed).toEqual([]);
   expect(exporter.getFinishedSpans()).toEqual([]);

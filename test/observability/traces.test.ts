@@ -42,7 +42,7 @@ interface ReceivedSpan {
 /** The OTLP receiver stand-in: every span POSTed to /v1/traces as JSON, with its resource's service name. */
 async function otlpReceiver(): Promise<{ server: Server; url: string; spans: ReceivedSpan[] }> {
   const spans: ReceivedSpan[] = [];
-  const value = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue ?? v.boolValue ?? '');
+  const value = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? ''));
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -51,11 +51,20 @@ async function otlpReceiver(): Promise<{ server: Server; url: string; spans: Rec
         response.writeHead(415).end();
         return;
       }
-      const payload = JSON.parse(body) as { resourceSpans?: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
+      const payload = JSON.parse(body) as {
+        resourceSpans?: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+      };
       for (const resourceSpans of payload.resourceSpans ?? []) {
         const service = String(value(resourceSpans.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value ?? {}));
         for (const span of (resourceSpans.scopeSpans ?? []).flatMap((scope) => scope.spans ?? [])) {
-          spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: Object.fromEntries((span.attributes ?? []).map((attribute) => [attribute.key, value(attribute.value)])) });
+          spans.push({
+            service,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId || undefined,
+            name: span.name,
+            attributes: Object.fromEntries((span.attributes ?? []).map((attribute) => [attribute.key, value(attribute.value)])),
+          });
         }
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -68,14 +77,17 @@ async function otlpReceiver(): Promise<{ server: Server; url: string; spans: Rec
 
 /** The real worker, its module resolutions recorded (test/helpers/load-trace.mjs), with the environment given. */
 function tracedWorker(args: string[], env: Record<string, string>, loadTrace: string) {
-  return watchedWorker(execa('node', ['--import', join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'), cliPath, 'worker', ...args], {
-    env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_LOAD_TRACE: loadTrace, ...env },
-    reject: false,
-  }));
+  return watchedWorker(
+    execa('node', ['--import', join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'), cliPath, 'worker', ...args], {
+      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_LOAD_TRACE: loadTrace, ...env },
+      reject: false,
+    }),
+  );
 }
 
 /** What tracing loads: the OpenTelemetry SDK, exporter and the Temporal interceptors (not `@opentelemetry/api`, which the Anthropic SDK loads for itself). */
-const loadsOpenTelemetry = (urls: string[]) => urls.filter((url) => /@opentelemetry\/(?!api\/)|interceptors-opentelemetry|observability\/tracing\.js/.test(url));
+const loadsOpenTelemetry = (urls: string[]) =>
+  urls.filter((url) => /@opentelemetry\/(?!api\/)|interceptors-opentelemetry|observability\/tracing\.js/.test(url));
 
 async function sweepOnce(otel: Record<string, string>) {
   const checkout = await corpusCopy();
@@ -85,9 +97,26 @@ async function sweepOnce(otel: Record<string, string>) {
   const loadTrace = join(dir, 'loaded.txt');
   const worker = tracedWorker(['--kb', checkout, '--state', join(dir, 'state')], otel, loadTrace);
   await worker.said(/worker ready/);
-  const sweep = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/title-as-claim', ...notes.flatMap((note) => ['--notes', note]), '--json'], {
-    env: { TEMPORAL_ADDRESS: address(), ...otel },
-  });
+  const sweep = await runCli(
+    [
+      'review',
+      'run',
+      'gates',
+      '--kb',
+      checkout,
+      '--profile',
+      'fake',
+      '--scenario',
+      scenario,
+      '--gates',
+      'frontmatter/title-as-claim',
+      ...notes.flatMap((note) => ['--notes', note]),
+      '--json',
+    ],
+    {
+      env: { TEMPORAL_ADDRESS: address(), ...otel },
+    },
+  );
   expect(sweep.exitCode).toBe(0);
   const workflowId = (JSON.parse(String(sweep.stdout)) as { workflowId: string }).workflowId;
   const launches = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
@@ -95,14 +124,18 @@ async function sweepOnce(otel: Record<string, string>) {
 }
 
 describe('traces over OTLP', () => {
-  test('a sweep with OTEL_EXPORTER_OTLP_ENDPOINT set gives one GenAI launch span per launch, under the activity and workflow spans of the CLI\'s trace', async () => {
+  test("a sweep with OTEL_EXPORTER_OTLP_ENDPOINT set gives one GenAI launch span per launch, under the activity and workflow spans of the CLI's trace", async () => {
     const receiver = await otlpReceiver();
     try {
       const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
       const { worker, launches, loaded } = await sweepOnce(otel);
       const launchSpans = () => receiver.spans.filter((span) => span.attributes['commonplace.launch.id'] !== undefined);
       // The batch's workflow span ends with the batch, and is exported after it: wait for both.
-      await waitFor(`${launches} launch spans and the batch's workflow span`, async () => launchSpans().length >= launches && receiver.spans.some((span) => span.name === 'RunWorkflow:gateBatch'), 60_000);
+      await waitFor(
+        `${launches} launch spans and the batch's workflow span`,
+        async () => launchSpans().length >= launches && receiver.spans.some((span) => span.name === 'RunWorkflow:gateBatch'),
+        60_000,
+      );
       worker.process.kill('SIGINT');
       await worker.process;
 

@@ -104,7 +104,9 @@ describe('routing: an activity goes to the queue of the checkout its input names
   });
 
   test('a launch that carries its inputs and runs under <state> names no checkout: the shared queue', () => {
-    expect(queueForActivity([{ dir: '<state>/review/r/u/attempt-1', files: { 'inputs/note.md': 'a note quoting <checkout:ab12cd34>/kb/x.md' }, prompt: 'p' }])).toBeUndefined();
+    expect(
+      queueForActivity([{ dir: '<state>/review/r/u/attempt-1', files: { 'inputs/note.md': 'a note quoting <checkout:ab12cd34>/kb/x.md' }, prompt: 'p' }]),
+    ).toBeUndefined();
     expect(queueForActivity([{ dir: '/srv/kb/.commonplace/review/x' }])).toBeUndefined();
   });
 });

@@ -28,20 +28,46 @@ test('commonplace quota lists each gate with its state (as quota-gates with --js
   const activities = createQuotaActivities({ client: () => env().client });
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
-    await activities.quotaLimit({ account, workflowId: 'gates/no-such-run', searchAttributes: true, report: { reason: 'usage limit reached', launchId: 'gates/no-such-run/pair/1', resetAt } });
+    await activities.quotaLimit({
+      account,
+      workflowId: 'gates/no-such-run',
+      searchAttributes: true,
+      report: { reason: 'usage limit reached', launchId: 'gates/no-such-run/pair/1', resetAt },
+    });
 
-    const listed = await until(() => quota(), (run) => String(run.stdout).includes(`${account}  closed until ${resetAt}`));
+    const listed = await until(
+      () => quota(),
+      (run) => String(run.stdout).includes(`${account}  closed until ${resetAt}`),
+    );
     expect(listed.exitCode).toBe(0);
     expect(String(listed.stdout)).toContain(`${account}  closed until ${resetAt}`);
-    const json = expectShape(String((await quota('--json')).stdout), 'quota-gates') as unknown as { gates: { account: string; workflowId: string; quota: { status: string; resetAt: string } }[] };
-    expect(json.gates.find((row) => row.account === account)).toEqual({ account, workflowId: quotaGateId(account), quota: expect.objectContaining({ status: 'closed-until', resetAt }) });
+    const json = expectShape(String((await quota('--json')).stdout), 'quota-gates') as unknown as {
+      gates: { account: string; workflowId: string; quota: { status: string; resetAt: string } }[];
+    };
+    expect(json.gates.find((row) => row.account === account)).toEqual({
+      account,
+      workflowId: quotaGateId(account),
+      quota: expect.objectContaining({ status: 'closed-until', resetAt }),
+    });
 
     const opened = await quota('open', account);
     expect(opened.exitCode).toBe(0);
     expect(String(opened.stdout)).toContain(`opened the quota gate of ${account}`);
-    const view = await until(() => env().client.workflow.getHandle(quotaGateId(account)).query(quotaStateQuery), (state) => state.state.status === 'open');
+    const view = await until(
+      () => env().client.workflow.getHandle(quotaGateId(account)).query(quotaStateQuery),
+      (state) => state.state.status === 'open',
+    );
     expect(view.state).toMatchObject({ status: 'open', openedBy: 'operator' });
-    expect(String((await until(() => quota(), (run) => String(run.stdout).includes(`${account}  open`))).stdout)).toContain(`${account}  open`);
+    expect(
+      String(
+        (
+          await until(
+            () => quota(),
+            (run) => String(run.stdout).includes(`${account}  open`),
+          )
+        ).stdout,
+      ),
+    ).toContain(`${account}  open`);
 
     const again = await quota('open', account, '--json');
     expect(again.exitCode).toBe(0);

@@ -1,5 +1,16 @@
 import { describe, expect, test } from '@jest/globals';
-import { isClosed, limitSeen, newer, openedByOperator, openGate, opensAt, probeBackoffMs, quotaAccount, timePassed, type QuotaState } from '../../src/runs/quota.js';
+import {
+  isClosed,
+  limitSeen,
+  newer,
+  openedByOperator,
+  openGate,
+  opensAt,
+  probeBackoffMs,
+  quotaAccount,
+  timePassed,
+  type QuotaState,
+} from '../../src/runs/quota.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
 
 const t0 = Date.parse('2026-12-03T10:00:00Z');
@@ -12,11 +23,23 @@ describe('the account a profile draws from', () => {
     ['a profile without an account key is an account of its own', { name: 'claude-lean', harness: 'claude' }, 'claude/claude-lean'],
     ['profiles naming one account share it', { name: 'claude-lean', harness: 'claude', account: 'team' }, 'claude/team'],
     ['the harness is part of the account', { name: 'x', harness: 'codex', account: 'team' }, 'codex/team'],
-    ['a model-API profile without an account key draws from its key: the default variable', { name: 'anthropic-haiku', harness: 'anthropic' }, 'anthropic/key:ANTHROPIC_API_KEY'],
-    ['another model on the same key is the same account', { name: 'anthropic-sonnet', harness: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }, 'anthropic/key:ANTHROPIC_API_KEY'],
+    [
+      'a model-API profile without an account key draws from its key: the default variable',
+      { name: 'anthropic-haiku', harness: 'anthropic' },
+      'anthropic/key:ANTHROPIC_API_KEY',
+    ],
+    [
+      'another model on the same key is the same account',
+      { name: 'anthropic-sonnet', harness: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' },
+      'anthropic/key:ANTHROPIC_API_KEY',
+    ],
     ['another key variable is another account', { name: 'anthropic-sonnet', harness: 'anthropic', apiKeyEnv: 'TEAM_B_KEY' }, 'anthropic/key:TEAM_B_KEY'],
-    ['the endpoint is part of a key\'s account', { name: 'openai-mini', harness: 'openai', baseUrl: 'https://proxy.example/v1/' }, 'openai/key:OPENAI_API_KEY@proxy.example/v1'],
-    ['an account key still names a model-API profile\'s account', { name: 'openai-mini', harness: 'openai', account: 'team' }, 'openai/team'],
+    [
+      "the endpoint is part of a key's account",
+      { name: 'openai-mini', harness: 'openai', baseUrl: 'https://proxy.example/v1/' },
+      'openai/key:OPENAI_API_KEY@proxy.example/v1',
+    ],
+    ["an account key still names a model-API profile's account", { name: 'openai-mini', harness: 'openai', account: 'team' }, 'openai/team'],
   ])('%s', (_title, profile, account) => {
     expect(quotaAccount(profile)).toBe(account);
     expect(quotaGateId(account)).toBe(`quota/${account}`);

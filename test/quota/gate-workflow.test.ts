@@ -14,13 +14,22 @@ test('a gate past its history budget continues as new with its state, keeping on
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
     // A run that is still open (another gate stands in for it), and many that closed long ago.
-    const open = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(`${account}-open-run`), args: [{ account: `${account}-open-run` }] });
+    const open = await env().client.workflow.start('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(`${account}-open-run`),
+      args: [{ account: `${account}-open-run` }],
+    });
     // The gate's estimate: 4 at start, a limit 4, its notice 2, its timer 4 — then 13 subscriptions of 4 each pass 65 with the last one.
-    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account, historyBudget: 65 }] });
+    const gate = await env().client.workflow.start('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(account),
+      args: [{ account, historyBudget: 65 }],
+    });
     const firstRun = gate.firstExecutionRunId;
     await gate.signal(limitSignal, { reason: 'usage limit reached', launchId: 'gates/closed-run-0/pair/1', resetAt });
     // The limit taken (its notice sent, its timer started) before anyone subscribes: the estimate then grows by 4 a subscription.
-    for (let deadline = Date.now() + 200_000; (await gate.query(quotaStateQuery)).state.status !== 'closed-until' && Date.now() < deadline; ) await new Promise((done) => setTimeout(done, 50));
+    for (let deadline = Date.now() + 200_000; (await gate.query(quotaStateQuery)).state.status !== 'closed-until' && Date.now() < deadline;)
+      await new Promise((done) => setTimeout(done, 50));
     for (let index = 1; index <= 12; index++) await gate.signal(subscribeSignal, `gates/closed-run-${index}`);
     await gate.signal(subscribeSignal, open.workflowId);
 
@@ -40,7 +49,7 @@ test('a gate past its history budget continues as new with its state, keeping on
   });
 });
 
-test('a scenario account\'s open gate whose subscribed runs have all closed ends by itself after its idle period, and the next subscription starts it again, open', async () => {
+test("a scenario account's open gate whose subscribed runs have all closed ends by itself after its idle period, and the next subscription starts it again, open", async () => {
   const account = `fake/fake~idle${process.pid}`;
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
@@ -51,26 +60,40 @@ test('a scenario account\'s open gate whose subscribed runs have all closed ends
     await gate.result();
     expect((await gate.describe()).status.name).toBe('COMPLETED');
 
-    const again = await env().client.workflow.signalWithStart('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account }], signal: subscribeSignal, signalArgs: [`gates/next-run-${process.pid}`] });
+    const again = await env().client.workflow.signalWithStart('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(account),
+      args: [{ account }],
+      signal: subscribeSignal,
+      signalArgs: [`gates/next-run-${process.pid}`],
+    });
     expect(again.signaledRunId).not.toBe(gate.firstExecutionRunId);
     expect(await again.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
     await env().client.workflow.getHandle(quotaGateId(account)).terminate();
   });
 });
 
-test('a scenario account\'s open gate with a subscribed run still open keeps running past its idle period, having checked', async () => {
+test("a scenario account's open gate with a subscribed run still open keeps running past its idle period, having checked", async () => {
   const account = `fake/fake~busy${process.pid}`;
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
     // Another gate stands in for a run that is still open.
-    const open = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(`${account}-open-run`), args: [{ account: `${account}-open-run`, idleMs: 24 * 3600_000 }] });
-    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account, idleMs: 60_000 }] });
+    const open = await env().client.workflow.start('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(`${account}-open-run`),
+      args: [{ account: `${account}-open-run`, idleMs: 24 * 3600_000 }],
+    });
+    const gate = await env().client.workflow.start('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(account),
+      args: [{ account, idleMs: 60_000 }],
+    });
     await gate.signal(subscribeSignal, open.workflowId);
     await gate.signal(subscribeSignal, `gates/closed-run-${process.pid}`);
     await env().sleep(5 * 60_000);
     // Each idle check is an activity in the gate's history; after the first, the closed run is dropped.
     const checked = async () => ((await gate.fetchHistory()).events ?? []).filter((event) => event.activityTaskCompletedEventAttributes).length;
-    for (let deadline = Date.now() + 200_000; (await checked()) === 0 && Date.now() < deadline; ) await env().sleep(60_000);
+    for (let deadline = Date.now() + 200_000; (await checked()) === 0 && Date.now() < deadline;) await env().sleep(60_000);
     expect(await checked()).toBeGreaterThan(0);
     expect((await gate.describe()).status.name).toBe('RUNNING');
     expect(await gate.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });
@@ -78,11 +101,15 @@ test('a scenario account\'s open gate with a subscribed run still open keeps run
   });
 });
 
-test('a real account\'s open gate never ends by itself: past any idle period it runs, checking nothing', async () => {
+test("a real account's open gate never ends by itself: past any idle period it runs, checking nothing", async () => {
   const account = `claude/standing-test-${process.pid}`;
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
   await worker.runUntil(async () => {
-    const gate = await env().client.workflow.start('quotaGate', { taskQueue: TASK_QUEUE, workflowId: quotaGateId(account), args: [{ account, idleMs: 60_000 }] });
+    const gate = await env().client.workflow.start('quotaGate', {
+      taskQueue: TASK_QUEUE,
+      workflowId: quotaGateId(account),
+      args: [{ account, idleMs: 60_000 }],
+    });
     await gate.signal(subscribeSignal, `gates/closed-run-${process.pid}`);
     await env().sleep(30 * 60_000);
     expect(await gate.query(quotaStateQuery)).toMatchObject({ state: { status: 'open' }, subscribers: 1 });

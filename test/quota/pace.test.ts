@@ -21,7 +21,7 @@ const launch = (launchId: string, warning?: LaunchResult['rateLimitWarning']): L
   ...(warning !== undefined && { rateLimitWarning: warning }),
 });
 
-describe('a sweep\'s pace', () => {
+describe("a sweep's pace", () => {
   test('the first rate-limit warning halves the concurrency, at least 1; later warnings leave it', () => {
     startPace(5, undefined);
     paceLaunch(launch('s/a/1'));

@@ -21,7 +21,18 @@ test('a usage limit without a reset time auto-resumes by probing after 15, 30, t
   const noReset = { usageLimit: 'Claude AI usage limit reached' };
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [noReset, noReset, noReset, noReset, { review: 'pass' }] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-  const input: SweepInput = { checkout, notes, gates: ['sentence/framing-mismatch'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 10, autoResume: true, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout,
+    notes,
+    gates: ['sentence/framing-mismatch'],
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 1,
+    batchSize: 10,
+    autoResume: true,
+    profilesFile,
+    env: fakeEnv,
+  };
   const workflowId = `gates/${uniqueId('probe-test').replace(/\//g, '-')}`;
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const gateHandle = env().client.workflow.getHandle(quotaGateId(quotaAccount({ name: 'fake', harness: 'fake', env: fakeEnv })));

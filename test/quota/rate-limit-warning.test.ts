@@ -13,7 +13,7 @@ const { env } = useTimeSkippingServer();
 
 const fixture = (name: string) => readFile(join(packageRoot(), 'test', 'fixtures', 'harness', name), 'utf8');
 
-test('a rate-limit warning from one launch halves the sweep\'s concurrency for the rest of the sweep', async () => {
+test("a rate-limit warning from one launch halves the sweep's concurrency for the rest of the sweep", async () => {
   const checkout = await corpusCopy();
   const notes = await someNotes(4);
   const dir = await scratch();
@@ -26,7 +26,18 @@ test('a rate-limit warning from one launch halves the sweep\'s concurrency for t
     { attempts: [{ review: 'pass', stdout: plain }] },
   ]);
   const profilesFile = await fakeProfilesFile(dir, { reviewer: { harness: 'claude', timeout: '1m' } });
-  const input: SweepInput = { checkout, notes, gates: ['frontmatter/*'], grouping: 'pair', profile: 'reviewer', concurrency: 4, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout,
+    notes,
+    gates: ['frontmatter/*'],
+    grouping: 'pair',
+    profile: 'reviewer',
+    concurrency: 4,
+    batchSize: 100,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
   const workflowId = `gates/${uniqueId('pace-test').replace(/\//g, '-')}`;
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   const summary = (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId, args: [input] }))) as SweepSummary;
@@ -35,7 +46,8 @@ test('a rate-limit warning from one launch halves the sweep\'s concurrency for t
 
   // The batch handed the sweep its lowered pace.
   const sweepEvents = (await env().client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const childResult = sweepEvents.find((event) => event.childWorkflowExecutionCompletedEventAttributes)?.childWorkflowExecutionCompletedEventAttributes?.result?.payloads?.[0]?.data;
+  const childResult = sweepEvents.find((event) => event.childWorkflowExecutionCompletedEventAttributes)?.childWorkflowExecutionCompletedEventAttributes?.result
+    ?.payloads?.[0]?.data;
   const batch = JSON.parse(Buffer.from(childResult ?? []).toString()) as { pace?: { concurrency: number; warning: string } };
   expect(batch.pace?.concurrency).toBe(2);
   expect(batch.pace?.warning).toContain('five_hour');

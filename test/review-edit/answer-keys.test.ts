@@ -9,7 +9,14 @@ const tighten = (text: string) => text.replace('The convention is deliberately m
 
 async function setup(rules: (start: string) => FakeRule[]) {
   const { checkout, start, ledger, run, planFile } = await editFixture(address(), rules);
-  return { checkout, start, ledger, fullPass: (...extra: string[]) => run('full-pass', ...extra), revise: (...extra: string[]) => run('revise', ...extra), planFile };
+  return {
+    checkout,
+    start,
+    ledger,
+    fullPass: (...extra: string[]) => run('full-pass', ...extra),
+    revise: (...extra: string[]) => run('revise', ...extra),
+    planFile,
+  };
 }
 
 const jobsOf = async (ledger: string) => (await launches(ledger)).map((launch) => launch.job);
@@ -36,8 +43,11 @@ describe('one ask, keyed run-wide, in editing runs', () => {
     expect(count(atEnd, 'edit')).toBe(2);
   });
 
-  test('a full pass whose editor repeats a refused answer launches it twice, not three times: the third ask has the second one\'s key', async () => {
-    const run = await setup(() => [editorRule({ outputs: { 'edited.md': '', 'decision.md': 'I read the reviews.\n\nno decision line\n' } }), { attempts: [reviewsPass] }]);
+  test("a full pass whose editor repeats a refused answer launches it twice, not three times: the third ask has the second one's key", async () => {
+    const run = await setup(() => [
+      editorRule({ outputs: { 'edited.md': '', 'decision.md': 'I read the reviews.\n\nno decision line\n' } }),
+      { attempts: [reviewsPass] },
+    ]);
     const { runId } = runOf('full-pass', NOTE, run.start, run.checkout);
 
     const ended = await run.fullPass();
@@ -64,7 +74,7 @@ describe('one ask, keyed run-wide, in editing runs', () => {
     expect(await jobsOf(run.ledger)).toEqual(['assess', 'revise', 'revise']);
   });
 
-  test('a revision whose assessment repeats a refused plan launches it twice, not three times: the third ask has the second one\'s key', async () => {
+  test("a revision whose assessment repeats a refused plan launches it twice, not three times: the third ask has the second one's key", async () => {
     const run = await setup(() => [{ match: '^job = assess$', attempts: [{ outputs: { 'plan.yaml': 'passes:\n  - shorten\n' } }] }]);
     const ended = await run.revise('--assess');
     expect(ended.exitCode).toBe(2);

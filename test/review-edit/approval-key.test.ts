@@ -21,12 +21,20 @@ const proposalOf = (exact: boolean): Proposal => ({
   inspect: [parts.file],
 });
 
-const answerTo = (proposal: Proposal, change: Partial<ApprovalAnswer> = {}): ApprovalAnswer => ({ file: proposal.path, key: proposal.key, text: proposal.text ?? 'edited', inputs: [...proposal.inputs], ...change });
+const answerTo = (proposal: Proposal, change: Partial<ApprovalAnswer> = {}): ApprovalAnswer => ({
+  file: proposal.path,
+  key: proposal.key,
+  text: proposal.text ?? 'edited',
+  inputs: [...proposal.inputs],
+  ...change,
+});
 const run = { runId: parts.runId, resume: 'commonplace review run full-pass kb/notes/a.md' };
 
 describe('the approval key', () => {
   test('a key is the first 16 hex characters of the SHA-256 of the run, the stop, the file, its bytes and its inputs', () => {
-    const expected = sha256(JSON.stringify(['commonplace-approval', 'FP-1', 2, 'artifact/publication.json', 'a'.repeat(64), [['artifact/final.md', 'b'.repeat(64)]]])).slice(0, 16);
+    const expected = sha256(
+      JSON.stringify(['commonplace-approval', 'FP-1', 2, 'artifact/publication.json', 'a'.repeat(64), [['artifact/final.md', 'b'.repeat(64)]]]),
+    ).slice(0, 16);
     expect(approvalKey(parts, sha256)).toBe(expected);
   });
 

@@ -20,9 +20,14 @@ test('a long finding is quoted on one line, cut at a word boundary and marked wi
 });
 
 test("many units' findings give the counts and the first finding only, the rest left to the run directory", () => {
-  const spent = Array.from({ length: 12 }, (_, unit) => ({ label: `prose/gate-${unit}, prose/other-${unit}`, findings: Array.from({ length: 5 }, (_, index) => finding(`${wordy(60, `u${unit}f${index}w`)}.`)) }));
+  const spent = Array.from({ length: 12 }, (_, unit) => ({
+    label: `prose/gate-${unit}, prose/other-${unit}`,
+    findings: Array.from({ length: 5 }, (_, index) => finding(`${wordy(60, `u${unit}f${index}w`)}.`)),
+  }));
   const reason = budgetStopReason('review outputs kept failing their check', 3, spent);
-  expect(reason).toMatch(/^review outputs kept failing their check: attempt budget \(3\) spent; 12 units, 60 findings; first: prose\/gate-0, prose\/other-0 — u0f0w0 u0f0w1 /);
+  expect(reason).toMatch(
+    /^review outputs kept failing their check: attempt budget \(3\) spent; 12 units, 60 findings; first: prose\/gate-0, prose\/other-0 — u0f0w0 u0f0w1 /,
+  );
   expect(reason).toMatch(/ … \(the rest in the run directory\)$/);
   expect(reason).not.toContain('u0f1w0');
   expect(reason).not.toContain('u1f0w0');
@@ -33,5 +38,7 @@ test("many units' findings give the counts and the first finding only, the rest 
 });
 
 test("one unit's single finding is quoted whole, with no pointer to the rest", () => {
-  expect(budgetStopReason('the editor', 3, [{ label: '', findings: ['edited.md is missing'] }])).toBe('the editor: attempt budget (3) spent; 1 finding; first: edited.md is missing');
+  expect(budgetStopReason('the editor', 3, [{ label: '', findings: ['edited.md is missing'] }])).toBe(
+    'the editor: attempt budget (3) spent; 1 finding; first: edited.md is missing',
+  );
 });

@@ -15,7 +15,9 @@ test('a full pass on a KB without kb/instructions/critique-note.md is refused be
   await rm(join(checkout, ...CRITIQUE_INSTRUCTION.split('/')));
   const result = await runCli(['review', 'run', 'full-pass', NOTE, '--kb', checkout], { env: offline, cwd: checkout });
   expect({ exitCode: result.exitCode, stdout: result.stdout }).toEqual({ exitCode: 1, stdout: '' });
-  expect(result.stderr).toMatch(/^commonplace: a full pass asks the critique instruction kb\/instructions\/critique-note\.md, and the KB has none usable \(criterion file kb\/instructions\/critique-note\.md does not exist\); add one — [^\n]+$/);
+  expect(result.stderr).toMatch(
+    /^commonplace: a full pass asks the critique instruction kb\/instructions\/critique-note\.md, and the KB has none usable \(criterion file kb\/instructions\/critique-note\.md does not exist\); add one — [^\n]+$/,
+  );
   // Refused before the server: the unreachable address is never the error, and nothing was written.
   expect(result.stderr).not.toMatch(/cannot reach Temporal/);
   expect(await readdir(join(checkout, 'kb', 'reports'), { recursive: true }).catch(() => [])).toEqual([]);

@@ -62,14 +62,33 @@ describe('selection lists', () => {
     ['- [s1] "a" -> "b"\n- [s1] "c" -> "d"', 'selection-duplicate', 3, /appears twice/],
   ])('%j is refused with a %s finding on line %d', (list, rule, line, message) => {
     const parsed = parseSelectionList(`# heading\n${list}`, 'proposals/01-plain-wording.md');
-    expect(parsed).toEqual({ ok: false, findings: [{ file: 'proposals/01-plain-wording.md', line, rule, severity: 'fail', message: expect.stringMatching(message) }] });
+    expect(parsed).toEqual({
+      ok: false,
+      findings: [{ file: 'proposals/01-plain-wording.md', line, rule, severity: 'fail', message: expect.stringMatching(message) }],
+    });
   });
 
   test('spans must occur once in the body and not overlap; an approved list is applied span by span', () => {
-    const finding = (rule: string, message: RegExp | string) => ({ file: 'selections.md', rule, severity: 'fail', message: typeof message === 'string' ? message : expect.stringMatching(message) });
-    expect(locateSelections(text, [{ id: 's1', span: 'plain words', replacement: 'x', reason: '' }])).toEqual({ ok: false, findings: [finding('selection-not-found', /does not occur in the note's body/)] });
-    expect(locateSelections(text, [{ id: 's1', span: 'cache', replacement: 'x', reason: '' }])).toEqual({ ok: false, findings: [finding('selection-ambiguous', /occurs more than once/)] });
-    expect(locateSelections(text, [{ id: 's1', span: 'leverage the', replacement: 'x', reason: '' }, { id: 's2', span: 'the cache.', replacement: 'y', reason: '' }])).toEqual({
+    const finding = (rule: string, message: RegExp | string) => ({
+      file: 'selections.md',
+      rule,
+      severity: 'fail',
+      message: typeof message === 'string' ? message : expect.stringMatching(message),
+    });
+    expect(locateSelections(text, [{ id: 's1', span: 'plain words', replacement: 'x', reason: '' }])).toEqual({
+      ok: false,
+      findings: [finding('selection-not-found', /does not occur in the note's body/)],
+    });
+    expect(locateSelections(text, [{ id: 's1', span: 'cache', replacement: 'x', reason: '' }])).toEqual({
+      ok: false,
+      findings: [finding('selection-ambiguous', /occurs more than once/)],
+    });
+    expect(
+      locateSelections(text, [
+        { id: 's1', span: 'leverage the', replacement: 'x', reason: '' },
+        { id: 's2', span: 'the cache.', replacement: 'y', reason: '' },
+      ]),
+    ).toEqual({
       ok: false,
       findings: [finding('selection-overlap', 'selections [s1] and [s2] overlap')],
     });
@@ -86,8 +105,25 @@ describe('the decision line', () => {
   test.each([
     ['Because.\n\nDecision: edit\n', 'an edit with its rationale', { ok: true, decision: 'edit', rationale: 'Because.\n' }],
     ['Nothing to do.\nDecision: no-edit\n\n', 'no edit, trailing blank lines aside', { ok: true, decision: 'no-edit', rationale: 'Nothing to do.\n' }],
-    ['Decision: maybe\n', 'a finding naming the two lines it may be', { ok: false, finding: { file: 'decision.md', line: 1, rule: 'decision-line', severity: 'fail', message: expect.stringMatching(/must end with exactly `Decision: edit` or `Decision: no-edit`/) } }],
-    ['', 'a finding that the file is empty', { ok: false, finding: { file: 'decision.md', rule: 'decision-line', severity: 'fail', message: expect.stringMatching(/is empty/) } }],
+    [
+      'Decision: maybe\n',
+      'a finding naming the two lines it may be',
+      {
+        ok: false,
+        finding: {
+          file: 'decision.md',
+          line: 1,
+          rule: 'decision-line',
+          severity: 'fail',
+          message: expect.stringMatching(/must end with exactly `Decision: edit` or `Decision: no-edit`/),
+        },
+      },
+    ],
+    [
+      '',
+      'a finding that the file is empty',
+      { ok: false, finding: { file: 'decision.md', rule: 'decision-line', severity: 'fail', message: expect.stringMatching(/is empty/) } },
+    ],
   ])('%j reads as %s', (text, _reads, expected) => {
     expect(checkDecision(text)).toEqual(expected);
   });
@@ -110,7 +146,10 @@ describe('revision plans', () => {
   });
 
   test('a plan that is not YAML is one finding with its line', () => {
-    expect(parsePlan('passes: [tighten\n', 'plan.yaml')).toEqual({ ok: false, findings: [{ file: 'plan.yaml', line: expect.any(Number), rule: 'plan-yaml', severity: 'fail', message: expect.stringMatching(/^not valid YAML: /) }] });
+    expect(parsePlan('passes: [tighten\n', 'plan.yaml')).toEqual({
+      ok: false,
+      findings: [{ file: 'plan.yaml', line: expect.any(Number), rule: 'plan-yaml', severity: 'fail', message: expect.stringMatching(/^not valid YAML: /) }],
+    });
   });
 });
 
@@ -173,18 +212,44 @@ describe('the edit bounds', () => {
   const check = (after: string) => checkEditBounds({ checkout, note: NOTE, before, after, registry: new TypeRegistry(checkout) });
 
   test('an edit inside the bounds passes', async () => {
-    expect(await check(before.replace('deliberately minimal', 'minimal on purpose').replace('(./tool-loop-README.md) becomes', '(./bounded-context-orchestration-model.md) becomes'))).toEqual([]);
+    expect(
+      await check(
+        before
+          .replace('deliberately minimal', 'minimal on purpose')
+          .replace('(./tool-loop-README.md) becomes', '(./bounded-context-orchestration-model.md) becomes'),
+      ),
+    ).toEqual([]);
   });
 
   test.each([
     ['a dropped frontmatter key', (text: string) => text.replace(/^tags: .*\n/m, ''), 'edit-frontmatter-keys', /drops frontmatter key `tags`/],
     ['an added frontmatter key', (text: string) => text.replace(/^tags:/m, 'status: draft\ntags:'), 'edit-frontmatter-keys', /adds frontmatter key `status`/],
-    ['a changed type', (text: string) => text.replace('type: kb/types/note.md', 'type: kb/types/definition.md'), 'edit-type', /changes `type:` from "kb\/types\/note\.md" to "kb\/types\/definition\.md"/],
-    ['a link to a missing file', (text: string) => `${text}\nSee [elsewhere](./no-such-note.md#part).\n`, 'edit-link', /adds a link to \.\/no-such-note\.md#part, which is not a file of the checkout \(kb\/notes\/no-such-note\.md\)/],
+    [
+      'a changed type',
+      (text: string) => text.replace('type: kb/types/note.md', 'type: kb/types/definition.md'),
+      'edit-type',
+      /changes `type:` from "kb\/types\/note\.md" to "kb\/types\/definition\.md"/,
+    ],
+    [
+      'a link to a missing file',
+      (text: string) => `${text}\nSee [elsewhere](./no-such-note.md#part).\n`,
+      'edit-link',
+      /adds a link to \.\/no-such-note\.md#part, which is not a file of the checkout \(kb\/notes\/no-such-note\.md\)/,
+    ],
     ['a link out of the checkout', (text: string) => `${text}\nSee [up](../../../etc/passwd).\n`, 'edit-link', /not a file of the checkout/],
-    ['a text grown past the ratio', (text: string) => `${text}\n${'More words. '.repeat(Math.ceil(text.length / 10))}\n`, 'edit-size', new RegExp(`within ${EDIT_SIZE_RATIO.min}–${EDIT_SIZE_RATIO.max} times`)],
+    [
+      'a text grown past the ratio',
+      (text: string) => `${text}\n${'More words. '.repeat(Math.ceil(text.length / 10))}\n`,
+      'edit-size',
+      new RegExp(`within ${EDIT_SIZE_RATIO.min}–${EDIT_SIZE_RATIO.max} times`),
+    ],
     ['a text cut below the ratio', (text: string) => text.slice(0, Math.floor(text.length * 0.4)), 'edit-size', /times the \d+ it edits/],
-    ['a note that no longer validates', (text: string) => text.replace('traits: [title-as-claim]', 'traits: [title-as-claim, title-as-claim]'), 'edit-validation', /no longer validates: /],
+    [
+      'a note that no longer validates',
+      (text: string) => text.replace('traits: [title-as-claim]', 'traits: [title-as-claim, title-as-claim]'),
+      'edit-validation',
+      /no longer validates: /,
+    ],
     ['a text without frontmatter', (text: string) => text.replace(/^---\n[\s\S]*?\n---\n/, ''), 'edit-unreadable', /not a note with readable frontmatter/],
   ])('%s is refused with an %s finding on the note', async (_name, edit, rule, message) => {
     const findings = await check(edit(before));
@@ -193,7 +258,15 @@ describe('the edit bounds', () => {
 
   test('a finding the edit introduces into validation keeps its pointer and line', async () => {
     const findings = await check(before.replace('traits: [title-as-claim]', 'traits: [title-as-claim, title-as-claim]'));
-    expect(findings).toEqual([expect.objectContaining({ file: NOTE, rule: 'edit-validation', path: expect.stringMatching(/^\/frontmatter\/traits/), line: expect.any(Number), severity: 'fail' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        file: NOTE,
+        rule: 'edit-validation',
+        path: expect.stringMatching(/^\/frontmatter\/traits/),
+        line: expect.any(Number),
+        severity: 'fail',
+      }),
+    ]);
   });
 
   test('links to URLs and anchors, and links the note already had, are not checked', async () => {

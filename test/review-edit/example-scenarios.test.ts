@@ -48,7 +48,8 @@ test('a full pass over the example note with examples/scenarios/full-pass.yaml s
   const checkout = await exampleCheckout();
   const cli = (...args: string[]) => cliOn(checkout, address(), args);
   const scenario = join(scenarios, 'full-pass.yaml');
-  const edited = (parse(await readFile(scenario, 'utf8')) as { launches: { attempts: { outputs?: Record<string, string> }[] }[] }).launches[0]!.attempts[0]!.outputs!['edited.md'];
+  const edited = (parse(await readFile(scenario, 'utf8')) as { launches: { attempts: { outputs?: Record<string, string> }[] }[] }).launches[0]!.attempts[0]!
+    .outputs!['edited.md'];
 
   const stopped = await cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario);
   expect(stopped.exitCode).toBe(2);
@@ -65,7 +66,17 @@ test('a revision with --assess and examples/scenarios/revise.yaml stops on its s
   const checkout = await exampleCheckout();
   const start = await readFile(join(checkout, NOTE), 'utf8');
 
-  const selections = await cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', join(scenarios, 'revise.yaml')]);
+  const selections = await cliOn(checkout, address(), [
+    'review',
+    'run',
+    'revise',
+    NOTE,
+    '--assess',
+    '--profile',
+    'fake',
+    '--scenario',
+    join(scenarios, 'revise.yaml'),
+  ]);
   expect(selections.exitCode).toBe(2);
   const first = printedApprove(selections.stdout);
   expect(first).toContain(' proposals/01-plain-wording.md --key ');
@@ -78,6 +89,8 @@ test('a revision with --assess and examples/scenarios/revise.yaml stops on its s
   const published = await asPrinted(checkout, second);
   expect(published.exitCode).toBe(0);
   expect(await readFile(join(checkout, NOTE), 'utf8')).toBe(
-    start.replace('The type system serves seven distinct roles.', 'Types do seven jobs.').replace('Types are search aids, not enforcement boundaries.', 'Types help search; they do not fence anything off.'),
+    start
+      .replace('The type system serves seven distinct roles.', 'Types do seven jobs.')
+      .replace('Types are search aids, not enforcement boundaries.', 'Types help search; they do not fence anything off.'),
   );
 });

@@ -46,19 +46,32 @@ describe('commonplace review run full-pass', () => {
     expect(critique).toMatchObject({ ok: true, record: { outcome: 'report', run: runId, noteSha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
 
     const packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
-    expect(packet).toMatchObject({ ok: true, record: { note: NOTE, run: runId, decision: 'no-edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(start) } });
+    expect(packet).toMatchObject({
+      ok: true,
+      record: { note: NOTE, run: runId, decision: 'no-edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(start) },
+    });
     expect(await readFile(join(runDir(checkout, runId), 'packet.md'), 'utf8')).toBe(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
   });
 
   test('a full pass whose editor never writes its outputs ends exhausted: with --json a run-outcome naming the stop and the one step left, and current details one screen long', async () => {
-    const { checkout, fullPass } = await setup([{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }]);
+    const { checkout, fullPass } = await setup([
+      { match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] },
+      { attempts: [reviewsPass] },
+    ]);
     const start = await noteText(checkout);
     const { runId, workflowId } = runOf('full-pass', NOTE, start, checkout);
 
     const ended = await fullPass('--json');
     expect(ended.exitCode).toBe(2);
     const outcome = expectShape(ended.stdout, 'run-outcome');
-    expect(outcome).toMatchObject({ workflowId, runId, status: 'exhausted', exitCode: 2, next: `commonplace review run full-pass ${NOTE}`, result: { outcome: 'exhausted', stop: { kind: 'budget-exhausted' } } });
+    expect(outcome).toMatchObject({
+      workflowId,
+      runId,
+      status: 'exhausted',
+      exitCode: 2,
+      next: `commonplace review run full-pass ${NOTE}`,
+      result: { outcome: 'exhausted', stop: { kind: 'budget-exhausted' } },
+    });
     const reason = (outcome.result as { stop: { reason: string; evidence?: string } }).stop;
     expect(reason.reason).toMatch(/^the editor: attempt budget \(\d+\) spent; \d+ findings?; first: /);
     expect(reason.evidence).toBe(runDir(checkout, runId));
@@ -132,13 +145,22 @@ describe('commonplace review run full-pass', () => {
 
       approved = await cli('review', 'approve', runId, join(dir, 'artifact', 'publication.json'), '--key', key ?? 'no-key', '--json');
       noteAfterApproval = await noteText(checkout);
-      journal = (await readFile(join(dir, 'publication.journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { event: string });
+      journal = (await readFile(join(dir, 'publication.journal.jsonl'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string });
       pairs = await selectPairs(checkout, { notes: [NOTE] });
       critiqueOk = (await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION)).ok;
       packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
       atEnd = await launches(ledger);
-      const history = await env().client.workflow.getHandle(runOf('full-pass', NOTE, start, checkout).workflowId).fetchHistory();
-      withoutSummary = (history.events ?? []).flatMap((event) => (event.activityTaskScheduledEventAttributes && !event.userMetadata?.summary ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? '?'] : []));
+      const history = await env()
+        .client.workflow.getHandle(runOf('full-pass', NOTE, start, checkout).workflowId)
+        .fetchHistory();
+      withoutSummary = (history.events ?? []).flatMap((event) =>
+        event.activityTaskScheduledEventAttributes && !event.userMetadata?.summary
+          ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? '?']
+          : [],
+      );
     });
 
     test('every activity the run scheduled carries a summary for the Web UI', () => {
@@ -184,7 +206,13 @@ describe('commonplace review run full-pass', () => {
     test('with --json the repeat prints a run-outcome document: awaiting-approval, exit 2, the approve command as next', () => {
       expect(againJson.exitCode).toBe(2);
       const outcome = expectShape(String(againJson.stdout), 'run-outcome');
-      expect(outcome).toMatchObject({ runId, status: 'awaiting-approval', exitCode: 2, next: `commonplace review approve ${runId} artifact/publication.json --key ${key}`, stops: [{ kind: 'awaiting-approval' }] });
+      expect(outcome).toMatchObject({
+        runId,
+        status: 'awaiting-approval',
+        exitCode: 2,
+        next: `commonplace review approve ${runId} artifact/publication.json --key ${key}`,
+        stops: [{ kind: 'awaiting-approval' }],
+      });
     });
 
     test("the Web UI shows the run's parameters as static details: the note, its text digest, the profile and the checkout", () => {
@@ -196,7 +224,12 @@ describe('commonplace review run full-pass', () => {
 
     test('approving with the right key (--json) completes the run, printing a completed run-outcome, and writes the note once', () => {
       expect(approved.exitCode).toBe(0);
-      expect(expectShape(String(approved.stdout), 'run-outcome')).toMatchObject({ runId, status: 'completed', exitCode: 0, result: { kind: 'full-pass', runId, outcome: 'published', decision: 'edit' } });
+      expect(expectShape(String(approved.stdout), 'run-outcome')).toMatchObject({
+        runId,
+        status: 'completed',
+        exitCode: 0,
+        result: { kind: 'full-pass', runId, outcome: 'published', decision: 'edit' },
+      });
       expect(noteAfterApproval).toBe(editedText(start));
       expect(journal.map((entry) => entry.event)).toEqual(['begin', 'note-writing', 'done']);
     });
@@ -208,7 +241,10 @@ describe('commonplace review run full-pass', () => {
     });
 
     test('approval publishes the packet, recording the edit, both hashes and the prose gates it resolved', () => {
-      expect(packet).toMatchObject({ ok: true, record: { decision: 'edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(editedText(start)), remaining: [], introduced: [] } });
+      expect(packet).toMatchObject({
+        ok: true,
+        record: { decision: 'edit', closing: 'clean', start_sha256: sha256(start), final_sha256: sha256(editedText(start)), remaining: [], introduced: [] },
+      });
       if (packet.ok) expect(packet.record.resolved.sort()).toEqual(gates.filter((gate) => gate.startsWith('prose/')).sort());
     });
 
@@ -272,10 +308,26 @@ describe('commonplace review packet', () => {
         subject: NOTE,
         describes: true,
         exitCode: 0,
-        packets: [{ file: 'kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md', source: 'published', kind: 'full-pass', note: NOTE, decision: 'no-edit', startSha256: sha256(start), finalSha256: sha256(start), noteSha256: sha256(start), verdict: 'describes' }],
+        packets: [
+          {
+            file: 'kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md',
+            source: 'published',
+            kind: 'full-pass',
+            note: NOTE,
+            decision: 'no-edit',
+            startSha256: sha256(start),
+            finalSha256: sha256(start),
+            noteSha256: sha256(start),
+            verdict: 'describes',
+          },
+        ],
       });
       expect(staleJson.exitCode).toBe(2);
-      expect(expectShape(String(staleJson.stdout), 'review-packet')).toMatchObject({ describes: false, exitCode: 2, packets: [{ noteSha256: sha256(changed), verdict: 'changed' }] });
+      expect(expectShape(String(staleJson.stdout), 'review-packet')).toMatchObject({
+        describes: false,
+        exitCode: 2,
+        packets: [{ noteSha256: sha256(changed), verdict: 'changed' }],
+      });
     });
   });
 });
@@ -294,25 +346,51 @@ describe('approval of a full pass waiting on its manifest', () => {
   const manifestFile = () => join(waiting.dir, 'artifact', 'publication.json');
   const staleKey = async () => {
     // The key this proposal would have at another stop: bound to the stop, it approves nothing here.
-    const proposal = JSON.parse(await readFile(join(waiting.dir, 'artifact', 'proposal.json'), 'utf8')) as { stop: number; sha256: string; inputs: { path: string; sha256: string }[] };
+    const proposal = JSON.parse(await readFile(join(waiting.dir, 'artifact', 'proposal.json'), 'utf8')) as {
+      stop: number;
+      sha256: string;
+      inputs: { path: string; sha256: string }[];
+    };
     const { approvalKey } = await import('../../src/review/edit/approval-key.js');
-    return approvalKey({ runId: waiting.runId, stop: proposal.stop + 1, file: 'artifact/publication.json', proposalSha256: proposal.sha256, inputs: proposal.inputs }, sha256);
+    return approvalKey(
+      { runId: waiting.runId, stop: proposal.stop + 1, file: 'artifact/publication.json', proposalSha256: proposal.sha256, inputs: proposal.inputs },
+      sha256,
+    );
   };
 
   test.each([
-    ['a stale key', async () => ({ file: manifestFile(), key: await staleKey() }), /refused: key [0-9a-f]{16} is not the key of the stop .* it is stale or mistyped/],
-    ['an edited publication.json', async () => {
-      const text = await readFile(manifestFile(), 'utf8');
-      await writeFile(manifestFile(), text.replace('"files": {', '"files": {\n    "kb/notes/extra.md": "0000000000000000000000000000000000000000000000000000000000000000",'));
-      return { file: manifestFile(), key: waiting.key, restore: () => writeFile(manifestFile(), text) };
-    }, /refused: artifact\/publication\.json is not the generated manifest: final publication is approved only with the exact generated file/],
-    ['a proposal the run is not waiting on', async () => ({ file: join(waiting.dir, 'artifact', 'final.md'), key: waiting.key }), /refused: artifact\/final\.md is not the proposal .* waits on \(it waits on artifact\/publication\.json\)/],
-    ['a changed proposal input (final.md edited)', async () => {
-      const finalFile = join(waiting.dir, 'artifact', 'final.md');
-      const text = await readFile(finalFile, 'utf8');
-      await writeFile(finalFile, `${text}A line the operator slipped in.\n`);
-      return { file: manifestFile(), key: waiting.key, restore: () => writeFile(finalFile, text) };
-    }, /refused: the proposal's inputs changed since it was proposed \(artifact\/final\.md\)/],
+    [
+      'a stale key',
+      async () => ({ file: manifestFile(), key: await staleKey() }),
+      /refused: key [0-9a-f]{16} is not the key of the stop .* it is stale or mistyped/,
+    ],
+    [
+      'an edited publication.json',
+      async () => {
+        const text = await readFile(manifestFile(), 'utf8');
+        await writeFile(
+          manifestFile(),
+          text.replace('"files": {', '"files": {\n    "kb/notes/extra.md": "0000000000000000000000000000000000000000000000000000000000000000",'),
+        );
+        return { file: manifestFile(), key: waiting.key, restore: () => writeFile(manifestFile(), text) };
+      },
+      /refused: artifact\/publication\.json is not the generated manifest: final publication is approved only with the exact generated file/,
+    ],
+    [
+      'a proposal the run is not waiting on',
+      async () => ({ file: join(waiting.dir, 'artifact', 'final.md'), key: waiting.key }),
+      /refused: artifact\/final\.md is not the proposal .* waits on \(it waits on artifact\/publication\.json\)/,
+    ],
+    [
+      'a changed proposal input (final.md edited)',
+      async () => {
+        const finalFile = join(waiting.dir, 'artifact', 'final.md');
+        const text = await readFile(finalFile, 'utf8');
+        await writeFile(finalFile, `${text}A line the operator slipped in.\n`);
+        return { file: manifestFile(), key: waiting.key, restore: () => writeFile(finalFile, text) };
+      },
+      /refused: the proposal's inputs changed since it was proposed \(artifact\/final\.md\)/,
+    ],
   ])('approval with %s is refused and changes nothing', async (_name, arrange, message) => {
     const { file, key, restore } = (await arrange()) as { file: string; key: string; restore?: () => Promise<void> };
     const before = await launches(waiting.ledger);
@@ -346,7 +424,9 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(approved.exitCode).toBe(2);
     expect(approved.stdout).toMatch(new RegExp(`full-pass ${waiting.runId} stopped: conflict \\(operator\\)`));
     expect(approved.stdout).toMatch(/kb\/notes\/agent-is-a-tool-loop\.md changed since the run began; nothing was written/);
-    expect(approved.stdout).toMatch(/to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+( --namespace \S+)?`/);
+    expect(approved.stdout).toMatch(
+      /to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+( --namespace \S+)?`/,
+    );
     expect(await noteText(waiting.checkout)).toBe(hand);
     expect((await selectPairs(waiting.checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
     expect(await readFile(join(waiting.checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none')).toBe('none');
@@ -367,7 +447,10 @@ describe('the checkout guard', () => {
     const stray = 'kb/notes/written-by-a-worker.md';
     // The editor decides no edit, and writes a file into the checkout (the scenario names its absolute path).
     const { checkout, ledger, cli, fullPass } = await setup((root) => [
-      editorRule({ outputs: { 'edited.md': '', 'decision.md': 'Nothing to change.\n\nDecision: no-edit\n' }, writeOutside: { [join(root, stray)]: 'A worker wrote this.\n' } }),
+      editorRule({
+        outputs: { 'edited.md': '', 'decision.md': 'Nothing to change.\n\nDecision: no-edit\n' },
+        writeOutside: { [join(root, stray)]: 'A worker wrote this.\n' },
+      }),
       { attempts: [reviewsPass] },
     ]);
     const { runId } = runOf('full-pass', NOTE, await noteText(checkout), checkout);

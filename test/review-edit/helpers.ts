@@ -66,7 +66,10 @@ export function editedText(text: string): string {
 
 /** An editor that edits (or decides no edit). */
 export function editorRule(attempt: { edited: string; decision: 'edit' | 'no-edit' } | FakeAttempt): FakeRule {
-  const answer = 'decision' in attempt ? { outputs: { 'edited.md': attempt.edited, 'decision.md': `The reviews found something to resolve.\n\nDecision: ${attempt.decision}\n` } } : attempt;
+  const answer =
+    'decision' in attempt
+      ? { outputs: { 'edited.md': attempt.edited, 'decision.md': `The reviews found something to resolve.\n\nDecision: ${attempt.decision}\n` } }
+      : attempt;
   return { match: '^job = edit$', attempts: [answer] };
 }
 
@@ -103,7 +106,10 @@ export async function gatesOf(checkout: string, note = NOTE): Promise<{ gates: s
 /** Files under a directory, recursively, relative to it. */
 export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
 }
 
 /**

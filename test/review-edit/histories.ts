@@ -14,7 +14,11 @@ import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf, 
 
 type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 
-async function until(handle: { query: <T>(name: string) => Promise<T> }, wanted: (progress: EditProgress) => boolean, ended: () => boolean): Promise<EditProgress | undefined> {
+async function until(
+  handle: { query: <T>(name: string) => Promise<T> },
+  wanted: (progress: EditProgress) => boolean,
+  ended: () => boolean,
+): Promise<EditProgress | undefined> {
   while (!ended()) {
     const progress = await handle.query<EditProgress>('progress').catch(() => undefined);
     if (progress && wanted(progress)) return progress;
@@ -44,9 +48,19 @@ async function recordEdit(
   const { stateDir, fake } = await recordingState(name);
   const { env: fakeEnv } = await fakeScenario(fake, rules(checkout, start));
   const { runId, workflowId } = runOf(kind, NOTE, start, checkout);
-  const options = kind === 'full-pass' ? { profile: 'fake', direction: null } : { profile: 'fake', mode: 'plan' as const, planSha256: sha256(extra.planText ?? '') };
+  const options =
+    kind === 'full-pass' ? { profile: 'fake', direction: null } : { profile: 'fake', mode: 'plan' as const, planSha256: sha256(extra.planText ?? '') };
   const worker = await testWorker(env, { stateDir, checkouts: [await checkoutAt(checkout)] });
-  const input = worker.places.toPortable({ checkout, note: NOTE, noteSha256: sha256(start), runId, concurrency: 2, options, env: fakeEnv, ...extra } as FullPassInput & ReviseInput);
+  const input = worker.places.toPortable({
+    checkout,
+    note: NOTE,
+    noteSha256: sha256(start),
+    runId,
+    concurrency: 2,
+    options,
+    env: fakeEnv,
+    ...extra,
+  } as FullPassInput & ReviseInput);
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start(kind === 'full-pass' ? 'fullPass' : 'revise', {
       taskQueue: TASK_QUEUE,
@@ -64,7 +78,11 @@ async function recordEdit(
     let done = false;
     void result.then(() => (done = true));
     for (;;) {
-      const progress = await until(handle, (now) => now.status !== 'running', () => done);
+      const progress = await until(
+        handle,
+        (now) => now.status !== 'running',
+        () => done,
+      );
       if (done || !progress || progress.status === 'completed') break;
       const { update, args } = await answer(progress, worker.places);
       await handle.executeUpdate(update, { args });
@@ -85,7 +103,15 @@ async function approve(progress: EditProgress, places: HostPlaces): Promise<{ up
 }
 
 export async function recordEditHistories(env: TestWorkflowEnvironment, save: Save): Promise<void> {
-  await recordEdit(env, save, 'full-pass-no-edit', 'full-pass', () => [editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }], {}, approve);
+  await recordEdit(
+    env,
+    save,
+    'full-pass-no-edit',
+    'full-pass',
+    () => [editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }],
+    {},
+    approve,
+  );
   // Recorded once each since 0.2.0: the `-keyed` second recordings were edit-answer-key's newer branch, a patch 0.2.0 retired.
   await recordEdit(
     env,
@@ -106,7 +132,10 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     'full-pass-guard-acknowledged',
     'full-pass',
     (checkout) => [
-      editorRule({ outputs: { 'edited.md': '', 'decision.md': 'Nothing to change.\n\nDecision: no-edit\n' }, writeOutside: { [join(checkout, 'kb/notes/stray.md')]: 'stray\n' } }),
+      editorRule({
+        outputs: { 'edited.md': '', 'decision.md': 'Nothing to change.\n\nDecision: no-edit\n' },
+        writeOutside: { [join(checkout, 'kb/notes/stray.md')]: 'stray\n' },
+      }),
       { attempts: [reviewsPass] },
     ],
     {},
@@ -120,7 +149,14 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     () => [
       {
         match: '^job = select$',
-        attempts: [{ outputs: { 'selections.md': '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n' } }],
+        attempts: [
+          {
+            outputs: {
+              'selections.md':
+                '- [s1] "carries too much philosophical weight" -> "means too many things" — plain\n- [s2] "deliberately minimal" -> "minimal on purpose" — plain\n',
+            },
+          },
+        ],
       },
       { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': '' } }] },
     ],
@@ -131,5 +167,13 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
 
 /** Since the lifecycle's exhausted close: a full pass whose editor never writes its outputs ends exhausted. */
 export async function recordEditExhaustedHistory(env: TestWorkflowEnvironment, save: Save): Promise<void> {
-  await recordEdit(env, save, 'full-pass-exhausted', 'full-pass', () => [{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }], {}, approve);
+  await recordEdit(
+    env,
+    save,
+    'full-pass-exhausted',
+    'full-pass',
+    () => [{ match: '^job = edit$', attempts: [{ outputs: { 'notes.txt': 'no edit file\n' } }] }, { attempts: [reviewsPass] }],
+    {},
+    approve,
+  );
 }

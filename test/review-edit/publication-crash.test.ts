@@ -20,7 +20,7 @@ interface JournalLine {
 
 // kill -9 of the worker during a full pass's publication: a worker process with the fault that kills
 // it right after the note is written, before the packet and the results (test/helpers/faults.ts).
-describe('a worker killed during a full pass\'s publication, right after the note is written', () => {
+describe("a worker killed during a full pass's publication, right after the note is written", () => {
   let summary: EditSummary;
   let journal: JournalLine[];
   let start: string;
@@ -40,7 +40,10 @@ describe('a worker killed during a full pass\'s publication, right after the not
     const replacement = await testWorker(env(), { stateDir: await scratch(), checkouts: await checkoutsAt([checkout]) });
     summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
     const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
-    journal = lines.split('\n').filter(Boolean).map((line) => JSON.parse(line) as JournalLine);
+    journal = lines
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as JournalLine);
     final = await noteText(checkout);
     freshAfter = (await selectPairs(checkout, { notes: [NOTE] })).every((pair) => pair.status === 'fresh');
   });

@@ -40,7 +40,13 @@ describe('commonplace review run revise', () => {
 
   test('with --assess the assessment chooses the passes; its plan, checked and re-asked when invalid, is kept and runs without approval', async () => {
     const run = await setup((start) => [
-      { match: '^job = assess$', attempts: [{ outputs: { 'plan.yaml': 'passes:\n  - shorten\n' } }, { outputs: { 'plan.yaml': 'passes:\n  - pass: tighten\n    reason: it says one thing twice\n' } }] },
+      {
+        match: '^job = assess$',
+        attempts: [
+          { outputs: { 'plan.yaml': 'passes:\n  - shorten\n' } },
+          { outputs: { 'plan.yaml': 'passes:\n  - pass: tighten\n    reason: it says one thing twice\n' } },
+        ],
+      },
       { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tighten(start) } }] },
     ]);
     const stopped = await run.revise('--assess');
@@ -81,7 +87,10 @@ describe('commonplace review run revise', () => {
     const final = await readFile(join(dir, 'artifact', 'final.md'), 'utf8');
     expect(final).toContain('The word "agent" means too many different things to define cleanly.');
     expect(final).toContain('deliberately minimal');
-    const decision = JSON.parse(await readFile(join(dir, 'proposals', '01-plain-wording.decision.json'), 'utf8')) as { rejected: { id: string }[]; edited: string[] };
+    const decision = JSON.parse(await readFile(join(dir, 'proposals', '01-plain-wording.decision.json'), 'utf8')) as {
+      rejected: { id: string }[];
+      edited: string[];
+    };
     expect(decision.rejected.map((selection) => selection.id)).toEqual(['s2']);
     expect(decision.edited).toEqual(['s1']);
 
@@ -140,7 +149,9 @@ describe('commonplace review run revise', () => {
 
     test('with a different mode is refused (exit 1), naming each option that differs, and asks nothing', () => {
       expect(other.exitCode).toBe(1);
-      expect(other.stderr).toMatch(/started with other options: mode: the run has "plan", this command asks "assess"; planSha256: the run has "[0-9a-f]{64}", this command asks none/);
+      expect(other.stderr).toMatch(
+        /started with other options: mode: the run has "plan", this command asks "assess"; planSha256: the run has "[0-9a-f]{64}", this command asks none/,
+      );
       expect(launchesAfterRepeats).toBe(1);
     });
 

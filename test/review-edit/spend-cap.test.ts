@@ -10,13 +10,19 @@ test('a full pass with --max-cost stops with spend-limit before passing it; the 
   const checkout = await gitCorpus();
   const start = await noteText(checkout);
   // Every launch reports $0.10; one at a time, a second would take the run to $0.20, past $0.15.
-  const { scenario, ledger } = await fakeScenario(await scratch(), [editorRule({ outputs: { 'edited.md': '', 'decision.md': 'Nothing to resolve.\n\nDecision: no-edit\n' }, costUsd: 0.1 }), { attempts: [{ ...reviewsPass, costUsd: 0.1 }] }]);
-  const fullPass = (...extra: string[]) => cliOn(checkout, address(), ['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, '--concurrency', '1', ...extra]);
+  const { scenario, ledger } = await fakeScenario(await scratch(), [
+    editorRule({ outputs: { 'edited.md': '', 'decision.md': 'Nothing to resolve.\n\nDecision: no-edit\n' }, costUsd: 0.1 }),
+    { attempts: [{ ...reviewsPass, costUsd: 0.1 }] },
+  ]);
+  const fullPass = (...extra: string[]) =>
+    cliOn(checkout, address(), ['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, '--concurrency', '1', ...extra]);
 
   const stopped = await fullPass('--max-cost', '0.15');
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
-  expect(stopped.stdout).toMatch(new RegExp(`continue with a higher cap: node \\S+ review run full-pass ${NOTE} --max-cost 0\\.2 --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
+  expect(stopped.stdout).toMatch(
+    new RegExp(`continue with a higher cap: node \\S+ review run full-pass ${NOTE} --max-cost 0\\.2 --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'),
+  );
   expect(await launches(ledger)).toHaveLength(1);
 
   const refused = await fullPass();

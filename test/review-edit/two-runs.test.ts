@@ -42,12 +42,23 @@ test('a full pass approved and published while another full pass on the same che
   const fullPass = (note: string) => cliOn(checkout, address(), ['review', 'run', 'full-pass', note, '--profile', 'fake', '--scenario', scenario]);
 
   const held = fullPass(OTHER);
-  await waitFor("the other note's editor to start", async () => (await launches(ledger)).some((launch) => launch.job === 'edit' && launch.prompt.includes(`note = ${OTHER}`)), 180_000);
+  await waitFor(
+    "the other note's editor to start",
+    async () => (await launches(ledger)).some((launch) => launch.job === 'edit' && launch.prompt.includes(`note = ${OTHER}`)),
+    180_000,
+  );
 
   const stopped = await fullPass(NOTE);
   expect(stopped.exitCode).toBe(2);
   const key = /key: ([0-9a-f]{16})/.exec(stopped.stdout)?.[1] ?? 'no key shown';
-  const approved = await cliOn(checkout, address(), ['review', 'approve', runOf('full-pass', NOTE, start, checkout).runId, 'artifact/publication.json', '--key', key]);
+  const approved = await cliOn(checkout, address(), [
+    'review',
+    'approve',
+    runOf('full-pass', NOTE, start, checkout).runId,
+    'artifact/publication.json',
+    '--key',
+    key,
+  ]);
   expect(approved.exitCode).toBe(0);
   expect(await noteText(checkout)).toBe(editedText(start));
 

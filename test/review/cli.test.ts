@@ -83,7 +83,9 @@ describe('commonplace review status', () => {
     const root = await mixedMini();
     const run = await status(['--orphans', '--kb', root], '/');
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain(`orphaned results (6):\n  note gone        ${RESULTS_DIR}/notes/definitions/term.md/frontmatter/description-gate.md\n      note kb/notes/definitions/term.md does not exist\n`);
+    expect(run.stdout).toContain(
+      `orphaned results (6):\n  note gone        ${RESULTS_DIR}/notes/definitions/term.md/frontmatter/description-gate.md\n      note kb/notes/definitions/term.md does not exist\n`,
+    );
   });
 
   test('--json prints the review-status shape: the counts, and the pairs and orphans the flags ask for', async () => {
@@ -91,13 +93,38 @@ describe('commonplace review status', () => {
     const run = await status(['--json', '--stale', '--orphans', '--gates', 'prose/*', '--kb', root], '/');
     expect(run.exitCode).toBe(0);
     const json = expectShape(run.stdout, 'review-status');
-    expect(json['counts']).toMatchObject({ notes: 2, gates: 1, pairs: 2, fresh: 0, stale: 2, staleCriterion: 1, staleBoth: 1, missing: 0, orphans: 1, outside: 13 });
+    expect(json['counts']).toMatchObject({
+      notes: 2,
+      gates: 1,
+      pairs: 2,
+      fresh: 0,
+      stale: 2,
+      staleCriterion: 1,
+      staleBoth: 1,
+      missing: 0,
+      orphans: 1,
+      outside: 13,
+    });
     expect(json['pairs']).toEqual([
-      expect.objectContaining({ note: 'kb/notes/claim.md', criterion: 'prose/body-gate', status: 'stale', staleBecause: 'criterion', lens: 'prose', watches: ['body'], result: expect.objectContaining({ outcome: 'pass', profile: 'fake' }) }),
+      expect.objectContaining({
+        note: 'kb/notes/claim.md',
+        criterion: 'prose/body-gate',
+        status: 'stale',
+        staleBecause: 'criterion',
+        lens: 'prose',
+        watches: ['body'],
+        result: expect.objectContaining({ outcome: 'pass', profile: 'fake' }),
+      }),
       expect.objectContaining({ note: 'kb/notes/plain-note.md', criterion: 'prose/body-gate', status: 'stale', staleBecause: 'both' }),
     ]);
     expect(json['orphans']).toEqual([
-      { resultPath: `${RESULTS_DIR}/notes/definitions/term.md/prose/body-gate.md`, note: 'kb/notes/definitions/term.md', criterion: 'prose/body-gate', reason: 'note-gone', detail: 'note kb/notes/definitions/term.md does not exist' },
+      {
+        resultPath: `${RESULTS_DIR}/notes/definitions/term.md/prose/body-gate.md`,
+        note: 'kb/notes/definitions/term.md',
+        criterion: 'prose/body-gate',
+        reason: 'note-gone',
+        detail: 'note kb/notes/definitions/term.md does not exist',
+      },
     ]);
     expect(json['strays']).toEqual([]);
   });

@@ -43,7 +43,7 @@ describe('type specs and COLLECTION.md files as criteria', () => {
     expect(status.counts.pairs).toBe(23);
   });
 
-  test('their results sit beside the gates\' results, at the KB path of the criterion', async () => {
+  test("their results sit beside the gates' results, at the KB path of the criterion", async () => {
     const root = await miniWithCollections();
     const pair = (await reviewStatus(root, { criteria: ['types'] })).pairs.find((entry) => entry.note === 'kb/notes/claim.md');
     expect(pair?.resultPath).toBe('kb/reports/state/review/results/notes/claim.md/kb/types/note.md.md');
@@ -141,19 +141,25 @@ describe('--criteria', () => {
     expect(run.stdout).toMatch(/^ {2}by kind +gate 0; type 3 \(missing 3\); collection 0$/m);
   });
 
-  test.each([
-    [['review', 'status', '--criteria', 'bogus']],
-    [['review', 'run', 'gates', '--criteria', 'gates,bogus']],
-  ])('%j is a usage error (exit 1) naming the option', async (args) => {
-    const root = await miniWithCollections();
-    const run = await runCli([...args, '--kb', root]);
-    expect(run.exitCode).toBe(1);
-    expect(String(run.stderr).split('\n')[0]).toMatch(/--criteria must be a comma-separated list of gates, types, collections, got "bogus"/);
-  });
+  test.each([[['review', 'status', '--criteria', 'bogus']], [['review', 'run', 'gates', '--criteria', 'gates,bogus']]])(
+    '%j is a usage error (exit 1) naming the option',
+    async (args) => {
+      const root = await miniWithCollections();
+      const run = await runCli([...args, '--kb', root]);
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stderr).split('\n')[0]).toMatch(/--criteria must be a comma-separated list of gates, types, collections, got "bogus"/);
+    },
+  );
 });
 
 describe('bundle grouping', () => {
-  const pair = (note: string, criterion: string, lens?: string) => ({ note, criterion, criterionPath: lens ? `kb/instructions/review-gates/${criterion}.md` : criterion, lens, reportCriterion: false });
+  const pair = (note: string, criterion: string, lens?: string) => ({
+    note,
+    criterion,
+    criterionPath: lens ? `kb/instructions/review-gates/${criterion}.md` : criterion,
+    lens,
+    reportCriterion: false,
+  });
   const pairs = [
     pair('kb/notes/a.md', 'kb/notes/COLLECTION.md'),
     pair('kb/notes/a.md', 'kb/types/note.md'),
@@ -163,7 +169,7 @@ describe('bundle grouping', () => {
   ];
   const sized = (bytes: Record<string, number>) => ({ bytes: (file: string) => bytes[file] ?? 1000, cap: BUNDLE_CAP_BYTES });
 
-  test('a note\'s type and collection criteria join its first lens bundle when the inputs stay within the cap', () => {
+  test("a note's type and collection criteria join its first lens bundle when the inputs stay within the cap", () => {
     const units = planUnits(pairs, 'bundle', sized({}));
     expect(units.map((unit) => [unit.lens, unit.criteria.map((criterion) => criterion.id)])).toEqual([
       ['prose', ['prose/one', 'prose/two', 'kb/notes/COLLECTION.md', 'kb/types/note.md']],
@@ -190,7 +196,9 @@ describe('bundle grouping', () => {
 
 describe('a bundle answer with type and collection sections', () => {
   test('a `## kb/….md` heading opens the section of that criterion, beside gate sections', () => {
-    const text = ['## prose/one', '', 'Fine.', '', 'Result: pass', '', '## kb/types/note.md', '', '## Findings', '', 'Conforms.', '', 'Result: warn', ''].join('\n');
+    const text = ['## prose/one', '', 'Fine.', '', 'Result: pass', '', '## kb/types/note.md', '', '## Findings', '', 'Conforms.', '', 'Result: warn', ''].join(
+      '\n',
+    );
     const check = checkBundle(text, ['prose/one', 'kb/types/note.md'], { file: 'review.md' });
     expect(check.accepted.map((section) => [section.gate, section.outcome])).toEqual([
       ['prose/one', 'pass'],

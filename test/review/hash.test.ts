@@ -31,10 +31,12 @@ const NOTE = [
   '',
 ].join('\n');
 
-const swap = (from: string, to: string) => (text: string): string => {
-  if (!text.includes(from)) throw new Error(`test edit: ${JSON.stringify(from)} is not in the note`);
-  return text.replace(from, to);
-};
+const swap =
+  (from: string, to: string) =>
+  (text: string): string => {
+    if (!text.includes(from)) throw new Error(`test edit: ${JSON.stringify(from)} is not in the note`);
+    return text.replace(from, to);
+  };
 
 type Part = WatchedPart;
 /** Each edit, and the note parts it changes (an empty list: a whitespace-only or format-only edit). */
@@ -51,8 +53,22 @@ const EDITS: [string, (text: string) => string, Part[]][] = [
   ['spaces inside the title heading', swap('# Freshness is', '#   Freshness  is'), []],
   ['a frontmatter key reorder', swap('type: kb/types/note.md\ntraits: [title-as-claim]\n', 'traits: [title-as-claim]\ntype: kb/types/note.md\n'), []],
   ['a flow list rewritten as a block list', swap('tags: [review, freshness]', 'tags:\n  - review\n  - freshness'), []],
-  ['the description quoted', swap('description: A note about freshness, used to test which edits change which hash', "description: 'A note about freshness, used to test which edits change which hash'"), []],
-  ['the description folded over two lines', swap('description: A note about freshness, used to test which edits change which hash', 'description: >-\n  A note about freshness, used to test\n  which edits change which hash'), []],
+  [
+    'the description quoted',
+    swap(
+      'description: A note about freshness, used to test which edits change which hash',
+      "description: 'A note about freshness, used to test which edits change which hash'",
+    ),
+    [],
+  ],
+  [
+    'the description folded over two lines',
+    swap(
+      'description: A note about freshness, used to test which edits change which hash',
+      'description: >-\n  A note about freshness, used to test\n  which edits change which hash',
+    ),
+    [],
+  ],
   ['a YAML comment added', swap('tags: [review, freshness]', 'tags: [review, freshness] # topic tags'), []],
   ['one word of the body', swap('A closing paragraph', 'A final paragraph'), ['body']],
   ['a word inside a code block', swap('const x = 1;', 'const y = 1;'), ['body']],
@@ -124,7 +140,9 @@ describe('the note hash over watched parts', () => {
 
   test('a note whose frontmatter cannot be read cannot be hashed, and the error names the file', () => {
     expect(() => noteHash('---\ntitle: [unclosed\n---\nBody\n', ['body'], 'kb/notes/broken.md')).toThrow(ReviewError);
-    expect(() => noteHash('---\ntitle: x\nBody\n', ['body'], 'kb/notes/broken.md')).toThrow(/kb\/notes\/broken\.md: cannot hash a note whose frontmatter cannot be read: .*never closed/);
+    expect(() => noteHash('---\ntitle: x\nBody\n', ['body'], 'kb/notes/broken.md')).toThrow(
+      /kb\/notes\/broken\.md: cannot hash a note whose frontmatter cannot be read: .*never closed/,
+    );
   });
 
   test("the corpus notes' parts are read as parseNote reads them (frontmatter, body, title)", async () => {
@@ -164,7 +182,10 @@ describe('the criterion hash', () => {
   test.each([
     ['a word of the test', (text: string) => text.replace('Check it.', 'Check it twice.')],
     ['its watches', (text: string) => text.replace('watches: [body]', 'watches: [title, body]')],
-    ['a frontmatter key reorder (the criterion is hashed as text)', (text: string) => text.replace('lens: prose\nwatches: [body]', 'watches: [body]\nlens: prose')],
+    [
+      'a frontmatter key reorder (the criterion is hashed as text)',
+      (text: string) => text.replace('lens: prose\nwatches: [body]', 'watches: [body]\nlens: prose'),
+    ],
   ])('%s changes the criterion hash', (_name, change) => {
     expect(criterionHash(change(GATE))).not.toBe(criterionHash(GATE));
   });

@@ -34,13 +34,17 @@ describe('review inspect of a closed sweep with one problem pair', () => {
       { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
       { attempts: [{ review: 'pass', costUsd: 0.25, tokens: { input: 1200, output: 300 } }] },
     ]);
-    const swept = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', note], {
-      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-    });
+    const swept = await runCli(
+      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', note],
+      {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      },
+    );
     expect(swept.exitCode).toBe(2);
     run = /^sweep (GS-\S+) ended exhausted/m.exec(String(swept.stdout))?.[1] ?? 'no run shown';
     started = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
-    const inspect = (address: string, ...extra: string[]) => runCli(['review', 'inspect', run, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address } });
+    const inspect = (address: string, ...extra: string[]) =>
+      runCli(['review', 'inspect', run, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address } });
     inspected = await inspect(address());
     json = await inspect(address(), '--json');
     offline = await inspect(UNREACHABLE);
@@ -57,7 +61,9 @@ describe('review inspect of a closed sweep with one problem pair', () => {
 
   test('it lists every launch from the workflow histories with its outcome, duration, tokens and cost', () => {
     expect(inspected.stdout).toMatch(new RegExp(`^launches \\(${started}, from the workflow histories; IDs under ${run}/\\)$`, 'm'));
-    const lines = String(inspected.stdout).split('\n').filter((line) => /^ {2}\S+: (completed|incomplete|timed-out|failed)/.test(line));
+    const lines = String(inspected.stdout)
+      .split('\n')
+      .filter((line) => /^ {2}\S+: (completed|incomplete|timed-out|failed)/.test(line));
     expect(lines).toHaveLength(started);
     expect(lines.some((line) => /completed · \S+ · 1\.2k in, 0\.3k out, 0\.0k cache read, 0\.0k cache write · \$0\.2500 · model /.test(line))).toBe(true);
   });
@@ -71,14 +77,27 @@ describe('review inspect of a closed sweep with one problem pair', () => {
   test('--json prints one review-inspect document with the launches and the problem', () => {
     expect(json.exitCode).toBe(0);
     const document = expectShape(String(json.stdout), 'review-inspect');
-    expect(document).toMatchObject({ kind: 'sweep', runId: run, workflowId: `gates/${run}`, status: 'exhausted', live: false, runDir: runDir(checkout, run), next: `commonplace review retry ${run}` });
-    const launches = document.launches as { source: string; records: { outcome: string; durationMs: number | null; costUsd: number | null; tokens: { input: number } | null }[] };
+    expect(document).toMatchObject({
+      kind: 'sweep',
+      runId: run,
+      workflowId: `gates/${run}`,
+      status: 'exhausted',
+      live: false,
+      runDir: runDir(checkout, run),
+      next: `commonplace review retry ${run}`,
+    });
+    const launches = document.launches as {
+      source: string;
+      records: { outcome: string; durationMs: number | null; costUsd: number | null; tokens: { input: number } | null }[];
+    };
     expect(launches.source).toBe('history');
     expect(launches.records).toHaveLength(started);
     expect(launches.records.every((record) => record.outcome === 'completed' && typeof record.durationMs === 'number')).toBe(true);
     expect(launches.records.some((record) => record.costUsd === 0.25 && record.tokens?.input === 1200)).toBe(true);
     const problems = document.problems as { note: string; criterion: string; findings: unknown[] }[];
-    expect(problems).toEqual([expect.objectContaining({ note, criterion: spent, findings: expect.arrayContaining([expect.objectContaining({ severity: 'fail' })]) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ note, criterion: spent, findings: expect.arrayContaining([expect.objectContaining({ severity: 'fail' })]) }),
+    ]);
   });
 
   test('with no server it prints the run from its run directory and says the launches are not available', () => {
@@ -88,7 +107,12 @@ describe('review inspect of a closed sweep with one problem pair', () => {
     expect(offline.stdout).toContain(`  ${note} × ${spent}: `);
     expect(offline.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review retry ${run} --kb ${checkout}( --address \\S+( --namespace \\S+)?)?$`, 'm'));
     const document = expectShape(String(offlineJson.stdout), 'review-inspect');
-    expect(document).toMatchObject({ status: 'exhausted', live: false, launches: { source: 'unavailable', records: [] }, problems: [expect.objectContaining({ criterion: spent })] });
+    expect(document).toMatchObject({
+      status: 'exhausted',
+      live: false,
+      launches: { source: 'unavailable', records: [] },
+      problems: [expect.objectContaining({ criterion: spent })],
+    });
   });
 });
 
@@ -97,7 +121,10 @@ test('review inspect of an open sweep stopped by a usage limit reads it live: st
   const notes = await someNotes(1);
   const { scenario } = await fakeScenario(await scratch(), [{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }]);
   const cliEnv = { env: { TEMPORAL_ADDRESS: address() } };
-  const stopped = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!], cliEnv);
+  const stopped = await runCli(
+    ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!],
+    cliEnv,
+  );
   expect(stopped.exitCode).toBe(2);
   const run = /(GS-[0-9a-f]{8}-[0-9a-f]{10})/.exec(String(stopped.stdout))?.[1] ?? 'no run shown';
 
@@ -110,9 +137,16 @@ test('review inspect of an open sweep stopped by a usage limit reads it live: st
   expect(inspected.stdout).toMatch(/^problems \(0, /m);
 
   const document = expectShape(String((await runCli(['review', 'inspect', run, '--kb', checkout, '--json'], cliEnv)).stdout), 'review-inspect');
-  expect(document).toMatchObject({ status: 'stopped', live: true, stops: [{ kind: 'usage-limit', resetAt: '2026-01-01T04:00:00.000Z' }], launches: { source: 'history' } });
+  expect(document).toMatchObject({
+    status: 'stopped',
+    live: true,
+    stops: [{ kind: 'usage-limit', resetAt: '2026-01-01T04:00:00.000Z' }],
+    launches: { source: 'history' },
+  });
   // The usage-limited launch failed its activity: it is listed, with why.
-  expect((document.launches as { records: { outcome: string; message?: string }[] }).records).toEqual([expect.objectContaining({ outcome: 'failed', message: expect.stringMatching(/usage limit/i) })]);
+  expect((document.launches as { records: { outcome: string; message?: string }[] }).records).toEqual([
+    expect.objectContaining({ outcome: 'failed', message: expect.stringMatching(/usage limit/i) }),
+  ]);
   await runCli(['review', 'cancel', run, '--kb', checkout], cliEnv);
 });
 
@@ -129,18 +163,33 @@ test('review inspect of a full pass awaiting approval shows its proposal key, it
   expect(inspected.exitCode).toBe(0);
   expect(inspected.stdout).toMatch(new RegExp(`^full-pass ${runId} of ${NOTE}: awaiting-approval \\(live from workflow full-pass/`, 'm'));
   expect(inspected.stdout).toMatch(new RegExp(`^ {2}artifact/publication\\.json: key ${key} \\(decision \\d+, waiting for approval\\)$`, 'm'));
-  expect(inspected.stdout).toMatch(new RegExp(`^ {2}next: node \\S+ review approve ${runId} artifact/publication\\.json --key ${key} --kb \\S+( --address \\S+( --namespace \\S+)?)?$`, 'm'));
+  expect(inspected.stdout).toMatch(
+    new RegExp(`^ {2}next: node \\S+ review approve ${runId} artifact/publication\\.json --key ${key} --kb \\S+( --address \\S+( --namespace \\S+)?)?$`, 'm'),
+  );
   expect(inspected.stdout).toMatch(/^packet \S+packet\.md\n {2}decision edit, closing /m);
   expect(inspected.stdout).toMatch(/^launches \([1-9]\d*, from the workflow histories; IDs under \S+\/\)$/m);
 
   const document = expectShape((await cliOn(checkout, address(), ['review', 'inspect', runId, '--json'])).stdout, 'review-inspect');
-  expect(document).toMatchObject({ kind: 'full-pass', runId, status: 'awaiting-approval', live: true, proposals: [{ path: 'artifact/publication.json', key, waiting: true }], packet: { decision: 'edit' } });
+  expect(document).toMatchObject({
+    kind: 'full-pass',
+    runId,
+    status: 'awaiting-approval',
+    live: true,
+    proposals: [{ path: 'artifact/publication.json', key, waiting: true }],
+    packet: { decision: 'edit' },
+  });
   await cliOn(checkout, address(), ['review', 'cancel', runId]);
 });
 
 test.each([
-  { run: 'GS-00000000-0000000000', message: /^commonplace: no sweep or editing run GS-00000000-0000000000 in \S+: no \S+, and no workflow gates\/GS-00000000-0000000000 on the server$/ },
-  { run: '../elsewhere', message: /^commonplace: \.\.\/elsewhere is not a run ID \(letters, digits, \. _ -\) nor a workflow ID \(gates\/…, full-pass\/…, revise\/…\)$/ },
+  {
+    run: 'GS-00000000-0000000000',
+    message: /^commonplace: no sweep or editing run GS-00000000-0000000000 in \S+: no \S+, and no workflow gates\/GS-00000000-0000000000 on the server$/,
+  },
+  {
+    run: '../elsewhere',
+    message: /^commonplace: \.\.\/elsewhere is not a run ID \(letters, digits, \. _ -\) nor a workflow ID \(gates\/…, full-pass\/…, revise\/…\)$/,
+  },
 ])('review inspect $run exits 1 with one line', async ({ run, message }) => {
   const checkout = await corpusCopy();
   const result = await runCli(['review', 'inspect', run, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address() } });

@@ -38,7 +38,12 @@ const replaceLine = (key: string, line: string | undefined) => (lines: string[])
 describe('result file paths', () => {
   test.each([
     ['a gate', 'kb/notes/x.md', 'prose/source-residue', 'kb/reports/state/review/results/notes/x.md/prose/source-residue.md'],
-    ['a nested note', 'kb/notes/definitions/term.md', 'semantic/explication-quality', 'kb/reports/state/review/results/notes/definitions/term.md/semantic/explication-quality.md'],
+    [
+      'a nested note',
+      'kb/notes/definitions/term.md',
+      'semantic/explication-quality',
+      'kb/reports/state/review/results/notes/definitions/term.md/semantic/explication-quality.md',
+    ],
     ['a type spec', 'kb/notes/x.md', 'kb/types/note.md', 'kb/reports/state/review/results/notes/x.md/kb/types/note.md.md'],
     ['a COLLECTION.md', 'kb/notes/x.md', 'kb/notes/COLLECTION.md', 'kb/reports/state/review/results/notes/x.md/kb/notes/COLLECTION.md.md'],
   ])('the result of %s sits under the note path below kb/, and maps back to its pair', (_name, note, criterion, expected) => {
@@ -83,7 +88,7 @@ describe('result files', () => {
   test.each([
     ['values YAML would not read as plain strings', { model: 'claude-opus-4-1[1m]', profile: 'true', run: '2026', launch: 'a: b # c' }],
     ['unicode and quotes', { model: 'modèle "ß" \u2028 \u007f', profile: "it's" }],
-    ['a body without a final newline, starting with a blank line', { body: '\nResult: pass' , outcome: 'pass' as const }],
+    ['a body without a final newline, starting with a blank line', { body: '\nResult: pass', outcome: 'pass' as const }],
     ['a digest that is all digits', { noteSha256: '1'.repeat(64), criterionSha256: `12e${'4'.repeat(61)}` }],
   ])('%s round-trip, and YAML reads the written frontmatter to the same values', (_name, overrides) => {
     const changed: ResultRecord = { ...record, ...overrides };
@@ -97,7 +102,38 @@ describe('result files', () => {
   });
 
   test('the writer writes plain exactly the strings YAML reads back as those strings', () => {
-    const values = ['abc', 'null', 'Null', '~', 'true', 'False', 'yes', 'on', '12', '-3', '0x1F', '0o17', '1.5', '.5', '1e3', '1E-3', '.inf', '-.Inf', '.nan', 'a/b.c', 'x@y', 'a=b', '-a', '.hidden', '2026-11-10', '1_000', '0b101', '+1', 'a-1', '123abc'];
+    const values = [
+      'abc',
+      'null',
+      'Null',
+      '~',
+      'true',
+      'False',
+      'yes',
+      'on',
+      '12',
+      '-3',
+      '0x1F',
+      '0o17',
+      '1.5',
+      '.5',
+      '1e3',
+      '1E-3',
+      '.inf',
+      '-.Inf',
+      '.nan',
+      'a/b.c',
+      'x@y',
+      'a=b',
+      '-a',
+      '.hidden',
+      '2026-11-10',
+      '1_000',
+      '0b101',
+      '+1',
+      'a-1',
+      '123abc',
+    ];
     for (const value of values) {
       if (isSafePlain(value)) expect([value, YAML.parse(`k: ${value}`).k]).toEqual([value, value]);
     }
@@ -126,7 +162,12 @@ describe('result files', () => {
 
   const MALFORMED: [string, string, string, string][] = [
     ...(['note', 'criterion', 'note_sha256', 'criterion_sha256', 'outcome', 'profile', 'model', 'run', 'launch'] as const).map(
-      (key): [string, string, string, string] => [`missing ${key}`, withFrontmatter(replaceLine(key, undefined)), 'result-missing-key', `missing key \`${key}\``],
+      (key): [string, string, string, string] => [
+        `missing ${key}`,
+        withFrontmatter(replaceLine(key, undefined)),
+        'result-missing-key',
+        `missing key \`${key}\``,
+      ],
     ),
     ['an extra key', withFrontmatter((lines) => [...lines, 'cost: "0.1"']), 'result-extra-key', 'unexpected key `cost`'],
     ['a number where a string belongs', withFrontmatter(replaceLine('run', 'run: 42')), 'result-type', '`run` must be a string, found a number'],
@@ -134,15 +175,40 @@ describe('result files', () => {
     ['an empty value', withFrontmatter(replaceLine('profile', 'profile: ""')), 'result-type', '`profile` must not be empty'],
     ['a null value', withFrontmatter(replaceLine('launch', 'launch:')), 'result-type', '`launch` must be a string, found nothing'],
     ['uppercase hex', withFrontmatter(replaceLine('note_sha256', `note_sha256: ${'A'.repeat(64)}`)), 'result-hex', '`note_sha256` must be a SHA-256 digest'],
-    ['a short digest', withFrontmatter(replaceLine('criterion_sha256', 'criterion_sha256: abc123')), 'result-hex', '`criterion_sha256` must be a SHA-256 digest'],
+    [
+      'a short digest',
+      withFrontmatter(replaceLine('criterion_sha256', 'criterion_sha256: abc123')),
+      'result-hex',
+      '`criterion_sha256` must be a SHA-256 digest',
+    ],
     ['a non-hex digest', withFrontmatter(replaceLine('note_sha256', `note_sha256: ${'g'.repeat(64)}`)), 'result-hex', '64 lowercase hex digits'],
-    ['an unknown outcome', withFrontmatter(replaceLine('outcome', 'outcome: ok')), 'result-outcome', '`outcome` must be one of pass, warn, fail, report; found `ok`'],
+    [
+      'an unknown outcome',
+      withFrontmatter(replaceLine('outcome', 'outcome: ok')),
+      'result-outcome',
+      '`outcome` must be one of pass, warn, fail, report; found `ok`',
+    ],
     ['an uppercase outcome', withFrontmatter(replaceLine('outcome', 'outcome: PASS')), 'result-outcome', 'found `PASS`'],
-    ['a note that is not this path’s note', withFrontmatter(replaceLine('note', 'note: kb/notes/other.md')), 'result-path', 'belong at kb/reports/state/review/results/notes/other.md/prose/source-residue.md, not here'],
-    ['a criterion that is not this path’s criterion', withFrontmatter(replaceLine('criterion', 'criterion: prose/other')), 'result-path', 'belong at kb/reports/state/review/results/notes/a-note.md/prose/other.md'],
+    [
+      'a note that is not this path’s note',
+      withFrontmatter(replaceLine('note', 'note: kb/notes/other.md')),
+      'result-path',
+      'belong at kb/reports/state/review/results/notes/other.md/prose/source-residue.md, not here',
+    ],
+    [
+      'a criterion that is not this path’s criterion',
+      withFrontmatter(replaceLine('criterion', 'criterion: prose/other')),
+      'result-path',
+      'belong at kb/reports/state/review/results/notes/a-note.md/prose/other.md',
+    ],
     ['a note outside kb/', withFrontmatter(replaceLine('note', 'note: notes/a-note.md')), 'result-path', 'must be repository-relative and start with kb/'],
     ['a note path climbing out', withFrontmatter(replaceLine('note', 'note: kb/../etc/a.md')), 'result-path', 'segment'],
-    ['a criterion that is neither a gate ID nor a KB path', withFrontmatter(replaceLine('criterion', 'criterion: prose/deep/gate')), 'result-path', 'must be a gate ID'],
+    [
+      'a criterion that is neither a gate ID nor a KB path',
+      withFrontmatter(replaceLine('criterion', 'criterion: prose/deep/gate')),
+      'result-path',
+      'must be a gate ID',
+    ],
     ['a duplicate key', withFrontmatter((lines) => [...lines, 'outcome: pass']), 'result-yaml', 'malformed YAML frontmatter'],
     ['broken YAML', withFrontmatter((lines) => [...lines, 'model: [unclosed']), 'result-yaml', 'malformed YAML frontmatter'],
     ['a frontmatter that is not a mapping', '---\n- a\n- b\n---\nResult: pass\n', 'result-yaml', 'must be a mapping'],
@@ -167,7 +233,9 @@ describe('result files', () => {
   });
 
   test('every problem of a file is reported at once, not only the first', () => {
-    const text = withFrontmatter((lines) => replaceLine('outcome', 'outcome: ok')(replaceLine('note_sha256', 'note_sha256: xyz')(replaceLine('run', undefined)(lines))));
+    const text = withFrontmatter((lines) =>
+      replaceLine('outcome', 'outcome: ok')(replaceLine('note_sha256', 'note_sha256: xyz')(replaceLine('run', undefined)(lines))),
+    );
     const parsed = parseResultFile(text, file);
     expect(!parsed.ok && parsed.findings.map((finding) => finding.rule).sort()).toEqual(['result-hex', 'result-missing-key', 'result-outcome']);
   });

@@ -81,7 +81,11 @@ describe('bundle outputs', () => {
     expect(check.rejected).toEqual([]);
     expect(check.missing).toEqual([]);
     expect(check.findings).toEqual([]);
-    expect(check.accepted.map(({ gate, outcome }) => [gate, outcome])).toEqual([['prose/a', 'pass'], ['prose/b', 'warn'], ['prose/c', 'fail']]);
+    expect(check.accepted.map(({ gate, outcome }) => [gate, outcome])).toEqual([
+      ['prose/a', 'pass'],
+      ['prose/b', 'warn'],
+      ['prose/c', 'fail'],
+    ]);
     expect(check.accepted[1]?.text).toBe('One weak spot.\n\nResult: warn\n');
     expect(check.accepted[0]?.line).toBe(3);
   });
@@ -99,11 +103,26 @@ describe('bundle outputs', () => {
     expect(check.accepted.map((accepted) => accepted.gate)).toEqual(['prose/a', 'prose/c']);
     expect(check.rejected).toHaveLength(1);
     expect(check.rejected[0]?.gate).toBe('prose/b');
-    expect(check.rejected[0]?.findings).toEqual([{ file: 'out.md', line: 10, rule: 'result-line', severity: 'fail', criterion: 'prose/b', message: expect.stringMatching(/^the output does not end with a result line: the last non-empty line is `Verdict: fine`/) }]);
+    expect(check.rejected[0]?.findings).toEqual([
+      {
+        file: 'out.md',
+        line: 10,
+        rule: 'result-line',
+        severity: 'fail',
+        criterion: 'prose/b',
+        message: expect.stringMatching(/^the output does not end with a result line: the last non-empty line is `Verdict: fine`/),
+      },
+    ]);
   });
 
-  test('a missing section\'s finding names its criterion', () => {
-    expect(missingSection('prose/b', 'review.md')).toEqual({ file: 'review.md', rule: 'bundle-missing', severity: 'fail', criterion: 'prose/b', message: 'the output has no `## prose/b` section' });
+  test("a missing section's finding names its criterion", () => {
+    expect(missingSection('prose/b', 'review.md')).toEqual({
+      file: 'review.md',
+      rule: 'bundle-missing',
+      severity: 'fail',
+      criterion: 'prose/b',
+      message: 'the output has no `## prose/b` section',
+    });
   });
 
   test('an empty section is rejected as empty', () => {
@@ -139,10 +158,15 @@ describe('bundle outputs', () => {
   });
 });
 
-describe('the re-ask prompt\'s findings block', () => {
-  test('a review check\'s finding is shown with its criterion, file, line, message and rule', () => {
+describe("the re-ask prompt's findings block", () => {
+  test("a review check's finding is shown with its criterion, file, line, message and rule", () => {
     const check = checkResultLine('The note holds up.\n\nresult: PASS\n', { file: 'review.md', criterion: 'prose/a' });
-    expect(check).toEqual({ ok: false, findings: [{ file: 'review.md', line: 3, rule: 'result-line', severity: 'fail', criterion: 'prose/a', message: expect.stringContaining('exactly `Result: pass`') }] });
+    expect(check).toEqual({
+      ok: false,
+      findings: [
+        { file: 'review.md', line: 3, rule: 'result-line', severity: 'fail', criterion: 'prose/a', message: expect.stringContaining('exactly `Result: pass`') },
+      ],
+    });
     if (check.ok) return;
     expect(findingsBlock(check.findings)).toEqual([
       'Your previous output was refused by the check; fix these and write the output again:',
@@ -152,7 +176,11 @@ describe('the re-ask prompt\'s findings block', () => {
   });
 
   test('a finding recorded as a plain string (a run begun before findings were records) is shown as it is', () => {
-    expect(findingsBlock(['prose/a: the output is empty'])).toEqual(['Your previous output was refused by the check; fix these and write the output again:', '- prose/a: the output is empty', '']);
+    expect(findingsBlock(['prose/a: the output is empty'])).toEqual([
+      'Your previous output was refused by the check; fix these and write the output again:',
+      '- prose/a: the output is empty',
+      '',
+    ]);
     expect(findingsBlock([])).toEqual([]);
   });
 });

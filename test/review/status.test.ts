@@ -13,7 +13,11 @@ afterAll(removeTemps);
 
 const key = (pair: Pick<PairStatus, 'note' | 'criterion'>): string => `${pair.note} × ${pair.criterion}`;
 const notFresh = (status: ReviewStatus): Record<string, string> =>
-  Object.fromEntries(status.pairs.filter((pair) => pair.status !== 'fresh').map((pair) => [key(pair), pair.staleBecause === undefined ? pair.status : `stale(${pair.staleBecause})`]));
+  Object.fromEntries(
+    status.pairs
+      .filter((pair) => pair.status !== 'fresh')
+      .map((pair) => [key(pair), pair.staleBecause === undefined ? pair.status : `stale(${pair.staleBecause})`]),
+  );
 
 /** A fresh copy of the mini KB with a result for every pair, written by the real writer. */
 async function freshMini(): Promise<string> {
@@ -96,10 +100,25 @@ describe('pairs and applicability on the small KB', () => {
 
 describe('gate problems on the small KB', () => {
   test.each([
-    ['a gate_id that does not match its path', (text: string) => text.replace('gate_id: prose/body-gate', 'gate_id: prose/other-gate'), 2, '`gate_id: prose/other-gate` does not match its path, which makes it `prose/body-gate`: rename the file or fix gate_id; the gate is left out of review'],
-    ['a lens that is not its folder', (text: string) => text.replace('lens: prose', 'lens: semantic'), 6, '`lens` must be `prose` (the folder it is in), found "semantic"'],
+    [
+      'a gate_id that does not match its path',
+      (text: string) => text.replace('gate_id: prose/body-gate', 'gate_id: prose/other-gate'),
+      2,
+      '`gate_id: prose/other-gate` does not match its path, which makes it `prose/body-gate`: rename the file or fix gate_id; the gate is left out of review',
+    ],
+    [
+      'a lens that is not its folder',
+      (text: string) => text.replace('lens: prose', 'lens: semantic'),
+      6,
+      '`lens` must be `prose` (the folder it is in), found "semantic"',
+    ],
     ['frontmatter that does not parse', (text: string) => text.replace('watches: [body]', 'watches: [body'), undefined, 'frontmatter cannot be read'],
-    ['a requires_type outside the repository', (text: string) => text.replace('staleness: changed', 'staleness: changed\nrequires_type: ../../../../../x.md'), 9, '`requires_type` `../../../../../x.md` resolves outside the repository'],
+    [
+      'a requires_type outside the repository',
+      (text: string) => text.replace('staleness: changed', 'staleness: changed\nrequires_type: ../../../../../x.md'),
+      9,
+      '`requires_type` `../../../../../x.md` resolves outside the repository',
+    ],
   ])('%s refuses the gate with a located problem, and keeps its results as neither pairs nor orphans', async (_name, change, line, message) => {
     const root = await freshMini();
     await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', change);
@@ -193,7 +212,9 @@ describe('freshness on the small KB', () => {
     await edit(root, where, (text) => text.replace(/^outcome: pass$/m, 'outcome: fine'));
     const status = await reviewStatus(root);
     expect(notFresh(status)).toEqual({ 'kb/notes/claim.md × prose/body-gate': 'malformed' });
-    expect(status.pairs.find((pair) => pair.resultPath === where)?.findings).toEqual([expect.objectContaining({ file: where, rule: 'result-outcome', line: 6 })]);
+    expect(status.pairs.find((pair) => pair.resultPath === where)?.findings).toEqual([
+      expect.objectContaining({ file: where, rule: 'result-outcome', line: 6 }),
+    ]);
     expect(status.counts.malformed).toBe(1);
   });
 
@@ -241,7 +262,11 @@ describe('orphans on the small KB', () => {
     await edit(root, 'kb/notes/claim.md', (text) => text.replace('traits: [title-as-claim]', 'traits: []'));
     const orphans = await findOrphans(root);
     expect(orphans).toEqual([
-      expect.objectContaining({ reason: 'not-applicable', criterion: 'frontmatter/title-gate', detail: "frontmatter/title-gate no longer applies: the note's traits do not include title-as-claim (requires_trait)" }),
+      expect.objectContaining({
+        reason: 'not-applicable',
+        criterion: 'frontmatter/title-gate',
+        detail: "frontmatter/title-gate no longer applies: the note's traits do not include title-as-claim (requires_trait)",
+      }),
     ]);
   });
 
@@ -265,10 +290,16 @@ describe('orphans on the small KB', () => {
   test('a result of another criterion (the critique instruction) is a valid result outside the gate pairs, until its criterion goes', async () => {
     const root = await freshMini();
     const critique = { note: 'kb/notes/claim.md', criterion: 'kb/instructions/critique-note.md' };
-    await writeResultFile(root, { ...recordFor({ ...critique, noteSha256: 'b'.repeat(64), criterionSha256: 'c'.repeat(64), reportCriterion: true } as PairStatus) }, { fsync: false });
+    await writeResultFile(
+      root,
+      { ...recordFor({ ...critique, noteSha256: 'b'.repeat(64), criterionSha256: 'c'.repeat(64), reportCriterion: true } as PairStatus) },
+      { fsync: false },
+    );
     expect((await reviewStatus(root)).counts).toMatchObject({ orphans: 0, outside: 1, fresh: 17 });
     await rm(path.join(root, critique.criterion));
-    expect(await findOrphans(root)).toEqual([expect.objectContaining({ ...critique, reason: 'criterion-gone', resultPath: resultPath(critique.note, critique.criterion) })]);
+    expect(await findOrphans(root)).toEqual([
+      expect.objectContaining({ ...critique, reason: 'criterion-gone', resultPath: resultPath(critique.note, critique.criterion) }),
+    ]);
   });
 
   test('stray files in the results tree are listed with findings and never pruned', async () => {
@@ -362,7 +393,9 @@ describe('the shared corpus', () => {
     expect(expected.length).toBeGreaterThan(30);
     expect(Object.keys(notFresh(status)).sort()).toEqual(expected.sort());
     expect(Object.values(notFresh(status)).every((state) => state === 'stale(note)')).toBe(true);
-    expect(full.pairs.filter((pair) => pair.note === NOTE && !pair.watches.includes('body')).map((pair) => pair.criterion)).toEqual(['frontmatter/description-discrimination']);
+    expect(full.pairs.filter((pair) => pair.note === NOTE && !pair.watches.includes('body')).map((pair) => pair.criterion)).toEqual([
+      'frontmatter/description-discrimination',
+    ]);
   });
 
   test('editing one gate stales exactly that gate’s pairs, as criterion changed (both where the note changed too)', async () => {
@@ -383,7 +416,10 @@ describe('the shared corpus', () => {
     expect(new Set(status.orphans.map((orphan) => orphan.reason))).toEqual(new Set(['note-gone']));
     await rm(path.join(root, resultPath('kb/notes/links-README.md', 'prose/pseudo-formalism')));
     const links = await reviewStatus(root, { notes: ['kb/notes/links-README.md'] });
-    expect(notFresh(links)).toEqual({ 'kb/notes/links-README.md × prose/pseudo-formalism': 'missing', 'kb/notes/links-README.md × prose/source-residue': 'stale(criterion)' });
+    expect(notFresh(links)).toEqual({
+      'kb/notes/links-README.md × prose/pseudo-formalism': 'missing',
+      'kb/notes/links-README.md × prose/source-residue': 'stale(criterion)',
+    });
   });
 
   test('the written results are exactly what the writer formats, one file per pair', async () => {

@@ -16,34 +16,78 @@ import type { PreparedSweep, SweepInput, SweepUnit } from '../../src/review/swee
 import { scratch } from '../helpers/fake.js';
 import { announceCheckout } from '../helpers/kb.js';
 
-const pairOf = (note: string, criterion: string, lens?: string): PlannedPair => ({ note: `kb/notes/${note}.md`, criterion, criterionPath: `kb/instructions/review-gates/${criterion}.md`, lens, reportCriterion: false });
+const pairOf = (note: string, criterion: string, lens?: string): PlannedPair => ({
+  note: `kb/notes/${note}.md`,
+  criterion,
+  criterionPath: `kb/instructions/review-gates/${criterion}.md`,
+  lens,
+  reportCriterion: false,
+});
 /** Pairs as a selection gives them: note by note. */
-const selection = (notes: string[], criteria: string[]) => notes.flatMap((note) => criteria.map((criterion) => pairOf(note, criterion, criterion.split('/')[0])));
-const shown = (units: SweepUnit[]) => units.map((unit) => `${unit.note.replace(/^kb\/notes\/|\.md$/g, '')}:${unit.criteria.map((criterion) => criterion.id).join('+')}`);
+const selection = (notes: string[], criteria: string[]) =>
+  notes.flatMap((note) => criteria.map((criterion) => pairOf(note, criterion, criterion.split('/')[0])));
+const shown = (units: SweepUnit[]) =>
+  units.map((unit) => `${unit.note.replace(/^kb\/notes\/|\.md$/g, '')}:${unit.criteria.map((criterion) => criterion.id).join('+')}`);
 
-describe('the order of a model-API sweep\'s units', () => {
+describe("the order of a model-API sweep's units", () => {
   test('pairs go criterion-major at concurrency 1: every note under one criterion, then the next', () => {
     const units = planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'prose/y']), 'pair');
     expect(shown(units)).toEqual(['a:frontmatter/x', 'a:prose/y', 'b:frontmatter/x', 'b:prose/y', 'c:frontmatter/x', 'c:prose/y']);
     expect(shown(orderForCache(units, 1))).toEqual(['a:frontmatter/x', 'b:frontmatter/x', 'c:frontmatter/x', 'a:prose/y', 'b:prose/y', 'c:prose/y']);
   });
 
-  test('at concurrency 2 each criterion\'s pairs go to one lane and the lanes alternate, so no two of them are asked together', () => {
+  test("at concurrency 2 each criterion's pairs go to one lane and the lanes alternate, so no two of them are asked together", () => {
     const units = planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'prose/y', 'sentence/z']), 'pair');
     const ordered = shown(orderForCache(units, 2));
-    expect(ordered).toEqual(['a:frontmatter/x', 'a:prose/y', 'b:frontmatter/x', 'b:prose/y', 'c:frontmatter/x', 'c:prose/y', 'a:sentence/z', 'b:sentence/z', 'c:sentence/z']);
+    expect(ordered).toEqual([
+      'a:frontmatter/x',
+      'a:prose/y',
+      'b:frontmatter/x',
+      'b:prose/y',
+      'c:frontmatter/x',
+      'c:prose/y',
+      'a:sentence/z',
+      'b:sentence/z',
+      'c:sentence/z',
+    ]);
     // Units sharing a criterion are never neighbours while both lanes have work.
     for (let index = 1; index < 6; index++) expect(ordered[index]!.split(':')[1]).not.toBe(ordered[index - 1]!.split(':')[1]);
   });
 
-  test('bundles go note-major: a note\'s lens bundles one after another; a unit left single goes with its criterion', () => {
-    const pairs = [...selection(['a', 'b'], ['frontmatter/x', 'frontmatter/w', 'prose/y', 'prose/v']), pairOf('a', 'types/t', 'types'), pairOf('b', 'types/t', 'types')];
+  test("bundles go note-major: a note's lens bundles one after another; a unit left single goes with its criterion", () => {
+    const pairs = [
+      ...selection(['a', 'b'], ['frontmatter/x', 'frontmatter/w', 'prose/y', 'prose/v']),
+      pairOf('a', 'types/t', 'types'),
+      pairOf('b', 'types/t', 'types'),
+    ];
     const units = planUnits(pairs, 'bundle');
-    expect(shown(units)).toEqual(['a:frontmatter/x+frontmatter/w', 'a:prose/y+prose/v', 'b:frontmatter/x+frontmatter/w', 'b:prose/y+prose/v', 'a:types/t', 'b:types/t']);
+    expect(shown(units)).toEqual([
+      'a:frontmatter/x+frontmatter/w',
+      'a:prose/y+prose/v',
+      'b:frontmatter/x+frontmatter/w',
+      'b:prose/y+prose/v',
+      'a:types/t',
+      'b:types/t',
+    ]);
     // Selected lens by lens, a note's bundles come apart; ordered, they run together again.
-    const lensMajor = planUnits([...selection(['a', 'b'], ['frontmatter/x', 'frontmatter/w']), ...selection(['a', 'b'], ['prose/y', 'prose/v']), pairOf('a', 'types/t', 'types'), pairOf('b', 'types/t', 'types')], 'bundle');
+    const lensMajor = planUnits(
+      [
+        ...selection(['a', 'b'], ['frontmatter/x', 'frontmatter/w']),
+        ...selection(['a', 'b'], ['prose/y', 'prose/v']),
+        pairOf('a', 'types/t', 'types'),
+        pairOf('b', 'types/t', 'types'),
+      ],
+      'bundle',
+    );
     expect(shown(lensMajor).slice(0, 4)).toEqual(['a:frontmatter/x+frontmatter/w', 'b:frontmatter/x+frontmatter/w', 'a:prose/y+prose/v', 'b:prose/y+prose/v']);
-    expect(shown(orderForCache(lensMajor, 1))).toEqual(['a:frontmatter/x+frontmatter/w', 'a:prose/y+prose/v', 'b:frontmatter/x+frontmatter/w', 'b:prose/y+prose/v', 'a:types/t', 'b:types/t']);
+    expect(shown(orderForCache(lensMajor, 1))).toEqual([
+      'a:frontmatter/x+frontmatter/w',
+      'a:prose/y+prose/v',
+      'b:frontmatter/x+frontmatter/w',
+      'b:prose/y+prose/v',
+      'a:types/t',
+      'b:types/t',
+    ]);
   });
 
   test('every unit is kept exactly once, whatever the concurrency', () => {
@@ -62,8 +106,12 @@ describe('the report of shared prefixes below the cache minimum', () => {
     const report = cachePrefixReport('claude-haiku-4-5', 4096, sizes);
     expect(report).toMatchObject({ minimumTokens: 4096, prefixes: 3, below: 2, unitsBelow: 5 });
     expect(report.examples.map((example) => example.shared)).toEqual(['kb/instructions/review-gates/b.md', 'kb/instructions/review-gates/a.md']);
-    expect(describeCachePrefixes(report)).toBe("5 units (2 of 3 shared prefixes) below claude-haiku-4-5's cache minimum of 4096 tokens: not cached; shortest kb/instructions/review-gates/b.md at ~400");
-    expect(describeCachePrefixes(cachePrefixReport('claude-sonnet-4-5', 100, sizes))).toBe("every shared prefix reaches claude-sonnet-4-5's cache minimum (100 tokens)");
+    expect(describeCachePrefixes(report)).toBe(
+      "5 units (2 of 3 shared prefixes) below claude-haiku-4-5's cache minimum of 4096 tokens: not cached; shortest kb/instructions/review-gates/b.md at ~400",
+    );
+    expect(describeCachePrefixes(cachePrefixReport('claude-sonnet-4-5', 100, sizes))).toBe(
+      "every shared prefix reaches claude-sonnet-4-5's cache minimum (100 tokens)",
+    );
   });
 
   test('a sweep prepared on a model-API profile writes its units criterion-major and reports the criteria too short to cache on its model', async () => {
@@ -73,7 +121,18 @@ describe('the report of shared prefixes below the cache minimum', () => {
     const profilesFile = join(checkout, 'profiles.yaml');
     await writeFile(profilesFile, stringify({ profiles: { haiku: { harness: 'anthropic', model: 'claude-haiku-4-5' } } }));
     const notes = ['kb/notes/verifiability-gradient.md', 'kb/notes/why-notes-have-types.md'];
-    const input: SweepInput & { runId: string } = { checkout, runId: 'unit-order', notes, gates: ['sentence/*'], grouping: 'pair', profile: 'haiku', concurrency: 1, batchSize: 100, autoResume: false, profilesFile };
+    const input: SweepInput & { runId: string } = {
+      checkout,
+      runId: 'unit-order',
+      notes,
+      gates: ['sentence/*'],
+      grouping: 'pair',
+      profile: 'haiku',
+      concurrency: 1,
+      batchSize: 100,
+      autoResume: false,
+      profilesFile,
+    };
     const prepared = (await new MockActivityEnvironment().run(prepareSweep, input)) as PreparedSweep;
     const units = JSON.parse(await readFile(batchFile(prepared.runDir, 0), 'utf8')) as SweepUnit[];
     const criteria = units.map((unit) => unit.criteria[0]!.id);
@@ -94,7 +153,8 @@ describe('what a model-API pair puts first', () => {
     await mkdir(join(root, 'kb', 'instructions', 'review-gates', 'frontmatter'), { recursive: true });
     await mkdir(join(root, 'kb', 'instructions', 'review-gates', 'prose'), { recursive: true });
     for (const note of ['a', 'b', 'c']) await writeFile(join(root, 'kb', 'notes', `${note}.md`), 'note text '.repeat(Math.ceil((noteTokens * 4) / 10)));
-    for (const criterion of ['frontmatter/x', 'prose/y']) await writeFile(join(root, 'kb', 'instructions', 'review-gates', `${criterion}.md`), 'criterion text '.repeat(Math.ceil((criterionTokens * 4) / 15)));
+    for (const criterion of ['frontmatter/x', 'prose/y'])
+      await writeFile(join(root, 'kb', 'instructions', 'review-gates', `${criterion}.md`), 'criterion text '.repeat(Math.ceil((criterionTokens * 4) / 15)));
     return root;
   }
   const units = () => planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'prose/y']), 'pair');
@@ -106,13 +166,13 @@ describe('what a model-API pair puts first', () => {
     expect(shown(orderForCache(planned.units, 1))).toEqual(shown(units()));
   });
 
-  test('long criteria and short notes: the criterion stays first, and the notes\' shortness is not reported', async () => {
+  test("long criteria and short notes: the criterion stays first, and the notes' shortness is not reported", async () => {
     const planned = await planCachePrefixes(await files(200, 3000), units(), sonnet);
     expect(planned.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
     expect(planned.report).toMatchObject({ prefixes: 2, below: 0 });
   });
 
-  test('bundles whose lens criteria outweigh their notes put the criteria first and go lens by lens: every note\'s bundle of a lens in turn', async () => {
+  test("bundles whose lens criteria outweigh their notes put the criteria first and go lens by lens: every note's bundle of a lens in turn", async () => {
     const bundles = planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'frontmatter/w']), 'bundle');
     const root = await files(300, 1500);
     await writeFile(join(root, 'kb', 'instructions', 'review-gates', 'frontmatter', 'w.md'), 'criterion text '.repeat(400));
@@ -123,13 +183,43 @@ describe('what a model-API pair puts first', () => {
     expect(notesFirst.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
   });
 
-  test('a note-first pair\'s prompt says so, and its request puts the note before the criterion', () => {
+  test("a note-first pair's prompt says so, and its request puts the note before the criterion", () => {
     const unit: SweepUnit = { ...units()[0]!, cachePrefix: 'note' };
-    expect(reviewPrompt({ unit, grouping: 'pair', noteInput: 'inputs/note.md', criterionInputs: { 'frontmatter/x': 'inputs/c.md' }, output: 'review.md', findings: [] })).toContain('\ncache-prefix = note\n');
-    const parts = requestParts({ grouping: 'pair', prefix: 'note', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'the criterion' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
+    expect(
+      reviewPrompt({
+        unit,
+        grouping: 'pair',
+        noteInput: 'inputs/note.md',
+        criterionInputs: { 'frontmatter/x': 'inputs/c.md' },
+        output: 'review.md',
+        findings: [],
+      }),
+    ).toContain('\ncache-prefix = note\n');
+    const parts = requestParts({
+      grouping: 'pair',
+      prefix: 'note',
+      note: unit.note,
+      noteText: 'the note',
+      criteria: [{ id: 'frontmatter/x', text: 'the criterion' }],
+      output: 'review.md',
+      outcomes: ['pass'],
+      refusals: [],
+    });
     expect(parts.shared).toMatch(/^<note path="kb\/notes\/a.md">/);
     expect(parts.unit).toMatch(/^<criterion id="frontmatter\/x">/);
-    const bundle = requestParts({ grouping: 'bundle', prefix: 'criteria', note: unit.note, noteText: 'the note', criteria: [{ id: 'frontmatter/x', text: 'one' }, { id: 'frontmatter/w', text: 'two' }], output: 'review.md', outcomes: ['pass'], refusals: [] });
+    const bundle = requestParts({
+      grouping: 'bundle',
+      prefix: 'criteria',
+      note: unit.note,
+      noteText: 'the note',
+      criteria: [
+        { id: 'frontmatter/x', text: 'one' },
+        { id: 'frontmatter/w', text: 'two' },
+      ],
+      output: 'review.md',
+      outcomes: ['pass'],
+      refusals: [],
+    });
     expect(bundle.shared).toMatch(/^<criterion id="frontmatter\/x">[^]*<criterion id="frontmatter\/w">[^]*<\/criterion>$/);
     expect(bundle.unit).toMatch(/^<note path="kb\/notes\/a.md">[^]*Criteria, in order: frontmatter\/x, frontmatter\/w\./);
   });

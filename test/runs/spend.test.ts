@@ -49,7 +49,11 @@ describe('the spend decision before a launch', () => {
 
   test.each([
     ['a resume of another stop needs no cap', { stoppedAtCap: false, newCapUsd: undefined }, undefined],
-    ['a spend-limit stop is not resumed without a cap', { stoppedAtCap: true, newCapUsd: undefined }, /resume it with a higher --max-cost \(at least \$0\.4000\)/],
+    [
+      'a spend-limit stop is not resumed without a cap',
+      { stoppedAtCap: true, newCapUsd: undefined },
+      /resume it with a higher --max-cost \(at least \$0\.4000\)/,
+    ],
     ['nor with a cap at or under the spend', { stoppedAtCap: true, newCapUsd: 0.3 }, /leaves no room/],
     ['nor with one that leaves no room for a launch at the mean', { stoppedAtCap: true, newCapUsd: 0.35 }, /give at least \$0\.4000/],
     ['a cap with room for the next launch resumes it', { stoppedAtCap: true, newCapUsd: 0.4 }, undefined],
@@ -70,12 +74,19 @@ describe('the spend decision before a launch', () => {
 
 describe('the cost of a launch', () => {
   test('the harness cost wins over the price table', () => {
-    expect(launchCost({ model: 'claude-sonnet-5', usage: { inputTokens: 1_000_000, outputTokens: 0 }, costUsd: 0.5 })).toEqual({ costUsd: 0.5, source: 'harness' });
+    expect(launchCost({ model: 'claude-sonnet-5', usage: { inputTokens: 1_000_000, outputTokens: 0 }, costUsd: 0.5 })).toEqual({
+      costUsd: 0.5,
+      source: 'harness',
+    });
   });
 
   test("an Anthropic model's cost from its tokens matches what claude reported for the same usage", () => {
     // test/fixtures/harness/claude-result-success.json: claude-sonnet-5 cost $0.0448005 for this usage.
-    const cost = launchCost({ model: 'claude-sonnet-5', usage: { inputTokens: 22, outputTokens: 70, cacheReadTokens: 27840, cacheWriteTokens: 9422 }, costUsd: null });
+    const cost = launchCost({
+      model: 'claude-sonnet-5',
+      usage: { inputTokens: 22, outputTokens: 70, cacheReadTokens: 27840, cacheWriteTokens: 9422 },
+      costUsd: null,
+    });
     expect(cost.source).toBe('price-table');
     expect(cost.costUsd).toBeCloseTo(0.0448005, 9);
     expect(priceOf('claude-haiku-4-5-20251001')).toEqual(priceOf('claude-haiku-4-5'));
@@ -129,7 +140,10 @@ describe('a result file with its cost', () => {
   test('a file written before spend was tracked still reads, and a bad spend value is a finding', () => {
     const old = parseResultFile(formatResultFile(record), file);
     expect(old.ok && old.record.spend).toBeUndefined();
-    const bad = parseResultFile(formatResultFile({ ...record, spend: resultSpend({ model: 'x', usage: null, costUsd: 0.1 }) }).replace('input_tokens: 0', 'input_tokens: lots'), file);
+    const bad = parseResultFile(
+      formatResultFile({ ...record, spend: resultSpend({ model: 'x', usage: null, costUsd: 0.1 }) }).replace('input_tokens: 0', 'input_tokens: lots'),
+      file,
+    );
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.findings.map((finding) => finding.rule)).toEqual(['result-spend']);
   });

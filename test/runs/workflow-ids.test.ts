@@ -79,17 +79,38 @@ describe('workflow IDs', () => {
   });
 
   test("an operator's RUN names a sweep or a compare run by its run ID or its workflow ID", () => {
-    expect(['GS-3f9c2a-a1', 'gates/GS-3f9c2a-a1', 'gates/other', 'CMP-3f9c2a-a1', 'full-pass-x'].map(namedSweep)).toEqual(['GS-3f9c2a-a1', 'GS-3f9c2a-a1', undefined, undefined, undefined]);
-    expect(['CMP-3f9c2a-a1', 'compare/CMP-3f9c2a-a1', 'compare/other', 'GS-3f9c2a-a1'].map(namedCompareRun)).toEqual(['CMP-3f9c2a-a1', 'CMP-3f9c2a-a1', undefined, undefined]);
+    expect(['GS-3f9c2a-a1', 'gates/GS-3f9c2a-a1', 'gates/other', 'CMP-3f9c2a-a1', 'full-pass-x'].map(namedSweep)).toEqual([
+      'GS-3f9c2a-a1',
+      'GS-3f9c2a-a1',
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(['CMP-3f9c2a-a1', 'compare/CMP-3f9c2a-a1', 'compare/other', 'GS-3f9c2a-a1'].map(namedCompareRun)).toEqual([
+      'CMP-3f9c2a-a1',
+      'CMP-3f9c2a-a1',
+      undefined,
+      undefined,
+    ]);
   });
 });
 
 describe('the commands that name a run', () => {
   test('each run kind leads its stops to its commands', () => {
-    expect(sweepNext('GS-1')).toEqual({ resume: 'commonplace review run gates --resume GS-1', acknowledge: 'commonplace review acknowledge GS-1', ended: 'commonplace review retry GS-1' });
-    expect(compareNext('CMP-1')).toEqual({ resume: 'commonplace review compare --resume CMP-1', acknowledge: 'commonplace review acknowledge CMP-1', ended: 'commonplace review compare --resume CMP-1' });
+    expect(sweepNext('GS-1')).toEqual({
+      resume: 'commonplace review run gates --resume GS-1',
+      acknowledge: 'commonplace review acknowledge GS-1',
+      ended: 'commonplace review retry GS-1',
+    });
+    expect(compareNext('CMP-1')).toEqual({
+      resume: 'commonplace review compare --resume CMP-1',
+      acknowledge: 'commonplace review acknowledge CMP-1',
+      ended: 'commonplace review compare --resume CMP-1',
+    });
     const edit = editNext({ kind: 'revise', note: 'kb/notes/x.md', runId: 'revise-x-1' });
-    expect(edit.approve?.({ path: 'proposals/01.md', key: 'K', stop: 1, sha256: '', exact: false, inputs: [], inspect: [] })).toBe('commonplace review approve revise-x-1 proposals/01.md --key K');
+    expect(edit.approve?.({ path: 'proposals/01.md', key: 'K', stop: 1, sha256: '', exact: false, inputs: [], inspect: [] })).toBe(
+      'commonplace review approve revise-x-1 proposals/01.md --key K',
+    );
     expect(edit.ended).toBe('commonplace review run revise kb/notes/x.md   (starts a fresh run over the same note text)');
     expect(analysisNext('AAS-1').resume).toBe('commonplace analysis run AAS-1');
   });
@@ -97,6 +118,8 @@ describe('the commands that name a run', () => {
   test('single commands', () => {
     expect(runCommand.analysisReset('AAS-1', 'yes')).toBe('commonplace analysis reset AAS-1 --yes');
     expect(runCommand.cancel('GS-1')).toBe('commonplace review cancel GS-1');
-    expect(runCommand.queryProgress('gates/GS-1/batch-1', 'batchProgress')).toBe('temporal workflow query --workflow-id gates/GS-1/batch-1 --type batchProgress');
+    expect(runCommand.queryProgress('gates/GS-1/batch-1', 'batchProgress')).toBe(
+      'temporal workflow query --workflow-id gates/GS-1/batch-1 --type batchProgress',
+    );
   });
 });

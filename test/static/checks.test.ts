@@ -35,7 +35,10 @@ describe('static checks', () => {
     expect(spawners.filter((file) => file !== 'src/activities/harness/tries.ts' && !gitReaders.test(file))).toEqual([]);
     for (const file of spawners.filter((name) => gitReaders.test(name))) {
       const text = await readFile(join(root, file), 'utf8');
-      expect({ file, spawnsOnlyGit: [...text.matchAll(/\bexeca\(\s*['"]([^'"]+)['"]/g)].every((call) => call[1] === 'git') }).toEqual({ file, spawnsOnlyGit: true });
+      expect({ file, spawnsOnlyGit: [...text.matchAll(/\bexeca\(\s*['"]([^'"]+)['"]/g)].every((call) => call[1] === 'git') }).toEqual({
+        file,
+        spawnsOnlyGit: true,
+      });
     }
     expect(spawners).toContain('src/activities/harness/tries.ts');
     expect(spawners).toContain('src/fs/git.ts');

@@ -50,7 +50,9 @@ const allowedFrom = (room: string): string[] => {
 
 /** Edges into a run module from anything but its own registration. */
 function foreignRunImports(graph: Graph): string[] {
-  return [...graph].flatMap(([file, targets]) => targets.filter((target) => isRunModule(target) && registrationOf(target) !== file).map((target) => `${file} → ${target}`));
+  return [...graph].flatMap(([file, targets]) =>
+    targets.filter((target) => isRunModule(target) && registrationOf(target) !== file).map((target) => `${file} → ${target}`),
+  );
 }
 
 /**
@@ -105,7 +107,7 @@ describe('the rooms of the CLI', () => {
     expect(REVIEW_ROOMS.filter((room) => !cli.some((file) => roomOf(file) === room))).toEqual([]);
   });
 
-  test('no CLI module imports another command\'s run module: only its registration loads it', () => {
+  test("no CLI module imports another command's run module: only its registration loads it", () => {
     const runModules = [...graph.keys()].filter(isRunModule);
     expect(runModules.length).toBeGreaterThan(15);
     expect(runModules.filter((file) => !graph.has(registrationOf(file)))).toEqual([]);

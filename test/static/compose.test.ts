@@ -40,13 +40,17 @@ const dockerignore = await readFile(join(root, '.dockerignore'), 'utf8');
 const pins = JSON.parse(await readFile(join(root, 'temporal', 'versions.json'), 'utf8')) as Record<string, string>;
 const harnessPins = JSON.parse(await readFile(join(root, 'tools', 'harness-clis', 'package.json'), 'utf8')).dependencies as Record<string, string>;
 
-const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(' ') : value ?? '');
+const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(' ') : (value ?? ''));
 const script = (service: Service): string => `${text(service.entrypoint)} ${text(service.command)}`;
-const imageTag = (image: string | undefined, repository: string): string | undefined => image?.startsWith(`${repository}:`) ? image.slice(repository.length + 1) : undefined;
-const environment = (service: Service): Record<string, string | null> => Array.isArray(service.environment)
-  ? Object.fromEntries(service.environment.map((entry) => (entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null])))
-  : service.environment ?? {};
-const dependsOn = (service: Service): Record<string, { condition: string }> => (Array.isArray(service.depends_on) ? {} : service.depends_on ?? {});
+const imageTag = (image: string | undefined, repository: string): string | undefined =>
+  image?.startsWith(`${repository}:`) ? image.slice(repository.length + 1) : undefined;
+const environment = (service: Service): Record<string, string | null> =>
+  Array.isArray(service.environment)
+    ? Object.fromEntries(
+        service.environment.map((entry) => (entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null])),
+      )
+    : (service.environment ?? {});
+const dependsOn = (service: Service): Record<string, { condition: string }> => (Array.isArray(service.depends_on) ? {} : (service.depends_on ?? {}));
 const kbMounts = (service: Service): string[] => (service.volumes ?? []).filter((volume) => volume.startsWith('${COMMONPLACE_KB'));
 const kbVariable = /^\$\{COMMONPLACE_KB:\?[^}]+\}$/;
 
@@ -62,12 +66,17 @@ describe('docker-compose.yml', () => {
   });
 
   test('no service uses the development auto-setup image', () => {
-    expect(Object.entries(services).filter(([, service]) => /auto-setup/.test(service.image ?? '')).map(([name]) => name)).toEqual([]);
+    expect(
+      Object.entries(services)
+        .filter(([, service]) => /auto-setup/.test(service.image ?? ''))
+        .map(([name]) => name),
+    ).toEqual([]);
     expect(composeText).not.toMatch(/auto-setup:/);
   });
 
   test('no command or entrypoint swallows a failure with `|| true`', () => {
-    for (const [name, service] of Object.entries(services)) expect({ name, swallows: /\|\|\s*(true\b|:(\s|;|$))/m.test(script(service)) }).toEqual({ name, swallows: false });
+    for (const [name, service] of Object.entries(services))
+      expect({ name, swallows: /\|\|\s*(true\b|:(\s|;|$))/m.test(script(service)) }).toEqual({ name, swallows: false });
   });
 
   test('the schema job stops at the first failure and sets up both databases with temporal-sql-tool', () => {
@@ -88,7 +97,7 @@ describe('docker-compose.yml', () => {
     expect(environment(service('temporal'))).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql', BIND_ON_IP: '0.0.0.0' });
   });
 
-  test('the server keeps the mounted dynamic config, and that file holds the dev server\'s settings', async () => {
+  test("the server keeps the mounted dynamic config, and that file holds the dev server's settings", async () => {
     const path = environment(service('temporal')).DYNAMIC_CONFIG_FILE_PATH;
     expect(service('temporal').volumes).toContain(`./temporal/compose-dynamic-config.yaml:${path}:ro`);
     const mounted = parse(await readFile(join(root, 'temporal', 'compose-dynamic-config.yaml'), 'utf8')) as Record<string, { value: unknown }[]>;
@@ -110,10 +119,12 @@ describe('docker-compose.yml', () => {
   });
 
   test('postgresql, the server and the UI have healthchecks, and what needs them waits for them', () => {
-    for (const name of ['postgresql', 'temporal', 'temporal-ui']) expect({ name, test: text(service(name).healthcheck?.test).length > 0 }).toEqual({ name, test: true });
+    for (const name of ['postgresql', 'temporal', 'temporal-ui'])
+      expect({ name, test: text(service(name).healthcheck?.test).length > 0 }).toEqual({ name, test: true });
     expect(text(service('temporal').healthcheck?.test)).toContain(`http://127.0.0.1:7243/api/v1/cluster-info`);
     expect(dependsOn(service('temporal-ui')).temporal).toEqual({ condition: 'service_healthy' });
-    for (const name of ['checkout-worker', 'launch-worker']) expect({ name, after: dependsOn(service(name))['temporal-setup'] }).toEqual({ name, after: { condition: 'service_completed_successfully' } });
+    for (const name of ['checkout-worker', 'launch-worker'])
+      expect({ name, after: dependsOn(service(name))['temporal-setup'] }).toEqual({ name, after: { condition: 'service_completed_successfully' } });
   });
 
   test('the checkout worker mounts the KB and its run worktrees at their host paths and holds the KB there', () => {
@@ -134,7 +145,11 @@ describe('docker-compose.yml', () => {
   });
 
   test('the KB is mounted into the checkout worker only', () => {
-    expect(Object.entries(services).filter(([, service]) => kbMounts(service).length > 0).map(([name]) => name)).toEqual(['checkout-worker']);
+    expect(
+      Object.entries(services)
+        .filter(([, service]) => kbMounts(service).length > 0)
+        .map(([name]) => name),
+    ).toEqual(['checkout-worker']);
   });
 
   test('launch workers hold no KB and can be scaled: no KB volume, no --kb, no ports, no container_name', () => {
@@ -148,30 +163,50 @@ describe('docker-compose.yml', () => {
   });
 
   test('no service has a container_name, and every published port is bound to 127.0.0.1', () => {
-    expect(Object.entries(services).filter(([, service]) => service.container_name !== undefined).map(([name]) => name)).toEqual([]);
+    expect(
+      Object.entries(services)
+        .filter(([, service]) => service.container_name !== undefined)
+        .map(([name]) => name),
+    ).toEqual([]);
     const ports = Object.values(services).flatMap((service) => service.ports ?? []);
     expect(ports).toEqual(expect.arrayContaining(['127.0.0.1:7233:7233', '127.0.0.1:8233:8080']));
     for (const port of ports) expect(port).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
   test('credentials come from the environment: no password literal, harness keys passed through without values', () => {
-    const passwords = Object.entries(services).flatMap(([name, service]) => Object.entries(environment(service))
-      .filter(([key]) => /PASSWORD|PWD/.test(key)).map(([key, value]) => ({ name, key, value })));
+    const passwords = Object.entries(services).flatMap(([name, service]) =>
+      Object.entries(environment(service))
+        .filter(([key]) => /PASSWORD|PWD/.test(key))
+        .map(([key, value]) => ({ name, key, value })),
+    );
     expect(passwords.length).toBeGreaterThanOrEqual(3);
     // The database's password, and Grafana's admin password (its own variable).
-    for (const entry of passwords) expect(entry).toEqual({ ...entry, value: expect.stringMatching(entry.name === 'grafana' ? /^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/ : /^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/) });
+    for (const entry of passwords)
+      expect(entry).toEqual({
+        ...entry,
+        value: expect.stringMatching(entry.name === 'grafana' ? /^\$\{GRAFANA_ADMIN_PASSWORD:\?[^}]+\}$/ : /^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/),
+      });
     expect(environment(service('postgresql')).POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     for (const name of ['checkout-worker', 'launch-worker']) {
       const env = environment(service(name));
-      expect({ name, ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY, OPENAI_API_KEY: env.OPENAI_API_KEY }).toEqual({ name, ANTHROPIC_API_KEY: null, OPENAI_API_KEY: null });
+      expect({ name, ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY, OPENAI_API_KEY: env.OPENAI_API_KEY }).toEqual({
+        name,
+        ANTHROPIC_API_KEY: null,
+        OPENAI_API_KEY: null,
+      });
     }
   });
 
   test('`docker compose config` accepts the file with the variables set and refuses it without POSTGRES_PASSWORD, where the tool exists', async () => {
     const kb = await mkdtemp(join(tmpdir(), 'compose-kb-'));
     const base = { ...process.env, COMMONPLACE_KB: kb, POSTGRES_PASSWORD: 'not-a-real-password', GRAFANA_ADMIN_PASSWORD: 'not-a-real-password' };
-    const candidates: [string, string[]][] = [['docker', ['compose']], ['docker-compose', []]];
-    const probes = await Promise.all(candidates.map(async ([file, prefix]) => ({ file, prefix, probe: await execa(file, [...prefix, 'version'], { reject: false }) })));
+    const candidates: [string, string[]][] = [
+      ['docker', ['compose']],
+      ['docker-compose', []],
+    ];
+    const probes = await Promise.all(
+      candidates.map(async ([file, prefix]) => ({ file, prefix, probe: await execa(file, [...prefix, 'version'], { reject: false }) })),
+    );
     const tool = probes.find(({ probe }) => probe.exitCode === 0);
     if (!tool) {
       // No Compose here (this project's machines have no container runtime): the parsed checks above are the check.
@@ -182,7 +217,8 @@ describe('docker-compose.yml', () => {
       ]);
       return;
     }
-    const config = (env: NodeJS.ProcessEnv) => execa(tool.file, [...tool.prefix, '-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, env, extendEnv: false, reject: false });
+    const config = (env: NodeJS.ProcessEnv) =>
+      execa(tool.file, [...tool.prefix, '-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, env, extendEnv: false, reject: false });
     const accepted = await config(base);
     expect({ exitCode: accepted.exitCode, stderr: accepted.stderr }).toEqual({ exitCode: 0, stderr: '' });
     const { POSTGRES_PASSWORD: _unset, ...withoutPassword } = base;

@@ -9,7 +9,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
 }
 
-test('no activity or worker module reads a COMMONPLACE_ variable: the crash tests\' faults come from the worker\'s faults option', async () => {
+test("no activity or worker module reads a COMMONPLACE_ variable: the crash tests' faults come from the worker's faults option", async () => {
   const files = [...(await sourceFiles(join(root, 'src', 'activities'))), join(root, 'src', 'worker.ts')];
   const readers: string[] = [];
   for (const file of files) {

@@ -40,17 +40,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test.each(HELP_PAGES.map(({ page, leaf }) => [page.join(' ') || '(top)', page, leaf] as const))('commonplace %s --help loads no heavy module (and a command shows an example)', async (name, page, leaf) => {
-  const trace = join(dir, `${name.replace(/\W+/g, '-')}.txt`);
-  const result = await execa('node', ['--import', join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'), cliPath, ...page, '--help'], {
-    reject: false,
-    env: { COMMONPLACE_LOAD_TRACE: trace },
-  });
-  expect(result.exitCode).toBe(0);
-  expect(result.stdout).toContain('Usage: commonplace');
-  if (leaf) expect(result.stdout).toMatch(/^Examples?:/m);
-  expect(result.stdout).not.toMatch(/\(default: [^)]*\) \(default:/);
-  const loaded = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
-  expect(loaded.some((url) => url.includes('/commander/'))).toBe(true);
-  expect(loaded.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
-});
+test.each(HELP_PAGES.map(({ page, leaf }) => [page.join(' ') || '(top)', page, leaf] as const))(
+  'commonplace %s --help loads no heavy module (and a command shows an example)',
+  async (name, page, leaf) => {
+    const trace = join(dir, `${name.replace(/\W+/g, '-')}.txt`);
+    const result = await execa('node', ['--import', join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'), cliPath, ...page, '--help'], {
+      reject: false,
+      env: { COMMONPLACE_LOAD_TRACE: trace },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('Usage: commonplace');
+    if (leaf) expect(result.stdout).toMatch(/^Examples?:/m);
+    expect(result.stdout).not.toMatch(/\(default: [^)]*\) \(default:/);
+    const loaded = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
+    expect(loaded.some((url) => url.includes('/commander/'))).toBe(true);
+    expect(loaded.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  },
+);

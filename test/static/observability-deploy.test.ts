@@ -21,21 +21,29 @@ interface Service {
   volumes?: string[];
   ports?: string[];
 }
-const compose = parse(await readFile(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(await readFile(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 const services = compose.services;
 const workerServices = ['checkout-worker', 'launch-worker'];
 
 /** Bind mounts of the repository's own files: `./path:container[:ro]`. */
-const repoMounts = (service: Service) => (service.volumes ?? []).filter((volume) => volume.startsWith('./')).map((volume) => {
-  const [source, target] = volume.split(':');
-  return { source: source as string, target: target as string };
-});
+const repoMounts = (service: Service) =>
+  (service.volumes ?? [])
+    .filter((volume) => volume.startsWith('./'))
+    .map((volume) => {
+      const [source, target] = volume.split(':');
+      return { source: source as string, target: target as string };
+    });
 
 const prometheusConfig = parse(await readFile(join(root, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
   rule_files: string[];
   scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
 };
-const rules = parse(await readFile(join(root, 'deploy', 'prometheus', 'rules.yml'), 'utf8')) as { groups: { name: string; rules: { alert: string; expr: string }[] }[] };
+const rules = parse(await readFile(join(root, 'deploy', 'prometheus', 'rules.yml'), 'utf8')) as {
+  groups: { name: string; rules: { alert: string; expr: string }[] }[];
+};
 const dashboard = JSON.parse(await readFile(join(root, 'deploy', 'grafana', 'dashboards', 'commonplace.json'), 'utf8')) as {
   uid: string;
   panels: { type: string; title: string; description?: string; targets?: { expr: string }[] }[];
@@ -44,7 +52,19 @@ const dashboard = JSON.parse(await readFile(join(root, 'deploy', 'grafana', 'das
 /** Every name a worker serves, with the labels each carries (the SDK's series carry theirs, and Prometheus adds `service`). */
 const served = new Map<string, Set<string> | 'any'>();
 for (const definition of Object.values(METRICS)) {
-  for (const name of exportedNames(definition)) served.set(name, new Set([...definition.labels, ...(definition.kind === 'histogram' ? ['le'] : []), 'service', 'namespace', 'task_queue', 'workflow_type', 'activity_type']));
+  for (const name of exportedNames(definition))
+    served.set(
+      name,
+      new Set([
+        ...definition.labels,
+        ...(definition.kind === 'histogram' ? ['le'] : []),
+        'service',
+        'namespace',
+        'task_queue',
+        'workflow_type',
+        'activity_type',
+      ]),
+    );
 }
 for (const metric of SDK_METRICS) for (const name of exportedNames(metric)) served.set(name, 'any');
 
@@ -52,7 +72,12 @@ for (const metric of SDK_METRICS) for (const name of exportedNames(metric)) serv
 const metricNames = (expr: string) => [...expr.matchAll(/\b(?:commonplace|temporal)_[a-z0-9_]+/g)].map((match) => match[0]);
 /** The labels an expression groups or matches by (`by (…)`, `on (…)`, selectors' `label=`). */
 const labelsUsed = (expr: string) => [
-  ...[...expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g)].flatMap((match) => (match[1] as string).split(',').map((label) => label.trim()).filter(Boolean)),
+  ...[...expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g)].flatMap((match) =>
+    (match[1] as string)
+      .split(',')
+      .map((label) => label.trim())
+      .filter(Boolean),
+  ),
   ...[...expr.matchAll(/[{,]\s*([a-z_]+)\s*(?:=~|!=|!~|=)/g)].map((match) => match[1] as string),
 ];
 
@@ -83,18 +108,22 @@ describe('Prometheus and Grafana in docker-compose.yml', () => {
     for (const file of prometheusConfig.rule_files) expect(prometheus.map((mount) => mount.target)).toContain(file);
     expect(services.prometheus?.command).toContain('--config.file=/etc/prometheus/prometheus.yml');
     const grafana = repoMounts(services.grafana ?? {}).map((mount) => `${mount.source} -> ${mount.target}`);
-    expect(grafana).toEqual(expect.arrayContaining([
-      './deploy/grafana/provisioning/datasources -> /etc/grafana/provisioning/datasources',
-      './deploy/grafana/provisioning/dashboards -> /etc/grafana/provisioning/dashboards',
-      './deploy/grafana/dashboards -> /var/lib/grafana/dashboards',
-    ]));
+    expect(grafana).toEqual(
+      expect.arrayContaining([
+        './deploy/grafana/provisioning/datasources -> /etc/grafana/provisioning/datasources',
+        './deploy/grafana/provisioning/dashboards -> /etc/grafana/provisioning/dashboards',
+        './deploy/grafana/dashboards -> /var/lib/grafana/dashboards',
+      ]),
+    );
   });
 
   test('Prometheus scrapes every worker service on the port each worker serves its metrics on', () => {
     const targets = prometheusConfig.scrape_configs.flatMap((config) => config.dns_sd_configs ?? []);
     for (const name of workerServices) {
       const environment = services[name]?.environment;
-      const metrics = (Array.isArray(environment) ? environment : Object.entries(environment ?? {}).map(([key, value]) => `${key}=${value}`)).find((entry) => entry.startsWith('COMMONPLACE_METRICS='));
+      const metrics = (Array.isArray(environment) ? environment : Object.entries(environment ?? {}).map(([key, value]) => `${key}=${value}`)).find((entry) =>
+        entry.startsWith('COMMONPLACE_METRICS='),
+      );
       expect({ name, metrics }).toEqual({ name, metrics: 'COMMONPLACE_METRICS=0.0.0.0:9464' });
       expect({ name, scraped: targets.some((target) => target.names.includes(name) && target.port === 9464) }).toEqual({ name, scraped: true });
     }
@@ -103,9 +132,15 @@ describe('Prometheus and Grafana in docker-compose.yml', () => {
   });
 
   test('the Grafana data source names the uid the dashboard queries', async () => {
-    const datasources = parse(await readFile(join(root, 'deploy', 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as { datasources: { uid: string; url: string }[] };
+    const datasources = parse(await readFile(join(root, 'deploy', 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as {
+      datasources: { uid: string; url: string }[];
+    };
     expect(datasources.datasources[0]).toMatchObject({ uid: 'commonplace-prometheus', url: 'http://prometheus:9090' });
-    const uids = new Set(JSON.stringify(dashboard).match(/"uid":\s*"[^"]+"/g)?.map((entry) => entry.replace(/"uid":\s*/, '').replace(/"/g, '')));
+    const uids = new Set(
+      JSON.stringify(dashboard)
+        .match(/"uid":\s*"[^"]+"/g)
+        ?.map((entry) => entry.replace(/"uid":\s*/, '').replace(/"/g, '')),
+    );
     uids.delete(dashboard.uid);
     expect([...uids]).toEqual(['commonplace-prometheus']);
   });
@@ -116,12 +151,18 @@ describe('the dashboard and the alert rules', () => {
 
   test('every panel has a title, says what it answers, and queries at least one metric', () => {
     for (const panel of queried) {
-      expect({ title: panel.title, described: (panel.description ?? '').length > 20, metrics: (panel.targets ?? []).flatMap((target) => metricNames(target.expr)).length > 0 }).toEqual({ title: panel.title, described: true, metrics: true });
+      expect({
+        title: panel.title,
+        described: (panel.description ?? '').length > 20,
+        metrics: (panel.targets ?? []).flatMap((target) => metricNames(target.expr)).length > 0,
+      }).toEqual({ title: panel.title, described: true, metrics: true });
     }
   });
 
   test('every metric and label the panels query is one a worker exports', () => {
-    const problems = queried.flatMap((panel) => (panel.targets ?? []).flatMap((target) => unknownReads(target.expr).map((problem) => `${panel.title}: ${problem}`)));
+    const problems = queried.flatMap((panel) =>
+      (panel.targets ?? []).flatMap((target) => unknownReads(target.expr).map((problem) => `${panel.title}: ${problem}`)),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -133,7 +174,18 @@ describe('the dashboard and the alert rules', () => {
 
   test('the panels cover spend, launches, limits, gates, verdicts, sweep progress and schedule-to-start', () => {
     const read = new Set(queried.flatMap((panel) => (panel.targets ?? []).flatMap((target) => metricNames(target.expr))));
-    for (const name of ['commonplace_launch_cost_usd_sum', 'commonplace_spend_cap_used_ratio', 'commonplace_launches', 'commonplace_usage_limits', 'commonplace_quota_gate_closed', 'commonplace_quota_gate_closed_seconds', 'commonplace_pairs_reviewed', 'commonplace_stops', 'commonplace_tokens', 'temporal_activity_schedule_to_start_latency_bucket']) {
+    for (const name of [
+      'commonplace_launch_cost_usd_sum',
+      'commonplace_spend_cap_used_ratio',
+      'commonplace_launches',
+      'commonplace_usage_limits',
+      'commonplace_quota_gate_closed',
+      'commonplace_quota_gate_closed_seconds',
+      'commonplace_pairs_reviewed',
+      'commonplace_stops',
+      'commonplace_tokens',
+      'temporal_activity_schedule_to_start_latency_bucket',
+    ]) {
       expect({ name, read: read.has(name) }).toEqual({ name, read: true });
     }
   });

@@ -31,7 +31,8 @@ const NOT_WORKFLOW_IDS: Record<string, string> = {
 };
 
 /** The commands that name a run, by their first words. */
-const RUN_COMMAND = /^(commonplace (review (run|retry|compare|approve|acknowledge|cancel|packet|inspect)|analysis (run|inspect|reset|integrate)|quota open) |temporal workflow (query|describe) )/;
+const RUN_COMMAND =
+  /^(commonplace (review (run|retry|compare|approve|acknowledge|cancel|packet|inspect)|analysis (run|inspect|reset|integrate)|quota open) |temporal workflow (query|describe) )/;
 
 /** What a template literal's text reads like, its substitutions as `${…}`. */
 function shapeOf(node: ts.TemplateExpression): string {
@@ -48,9 +49,15 @@ function constructionsIn(file: string, text: string): string[] {
       const head = node.head.text;
       const first = node.templateSpans[0]!;
       // A child's ID: the parent's workflow ID, then its batch segment.
-      const extendsWorkflowId = head === '' && /workflowId\b/.test(first.expression.getText(source)) && node.templateSpans.some((span) => span.literal.text.includes('/batch-'));
+      const extendsWorkflowId =
+        head === '' && /workflowId\b/.test(first.expression.getText(source)) && node.templateSpans.some((span) => span.literal.text.includes('/batch-'));
       if (startsWithPrefix(head) || extendsWorkflowId || RUN_COMMAND.test(head)) found.push(`\`${shapeOf(node)}\``);
-    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken && ts.isStringLiteralLike(node.left) && startsWithPrefix(node.left.text)) {
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.PlusToken &&
+      ts.isStringLiteralLike(node.left) &&
+      startsWithPrefix(node.left.text)
+    ) {
       found.push(`'${node.left.text}' + …`);
     }
     ts.forEachChild(node, visit);

@@ -30,7 +30,8 @@ function functionLengths(file: string, text = readFileSync(file, 'utf8')): { nam
 }
 
 type FunctionNode = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression | ts.MethodDeclaration;
-const isFunctionNode = (node: ts.Node): node is FunctionNode => ts.isFunctionDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node);
+const isFunctionNode = (node: ts.Node): node is FunctionNode =>
+  ts.isFunctionDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node);
 const isFunctionValue = (node: ts.Node | undefined) => node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 
 /** The name a function is known by: its own, or the variable or property it is assigned to. */
@@ -94,7 +95,10 @@ function activityFactories(file: string, text = readFileSync(file, 'utf8')): { n
         ),
       );
       if ((name !== undefined && /^create\w*Activities$/.test(name)) || returnsActivities) {
-        found.push({ name: `${relative(packageRoot(), file)} ${name ?? `<anonymous at line ${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}>`}`, lines: linesOf(node, source) });
+        found.push({
+          name: `${relative(packageRoot(), file)} ${name ?? `<anonymous at line ${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}>`}`,
+          lines: linesOf(node, source),
+        });
       }
     }
     ts.forEachChild(node, visit);
@@ -110,8 +114,7 @@ const FACTORY_MAX_LINES = 80;
  * Factories over the limit that another change is taking apart; each entry names why it waits.
  * Remove an entry when its factory is split.
  */
-const WAITING: Record<string, string> = {
-};
+const WAITING: Record<string, string> = {};
 
 describe('activity factories only wire their activities', () => {
   test(`no activity factory in src/activities/ is over ${FACTORY_MAX_LINES} lines`, () => {
@@ -133,8 +136,16 @@ describe('activity factories only wire their activities', () => {
 
   const filler = (count: number, indent: string) => Array.from({ length: count }, (_, index) => `${indent}const a${index} = ${index};`).join('\n');
   test.each([
-    ['a create…Activities function of 81 lines', `export function createLongActivities() {\n${filler(78, '  ')}\n  return { a0 };\n}\n`, ['createLongActivities 81']],
-    ['a closure returning its inner functions', `export function build() {\n  async function go() {\n${filler(80, '    ')}\n  }\n  return { go };\n}\n`, ['build 85']],
+    [
+      'a create…Activities function of 81 lines',
+      `export function createLongActivities() {\n${filler(78, '  ')}\n  return { a0 };\n}\n`,
+      ['createLongActivities 81'],
+    ],
+    [
+      'a closure returning its inner functions',
+      `export function build() {\n  async function go() {\n${filler(80, '    ')}\n  }\n  return { go };\n}\n`,
+      ['build 85'],
+    ],
     ['a function returning an object of methods', `export const wire = () => ({\n  async go() {\n${filler(80, '    ')}\n  },\n});\n`, ['wire 84']],
     ['a long helper that returns data, not activities', `export function helper() {\n${filler(90, '  ')}\n  return { a0, a1 };\n}\n`, []],
   ])('the factory measure: %s', (_name, text, expected) => {
@@ -151,7 +162,9 @@ const linesIn = (text: string) => text.split('\n').length - (text.endsWith('\n')
 
 describe('workflow files read like the design', () => {
   test(`no file in src/workflows/ is over ${WORKFLOW_FILE_MAX_LINES} lines`, () => {
-    const long = files.map((file) => ({ file: relative(packageRoot(), file), lines: linesIn(readFileSync(file, 'utf8')) })).filter((entry) => entry.lines > WORKFLOW_FILE_MAX_LINES);
+    const long = files
+      .map((file) => ({ file: relative(packageRoot(), file), lines: linesIn(readFileSync(file, 'utf8')) }))
+      .filter((entry) => entry.lines > WORKFLOW_FILE_MAX_LINES);
     expect(long).toEqual([]);
   });
 

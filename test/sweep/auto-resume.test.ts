@@ -10,7 +10,8 @@ import { useTimeSkippingServer } from '../helpers/servers.js';
 
 const { env } = useTimeSkippingServer();
 
-const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
+const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
 test('a scheduled sweep that hits a usage limit with a known reset time waits for it on a durable timer and goes on by itself', async () => {
   const checkout = await corpusCopy();

@@ -5,7 +5,13 @@ import { armedBreaker, failedCheck, releaseHeld, settleUnit, type BreakerState, 
 import { STOP_RULES } from '../../src/runs/stop.js';
 
 const finding = (rule: string, message = `the ${rule} check refused it`): Finding => ({ file: 'review.md', rule, severity: 'fail', message });
-const failed = (item: string, rule = 'result-line', launches = 3, message?: string): SettledUnit<string> => ({ outcome: 'failed', name: `kb/notes/${item}.md × prose/x`, launches, findings: [finding(rule, message)], item });
+const failed = (item: string, rule = 'result-line', launches = 3, message?: string): SettledUnit<string> => ({
+  outcome: 'failed',
+  name: `kb/notes/${item}.md × prose/x`,
+  launches,
+  findings: [finding(rule, message)],
+  item,
+});
 const accepted: SettledUnit<string> = { outcome: 'accepted' };
 
 /** Settles units in order, collecting what each step records and the stops it makes. */
@@ -45,7 +51,14 @@ describe('the breaker for systematic failure', () => {
 
   test('two failures short of the window are held, not recorded, and not a stop', () => {
     const { state, recorded, stops } = settleAll([failed('a'), failed('b')]);
-    expect(state).toEqual({ status: 'armed', units: 2, launches: 6, rule: 'result-line', example: 'kb/notes/a.md × prose/x: the result-line check refused it', held: ['a', 'b'] });
+    expect(state).toEqual({
+      status: 'armed',
+      units: 2,
+      launches: 6,
+      rule: 'result-line',
+      example: 'kb/notes/a.md × prose/x: the result-line check refused it',
+      held: ['a', 'b'],
+    });
     expect(recorded).toEqual([]);
     expect(stops).toEqual([]);
   });
@@ -73,7 +86,7 @@ describe('the breaker for systematic failure', () => {
     expect(stops).toHaveLength(1);
   });
 
-  test('at the batch\'s end an armed breaker releases its held units as problems; a tripped one keeps them to hand back', () => {
+  test("at the batch's end an armed breaker releases its held units as problems; a tripped one keeps them to hand back", () => {
     const armed = settleAll([failed('a'), failed('b')]).state;
     expect(releaseHeld(armed)).toEqual({ state: { ...armed, held: [] }, record: ['a', 'b'] });
     const tripped = settleAll([failed('a'), failed('b'), failed('c')]).state;

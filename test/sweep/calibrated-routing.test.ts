@@ -57,9 +57,23 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     await writeCalibrationRecord(checkout, await record(criteria[1] as string, 'f'.repeat(64)));
 
     const runId = uniqueId('GS').replace(/\//g, '-');
-    const input: SweepInput = { checkout, runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 50, autoResume: false, profilesFile, env: fakeEnv };
+    const input: SweepInput = {
+      checkout,
+      runId,
+      notes,
+      gates,
+      grouping: 'pair',
+      profile: 'fake',
+      concurrency: 2,
+      batchSize: 50,
+      autoResume: false,
+      profilesFile,
+      env: fakeEnv,
+    };
     const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-    summary = (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }))) as SweepSummary;
+    summary = (await worker.runUntil(
+      env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }),
+    )) as SweepSummary;
     routing = JSON.parse(await readFile(routingFile(join(checkout, 'kb/reports/state/review/runs', runId)), 'utf8')) as SweepRouting;
     profileOf = new Map();
     for (const pair of await selectPairs(checkout, { notes, gates })) {
@@ -67,7 +81,8 @@ describe('a sweep whose profile declares calibrated-routes', () => {
       if (!parsed.ok) throw new Error(`${pair.resultPath}: ${JSON.stringify(parsed)}`);
       profileOf.set(`${pair.note} ${pair.criterion}`, parsed.record.profile);
     }
-    const inspect = async (...extra: string[]) => String((await runCli(['review', 'inspect', runId, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address() } })).stdout);
+    const inspect = async (...extra: string[]) =>
+      String((await runCli(['review', 'inspect', runId, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address() } })).stdout);
     inspected = { text: await inspect(), json: await inspect('--json') };
     launches = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
   });
@@ -86,7 +101,9 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     ]);
     const lines = routingLines(routing);
     expect(lines[0]).toContain('κ 0.80 ≥ 0.7 against fake:pair on 30 pairs in run compare-demo, $0.0010 per pair');
-    expect(lines[1]).toContain(`calibration record of run compare-demo is stale and refused as a basis: criterion ${criteria[1]} changed since compare run compare-demo`);
+    expect(lines[1]).toContain(
+      `calibration record of run compare-demo is stale and refused as a basis: criterion ${criteria[1]} changed since compare run compare-demo`,
+    );
     expect(lines[2]).toContain('no calibration record for this criterion');
   });
 

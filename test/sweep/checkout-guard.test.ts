@@ -19,9 +19,14 @@ describe('a gate-review worker that writes a new file under kb/notes/', () => {
     const checkout = await corpusCopy();
     const notes = await someNotes(1);
     const stray = join(checkout, 'kb', 'notes', 'written-by-a-reviewer.md');
-    const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', writeOutside: { [stray]: 'a reviewer wrote this\n' } }, { review: 'pass' }] }]);
+    const { scenario, ledger } = await fakeScenario(await scratch(), [
+      { attempts: [{ review: 'pass', writeOutside: { [stray]: 'a reviewer wrote this\n' } }, { review: 'pass' }] },
+    ]);
     const cliEnv = { env: { TEMPORAL_ADDRESS: address() } };
-    stopped = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', GATE, '--notes', notes[0]!], cliEnv);
+    stopped = await runCli(
+      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', GATE, '--notes', notes[0]!],
+      cliEnv,
+    );
     freshAtStop = (await selectPairs(checkout, { notes, gates: [GATE] })).filter((pair) => pair.status === 'fresh').length;
     const run = /(GS-[0-9a-f]{8}-[0-9a-f]{10})/.exec(String(stopped.stdout) + String(stopped.stderr))?.[1] ?? 'no run shown';
     acknowledged = await runCli(['review', 'acknowledge', run], cliEnv);

@@ -10,13 +10,30 @@ import { useDevServerWithCliWorker } from '../helpers/servers.js';
 process.env[KEY_ENV] = 'stand-in-key';
 const { address } = useDevServerWithCliWorker();
 
-test('review run gates --batch asks the selection as one provider batch, follows it with the provider\'s counts and exits 0 with every pair fresh', async () => {
+test("review run gates --batch asks the selection as one provider batch, follows it with the provider's counts and exits 0 with every pair fresh", async () => {
   const setup = await batchSweep('anthropic', reply.review('pass', ['The description restates the title.']));
   try {
     const { input } = setup;
     const { profile, profilesFile } = input('pair');
     const notes = [exampleNotes[0]!];
-    const run = await runCli(['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, ...gates.flatMap((gate) => ['--gates', gate]), '--notes', notes[0]!, '--batch'], { env: { TEMPORAL_ADDRESS: address() } });
+    const run = await runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        setup.checkout,
+        '--profile',
+        profile,
+        '--profiles',
+        profilesFile!,
+        ...gates.flatMap((gate) => ['--gates', gate]),
+        '--notes',
+        notes[0]!,
+        '--batch',
+      ],
+      { env: { TEMPORAL_ADDRESS: address() } },
+    );
     expect(run.exitCode).toBe(0);
     // While the batch waits, the follow line shows the provider's counts.
     expect(run.stderr).toMatch(/provider batch: \d+ processing, 0 succeeded, 0 errored, 0 expired/);
@@ -35,7 +52,23 @@ test('the same review run gates --batch command started twice at once is one swe
   try {
     const { profile, profilesFile } = setup.input('bundle');
     const notes = [exampleNotes[1]!];
-    const args = ['review', 'run', 'gates', '--kb', setup.checkout, '--profile', profile, '--profiles', profilesFile!, '--grouping', 'bundle', ...gates.flatMap((gate) => ['--gates', gate]), '--notes', notes[0]!, '--batch'];
+    const args = [
+      'review',
+      'run',
+      'gates',
+      '--kb',
+      setup.checkout,
+      '--profile',
+      profile,
+      '--profiles',
+      profilesFile!,
+      '--grouping',
+      'bundle',
+      ...gates.flatMap((gate) => ['--gates', gate]),
+      '--notes',
+      notes[0]!,
+      '--batch',
+    ];
     const runs = await Promise.all([runCli(args, { env: { TEMPORAL_ADDRESS: address() } }), runCli(args, { env: { TEMPORAL_ADDRESS: address() } })]);
     expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
     const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);

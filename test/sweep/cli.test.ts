@@ -36,7 +36,22 @@ describe('commonplace review run gates', () => {
         { match: `note = ${notes[1]}`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] },
         { attempts: [{ review: 'pass' }] },
       ]);
-      const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', ...notes.flatMap((note) => ['--notes', note])];
+      const args = [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        gates,
+        '--concurrency',
+        '1',
+        ...notes.flatMap((note) => ['--notes', note]),
+      ];
       const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
       pairCount = (await selectPairs(checkout, { notes, gates: [gates] })).length;
       stopped = await runCli(args, { env: cliEnv });
@@ -49,7 +64,10 @@ describe('commonplace review run gates', () => {
       retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
       retryNothingJson = await runCli(['review', 'retry', runId, '--kb', checkout, '--json'], { env: cliEnv });
       nothingJson = await runCli([...args, '--json'], { env: cliEnv });
-      details = await env().client.workflow.getHandle(`gates/${runId}`).describe().then((execution) => execution.staticDetails());
+      details = await env()
+        .client.workflow.getHandle(`gates/${runId}`)
+        .describe()
+        .then((execution) => execution.staticDetails());
       swept = { checkout, notes };
       startsAfterRetry = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
     });
@@ -74,7 +92,18 @@ describe('commonplace review run gates', () => {
 
     test('the sweep carries its parameters as static details for the Web UI', () => {
       // Temporal carries the checkout by its ID, never by a path of this host.
-      for (const row of [`| checkout | checkout ${checkoutIdOf(swept.checkout)} |`, `| notes | ${swept.notes.join(' ')} |`, `| gates | ${gates.replace(/\*/g, '\\*')} |`, '| grouping | pair |', '| profile | fake |', '| concurrency | 1 |', '| batch size | 100 |', '| max cost | none |', '| auto-resume | no |']) expect(details).toContain(row);
+      for (const row of [
+        `| checkout | checkout ${checkoutIdOf(swept.checkout)} |`,
+        `| notes | ${swept.notes.join(' ')} |`,
+        `| gates | ${gates.replace(/\*/g, '\\*')} |`,
+        '| grouping | pair |',
+        '| profile | fake |',
+        '| concurrency | 1 |',
+        '| batch size | 100 |',
+        '| max cost | none |',
+        '| auto-resume | no |',
+      ])
+        expect(details).toContain(row);
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
@@ -119,9 +148,12 @@ describe('commonplace review run gates', () => {
       { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
       { attempts: [{ review: 'pass' }] },
     ]);
-    const result = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!], {
-      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-    });
+    const result = await runCli(
+      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!],
+      {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toMatch(/^sweep (GS-\S+) ended exhausted: 1 pair spent their attempt budgets$/m);
     const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(result.stdout))?.[1];
@@ -130,11 +162,36 @@ describe('commonplace review run gates', () => {
     expect(result.stdout).toMatch(new RegExp(`^  next: node \\S+ review retry ${run} --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
 
     // The same command again sweeps the pair still stale and ends exhausted again: --json says so, with the one step left.
-    const again = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!, '--json'], {
-      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-    });
+    const again = await runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        gates,
+        '--concurrency',
+        '1',
+        '--notes',
+        notes[0]!,
+        '--json',
+      ],
+      {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      },
+    );
     expect(again.exitCode).toBe(2);
-    expect(expectShape(String(again.stdout), 'run-outcome')).toMatchObject({ status: 'exhausted', exitCode: 2, next: `commonplace review retry ${run}`, result: { status: 'exhausted' } });
+    expect(expectShape(String(again.stdout), 'run-outcome')).toMatchObject({
+      status: 'exhausted',
+      exitCode: 2,
+      next: `commonplace review retry ${run}`,
+      result: { status: 'exhausted' },
+    });
   });
 
   test.each([
@@ -180,7 +237,25 @@ describe('commonplace review schedule', () => {
       const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
       name = `nightly-${Date.now().toString(36)}`;
       created = await runCli(
-        ['review', 'schedule', 'create', name, '--every', '24h', '--paused', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!],
+        [
+          'review',
+          'schedule',
+          'create',
+          name,
+          '--every',
+          '24h',
+          '--paused',
+          '--kb',
+          checkout,
+          '--profile',
+          'fake',
+          '--scenario',
+          scenario,
+          '--gates',
+          'sentence/framing-mismatch',
+          '--notes',
+          notes[0]!,
+        ],
         { env: cliEnv },
       );
       triggers = [await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv })];
@@ -188,15 +263,24 @@ describe('commonplace review schedule', () => {
       triggers.push(await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv }));
       const handle = env().client.schedule.getHandle(`gates-${name}`);
       await waitFor('the second trigger to be skipped', async () => (await handle.describe()).info.numActionsSkippedOverlap > 0, 60_000);
-      manualWhileScheduled = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!], { env: cliEnv });
+      manualWhileScheduled = await runCli(
+        ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!],
+        { env: cliEnv },
+      );
       await writeFile(release, '');
 
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
       described = await handle.describe();
-      details = await env().client.workflow.getHandle(described.info.recentActions[0]!.action.workflow.workflowId).describe().then((execution) => execution.staticDetails());
+      details = await env()
+        .client.workflow.getHandle(described.info.recentActions[0]!.action.workflow.workflowId)
+        .describe()
+        .then((execution) => execution.staticDetails());
       sweeps = 0;
       checkoutId = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
-      for await (const _execution of env().client.workflow.list({ query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutId}-scheduled-${name}"` })) sweeps += 1;
+      for await (const _execution of env().client.workflow.list({
+        query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutId}-scheduled-${name}"`,
+      }))
+        sweeps += 1;
       starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
 
       listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
@@ -205,7 +289,28 @@ describe('commonplace review schedule', () => {
       deleted = await runCli(['review', 'schedule', 'delete', name, '--json'], { env: cliEnv });
       triggerAfterDelete = await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv });
       createdJson = await runCli(
-        ['review', 'schedule', 'create', `${name}-weekly`, '--cron', '0 3 * * 1', '--overlap', 'buffer-one', '--paused', '--json', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!],
+        [
+          'review',
+          'schedule',
+          'create',
+          `${name}-weekly`,
+          '--cron',
+          '0 3 * * 1',
+          '--overlap',
+          'buffer-one',
+          '--paused',
+          '--json',
+          '--kb',
+          checkout,
+          '--profile',
+          'fake',
+          '--scenario',
+          scenario,
+          '--gates',
+          'sentence/framing-mismatch',
+          '--notes',
+          notes[0]!,
+        ],
         { env: cliEnv },
       );
       pausedJson = await runCli(['review', 'schedule', 'pause', `${name}-weekly`, '--json'], { env: cliEnv });
@@ -230,7 +335,13 @@ describe('commonplace review schedule', () => {
 
     test('list --json prints the schedule-list shape: the schedule paused, with its checkout, its overlap policy and its skipped trigger', () => {
       const rows = expectShape(String(listed.stdout), 'schedule-list')['schedules'] as { name: string }[];
-      expect(rows.find((row) => row.name === name)).toMatchObject({ paused: true, skipped: 1, checkout: `<checkout:${checkoutId}>`, spec: 'every 24h', overlap: 'skip' });
+      expect(rows.find((row) => row.name === name)).toMatchObject({
+        paused: true,
+        skipped: 1,
+        checkout: `<checkout:${checkoutId}>`,
+        spec: 'every 24h',
+        overlap: 'skip',
+      });
     });
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
@@ -251,7 +362,17 @@ describe('commonplace review schedule', () => {
 
     test('create, pause and delete --json print the schedule-changed shape', () => {
       expect([createdJson, pausedJson, deletedJson].map((run) => run.exitCode)).toEqual([0, 0, 0]);
-      expect(expectShape(String(createdJson.stdout), 'schedule-changed')).toEqual({ shape: 'schedule-changed', version: 1, action: 'created', name: `${name}-weekly`, scheduleId: `gates-${name}-weekly`, checkout, spec: 'cron 0 3 * * 1', overlap: 'buffer-one', paused: true });
+      expect(expectShape(String(createdJson.stdout), 'schedule-changed')).toEqual({
+        shape: 'schedule-changed',
+        version: 1,
+        action: 'created',
+        name: `${name}-weekly`,
+        scheduleId: `gates-${name}-weekly`,
+        checkout,
+        spec: 'cron 0 3 * * 1',
+        overlap: 'buffer-one',
+        paused: true,
+      });
       expect(expectShape(String(pausedJson.stdout), 'schedule-changed')).toMatchObject({ action: 'paused', name: `${name}-weekly` });
       expect(expectShape(String(deletedJson.stdout), 'schedule-changed')).toMatchObject({ action: 'deleted', name: `${name}-weekly` });
     });

@@ -12,7 +12,22 @@ const gates = 'frontmatter/*';
 async function sweepCommand(rules: Parameters<typeof fakeScenario>[1], notes: string[]) {
   const checkout = await corpusCopy();
   const { scenario, ledger } = await fakeScenario(await scratch(), rules);
-  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '2', ...notes.flatMap((note) => ['--notes', note])];
+  const args = [
+    'review',
+    'run',
+    'gates',
+    '--kb',
+    checkout,
+    '--profile',
+    'fake',
+    '--scenario',
+    scenario,
+    '--gates',
+    gates,
+    '--concurrency',
+    '2',
+    ...notes.flatMap((note) => ['--notes', note]),
+  ];
   return { checkout, ledger, run: () => runCli(args, { env: { TEMPORAL_ADDRESS: address() } }) };
 }
 

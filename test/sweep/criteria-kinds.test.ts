@@ -15,9 +15,25 @@ describe('review run gates over type specs and COLLECTION.md files', () => {
     const checkout = await corpusCopy();
     const notes = await someNotes(2);
     const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', outcomes: { 'kb/notes/COLLECTION.md': 'warn' } }] }]);
-    const run = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--criteria', 'types,collections', ...notes.flatMap((note) => ['--notes', note])], {
-      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-    });
+    const run = await runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--criteria',
+        'types,collections',
+        ...notes.flatMap((note) => ['--notes', note]),
+      ],
+      {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      },
+    );
     expect(run.exitCode).toBe(0);
 
     const pairs = await selectPairs(checkout, { notes, criteria: ['types', 'collections'] });
@@ -35,13 +51,34 @@ describe('review run gates over type specs and COLLECTION.md files', () => {
     expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(4);
   });
 
-  test('with bundle grouping a note\'s type and collection criteria are asked in its lens bundle, each written as its own result', async () => {
+  test("with bundle grouping a note's type and collection criteria are asked in its lens bundle, each written as its own result", async () => {
     const checkout = await corpusCopy();
     const [note] = await someNotes(1);
     const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
-    const run = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--criteria', KINDS.join(','), '--grouping', 'bundle', '--notes', note!], {
-      env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-    });
+    const run = await runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        'frontmatter/*',
+        '--criteria',
+        KINDS.join(','),
+        '--grouping',
+        'bundle',
+        '--notes',
+        note!,
+      ],
+      {
+        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+      },
+    );
     expect(run.exitCode).toBe(0);
     const pairs = await selectPairs(checkout, { notes: [note!], gates: ['frontmatter/*'], criteria: [...KINDS] });
     expect(pairs.filter((pair) => pair.kind !== 'gate')).toHaveLength(2);

@@ -18,7 +18,9 @@ test('review run gates --profile fake with no scenario writes a passing result f
   const checkout = await corpusCopy();
   const notes = await someNotes(1);
   const pairs = await selectPairs(checkout, { notes, gates: [gates] });
-  const done = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--gates', gates, '--notes', notes[0]!], { env: { TEMPORAL_ADDRESS: address() } });
+  const done = await runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--gates', gates, '--notes', notes[0]!], {
+    env: { TEMPORAL_ADDRESS: address() },
+  });
   expect(done.exitCode).toBe(0);
   expect(done.stdout).toMatch(/sweep GS-\S+ completed/);
   const after = await selectPairs(checkout, { notes, gates: [gates] });
@@ -34,12 +36,31 @@ test('a sweep whose answers all miss the result line stops as systematic-failure
   const pairs = await selectPairs(checkout, { notes, gates: [gates] });
   expect(pairs.length).toBeGreaterThan(11);
   const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--profiles', profiles, '--scenario', scenario, '--gates', gates, '--concurrency', '1', ...notes.flatMap((note) => ['--notes', note])];
+  const args = [
+    'review',
+    'run',
+    'gates',
+    '--kb',
+    checkout,
+    '--profile',
+    'fake',
+    '--profiles',
+    profiles,
+    '--scenario',
+    scenario,
+    '--gates',
+    gates,
+    '--concurrency',
+    '1',
+    ...notes.flatMap((note) => ['--notes', note]),
+  ];
 
   const stopped = await runCli(args, { env: cliEnv });
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: systematic-failure \(operator\)/);
-  expect(stopped.stdout).toMatch(/the first 10 units of the batch all failed the result-line check \(10 launches spent\), e\.g\. kb\/notes\/\S+ × frontmatter\/\S+: .*`Looks fine to me\.`/);
+  expect(stopped.stdout).toMatch(
+    /the first 10 units of the batch all failed the result-line check \(10 launches spent\), e\.g\. kb\/notes\/\S+ × frontmatter\/\S+: .*`Looks fine to me\.`/,
+  );
   const next = printed(stopped.stdout, 'continue with');
   expect(next).toMatch(/ review run gates --resume GS-\S+ --kb \S+ --address \S+( --namespace \S+)?$/);
   // One unit at a time: the tenth failure stopped it, and nothing more was launched.

@@ -47,7 +47,9 @@ async function sweepSetup(rules: FakeRule[], notes: string[]): Promise<Sweep> {
 
 async function sweep(setup: Sweep, extra: Partial<SweepInput> = {}): Promise<SweepSummary> {
   const runId = uniqueId('GS').replace(/\//g, '-');
-  return (await (await setup.worker()).runUntil(
+  return (await (
+    await setup.worker()
+  ).runUntil(
     env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, extra)] }),
   )) as SweepSummary;
 }
@@ -144,7 +146,10 @@ describe('the gate sweep', () => {
 
     test('a deleted note orphans exactly its results, as note gone', () => {
       expect(orphans.map((orphan) => `${orphan.note} ${orphan.criterion} ${orphan.reason}`).sort()).toEqual(
-        applicable.filter((pair) => pair.note === notes[0]).map((pair) => `${key(pair)} note-gone`).sort(),
+        applicable
+          .filter((pair) => pair.note === notes[0])
+          .map((pair) => `${key(pair)} note-gone`)
+          .sort(),
       );
     });
   });
@@ -153,9 +158,17 @@ describe('the gate sweep', () => {
     const notes = await someNotes(1);
     // The pair's first launch is held open until the note has been edited: the edit lands in flight, however slow the machine.
     const release = join(await scratch(), 'release');
-    const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], notes);
+    const setup = await sweepSetup(
+      [
+        { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+      notes,
+    );
     const runId = uniqueId('GS').replace(/\//g, '-');
-    const { stopped, summary } = await (await setup.worker()).runUntil(async () => {
+    const { stopped, summary } = await (
+      await setup.worker()
+    ).runUntil(async () => {
       const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId)] });
       await waitFor('the slow pair to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0));
       const text = await readFile(join(setup.checkout, notes[0]!), 'utf8');
@@ -241,15 +254,24 @@ describe('the gate sweep', () => {
     const notes = await someNotes(2);
     const setup = await sweepSetup(
       [
-        { match: `note = ${notes[1]}\\n(.|\\n)*criterion = sentence/framing-mismatch`, attempts: [{ usageLimit: "You've hit your limit · resets 3am (UTC)" }, { review: 'pass' }] },
+        {
+          match: `note = ${notes[1]}\\n(.|\\n)*criterion = sentence/framing-mismatch`,
+          attempts: [{ usageLimit: "You've hit your limit · resets 3am (UTC)" }, { review: 'pass' }],
+        },
         { attempts: [{ review: 'pass' }] },
       ],
       notes,
     );
     const pairs = await selectPairs(setup.checkout, { notes, gates });
     const runId = uniqueId('GS').replace(/\//g, '-');
-    await (await setup.worker()).runUntil(async () => {
-      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, { concurrency: 1 })] });
+    await (
+      await setup.worker()
+    ).runUntil(async () => {
+      const handle = await env().client.workflow.start('gateSweep', {
+        taskQueue: TASK_QUEUE,
+        workflowId: `gates/${runId}`,
+        args: [setup.input(runId, { concurrency: 1 })],
+      });
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 60_000);
       expect(progress!.stops[0]).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });

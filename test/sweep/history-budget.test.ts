@@ -43,7 +43,8 @@ describe('a sweep whose histories pass their budgets', () => {
     };
     const result = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     runs = [];
-    for await (const execution of env().client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` })) runs.push({ workflowId: execution.workflowId, events: execution.historyLength });
+    for await (const execution of env().client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` }))
+      runs.push({ workflowId: execution.workflowId, events: execution.historyLength });
     fresh = (await selectPairs(checkout, { notes })).every((pair) => pair.status === 'fresh');
     return result;
   }

@@ -36,7 +36,10 @@ async function sweepOnePair(attempt: FakeAttempt, profile: Record<string, unknow
     env: fakeEnv,
   };
   const summary = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
-  const written = await access(join(checkout, resultPath(note!, GATE))).then(() => true, () => false);
+  const written = await access(join(checkout, resultPath(note!, GATE))).then(
+    () => true,
+    () => false,
+  );
   return { summary, written };
 }
 
@@ -46,7 +49,7 @@ test('a review holding a NUL byte before `Result: pass` is refused: the pair bec
   expect(written).toBe(false);
 });
 
-test('a review over the profile\'s output cap is refused: the pair becomes a problem and no result file is written', async () => {
+test("a review over the profile's output cap is refused: the pair becomes a problem and no result file is written", async () => {
   const { summary, written } = await sweepOnePair({ outputs: { 'review.md': `${'A long review. '.repeat(100)}\n\nResult: pass\n` } }, { 'max-output': 200 });
   expect(summary.problems[0]?.findings?.[0]).toMatchObject({ rule: 'output-too-large', criterion: GATE });
   expect(written).toBe(false);
@@ -58,7 +61,7 @@ test('a review ending `Result: pass` then `Result: fail` is refused, not read as
   expect(written).toBe(false);
 });
 
-test('a review within the bounds ending in one result line is written as the pair\'s result file', async () => {
+test("a review within the bounds ending in one result line is written as the pair's result file", async () => {
   const { summary, written } = await sweepOnePair({ outputs: { 'review.md': 'The description tells this note apart.\n\nResult: pass\n' } });
   expect(summary.problems).toEqual([]);
   expect(written).toBe(true);

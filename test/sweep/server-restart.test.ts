@@ -39,10 +39,28 @@ describe('a dev server killed and restarted on its database mid-sweep, with the 
     const dir = await scratch();
     const release = join(dir, 'release');
     // The first launch is held open until the server has been killed and is back.
-    const { scenario, ledger } = await fakeScenario(dir, [{ match: `note = ${notes[0]}`, attempts: [{ review: 'pass', waitForFile: release }] }, { attempts: [{ review: 'pass' }] }]);
+    const { scenario, ledger } = await fakeScenario(dir, [
+      { match: `note = ${notes[0]}`, attempts: [{ review: 'pass', waitForFile: release }] },
+      { attempts: [{ review: 'pass' }] },
+    ]);
     pairs = (await selectPairs(checkout, { notes, gates: [gates] })).length;
     const sweep = startCli(
-      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', ...notes.flatMap((note) => ['--notes', note])],
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        gates,
+        '--concurrency',
+        '1',
+        ...notes.flatMap((note) => ['--notes', note]),
+      ],
       { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger }, all: false },
     );
     let stderr = '';

@@ -23,7 +23,20 @@ test('a sweep with --max-cost stops with spend-limit before passing it; a resume
   const pairs = await selectPairs(checkout, { notes, gates });
   expect(pairs.length).toBeGreaterThan(3);
   const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = { checkout, runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 3, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.25 };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 2,
+    batchSize: 3,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+    maxCostUsd: 0.25,
+  };
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
   await worker.runUntil(async () => {
     const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });

@@ -17,13 +17,31 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
   const pairs = await selectPairs(checkout, { notes, gates: [gates] });
   expect(pairs.length).toBeGreaterThan(1);
   const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!];
+  const args = [
+    'review',
+    'run',
+    'gates',
+    '--kb',
+    checkout,
+    '--profile',
+    'fake',
+    '--scenario',
+    scenario,
+    '--gates',
+    gates,
+    '--concurrency',
+    '1',
+    '--notes',
+    notes[0]!,
+  ];
 
   const stopped = await runCli([...args, '--max-cost', '0.15'], { env: cliEnv });
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit \(operator\)/);
   expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.1500 cap/);
-  const runId = /continue with a higher cap: node \S+ review run gates --resume (GS-\S+) --max-cost 0\.2 --kb \S+ --address \S+( --namespace \S+)?$/m.exec(String(stopped.stdout))?.[1];
+  const runId = /continue with a higher cap: node \S+ review run gates --resume (GS-\S+) --max-cost 0\.2 --kb \S+ --address \S+( --namespace \S+)?$/m.exec(
+    String(stopped.stdout),
+  )?.[1];
   expect(runId).toBeDefined();
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 
@@ -33,7 +51,12 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
 
   const refusedJson = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--json'], { env: cliEnv });
   expect(refusedJson.exitCode).toBe(2);
-  expect(expectShape(String(refusedJson.stdout), 'run-outcome')).toMatchObject({ status: 'stopped', exitCode: 2, next: `commonplace review run gates --resume ${runId!} --max-cost 0.2`, stops: [{ kind: 'spend-limit' }] });
+  expect(expectShape(String(refusedJson.stdout), 'run-outcome')).toMatchObject({
+    status: 'stopped',
+    exitCode: 2,
+    next: `commonplace review run gates --resume ${runId!} --max-cost 0.2`,
+    stops: [{ kind: 'spend-limit' }],
+  });
 
   const resumed = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--max-cost', '5'], { env: cliEnv });
   expect(resumed.exitCode).toBe(0);

@@ -28,15 +28,35 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
   const pairs = await selectPairs(checkout, { notes, gates });
   expect(pairs.length).toBeGreaterThan(BREAKER_UNITS + 2);
   const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = { checkout, runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 100, autoResume: false, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 2,
+    batchSize: 100,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
   const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
 
-  await (await testWorker(env(), { stateDir: join(dir, 'state') })).runUntil(async () => {
+  await (
+    await testWorker(env(), { stateDir: join(dir, 'state') })
+  ).runUntil(async () => {
     const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     let progress: SweepProgress | undefined;
     await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
     const stop = progress!.stops[0]!;
-    expect(stop).toMatchObject({ kind: 'systematic-failure', disposition: 'operator', rule: 'result-line', units: BREAKER_UNITS, launches: BREAKER_UNITS * ATTEMPTS });
+    expect(stop).toMatchObject({
+      kind: 'systematic-failure',
+      disposition: 'operator',
+      rule: 'result-line',
+      units: BREAKER_UNITS,
+      launches: BREAKER_UNITS * ATTEMPTS,
+    });
     expect(stop.kind === 'systematic-failure' && stop.example).toMatch(/^kb\/notes\/\S+\.md × frontmatter\/\S+: .*`fake output`/);
     expect(stop.reason).toMatch(/^the first 10 units of the batch all failed the result-line check \(20 launches spent\), e\.g\. /);
     // The failed units are not problems: they are asked again after the fix. At most the unit in flight beside the tenth was launched besides.

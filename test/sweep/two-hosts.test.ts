@@ -11,7 +11,19 @@ import { selectPairs } from '../../src/review/status.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
-import { activitiesIn, checkoutUnder, historiesOf, killHost, runningTries, startCheckoutWorker, startHiddenLaunchWorker, stateDir, type RanActivity, type RecordedHistory, type WorkerProcess } from '../helpers/hosts.js';
+import {
+  activitiesIn,
+  checkoutUnder,
+  historiesOf,
+  killHost,
+  runningTries,
+  startCheckoutWorker,
+  startHiddenLaunchWorker,
+  stateDir,
+  type RanActivity,
+  type RecordedHistory,
+  type WorkerProcess,
+} from '../helpers/hosts.js';
 import { checkoutIdOf, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
 
@@ -99,10 +111,28 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
     await mkdir(dir);
     const release = join(dir, 'release');
     const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-    const running = runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', String(concurrency), ...notes.flatMap((note) => ['--notes', note])], {
-      env: { TEMPORAL_ADDRESS: address() },
-      timeout: 300_000,
-    });
+    const running = runCli(
+      [
+        'review',
+        'run',
+        'gates',
+        '--kb',
+        checkout,
+        '--profile',
+        'fake',
+        '--scenario',
+        scenario,
+        '--gates',
+        gates,
+        '--concurrency',
+        String(concurrency),
+        ...notes.flatMap((note) => ['--notes', note]),
+      ],
+      {
+        env: { TEMPORAL_ADDRESS: address() },
+        timeout: 300_000,
+      },
+    );
     await waitFor(`${launchesPerHost} launches waiting on each worker`, async () => heldOnEach(await readLedger(ledger), [s1, s2]), 120_000);
     return { running, ledger, release };
   }
@@ -142,7 +172,8 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
       const pairs = await selectPairs(checkout, { notes, gates: [gates] });
       expect(pairs).toHaveLength(20);
       expect(pairs.filter((pair) => pair.status !== 'fresh')).toEqual([]);
-      for (const pair of pairs) expect(await resultOf(checkout, pair)).toMatchObject({ run: runId, launch: acceptedLaunches(activities).get(`${pair.note} × ${pair.criterion}`) });
+      for (const pair of pairs)
+        expect(await resultOf(checkout, pair)).toMatchObject({ run: runId, launch: acceptedLaunches(activities).get(`${pair.note} × ${pair.criterion}`) });
     });
 
     test('both workers ran launches, counted by the worker identity each launch started on', () => {
@@ -155,7 +186,9 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
 
     test('every checkout activity ran on the checkout queue, on the checkout worker; the shared queue carried only launches and quota-gate calls', () => {
       const onCheckout = activities.filter((activity) => activity.taskQueue === checkoutQueue(checkoutIdOf(checkout)));
-      expect(new Set(onCheckout.map((activity) => activity.type))).toEqual(new Set(['prepareSweep', 'sweepGuardBaseline', 'loadBatch', 'captureUnit', 'sweepGuardCheck', 'acceptUnit', 'finishSweep']));
+      expect(new Set(onCheckout.map((activity) => activity.type))).toEqual(
+        new Set(['prepareSweep', 'sweepGuardBaseline', 'loadBatch', 'captureUnit', 'sweepGuardCheck', 'acceptUnit', 'finishSweep']),
+      );
       expect(onCheckout.filter((activity) => activity.identity !== holderIdentity)).toEqual([]);
       // The shared queue carries the launches and the quota gate's signals (Temporal calls, no file): nothing else.
       const shared = activities.filter((activity) => activity.taskQueue !== checkoutQueue(checkoutIdOf(checkout)));
@@ -273,9 +306,14 @@ function expectNoHostPaths(histories: RecordedHistory[], paths: string[]): void 
 }
 
 /** An absolute path of this machine: under its temporary directory, the package root, a home or /work. */
-const absolutePath = new RegExp(`(?:${[tmpdir(), '/tmp', packageRoot(), '/root', '/home', '/work'].map((root) => root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})/[^"\\\\\\s]*`, 'g');
+const absolutePath = new RegExp(
+  `(?:${[tmpdir(), '/tmp', packageRoot(), '/root', '/home', '/work'].map((root) => root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})/[^"\\\\\\s]*`,
+  'g',
+);
 
 /** An event's JSON with every base64 payload decoded in place. */
 function decodedText(event: unknown): string {
-  return JSON.stringify(event, (key, value: unknown) => (key === 'data' && typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : value));
+  return JSON.stringify(event, (key, value: unknown) =>
+    key === 'data' && typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : value,
+  );
 }

@@ -18,7 +18,8 @@ const profile = 'api-haiku';
 /** The key the live ask looks up (sweep-unit.ts keys its ask by `unitIdentity`). */
 const liveKey = (unit: CapturedUnit, under = profile) => answerKey(unitIdentity(unit, under));
 /** The custom_id the submit activity gives the unit's request: from the request the workflow hands it, and the prompt it reads from the unit's directory. */
-const customId = (unit: CapturedUnit, under = profile, round = 1) => requestCustomId(batchRequest('u1', unit, 'r1/u1/batch-1'), unit.prompt, under, round, sha256);
+const customId = (unit: CapturedUnit, under = profile, round = 1) =>
+  requestCustomId(batchRequest('u1', unit, 'r1/u1/batch-1'), unit.prompt, under, round, sha256);
 
 test("a unit's custom_id is the digest of its live answer key, with the round", () => {
   expect(customId(captured)).toBe(`cp-${sha256(liveKey(captured)).slice(0, 48)}-1`);
@@ -29,7 +30,12 @@ test("a unit's custom_id is the digest of its live answer key, with the round", 
 test("the live key names every part of the unit's identity: each criterion's note and criterion hash, the prompt, the outputs and the profile", () => {
   expect(unitIdentity(captured, profile)).toEqual({
     prompt: captured.prompt,
-    inputs: { 'note structure/title': 'a'.repeat(64), 'structure/title': 'b'.repeat(64), 'note structure/links': 'c'.repeat(64), 'structure/links': 'd'.repeat(64) },
+    inputs: {
+      'note structure/title': 'a'.repeat(64),
+      'structure/title': 'b'.repeat(64),
+      'note structure/links': 'c'.repeat(64),
+      'structure/links': 'd'.repeat(64),
+    },
     outputs: ['review.md'],
     profile,
   });
@@ -37,7 +43,11 @@ test("the live key names every part of the unit's identity: each criterion's not
 
 test.each<[string, CapturedUnit, string]>([
   ['another prompt', { ...captured, prompt: 'Review the note.\n' }, profile],
-  ["a note's watched parts changed", { ...captured, hashes: { ...captured.hashes, 'structure/title': { note: 'e'.repeat(64), criterion: 'b'.repeat(64) } } }, profile],
+  [
+    "a note's watched parts changed",
+    { ...captured, hashes: { ...captured.hashes, 'structure/title': { note: 'e'.repeat(64), criterion: 'b'.repeat(64) } } },
+    profile,
+  ],
   ['a criterion changed', { ...captured, hashes: { ...captured.hashes, 'structure/links': { note: 'c'.repeat(64), criterion: 'f'.repeat(64) } } }, profile],
   ['a criterion fewer', { ...captured, hashes: { 'structure/title': captured.hashes['structure/title']! } }, profile],
   ['other outputs', { ...captured, outputs: ['review.md', 'notes.md'] }, profile],
@@ -49,7 +59,12 @@ test.each<[string, CapturedUnit, string]>([
 });
 
 test('what does not name the ask changes neither: the launch directory, the grouping, the order of the hashes', () => {
-  const moved: CapturedUnit = { ...captured, dir: 'runs/r1/launches/u1/2', grouping: 'pair', hashes: Object.fromEntries(Object.entries(captured.hashes).reverse()) };
+  const moved: CapturedUnit = {
+    ...captured,
+    dir: 'runs/r1/launches/u1/2',
+    grouping: 'pair',
+    hashes: Object.fromEntries(Object.entries(captured.hashes).reverse()),
+  };
   expect(liveKey(moved)).toBe(liveKey(captured));
   expect(customId(moved)).toBe(customId(captured));
 });

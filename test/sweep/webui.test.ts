@@ -25,7 +25,19 @@ async function sweepSetup(rules: FakeRule[], notes: string[], concurrency = 2) {
   const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
   const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = { checkout, runId, notes, gates, grouping: 'pair', profile: 'fake', concurrency, batchSize: 2, autoResume: false, profilesFile, env: fakeEnv };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency,
+    batchSize: 2,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
   /** Starts the sweep as the CLI does: with the project's search attributes. */
   const start = () =>
     env().client.workflow.start('gateSweep', {
@@ -58,7 +70,10 @@ async function scheduledActivities(workflowId: string): Promise<{ type: string; 
     .filter((event) => event.activityTaskScheduledEventAttributes)
     .map((event) => {
       const summary = event.userMetadata?.summary as temporal.api.common.v1.IPayload | null | undefined;
-      return { type: event.activityTaskScheduledEventAttributes!.activityType!.name!, summary: summary ? defaultPayloadConverter.fromPayload<string>(summary) : undefined };
+      return {
+        type: event.activityTaskScheduledEventAttributes!.activityType!.name!,
+        summary: summary ? defaultPayloadConverter.fromPayload<string>(summary) : undefined,
+      };
     });
 }
 
@@ -95,7 +110,8 @@ describe('a gate sweep in the Web UI', () => {
     for (const batch of listed) expect(batch.attributes).toEqual({ kind: BATCH_KIND, status: 'completed', subject: notes.join(' '), profile: 'fake' });
     // The sweeps' own kind does not list its batches.
     const sweeps: string[] = [];
-    for await (const execution of env().client.workflow.list({ query: `${CommonplaceKind.name} = "gates" AND WorkflowId STARTS_WITH "${sweepId}"` })) sweeps.push(execution.workflowId);
+    for await (const execution of env().client.workflow.list({ query: `${CommonplaceKind.name} = "gates" AND WorkflowId STARTS_WITH "${sweepId}"` }))
+      sweeps.push(execution.workflowId);
     expect(sweeps).toEqual([sweepId]);
 
     const first = await env().client.workflow.getHandle(batches[0]!).describe();
@@ -112,8 +128,10 @@ describe('a gate sweep in the Web UI', () => {
     const types = new Set(scheduled.map((activity) => activity.type));
     for (const type of ['prepareSweep', 'finishSweep', 'loadBatch', 'captureUnit', 'launch', 'acceptUnit']) expect(types).toContain(type);
     const unit = new RegExp(`^kb/notes/\\S+\\.md × (frontmatter|sentence)/\\S+, attempt \\d+$`);
-    for (const activity of scheduled.filter((each) => each.type === 'captureUnit')) expect(activity.summary).toMatch(new RegExp(`^capture ${unit.source.slice(1)}`));
-    for (const activity of scheduled.filter((each) => each.type === 'acceptUnit')) expect(activity.summary).toMatch(new RegExp(`^accept ${unit.source.slice(1)}`));
+    for (const activity of scheduled.filter((each) => each.type === 'captureUnit'))
+      expect(activity.summary).toMatch(new RegExp(`^capture ${unit.source.slice(1)}`));
+    for (const activity of scheduled.filter((each) => each.type === 'acceptUnit'))
+      expect(activity.summary).toMatch(new RegExp(`^accept ${unit.source.slice(1)}`));
     for (const activity of scheduled.filter((each) => each.type === 'launch')) expect(activity.summary).toMatch(unit);
   });
 
@@ -123,11 +141,25 @@ describe('a gate sweep in the Web UI', () => {
     // The framing-mismatch launch is held open until the notes have been edited: the edits land in flight, however slow the machine.
     // One unit at a time: a launch beside the held one could be checked against the KB while the eight edits are half written,
     // and stop the sweep first, naming only the notes edited so far (seen under load: 7 of 8).
-    const setup = await sweepSetup([{ match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] }, { attempts: [{ review: 'pass' }] }], notes.slice(0, 1), 1);
-    await (await setup.worker()).runUntil(async () => {
+    const setup = await sweepSetup(
+      [
+        { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
+        { attempts: [{ review: 'pass' }] },
+      ],
+      notes.slice(0, 1),
+      1,
+    );
+    await (
+      await setup.worker()
+    ).runUntil(async () => {
       const handle = await setup.start();
-      await waitFor('the held launch to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0), 120_000);
-      for (const note of notes) await writeFile(join(setup.checkout, note), `${await readFile(join(setup.checkout, note), 'utf8')}\nAn edit made while a pair was in flight.\n`);
+      await waitFor(
+        'the held launch to start',
+        async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0),
+        120_000,
+      );
+      for (const note of notes)
+        await writeFile(join(setup.checkout, note), `${await readFile(join(setup.checkout, note), 'utf8')}\nAn edit made while a pair was in flight.\n`);
       await writeFile(release, '');
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
@@ -164,12 +196,14 @@ describe('clip: a line of current details cut to fit', () => {
   });
 
   test('a clipped line is never longer than its bound, and every word it keeps is whole', () => {
-    const text = 'The KB changed outside review state while launch GS-1/kb/notes/a.md/1 ran: kb/notes/a.md, kb/notes/b.md and 3 more; its answer was not accepted';
+    const text =
+      'The KB changed outside review state while launch GS-1/kb/notes/a.md/1 ran: kb/notes/a.md, kb/notes/b.md and 3 more; its answer was not accepted';
     for (let max = 20; max <= text.length; max += 7) {
       const line = clip(text, max);
       expect(line.length).toBeLessThanOrEqual(max);
       const words = text.split(' ');
-      for (const word of line.replace(/ …$/, '').split(' ')) expect(words.some((whole) => whole === word || (whole.startsWith(word) && /^[,;:]$/.test(whole.slice(word.length))))).toBe(true);
+      for (const word of line.replace(/ …$/, '').split(' '))
+        expect(words.some((whole) => whole === word || (whole.startsWith(word) && /^[,;:]$/.test(whole.slice(word.length))))).toBe(true);
     }
     expect(DETAIL_LINE).toBeLessThanOrEqual(STOP_REASON);
   });

@@ -50,17 +50,23 @@ const scheduleOf = (scheduleId: string) => ({
 /** The failure of the run's first failed workflow task, once its history holds one: its message and stack. */
 async function failedTask(client: Client, workflowId: string): Promise<{ message: string; stack: string }> {
   let failure: { message?: string | null; stackTrace?: string | null } | null | undefined;
-  await waitFor(`a failed workflow task of ${workflowId}`, async () => {
-    const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-    failure = events?.find((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
-    return failure !== undefined;
-  }, 90_000);
+  await waitFor(
+    `a failed workflow task of ${workflowId}`,
+    async () => {
+      const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+      failure = events?.find((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
+      return failure !== undefined;
+    },
+    90_000,
+  );
   return { message: failure?.message ?? '', stack: failure?.stackTrace ?? '' };
 }
 
 test('a recorded 0.1.0 history replayed on the current code fails with the one-line refusal, and upgrade check --histories names it with that line', async () => {
   const line = refusalOf({ workflowType: 'gateSweep', workflowId: sampleId, memo: undefined })!;
-  expect(line).toBe(`run ${sampleId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace review cancel ${sampleId}\``);
+  expect(line).toBe(
+    `run ${sampleId} began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with \`commonplace review cancel ${sampleId}\``,
+  );
   const replayed = await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, sample(), sampleId).then(
     () => undefined,
     (error: Error) => error,
@@ -75,7 +81,9 @@ test('a recorded 0.1.0 history replayed on the current code fails with the one-l
   expect(json.exitCode).toBe(1);
   const named = expectShape(String(json.stdout), 'upgrade-check') as unknown as Checked;
   expect(named).toMatchObject({ recordedHistories: 1, replays: false });
-  expect(named.failures).toEqual([expect.objectContaining({ kind: 'recorded', file: 'gates-completed.json', workflowId: sampleId, mismatch: line, release: '0.1.0' })]);
+  expect(named.failures).toEqual([
+    expect.objectContaining({ kind: 'recorded', file: 'gates-completed.json', workflowId: sampleId, mismatch: line, release: '0.1.0' }),
+  ]);
 });
 
 test('a run started without the release, as a 0.1.0 client starts one: its workflow task fails with the one line, the worker logs it once in that line, and upgrade check names it with it (and a schedule of 0.1.0) and exits 1', async () => {
@@ -97,7 +105,11 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   expect(before.exitCode).toBe(1);
   const named = expectShape(String(before.stdout), 'upgrade-check') as unknown as Checked;
   expect(named).toMatchObject({ openRuns: 2, replays: false, schedules: [{ scheduleId: oldSchedule, release: '0.1.0', line: scheduleLine }] });
-  expect(named.failures.map(({ kind, workflowId, mismatch, release }) => ({ kind, workflowId, mismatch, release })).sort((a, b) => a.workflowId.localeCompare(b.workflowId))).toEqual([
+  expect(
+    named.failures
+      .map(({ kind, workflowId, mismatch, release }) => ({ kind, workflowId, mismatch, release }))
+      .sort((a, b) => a.workflowId.localeCompare(b.workflowId)),
+  ).toEqual([
     { kind: 'open', workflowId: analysisId, mismatch: analysisLine, release: '0.1.0' },
     { kind: 'open', workflowId: sweepId, mismatch: sweepLine, release: '0.1.0' },
   ]);
@@ -130,14 +142,27 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   await Promise.all([sweepId, analysisId].map((id) => env().client.workflow.getHandle(id).terminate('the test is over')));
 });
 
-test('a run started through the CLI\'s connection carries the release in its memo, and so do its gate batches, its continued run (the start site\'s memo kept) and a schedule it creates; the runs replay on the current code', async () => {
+test("a run started through the CLI's connection carries the release in its memo, and so do its gate batches, its continued run (the start site's memo kept) and a schedule it creates; the runs replay on the current code", async () => {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
   const runId = uniqueId('GS-release').replace(/\//g, '-');
   // Several batches, and a history budget that continues the sweep as new after the first.
-  const input: SweepInput = { checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 2, autoResume: false, profilesFile, env: fakeEnv, historyBudget: { sweep: 1 } };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes: await someNotes(1),
+    gates: ['frontmatter/*'],
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 1,
+    batchSize: 2,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+    historyBudget: { sweep: 1 },
+  };
   const saved = process.env.TEMPORAL_ADDRESS;
   process.env.TEMPORAL_ADDRESS = address();
   let client: Client;
@@ -148,12 +173,17 @@ test('a run started through the CLI\'s connection carries the release in its mem
     else process.env.TEMPORAL_ADDRESS = saved;
   }
   const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-  const started = await client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input], memo: { identity: 'the start site\'s' } });
+  const started = await client.workflow.start('gateSweep', {
+    taskQueue: TASK_QUEUE,
+    workflowId: `gates/${runId}`,
+    args: [input],
+    memo: { identity: "the start site's" },
+  });
   const summary = (await worker.runUntil(started.result())) as SweepSummary;
   expect(summary.batches).toBeGreaterThanOrEqual(2);
   const sweep = await env().client.workflow.getHandle(`gates/${runId}`).describe();
   expect(sweep.runId).not.toBe(started.firstExecutionRunId);
-  expect(sweep.memo).toEqual({ identity: 'the start site\'s', [RELEASE_MEMO]: RELEASE });
+  expect(sweep.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: RELEASE });
   for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`, `gates/${runId}/batch-2`]) {
     const described = await env().client.workflow.getHandle(workflowId).describe();
     expect([workflowId, described.memo?.[RELEASE_MEMO]]).toEqual([workflowId, RELEASE]);

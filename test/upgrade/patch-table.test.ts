@@ -15,7 +15,11 @@ interface Row {
   status: string;
 }
 
-const cells = (line: string) => line.split('|').slice(1, -1).map((cell) => cell.trim());
+const cells = (line: string) =>
+  line
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 const ticked = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 
 /** The table between the patch-table markers of docs/upgrading.md. */
@@ -47,7 +51,8 @@ function definedPatches(): { id: string; constant: string }[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.ts')) for (const match of readFileSync(path, 'utf8').matchAll(/export const (\w+_PATCH) = '([^']+)'/g)) found.push({ constant: match[1]!, id: match[2]! });
+      else if (entry.name.endsWith('.ts'))
+        for (const match of readFileSync(path, 'utf8').matchAll(/export const (\w+_PATCH) = '([^']+)'/g)) found.push({ constant: match[1]!, id: match[2]! });
     }
   };
   visit(join(root, 'src', 'workflows'));
@@ -56,7 +61,9 @@ function definedPatches(): { id: string; constant: string }[] {
 
 /** The patch IDs whose markers a history holds. */
 function markersOf(file: string): Set<string> {
-  const history = JSON.parse(readFileSync(join(histories, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> } }[] };
+  const history = JSON.parse(readFileSync(join(histories, file), 'utf8')) as {
+    events: { markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> } }[];
+  };
   const ids = new Set<string>();
   for (const event of history.events) {
     const marker = event.markerRecordedEventAttributes;
@@ -68,7 +75,14 @@ function markersOf(file: string): Set<string> {
 }
 
 const prePlaces = join(histories, 'pre-places');
-const historyFiles = [...readdirSync(histories).filter((file) => file.endsWith('.json')), ...(existsSync(prePlaces) ? readdirSync(prePlaces).filter((file) => file.endsWith('.json')).map((file) => `pre-places/${file}`) : [])];
+const historyFiles = [
+  ...readdirSync(histories).filter((file) => file.endsWith('.json')),
+  ...(existsSync(prePlaces)
+    ? readdirSync(prePlaces)
+        .filter((file) => file.endsWith('.json'))
+        .map((file) => `pre-places/${file}`)
+    : []),
+];
 const rows = patchTable();
 const defined = definedPatches();
 /** The table's rows for test.each (Jest refuses an empty table: no patch is one placeholder row that checks nothing). */
@@ -89,14 +103,17 @@ test.each(eachRow)('%s is called where the table says, as its status says (patch
   }
 });
 
-test.each(eachRow)('%s: as many recorded histories hold its marker as the table says, and each it lists for the older branch exists without the marker', (_patch, row) => {
-  if (row === undefined) return;
-  expect(historyFiles.filter((file) => markersOf(file).has(row.patch)).length).toBe(row.marker);
-  for (const file of row.older) {
-    expect([file, existsSync(join(histories, file))]).toEqual([file, true]);
-    expect([file, markersOf(file).has(row.patch)]).toEqual([file, false]);
-  }
-});
+test.each(eachRow)(
+  '%s: as many recorded histories hold its marker as the table says, and each it lists for the older branch exists without the marker',
+  (_patch, row) => {
+    if (row === undefined) return;
+    expect(historyFiles.filter((file) => markersOf(file).has(row.patch)).length).toBe(row.marker);
+    for (const file of row.older) {
+      expect([file, existsSync(join(histories, file))]).toEqual([file, true]);
+      expect([file, markersOf(file).has(row.patch)]).toEqual([file, false]);
+    }
+  },
+);
 
 /** Each history's release, from recorded-by.map beside it. */
 const releaseOf = (file: string): string | undefined => {
@@ -109,9 +126,12 @@ test('every recorded history names the release that recorded it', () => {
   expect(historyFiles.filter((file) => releaseOf(file) === undefined)).toEqual([]);
 });
 
-test.each(eachRow)('%s: the releases the table says recorded its older branch are those of the histories it lists, each a release this code runs (a patch carries a change made after a tagged release, under its runs)', (_patch, row) => {
-  if (row === undefined) return;
-  const releases = [...new Set(row.older.map(releaseOf))].sort();
-  expect(row.recordedBy).toBe(releases.join(', ') || '—');
-  expect(releases.filter((release) => release === undefined || !runsRunsOf(release))).toEqual([]);
-});
+test.each(eachRow)(
+  '%s: the releases the table says recorded its older branch are those of the histories it lists, each a release this code runs (a patch carries a change made after a tagged release, under its runs)',
+  (_patch, row) => {
+    if (row === undefined) return;
+    const releases = [...new Set(row.older.map(releaseOf))].sort();
+    expect(row.recordedBy).toBe(releases.join(', ') || '—');
+    expect(releases.filter((release) => release === undefined || !runsRunsOf(release))).toEqual([]);
+  },
+);

@@ -1,11 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { compareReleases, endingCommand, OLDEST_RUN_RELEASE, RELEASE, RELEASE_MEMO, refusalIn, refusalOf, releaseOfMemo, runsRunsOf } from '../../src/release.js';
+import {
+  compareReleases,
+  endingCommand,
+  OLDEST_RUN_RELEASE,
+  RELEASE,
+  RELEASE_MEMO,
+  refusalIn,
+  refusalOf,
+  releaseOfMemo,
+  runsRunsOf,
+} from '../../src/release.js';
 
-const read = (file: string) => JSON.parse(readFileSync(join(packageRoot(), file), 'utf8')) as { version: string; packages?: Record<string, { version?: string }> };
+const read = (file: string) =>
+  JSON.parse(readFileSync(join(packageRoot(), file), 'utf8')) as { version: string; packages?: Record<string, { version?: string }> };
 
-test('the release the code declares is package.json\'s version (and the lockfile\'s own), and 0.2.0 runs only its own runs', () => {
+test("the release the code declares is package.json's version (and the lockfile's own), and 0.2.0 runs only its own runs", () => {
   expect(RELEASE).toBe(read('package.json').version);
   expect(read('package-lock.json').version).toBe(RELEASE);
   expect(read('package-lock.json').packages?.['']?.version).toBe(RELEASE);
@@ -27,7 +38,9 @@ test('a run with no release in its memo began on 0.1.0, which 0.2.0 does not run
 
 test('the refusal is one line naming the run, the release it began on and the command that ends it', () => {
   const line = refusalOf({ workflowType: 'gateSweep', workflowId: 'gates/a1b2c3d4/GS-1', memo: {} })!;
-  expect(line).toBe("run gates/a1b2c3d4/GS-1 began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with `commonplace review cancel gates/a1b2c3d4/GS-1`");
+  expect(line).toBe(
+    "run gates/a1b2c3d4/GS-1 began on release 0.1.0, which release 0.2.0 does not run (its oldest is 0.2.0): finish it on 0.1.0's workers, or end it with `commonplace review cancel gates/a1b2c3d4/GS-1`",
+  );
   expect(line).not.toContain('\n');
   expect(refusalIn(`Failure { message: "${line}", source: "TypeScriptSDK" }`)).toBe(line);
 });

@@ -34,7 +34,7 @@ interface Checked {
   failures: { kind: string; workflowId: string; file?: string; mismatch: string }[];
 }
 
-test('an open run replays on the installed code (another application\'s run beside it left alone), and upgrade check names it with its first mismatching command against a bundle whose workflow issues another command', async () => {
+test("an open run replays on the installed code (another application's run beside it left alone), and upgrade check names it with its first mismatching command against a bundle whose workflow issues another command", async () => {
   const account = `claude/upgrade-check-${process.pid}`;
   const workflowId = quotaGateId(account);
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
@@ -57,7 +57,13 @@ test('an open run replays on the installed code (another application\'s run besi
   expect(broken.exitCode).toBe(1);
   const named = expectShape(String(broken.stdout), 'upgrade-check') as unknown as Checked;
   expect(named).toMatchObject({ openRuns: 1, replays: false });
-  expect(named.failures).toEqual([expect.objectContaining({ kind: 'open', workflowId, mismatch: expect.stringMatching(/Nondeterminism error: .*(Timer|StartTimer|ModifyWorkflowProperties|UpsertWorkflowMemo)/i) })]);
+  expect(named.failures).toEqual([
+    expect.objectContaining({
+      kind: 'open',
+      workflowId,
+      mismatch: expect.stringMatching(/Nondeterminism error: .*(Timer|StartTimer|ModifyWorkflowProperties|UpsertWorkflowMemo)/i),
+    }),
+  ]);
 
   const text = await check('--bundle', changed);
   expect(text.exitCode).toBe(1);
@@ -68,8 +74,14 @@ test('an open run replays on the installed code (another application\'s run besi
 test('a recorded history of an older workflow shape is named by upgrade check --histories, with its file, and replays on the installed code', async () => {
   const dir = await scratch();
   // A recorded probe as 0.2.0 starts it: the release in its start event's memo (the boundary refuses it otherwise: boundary.test.ts).
-  const recorded = JSON.parse(await readFile(join(packageRoot(), 'test', 'histories', 'probe-completed.json'), 'utf8')) as { events: { workflowExecutionStartedEventAttributes?: Record<string, unknown> }[] };
-  recorded.events[0]!.workflowExecutionStartedEventAttributes!.memo = { fields: { [RELEASE_MEMO]: { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from(JSON.stringify(RELEASE)).toString('base64') } } };
+  const recorded = JSON.parse(await readFile(join(packageRoot(), 'test', 'histories', 'probe-completed.json'), 'utf8')) as {
+    events: { workflowExecutionStartedEventAttributes?: Record<string, unknown> }[];
+  };
+  recorded.events[0]!.workflowExecutionStartedEventAttributes!.memo = {
+    fields: {
+      [RELEASE_MEMO]: { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from(JSON.stringify(RELEASE)).toString('base64') },
+    },
+  };
   await writeFile(join(dir, 'probe-completed.json'), JSON.stringify(recorded));
   await copyFile(join(packageRoot(), 'test', 'histories', 'workflow-ids.map'), join(dir, 'workflow-ids.map'));
 
@@ -82,7 +94,9 @@ test('a recorded history of an older workflow shape is named by upgrade check --
   const broken = await check('--histories', dir, '--no-open-runs', '--bundle', changed, '--json');
   expect(broken.exitCode).toBe(1);
   const named = expectShape(String(broken.stdout), 'upgrade-check') as unknown as Checked;
-  expect(named.failures).toEqual([expect.objectContaining({ kind: 'recorded', file: 'probe-completed.json', mismatch: expect.stringContaining('Nondeterminism error') })]);
+  expect(named.failures).toEqual([
+    expect.objectContaining({ kind: 'recorded', file: 'probe-completed.json', mismatch: expect.stringContaining('Nondeterminism error') }),
+  ]);
 });
 
 test('upgrade check refuses a --histories directory that is not there in one line naming it', async () => {
@@ -96,5 +110,7 @@ test('upgrade check refuses a --bundle file that is not there in one line naming
   const missing = join(await scratch(), 'workflow-bundle.js');
   const result = await check('--bundle', missing, '--no-open-runs', '--histories', join(packageRoot(), 'test', 'histories'));
   expect(result.exitCode).toBe(1);
-  expect(String(result.stderr).trim()).toBe(`commonplace: --bundle ${missing}: no such file (a workflow bundle, as \`npm run build\` writes dist/workflow-bundle.js)`);
+  expect(String(result.stderr).trim()).toBe(
+    `commonplace: --bundle ${missing}: no such file (a workflow bundle, as \`npm run build\` writes dist/workflow-bundle.js)`,
+  );
 });

@@ -1,7 +1,15 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { bundlePath, loadWorkflowBundle, manifestPath, staleness, writeWorkflowBundle, type BundleManifest, type BundleSpec } from '../../src/workflow-bundle.js';
+import {
+  bundlePath,
+  loadWorkflowBundle,
+  manifestPath,
+  staleness,
+  writeWorkflowBundle,
+  type BundleManifest,
+  type BundleSpec,
+} from '../../src/workflow-bundle.js';
 
 /** A package root of its own under the checkout (so the bundler finds node_modules), with compiled workflow code in dist/. */
 async function compiledPackage(): Promise<{ root: string; spec: BundleSpec }> {
@@ -10,7 +18,10 @@ async function compiledPackage(): Promise<{ root: string; spec: BundleSpec }> {
   const src = join(root, 'dist', 'src');
   await mkdir(join(src, 'workflows'), { recursive: true });
   await writeFile(join(src, 'workflows', 'index.js'), "export { greet } from './greet.js';\n");
-  await writeFile(join(src, 'workflows', 'greet.js'), "import { sleep } from '@temporalio/workflow';\nimport { word } from '../words.js';\nexport async function greet() {\n  await sleep(1);\n  return word;\n}\n");
+  await writeFile(
+    join(src, 'workflows', 'greet.js'),
+    "import { sleep } from '@temporalio/workflow';\nimport { word } from '../words.js';\nexport async function greet() {\n  await sleep(1);\n  return word;\n}\n",
+  );
   await writeFile(join(src, 'words.js'), "export const word = 'hello';\n");
   await writeFile(join(src, 'workflows', 'interceptors.js'), 'export const interceptors = () => ({ inbound: [], outbound: [] });\n');
   await writeFile(join(src, 'unrelated.js'), "export const other = 'not imported by a workflow';\n");
@@ -22,7 +33,12 @@ test('the build bundle fits the compiled code it was built from, and a worker lo
   try {
     expect(await staleness(spec)).toBe('no prebuilt workflow bundle (dist/workflow-bundle.js; `npm run build` writes it)');
     const manifest = await writeWorkflowBundle(spec);
-    expect(Object.keys(manifest.sources)).toEqual(['dist/src/words.js', 'dist/src/workflows/greet.js', 'dist/src/workflows/index.js', 'dist/src/workflows/interceptors.js']);
+    expect(Object.keys(manifest.sources)).toEqual([
+      'dist/src/words.js',
+      'dist/src/workflows/greet.js',
+      'dist/src/workflows/index.js',
+      'dist/src/workflows/interceptors.js',
+    ]);
     expect(manifest.interceptors).toEqual(['dist/src/workflows/interceptors.js']);
     expect(Object.keys(manifest.packages)).toEqual(['@temporalio/workflow']);
     expect(JSON.parse(await readFile(manifestPath(root), 'utf8'))).toEqual(manifest);
@@ -77,5 +93,7 @@ test('the installed build carries a bundle that fits the compiled workflows and 
   expect(await staleness(spec)).toBeUndefined();
   const manifest = JSON.parse(await readFile(manifestPath(), 'utf8')) as BundleManifest;
   expect(manifest.interceptors).toEqual(['dist/src/workflows/interceptors.js']);
-  expect(Object.keys(manifest.sources)).toEqual(expect.arrayContaining(['dist/src/workflows/index.js', 'dist/src/workflows/interceptors.js', 'dist/src/workflows/quota-gate.js']));
+  expect(Object.keys(manifest.sources)).toEqual(
+    expect.arrayContaining(['dist/src/workflows/index.js', 'dist/src/workflows/interceptors.js', 'dist/src/workflows/quota-gate.js']),
+  );
 });

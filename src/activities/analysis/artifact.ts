@@ -37,7 +37,10 @@ export async function assemble(worker: Pick<AnalysisWorkerState, 'layoutFor' | '
       }
       if (member.check !== 'passed') problems.push(`${role.path} (role ${role.name}): its current version did not pass its last check`);
       if (bytes === undefined) problems.push(`${role.path} (role ${role.name}) is missing from the artifact`);
-      else if (sha256(bytes) !== member.sha256) problems.push(`${role.path} (role ${role.name}) is not the version that passed its check (sha256 ${sha256(bytes).slice(0, 12)}, checked ${member.sha256.slice(0, 12)})`);
+      else if (sha256(bytes) !== member.sha256)
+        problems.push(
+          `${role.path} (role ${role.name}) is not the version that passed its check (sha256 ${sha256(bytes).slice(0, 12)}, checked ${member.sha256.slice(0, 12)})`,
+        );
       files[role.path] = member.sha256;
     }
     if (problems.length === 0) {
@@ -48,11 +51,15 @@ export async function assemble(worker: Pick<AnalysisWorkerState, 'layoutFor' | '
         disposition: input.disposition,
         runValues: { kind: 'found', file: parametersFile(input.runDir), values: parameters },
       });
-      for (const finding of report.findings) if (finding.severity === 'fail') problems.push(`${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.message}`);
+      for (const finding of report.findings)
+        if (finding.severity === 'fail') problems.push(`${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.message}`);
     }
     const manifest = manifestFile(input.runDir);
     if (problems.length > 0) {
-      await writeFileAtomic(environmentFile(input.runDir), `${JSON.stringify({ ok: false, problems, checkedAt: new Date().toISOString(), at: 'assembly' }, null, 2)}\n`);
+      await writeFileAtomic(
+        environmentFile(input.runDir),
+        `${JSON.stringify({ ok: false, problems, checkedAt: new Date().toISOString(), at: 'assembly' }, null, 2)}\n`,
+      );
       return { ok: false, problems, manifest, files };
     }
     await writeFileAtomic(manifest, `${JSON.stringify({ ...input.manifest, status: 'assembled', disposition: input.disposition, files }, null, 2)}\n`);
@@ -72,7 +79,14 @@ export async function publishArtifact(worker: Pick<AnalysisWorkerState, 'layoutF
     const parameters = await readParameters(input.runDir);
     const context = Context.current();
     try {
-      return await publishRun({ runDir: input.runDir, parameters, layout, manifest: input.manifest, heartbeat: () => context.heartbeat(), ...(faults && { faults }) });
+      return await publishRun({
+        runDir: input.runDir,
+        parameters,
+        layout,
+        manifest: input.manifest,
+        heartbeat: () => context.heartbeat(),
+        ...(faults && { faults }),
+      });
     } catch (error) {
       if (error instanceof PublicationLockedError) throw ApplicationFailure.create({ type: 'publication-locked', message: error.message, nonRetryable: false });
       throw error;

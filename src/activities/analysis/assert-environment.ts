@@ -21,7 +21,11 @@ export async function assertedHere(asserted: AnalysisWorkerState['asserted'], ru
   if (!report.ok) {
     const evidence = environmentFile(runDir);
     await writeFileAtomic(evidence, `${JSON.stringify(report, null, 2)}\n`);
-    throw failure('environment-changed', `a worker picking the run up found the environment changed: ${report.problems[0] ?? 'see the evidence'}`, { problems: report.problems, evidence, what: 'a worker picking the run up found the environment changed' });
+    throw failure('environment-changed', `a worker picking the run up found the environment changed: ${report.problems[0] ?? 'see the evidence'}`, {
+      problems: report.problems,
+      evidence,
+      what: 'a worker picking the run up found the environment changed',
+    });
   }
   asserted.add(runDir);
 }

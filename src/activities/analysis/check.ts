@@ -31,7 +31,10 @@ export const FINDINGS_IN_HISTORY = 20;
 
 /** Renders findings for a worker: one line each, with where and which rule. */
 export function formatFindings(role: string, file: string, findings: readonly FindingRecord[]): string {
-  const lines = findings.map((finding) => `- ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule}${finding.severity === 'warn' ? ', a warning' : ''})`);
+  const lines = findings.map(
+    (finding) =>
+      `- ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule}${finding.severity === 'warn' ? ', a warning' : ''})`,
+  );
   return `# Findings on ${file} (role ${role})\n\n${lines.join('\n')}\n`;
 }
 
@@ -67,10 +70,16 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
   if (input.candidate.kind === 'output') {
     bytes = await readFile(path.join(input.candidate.dir, input.candidate.output));
     if (sha256(bytes) !== input.candidate.sha256) {
-      findings.push({ rule: 'output-changed', severity: 'fail', message: `${input.candidate.output} changed after the launch reported it (sha256 ${input.candidate.sha256.slice(0, 12)}); only what the launch wrote is checked` });
+      findings.push({
+        rule: 'output-changed',
+        severity: 'fail',
+        message: `${input.candidate.output} changed after the launch reported it (sha256 ${input.candidate.sha256.slice(0, 12)}); only what the launch wrote is checked`,
+      });
     }
     const known = new Set(['prompt.md', 'parameters.json', FINDINGS_FILE, REFUSAL_FILE, input.candidate.output]);
-    extraFiles = (await filesUnder(input.candidate.dir)).filter((file) => !known.has(file) && !file.startsWith(`${LAUNCH_ARTIFACT}/`) && !file.startsWith('.launch/'));
+    extraFiles = (await filesUnder(input.candidate.dir)).filter(
+      (file) => !known.has(file) && !file.startsWith(`${LAUNCH_ARTIFACT}/`) && !file.startsWith('.launch/'),
+    );
   } else {
     bytes = await get(runDir, input.candidate.sha256);
   }
@@ -111,7 +120,11 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
   }
 
   if (input.refused?.includes(digest)) {
-    findings.push({ rule: 'unchanged-correction', severity: 'fail', message: `these are the exact bytes a verifier refused (sha256 ${digest.slice(0, 12)}): a correction must change what the blockers name` });
+    findings.push({
+      rule: 'unchanged-correction',
+      severity: 'fail',
+      message: `these are the exact bytes a verifier refused (sha256 ${digest.slice(0, 12)}): a correction must change what the blockers name`,
+    });
   }
 
   const parsed = parseNote(bytes, layoutRole.path);
@@ -129,14 +142,21 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
 
   let verdict: CheckOutcome['verdict'];
   if (layoutRole.verifies.length > 0 && parsed.kind === 'note') {
-    const result = parseVerdict(parsed.note.model.body, { subjects: layoutRole.verifies, roles: layout.roles.map((entry) => entry.name), firstLine: parsed.note.bodyLine });
+    const result = parseVerdict(parsed.note.model.body, {
+      subjects: layoutRole.verifies,
+      roles: layout.roles.map((entry) => entry.name),
+      firstLine: parsed.note.bodyLine,
+    });
     if (result.ok) {
-      const blockers = Object.fromEntries(Object.entries(result.verdict.blockers).map(([subject, list]) => [subject, list.map((blocker) => clip(blocker, 300))]));
+      const blockers = Object.fromEntries(
+        Object.entries(result.verdict.blockers).map(([subject, list]) => [subject, list.map((blocker) => clip(blocker, 300))]),
+      );
       verdict = { accepted: [...result.verdict.accepted], refused: [...result.verdict.refused], blockers, limits: result.verdict.limits.length };
     }
   }
   let disposition: Disposition | undefined;
-  if (layout.disposition?.role === role && typeof frontmatter[layout.disposition.field] === 'string') disposition = frontmatter[layout.disposition.field] as Disposition;
+  if (layout.disposition?.role === role && typeof frontmatter[layout.disposition.field] === 'string')
+    disposition = frontmatter[layout.disposition.field] as Disposition;
 
   const failed = findings.filter((finding) => finding.severity === 'fail');
   const passed = failed.length === 0 && (layoutRole.verifies.length === 0 || verdict !== undefined);
@@ -148,12 +168,15 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     await writeFileAtomic(path.join(dir, 'findings.md'), findingsText);
   }
   const strays = input.candidate.kind === 'output' ? await dirtyPaths(input.worktree) : [];
-  const checkoutChanges = input.checkoutBaseline !== undefined ? await checkoutChangesSince(runDir, input.checkoutBaseline.checkout, input.checkoutBaseline.file) : [];
+  const checkoutChanges =
+    input.checkoutBaseline !== undefined ? await checkoutChangesSince(runDir, input.checkoutBaseline.checkout, input.checkoutBaseline.file) : [];
   const outcome: CheckOutcome = {
     sha256: digest,
     size: bytes.length,
     passed,
-    findings: [...failed, ...findings.filter((finding) => finding.severity !== 'fail')].slice(0, FINDINGS_IN_HISTORY).map((finding) => ({ ...finding, message: clip(finding.message, 400) })),
+    findings: [...failed, ...findings.filter((finding) => finding.severity !== 'fail')]
+      .slice(0, FINDINGS_IN_HISTORY)
+      .map((finding) => ({ ...finding, message: clip(finding.message, 400) })),
     findingsCount: findings.length,
     ...(findingsSha256 !== undefined && { findingsSha256 }),
     ...(verdict !== undefined && { verdict }),
@@ -163,7 +186,10 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     extraFiles,
     dir,
   };
-  await writeFileAtomic(path.join(dir, 'check.json'), `${JSON.stringify({ role, candidate: input.candidate, snapshot: input.snapshot, checks: input.checks, ...outcome }, null, 2)}\n`);
+  await writeFileAtomic(
+    path.join(dir, 'check.json'),
+    `${JSON.stringify({ role, candidate: input.candidate, snapshot: input.snapshot, checks: input.checks, ...outcome }, null, 2)}\n`,
+  );
   if (passed && input.install) await writeFileAtomic(path.join(artifactDir(runDir), ...layoutRole.path.split('/')), bytes);
   return outcome;
 }

@@ -46,7 +46,12 @@ export interface EnvironmentReport {
  * While the run publishes (`publishing` names the destination), what publication writes is not a
  * change: files under the destination, and HEAD one commit past preparation touching only those.
  */
-export async function checkEnvironment(parameters: RunParameters, runDir: string, method?: MethodIdentity, options: { publishing?: string } = {}): Promise<EnvironmentReport> {
+export async function checkEnvironment(
+  parameters: RunParameters,
+  runDir: string,
+  method?: MethodIdentity,
+  options: { publishing?: string } = {},
+): Promise<EnvironmentReport> {
   const worktree = parameters.worktree;
   const problems: string[] = [];
   const report = () => ({ ok: problems.length === 0, problems, checkedAt: new Date().toISOString() });
@@ -57,17 +62,24 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
   const destination = options.publishing;
   const published = (file: string) => destination !== undefined && file.startsWith(`${destination}/`);
   const head = await git(worktree, ['rev-parse', 'HEAD']).catch(() => undefined);
-  if (head !== parameters.preparationCommit && !(head !== undefined && destination !== undefined && (await isPublicationCommit(worktree, parameters.preparationCommit, head, published)))) {
+  if (
+    head !== parameters.preparationCommit &&
+    !(head !== undefined && destination !== undefined && (await isPublicationCommit(worktree, parameters.preparationCommit, head, published)))
+  ) {
     problems.push(`HEAD of ${worktree} is ${head ?? 'unreadable'}, but the run was prepared at ${parameters.preparationCommit}`);
   }
   const dirty = (await dirtyPaths(worktree)).filter((file) => !published(file));
   if (dirty.length > 0) {
-    problems.push(`the worktree has changes outside run state: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''} (git -C ${worktree} status)`);
+    problems.push(
+      `the worktree has changes outside run state: ${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''} (git -C ${worktree} status)`,
+    );
   }
   const running = method ?? (await methodIdentity());
   const pinned = parameters.method;
   if (running.package !== pinned.package || running.version !== pinned.version || running.commit !== pinned.commit) {
-    problems.push(`the running package is ${running.package}@${running.version} (commit ${running.commit ?? 'none'}), but the run was prepared with ${pinned.package}@${pinned.version} (commit ${pinned.commit ?? 'none'})`);
+    problems.push(
+      `the running package is ${running.package}@${running.version} (commit ${running.commit ?? 'none'}), but the run was prepared with ${pinned.package}@${pinned.version} (commit ${pinned.commit ?? 'none'})`,
+    );
   }
 
   // Startup files: the committed ones at the root, none in the run state a launch starts under, none ignored elsewhere.
@@ -82,14 +94,19 @@ export async function checkEnvironment(parameters: RunParameters, runDir: string
   for (const file of ignored) problems.push(`startup file ${file} in the worktree is ignored, not committed (a worker would load it)`);
   for (const dir of await runStateChain(worktree, runDir)) {
     for (const name of [...STARTUP_FILES, '.claude']) {
-      if (await pathExists(path.join(dir, name))) problems.push(`${path.relative(worktree, path.join(dir, name))} appeared in run state, where every launch would load it`);
+      if (await pathExists(path.join(dir, name)))
+        problems.push(`${path.relative(worktree, path.join(dir, name))} appeared in run state, where every launch would load it`);
     }
   }
 
-  for (const [what, file, digest] of [['plan', parameters.plan, parameters.planSha256], ['layout', parameters.layout, parameters.layoutSha256]] as const) {
+  for (const [what, file, digest] of [
+    ['plan', parameters.plan, parameters.planSha256],
+    ['layout', parameters.layout, parameters.layoutSha256],
+  ] as const) {
     const bytes = await readFile(path.join(worktree, file)).catch(() => undefined);
     if (bytes === undefined) problems.push(`the ${what} ${file} is gone from the worktree`);
-    else if (sha256(bytes) !== digest) problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
+    else if (sha256(bytes) !== digest)
+      problems.push(`the ${what} ${file} changed since prepare (sha256 ${sha256(bytes).slice(0, 12)}, prepared ${digest.slice(0, 12)})`);
   }
   return report();
 }

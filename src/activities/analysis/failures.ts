@@ -19,8 +19,12 @@ export async function guarded<T>(runDir: string, work: () => Promise<T>): Promis
   } catch (error) {
     if (error instanceof StoreError || error instanceof SourceError) {
       const evidence = error instanceof StoreError ? error.file : environmentFile(runDir);
-      if (error instanceof SourceError) await writeFileAtomic(evidence, `${JSON.stringify({ ok: false, problems: [error.message], checkedAt: new Date().toISOString() }, null, 2)}\n`);
-      throw failure(error instanceof SourceError && error.unavailable ? 'source-unavailable' : 'environment-changed', error.message, { problems: [error.message], evidence });
+      if (error instanceof SourceError)
+        await writeFileAtomic(evidence, `${JSON.stringify({ ok: false, problems: [error.message], checkedAt: new Date().toISOString() }, null, 2)}\n`);
+      throw failure(error instanceof SourceError && error.unavailable ? 'source-unavailable' : 'environment-changed', error.message, {
+        problems: [error.message],
+        evidence,
+      });
     }
     if (error instanceof KbError) throw failure('bad-plan', error.message);
     throw error;

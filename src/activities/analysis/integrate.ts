@@ -26,14 +26,19 @@ export async function integrateRun(checkout: string, run: LocatedRun): Promise<I
   const branch = runBranch(run.runId);
   const manifest = JSON.parse(await readFile(manifestFile(run.runDir), 'utf8')) as Manifest;
   if (manifest.status !== 'published') {
-    throw new IntegrateError(`run ${run.runId} is not published (its manifest ${manifestFile(run.runDir)} says ${manifest.status}): only a published run's branch is merged`);
+    throw new IntegrateError(
+      `run ${run.runId} is not published (its manifest ${manifestFile(run.runDir)} says ${manifest.status}): only a published run's branch is merged`,
+    );
   }
   const into = await git(checkout, ['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '');
   if (into === '') throw new IntegrateError(`the checkout ${checkout} is not on a branch (detached HEAD): check out main first`);
   if (into === branch) throw new IntegrateError(`the checkout ${checkout} has the run's own branch ${branch} checked out: check out main first`);
   if (await gitOk(checkout, ['merge-base', '--is-ancestor', branch, 'HEAD'])) return { outcome: 'already-integrated', into };
   const dirty = await dirtyPaths(checkout);
-  if (dirty.length > 0) throw new IntegrateError(`the checkout has uncommitted changes, and a merge needs a clean tree: ${dirty.slice(0, 20).join(', ')}; commit or stash them first`);
+  if (dirty.length > 0)
+    throw new IntegrateError(
+      `the checkout has uncommitted changes, and a merge needs a clean tree: ${dirty.slice(0, 20).join(', ')}; commit or stash them first`,
+    );
   const base = await git(checkout, ['merge-base', 'HEAD', branch]);
   const ours = new Set(await changedPaths(checkout, base, 'HEAD'));
   const theirs = await changedPaths(checkout, base, branch);

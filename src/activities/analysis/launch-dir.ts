@@ -52,8 +52,10 @@ export async function prepareLaunch(worker: Pick<AnalysisWorkerState, 'asserted'
       .map((name) => FEEDBACK[name]?.({ role: input.role, type: input.type, recordId: input.recordId, cited }))
       .filter((text): text is string => text !== undefined && text !== '');
     const appended = feedback.length > 0 ? `\n${feedback.join('\n\n')}\n` : '';
-    if (input.findingsSha256 !== undefined) await writeFileAtomic(path.join(dir, FINDINGS_FILE), `${(await getText(input.runDir, input.findingsSha256)).trimEnd()}\n${appended}`);
-    if (input.refusal !== undefined) await writeFileAtomic(path.join(dir, REFUSAL_FILE), `${await refusalText(input.runDir, input.role, input.refusal)}${appended}`);
+    if (input.findingsSha256 !== undefined)
+      await writeFileAtomic(path.join(dir, FINDINGS_FILE), `${(await getText(input.runDir, input.findingsSha256)).trimEnd()}\n${appended}`);
+    if (input.refusal !== undefined)
+      await writeFileAtomic(path.join(dir, REFUSAL_FILE), `${await refusalText(input.runDir, input.role, input.refusal)}${appended}`);
     await writeFileAtomic(path.join(dir, 'prompt.md'), input.prompt);
     if (input.checkout === undefined) return { dir };
     const checkoutBaseline = await writeCheckoutSnapshot(input.runDir, input.checkout, `${input.role}-${input.launch}`);

@@ -84,7 +84,10 @@ export async function installMethod(checkout: string, options: InstallOptions = 
     else differing.push(file);
   }
   if (notFiles.length > 0) {
-    throw new InstallError(`${root} has something other than a regular file where the method puts a file; nothing was written:\n${notFiles.map((file) => `  ${file}`).join('\n')}`, notFiles);
+    throw new InstallError(
+      `${root} has something other than a regular file where the method puts a file; nothing was written:\n${notFiles.map((file) => `  ${file}`).join('\n')}`,
+      notFiles,
+    );
   }
   if (differing.length > 0 && options.force !== true) {
     throw new InstallError(
@@ -96,7 +99,9 @@ export async function installMethod(checkout: string, options: InstallOptions = 
 
   const warnings: string[] = [];
   if ((await kind(path.join(root, 'kb', 'types', 'type-spec.md'))) !== 'file') {
-    warnings.push('kb/types/type-spec.md is missing: the method\'s type specs name it as their type, so `commonplace validate` reports them until the KB has one (runs do not need it)');
+    warnings.push(
+      "kb/types/type-spec.md is missing: the method's type specs name it as their type, so `commonplace validate` reports them until the KB has one (runs do not need it)",
+    );
   }
   return { checkout: root, from, written: missing, replaced: differing, unchanged, warnings };
 }

@@ -68,7 +68,14 @@ export async function classifySource(source: string, cwd: string): Promise<{ kin
 async function existingRunIds(checkout: string, worktreesRoot: string): Promise<string[]> {
   const branches = await git(checkout, ['branch', '--list', 'analysis/AAS-*', '--format=%(refname:short)']);
   const dirs = await readdir(worktreesRoot).catch(() => [] as string[]);
-  return [...branches.split('\n').filter(Boolean).map((branch) => branch.replace(/^analysis\//, '')), ...dirs, ...(await resetRunIds(checkout))];
+  return [
+    ...branches
+      .split('\n')
+      .filter(Boolean)
+      .map((branch) => branch.replace(/^analysis\//, '')),
+    ...dirs,
+    ...(await resetRunIds(checkout)),
+  ];
 }
 
 /** Keeps run state out of `git status` in the checkout and every worktree (they share info/exclude). */
@@ -88,7 +95,9 @@ export async function prepareRun(options: PrepareOptions): Promise<PreparedRun> 
   if (top === undefined || path.resolve(top) !== checkout) throw new PrepareError(`${checkout} is not the root of a Git checkout`);
   const dirty = await dirtyPaths(checkout);
   if (dirty.length > 0) {
-    throw new PrepareError(`the checkout has uncommitted changes, and a run is prepared from the last commit: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}; commit or stash them first`);
+    throw new PrepareError(
+      `the checkout has uncommitted changes, and a run is prepared from the last commit: ${dirty.slice(0, 20).join(', ')}${dirty.length > 20 ? ` and ${dirty.length - 20} more` : ''}; commit or stash them first`,
+    );
   }
   const slug = systemSlug(options.system);
   if (slug === '') throw new PrepareError(`system name "${options.system}" has no letters or digits to make a run ID from`);
@@ -157,7 +166,8 @@ export async function prepareRun(options: PrepareOptions): Promise<PreparedRun> 
     };
     await writeFileAtomic(parametersFile(runDir), `${JSON.stringify(parameters, null, 2)}\n`);
     await writeFileAtomic(manifestFile(runDir), `${JSON.stringify(manifest, null, 2)}\n`);
-    if ((await sha256File(path.join(worktree, plan.file))) !== plan.sha256) throw new PrepareError(`the plan in the new worktree differs from ${plan.file} in the checkout`);
+    if ((await sha256File(path.join(worktree, plan.file))) !== plan.sha256)
+      throw new PrepareError(`the plan in the new worktree differs from ${plan.file} in the checkout`);
     return { runId, branch: runBranch(runId), worktree, runDir, parameters };
   } catch (error) {
     await git(checkout, ['worktree', 'remove', '--force', worktree]).catch(() => undefined);

@@ -122,7 +122,9 @@ async function withLock<T>(file: string, owner: string, waitMs: number, heartbea
         continue;
       }
       if (Date.now() > deadline) {
-        throw new PublicationLockedError(`the publication lock ${file} is held${held ? ` by ${held.owner} (pid ${held.pid} on ${held.host} since ${held.since})` : ''}; another publication is under way`);
+        throw new PublicationLockedError(
+          `the publication lock ${file} is held${held ? ` by ${held.owner} (pid ${held.pid} on ${held.host} since ${held.since})` : ''}; another publication is under way`,
+        );
       }
       heartbeat();
       await new Promise((done) => setTimeout(done, 250));
@@ -217,7 +219,9 @@ async function conflicts(parameters: RunParameters, destination: string): Promis
   }
   const head = await git(parameters.checkout, ['rev-parse', 'HEAD']).catch(() => undefined);
   if (head !== undefined && head !== parameters.preparationCommit) {
-    const changed = (await git(parameters.checkout, ['diff', '--name-only', '-z', parameters.preparationCommit, head, '--', destination])).split('\0').filter(Boolean);
+    const changed = (await git(parameters.checkout, ['diff', '--name-only', '-z', parameters.preparationCommit, head, '--', destination]))
+      .split('\0')
+      .filter(Boolean);
     if (changed.length > 0) {
       return {
         reason: `the checkout's branch changed the destination ${destination} since the run was prepared (${parameters.preparationCommit.slice(0, 12)}): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? ` and ${changed.length - 10} more` : ''}; publishing would collide with it`,
@@ -255,7 +259,12 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
   for (const member of manifest.members) targets[`${destination}/${member.path}`] = member.sha256;
   const manifestPath = `${destination}/${PUBLISHED_MANIFEST}`;
   targets[manifestPath] = manifestDigest;
-  const order = [...Object.keys(targets).filter((file) => file !== manifestPath).sort(), manifestPath];
+  const order = [
+    ...Object.keys(targets)
+      .filter((file) => file !== manifestPath)
+      .sort(),
+    manifestPath,
+  ];
 
   return withLock(publicationLockFile(parameters.checkout), `publication of ${parameters.run}`, request.lockWaitMs ?? 120_000, heartbeat, async () => {
     const read = await readJournal(journal);
@@ -266,15 +275,19 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
 
     let begin = entries.find((entry): entry is Extract<JournalEntry, { event: 'begin' }> => entry.event === 'begin');
     if (begin !== undefined && begin.publication !== manifestDigest) {
-      return uncertain(`the journal records a publication of other bytes (manifest ${begin.publication.slice(0, 12)}, begun ${begin.at}) than this run's assembled artifact (${manifestDigest.slice(0, 12)})`);
+      return uncertain(
+        `the journal records a publication of other bytes (manifest ${begin.publication.slice(0, 12)}, begun ${begin.at}) than this run's assembled artifact (${manifestDigest.slice(0, 12)})`,
+      );
     }
     if (begin === undefined && entries.length > 0) return uncertain(`the journal has ${entries.length} entries but no begin`);
     const done = entries.find((entry): entry is Extract<JournalEntry, { event: 'done' }> => entry.event === 'done');
     if (begin !== undefined && done !== undefined) {
       const head = await git(worktree, ['rev-parse', 'HEAD']);
-      if (head !== done.commit) return uncertain(`the journal says the publication was done at ${done.commit.slice(0, 12)}, but the run branch is now at ${head.slice(0, 12)}`);
+      if (head !== done.commit)
+        return uncertain(`the journal says the publication was done at ${done.commit.slice(0, 12)}, but the run branch is now at ${head.slice(0, 12)}`);
       const recorded = JSON.parse(await readFile(manifestFile(runDir), 'utf8')) as Manifest;
-      if (recorded.status === 'published' && recorded.publication !== undefined) return { status: 'published', publication: recorded.publication, files: order, manifest: recorded };
+      if (recorded.status === 'published' && recorded.publication !== undefined)
+        return { status: 'published', publication: recorded.publication, files: order, manifest: recorded };
     }
 
     if (begin === undefined) {
@@ -289,7 +302,9 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
     const committed = entries.find((entry): entry is Extract<JournalEntry, { event: 'committed' }> => entry.event === 'committed');
     const head = await git(worktree, ['rev-parse', 'HEAD']);
     if (committed === undefined && head !== base && !entries.some((entry) => entry.event === 'committing')) {
-      return uncertain(`the run branch moved from ${base.slice(0, 12)} to ${head.slice(0, 12)} during publication, and the journal records no commit of this publication`);
+      return uncertain(
+        `the run branch moved from ${base.slice(0, 12)} to ${head.slice(0, 12)} during publication, and the journal records no commit of this publication`,
+      );
     }
 
     // Copy what is not there yet; a file with bytes this publication did not write is an unknown outcome.
@@ -300,7 +315,8 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
         const target = path.join(worktree, ...file.split('/'));
         const current = await digestOf(target);
         if (current === expected) continue;
-        if (current !== null) return uncertain(`${file} holds bytes (sha256 ${current.slice(0, 12)}) this publication did not write (expected ${expected.slice(0, 12)})`);
+        if (current !== null)
+          return uncertain(`${file} holds bytes (sha256 ${current.slice(0, 12)}) this publication did not write (expected ${expected.slice(0, 12)})`);
         await log({ event: 'writing', path: file, sha256: expected, at: at() });
         await writeFileAtomic(target, await get(runDir, expected));
         await log({ event: 'written', path: file, sha256: expected, at: at() });
@@ -317,7 +333,14 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
         const foreign = staged.filter((file) => !(file in targets));
         if (foreign.length > 0) return uncertain(`the worktree's index holds changes this publication did not make: ${foreign.slice(0, 10).join(', ')}`);
         await log({ event: 'committing', at: at() });
-        await git(worktree, [...(await commitIdentity(worktree)), 'commit', '--quiet', '--no-verify', '-m', `Publish analysis ${parameters.run} (${parameters.system})\n\nDestination: ${destination}\nPublished manifest sha256: ${manifestDigest}`]);
+        await git(worktree, [
+          ...(await commitIdentity(worktree)),
+          'commit',
+          '--quiet',
+          '--no-verify',
+          '-m',
+          `Publish analysis ${parameters.run} (${parameters.system})\n\nDestination: ${destination}\nPublished manifest sha256: ${manifestDigest}`,
+        ]);
         commit = await git(worktree, ['rev-parse', 'HEAD']);
       } else {
         const parent = await git(worktree, ['rev-parse', 'HEAD^']).catch(() => '');
@@ -328,7 +351,8 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
           const blob = await git(worktree, ['rev-parse', `${head}:${file}`]).catch(() => '');
           const expectedBlob = await git(worktree, ['hash-object', '--', file]).catch(() => '');
           const current = await digestOf(path.join(worktree, ...file.split('/')));
-          if (blob === '' || blob !== expectedBlob || current !== targets[file]) return uncertain(`the commit ${head.slice(0, 12)} does not hold ${file} as this publication writes it`);
+          if (blob === '' || blob !== expectedBlob || current !== targets[file])
+            return uncertain(`the commit ${head.slice(0, 12)} does not hold ${file} as this publication writes it`);
         }
         commit = head;
       }

@@ -51,7 +51,10 @@ export async function readParameters(runDir: string): Promise<RunParameters> {
 async function missingRunReason(runDir: string, file: string): Promise<string> {
   const worktree = path.dirname(path.dirname(path.dirname(runDir)));
   const where = `${process.pid}@${hostname()}`;
-  const present = await access(worktree).then(() => true, () => false);
+  const present = await access(worktree).then(
+    () => true,
+    () => false,
+  );
   if (!present) {
     return `${file} is missing: the run worktree ${worktree} is not on ${where} (a worker must see the checkout and its worktrees at the paths of the host that prepared the run; see docs/compose.md)`;
   }
@@ -71,7 +74,8 @@ export async function locateRun(checkout: string, runId: string): Promise<Locate
         : `run ${runId} is being reset (begun ${reset.startedAt}): finish it with \`${runCommand.analysisReset(runId, 'yes')}\`, then prepare a new run`,
     );
   }
-  if (found === undefined) throw new RunNotFoundError(`no run ${runId} in ${checkout}: no worktree has branch ${branch} (prepare one with \`commonplace analysis prepare\`)`);
+  if (found === undefined)
+    throw new RunNotFoundError(`no run ${runId} in ${checkout}: no worktree has branch ${branch} (prepare one with \`commonplace analysis prepare\`)`);
   const runDir = runDirOf(found.path, runId);
   return { runId, worktree: found.path, runDir, parameters: await readParameters(runDir) };
 }

@@ -22,7 +22,10 @@ import { sha256, sha256File } from '../../fs/digest.js';
  */
 export class SourceError extends Error {
   override name = 'SourceError';
-  constructor(message: string, readonly unavailable = true) {
+  constructor(
+    message: string,
+    readonly unavailable = true,
+  ) {
     super(message);
   }
 }
@@ -54,7 +57,9 @@ async function verify(record: FrozenSource): Promise<boolean> {
 
 /** Freezes the run's source into its capture directory (or returns the frozen one, checked), with the identity that pins it. */
 export async function freezeSource(parameters: RunParameters, runDir: string, beat: () => void = () => {}): Promise<FrozenSource> {
-  const existing = await readFile(recordFile(runDir), 'utf8').then((text) => JSON.parse(text) as FrozenSource).catch(() => undefined);
+  const existing = await readFile(recordFile(runDir), 'utf8')
+    .then((text) => JSON.parse(text) as FrozenSource)
+    .catch(() => undefined);
   if (existing) {
     if (await verify(existing)) return existing;
     throw new SourceError(`the frozen source in ${existing.path} no longer matches its record (${existing.identity}); it was changed after acquisition`, false);
@@ -87,7 +92,13 @@ export async function freezeSource(parameters: RunParameters, runDir: string, be
       record = { kind, location, identity: `bundle:sha256:${digest}`, digest, path: target, captureDir: capture };
     } else {
       const target = path.join(capture, 'source');
-      if (!(await stat(location).then((info) => info.isDirectory(), () => false))) throw new SourceError(`source directory ${location} does not exist`);
+      if (
+        !(await stat(location).then(
+          (info) => info.isDirectory(),
+          () => false,
+        ))
+      )
+        throw new SourceError(`source directory ${location} does not exist`);
       await cp(location, partial, { recursive: true, filter: (from) => path.basename(from) !== '.git' });
       beat();
       const digest = await treeDigest(partial);

@@ -38,7 +38,11 @@ export function createAnalysisWorkerState(): AnalysisWorkerState {
     if (!layout) {
       layout = (async () => {
         const text = await readFile(path.join(worktree, file));
-        if (sha256(text) !== layoutSha256) throw failure('environment-changed', `the layout ${file} changed since the run started`, { problems: [`the layout ${file} changed`], evidence: path.join(worktree, file) });
+        if (sha256(text) !== layoutSha256)
+          throw failure('environment-changed', `the layout ${file} changed since the run started`, {
+            problems: [`the layout ${file} changed`],
+            evidence: path.join(worktree, file),
+          });
         return loadLayout(file, worktree);
       })();
       layout.catch(() => layouts.delete(key));

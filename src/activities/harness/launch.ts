@@ -10,13 +10,33 @@ import { resolveCommand } from '../../harness/installed.js';
 import type { HarnessName } from '../../harness/profiles.js';
 import { findUsageLimitIn, type HarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
-import { RETURNED_OUTPUT_CAP, type LaunchActivity, type LaunchExitDetails, type LaunchInput, type LaunchResult, type OutputDigest, type UsageLimitDetails } from '../../harness/launch-contract.js';
+import {
+  RETURNED_OUTPUT_CAP,
+  type LaunchActivity,
+  type LaunchExitDetails,
+  type LaunchInput,
+  type LaunchResult,
+  type OutputDigest,
+  type UsageLimitDetails,
+} from '../../harness/launch-contract.js';
 import { noFaults, type FaultPoints } from '../faults.js';
 import { TryFollower } from './follow.js';
 import { listTry, runStateOn, unlistTry } from './reap.js';
 import { strayStateWrites } from './state-writes.js';
 import { prepareLaunch } from './prepare.js';
-import { clearTryRecord, killGroup, launchStateDir, readExitCode, readTryRecord, startTry, tryEnded, tryFiles, tryState, writeTryLog, type TryRecord } from './tries.js';
+import {
+  clearTryRecord,
+  killGroup,
+  launchStateDir,
+  readExitCode,
+  readTryRecord,
+  startTry,
+  tryEnded,
+  tryFiles,
+  tryState,
+  writeTryLog,
+  type TryRecord,
+} from './tries.js';
 
 export interface HarnessDependencies {
   /** The fake harness executable, used by profiles of harness `fake` without their own `command`. */
@@ -39,7 +59,6 @@ export interface HarnessDependencies {
 
 /** How long a CLI may say it cannot reach its endpoint before the try is ended, when the profile sets no `unreachable-timeout`. */
 export const defaultUnreachableTimeoutMs = 60_000;
-
 
 const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0, 200);
 
@@ -90,7 +109,11 @@ async function writeFiles(dir: string, files: Record<string, string>, launchId: 
   for (const [name, text] of Object.entries(files)) {
     const normal = normalize(name);
     if (isAbsolute(name) || normal.startsWith('..') || normal.split(sep)[0] === launchStateDir) {
-      throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: `launch ${launchId}: file "${name}" must be a path inside the launch directory` });
+      throw ApplicationFailure.create({
+        type: 'bad-launch-input',
+        nonRetryable: true,
+        message: `launch ${launchId}: file "${name}" must be a path inside the launch directory`,
+      });
     }
     await mkdir(dirname(join(dir, normal)), { recursive: true });
     await writeFile(join(dir, normal), text);
@@ -139,7 +162,7 @@ export function createHarnessActivities(dependencies: HarnessDependencies) {
     clock: dependencies.clock ?? (() => new Date()),
     heartbeatIntervalMs: dependencies.heartbeatIntervalMs ?? launchHeartbeatIntervalMs,
     killGraceMs: dependencies.killGraceMs ?? 2000,
-    portable: dependencies.portable ?? (<T,>(value: T) => value),
+    portable: dependencies.portable ?? (<T>(value: T) => value),
     faults: dependencies.faults ?? noFaults,
   };
   /**
@@ -166,7 +189,7 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   const { profile, dir } = input;
 
   const info = context.info;
-  const owner = `${info.workflowExecution?.workflowId ?? ""}/${info.workflowExecution?.runId ?? ""}/${info.activityId}`;
+  const owner = `${info.workflowExecution?.workflowId ?? ''}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
   let record = await readTryRecord(dir);
   if (record && record.owner !== owner) {
     // Another launch's try in this directory: never adopted, and never left running to write into this one.
@@ -191,7 +214,11 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
     await mkdir(join(dir, logDir), { recursive: true });
     await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
     const { stateDir } = w.deps;
-    const workflow = info.workflowExecution && { namespace: info.workflowNamespace ?? '', workflowId: info.workflowExecution.workflowId, runId: info.workflowExecution.runId };
+    const workflow = info.workflowExecution && {
+      namespace: info.workflowNamespace ?? '',
+      workflowId: info.workflowExecution.workflowId,
+      runId: info.workflowExecution.runId,
+    };
     ({ record, process: child } = await startTry(dir, owner, context.info.attempt, logDir, command, input.prompt, prepared.env, {
       ...(workflow && { workflow }),
       ...(stateDir !== undefined && { register: (started: TryRecord) => listTry(stateDir, dir, started) }),
@@ -253,14 +280,21 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   context.cancellationSignal.removeEventListener('abort', onCancel);
   if (ended === 'abandoned') {
     timer.unref(); // the try keeps its deadline, whoever adopts it
-    throw new CancelledFailure(`launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`);
+    throw new CancelledFailure(
+      `launch ${input.launchId}: attempt ${context.info.attempt} given up by the server; try ${current.try} goes on for the next attempt to adopt`,
+    );
   }
   clearTimeout(timer);
   await w.faults.at('try-ended');
   const { stateDir } = w.deps;
   const strays = stateDir === undefined ? [] : await noticeStrayWrites(stateDir, dir, current, input.launchId);
   try {
-    const result = await report(w, executor, input, current, { adopted, ended, signal: child ? ((await child).signal ?? null) : null, unreachable: follower.unreachableNotice });
+    const result = await report(w, executor, input, current, {
+      adopted,
+      ended,
+      signal: child ? ((await child).signal ?? null) : null,
+      unreachable: follower.unreachableNotice,
+    });
     return strays.length === 0 ? result : { ...result, strayWrites: strays };
   } catch (error) {
     await clearTryRecord(dir); // a failed try is relaunched, not adopted
@@ -271,7 +305,13 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
 }
 
 /** Reads what an ended try left — its stdout, stderr, exit code and outputs — into a result or a launch failure. */
-async function report(w: LaunchWiring, executor: CliExecutor, input: LaunchInput, current: TryRecord, how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined }): Promise<LaunchResult> {
+async function report(
+  w: LaunchWiring,
+  executor: CliExecutor,
+  input: LaunchInput,
+  current: TryRecord,
+  how: { adopted: boolean; ended: 'timeout' | 'cancelled' | 'unreachable' | undefined; signal: string | null; unreachable?: string | undefined },
+): Promise<LaunchResult> {
   const context = Context.current();
   const { profile, dir } = input;
   const { logDir } = current;
@@ -357,7 +397,9 @@ async function noticeStrayWrites(stateDir: string, dir: string, current: TryReco
   const strays = await strayStateWrites(stateDir, current.startedAt, dir).catch(() => []);
   if (strays.length === 0) return strays;
   await writeFile(join(dir, current.logDir, 'stray-writes.txt'), `${strays.join('\n')}\n`).catch(() => undefined);
-  Context.current().log.warn(`launch ${launchId}: a write into the worker's state directory ${stateDir} during try ${current.try}, outside any launch directory: ${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ` and ${strays.length - 5} more` : ''}`);
+  Context.current().log.warn(
+    `launch ${launchId}: a write into the worker's state directory ${stateDir} during try ${current.try}, outside any launch directory: ${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ` and ${strays.length - 5} more` : ''}`,
+  );
   return strays;
 }
 
@@ -404,7 +446,11 @@ async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput
 }
 
 /** One shape for every launch that ran to an end, whichever executor ran it. */
-async function launchResult(input: LaunchInput, report: HarnessReport, how: Pick<LaunchResult, 'exitCode' | 'timedOut' | 'durationMs' | 'try' | 'logDir'>): Promise<LaunchResult> {
+async function launchResult(
+  input: LaunchInput,
+  report: HarnessReport,
+  how: Pick<LaunchResult, 'exitCode' | 'timedOut' | 'durationMs' | 'try' | 'logDir'>,
+): Promise<LaunchResult> {
   const { profile, dir } = input;
   const { present, missing } = await digest(dir, input.outputs);
   const carried = input.returnOutputs ? await returned(dir, present, input.returnOutputs.maxBytes) : undefined;

@@ -22,7 +22,13 @@ const badInput = (error: unknown): never => {
  * Resolves a profile on this worker and writes what its CLI reads besides flags (the executor's own,
  * such as pi's per-launch agent directory, and claude's joined startup files) under the launch's state directory.
  */
-export async function prepareLaunch(executor: CliExecutor, profile: Profile, dir: string, stateDir: string, processEnv: NodeJS.ProcessEnv = process.env): Promise<PreparedLaunch> {
+export async function prepareLaunch(
+  executor: CliExecutor,
+  profile: Profile,
+  dir: string,
+  stateDir: string,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): Promise<PreparedLaunch> {
   let resolved: Profile;
   try {
     resolved = resolveProfile(profile, processEnv);

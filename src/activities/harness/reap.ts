@@ -40,7 +40,11 @@ async function stillTheWrapper(listed: ListedTry): Promise<boolean> {
  * Ends the listed tries whose workflow execution has closed (their process groups: SIGTERM, then
  * SIGKILL after the grace), and unlists tries that have ended; returns the tries it ended.
  */
-export async function reapClosedTries(stateDir: string, runState: (workflow: NonNullable<TryRecord['workflow']>) => Promise<RunState>, killGraceMs = 2000): Promise<ListedTry[]> {
+export async function reapClosedTries(
+  stateDir: string,
+  runState: (workflow: NonNullable<TryRecord['workflow']>) => Promise<RunState>,
+  killGraceMs = 2000,
+): Promise<ListedTry[]> {
   const names = await readdir(triesIndexDir(stateDir)).catch(() => [] as string[]);
   const reaped: ListedTry[] = [];
   for (const name of names.filter((entry) => entry.endsWith('.json'))) {

@@ -48,7 +48,8 @@ export const tryFiles = (dir: string, logDir: string) => ({
 // (and without an exit code: the try is `gone`, and launched again). The harness reads the rest of
 // standard input, the prompt. The exit code is written by rename, so a reader sees it whole or not at
 // all; a killed group writes none.
-const WRAPPER = 'out=$1; err=$2; status=$3; shift 3; IFS= read -r go && [ "$go" = go ] || exit 75; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
+const WRAPPER =
+  'out=$1; err=$2; status=$3; shift 3; IFS= read -r go && [ "$go" = go ] || exit 75; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -83,7 +84,7 @@ export async function clearTryRecord(dir: string): Promise<void> {
 
 /** What became of a recorded try: still running, ended with an exit code nobody reported, or gone without one (killed). */
 export async function tryState(dir: string, record: TryRecord): Promise<'running' | 'ended' | 'gone'> {
-  if (await readExitCode(dir, record) !== undefined) return 'ended';
+  if ((await readExitCode(dir, record)) !== undefined) return 'ended';
   return groupAlive(record.pid) ? 'running' : 'gone';
 }
 

@@ -40,13 +40,13 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   if (input.grouping === 'bundle') {
     lines.push(
       bundleHeading(unit),
-      'Read each gate in its criterion input and the note in its note input. Follow each gate\'s own test.',
+      "Read each gate in its criterion input and the note in its note input. Follow each gate's own test.",
       `Write one review file, ${input.output}, with one section per gate, in the order listed: a heading line \`## <gate id>\`,`,
       `your review for that gate, and as the section's last line exactly one result line: ${resultLine}.`,
     );
   } else {
     lines.push(
-      'Review the note against the criterion below. Read the criterion input, then the note input, and follow the criterion\'s test.',
+      "Review the note against the criterion below. Read the criterion input, then the note input, and follow the criterion's test.",
       `Write your review to ${input.output}. Its last line must be exactly one result line: ${resultLine}.`,
     );
   }

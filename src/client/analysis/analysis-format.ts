@@ -32,7 +32,8 @@ export function progressLine(progress: AnalysisProgress): string {
 function stopsOf(progress: AnalysisProgress): string[] {
   const lines: string[] = [];
   for (const stop of progress.stops) lines.push(...stopLines(stop, '  '));
-  if (progress.resumesAt && progress.stops.some((stop) => stop.kind === 'usage-limit')) lines.push(`    it resumes by itself at ${progress.resumesAt} (--auto-resume)`);
+  if (progress.resumesAt && progress.stops.some((stop) => stop.kind === 'usage-limit'))
+    lines.push(`    it resumes by itself at ${progress.resumesAt} (--auto-resume)`);
   return lines;
 }
 
@@ -85,7 +86,9 @@ export function formatResult(result: AnalysisResult): { text: string; status: An
 
 /** How the follow loop reads an analysis; with a client, the line adds what its running launches are doing. */
 export function analysisFormat(client?: Client, json = false): FollowFormat<AnalysisProgress, AnalysisResult> {
-  const line = client ? async (progress: AnalysisProgress) => `${progressLine(progress)}${liveSuffix(await liveLaunches(client, progress.workflowId))}` : progressLine;
+  const line = client
+    ? async (progress: AnalysisProgress) => `${progressLine(progress)}${liveSuffix(await liveLaunches(client, progress.workflowId))}`
+    : progressLine;
   const next = (progress: AnalysisProgress) => nextStep(progress.stops, progress.status, analysisNext(progress.runId), progress.spend)?.command;
   return { query: progressQuery, line, stopped: formatStop, result: formatResult, next, json };
 }
@@ -99,31 +102,47 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   lines.push(...spendLines(progress.spend, '  ', 14));
   if (progress.disposition) lines.push(`  disposition   ${progress.disposition}`);
   if (progress.manifest) lines.push(`  manifest      ${progress.manifest}`);
-  if (progress.publication) lines.push(`  published     ${progress.publication.destination}/ at commit ${progress.publication.commit.slice(0, 12)} (journal ${progress.publication.journal})`);
+  if (progress.publication)
+    lines.push(
+      `  published     ${progress.publication.destination}/ at commit ${progress.publication.commit.slice(0, 12)} (journal ${progress.publication.journal})`,
+    );
   if (progress.stops.length > 0) {
     lines.push(progress.status === 'exhausted' ? 'ended by' : 'stop');
     lines.push(...stopsOf(progress));
     lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend));
   }
-  lines.push('budgets (attempts used of the plan\'s budget)');
-  for (const [role, budget] of Object.entries(progress.budgets)) lines.push(`  ${pad(role, 24)}${budget.used}/${budget.max} used, ${budget.max - budget.used} left`);
+  lines.push("budgets (attempts used of the plan's budget)");
+  for (const [role, budget] of Object.entries(progress.budgets))
+    lines.push(`  ${pad(role, 24)}${budget.used}/${budget.max} used, ${budget.max - budget.used} left`);
   lines.push('members');
   const order = Object.keys(progress.budgets);
   const memberList = Object.values(progress.members).sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
   if (memberList.length === 0) lines.push('  none yet');
   for (const member of memberList) {
-    const verified = member.verified ? `${member.verified.outcome} by ${member.verified.by}${member.verified.sha256 !== member.sha256 ? ' (an earlier version)' : ''}` : 'not verified';
-    lines.push(`  ${pad(member.role, 24)}${pad(member.path, 26)}check ${pad(member.check, 8)}${pad(verified, 36)}sha256 ${short(member.sha256)}  model ${member.model ?? 'unreported'}`);
+    const verified = member.verified
+      ? `${member.verified.outcome} by ${member.verified.by}${member.verified.sha256 !== member.sha256 ? ' (an earlier version)' : ''}`
+      : 'not verified';
+    lines.push(
+      `  ${pad(member.role, 24)}${pad(member.path, 26)}check ${pad(member.check, 8)}${pad(verified, 36)}sha256 ${short(member.sha256)}  model ${member.model ?? 'unreported'}`,
+    );
   }
   lines.push('attempts');
   for (const attempt of progress.attempts) {
     const spent = attempt.attempt === null ? 'no attempt' : `attempt ${attempt.attempt}`;
-    const verdict = attempt.verdict ? `; verdict: ${attempt.verdict.refused.length === 0 ? 'accepts all' : `refuses ${attempt.verdict.refused.join(', ')}`}` : '';
-    lines.push(`  ${pad(`${attempt.role} #${attempt.launch}`, 28)}${pad(spent, 12)}${pad(attempt.kind, 11)}${pad(attempt.outcome, 14)}${attempt.sha256 ? `sha256 ${short(attempt.sha256)}` : ''}${verdict}`);
+    const verdict = attempt.verdict
+      ? `; verdict: ${attempt.verdict.refused.length === 0 ? 'accepts all' : `refuses ${attempt.verdict.refused.join(', ')}`}`
+      : '';
+    lines.push(
+      `  ${pad(`${attempt.role} #${attempt.launch}`, 28)}${pad(spent, 12)}${pad(attempt.kind, 11)}${pad(attempt.outcome, 14)}${attempt.sha256 ? `sha256 ${short(attempt.sha256)}` : ''}${verdict}`,
+    );
     if (attempt.reason) lines.push(`      why: ${attempt.reason}`);
-    for (const finding of attempt.findings) lines.push(`      - ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule})`);
+    for (const finding of attempt.findings)
+      lines.push(`      - ${finding.line !== undefined ? `line ${finding.line}: ` : ''}${finding.message} (${finding.rule})`);
     if (attempt.findingsCount > attempt.findings.length) lines.push(`      … ${attempt.findingsCount - attempt.findings.length} more findings`);
-    const cost = attempt.costUsd === undefined ? '' : `  cost ${attempt.costUsd === null ? 'unknown' : usd(attempt.costUsd)}${attempt.tokens ? ` (${attempt.tokens.input} in, ${attempt.tokens.output} out)` : ''}`;
+    const cost =
+      attempt.costUsd === undefined
+        ? ''
+        : `  cost ${attempt.costUsd === null ? 'unknown' : usd(attempt.costUsd)}${attempt.tokens ? ` (${attempt.tokens.input} in, ${attempt.tokens.output} out)` : ''}`;
     lines.push(`      launch ${attempt.launchId}  dir ${attempt.dir}${cost}`);
   }
   if (progress.checks.length > 0) {
@@ -132,7 +151,9 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
     for (const round of rounds) {
       const inRound = progress.checks.filter((check) => check.round === round);
       const failed = inRound.filter((check) => !check.passed);
-      lines.push(`  ${inRound[0]?.kind} round ${round}: ${inRound.length - failed.length} passed${failed.length > 0 ? `, failed: ${failed.map((check) => check.role).join(', ')}` : ''}`);
+      lines.push(
+        `  ${inRound[0]?.kind} round ${round}: ${inRound.length - failed.length} passed${failed.length > 0 ? `, failed: ${failed.map((check) => check.role).join(', ')}` : ''}`,
+      );
     }
   }
   if (progress.inFlight.length > 0) lines.push(`in flight: ${progress.inFlight.map((launch) => `${launch.launchId} since ${launch.since}`).join(', ')}`);

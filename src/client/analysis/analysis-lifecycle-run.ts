@@ -55,9 +55,15 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
     throw new UserError(`no run ${runId} in ${checkout}: no worktree, no branch ${runBranch(runId)}, no workflow ${workflowId}`);
   }
   const discards = [
-    status === undefined ? `no workflow ${workflowId} on the server` : status === 'RUNNING' ? `workflow ${workflowId} (open: it will be cancelled, and terminated if it has not closed ${grace / 1000} s later; its history stays on the server)` : `workflow ${workflowId} (${status.toLowerCase()}; its history stays on the server)`,
+    status === undefined
+      ? `no workflow ${workflowId} on the server`
+      : status === 'RUNNING'
+        ? `workflow ${workflowId} (open: it will be cancelled, and terminated if it has not closed ${grace / 1000} s later; its history stays on the server)`
+        : `workflow ${workflowId} (${status.toLowerCase()}; its history stays on the server)`,
     footprint.worktree === undefined ? 'no worktree' : `worktree ${footprint.worktree}, with the run's state (launches, checks, store, artifact)`,
-    footprint.branch ? `branch ${runBranch(runId)}${footprint.unmerged > 0 ? ` (${footprint.unmerged} commit${footprint.unmerged === 1 ? '' : 's'} not on the checkout's HEAD — lost)` : ''}` : 'no branch',
+    footprint.branch
+      ? `branch ${runBranch(runId)}${footprint.unmerged > 0 ? ` (${footprint.unmerged} commit${footprint.unmerged === 1 ? '' : 's'} not on the checkout's HEAD — lost)` : ''}`
+      : 'no branch',
   ];
   const what = { runId, workflowId, discards, ...(earlier !== undefined && { begunAt: earlier.startedAt }) };
   if (!options.yes) {
@@ -65,13 +71,18 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
     if (options.json) {
       printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
     } else {
-      process.stdout.write(`${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`);
+      process.stdout.write(
+        `${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`,
+      );
       process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${runnable(next, checkout)}\n`);
     }
     process.exitCode = 1;
     return;
   }
-  if (!options.json) process.stdout.write(`${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`);
+  if (!options.json)
+    process.stdout.write(
+      `${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`,
+    );
   if (earlier === undefined) await beginReset(checkout, { run: runId, discards, worktree: footprint.worktree ?? null, startedAt: new Date().toISOString() });
   let ended: Ended | undefined;
   if (status === 'RUNNING') {
@@ -85,7 +96,12 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
   }
   await finishReset(checkout, runId);
   if (options.json) {
-    printJson('analysis-reset', 1, { ...what, outcome: 'discarded', record, ...(ended !== undefined && { ended: { how: ended.how, status: ended.status, message: describeEnded(workflowId, ended, grace) } }) });
+    printJson('analysis-reset', 1, {
+      ...what,
+      outcome: 'discarded',
+      record,
+      ...(ended !== undefined && { ended: { how: ended.how, status: ended.status, message: describeEnded(workflowId, ended, grace) } }),
+    });
     return;
   }
   process.stdout.write(`reset ${runId}: discarded (record: ${record}); the next prepare of this system makes a new run ID\n`);
@@ -102,7 +118,13 @@ export async function runIntegrate(runId: string, options: { kb?: string; json?:
     throw error;
   }
   if (options.json) {
-    printJson('analysis-integrate', 1, result.outcome === 'already-integrated' ? { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into } : { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into, commit: result.commit, paths: result.paths });
+    printJson(
+      'analysis-integrate',
+      1,
+      result.outcome === 'already-integrated'
+        ? { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into }
+        : { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into, commit: result.commit, paths: result.paths },
+    );
     return;
   }
   process.stdout.write(

@@ -16,7 +16,9 @@ const KB_HELP = 'KB checkout (default: the Git root above the current directory 
  */
 export function registerReset(analysis: Command): void {
   graceOption(analysis.command('reset'))
-    .description('discard a run: cancel its workflow (terminating it after the grace period), remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)')
+    .description(
+      'discard a run: cancel its workflow (terminating it after the grace period), remove its worktree, branch and state, so the next prepare starts fresh (says what first; --yes to do it)',
+    )
     .argument('<run-id>', 'the run')
     .option('--yes', 'discard it (without it, reset only says what it would discard, and exits 1)')
     .option('--json', 'print what was (or would be) discarded as one JSON document (shape analysis-reset)')
@@ -36,7 +38,7 @@ Examples:
 export function registerIntegrate(analysis: Command): void {
   analysis
     .command('integrate')
-    .description('merge a published run\'s branch into the checkout\'s branch (main), refusing when main changed the same paths; a repeat is a no-op')
+    .description("merge a published run's branch into the checkout's branch (main), refusing when main changed the same paths; a repeat is a no-op")
     .argument('<run-id>', 'the published run')
     .option('--json', 'print the merge as one JSON document (shape analysis-integrate)')
     .option('--kb <dir>', KB_HELP)
@@ -47,5 +49,7 @@ Example:
   $ commonplace analysis integrate AAS-2026-12-03-quill-01
 `,
     )
-    .action(action(async (runId: string, options: { kb?: string; json?: boolean }) => (await import('./analysis-lifecycle-run.js')).runIntegrate(runId, options)));
+    .action(
+      action(async (runId: string, options: { kb?: string; json?: boolean }) => (await import('./analysis-lifecycle-run.js')).runIntegrate(runId, options)),
+    );
 }

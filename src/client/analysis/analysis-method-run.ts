@@ -21,7 +21,16 @@ export async function runInstallMethod(options: { force?: boolean; kb?: string; 
   const commit = `git -C ${checkout} add kb/instructions/agentic-analysis kb/types/agentic-analysis && git -C ${checkout} commit -m "Add the agentic-analysis method"`;
   const installed = written.length + replaced.length > 0;
   if (options.json) {
-    printJson('analysis-install-method', 1, { checkout, from: report.from, plan: DEFAULT_PLAN, written, replaced, unchanged, warnings, ...(installed && { next: commit }) });
+    printJson('analysis-install-method', 1, {
+      checkout,
+      from: report.from,
+      plan: DEFAULT_PLAN,
+      written,
+      replaced,
+      unchanged,
+      warnings,
+      ...(installed && { next: commit }),
+    });
     return;
   }
   const lines: string[] = [];
@@ -32,7 +41,10 @@ export async function runInstallMethod(options: { force?: boolean; kb?: string; 
     for (const file of written) lines.push(`  wrote     ${file}`);
     for (const file of replaced) lines.push(`  replaced  ${file}`);
     if (unchanged.length > 0) lines.push(`  ${unchanged.length} file${unchanged.length === 1 ? '' : 's'} already identical`);
-    lines.push(`next: commit it — ${commit}`, `then: prepare a run for a system (SYSTEM its name, DIR its source; the plan is ${DEFAULT_PLAN}): ${runnable('commonplace analysis prepare SYSTEM --source DIR')}`);
+    lines.push(
+      `next: commit it — ${commit}`,
+      `then: prepare a run for a system (SYSTEM its name, DIR its source; the plan is ${DEFAULT_PLAN}): ${runnable('commonplace analysis prepare SYSTEM --source DIR')}`,
+    );
   }
   for (const warning of warnings) lines.push(`warning: ${warning}`);
   process.stdout.write(`${lines.join('\n')}\n`);

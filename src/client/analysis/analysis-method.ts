@@ -10,7 +10,9 @@ import { action } from '../shared/errors.js';
 export function registerInstallMethod(analysis: Command): void {
   analysis
     .command('install-method')
-    .description('copy the shipped agentic-analysis method (plan, job instructions, layout, member types) into the KB checkout; files you changed are refused unless --force')
+    .description(
+      'copy the shipped agentic-analysis method (plan, job instructions, layout, member types) into the KB checkout; files you changed are refused unless --force',
+    )
     .option('--force', 'overwrite files of the method that differ from the shipped ones')
     .option('--json', 'print what was written, replaced and left as one JSON document (shape analysis-install-method)')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')

@@ -72,7 +72,15 @@ export async function runPrepare(system: string, options: PrepareOptions): Promi
   const { parameters } = prepared;
   const next = runCommand.analysisRun(prepared.runId);
   if (options.json) {
-    printJson('analysis-prepared', 1, { runId: prepared.runId, system: parameters.system, worktree: prepared.worktree, branch: prepared.branch, runDir: prepared.runDir, next, parameters });
+    printJson('analysis-prepared', 1, {
+      runId: prepared.runId,
+      system: parameters.system,
+      worktree: prepared.worktree,
+      branch: prepared.branch,
+      runDir: prepared.runDir,
+      next,
+      parameters,
+    });
     return;
   }
   process.stdout.write(
@@ -100,7 +108,8 @@ async function readRecord(run: LocatedRun): Promise<AnalysisProgress | undefined
 function printResult(workflowId: string, result: AnalysisResult, json: boolean | undefined): void {
   const { text, status, next } = formatResult(result);
   const exitCode = status === 'exhausted' ? 2 : 0;
-  if (json) printJson('run-outcome', 1, { workflowId, runId: result.runId, status, exitCode, ...(next !== undefined && { next }), result } satisfies RunOutcome);
+  if (json)
+    printJson('run-outcome', 1, { workflowId, runId: result.runId, status, exitCode, ...(next !== undefined && { next }), result } satisfies RunOutcome);
   else process.stdout.write(`${rendered(text)}\n`);
   if (exitCode !== 0) process.exitCode = exitCode;
 }
@@ -116,7 +125,15 @@ export interface RunOptions {
 }
 
 /** `analysis run`'s options in the order their checks run: the cap first, before the run is located. */
-const RUN_FIELDS = z.object({ maxCost: maxCostOption, kb: z.string().optional(), autoResume: flag, profiles: z.string().optional(), scenario: z.string().optional(), detach: flag, json: flag });
+const RUN_FIELDS = z.object({
+  maxCost: maxCostOption,
+  kb: z.string().optional(),
+  autoResume: flag,
+  profiles: z.string().optional(),
+  scenario: z.string().optional(),
+  detach: flag,
+  json: flag,
+});
 
 /** `analysis run <run-id>`: starts, attaches to or resumes the run, and follows it (exit 0 completed, 2 stopped, 1 failed). */
 export async function runRun(runId: string, raw: RunOptions): Promise<void> {
@@ -147,7 +164,9 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
     return;
   }
   if (state !== undefined && state !== 'RUNNING') {
-    throw new UserError(`run ${runId} ended ${state.toLowerCase()} (workflow ${workflowId}); run does not start it again under the same ID: its record is in ${run.runDir}`);
+    throw new UserError(
+      `run ${runId} ended ${state.toLowerCase()} (workflow ${workflowId}); run does not start it again under the same ID: its record is in ${run.runDir}`,
+    );
   }
   let action: 'started' | 'resumed' | 'attached';
   if (state === 'RUNNING') {
@@ -158,7 +177,16 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
       if (why !== undefined) {
         if (options.json) {
           const next = nextStep(progress.stops, progress.status, analysisNext(runId), progress.spend)?.command ?? runCommand.analysisRun(runId);
-          printJson('run-outcome', 1, { workflowId, runId, status: 'stopped', exitCode: 2, next, stops: progress.stops, message: `not resumed: ${why}`, progress } satisfies RunOutcome);
+          printJson('run-outcome', 1, {
+            workflowId,
+            runId,
+            status: 'stopped',
+            exitCode: 2,
+            next,
+            stops: progress.stops,
+            message: `not resumed: ${why}`,
+            progress,
+          } satisfies RunOutcome);
         } else {
           process.stdout.write(rendered(`${formatStop(progress)}\n  not resumed: ${why}\n`));
         }
@@ -181,7 +209,12 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
       ...(options.profiles !== undefined && { profilesFile: path.resolve(options.profiles) }),
       ...(options.scenario !== undefined && { env: { COMMONPLACE_FAKE_SCENARIO: path.resolve(options.scenario) } }),
     };
-    checkLaunchInputs({ checkout: run.worktree, profile: run.parameters.profile, ...(input.profilesFile !== undefined && { profilesFile: input.profilesFile }), ...(input.env !== undefined && { env: input.env }) });
+    checkLaunchInputs({
+      checkout: run.worktree,
+      profile: run.parameters.profile,
+      ...(input.profilesFile !== undefined && { profilesFile: input.profilesFile }),
+      ...(input.env !== undefined && { env: input.env }),
+    });
     await startRun(client, run, input);
     process.stderr.write(`started ${workflowId}; watch it in the Web UI or with: ${await describeCommand(workflowId)}\n`);
     action = 'started';
@@ -232,7 +265,9 @@ export async function runInspect(runId: string, options: { json?: boolean; kb?: 
       printJson('analysis-inspect', 1, { runId, status: 'prepared', worktree: run.worktree, runDir: run.runDir, readFrom: where, parameters });
       return;
     }
-    process.stdout.write(`run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: ${runnable(runCommand.analysisRun(runId), run.parameters.checkout)}\n`);
+    process.stdout.write(
+      `run ${runId} of ${parameters.system}: prepared, not started\n  worktree ${run.worktree}\n  start it with: ${runnable(runCommand.analysisRun(runId), run.parameters.checkout)}\n`,
+    );
     return;
   }
   if (options.json) {

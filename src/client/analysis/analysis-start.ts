@@ -28,7 +28,9 @@ export async function describe(handle: WorkflowHandle, run: LocatedRun): Promise
   const ours = await portable(run.worktree, run.parameters.checkout);
   const worktree = typeof recorded === 'string' ? shown(recorded) : undefined;
   if (typeof recorded === 'string' && recorded !== ours && path.resolve(shown(recorded)) !== path.resolve(run.worktree)) {
-    throw new UserError(`workflow ${handle.workflowId} on this Temporal namespace belongs to the run in ${worktree}, not to ${run.worktree}; two checkouts prepared the same run ID — use another namespace (TEMPORAL_NAMESPACE) for one of them`);
+    throw new UserError(
+      `workflow ${handle.workflowId} on this Temporal namespace belongs to the run in ${worktree}, not to ${run.worktree}; two checkouts prepared the same run ID — use another namespace (TEMPORAL_NAMESPACE) for one of them`,
+    );
   }
   return described.status.name;
 }

@@ -16,7 +16,7 @@ const KB_HELP = 'KB checkout (default: the Git root above the current directory 
 function registerPrepare(analysis: Command): void {
   analysis
     .command('prepare')
-    .description('allocate a run ID, create the run\'s worktree on its branch at the current commit, and write its parameters')
+    .description("allocate a run ID, create the run's worktree on its branch at the current commit, and write its parameters")
     .argument('<system>', 'the system analysed (its name makes the run ID)')
     .requiredOption('--source <source>', 'a Git URL, a path to a Git repository or a directory, or a bundle file')
     .option('--revision <rev>', 'for a Git source: the revision to freeze (default: HEAD)')
@@ -40,12 +40,15 @@ Examples:
 function registerRun(analysis: Command): void {
   analysis
     .command('run')
-    .description('start the run\'s workflow, attach to it while it runs, or resume it when stopped; follow it to completion or a stop')
+    .description("start the run's workflow, attach to it while it runs, or resume it when stopped; follow it to completion or a stop")
     .argument('<run-id>', 'the run prepare allocated')
     .option('--auto-resume', 'after a usage limit with a known reset time, wait for it on a durable timer and go on')
-    .option('--profiles <file>', 'worker profiles file (default: the worktree\'s kb/instructions/worker-profiles.yaml, else the shipped one)')
+    .option('--profiles <file>', "worker profiles file (default: the worktree's kb/instructions/worker-profiles.yaml, else the shipped one)")
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
-    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; on a stopped run, the new cap it resumes with')
+    .option(
+      '--max-cost <usd>',
+      'stop (spend-limit) before a launch that would take the run past this many US dollars; on a stopped run, the new cap it resumes with',
+    )
     .option('--detach', 'start or resume the run and return without following it')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome; with --detach, analysis-started); progress stays on stderr')
     .option('--kb <dir>', KB_HELP)
@@ -81,7 +84,9 @@ Examples:
 
 /** `commonplace analysis …`: prepare, run and inspect analysis runs. */
 export function registerAnalysis(program: Command): Command {
-  const analysis = program.command('analysis').description('analyse an external agentic system: install the method, prepare a run, run it (resuming stops), inspect, reset or integrate it');
+  const analysis = program
+    .command('analysis')
+    .description('analyse an external agentic system: install the method, prepare a run, run it (resuming stops), inspect, reset or integrate it');
   registerPrepare(analysis);
   registerRun(analysis);
   registerInspect(analysis);

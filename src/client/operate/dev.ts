@@ -27,9 +27,18 @@ export function registerDev(program: Command): void {
     .option('--state <dir>', 'directory for the SQLite file and run state', '.commonplace')
     .option('--port <port>', 'gRPC port of the dev server', '7233')
     .option('--ui-port <port>', 'port of the Web UI', '8233')
-    .option('--kb <dir>', 'a KB checkout the worker holds (repeatable; also COMMONPLACE_KB; default: the checkout of the current directory, if any)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option(
+      '--kb <dir>',
+      'a KB checkout the worker holds (repeatable; also COMMONPLACE_KB; default: the checkout of the current directory, if any)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--kb-list <file>', 'a file of checkout directories, one per line, held as they are added (COMMONPLACE_KB_LIST)', process.env.COMMONPLACE_KB_LIST)
-    .option('--metrics <addr>', 'serve the worker\'s Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)', process.env.COMMONPLACE_METRICS)
+    .option(
+      '--metrics <addr>',
+      "serve the worker's Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)",
+      process.env.COMMONPLACE_METRICS,
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  $ commonplace dev\n  $ commonplace dev --state .commonplace/demo --port 7300 --ui-port 8300\n  $ commonplace dev --metrics 9464\n',
@@ -42,7 +51,16 @@ export function registerDev(program: Command): void {
         const stateDir = resolve(options.state);
         // Said before the Temporal SDK loads, which takes seconds on a busy machine.
         process.stderr.write(`starting the Temporal dev server (state ${join(stateDir, 'temporal.db')})...\n`);
-        await (await import('./dev-run.js')).runDev({ stateDir, port, uiPort, kb: kbDirectories(options.kb), ...(options.kbList !== undefined && { kbList: options.kbList }), ...(options.metrics !== undefined && { metrics: options.metrics }) });
+        await (
+          await import('./dev-run.js')
+        ).runDev({
+          stateDir,
+          port,
+          uiPort,
+          kb: kbDirectories(options.kb),
+          ...(options.kbList !== undefined && { kbList: options.kbList }),
+          ...(options.metrics !== undefined && { metrics: options.metrics }),
+        });
       }),
     );
 }

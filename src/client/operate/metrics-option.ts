@@ -15,7 +15,10 @@ export const metricsOption = z
     const match = hostPort.exec(text.trim());
     const port = Number(match?.[2]);
     if (match && port >= 1 && port <= 65535) return `${match[1] ?? DEFAULT_METRICS_HOST}:${port}`;
-    context.addIssue({ code: 'custom', message: `--metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "${text}"` });
+    context.addIssue({
+      code: 'custom',
+      message: `--metrics (or COMMONPLACE_METRICS) must be a port or HOST:PORT, such as 9464 or 0.0.0.0:9464, got "${text}"`,
+    });
     return z.NEVER;
   });
 

@@ -60,7 +60,9 @@ export async function openQuotaGate(client: Client, account: string): Promise<vo
 export async function runQuotaList(options: { json?: boolean }): Promise<void> {
   const rows = await listQuotaGates(await connectClient());
   if (options.json) {
-    printJson('quota-gates', 1, { gates: rows.map((row) => ({ account: row.account, workflowId: row.workflowId, ...(row.quota !== undefined && { quota: row.quota }) })) });
+    printJson('quota-gates', 1, {
+      gates: rows.map((row) => ({ account: row.account, workflowId: row.workflowId, ...(row.quota !== undefined && { quota: row.quota }) })),
+    });
     return;
   }
   process.stdout.write(`${formatQuotaGates(rows)}\n`);

@@ -48,7 +48,12 @@ export function mismatchOf(error: Error): string {
   return error.message.split('\n')[0]!.trim();
 }
 
-async function replayAll(code: WorkflowCode, histories: AsyncIterable<HistoryAndWorkflowId> | Iterable<HistoryAndWorkflowId>, onReplayed: (done: number) => void, describe: (workflowId: string, runId: string) => Omit<ReplayFailure, 'mismatch' | 'workflowId' | 'runId'>): Promise<ReplayReport> {
+async function replayAll(
+  code: WorkflowCode,
+  histories: AsyncIterable<HistoryAndWorkflowId> | Iterable<HistoryAndWorkflowId>,
+  onReplayed: (done: number) => void,
+  describe: (workflowId: string, runId: string) => Omit<ReplayFailure, 'mismatch' | 'workflowId' | 'runId'>,
+): Promise<ReplayReport> {
   const failures: ReplayFailure[] = [];
   let checked = 0;
   for await (const result of Worker.runReplayHistories({ workflowBundle: code }, histories)) {
@@ -56,7 +61,12 @@ async function replayAll(code: WorkflowCode, histories: AsyncIterable<HistoryAnd
     onReplayed(checked);
     if (result.error) {
       const mismatch = mismatchOf(result.error);
-      failures.push({ ...describe(result.workflowId, result.runId), workflowId: result.workflowId, runId: result.runId, ...(refusalIn(mismatch) !== undefined ? refused(mismatch) : { mismatch }) });
+      failures.push({
+        ...describe(result.workflowId, result.runId),
+        workflowId: result.workflowId,
+        runId: result.runId,
+        ...(refusalIn(mismatch) !== undefined ? refused(mismatch) : { mismatch }),
+      });
     }
   }
   return { checked, failures };
@@ -67,7 +77,13 @@ async function replayAll(code: WorkflowCode, histories: AsyncIterable<HistoryAnd
  * applications' runs), its history fetched from the server. With `boundary` (the code checked is this
  * release's), a run whose memo names a release it does not run is named first, and not replayed.
  */
-export async function replayOpenRuns(client: Client, code: WorkflowCode, workflowTypes: readonly string[], onReplayed: (done: number, total: number) => void, boundary = false): Promise<ReplayReport> {
+export async function replayOpenRuns(
+  client: Client,
+  code: WorkflowCode,
+  workflowTypes: readonly string[],
+  onReplayed: (done: number, total: number) => void,
+  boundary = false,
+): Promise<ReplayReport> {
   const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${workflowTypes.map((type) => `'${type}'`).join(', ')})`;
   const { count: total } = await client.workflow.count(query);
   const refusals: ReplayFailure[] = [];
@@ -80,7 +96,12 @@ export async function replayOpenRuns(client: Client, code: WorkflowCode, workflo
   async function* histories(): AsyncIterable<HistoryAndWorkflowId> {
     for (const { workflowId, runId } of toReplay) yield { workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory() };
   }
-  const replayed = await replayAll(code, histories(), (done) => onReplayed(refusals.length + done, total), () => ({ kind: 'open' }));
+  const replayed = await replayAll(
+    code,
+    histories(),
+    (done) => onReplayed(refusals.length + done, total),
+    () => ({ kind: 'open' }),
+  );
   return { checked: refusals.length + replayed.checked, failures: [...refusals, ...replayed.failures] };
 }
 
@@ -147,7 +168,12 @@ export function recordedHistories(dir: string): { file: string; workflowId: stri
 }
 
 /** Replays each recorded history under a directory (with `boundary`, as replayOpenRuns: a history of a run begun on a release the code does not run is named, unreplayed). */
-export async function replayRecorded(dir: string, code: WorkflowCode, onReplayed: (done: number, total: number) => void, boundary = false): Promise<ReplayReport> {
+export async function replayRecorded(
+  dir: string,
+  code: WorkflowCode,
+  onReplayed: (done: number, total: number) => void,
+  boundary = false,
+): Promise<ReplayReport> {
   const recorded = recordedHistories(dir);
   // One history at a time, so each result is matched to its file even when two files share a workflow ID.
   const failures: ReplayFailure[] = [];
@@ -161,7 +187,12 @@ export async function replayRecorded(dir: string, code: WorkflowCode, onReplayed
       onReplayed(checked, recorded.length);
       continue;
     }
-    const report = await replayAll(code, [{ workflowId: entry.workflowId, history: entry.history }], () => undefined, () => ({ kind: 'recorded', file: entry.file }));
+    const report = await replayAll(
+      code,
+      [{ workflowId: entry.workflowId, history: entry.history }],
+      () => undefined,
+      () => ({ kind: 'recorded', file: entry.file }),
+    );
     checked += report.checked;
     failures.push(...report.failures);
     onReplayed(checked, recorded.length);

@@ -9,7 +9,15 @@ import { connectClient, connectionSettings } from '../shared/connection.js';
 import { debugEnabled, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { flag, parseOptions } from '../shared/options.js';
-import { replayOpenRuns, replayRecorded, schedulesBeforeBoundary, type ReplayFailure, type ReplayReport, type ScheduleBeforeBoundary, type WorkflowCode } from './upgrade-replay.js';
+import {
+  replayOpenRuns,
+  replayRecorded,
+  schedulesBeforeBoundary,
+  type ReplayFailure,
+  type ReplayReport,
+  type ScheduleBeforeBoundary,
+  type WorkflowCode,
+} from './upgrade-replay.js';
 
 export interface UpgradeCheckOptions {
   bundle?: string;
@@ -43,9 +51,14 @@ function progress(what: string): (done: number, total: number) => void {
 /** Which workflow code is checked: the bundle named, else what a worker started now would run. */
 async function codeToCheck(bundle: string | undefined, given: string | undefined): Promise<{ code: WorkflowCode; described: string }> {
   if (bundle !== undefined) return { code: { codePath: bundle }, described: `the workflow bundle ${given ?? bundle}` };
-  const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) => process.stderr.write(`${because}; bundling the workflow code to check...\n`));
+  const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) =>
+    process.stderr.write(`${because}; bundling the workflow code to check...\n`),
+  );
   const shown = 'codePath' in loaded.workflowBundle ? relative(process.cwd(), loaded.workflowBundle.codePath) || loaded.workflowBundle.codePath : undefined;
-  return { code: loaded.workflowBundle, described: `the installed workflow code (${shown ?? `bundled from ${relative(process.cwd(), workflowsPath) || workflowsPath}`})` };
+  return {
+    code: loaded.workflowBundle,
+    described: `the installed workflow code (${shown ?? `bundled from ${relative(process.cwd(), workflowsPath) || workflowsPath}`})`,
+  };
 }
 
 function failureLine(failure: ReplayFailure): string {
@@ -58,7 +71,8 @@ function failureLine(failure: ReplayFailure): string {
 /** Replays, prints the outcome, and sets exit code 1 when a history would not replay. */
 export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   const options = parseOptions(optionsSchema, raw);
-  if (!options.openRuns && options.histories === undefined) throw new UserError('--no-open-runs leaves nothing to check: name recorded histories with --histories DIR');
+  if (!options.openRuns && options.histories === undefined)
+    throw new UserError('--no-open-runs leaves nothing to check: name recorded histories with --histories DIR');
   // A history that does not replay fails its replayed workflow task, which the SDK's core logs as a warning: the
   // report below names it in one line, so only errors are logged (everything with --debug).
   const level = debugEnabled() ? 'DEBUG' : 'ERROR';
@@ -91,13 +105,21 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
       ...(options.openRuns && boundary && { schedules }),
     });
   } else {
-    const parts = [options.openRuns ? `${open.checked} open run${open.checked === 1 ? '' : 's'} on namespace ${namespace}` : undefined, options.histories !== undefined ? `${recorded.checked} recorded histor${recorded.checked === 1 ? 'y' : 'ies'} under ${options.histories}` : undefined].filter(Boolean);
+    const parts = [
+      options.openRuns ? `${open.checked} open run${open.checked === 1 ? '' : 's'} on namespace ${namespace}` : undefined,
+      options.histories !== undefined ? `${recorded.checked} recorded histor${recorded.checked === 1 ? 'y' : 'ies'} under ${options.histories}` : undefined,
+    ].filter(Boolean);
     const lines = [`replayed ${parts.join(' and ')} against ${described}`, ...failures.map(failureLine), ...schedules.map((schedule) => `  ${schedule.line}`)];
-    const recreate = schedules.length === 0 ? undefined : `${schedules.length} schedule${schedules.length === 1 ? '' : 's'} of an older release to create again before workers restart on this code`;
+    const recreate =
+      schedules.length === 0
+        ? undefined
+        : `${schedules.length} schedule${schedules.length === 1 ? '' : 's'} of an older release to create again before workers restart on this code`;
     if (failures.length === 0) lines.push(recreate ?? 'every history replays: workers can restart on this code');
     else {
       const refused = failures.some((failure) => failure.release !== undefined) ? ', or end each refused run with the command its line names' : '';
-      lines.push(`${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them${refused})${recreate === undefined ? '' : `; ${recreate}`}`);
+      lines.push(
+        `${failures.length} would not replay: restart no worker on this code until those runs end (docs/upgrading.md says how to drain them${refused})${recreate === undefined ? '' : `; ${recreate}`}`,
+      );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }

@@ -7,8 +7,10 @@ export function registerUpgrade(program: Command): void {
   const upgrade = program.command('upgrade').description('what to check before workers restart on new workflow code (docs/upgrading.md)');
   upgrade
     .command('check')
-    .description('replay the history of every open run on the namespace (and recorded histories) against the installed workflow code; name each run that would not replay')
-    .option('--bundle <file>', 'a workflow bundle to check instead of the installed code (another release\'s dist/workflow-bundle.js)')
+    .description(
+      'replay the history of every open run on the namespace (and recorded histories) against the installed workflow code; name each run that would not replay',
+    )
+    .option('--bundle <file>', "a workflow bundle to check instead of the installed code (another release's dist/workflow-bundle.js)")
     .option('--histories <dir>', 'also replay the history files under this directory (*.json, workflow IDs from workflow-ids.map)')
     .option('--no-open-runs', 'replay only the --histories files: no server is asked')
     .option('--json', 'print the outcome as one JSON document (shape upgrade-check)')

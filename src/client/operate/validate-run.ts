@@ -66,7 +66,11 @@ async function validate(targets: string[], options: ValidateOptions): Promise<vo
     return;
   }
   const checkout = findCheckout(cwd, options.kb);
-  const files = await collectFiles(checkout.root, targets.map((target) => againstKb(target, checkout.root, options.kb)), cwd);
+  const files = await collectFiles(
+    checkout.root,
+    targets.map((target) => againstKb(target, checkout.root, options.kb)),
+    cwd,
+  );
   const registry = new TypeRegistry(checkout.root);
   const report = await withPublished(await validateFiles(files, { repoRoot: checkout.root, registry, calibration: calibrationFindings }), registry);
   if (options.json) printJson('validate-files', 1, filesDocument(report));
@@ -90,7 +94,12 @@ function filesDocument(report: ValidationReport): object {
     mode: 'files',
     root: report.root,
     summary: report.summary,
-    files: report.results.map((result) => ({ file: result.file, kind: result.kind, ...(result.type !== undefined && { type: result.type }), findings: result.findings })),
+    files: report.results.map((result) => ({
+      file: result.file,
+      kind: result.kind,
+      ...(result.type !== undefined && { type: result.type }),
+      findings: result.findings,
+    })),
   };
 }
 
@@ -113,7 +122,10 @@ function draftDocument(report: DraftReport): object {
 
 /** Published artifacts among the files are validated whole: their members' results carry the layout's relations too, and their manifest is checked. */
 async function withPublished(report: ValidationReport, registry: TypeRegistry): Promise<ValidationReport> {
-  const dirs = await publishedArtifactsOf(report.root, report.results.map((result) => result.file));
+  const dirs = await publishedArtifactsOf(
+    report.root,
+    report.results.map((result) => result.file),
+  );
   if (dirs.length === 0) return report;
   const byFile = new Map(report.results.map((result) => [result.file, result]));
   for (const dir of dirs) {

@@ -18,7 +18,10 @@ export function registerValidate(program: Command): void {
     .option('--artifact <dir>', 'validate the draft as a member of this artifact directory (with --role); the directory is not written')
     .option('--role <role>', 'the layout role the draft is a candidate for')
     .option('--layout <file>', "the artifact's layout file (default: `layout` in the run's parameters.json)")
-    .option('--disposition <disposition>', `check requiredness under this disposition (${DISPOSITION_NAMES.join(', ')}); default: the layout's declared member field, else published`)
+    .option(
+      '--disposition <disposition>',
+      `check requiredness under this disposition (${DISPOSITION_NAMES.join(', ')}); default: the layout's declared member field, else published`,
+    )
     .option('--json', 'print the findings as one JSON document (shape validate-files, or validate-draft with --artifact)')
     .option('--verbose', 'list every file, the clean and the plain-text ones too (default: problems only)')
     .option('--kb <dir>', 'the KB checkout (default: the Git root above the current directory that holds kb/)')

@@ -23,7 +23,9 @@ export async function runWorker(options: { state: string; maxLaunches: number; m
   // The worker goes on without them (a namespace can be fixed while it runs), but says once what fails until then.
   const missing = await missingSearchAttributes(connection.operatorService, settings.namespace);
   if (missing !== undefined && missing.length > 0) {
-    process.stderr.write(`commonplace: warning: ${missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`);
+    process.stderr.write(
+      `commonplace: warning: ${missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`,
+    );
   }
   const { worker, bundledMs, prebuilt } = await startWorker({
     connection,

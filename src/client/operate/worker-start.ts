@@ -25,7 +25,9 @@ export interface HoldOptions {
  * compiled workflow code; otherwise bundles at start — webpack over the workflows, about 2 s on an idle
  * machine and several times that on a busy one — saying first why, so the wait is not silent.
  */
-export async function startWorker(settings: Omit<WorkerSettings, 'workflowBundle'>): Promise<{ worker: CommonplaceWorker; bundledMs: number; prebuilt: boolean }> {
+export async function startWorker(
+  settings: Omit<WorkerSettings, 'workflowBundle'>,
+): Promise<{ worker: CommonplaceWorker; bundledMs: number; prebuilt: boolean }> {
   // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the workflow code carries the SDK's OpenTelemetry workflow interceptors too: the prebuilt bundle has none, so it is bundled at start.
   const plugins = (await processTracing('commonplace-worker'))?.plugins;
   if (plugins !== undefined) {
@@ -34,8 +36,14 @@ export async function startWorker(settings: Omit<WorkerSettings, 'workflowBundle
     const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger, plugins });
     return { worker: await createWorker({ ...settings, workflowBundle, plugins }), bundledMs: Date.now() - started, prebuilt: false };
   }
-  const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) => process.stderr.write(`${because}; bundling the workflow code at start...\n`));
-  return { worker: await createWorker({ ...settings, workflowBundle: loaded.workflowBundle }), bundledMs: loaded.ms, prebuilt: loaded.bundledBecause === undefined };
+  const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) =>
+    process.stderr.write(`${because}; bundling the workflow code at start...\n`),
+  );
+  return {
+    worker: await createWorker({ ...settings, workflowBundle: loaded.workflowBundle }),
+    bundledMs: loaded.ms,
+    prebuilt: loaded.bundledBecause === undefined,
+  };
 }
 
 /** The checkouts named on the command line, each checked and given its ID, or the one-line error naming the directory. */

@@ -16,12 +16,23 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('run a worker against TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE until Ctrl-C: launches on task queue "commonplace", and the checkout work of each checkout it holds')
-    .option('--kb <dir>', 'a KB checkout this worker holds: it serves the checkout\'s task queue (repeatable; also COMMONPLACE_KB, separated by ":")', collect, [] as string[])
+    .description(
+      'run a worker against TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE until Ctrl-C: launches on task queue "commonplace", and the checkout work of each checkout it holds',
+    )
+    .option(
+      '--kb <dir>',
+      'a KB checkout this worker holds: it serves the checkout\'s task queue (repeatable; also COMMONPLACE_KB, separated by ":")',
+      collect,
+      [] as string[],
+    )
     .option('--kb-list <file>', 'a file of checkout directories, one per line, held as they are added (COMMONPLACE_KB_LIST)', process.env.COMMONPLACE_KB_LIST)
     .option('--state <dir>', 'directory for run state this worker writes (COMMONPLACE_STATE_DIR)', process.env.COMMONPLACE_STATE_DIR ?? '.commonplace')
     .option('--max-launches <n>', 'harness launches this worker runs at once', '8')
-    .option('--metrics <addr>', 'serve Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)', process.env.COMMONPLACE_METRICS)
+    .option(
+      '--metrics <addr>',
+      'serve Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)',
+      process.env.COMMONPLACE_METRICS,
+    )
     .addHelpText(
       'after',
       [
@@ -40,7 +51,9 @@ export function registerWorker(program: Command): void {
         const maxLaunches = maxLaunchesOption(options.maxLaunches);
         // Loading the Temporal SDK and the activities takes seconds on a busy machine: say so before it starts.
         process.stderr.write('loading the worker (the Temporal SDK, the activities)...\n');
-        await (await import('./worker-run.js')).runWorker({
+        await (
+          await import('./worker-run.js')
+        ).runWorker({
           state: options.state,
           maxLaunches,
           kb: kbDirectories(options.kb),

@@ -12,7 +12,9 @@ import { registerCompare } from './compare/compare.js';
 
 /** `commonplace review …`: freshness status, sweeps, retries and schedules. */
 export function registerReview(program: Command): Command {
-  const review = program.command('review').description('review a KB against its criteria: result files, freshness, gate sweeps, edits, approvals, cancelling runs, schedules');
+  const review = program
+    .command('review')
+    .description('review a KB against its criteria: result files, freshness, gate sweeps, edits, approvals, cancelling runs, schedules');
   const run = review.command('run').description('run a review workflow');
   registerReviewStatus(review);
   registerRunGates(run);

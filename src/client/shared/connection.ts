@@ -68,7 +68,9 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
   const crt = readNamed(tls.clientCert, 'TLS client certificate', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'client_cert_path', origin);
   const key = readNamed(tls.clientKey, 'TLS client key', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'client_key_path', origin);
   if (Boolean(crt) !== Boolean(key)) {
-    throw new UserError(`a TLS client ${crt ? 'certificate' : 'key'} is set without its ${crt ? 'key' : 'certificate'}: set both TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_* (or the profile's client_cert_* and client_key_*)`);
+    throw new UserError(
+      `a TLS client ${crt ? 'certificate' : 'key'} is set without its ${crt ? 'key' : 'certificate'}: set both TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_* (or the profile's client_cert_* and client_key_*)`,
+    );
   }
   const config: TLSConfig = {};
   if (tls.serverName) config.serverNameOverride = tls.serverName;
@@ -84,12 +86,15 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
  * listens, when nothing names an address.
  */
 export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = connectionOverrides()): ConnectionSettings {
-  if (overrides.configFile && !existsSync(overrides.configFile)) throw new UserError(`the Temporal config file ${overrides.configFile} (--config-file) does not exist`);
+  if (overrides.configFile && !existsSync(overrides.configFile))
+    throw new UserError(`the Temporal config file ${overrides.configFile} (--config-file) does not exist`);
   const configFile = overrides.configFile ?? (env.TEMPORAL_CONFIG_FILE || undefined);
   const file = configFile ?? defaultConfigFile(env);
   const configSource = { path: file };
   // An empty variable counts as unset, as it did before profiles; an empty TEMPORAL_GRPC_META_* still removes a profile's header.
-  const envVars = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && (entry[1] !== '' || entry[0].startsWith('TEMPORAL_GRPC_META_'))));
+  const envVars = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && (entry[1] !== '' || entry[0].startsWith('TEMPORAL_GRPC_META_'))),
+  );
   const profileName = overrides.profileName ?? (env.TEMPORAL_PROFILE || undefined);
   let profile;
   try {
@@ -179,10 +184,13 @@ async function probeTls(settings: ConnectionSettings, verify = true, timeoutMs =
       socket.once('error', (error: Error & { reason?: string; code?: string }) => {
         if (!tcpConnected) return resolve({ outcome: 'no-tcp' });
         // OpenSSL's message carries its source location; its reason alone says what went wrong.
-        const reason = error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'the server answered without TLS (wrong version number)' : (error.reason ?? firstLine(error));
+        const reason =
+          error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'the server answered without TLS (wrong version number)' : (error.reason ?? firstLine(error));
         resolve({ outcome: 'refused', reason });
       });
-      socket.setTimeout(timeoutMs, () => resolve(tcpConnected ? { outcome: 'refused', reason: `no TLS handshake within ${timeoutMs / 1000} s` } : { outcome: 'no-tcp' }));
+      socket.setTimeout(timeoutMs, () =>
+        resolve(tcpConnected ? { outcome: 'refused', reason: `no TLS handshake within ${timeoutMs / 1000} s` } : { outcome: 'no-tcp' }),
+      );
     });
   } finally {
     socket.destroy();
@@ -197,7 +205,10 @@ async function withCertificateName(settings: ConnectionSettings): Promise<Connec
   if (!settings.disableHostVerification) return settings;
   const probe = await probeTls(settings, false);
   if (probe.outcome !== 'accepted') return settings; // the connection fails on its own and names why
-  const altNames = (probe.certificate.subjectaltname ?? '').split(', ').map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1]).filter((name) => name !== undefined);
+  const altNames = (probe.certificate.subjectaltname ?? '')
+    .split(', ')
+    .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1])
+    .filter((name) => name !== undefined);
   const commonName = probe.certificate.subject?.CN;
   const name = altNames[0] ?? (Array.isArray(commonName) ? commonName[0] : commonName);
   if (!name) return settings;
@@ -210,17 +221,24 @@ const refusedCodes = new Set([16, 7]); // UNAUTHENTICATED, PERMISSION_DENIED
 
 function refusedCredentials(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return (typeof code === 'number' && refusedCodes.has(code)) || /\b(UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated|PermissionDenied)\b/.test(String((error as Error).message));
+  return (
+    (typeof code === 'number' && refusedCodes.has(code)) ||
+    /\b(UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated|PermissionDenied)\b/.test(String((error as Error).message))
+  );
 }
 
 /** Names why a connection failed: the credentials, the TLS handshake, or no server answering. */
 export async function connectionFailure(settings: ConnectionSettings, error: unknown): Promise<UserError> {
   if (error instanceof UserError) return error;
   if (error instanceof TypeError) return new UserError(error.message); // the SDK's check of the options, e.g. an API key and an Authorization header both set
-  if (refusedCredentials(error)) return new UserError(`Temporal at ${settings.address} refused the credentials: ${firstLine(error)} (check TEMPORAL_API_KEY / TEMPORAL_TLS_CLIENT_* / the profile's api_key and tls settings)`);
+  if (refusedCredentials(error))
+    return new UserError(
+      `Temporal at ${settings.address} refused the credentials: ${firstLine(error)} (check TEMPORAL_API_KEY / TEMPORAL_TLS_CLIENT_* / the profile's api_key and tls settings)`,
+    );
   if (settings.tls) {
     const handshake = await probeTls(settings);
-    if (handshake.outcome === 'refused') return new UserError(`TLS handshake with ${settings.address} failed: ${handshake.reason} (check TEMPORAL_TLS_* / the profile's tls settings)`);
+    if (handshake.outcome === 'refused')
+      return new UserError(`TLS handshake with ${settings.address} failed: ${handshake.reason} (check TEMPORAL_TLS_* / the profile's tls settings)`);
   }
   return new UserError(`cannot reach Temporal at ${settings.address} (${firstLine(error)}); ${unreachableHint(settings.address)}`);
 }
@@ -241,7 +259,9 @@ async function checkNamespace(describe: (request: { namespace: string }) => Prom
     await describe({ namespace: settings.namespace });
   } catch (error) {
     if ((error as { code?: unknown }).code === 5) {
-      throw new UserError(`namespace "${settings.namespace}" does not exist on Temporal at ${settings.address}; name another with --namespace or TEMPORAL_NAMESPACE`);
+      throw new UserError(
+        `namespace "${settings.namespace}" does not exist on Temporal at ${settings.address}; name another with --namespace or TEMPORAL_NAMESPACE`,
+      );
     }
     throw await connectionFailure(settings, error);
   }

@@ -4,8 +4,23 @@
  * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable.
  * Each command supplies only its formatting (`FollowFormat`).
  */
-import { ApplicationFailure, CancelledFailure, isGrpcServiceError, QueryNotRegisteredError, TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type QueryDefinition, type Workflow, type WorkflowExecutionDescription, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  isGrpcServiceError,
+  QueryNotRegisteredError,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+} from '@temporalio/client';
+import {
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type QueryDefinition,
+  type Workflow,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  type WorkflowResultType,
+} from '@temporalio/client';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
@@ -98,7 +113,11 @@ export async function describeOrRefuse(handle: WorkflowHandle, what: string): Pr
 export function failureMessage(workflowId: string, error: unknown): { message: string; status: 'failed' | 'cancelled' } {
   const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
   if (cause instanceof CancelledFailure) return { message: `${workflowId} was cancelled`, status: 'cancelled' };
-  if (cause instanceof TerminatedFailure) return { message: `${workflowId} was terminated${cause.message && cause.message !== 'Workflow execution terminated' ? `: ${cause.message}` : ''}`, status: 'cancelled' };
+  if (cause instanceof TerminatedFailure)
+    return {
+      message: `${workflowId} was terminated${cause.message && cause.message !== 'Workflow execution terminated' ? `: ${cause.message}` : ''}`,
+      status: 'cancelled',
+    };
   if (cause instanceof TimeoutFailure) return { message: `${workflowId} timed out`, status: 'failed' };
   return { message: `${workflowId} failed: ${error instanceof WorkflowFailedError ? rootMessage(error) : (error as Error).message}`, status: 'failed' };
 }
@@ -160,10 +179,15 @@ class ProgressLine {
  * Follows a workflow until it closes or waits on the operator. Progress goes to stderr, the
  * outcome to stdout; the exit code is set here (a failure is thrown as a UserError, exit 1).
  */
-export async function follow<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
+export async function follow<W extends Workflow, P extends LifecycleProgress>(
+  handle: WorkflowHandle<W>,
+  format: FollowFormat<P, WorkflowResultType<W>>,
+): Promise<void> {
   // Ctrl-C ends the following, not the run: say so, and how to follow it again.
   const interrupted = () => {
-    process.stderr.write(`\nstopped following ${handle.workflowId}; the run goes on on the server — follow it again with the same command (or watch it in the Web UI)\n`);
+    process.stderr.write(
+      `\nstopped following ${handle.workflowId}; the run goes on on the server — follow it again with the same command (or watch it in the Web UI)\n`,
+    );
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
@@ -174,7 +198,10 @@ export async function follow<W extends Workflow, P extends LifecycleProgress>(ha
   }
 }
 
-async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(handle: WorkflowHandle<W>, format: FollowFormat<P, WorkflowResultType<W>>): Promise<void> {
+async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(
+  handle: WorkflowHandle<W>,
+  format: FollowFormat<P, WorkflowResultType<W>>,
+): Promise<void> {
   const progressLine = new ProgressLine();
   const patience = unreachableMs();
   // One outage is any run of calls the server did not answer, whatever each failed with: a dead server's
@@ -184,7 +211,13 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
   let closed = false;
 
   /** Whether the server answers at all: a call that timed out may be a slow workflow, or a server gone. */
-  const serverAnswers = () => handle.client.withDeadline(Date.now() + SERVER_PROBE_MS, () => handle.client.workflowService.getSystemInfo({})).then(() => true, () => false);
+  const serverAnswers = () =>
+    handle.client
+      .withDeadline(Date.now() + SERVER_PROBE_MS, () => handle.client.workflowService.getSystemInfo({}))
+      .then(
+        () => true,
+        () => false,
+      );
 
   /** Notes a transient error once per kind; throws when the server has been silent too long. */
   const tolerate = async (kind: Transient) => {
@@ -192,7 +225,9 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     if (silent) {
       silentSince ??= Date.now();
       if (Date.now() - silentSince > patience) {
-        throw new UserError(`lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`);
+        throw new UserError(
+          `lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`,
+        );
       }
     } else {
       silentSince = undefined;
@@ -200,7 +235,8 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     const shown: Transient = silent ? 'unavailable' : kind;
     if (said.has(shown)) return;
     said.add(shown);
-    if (shown === 'no-worker') progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one: \`${runnable('commonplace worker')}\`)`);
+    if (shown === 'no-worker')
+      progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one: \`${runnable('commonplace worker')}\`)`);
     if (shown === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
   };
 
@@ -255,7 +291,15 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
       progressLine.end();
       if (format.json) {
         const next = format.next?.(atStop);
-        printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: atStop.runId, status: progress.status, exitCode: 2, ...(next !== undefined && { next }), stops: atStop.stops, progress: atStop } satisfies RunOutcome);
+        printJson('run-outcome', 1, {
+          workflowId: handle.workflowId,
+          runId: atStop.runId,
+          status: progress.status,
+          exitCode: 2,
+          ...(next !== undefined && { next }),
+          stops: atStop.stops,
+          progress: atStop,
+        } satisfies RunOutcome);
       } else {
         process.stdout.write(`${shown(format.stopped(atStop))}\n`);
       }
@@ -272,7 +316,14 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
       const exitCode = status === 'exhausted' ? 2 : 0;
       if (format.json) {
         const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
-        printJson('run-outcome', 1, { workflowId: handle.workflowId, ...(typeof runId === 'string' && { runId }), status, exitCode, ...(next !== undefined && { next }), result: settled.value } satisfies RunOutcome);
+        printJson('run-outcome', 1, {
+          workflowId: handle.workflowId,
+          ...(typeof runId === 'string' && { runId }),
+          status,
+          exitCode,
+          ...(next !== undefined && { next }),
+          result: settled.value,
+        } satisfies RunOutcome);
       } else {
         process.stdout.write(`${shown(text)}\n`);
       }
@@ -284,14 +335,22 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     if (error instanceof WorkflowFailedError) {
       const own = format.failure?.(error);
       if (own) {
-        if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: 'failed', exitCode: own.exitCode, message: rootMessage(error), ...(own.json !== undefined && { result: own.json }) } satisfies RunOutcome);
+        if (format.json)
+          printJson('run-outcome', 1, {
+            workflowId: handle.workflowId,
+            status: 'failed',
+            exitCode: own.exitCode,
+            message: rootMessage(error),
+            ...(own.json !== undefined && { result: own.json }),
+          } satisfies RunOutcome);
         else process.stdout.write(`${shown(own.text)}\n`);
         if (own.exitCode !== 0) process.exitCode = own.exitCode;
         return;
       }
     }
     const failure = failureMessage(handle.workflowId, error);
-    if (format.json) printJson('run-outcome', 1, { workflowId: handle.workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
+    if (format.json)
+      printJson('run-outcome', 1, { workflowId: handle.workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
     throw new UserError(failure.message);
   }
 }

@@ -13,5 +13,7 @@ export function jsonDocument(shape: string, version: number, body: object): Reco
 
 /** Prints one JSON document on stdout; paths a run carries as tokens of a checkout this command named print as its paths here. */
 export function printJson(shape: string, version: number, body: object): void {
-  process.stdout.write(`${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? hostPaths(value) : value), 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify(jsonDocument(shape, version, body), (_key, value: unknown) => (typeof value === 'string' ? hostPaths(value) : value), 2)}\n`,
+  );
 }

@@ -94,6 +94,8 @@ export async function warnUnheld(client: Client, root: string): Promise<void> {
   const [checkout] = (await checkoutPlaces(root)).checkouts();
   const queue = checkoutQueue(checkout!.id);
   if ((await queuePolled(client, queue, TASK_QUEUE_TYPE.activity)) === false) {
-    process.stderr.write(`no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`${runnable(`commonplace worker --kb ${root}`)}\`\n`);
+    process.stderr.write(
+      `no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`${runnable(`commonplace worker --kb ${root}`)}\`\n`,
+    );
   }
 }

@@ -45,7 +45,10 @@ export function missingAttributesMessage(missing: string[], settings: Pick<Conne
 const checked = new Map<string, Promise<void>>();
 
 /** Refuses work on a namespace without the project's search attributes, asking the server once per namespace and command. */
-export async function requireSearchAttributes(client: Client, settings: Pick<ConnectionSettings, 'address' | 'namespace'> = connectionSettings()): Promise<void> {
+export async function requireSearchAttributes(
+  client: Client,
+  settings: Pick<ConnectionSettings, 'address' | 'namespace'> = connectionSettings(),
+): Promise<void> {
   const key = `${settings.address}/${settings.namespace}`;
   let check = checked.get(key);
   if (check === undefined) {

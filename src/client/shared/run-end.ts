@@ -97,7 +97,9 @@ export async function endRun(handle: WorkflowHandle, options: { graceMs: number;
 export function describeEnded(workflowId: string, ended: Ended, graceMs: number): string {
   switch (ended.how) {
     case 'cancelled':
-      return ended.status === 'CANCELLED' ? `cancelled ${workflowId}: it closed on the cancellation` : `cancelled ${workflowId}: it closed ${ended.status.toLowerCase()} while the cancellation was delivered`;
+      return ended.status === 'CANCELLED'
+        ? `cancelled ${workflowId}: it closed on the cancellation`
+        : `cancelled ${workflowId}: it closed ${ended.status.toLowerCase()} while the cancellation was delivered`;
     case 'terminated':
       return `terminated ${workflowId}: it did not close within the ${graceMs / 1000} s grace period after the cancellation`;
     case 'already-closed':

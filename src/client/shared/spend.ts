@@ -13,7 +13,11 @@ export function resumeRequest(maxCostUsd: number | undefined): ResumeRequest {
  * Sends a stopped run the resume Update, with the new cap when given: undefined once the run goes on,
  * else the validator's refusal (a spend-limit stop without a higher cap), which leaves the run stopped.
  */
-export async function sendResume<P>(handle: WorkflowHandle, update: UpdateDefinition<P, [ResumeRequest]>, maxCostUsd: number | undefined): Promise<string | undefined> {
+export async function sendResume<P>(
+  handle: WorkflowHandle,
+  update: UpdateDefinition<P, [ResumeRequest]>,
+  maxCostUsd: number | undefined,
+): Promise<string | undefined> {
   return handle.executeUpdate(update, { args: [resumeRequest(maxCostUsd)] }).then(
     () => undefined,
     (error: unknown) => {
@@ -31,7 +35,10 @@ export function capNotApplied(maxCostUsd: number | undefined): string {
 /** The lines a summary or `inspect` prints about what a run spent. */
 export function spendLines(spend: SpendProgress | undefined, indent: string, labelWidth: number): string[] {
   if (spend === undefined) return [];
-  return [`${indent}${'spent'.padEnd(labelWidth)}${spendLine(spend)} over ${spend.launches} launch${spend.launches === 1 ? '' : 'es'}`, `${indent}${'tokens'.padEnd(labelWidth)}${tokensLine(spend.tokens)}`];
+  return [
+    `${indent}${'spent'.padEnd(labelWidth)}${spendLine(spend)} over ${spend.launches} launch${spend.launches === 1 ? '' : 'es'}`,
+    `${indent}${'tokens'.padEnd(labelWidth)}${tokensLine(spend.tokens)}`,
+  ];
 }
 
 /**
@@ -40,13 +47,21 @@ export function spendLines(spend: SpendProgress | undefined, indent: string, lab
  * the command printed would be refused. Waits, saying so once, while any `launch` activity of the run
  * is pending; any other progress is returned as it is.
  */
-export async function settledAtCap<P extends LifecycleProgress>(handle: WorkflowHandle, query: QueryDefinition<P>, progress: P, say: (line: string) => void): Promise<P> {
+export async function settledAtCap<P extends LifecycleProgress>(
+  handle: WorkflowHandle,
+  query: QueryDefinition<P>,
+  progress: P,
+  say: (line: string) => void,
+): Promise<P> {
   if (!progress.stops.some((stop) => stop.kind === 'spend-limit')) return progress;
   let said = false;
   for (;;) {
     const inFlight = await launchesInFlight(handle);
     if (inFlight === 0) break;
-    if (!said) say(`stopped at the spend cap; waiting for ${inFlight} launch${inFlight === 1 ? '' : 'es'} in flight to report what ${inFlight === 1 ? 'it' : 'they'} spent`);
+    if (!said)
+      say(
+        `stopped at the spend cap; waiting for ${inFlight} launch${inFlight === 1 ? '' : 'es'} in flight to report what ${inFlight === 1 ? 'it' : 'they'} spent`,
+      );
     said = true;
     await sleep(SETTLE_POLL_MS);
   }

@@ -45,7 +45,12 @@ export function stopLines(stop: Stop, indent = '  ', runDir?: string | null): st
  * computed from `spend`, the run's spend as it stands now (launches in flight at the stop report
  * after it, and the resume asks for room above all of them), else from what the stop recorded.
  */
-export function nextStep(stops: readonly Stop[], status: RunStatus, commands: NextCommands, spend?: SpendTotals): { label: string; command: string } | undefined {
+export function nextStep(
+  stops: readonly Stop[],
+  status: RunStatus,
+  commands: NextCommands,
+  spend?: SpendTotals,
+): { label: string; command: string } | undefined {
   const stop = stops[0];
   if (status === 'exhausted' || (stop !== undefined && STOP_RULES[stop.kind].by === 'ends')) return { label: 'next', command: commands.ended };
   if (stop === undefined) return undefined;
@@ -53,7 +58,8 @@ export function nextStep(stops: readonly Stop[], status: RunStatus, commands: Ne
   if (by === 'approve' && stop.kind === 'awaiting-approval' && commands.approve) return { label: 'approve', command: commands.approve(stop.proposal) };
   if (by === 'acknowledge' && commands.acknowledge) return { label: 'read the changes; to own them and go on', command: commands.acknowledge };
   if (stop.kind === 'spend-limit') {
-    const cap = spend !== undefined && spend.launches > 0 ? nextCap(spend) : stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
+    const cap =
+      spend !== undefined && spend.launches > 0 ? nextCap(spend) : stop.spentUsd !== undefined ? centsUp(stop.spentUsd + (stop.meanUsd ?? 0)) : undefined;
     return { label: 'to spend more, continue with a higher cap', command: `${commands.resume} --max-cost ${cap ?? '<USD>'}` };
   }
   return { label: 'continue with', command: commands.resume };

@@ -11,7 +11,9 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
   const batches = client.messages.batches;
   return {
     async create(requests) {
-      const batch = await batches.create({ requests: requests.map(({ customId, request }) => ({ custom_id: customId, params: messageParams(profile, request) })) });
+      const batch = await batches.create({
+        requests: requests.map(({ customId, request }) => ({ custom_id: customId, params: messageParams(profile, request) })),
+      });
       return batch.id;
     },
     async find(_key, since, count, known) {
@@ -24,7 +26,8 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
         const total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired;
         if (total === count && !known.has(batch.id)) found.push(batch.id);
       }
-      if (found.length > 1) throw new Error(`${found.length} message batches of ${count} requests were created since ${since}; which is this submission's cannot be told`);
+      if (found.length > 1)
+        throw new Error(`${found.length} message batches of ${count} requests were created since ${since}; which is this submission's cannot be told`);
       return found[0];
     },
     async state(id) {
@@ -46,7 +49,12 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
         if (result.type === 'succeeded') {
           const message = result.message;
           const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
-          const usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens, cacheReadTokens: message.usage.cache_read_input_tokens ?? 0, cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0 };
+          const usage = {
+            inputTokens: message.usage.input_tokens,
+            outputTokens: message.usage.output_tokens,
+            cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+            cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+          };
           outcomes.set(line.custom_id, { kind: 'succeeded', value: call?.input, model: message.model, usage });
         } else if (result.type === 'errored') {
           outcomes.set(line.custom_id, { kind: 'errored', why: `${result.error.error.type}: ${result.error.error.message}` });

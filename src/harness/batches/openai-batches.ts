@@ -23,14 +23,22 @@ function outcomeOf(line: OutputLine): BatchOutcome {
     return { kind: 'errored', why: `${response?.status_code ?? line.error?.code ?? 'error'}: ${message}` };
   }
   const body = response.body as OpenAI.Responses.Response;
-  const text = (body.output ?? []).flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+  const text = (body.output ?? [])
+    .flatMap((item) => (item.type === 'message' ? item.content : []))
+    .map((part) => (part.type === 'output_text' ? part.text : ''))
+    .join('');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     value = undefined;
   }
-  const usage = { inputTokens: body.usage?.input_tokens ?? 0, outputTokens: body.usage?.output_tokens ?? 0, cacheReadTokens: body.usage?.input_tokens_details?.cached_tokens ?? 0, cacheWriteTokens: 0 };
+  const usage = {
+    inputTokens: body.usage?.input_tokens ?? 0,
+    outputTokens: body.usage?.output_tokens ?? 0,
+    cacheReadTokens: body.usage?.input_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+  };
   return { kind: 'succeeded', value, model: body.model, usage };
 }
 
@@ -40,13 +48,23 @@ export function openaiBatches(profile: Profile): ProviderBatches {
   const lines = async (fileId: string | null | undefined): Promise<OutputLine[]> => {
     if (!fileId) return [];
     const text = await (await client.files.content(fileId)).text();
-    return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as OutputLine);
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as OutputLine);
   };
   return {
     async create(requests, key) {
-      const jsonl = requests.map(({ customId, request }) => JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/responses', body: responseParams(profile, request) })).join('\n');
+      const jsonl = requests
+        .map(({ customId, request }) => JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/responses', body: responseParams(profile, request) }))
+        .join('\n');
       const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), `${key}.jsonl`), purpose: 'batch' });
-      const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h', metadata: { [SUBMISSION_METADATA]: key } });
+      const batch = await client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/responses',
+        completion_window: '24h',
+        metadata: { [SUBMISSION_METADATA]: key },
+      });
       return batch.id;
     },
     async find(key, since) {

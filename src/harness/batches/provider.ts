@@ -10,10 +10,7 @@ import type { TokenUsage } from '../report.js';
 import type { BatchCounts } from './batch-contract.js';
 
 /** What one request of an ended batch came to. */
-export type BatchOutcome =
-  | { kind: 'succeeded'; value: unknown; model: string; usage: TokenUsage }
-  | { kind: 'errored'; why: string }
-  | { kind: 'expired' };
+export type BatchOutcome = { kind: 'succeeded'; value: unknown; model: string; usage: TokenUsage } | { kind: 'errored'; why: string } | { kind: 'expired' };
 
 export interface BatchRequest {
   customId: string;

@@ -2,7 +2,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
-import { answerReview, defaultMaxOutputTokens, RECORD_REVIEW, requestParts, reviewInstruction, reviewTool, type ReviewApi, type ReviewRequest } from './api-review.js';
+import {
+  answerReview,
+  defaultMaxOutputTokens,
+  RECORD_REVIEW,
+  requestParts,
+  reviewInstruction,
+  reviewTool,
+  type ReviewApi,
+  type ReviewRequest,
+} from './api-review.js';
 
 /** The Messages request of one review, live or in a Message Batch: shared part first, with its cache breakpoint. */
 export function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
@@ -36,7 +45,11 @@ const messagesApi: ReviewApi<Anthropic.Message> = {
   keyVariable: 'ANTHROPIC_API_KEY',
   request: 'anthropic messages',
   send: (options, profile, request, signal) => new Anthropic(options).messages.create(messageParams(profile, request), { signal }).withResponse(),
-  read: (message) => ({ model: message.model, usage: tokensOf(message.usage), value: message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW)?.input }),
+  read: (message) => ({
+    model: message.model,
+    usage: tokensOf(message.usage),
+    value: message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW)?.input,
+  }),
 };
 
 export const anthropic: ApiExecutor = {

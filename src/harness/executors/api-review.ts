@@ -90,12 +90,20 @@ const answerSchema = z
 export type ReviewAnswer = z.infer<typeof answerSchema>;
 
 const badInput = (input: LaunchInput, why: string) =>
-  ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: `launch ${input.launchId}: profile ${input.profile.name} (${input.profile.harness}): ${why}` });
+  ApplicationFailure.create({
+    type: 'bad-launch-input',
+    nonRetryable: true,
+    message: `launch ${input.launchId}: profile ${input.profile.name} (${input.profile.harness}): ${why}`,
+  });
 
 /** A try that failed: relaunched by the relaunch rule, its error named in the details. */
 export function launchExit(input: LaunchInput, logDir: string, why: string): ApplicationFailure {
   const details: LaunchExitDetails = { exitCode: null, stderrTail: '', setAside: [], logDir, harnessError: why.slice(0, 2000) };
-  return ApplicationFailure.create({ type: 'launch-exit', message: `launch ${input.launchId}: ${input.profile.harness} ${why.split('\n')[0]?.slice(0, 200)}`, details: [details] });
+  return ApplicationFailure.create({
+    type: 'launch-exit',
+    message: `launch ${input.launchId}: ${input.profile.harness} ${why.split('\n')[0]?.slice(0, 200)}`,
+    details: [details],
+  });
 }
 
 /** A carried input's text: from the launch's `files`, else from the launch directory. */
@@ -109,23 +117,26 @@ async function inputText(input: LaunchInput, path: string): Promise<string> {
 export async function reviewRequest(input: LaunchInput): Promise<ReviewRequest> {
   const lines = input.prompt.split('\n');
   const values = (name: string) => lines.filter((line) => line.startsWith(`${name} = `)).map((line) => line.slice(name.length + 3));
-  if (values('job')[0] !== 'gate-review') throw badInput(input, 'a model-API executor answers review launches only (job = gate-review); use a CLI profile for work that needs tools');
+  if (values('job')[0] !== 'gate-review')
+    throw badInput(input, 'a model-API executor answers review launches only (job = gate-review); use a CLI profile for work that needs tools');
   const note = values('note')[0];
   const noteInput = values('note-input')[0];
   const output = values('output')[0];
   const ids = values('criterion');
   const inputs = values('criterion-input');
-  if (!note || !noteInput || !output || ids.length === 0 || ids.length !== inputs.length) throw badInput(input, 'the review prompt names no note, output or criteria');
+  if (!note || !noteInput || !output || ids.length === 0 || ids.length !== inputs.length)
+    throw badInput(input, 'the review prompt names no note, output or criteria');
   if (!input.outputs.includes(output)) throw badInput(input, `the review prompt's output ${output} is not a declared output`);
   const criteria: ReviewCriterion[] = [];
   for (const [index, id] of ids.entries()) criteria.push({ id, text: await inputText(input, inputs[index]!) });
   const report = input.prompt.includes('`Result: report`') && !input.prompt.includes('`Result: pass`');
   const refused = lines.indexOf('Your previous output was refused by the check; fix these and write the output again:');
   const refusals: string[] = [];
-  if (refused >= 0) for (const line of lines.slice(refused + 1)) {
-    if (!line.startsWith('- ')) break;
-    refusals.push(line.slice(2));
-  }
+  if (refused >= 0)
+    for (const line of lines.slice(refused + 1)) {
+      if (!line.startsWith('- ')) break;
+      refusals.push(line.slice(2));
+    }
   return {
     grouping: values('grouping')[0] === 'bundle' ? 'bundle' : 'pair',
     ...((values('cache-prefix')[0] === 'note' || values('cache-prefix')[0] === 'criteria') && { prefix: values('cache-prefix')[0] as CachePrefix }),
@@ -139,7 +150,8 @@ export async function reviewRequest(input: LaunchInput): Promise<ReviewRequest> 
 }
 
 /** Text between tags as data: a closing tag inside it cannot end the block. */
-const delimited = (tag: string, attributes: string, text: string) => `<${tag} ${attributes}>\n${text.replace(new RegExp(`</${tag}`, 'gi'), `<\\/${tag}`)}\n</${tag}>`;
+const delimited = (tag: string, attributes: string, text: string) =>
+  `<${tag} ${attributes}>\n${text.replace(new RegExp(`</${tag}`, 'gi'), `<\\/${tag}`)}\n</${tag}>`;
 
 const criterionBlock = (criterion: ReviewCriterion) => delimited('criterion', `id="${criterion.id}"`, criterion.text);
 const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request.note}"`, request.noteText);
@@ -153,7 +165,8 @@ const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request
  */
 export function requestParts(request: ReviewRequest): { shared: string; unit: string } {
   const expected = `Criteria, in order: ${request.criteria.map((criterion) => criterion.id).join(', ')}. Verdicts allowed: ${request.outcomes.join(', ')}.`;
-  const refusals = request.refusals.length > 0 ? ['Your previous answer was refused by the check; fix these:', ...request.refusals.map((item) => `- ${item}`), ''] : [];
+  const refusals =
+    request.refusals.length > 0 ? ['Your previous answer was refused by the check; fix these:', ...request.refusals.map((item) => `- ${item}`), ''] : [];
   if ((request.prefix ?? (request.grouping === 'pair' ? 'criteria' : 'note')) === 'criteria') {
     return { shared: request.criteria.map(criterionBlock).join('\n\n'), unit: [noteBlock(request), '', ...refusals, expected].join('\n') };
   }
@@ -190,12 +203,18 @@ function reviewBody(entry: ReviewAnswer['reviews'][number]): string {
 /** Checks a structured answer in code: one entry per criterion, in order, each verdict allowed. Returns why not, or the answer. */
 export function checkAnswer(value: unknown, request: ReviewRequest): { ok: true; answer: ReviewAnswer } | { ok: false; why: string } {
   const parsed = answerSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, why: `a malformed structured answer: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`).join('; ')}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      why: `a malformed structured answer: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`).join('; ')}`,
+    };
   const given = parsed.data.reviews.map((entry) => entry.criterion);
   const expected = request.criteria.map((criterion) => criterion.id);
-  if (given.join('\n') !== expected.join('\n')) return { ok: false, why: `a malformed structured answer: it reviews ${given.join(', ') || 'nothing'}, not ${expected.join(', ')}` };
+  if (given.join('\n') !== expected.join('\n'))
+    return { ok: false, why: `a malformed structured answer: it reviews ${given.join(', ') || 'nothing'}, not ${expected.join(', ')}` };
   const refused = parsed.data.reviews.find((entry) => !request.outcomes.includes(entry.verdict));
-  if (refused) return { ok: false, why: `a malformed structured answer: verdict ${refused.verdict} for ${refused.criterion} (allowed: ${request.outcomes.join(', ')})` };
+  if (refused)
+    return { ok: false, why: `a malformed structured answer: verdict ${refused.verdict} for ${refused.criterion} (allowed: ${request.outcomes.join(', ')})` };
   return { ok: true, answer: parsed.data };
 }
 
@@ -261,7 +280,11 @@ export function apiKey(profile: Profile, fallback: string): string {
   const name = profile.apiKeyEnv ?? fallback;
   const key = process.env[name];
   if (!key) {
-    throw ApplicationFailure.create({ type: 'harness-missing', nonRetryable: true, message: `profile ${profile.name}: ${name} is not set in the worker's environment (the ${profile.harness} API key; see docs/harnesses.md)` });
+    throw ApplicationFailure.create({
+      type: 'harness-missing',
+      nonRetryable: true,
+      message: `profile ${profile.name}: ${name} is not set in the worker's environment (the ${profile.harness} API key; see docs/harnesses.md)`,
+    });
   }
   return key;
 }
@@ -308,13 +331,24 @@ export function apiFailure(input: LaunchInput, logDir: string, error: unknown, n
   const { name, status, headers, message } = error as { name?: string; status?: number; headers?: Headers; message?: string };
   if (name === 'APIUserAbortError') throw new CancelledFailure(`launch ${input.launchId} cancelled`);
   if (status === 429 || status === 529) {
-    return { report: {}, usageLimit: { notice: message?.startsWith(String(status)) ? message : `${status} ${message ?? 'rate limited'}`, resetAt: resetFromHeaders(headers, now) } };
+    return {
+      report: {},
+      usageLimit: { notice: message?.startsWith(String(status)) ? message : `${status} ${message ?? 'rate limited'}`, resetAt: resetFromHeaders(headers, now) },
+    };
   }
-  throw launchExit(input, logDir, status !== undefined ? `request failed: ${message ?? status}` : `request failed: ${(error as Error).message ?? String(error)}`);
+  throw launchExit(
+    input,
+    logDir,
+    status !== undefined ? `request failed: ${message ?? status}` : `request failed: ${(error as Error).message ?? String(error)}`,
+  );
 }
 
 /** An SDK client's options for a profile: its key, none of the SDK's own retries (the relaunch rule decides), its timeout and base URL. */
-export function clientOptions(profile: Profile, keyVariable: string, timeoutMs = profile.timeoutMs): { apiKey: string; maxRetries: 0; timeout: number; baseURL?: string } {
+export function clientOptions(
+  profile: Profile,
+  keyVariable: string,
+  timeoutMs = profile.timeoutMs,
+): { apiKey: string; maxRetries: 0; timeout: number; baseURL?: string } {
   return { apiKey: apiKey(profile, keyVariable), maxRetries: 0, timeout: timeoutMs, ...(profile.baseUrl !== undefined && { baseURL: profile.baseUrl }) };
 }
 
@@ -324,7 +358,12 @@ export interface ReviewApi<Answer> {
   keyVariable: string;
   /** The request as the heartbeat names it (`anthropic messages`). */
   request: string;
-  send: (options: ReturnType<typeof clientOptions>, profile: Profile, request: ReviewRequest, signal: AbortSignal) => Promise<{ data: Answer; response: { headers: Headers } }>;
+  send: (
+    options: ReturnType<typeof clientOptions>,
+    profile: Profile,
+    request: ReviewRequest,
+    signal: AbortSignal,
+  ) => Promise<{ data: Answer; response: { headers: Headers } }>;
   /** The model that answered, its tokens, and the answer's value as it came (checked by `writeReview`). */
   read: (answer: Answer) => { model: string; usage: TokenUsage; value: unknown };
 }

@@ -60,7 +60,17 @@ export const codex: CliExecutor = {
   defaultCommand: () => 'codex',
   commandLine: (profile) => ({
     file: profile.command ?? 'codex',
-    args: ['exec', '--json', '--sandbox', 'workspace-write', '--skip-git-repo-check', ...codexConfig(profile), ...(profile.model === undefined ? [] : ['--model', profile.model]), ...profile.flags, '-'],
+    args: [
+      'exec',
+      '--json',
+      '--sandbox',
+      'workspace-write',
+      '--skip-git-repo-check',
+      ...codexConfig(profile),
+      ...(profile.model === undefined ? [] : ['--model', profile.model]),
+      ...profile.flags,
+      '-',
+    ],
   }),
   env: () => ({}),
   dialect: 'codex',

@@ -7,7 +7,9 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' &
 
 /** The fake harness prints one line {"type":"fake-result", model, usage, cost_usd}, or plays another harness's output. */
 export function fakeReport(stdout: string): HarnessReport {
-  const line = parseJsonLines(stdout).reverse().find((event) => event.type === 'fake-result');
+  const line = parseJsonLines(stdout)
+    .reverse()
+    .find((event) => event.type === 'fake-result');
   if (!line) return {};
   const report: HarnessReport = {};
   if (typeof line.model === 'string' && line.model) report.model = line.model;

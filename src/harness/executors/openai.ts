@@ -2,7 +2,17 @@
 import OpenAI from 'openai';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
-import { answerReview, defaultMaxOutputTokens, promptCacheKey, RECORD_REVIEW, requestParts, reviewAnswerSchema, reviewInstruction, type ReviewApi, type ReviewRequest } from './api-review.js';
+import {
+  answerReview,
+  defaultMaxOutputTokens,
+  promptCacheKey,
+  RECORD_REVIEW,
+  requestParts,
+  reviewAnswerSchema,
+  reviewInstruction,
+  type ReviewApi,
+  type ReviewRequest,
+} from './api-review.js';
 
 /** The Responses request of one review, live or in a batch's JSONL: the instruction, then the shared part, steered by the cache key (OpenAI caches a prefix by itself from 1,024 tokens). */
 export function responseParams(profile: Profile, request: ReviewRequest): OpenAI.Responses.ResponseCreateParamsNonStreaming {
@@ -37,7 +47,12 @@ const responsesApi: ReviewApi<OpenAI.Responses.Response> = {
   send: (options, profile, request, signal) => new OpenAI(options).responses.create(responseParams(profile, request), { signal }).withResponse(),
   read: ({ model, usage, output_text }) => ({
     model,
-    usage: { inputTokens: usage?.input_tokens ?? 0, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0, cacheWriteTokens: 0 },
+    usage: {
+      inputTokens: usage?.input_tokens ?? 0,
+      outputTokens: usage?.output_tokens ?? 0,
+      cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
+      cacheWriteTokens: 0,
+    },
     value: parsed(output_text),
   }),
 };

@@ -55,7 +55,7 @@ export const pi: CliExecutor = {
   kind: 'cli',
   name: 'pi',
   cli: 'pi',
-  install: 'npm install -g @mariozechner/pi-coding-agent, and set the provider\'s API key',
+  install: "npm install -g @mariozechner/pi-coding-agent, and set the provider's API key",
   defaultCommand: () => 'pi',
   commandLine: (profile) => ({
     file: profile.command ?? 'pi',
@@ -77,6 +77,14 @@ export const pi: CliExecutor = {
   }),
   dialect: 'pi',
   report: piReport,
-  usageLimitPatterns: [/usage limit/i, /rate_limit_error/i, /you['’]ve hit your (?:usage )?limit/i, /\b429\b.*(?:rate|limit|quota)/i, /quota exceeded|resource_exhausted/i, /insufficient_quota/i, /credit balance is too low/i],
+  usageLimitPatterns: [
+    /usage limit/i,
+    /rate_limit_error/i,
+    /you['’]ve hit your (?:usage )?limit/i,
+    /\b429\b.*(?:rate|limit|quota)/i,
+    /quota exceeded|resource_exhausted/i,
+    /insufficient_quota/i,
+    /credit balance is too low/i,
+  ],
   errorEvents: true,
 };

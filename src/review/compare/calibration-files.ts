@@ -36,7 +36,8 @@ export async function criterionHashNow(checkout: string, criterion: string): Pro
   return loaded.ok ? loaded.criterion.sha256 : undefined;
 }
 
-export type RecordRead = { state: 'absent' } | { state: 'invalid'; file: string; problems: string[] } | { state: 'read'; file: string; record: KeptCalibrationRecord };
+export type RecordRead =
+  { state: 'absent' } | { state: 'invalid'; file: string; problems: string[] } | { state: 'read'; file: string; record: KeptCalibrationRecord };
 
 /** The criterion's record, if kept, checked as `commonplace validate` checks it. */
 export async function readCalibrationRecord(checkout: string, criterion: string): Promise<RecordRead> {
@@ -93,9 +94,18 @@ export async function calibrationFindings(file: string, bytes: Uint8Array, repoR
   try {
     hashes = profileHashes(repoRoot);
   } catch (error) {
-    return [{ file, rule: 'calibration-stale', severity: 'warn', message: `cannot tell whether the record is stale: ${(error as Error).message.split('\n')[0]}` }];
+    return [
+      { file, rule: 'calibration-stale', severity: 'warn', message: `cannot tell whether the record is stale: ${(error as Error).message.split('\n')[0]}` },
+    ];
   }
   const reasons = await recordStaleness(repoRoot, parsed.record, hashes);
   if (reasons.length === 0) return [];
-  return [{ file, rule: 'calibration-stale', severity: 'warn', message: `stale, so no sweep chooses a route by it: ${reasons.join('; ')}; compare again and keep the new run` }];
+  return [
+    {
+      file,
+      rule: 'calibration-stale',
+      severity: 'warn',
+      message: `stale, so no sweep chooses a route by it: ${reasons.join('; ')}; compare again and keep the new run`,
+    },
+  ];
 }

@@ -39,10 +39,31 @@ export function recordFromReport(input: KeepInput): KeptCalibrationRecord | stri
   const agreements = entry.agreements.filter((a) => a.reference === input.reference && a.n > 0);
   if (agreements.length === 0) return `criterion ${input.criterion}: no route was scored against ${input.reference} on any pair`;
   const cost = new Map(input.report.costs.map((c) => [c.route, c.costUsdPerPair]));
-  const routes = agreements.map((a) => ({ route: a.route, n: a.n, raw: a.raw, kappa: a.kappa, kappaInterval: a.kappaInterval, costUsdPerPair: cost.get(a.route) ?? null }));
-  const wanted = recordProfiles(routes.map((r) => r.route), input.reference);
-  const profileHashes = Object.fromEntries(wanted.filter((name) => input.profileHashes[name] !== undefined).map((name) => [name, input.profileHashes[name] as string]));
-  return { version: 1, criterion: input.criterion, criterionHash: input.criterionHash, runId: input.report.runId, at: input.at, reference: input.reference, routes, profileHashes };
+  const routes = agreements.map((a) => ({
+    route: a.route,
+    n: a.n,
+    raw: a.raw,
+    kappa: a.kappa,
+    kappaInterval: a.kappaInterval,
+    costUsdPerPair: cost.get(a.route) ?? null,
+  }));
+  const wanted = recordProfiles(
+    routes.map((r) => r.route),
+    input.reference,
+  );
+  const profileHashes = Object.fromEntries(
+    wanted.filter((name) => input.profileHashes[name] !== undefined).map((name) => [name, input.profileHashes[name] as string]),
+  );
+  return {
+    version: 1,
+    criterion: input.criterion,
+    criterionHash: input.criterionHash,
+    runId: input.report.runId,
+    at: input.at,
+    reference: input.reference,
+    routes,
+    profileHashes,
+  };
 }
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
@@ -94,7 +115,10 @@ export interface CurrentDefinitions {
 export function staleness(record: KeptCalibrationRecord, now: CurrentDefinitions): string[] {
   const reasons: string[] = [];
   if (now.criterionHash === undefined) reasons.push(`criterion ${record.criterion} is gone`);
-  else if (now.criterionHash !== record.criterionHash) reasons.push(`criterion ${record.criterion} changed since compare run ${record.runId} (hash ${record.criterionHash.slice(0, 12)} then, ${now.criterionHash.slice(0, 12)} now)`);
+  else if (now.criterionHash !== record.criterionHash)
+    reasons.push(
+      `criterion ${record.criterion} changed since compare run ${record.runId} (hash ${record.criterionHash.slice(0, 12)} then, ${now.criterionHash.slice(0, 12)} now)`,
+    );
   for (const [profile, hash] of Object.entries(record.profileHashes)) {
     const current = now.profileHashes[profile];
     if (current === undefined) reasons.push(`profile ${profile} is no longer defined`);

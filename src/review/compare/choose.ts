@@ -45,7 +45,8 @@ export function chooseRoute(input: ChoiceInput): RouteChoice {
   if (found.state === 'invalid') return fallback(`calibration record ${found.file} is invalid (${found.problems.join('; ')}); not a basis`);
   const { record } = found;
   if (found.stale.length > 0) return fallback(`calibration record of run ${record.runId} is stale and refused as a basis: ${found.stale.join('; ')}`);
-  if (record.reference !== routing.reference) return fallback(`calibration record of run ${record.runId} measures against ${record.reference}, the profile asks for ${routing.reference}`);
+  if (record.reference !== routing.reference)
+    return fallback(`calibration record of run ${record.runId} measures against ${record.reference}, the profile asks for ${routing.reference}`);
 
   const passing: { route: string; profile: string; kappa: number; n: number; cost: number | null; order: number }[] = [];
   const refused: string[] = [];
@@ -54,11 +55,16 @@ export function chooseRoute(input: ChoiceInput): RouteChoice {
     if (typeof route === 'string') return void refused.push(route);
     const measured = record.routes.find((r) => r.route === route.name);
     if (!measured) return void refused.push(`${route.name} not in the record`);
-    if (route.grouping !== input.grouping || route.batch !== input.batch) return void refused.push(`${route.name} was measured as ${route.grouping}${route.batch ? ' batched' : ''}, this sweep asks ${input.grouping}${input.batch ? ' batched' : ''}`);
-    if (measured.kappa === null || measured.kappa < routing.minKappa) return void refused.push(`${route.name} κ ${figure(measured.kappa)} < ${routing.minKappa}`);
+    if (route.grouping !== input.grouping || route.batch !== input.batch)
+      return void refused.push(
+        `${route.name} was measured as ${route.grouping}${route.batch ? ' batched' : ''}, this sweep asks ${input.grouping}${input.batch ? ' batched' : ''}`,
+      );
+    if (measured.kappa === null || measured.kappa < routing.minKappa)
+      return void refused.push(`${route.name} κ ${figure(measured.kappa)} < ${routing.minKappa}`);
     passing.push({ route: route.name, profile: route.profile, kappa: measured.kappa, n: measured.n, cost: measured.costUsdPerPair, order });
   });
-  if (passing.length === 0) return fallback(`no candidate reaches κ ${routing.minKappa} against ${routing.reference} in run ${record.runId}: ${refused.join('; ')}`);
+  if (passing.length === 0)
+    return fallback(`no candidate reaches κ ${routing.minKappa} against ${routing.reference} in run ${record.runId}: ${refused.join('; ')}`);
   // Priced routes first, cheapest first; an unpriced route only when none is priced; ties by the profile's order.
   passing.sort((a, b) => (a.cost === null ? 1 : 0) - (b.cost === null ? 1 : 0) || (a.cost ?? 0) - (b.cost ?? 0) || a.order - b.order);
   const best = passing[0] as (typeof passing)[number];

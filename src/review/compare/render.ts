@@ -66,7 +66,10 @@ export function renderMarkdown(report: CompareReport): string {
     '',
     '| route | pairs | dollars per pair | input tokens | output tokens | cache read | cache write |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...report.costs.map((c) => `| ${cell(c.route)} | ${c.pairs} | ${dollars(c)} | ${tokens(c.tokensPerPair.input)} | ${tokens(c.tokensPerPair.output)} | ${tokens(c.tokensPerPair.cacheRead)} | ${tokens(c.tokensPerPair.cacheWrite)} |`),
+    ...report.costs.map(
+      (c) =>
+        `| ${cell(c.route)} | ${c.pairs} | ${dollars(c)} | ${tokens(c.tokensPerPair.input)} | ${tokens(c.tokensPerPair.output)} | ${tokens(c.tokensPerPair.cacheRead)} | ${tokens(c.tokensPerPair.cacheWrite)} |`,
+    ),
   ];
   for (const criterion of report.criteria) {
     lines.push('', `## ${criterion.criterion} (${criterion.kind})`, '', ...agreementRows(criterion.agreements, report));
@@ -82,7 +85,8 @@ const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace
 
 function agreementTable(agreements: readonly Agreement[], report: CompareReport): string {
   const rows = agreements.map(
-    (a) => `<tr><td>${escapeHtml(a.route)}</td><td>${escapeHtml(referenceText(a.reference, report))}</td><td>${a.n}</td><td>${fixed(a.raw)}</td><td class="band-${kappaBand(a.kappa)}">${escapeHtml(kappaText(a))}</td></tr>`,
+    (a) =>
+      `<tr><td>${escapeHtml(a.route)}</td><td>${escapeHtml(referenceText(a.reference, report))}</td><td>${a.n}</td><td>${fixed(a.raw)}</td><td class="band-${kappaBand(a.kappa)}">${escapeHtml(kappaText(a))}</td></tr>`,
   );
   return `<table><thead><tr><th>route</th><th>against</th><th>n</th><th>raw agreement</th><th>κ [95 % interval] — band</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -159,12 +163,21 @@ figcaption { font-size: 12px; color: #57606a; }
 
 /** The report as one HTML page with no external asset; its script draws every criterion's matrices as heatmaps. */
 export function renderHtml(report: CompareReport): string {
-  const embedded = JSON.stringify(report).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const embedded = JSON.stringify(report)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   const costs = report.costs
-    .map((c) => `<tr><td>${escapeHtml(c.route)}</td><td>${c.pairs}</td><td>${dollars(c)}</td><td>${tokens(c.tokensPerPair.input)}</td><td>${tokens(c.tokensPerPair.output)}</td><td>${tokens(c.tokensPerPair.cacheRead)}</td><td>${tokens(c.tokensPerPair.cacheWrite)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${escapeHtml(c.route)}</td><td>${c.pairs}</td><td>${dollars(c)}</td><td>${tokens(c.tokensPerPair.input)}</td><td>${tokens(c.tokensPerPair.output)}</td><td>${tokens(c.tokensPerPair.cacheRead)}</td><td>${tokens(c.tokensPerPair.cacheWrite)}</td></tr>`,
+    )
     .join('');
   const criteria = report.criteria
-    .map((c) => `<section><h2>${escapeHtml(c.criterion)} <small>(${escapeHtml(c.kind)})</small></h2>${agreementTable(c.agreements, report)}<div class="matrices"></div>${flipList(c.agreements)}</section>`)
+    .map(
+      (c) =>
+        `<section><h2>${escapeHtml(c.criterion)} <small>(${escapeHtml(c.kind)})</small></h2>${agreementTable(c.agreements, report)}<div class="matrices"></div>${flipList(c.agreements)}</section>`,
+    )
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Compare run ${escapeHtml(report.runId)}</title><style>${STYLE}</style></head>

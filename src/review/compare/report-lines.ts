@@ -18,7 +18,8 @@ export function agreementLine(agreement: Agreement): string {
 /** The report's overall lines, then each route's verdicts and cost per pair. */
 export function reportLines(report: CompareReport): string[] {
   const costs = report.costs.map(
-    (cost) => `${cost.route}: ${cost.pairs} verdicts, ${cost.costUsdPerPair === null ? 'cost unknown' : `$${cost.costUsdPerPair.toFixed(4)}`} per pair, ${Math.round(cost.tokensPerPair.input + cost.tokensPerPair.output)} tokens per pair`,
+    (cost) =>
+      `${cost.route}: ${cost.pairs} verdicts, ${cost.costUsdPerPair === null ? 'cost unknown' : `$${cost.costUsdPerPair.toFixed(4)}`} per pair, ${Math.round(cost.tokensPerPair.input + cost.tokensPerPair.output)} tokens per pair`,
   );
   return [...report.overall.map(agreementLine), ...costs];
 }

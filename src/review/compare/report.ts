@@ -41,23 +41,47 @@ function verdictsByRoute(verdicts: readonly RouteVerdict[]): Map<string, Map<str
 /** The labels by pair, the last label of a pair winning (relabelling appends). */
 function labelsByPair(labels: readonly Label[]): Map<string, Said> {
   const byPair = new Map<string, Said>();
-  for (const label of labels) byPair.set(pairKey(label.note, label.criterion), { verdict: label.verdict, reasons: [`labelled ${label.verdict} by ${label.by} at ${label.at}`] });
+  for (const label of labels)
+    byPair.set(pairKey(label.note, label.criterion), { verdict: label.verdict, reasons: [`labelled ${label.verdict} by ${label.by} at ${label.at}`] });
   return byPair;
 }
 
 /** One route against one reference over the given pairs (only pairs both sides answered count). */
-function agreement(route: string, reference: string, pairs: readonly { note: string; criterion: string }[], routeSaid: Map<string, Said>, referenceSaid: Map<string, Said>, seed: number, resamples?: number): Agreement {
+function agreement(
+  route: string,
+  reference: string,
+  pairs: readonly { note: string; criterion: string }[],
+  routeSaid: Map<string, Said>,
+  referenceSaid: Map<string, Said>,
+  seed: number,
+  resamples?: number,
+): Agreement {
   const both: (VerdictPair & { note: string; criterion: string; referenceReasons: string[]; routeReasons: string[] })[] = [];
   for (const pair of pairs) {
     const key = pairKey(pair.note, pair.criterion);
     const ours = routeSaid.get(key);
     const theirs = referenceSaid.get(key);
-    if (ours && theirs) both.push({ note: pair.note, criterion: pair.criterion, reference: theirs.verdict, route: ours.verdict, referenceReasons: theirs.reasons, routeReasons: ours.reasons });
+    if (ours && theirs)
+      both.push({
+        note: pair.note,
+        criterion: pair.criterion,
+        reference: theirs.verdict,
+        route: ours.verdict,
+        referenceReasons: theirs.reasons,
+        routeReasons: ours.reasons,
+      });
   }
   const matrix = confusionMatrix(both);
   const flips = both
     .filter((pair) => (pair.reference === 'pass' && pair.route === 'fail') || (pair.reference === 'fail' && pair.route === 'pass'))
-    .map(({ note, criterion, reference: ref, route: ours, referenceReasons, routeReasons }) => ({ note, criterion, reference: ref, route: ours, referenceReasons, routeReasons }));
+    .map(({ note, criterion, reference: ref, route: ours, referenceReasons, routeReasons }) => ({
+      note,
+      criterion,
+      reference: ref,
+      route: ours,
+      referenceReasons,
+      routeReasons,
+    }));
   return {
     route,
     reference,
@@ -73,7 +97,8 @@ function agreement(route: string, reference: string, pairs: readonly { note: str
 /** Dollars and tokens per pair a route answered in the sample; dollars null when any verdict has no price. */
 function routeCost(route: string, verdicts: readonly RouteVerdict[], inSample: Set<string>): RouteCost {
   const answered = new Map<string, RouteVerdict>();
-  for (const verdict of verdicts) if (verdict.route === route && inSample.has(pairKey(verdict.note, verdict.criterion))) answered.set(pairKey(verdict.note, verdict.criterion), verdict);
+  for (const verdict of verdicts)
+    if (verdict.route === route && inSample.has(pairKey(verdict.note, verdict.criterion))) answered.set(pairKey(verdict.note, verdict.criterion), verdict);
   const all = [...answered.values()];
   const pairs = all.length;
   const tokens: TokenTotals = emptyTokens();
@@ -108,7 +133,8 @@ export function buildReport(input: ReportInput): CompareReport {
     for (const route of input.routes) {
       if (route !== reference) list.push(agreement(route, reference, over, byRoute.get(route) ?? none, byRoute.get(reference) ?? none, seed, input.resamples));
     }
-    if (labels.size > 0) for (const route of input.routes) list.push(agreement(route, LABELS_ROUTE, over, byRoute.get(route) ?? none, labels, seed, input.resamples));
+    if (labels.size > 0)
+      for (const route of input.routes) list.push(agreement(route, LABELS_ROUTE, over, byRoute.get(route) ?? none, labels, seed, input.resamples));
     return list;
   };
 
@@ -117,7 +143,14 @@ export function buildReport(input: ReportInput): CompareReport {
   for (const pair of pairs) {
     if (seen.has(pair.criterion)) continue;
     seen.add(pair.criterion);
-    criteria.push({ criterion: pair.criterion, kind: pair.kind, agreements: agreements(pairs.filter((other) => other.criterion === pair.criterion), pair.criterion) });
+    criteria.push({
+      criterion: pair.criterion,
+      kind: pair.kind,
+      agreements: agreements(
+        pairs.filter((other) => other.criterion === pair.criterion),
+        pair.criterion,
+      ),
+    });
   }
   criteria.sort((a, b) => a.criterion.localeCompare(b.criterion));
 

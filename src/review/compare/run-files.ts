@@ -6,7 +6,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../fs/atomic.js';
-import { COMPARE_RUN_FILE, COMPARE_RUNS_DIR, verdicts, type CompareReport, type CompareRunFile, type CompareSample, type Label, type RouteVerdict } from './types.js';
+import {
+  COMPARE_RUN_FILE,
+  COMPARE_RUNS_DIR,
+  verdicts,
+  type CompareReport,
+  type CompareRunFile,
+  type CompareSample,
+  type Label,
+  type RouteVerdict,
+} from './types.js';
 
 /** A compare run whose files are missing or malformed: the message names the file (and line). */
 export class CompareRunError extends Error {
@@ -119,13 +128,15 @@ export async function readReportOrder(runDir: string): Promise<{ routes: string[
   const asked = await readText(path.join(runDir, COMPARE_RUN_FILE));
   if (asked !== undefined) {
     const run = JSON.parse(asked) as Partial<CompareRunFile>;
-    if (Array.isArray(run.routes) && run.routes.every((route) => typeof route === 'string') && typeof run.reference === 'string') return { routes: run.routes, reference: run.reference };
+    if (Array.isArray(run.routes) && run.routes.every((route) => typeof route === 'string') && typeof run.reference === 'string')
+      return { routes: run.routes, reference: run.reference };
   }
   const text = await readText(reportFile(runDir, 'json'));
   if (text === undefined) return undefined;
   try {
     const report = JSON.parse(text) as Partial<CompareReport>;
-    if (Array.isArray(report.routes) && report.routes.every((route) => typeof route === 'string') && typeof report.reference === 'string') return { routes: report.routes, reference: report.reference };
+    if (Array.isArray(report.routes) && report.routes.every((route) => typeof route === 'string') && typeof report.reference === 'string')
+      return { routes: report.routes, reference: report.reference };
   } catch {
     // A malformed earlier report is rewritten; the order then comes from the verdicts.
   }

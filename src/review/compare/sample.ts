@@ -33,7 +33,6 @@ export interface SampleOptions {
 export const RECORDED_WEIGHT = 4;
 export const CRITERION_WEIGHT = 2;
 
-
 const rare = (candidate: SampleCandidate) => candidate.recorded === 'warn' || candidate.recorded === 'fail';
 const byPair = (a: { note: string; criterion: string }, b: { note: string; criterion: string }) =>
   a.note < b.note ? -1 : a.note > b.note ? 1 : a.criterion < b.criterion ? -1 : a.criterion > b.criterion ? 1 : 0;

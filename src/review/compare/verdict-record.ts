@@ -9,7 +9,10 @@ import type { RouteVerdict, Verdict } from './types.js';
 
 /** The reasons a review gives: its list items (`- …`, `* …`, `1. …`), else its paragraphs' first lines; never the result line. */
 export function reviewReasons(review: string): string[] {
-  const lines = review.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !/^Result: /.test(line) && !/^#/.test(line));
+  const lines = review
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^Result: /.test(line) && !/^#/.test(line));
   const items = lines.filter((line) => /^([-*]|\d+[.)])\s+/.test(line)).map((line) => line.replace(/^([-*]|\d+[.)])\s+/, ''));
   return (items.length > 0 ? items : lines).slice(0, 10).map((line) => (line.length > 300 ? `${line.slice(0, 299)}…` : line));
 }

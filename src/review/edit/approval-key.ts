@@ -24,7 +24,14 @@ export const APPROVAL_KEY_LENGTH = 16;
 
 /** The text a key digests; its order and its tag are part of every key ever issued, so they never change. */
 export function approvalKeyText(parts: ApprovalKeyParts): string {
-  return JSON.stringify(['commonplace-approval', parts.runId, parts.stop, parts.file, parts.proposalSha256, parts.inputs.map((input) => [input.path, input.sha256])]);
+  return JSON.stringify([
+    'commonplace-approval',
+    parts.runId,
+    parts.stop,
+    parts.file,
+    parts.proposalSha256,
+    parts.inputs.map((input) => [input.path, input.sha256]),
+  ]);
 }
 
 /** The key of a proposal: the first characters of the digest of its parts. */
@@ -45,14 +52,23 @@ export interface ApprovalRefusal {
  */
 export function approvalRefusal(proposal: Proposal, answer: ApprovalAnswer, run: { runId: string; resume: string }): ApprovalRefusal | undefined {
   if (answer.file !== proposal.path) {
-    return { type: 'not-the-proposal', message: `${answer.file} is not the proposal run ${run.runId} waits on (it waits on ${proposal.path}); nothing was approved` };
+    return {
+      type: 'not-the-proposal',
+      message: `${answer.file} is not the proposal run ${run.runId} waits on (it waits on ${proposal.path}); nothing was approved`,
+    };
   }
   if (answer.key !== proposal.key) {
-    return { type: 'stale-key', message: `key ${answer.key} is not the key of the stop run ${run.runId} is in: it is stale or mistyped (run \`${run.resume}\` to see the current one); nothing was approved` };
+    return {
+      type: 'stale-key',
+      message: `key ${answer.key} is not the key of the stop run ${run.runId} is in: it is stale or mistyped (run \`${run.resume}\` to see the current one); nothing was approved`,
+    };
   }
   const changed = proposal.inputs.filter((input) => answer.inputs.find((sent) => sent.path === input.path)?.sha256 !== input.sha256).map((input) => input.path);
   if (changed.length > 0) {
-    return { type: 'inputs-changed', message: `the proposal's inputs changed since it was proposed (${changed.join(', ')}): they cannot be edited to change what is approved; nothing was approved` };
+    return {
+      type: 'inputs-changed',
+      message: `the proposal's inputs changed since it was proposed (${changed.join(', ')}): they cannot be edited to change what is approved; nothing was approved`,
+    };
   }
   if (proposal.exact && answer.text !== proposal.text) {
     return {

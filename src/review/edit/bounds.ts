@@ -71,17 +71,37 @@ export async function checkEditBounds(input: BoundsInput): Promise<Finding[]> {
   if (!after.note) {
     const why = after.findings.map((finding) => finding.message).join('; ') || 'it has no frontmatter';
     const line = after.findings[0]?.line;
-    return [{ file, ...(line !== undefined && { line }), rule: 'edit-unreadable', severity: 'fail', message: `the edited text is not a note with readable frontmatter (${why}); write the whole note, frontmatter included` }];
+    return [
+      {
+        file,
+        ...(line !== undefined && { line }),
+        rule: 'edit-unreadable',
+        severity: 'fail',
+        message: `the edited text is not a note with readable frontmatter (${why}); write the whole note, frontmatter included`,
+      },
+    ];
   }
   if (before.note) {
     const keysBefore = Object.keys(before.note.model.frontmatter);
     const keysAfter = Object.keys(after.note.model.frontmatter);
     const dropped = keysBefore.filter((key) => !keysAfter.includes(key));
     const added = keysAfter.filter((key) => !keysBefore.includes(key));
-    if (dropped.length > 0) fail('edit-frontmatter-keys', `the edit drops frontmatter key${dropped.length > 1 ? 's' : ''} ${dropped.map((key) => `\`${key}\``).join(', ')}; keep every key`);
-    if (added.length > 0) fail('edit-frontmatter-keys', `the edit adds frontmatter key${added.length > 1 ? 's' : ''} ${added.map((key) => `\`${key}\``).join(', ')}; an edit keeps the keys the note has`);
+    if (dropped.length > 0)
+      fail(
+        'edit-frontmatter-keys',
+        `the edit drops frontmatter key${dropped.length > 1 ? 's' : ''} ${dropped.map((key) => `\`${key}\``).join(', ')}; keep every key`,
+      );
+    if (added.length > 0)
+      fail(
+        'edit-frontmatter-keys',
+        `the edit adds frontmatter key${added.length > 1 ? 's' : ''} ${added.map((key) => `\`${key}\``).join(', ')}; an edit keeps the keys the note has`,
+      );
     if (JSON.stringify(before.note.model.frontmatter['type']) !== JSON.stringify(after.note.model.frontmatter['type'])) {
-      fail('edit-type', `the edit changes \`type:\` from ${JSON.stringify(before.note.model.frontmatter['type'])} to ${JSON.stringify(after.note.model.frontmatter['type'])}; an edit keeps the note's type`, { path: '/frontmatter/type' });
+      fail(
+        'edit-type',
+        `the edit changes \`type:\` from ${JSON.stringify(before.note.model.frontmatter['type'])} to ${JSON.stringify(after.note.model.frontmatter['type'])}; an edit keeps the note's type`,
+        { path: '/frontmatter/type' },
+      );
     }
   }
 
@@ -105,7 +125,11 @@ export async function checkEditBounds(input: BoundsInput): Promise<Finding[]> {
     );
   }
 
-  const had = new Set([...before.findings, ...(before.note ? await typeFindings(before.note, input.registry) : [])].filter((finding) => finding.severity === 'fail').map(signature));
+  const had = new Set(
+    [...before.findings, ...(before.note ? await typeFindings(before.note, input.registry) : [])]
+      .filter((finding) => finding.severity === 'fail')
+      .map(signature),
+  );
   const now = [...after.findings, ...(await typeFindings(after.note, input.registry))].filter((finding) => finding.severity === 'fail');
   for (const finding of now) {
     if (had.has(signature(finding))) continue;

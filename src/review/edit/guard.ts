@@ -45,7 +45,12 @@ export interface SanctionedWrite {
  * whose bytes now are exactly what a publication recorded, unless the path is one of this run's own
  * inputs (its note changed under it by another run stays a change it must not go past).
  */
-export function unsanctioned(changed: readonly string[], now: GuardSnapshot, sanctioned: readonly SanctionedWrite[], own: { run: string; inputs: readonly string[] }): string[] {
+export function unsanctioned(
+  changed: readonly string[],
+  now: GuardSnapshot,
+  sanctioned: readonly SanctionedWrite[],
+  own: { run: string; inputs: readonly string[] },
+): string[] {
   return changed.filter((file) => {
     if (own.inputs.includes(file)) return true;
     const bytes = now.entries[file]?.split(':')[1];

@@ -13,7 +13,10 @@ import type { EditKind, EditOptions } from './types.js';
  * path below kb/, and the hash; long paths keep their end and a digest of the whole path.
  */
 export function editRunId(kind: EditKind, note: string, textSha256: string, pathDigest: string): string {
-  let slug = note.replace(/^kb\//, '').replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+  let slug = note
+    .replace(/^kb\//, '')
+    .replace(/\.md$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_');
   if (slug.length > 80) slug = `${slug.slice(-71)}_${pathDigest.slice(0, 8)}`;
   return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}`;
 }

@@ -62,7 +62,8 @@ export function parsePacket(text: string, file = 'packet'): PacketParse {
     return { ok: false, findings: [`${file}: malformed frontmatter: ${(error as Error).message.split('\n')[0]}`] };
   }
   const parsed = packetSchema.safeParse(data);
-  if (!parsed.success) return { ok: false, findings: parsed.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`) };
+  if (!parsed.success)
+    return { ok: false, findings: parsed.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`) };
   return { ok: true, record: parsed.data, body: match[2]! };
 }
 
@@ -83,7 +84,11 @@ export interface Manifest {
 
 /** The manifest's text: stable key order, so the generated file is byte-for-byte what was approved. */
 export function formatManifest(manifest: Manifest): string {
-  const files = Object.fromEntries(Object.keys(manifest.files).sort().map((key) => [key, manifest.files[key]]));
+  const files = Object.fromEntries(
+    Object.keys(manifest.files)
+      .sort()
+      .map((key) => [key, manifest.files[key]]),
+  );
   return `${JSON.stringify({ ...manifest, files }, null, 2)}\n`;
 }
 

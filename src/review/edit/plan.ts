@@ -50,13 +50,30 @@ export function parsePlan(text: string, file = 'plan'): PlanParse {
     data = YAML.parse(text);
   } catch (error) {
     const line = error instanceof YAMLError ? error.linePos?.[0].line : undefined;
-    return { ok: false, findings: [{ file, ...(line !== undefined && { line }), rule: 'plan-yaml', severity: 'fail', message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }] };
+    return {
+      ok: false,
+      findings: [
+        {
+          file,
+          ...(line !== undefined && { line }),
+          rule: 'plan-yaml',
+          severity: 'fail',
+          message: `not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+        },
+      ],
+    };
   }
   const parsed = planSchema.safeParse(data);
   if (!parsed.success) {
     return {
       ok: false,
-      findings: parsed.error.issues.map((issue) => ({ file, path: pointer(issue.path), rule: `plan/${issue.code}`, severity: 'fail' as const, message: issue.message })),
+      findings: parsed.error.issues.map((issue) => ({
+        file,
+        path: pointer(issue.path),
+        rule: `plan/${issue.code}`,
+        severity: 'fail' as const,
+        message: issue.message,
+      })),
     };
   }
   const plan: Plan = {

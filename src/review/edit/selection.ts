@@ -26,7 +26,13 @@ export type SelectionParse = { ok: true; selections: Selection[] } | { ok: false
 /** The file selection findings name by default: the selector's output. */
 export const SELECTION_LIST = 'selections.md';
 
-const failing = (file: string, rule: string, message: string, line?: number): Finding => ({ file, ...(line !== undefined && { line }), rule, severity: 'fail', message });
+const failing = (file: string, rule: string, message: string, line?: number): Finding => ({
+  file,
+  ...(line !== undefined && { line }),
+  rule,
+  severity: 'fail',
+  message,
+});
 
 const ITEM = /^- \[([A-Za-z0-9][A-Za-z0-9_-]*)\] ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*")(?:[ \t]+(?:—|--)[ \t]+(.*?))?[ \t\r]*$/;
 
@@ -83,7 +89,11 @@ export function bodyStart(text: string): number {
 }
 
 /** Where each selection's span is in the body: it must occur exactly once, and spans must not overlap. */
-export function locateSelections(text: string, selections: readonly Selection[], file = SELECTION_LIST): { ok: true; at: Map<string, number> } | { ok: false; findings: Finding[] } {
+export function locateSelections(
+  text: string,
+  selections: readonly Selection[],
+  file = SELECTION_LIST,
+): { ok: true; at: Map<string, number> } | { ok: false; findings: Finding[] } {
   const start = bodyStart(text);
   const body = text.slice(start);
   const findings: Finding[] = [];
@@ -91,11 +101,23 @@ export function locateSelections(text: string, selections: readonly Selection[],
   for (const selection of selections) {
     const first = body.indexOf(selection.span);
     if (first === -1) {
-      findings.push(failing(file, 'selection-not-found', `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} does not occur in the note's body`));
+      findings.push(
+        failing(
+          file,
+          'selection-not-found',
+          `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} does not occur in the note's body`,
+        ),
+      );
       continue;
     }
     if (body.indexOf(selection.span, first + 1) !== -1) {
-      findings.push(failing(file, 'selection-ambiguous', `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} occurs more than once; quote enough to make it unique`));
+      findings.push(
+        failing(
+          file,
+          'selection-ambiguous',
+          `selection [${selection.id}]: its span ${JSON.stringify(selection.span.slice(0, 60))} occurs more than once; quote enough to make it unique`,
+        ),
+      );
       continue;
     }
     at.set(selection.id, start + first);
@@ -104,13 +126,18 @@ export function locateSelections(text: string, selections: readonly Selection[],
   for (let index = 1; index < placed.length; index += 1) {
     const before = placed[index - 1]!;
     const here = placed[index]!;
-    if (at.get(before.id)! + before.span.length > at.get(here.id)!) findings.push(failing(file, 'selection-overlap', `selections [${before.id}] and [${here.id}] overlap`));
+    if (at.get(before.id)! + before.span.length > at.get(here.id)!)
+      findings.push(failing(file, 'selection-overlap', `selections [${before.id}] and [${here.id}] overlap`));
   }
   return findings.length > 0 ? { ok: false, findings } : { ok: true, at };
 }
 
 /** Applies an approved selection list to a text: each span replaced once, from the end backwards. */
-export function applySelections(text: string, selections: readonly Selection[], file = SELECTION_LIST): { ok: true; text: string } | { ok: false; findings: Finding[] } {
+export function applySelections(
+  text: string,
+  selections: readonly Selection[],
+  file = SELECTION_LIST,
+): { ok: true; text: string } | { ok: false; findings: Finding[] } {
   const located = locateSelections(text, selections, file);
   if (!located.ok) return located;
   let result = text;

@@ -129,8 +129,6 @@ export interface EditProgress extends LifecycleProgress {
   launches: number;
 }
 
-
-
 export type Decision = 'edit' | 'no-edit';
 
 /** How a run ended. */

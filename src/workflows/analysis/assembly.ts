@@ -52,7 +52,12 @@ export async function assemble(run: AnalysisRun, final: Disposition): Promise<An
       };
     }
     const more = assembly.problems.length > 1 ? ` (and ${assembly.problems.length - 1} more)` : '';
-    await run.lifecycle.halt({ kind: 'environment-changed', disposition: 'inspect', reason: `assembly refused the artifact: ${assembly.problems[0]}${more}`, evidence: `${input.runDir}/environment.json` });
+    await run.lifecycle.halt({
+      kind: 'environment-changed',
+      disposition: 'inspect',
+      reason: `assembly refused the artifact: ${assembly.problems[0]}${more}`,
+      evidence: `${input.runDir}/environment.json`,
+    });
   }
 }
 
@@ -67,7 +72,11 @@ async function publish(run: AnalysisRun, fixed: Manifest): Promise<Extract<Publi
   run.enter('publication');
   for (;;) {
     const outcome = await run.withStops(() =>
-      io('publish the artifact', { startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '5s', nonRetryableErrorTypes: permanent } }).publishArtifact({
+      io('publish the artifact', {
+        startToCloseTimeout: '10m',
+        heartbeatTimeout: '30s',
+        retry: { maximumAttempts: 5, initialInterval: '5s', nonRetryableErrorTypes: permanent },
+      }).publishArtifact({
         runDir: input.runDir,
         worktree: input.worktree,
         layoutFile: plan.layout.file,
@@ -78,9 +87,19 @@ async function publish(run: AnalysisRun, fixed: Manifest): Promise<Extract<Publi
     if (outcome.status === 'published') return outcome;
     run.publishing = outcome.destination;
     if (outcome.status === 'conflict') {
-      await run.lifecycle.halt({ kind: 'conflict', disposition: 'operator', reason: `publication refused: ${outcome.reason}; nothing was written — clear the destination and resume`, evidence: outcome.evidence });
+      await run.lifecycle.halt({
+        kind: 'conflict',
+        disposition: 'operator',
+        reason: `publication refused: ${outcome.reason}; nothing was written — clear the destination and resume`,
+        evidence: outcome.evidence,
+      });
     } else {
-      await run.lifecycle.halt({ kind: 'publication-uncertain', disposition: 'inspect', reason: `publication cannot tell what an earlier try did: ${outcome.reason}; read the journal and the destination before resuming`, evidence: outcome.journal });
+      await run.lifecycle.halt({
+        kind: 'publication-uncertain',
+        disposition: 'inspect',
+        reason: `publication cannot tell what an earlier try did: ${outcome.reason}; read the journal and the destination before resuming`,
+        evidence: outcome.journal,
+      });
     }
   }
 }

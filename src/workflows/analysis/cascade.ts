@@ -36,7 +36,16 @@ export async function recheck(run: AnalysisRun, kind: CheckRecord['kind'], group
             install: false,
           }),
         );
-        run.checks.push({ role, sha256: member.sha256, kind, round, passed: check.passed, findings: check.findings.slice(0, 5), findingsCount: check.findingsCount, at: run.now() });
+        run.checks.push({
+          role,
+          sha256: member.sha256,
+          kind,
+          round,
+          passed: check.passed,
+          findings: check.findings.slice(0, 5),
+          findingsCount: check.findingsCount,
+          at: run.now(),
+        });
         return { role, check };
       }),
     );
@@ -45,7 +54,11 @@ export async function recheck(run: AnalysisRun, kind: CheckRecord['kind'], group
     for (const { role } of failing) run.members[role] = { ...(run.members[role] as MemberRecord), check: 'failed' };
     await Promise.all(
       failing.map(({ role, check }) =>
-        produce(run, role, snapshot, { kind: 're-ask', reason: `failed the ${kind} against the members as they stand`, ...(check.findingsSha256 !== undefined && { findingsSha256: check.findingsSha256 }) }),
+        produce(run, role, snapshot, {
+          kind: 're-ask',
+          reason: `failed the ${kind} against the members as they stand`,
+          ...(check.findingsSha256 !== undefined && { findingsSha256: check.findingsSha256 }),
+        }),
       ),
     );
   }
@@ -83,11 +96,22 @@ export async function verify(run: AnalysisRun, verifier: string, label: string):
     }
     const budget = run.budgets[verifier] as { used: number; max: number };
     if (budget.used >= budget.max) {
-      await run.lifecycle.halt(budgetStop(verifier, budget.max, `it refused ${verdict.refused.join(', ')} on its last attempt, so no correction could be verified`, `${check.dir}/check.json`));
+      await run.lifecycle.halt(
+        budgetStop(
+          verifier,
+          budget.max,
+          `it refused ${verdict.refused.join(', ')} on its last attempt, so no correction could be verified`,
+          `${check.dir}/check.json`,
+        ),
+      );
     }
     run.enter(`corrections for ${verifier}`);
     const corrections = run.current();
-    await Promise.all(verdict.refused.map((subject) => produce(run, subject, corrections, { kind: 'correction', reason: `refused by ${verifier}`, refusal: { verifier, verdictSha256: member.sha256 } })));
+    await Promise.all(
+      verdict.refused.map((subject) =>
+        produce(run, subject, corrections, { kind: 'correction', reason: `refused by ${verifier}`, refusal: { verifier, verdictSha256: member.sha256 } }),
+      ),
+    );
     if (verifier === REPORT_VERIFICATION) {
       run.enter('re-check');
       await recheck(run, 're-check', REPORT_GROUP);
@@ -96,7 +120,14 @@ export async function verify(run: AnalysisRun, verifier: string, label: string):
     const changed = changedSubjects(run.members, snapshot, subjects);
     if (changed.length === 0) {
       // Asking the verifier again would hand it exactly what it refused: its answer stands, and the run ends.
-      await run.lifecycle.halt(budgetStop(verifier, budget.max, `the corrections left every subject as it refused them (${verdict.refused.join(', ')}), so asking it again would ask what it answered`, `${check.dir}/check.json`));
+      await run.lifecycle.halt(
+        budgetStop(
+          verifier,
+          budget.max,
+          `the corrections left every subject as it refused them (${verdict.refused.join(', ')}), so asking it again would ask what it answered`,
+          `${check.dir}/check.json`,
+        ),
+      );
     }
     spec = { kind: 'fresh', reason: `its subjects changed: ${changed.join(', ')}`, changed };
   }

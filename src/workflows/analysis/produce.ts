@@ -90,7 +90,12 @@ export async function produce(run: AnalysisRun, name: string, snapshot: Snapshot
     }
     why = `its last candidate was rejected: ${check.findings[0]?.message ?? 'see the findings'}`;
     evidence = `${check.dir}/findings.md`;
-    spec = { ...spec, kind: spec.kind === 'write' ? 're-ask' : spec.kind, reason: rejectedReason(spec.kind, spec.reason), ...(check.findingsSha256 !== undefined && { findingsSha256: check.findingsSha256 }) };
+    spec = {
+      ...spec,
+      kind: spec.kind === 'write' ? 're-ask' : spec.kind,
+      reason: rejectedReason(spec.kind, spec.reason),
+      ...(check.findingsSha256 !== undefined && { findingsSha256: check.findingsSha256 }),
+    };
   }
 }
 
@@ -129,7 +134,15 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   const answered = run.answers.get(key);
   if (answered !== undefined) {
     budget.used += 1;
-    const base = { role: name, launch: answered.launch, launchId: answered.launchId, kind: spec.kind, ...(spec.reason !== undefined && { reason: spec.reason }), dir: '', at: run.now() };
+    const base = {
+      role: name,
+      launch: answered.launch,
+      launchId: answered.launchId,
+      kind: spec.kind,
+      ...(spec.reason !== undefined && { reason: spec.reason }),
+      dir: '',
+      at: run.now(),
+    };
     const candidate: CheckCandidate = { kind: 'member', sha256: answered.sha256 };
     return { kind: 'answered', asked: { ...base, attempt, candidate, answer: answered.result, key, answeredBy: answered.launchId, base } };
   }
@@ -152,7 +165,9 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
       prompt,
       handed,
       ...(spec.findingsSha256 !== undefined && { findingsSha256: spec.findingsSha256 }),
-      ...(spec.refusal !== undefined && { refusal: { ...spec.refusal, subjects: [...run.roleOf(spec.refusal.verifier).verifies], roles: plan.layout.roles.map((entry) => entry.name) } }),
+      ...(spec.refusal !== undefined && {
+        refusal: { ...spec.refusal, subjects: [...run.roleOf(spec.refusal.verifier).verifies], roles: plan.layout.roles.map((entry) => entry.name) },
+      }),
       feedback: [...role.feedback],
       type: role.type,
       ...(plan.layout.recordId !== undefined && { recordId: plan.layout.recordId }),
@@ -163,7 +178,11 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   run.inFlight.push(flight);
   run.lifecycle.show();
   // Checked again where it launches: a parallel branch may have started a launch since (the estimate counts those in flight).
-  const outcome = await askWithin(run.lifecycle.spend, { launchId, profile: run.run.profile, dir, prompt, outputs: [...role.outputs] }, `${name} attempt ${attempt}${spec.kind === 'write' ? '' : ` (${spec.kind})`}`);
+  const outcome = await askWithin(
+    run.lifecycle.spend,
+    { launchId, profile: run.run.profile, dir, prompt, outputs: [...role.outputs] },
+    `${name} attempt ${attempt}${spec.kind === 'write' ? '' : ` (${spec.kind})`}`,
+  );
   run.inFlight.splice(run.inFlight.indexOf(flight), 1);
   if (outcome.status === 'spend-limit') {
     await run.lifecycle.halt(outcome.stop);
@@ -173,7 +192,13 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
 
   const stop = stopFor(outcome);
   if (stop !== undefined) {
-    run.attempts.push({ ...base, attempt: null, outcome: outcome.status as AttemptOutcome, findings: [{ rule: outcome.status, severity: 'fail', message: stop.reason }], findingsCount: 1 });
+    run.attempts.push({
+      ...base,
+      attempt: null,
+      outcome: outcome.status as AttemptOutcome,
+      findings: [{ rule: outcome.status, severity: 'fail', message: stop.reason }],
+      findingsCount: 1,
+    });
     await run.lifecycle.halt({ ...stop, evidence: stop.evidence !== undefined ? `${dir}/${stop.evidence}` : `${dir}/.launch` });
     return { kind: 'again' };
   }
@@ -181,14 +206,29 @@ async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot:
   if (outcome.status !== 'completed') {
     if (outcome.status !== 'timed-out' && outcome.status !== 'incomplete') throw badRun('bad-run', `launch ${launchId} came to ${outcome.status}`);
     const result = outcome.result;
-    const why = outcome.status === 'timed-out' ? `its last launch timed out after ${Math.round(result.durationMs / 1000)} s` : `its last launch did not write ${result.missing.join(', ')}`;
-    run.attempts.push({ ...base, attempt, outcome: outcome.status, findings: [{ rule: outcome.status, severity: 'fail', message: why.replace(/^its last launch/, 'the launch') }], findingsCount: 1, durationMs: result.durationMs, model: result.model, ...spentBy(result) });
+    const why =
+      outcome.status === 'timed-out'
+        ? `its last launch timed out after ${Math.round(result.durationMs / 1000)} s`
+        : `its last launch did not write ${result.missing.join(', ')}`;
+    run.attempts.push({
+      ...base,
+      attempt,
+      outcome: outcome.status,
+      findings: [{ rule: outcome.status, severity: 'fail', message: why.replace(/^its last launch/, 'the launch') }],
+      findingsCount: 1,
+      durationMs: result.durationMs,
+      model: result.model,
+      ...spentBy(result),
+    });
     return { kind: 'spent', why, evidence: `${dir}/${result.logDir}` };
   }
   const output = outcome.result.outputs.find((entry) => entry.path === role.outputs[0]);
   if (output === undefined) throw badRun('bad-run', `launch ${launchId} reported no ${role.outputs[0]}`);
   const candidate: CheckCandidate = { kind: 'output', dir, output: output.path, sha256: output.sha256 };
-  return { kind: 'answered', asked: { launch, launchId, dir, attempt, candidate, answer: outcome.result, key, base, ...(checkoutBaseline !== undefined && { checkoutBaseline }) } };
+  return {
+    kind: 'answered',
+    asked: { launch, launchId, dir, attempt, candidate, answer: outcome.result, key, base, ...(checkoutBaseline !== undefined && { checkoutBaseline }) },
+  };
 }
 
 /** Checks an answer in the role against the snapshot; records the attempt, the answer under its key, and stray writes it revealed. */
@@ -223,7 +263,10 @@ async function checkAnswer(run: AnalysisRun, name: string, role: PlanRole, snaps
   if (strays.length === 0 && outside.length === 0) return check;
   for (const stray of strays) run.reportedStrays.add(stray);
   for (const path of outside) run.reportedStrays.add(`checkout:${path}`);
-  const stop = strays.length > 0 ? strayStop(strays, run.lifecycle.stage, name, asked.attempt, input.worktree) : checkoutStop(outside, name, asked.attempt, asked.launchId, input.checkout);
+  const stop =
+    strays.length > 0
+      ? strayStop(strays, run.lifecycle.stage, name, asked.attempt, input.worktree)
+      : checkoutStop(outside, name, asked.attempt, asked.launchId, input.checkout);
   await run.lifecycle.halt(stop);
   // The answer of a launch that wrote outside its outputs is not accepted: once resumed, the role is asked again.
   run.answers.delete(asked.key);

@@ -197,7 +197,9 @@ export class AnalysisRun {
         const cause = error instanceof ActivityFailure ? error.cause : undefined;
         if (!(cause instanceof ApplicationFailure) || (cause.type !== 'environment-changed' && cause.type !== 'source-unavailable')) throw error;
         const detail = (cause.details?.[0] as EnvironmentChangedDetails | undefined) ?? { problems: [cause.message], evidence: this.input.runDir };
-        await this.lifecycle.halt(cause.type === 'source-unavailable' ? sourceUnavailableStop(detail) : environmentStop(detail, detail.what ?? 'run state changed'));
+        await this.lifecycle.halt(
+          cause.type === 'source-unavailable' ? sourceUnavailableStop(detail) : environmentStop(detail, detail.what ?? 'run state changed'),
+        );
       }
     }
   }

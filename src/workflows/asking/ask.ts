@@ -26,7 +26,12 @@ export function spentReason(outcome: AskOutcome): string {
 /** The finding a spent attempt is re-asked with (rule `launch-timed-out` or `launch-incomplete`), naming what was not written. */
 export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): Finding {
   const missing = outcome.status === 'incomplete' ? outcome.result.missing : outputs;
-  return { file: missing.join(', '), rule: outcome.status === 'timed-out' ? 'launch-timed-out' : 'launch-incomplete', severity: 'fail', message: spentReason(outcome) };
+  return {
+    file: missing.join(', '),
+    rule: outcome.status === 'timed-out' ? 'launch-timed-out' : 'launch-incomplete',
+    severity: 'fail',
+    message: spentReason(outcome),
+  };
 }
 
 /**
@@ -60,7 +65,12 @@ async function launched(launch: () => Promise<LaunchResult>, input: LaunchInput)
     const cause = error.cause;
     if (cause instanceof ApplicationFailure && cause.type === 'usage-limit') {
       const details = cause.details?.[0] as UsageLimitDetails | undefined;
-      return reportUsageLimit(input, { status: 'usage-limit', reason: cause.message, harness: details?.harness ?? input.profile.harness, resetAt: details?.resetAt ?? null });
+      return reportUsageLimit(input, {
+        status: 'usage-limit',
+        reason: cause.message,
+        harness: details?.harness ?? input.profile.harness,
+        resetAt: details?.resetAt ?? null,
+      });
     }
     if (cause instanceof ApplicationFailure && (cause.type === 'launch-exit' || cause.type === 'harness-missing')) {
       const details = cause.details?.[0] as LaunchExitDetails | undefined;
@@ -101,7 +111,11 @@ export async function launchOnce<A>(
  * Asks once within the run's spend cap: a launch that would take the run past it is not started
  * (the `spend-limit` stop is returned instead); a launch that ran adds its tokens and cost.
  */
-export async function askWithin(spend: Spend | undefined, input: LaunchInput, summary?: string): Promise<AskOutcome | { status: 'spend-limit'; stop: StopOf<'spend-limit'> }> {
+export async function askWithin(
+  spend: Spend | undefined,
+  input: LaunchInput,
+  summary?: string,
+): Promise<AskOutcome | { status: 'spend-limit'; stop: StopOf<'spend-limit'> }> {
   if (spend === undefined) return ask(input, summary);
   const stop = spend.over();
   if (stop !== undefined) return { status: 'spend-limit', stop };

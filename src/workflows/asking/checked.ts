@@ -10,9 +10,7 @@ export interface CheckedTry<I> {
 
 /** What one try came to. `next` narrows what the following try asks (a bundle re-asks only its refused gates). */
 export type TryOutcome<I, A> =
-  | { kind: 'stop'; stop: Stop }
-  | { kind: 'spent'; findings: Finding[] }
-  | { kind: 'checked'; accepted: A[]; findings: Finding[]; next?: I };
+  { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: Finding[] } | { kind: 'checked'; accepted: A[]; findings: Finding[]; next?: I };
 
 export type CheckedResult<I, A> =
   | { status: 'accepted'; accepted: A[]; attempts: number }
@@ -55,7 +53,12 @@ export function findingMessages(findings: readonly (Finding | string)[]): string
  * limit given as a function may fall while it runs (a rate-limit warning): lanes over it end as their
  * ask finishes.
  */
-export async function gather<T, R>(items: readonly T[], limit: number | (() => number), run: (item: T, index: number) => Promise<R>, shouldStart: () => boolean = () => true): Promise<(R | undefined)[]> {
+export async function gather<T, R>(
+  items: readonly T[],
+  limit: number | (() => number),
+  run: (item: T, index: number) => Promise<R>,
+  shouldStart: () => boolean = () => true,
+): Promise<(R | undefined)[]> {
   const results: (R | undefined)[] = new Array(items.length).fill(undefined);
   const currentLimit = typeof limit === 'number' ? () => limit : limit;
   let next = 0;

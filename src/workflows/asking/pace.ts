@@ -25,7 +25,10 @@ export function paceLaunch(result: LaunchResult): void {
   const warning = result.rateLimitWarning;
   if (warning === undefined || current.pace !== undefined) return;
   const concurrency = Math.max(1, Math.floor(current.concurrency / 2));
-  current = { concurrency, pace: { concurrency, warning: `${warning.type}${warning.resetsAt ? `, resets ${warning.resetsAt}` : ''} (seen by ${result.launchId})` } };
+  current = {
+    concurrency,
+    pace: { concurrency, warning: `${warning.type}${warning.resetsAt ? `, resets ${warning.resetsAt}` : ''} (seen by ${result.launchId})` },
+  };
 }
 
 /** How many launches the batch runs at once now. */

@@ -21,7 +21,13 @@ import { unitActivities, unitName, type UnitAnswer } from '../sweep-unit.js';
 const batchActivities = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: BATCH_ACTIVITY_ATTEMPTS, nonRetryableErrorTypes: ['bad-launch-input', 'harness-missing'] },
+  retry: {
+    initialInterval: '10s',
+    backoffCoefficient: 2,
+    maximumInterval: '5m',
+    maximumAttempts: BATCH_ACTIVITY_ATTEMPTS,
+    nonRetryableErrorTypes: ['bad-launch-input', 'harness-missing'],
+  },
 });
 
 /** A unit captured for the batch: what its request is built from and its answer accepted against. */
@@ -50,12 +56,17 @@ export interface ProviderBatchContext {
 export async function askProviderBatch(context: ProviderBatchContext, units: BatchedUnit[], round: number): Promise<ProviderRound> {
   const { runId, checkout, profile } = context;
   const requests: BatchRequestRef[] = units.map(({ unit, captured }) => batchRequest(unit.key, captured, `${runId}/${unit.key}/batch-${round}`));
-  const submitted = await batchActivities.submitProviderBatch.executeWithOptions({ summary: `submit ${units.length} requests as a provider batch (round ${round})` }, [{ checkout, runId, profile, requests, round }]);
+  const submitted = await batchActivities.submitProviderBatch.executeWithOptions(
+    { summary: `submit ${units.length} requests as a provider batch (round ${round})` },
+    [{ checkout, runId, profile, requests, round }],
+  );
   const { batches } = submitted;
   let waitSeconds: number = BATCH_POLL.firstSeconds;
   try {
     for (;;) {
-      const state = await batchActivities.pollProviderBatch.executeWithOptions({ summary: `poll provider batch ${batches.join(', ')}` }, [{ checkout, profile, batches }]);
+      const state = await batchActivities.pollProviderBatch.executeWithOptions({ summary: `poll provider batch ${batches.join(', ')}` }, [
+        { checkout, profile, batches },
+      ]);
       context.report({ round, batches, counts: state.counts });
       if (state.ended) break;
       await sleep(waitSeconds * 1000);
@@ -63,7 +74,10 @@ export async function askProviderBatch(context: ProviderBatchContext, units: Bat
     }
   } catch (error) {
     // A cancelled sweep cancels its provider batch: requests not yet run are not paid for.
-    if (isCancellation(error)) await CancellationScope.nonCancellable(() => batchActivities.cancelProviderBatch.executeWithOptions({ summary: `cancel provider batch ${batches.join(', ')}` }, [{ checkout, profile, batches }]));
+    if (isCancellation(error))
+      await CancellationScope.nonCancellable(() =>
+        batchActivities.cancelProviderBatch.executeWithOptions({ summary: `cancel provider batch ${batches.join(', ')}` }, [{ checkout, profile, batches }]),
+      );
     throw error;
   }
   const collected = await batchActivities.collectProviderBatch.executeWithOptions({ summary: `collect provider batch ${batches.join(', ')}` }, [
@@ -100,7 +114,12 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
   // Past `over()` the cap has room for one at least; this guards the float arithmetic from submitting an empty batch.
   if (units.length === 0) return { answers: new Map(), expired: [], deferred, ...(capStop && { stop: capStop }) };
   const captures: BatchedUnit[] = await Promise.all(
-    units.map(async (unit) => ({ unit, captured: await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [{ runId: context.runId, checkout: context.checkout, unit, attempt: 1, findings: [] }]) })),
+    units.map(async (unit) => ({
+      unit,
+      captured: await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(unit)} for the provider batch` }, [
+        { runId: context.runId, checkout: context.checkout, unit, attempt: 1, findings: [] },
+      ]),
+    })),
   );
   const answers = new Map<string, UnitAnswer>();
   let todo = captures;
@@ -115,7 +134,17 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
       // The provider unreachable through every retry (or a submission that cannot be told apart): the units not answered stop; the ledger keeps what was submitted.
       if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       const expired = todo.map(({ unit }) => unit);
-      return { answers, expired, deferred, stop: { kind: 'launch-failed', disposition: 'inspect', reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500), ...evidence } };
+      return {
+        answers,
+        expired,
+        deferred,
+        stop: {
+          kind: 'launch-failed',
+          disposition: 'inspect',
+          reason: `provider batch of ${expired.length} units: ${error.cause?.message ?? error.message}`.slice(0, 500),
+          ...evidence,
+        },
+      };
     }
     batches = asked.batches;
     for (const { unit, captured } of todo) {

@@ -32,7 +32,11 @@ export class EditRun {
   /** The run's answers by answer key (see ask-job.ts). */
   readonly answers = new Answers<EditAnswer>();
 
-  constructor(readonly identity: { kind: EditKind; runId: string; note: string }, rerun: string, maxCostUsd?: number) {
+  constructor(
+    readonly identity: { kind: EditKind; runId: string; note: string },
+    rerun: string,
+    maxCostUsd?: number,
+  ) {
     this.lifecycle = new Lifecycle<EditProgress>({
       runId: identity.runId,
       view: {
@@ -87,7 +91,8 @@ export class EditRun {
       launches: this.launches,
       spend: this.lifecycle.spend.progress(),
     };
-    if (this.runDir !== null) await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${this.identity.note}` }, [{ runDir: this.runDir, summary }]);
+    if (this.runDir !== null)
+      await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${this.identity.note}` }, [{ runDir: this.runDir, summary }]);
     return summary;
   }
 }

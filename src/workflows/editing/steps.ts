@@ -13,7 +13,11 @@ import { budgetStopReason } from './budget-stop-reason.js';
 import { EditRun } from './edit-run.js';
 
 const { prepareEdit, writeCandidate } = proxyActivities<Activities>({ startToCloseTimeout: '10m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
-const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+const { guardCheck, checkConflict, publishEdit, finishEdit } = proxyActivities<Activities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
 
 /** What the guard compares against: the baseline snapshot, replaced when the operator acknowledges. */
 export interface RunContext {
@@ -28,7 +32,9 @@ export interface RunContext {
 /** The checkout guard at a step: paths changed outside the run's directories stop it until acknowledged. */
 export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
   for (;;) {
-    const check = await guardCheck.executeWithOptions({ summary: `compare the checkout of ${ctx.note} with the run's snapshot` }, [{ runDir: ctx.prepared.runDir, checkout: ctx.checkout, baseline: ctx.baseline }]);
+    const check = await guardCheck.executeWithOptions({ summary: `compare the checkout of ${ctx.note} with the run's snapshot` }, [
+      { runDir: ctx.prepared.runDir, checkout: ctx.checkout, baseline: ctx.baseline },
+    ]);
     if (check.changed.length === 0) return;
     await run.lifecycle.acknowledge(check.changed);
     ctx.baseline = check.snapshot;
@@ -39,7 +45,13 @@ export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
  * Asks through the *checked* helper until the output is accepted; a stop waits for the resume and
  * asks again; a spent budget ends the run. The last findings are carried into the next try.
  */
-export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<A[]> {
+export async function untilAccepted<I, A>(
+  run: EditRun,
+  what: string,
+  input: I,
+  budget: number,
+  tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>,
+): Promise<A[]> {
   const accepted: A[] = [];
   let pending = input;
   let carried: Finding[] = [];
@@ -53,12 +65,21 @@ export async function untilAccepted<I, A>(run: EditRun, what: string, input: I, 
     if (result.status === 'accepted') return accepted;
     pending = result.pending;
     if (result.status === 'stopped') await run.lifecycle.halt(result.stop);
-    else await run.lifecycle.halt({ kind: 'budget-exhausted', disposition: 'operator', reason: budgetStopReason(what, budget, [{ label: '', findings: result.findings }]), evidence: run.runDir ?? undefined });
+    else
+      await run.lifecycle.halt({
+        kind: 'budget-exhausted',
+        disposition: 'operator',
+        reason: budgetStopReason(what, budget, [{ label: '', findings: result.findings }]),
+        evidence: run.runDir ?? undefined,
+      });
   }
 }
 
 /** What an editing run's packet is written from, by kind: the final text, the decision, a full pass's reviews or a revision's passes. */
-export type PacketContent = Pick<CandidateInput, 'kind' | 'finalSha256' | 'decision' | 'units' | 'startReviews' | 'finalReviews' | 'rationaleSha256' | 'passes'>;
+export type PacketContent = Pick<
+  CandidateInput,
+  'kind' | 'finalSha256' | 'decision' | 'units' | 'startReviews' | 'finalReviews' | 'rationaleSha256' | 'passes'
+>;
 
 /**
  * The packet, then publication, the one way both kinds end: writes the candidate (the packet, the
@@ -69,9 +90,27 @@ export async function packetStep(run: EditRun, ctx: RunContext, content: PacketC
   run.at('writing the packet');
   run.decisions += 1;
   const candidate = await writeCandidate.executeWithOptions({ summary: `write the packet of ${ctx.note}` }, [
-    { ...content, runId: prepared.runId, runDir: prepared.runDir, workflowId: workflowInfo().workflowId, checkout: ctx.checkout, note: ctx.note, startSha256: prepared.startSha256, profile: prepared.profile.name, stop: run.decisions },
+    {
+      ...content,
+      runId: prepared.runId,
+      runDir: prepared.runDir,
+      workflowId: workflowInfo().workflowId,
+      checkout: ctx.checkout,
+      note: ctx.note,
+      startSha256: prepared.startSha256,
+      profile: prepared.profile.name,
+      stop: run.decisions,
+    },
   ]);
-  return publishStep(run, ctx, candidate, { kind: content.kind, runId: prepared.runId, note: ctx.note, runDir: prepared.runDir, decision: content.decision, startSha256: prepared.startSha256, finalSha256: content.finalSha256 });
+  return publishStep(run, ctx, candidate, {
+    kind: content.kind,
+    runId: prepared.runId,
+    note: ctx.note,
+    runDir: prepared.runDir,
+    decision: content.decision,
+    startSha256: prepared.startSha256,
+    finalSha256: content.finalSha256,
+  });
 }
 
 /**
@@ -88,7 +127,10 @@ async function publishStep(
   if (candidate.proposal) {
     await guardStep(run, ctx);
     run.at('awaiting approval of the final text');
-    await run.lifecycle.decide(candidate.proposal, `the final text differs from the note: read ${candidate.proposal.inspect.join(' and ')}, then approve the exact ${candidate.proposal.path}`);
+    await run.lifecycle.decide(
+      candidate.proposal,
+      `the final text differs from the note: read ${candidate.proposal.inspect.join(' and ')}, then approve the exact ${candidate.proposal.path}`,
+    );
   }
   for (;;) {
     run.at('checking the note and the brief before publication');
@@ -115,7 +157,12 @@ async function publishStep(
       closing: candidate.closing,
     };
     await finishEdit.executeWithOptions({ summary: `write the summary of the edit of ${ctx.note}` }, [{ runDir: ctx.prepared.runDir, summary: done }]);
-    run.lifecycle.complete('completed', candidate.proposal ? `published: ${published.written.length} files written, the note last` : `no edit: ${published.written.length} files published (the packet and the results)`);
+    run.lifecycle.complete(
+      'completed',
+      candidate.proposal
+        ? `published: ${published.written.length} files written, the note last`
+        : `no edit: ${published.written.length} files published (the packet and the results)`,
+    );
     return done;
   }
 }
@@ -124,14 +171,20 @@ async function publishStep(
  * An editing run, opened and closed the one way both kinds share: the lifecycle around it, the note,
  * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
  */
-export function editRun<I extends FullPassInput | ReviseInput>(kind: EditKind, input: I, body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>): Promise<EditSummary> {
+export function editRun<I extends FullPassInput | ReviseInput>(
+  kind: EditKind,
+  input: I,
+  body: (run: EditRun, ctx: RunContext) => Promise<EditSummary>,
+): Promise<EditSummary> {
   const run = new EditRun({ kind, runId: input.runId, note: input.note }, runCommand.editRerun({ kind, note: input.note }), input.maxCostUsd);
   const start = { startSha256: input.noteSha256 };
   return run.lifecycle.close(
     async () => {
       const { workflowId, runId: executionRunId } = workflowInfo();
       run.at('preparing: capturing the note, the brief and the checkout state');
-      const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [{ kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0]]);
+      const prepared = await prepareEdit.executeWithOptions({ summary: `capture ${input.note}, its brief and the checkout state` }, [
+        { kind, input, workflowId, executionRunId } as Parameters<typeof prepareEdit>[0],
+      ]);
       run.runDir = prepared.runDir;
       start.startSha256 = prepared.startSha256;
       const ctx: RunContext = { checkout: input.checkout, note: input.note, prepared, baseline: prepared.baseline, seq: 0 };

@@ -1,6 +1,17 @@
 // The Anthropic Messages API as claude and pi call it: POST /v1/messages (SSE with `stream: true`).
 import { createHash } from 'node:crypto';
-import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
+import {
+  allText,
+  defaultUsage,
+  errorAnswer,
+  minimumOf,
+  requestedCriteria,
+  reviewAnswer,
+  shellQuote,
+  tokensOf,
+  type PromptCache,
+  type Reply,
+} from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -51,7 +62,11 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
   const type = reply.error === 'usage-limit' ? 'rate_limit_error' : reply.error === 'overloaded' ? 'overloaded_error' : 'api_error';
   const message =
     reply.message ??
-    (reply.error === 'usage-limit' ? "This request would exceed your account's rate limit. Please try again later." : reply.error === 'overloaded' ? 'Overloaded' : 'Internal server error');
+    (reply.error === 'usage-limit'
+      ? "This request would exceed your account's rate limit. Please try again later."
+      : reply.error === 'overloaded'
+        ? 'Overloaded'
+        : 'Internal server error');
   return { type: 'error', error: { type, message }, request_id: 'req_standin' };
 }
 
@@ -156,7 +171,7 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   let stopReason: string;
   if (reply.kind === 'review') {
     const choice = body.tool_choice as Json | undefined;
-    const name = choice?.type === 'tool' ? String(choice.name) : toolNames(body)[0] ?? 'record_review';
+    const name = choice?.type === 'tool' ? String(choice.name) : (toolNames(body)[0] ?? 'record_review');
     block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input: reviewAnswer(reply, requestedCriteria(allText(body.messages))) };
     stopReason = 'tool_use';
   } else if (reply.kind === 'write' || reply.kind === 'read') {
@@ -171,7 +186,16 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   const apiUsage = counted
     ? { ...inputUsage(body, cache), output_tokens: reply.usage?.outputTokens ?? outputTokensOf(block) }
     : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const usageCounted = counted ? { usage: { input: apiUsage.input_tokens, cacheRead: apiUsage.cache_read_input_tokens, cacheWrite: apiUsage.cache_creation_input_tokens, output: apiUsage.output_tokens } } : {};
+  const usageCounted = counted
+    ? {
+        usage: {
+          input: apiUsage.input_tokens,
+          cacheRead: apiUsage.cache_read_input_tokens,
+          cacheWrite: apiUsage.cache_creation_input_tokens,
+          output: apiUsage.output_tokens,
+        },
+      }
+    : {};
   if (body.stream !== true) {
     return {
       status: 200,
@@ -180,7 +204,12 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
       ...usageCounted,
     };
   }
-  const events: Json[] = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...apiUsage, output_tokens: 1 } } }];
+  const events: Json[] = [
+    {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...apiUsage, output_tokens: 1 } },
+    },
+  ];
   if (block.type === 'tool_use') {
     events.push({ type: 'content_block_start', index: 0, content_block: { ...block, input: {} } });
     events.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
@@ -206,7 +235,10 @@ export const anthropicDialect: ApiDialect = {
   route(request, cache) {
     const path = request.path;
     if (request.method === 'POST' && path === '/v1/messages/count_tokens') {
-      return { side: true, answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input_tokens: Math.ceil(request.bytes / 4) }) }) };
+      return {
+        side: true,
+        answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input_tokens: Math.ceil(request.bytes / 4) }) }),
+      };
     }
     if (request.method === 'POST' && path === '/v1/messages') {
       const tools = toolNames(request.json ?? {});
@@ -214,11 +246,30 @@ export const anthropicDialect: ApiDialect = {
       return { side: false, answer: (n, reply) => answerMessages(request, reply, n, cache) };
     }
     if (request.method === 'GET' && path === '/v1/models') {
-      const data = ['claude-sonnet-5', 'claude-sonnet-4-5', 'claude-haiku-4-5-20251001'].map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
-      return { side: true, answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data, has_more: false, first_id: data[0]?.id, last_id: data.at(-1)?.id }) }) };
+      const data = ['claude-sonnet-5', 'claude-sonnet-4-5', 'claude-haiku-4-5-20251001'].map((id) => ({
+        type: 'model',
+        id,
+        display_name: id,
+        created_at: '2026-01-01T00:00:00Z',
+      }));
+      return {
+        side: true,
+        answer: () => ({
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ data, has_more: false, first_id: data[0]?.id, last_id: data.at(-1)?.id }),
+        }),
+      };
     }
     // claude's connectivity check is a HEAD of the base URL.
     if (request.method === 'HEAD' || (request.method === 'GET' && path === '/')) return { side: true, answer: () => ({ status: 200, headers: {}, body: '' }) };
-    return { side: true, answer: () => ({ status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${path}` } }) }) };
+    return {
+      side: true,
+      answer: () => ({
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${path}` } }),
+      }),
+    };
   },
 };

@@ -81,7 +81,14 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
   };
   const submit = (requests: { customId: string; params: Json }[], metadata: Record<string, string> = {}): StandInBatch => {
     for (const { customId } of requests) submitted.set(customId, (submitted.get(customId) ?? 0) + 1);
-    const batch: StandInBatch = { id: `${dialect.name === 'anthropic' ? 'msgbatch' : 'batch'}_standin_${batches.length + 1}`, createdAt: Date.now(), status: 'in_progress', requests: requests.map((request) => ({ ...request })), polls: 0, metadata };
+    const batch: StandInBatch = {
+      id: `${dialect.name === 'anthropic' ? 'msgbatch' : 'batch'}_standin_${batches.length + 1}`,
+      createdAt: Date.now(),
+      status: 'in_progress',
+      requests: requests.map((request) => ({ ...request })),
+      polls: 0,
+      metadata,
+    };
     batches.push(batch);
     return batch;
   };
@@ -100,7 +107,13 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
     id: batch.id,
     type: 'message_batch',
     processing_status: batch.status === 'in_progress' ? 'in_progress' : 'ended',
-    request_counts: { processing: count(batch, 'processing'), succeeded: count(batch, 'succeeded'), errored: count(batch, 'errored'), canceled: count(batch, 'canceled'), expired: count(batch, 'expired') },
+    request_counts: {
+      processing: count(batch, 'processing'),
+      succeeded: count(batch, 'succeeded'),
+      errored: count(batch, 'errored'),
+      canceled: count(batch, 'canceled'),
+      expired: count(batch, 'expired'),
+    },
     created_at: new Date(batch.createdAt).toISOString(),
     ended_at: batch.status === 'in_progress' ? null : new Date().toISOString(),
     expires_at: new Date(batch.createdAt + 86_400_000).toISOString(),
@@ -121,7 +134,14 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
       object: 'batch',
       endpoint: '/v1/responses',
       completion_window: '24h',
-      status: batch.status === 'in_progress' ? 'in_progress' : batch.status === 'canceled' ? 'cancelled' : batch.requests.some((held) => held.result?.kind === 'expired') ? 'expired' : 'completed',
+      status:
+        batch.status === 'in_progress'
+          ? 'in_progress'
+          : batch.status === 'canceled'
+            ? 'cancelled'
+            : batch.requests.some((held) => held.result?.kind === 'expired')
+              ? 'expired'
+              : 'completed',
       input_file_id: `file_in_${batch.id}`,
       output_file_id: batch.status === 'in_progress' ? null : `file_out_${batch.id}`,
       error_file_id: batch.status === 'in_progress' ? null : `file_err_${batch.id}`,
@@ -132,9 +152,29 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
   };
   const openaiLine = (held: Held) => {
     const result = held.result!;
-    if (result.kind === 'succeeded') return { id: `line_${held.customId}`, custom_id: held.customId, response: { status_code: 200, request_id: 'req_standin', body: result.body }, error: null };
-    if (result.kind === 'errored') return { id: `line_${held.customId}`, custom_id: held.customId, response: { status_code: result.status, request_id: 'req_standin', body: result.body }, error: null };
-    return { id: `line_${held.customId}`, custom_id: held.customId, response: null, error: { code: result.kind === 'expired' ? 'batch_expired' : 'batch_cancelled', message: `This request ${result.kind === 'expired' ? 'expired' : 'was cancelled'}.` } };
+    if (result.kind === 'succeeded')
+      return {
+        id: `line_${held.customId}`,
+        custom_id: held.customId,
+        response: { status_code: 200, request_id: 'req_standin', body: result.body },
+        error: null,
+      };
+    if (result.kind === 'errored')
+      return {
+        id: `line_${held.customId}`,
+        custom_id: held.customId,
+        response: { status_code: result.status, request_id: 'req_standin', body: result.body },
+        error: null,
+      };
+    return {
+      id: `line_${held.customId}`,
+      custom_id: held.customId,
+      response: null,
+      error: {
+        code: result.kind === 'expired' ? 'batch_expired' : 'batch_cancelled',
+        message: `This request ${result.kind === 'expired' ? 'expired' : 'was cancelled'}.`,
+      },
+    };
   };
   const find = (id: string | undefined) => batches.find((batch) => batch.id === id);
 
@@ -147,10 +187,14 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
       const [, id, action] = match;
       if (method === 'POST' && !id && state.refuseCreates) return json(500, { type: 'error', error: { type: 'api_error', message: 'Internal server error' } });
       if (method === 'POST' && !id) {
-        const requests = ((request.json?.requests as Json[] | undefined) ?? []).map((entry) => ({ customId: String(entry.custom_id), params: entry.params as Json }));
+        const requests = ((request.json?.requests as Json[] | undefined) ?? []).map((entry) => ({
+          customId: String(entry.custom_id),
+          params: entry.params as Json,
+        }));
         return json(200, anthropicView(submit(requests), base));
       }
-      if (method === 'GET' && !id) return json(200, { data: [...batches].reverse().map((batch) => anthropicView(batch, base)), has_more: false, first_id: null, last_id: null });
+      if (method === 'GET' && !id)
+        return json(200, { data: [...batches].reverse().map((batch) => anthropicView(batch, base)), has_more: false, first_id: null, last_id: null });
       const batch = find(id);
       if (!batch) return json(404, { type: 'error', error: { type: 'not_found_error', message: `no batch ${id}` } });
       if (method === 'POST' && action === 'cancel') {
@@ -159,7 +203,11 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
       }
       if (method === 'GET' && action === 'results') {
         if (batch.status === 'in_progress') return json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'batch still in progress' } });
-        return { status: 200, headers: { 'content-type': 'application/binary' }, body: batch.requests.map((held) => `${JSON.stringify(anthropicLine(held))}\n`).join('') };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/binary' },
+          body: batch.requests.map((held) => `${JSON.stringify(anthropicLine(held))}\n`).join(''),
+        };
       }
       polled(batch);
       return json(200, anthropicView(batch, base));
@@ -167,24 +215,45 @@ export function standInBatches(dialect: ApiDialect, cache: PromptCache, nextRepl
     if (method === 'POST' && path === '/v1/files') {
       const id = `file_upload_${files.size + 1}`;
       files.set(id, uploadedFile(request));
-      return json(200, { id, object: 'file', bytes: files.get(id)!.length, created_at: Math.floor(Date.now() / 1000), filename: 'batch.jsonl', purpose: 'batch', status: 'processed' });
+      return json(200, {
+        id,
+        object: 'file',
+        bytes: files.get(id)!.length,
+        created_at: Math.floor(Date.now() / 1000),
+        filename: 'batch.jsonl',
+        purpose: 'batch',
+        status: 'processed',
+      });
     }
     const content = /^\/v1\/files\/([^/]+)\/content$/.exec(path);
     if (method === 'GET' && content) {
       const [, id] = content;
       const batch = find(id?.replace(/^file_(out|err)_/, ''));
       if (!batch) return json(404, { error: { type: 'not_found', message: `no file ${id}` } });
-      const lines = batch.requests.filter((held) => (id!.startsWith('file_out_') ? held.result?.kind === 'succeeded' || held.result?.kind === 'errored' : held.result?.kind === 'expired' || held.result?.kind === 'canceled'));
-      return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: lines.map((held) => `${JSON.stringify(openaiLine(held))}\n`).join('') };
+      const lines = batch.requests.filter((held) =>
+        id!.startsWith('file_out_')
+          ? held.result?.kind === 'succeeded' || held.result?.kind === 'errored'
+          : held.result?.kind === 'expired' || held.result?.kind === 'canceled',
+      );
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/octet-stream' },
+        body: lines.map((held) => `${JSON.stringify(openaiLine(held))}\n`).join(''),
+      };
     }
     const match = /^\/v1\/batches(?:\/([^/]+))?(?:\/(cancel))?$/.exec(path);
     if (!match) return undefined;
     const [, id, action] = match;
-    if (method === 'POST' && !id && state.refuseCreates) return json(500, { error: { type: 'server_error', message: 'The server had an error while processing your request.' } });
+    if (method === 'POST' && !id && state.refuseCreates)
+      return json(500, { error: { type: 'server_error', message: 'The server had an error while processing your request.' } });
     if (method === 'POST' && !id) {
       const body = request.json ?? {};
       const text = files.get(String(body.input_file_id)) ?? '';
-      const requests = text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Json).map((line) => ({ customId: String(line.custom_id), params: line.body as Json }));
+      const requests = text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as Json)
+        .map((line) => ({ customId: String(line.custom_id), params: line.body as Json }));
       return json(200, openaiView(submit(requests, (body.metadata as Record<string, string> | undefined) ?? {})));
     }
     if (method === 'GET' && !id) return json(200, { object: 'list', data: [...batches].reverse().map(openaiView), has_more: false });

@@ -70,7 +70,12 @@ export async function probeProfile(env: TestWorkflowEnvironment, name: string, p
   // The probe's directory is `<state>/…`, under the state of the worker that ran it: this one's.
   const result = inState(await running, join(dir, 'state'));
   active = undefined;
-  return { result, tries: await launchTries(env, workflowId), stdout: await lastTryLog(result.dir, 'stdout.txt'), stderr: await lastTryLog(result.dir, 'stderr.txt') };
+  return {
+    result,
+    tries: await launchTries(env, workflowId),
+    stdout: await lastTryLog(result.dir, 'stdout.txt'),
+    stderr: await lastTryLog(result.dir, 'stderr.txt'),
+  };
 }
 
 /** A one-line account of a probe for a failed expectation: the outcome, the tries, and the tail of the last try's output. */

@@ -37,7 +37,12 @@ export interface HarnessHome {
  */
 export async function harnessHome(harness: RealHarness, auth: 'api-key' | 'subscription' = 'api-key'): Promise<HarnessHome> {
   const dir = await mkdtemp(join(tmpdir(), `commonplace-${harness}-home-`));
-  const env: Record<string, string> = { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), XDG_CACHE_HOME: join(dir, '.cache'), XDG_DATA_HOME: join(dir, '.local', 'share') };
+  const env: Record<string, string> = {
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, '.config'),
+    XDG_CACHE_HOME: join(dir, '.cache'),
+    XDG_DATA_HOME: join(dir, '.local', 'share'),
+  };
   switch (harness) {
     case 'claude':
       if (auth === 'subscription') env.CLAUDE_CODE_OAUTH_TOKEN = 'sk-ant-oat01-stand-in-dummy';

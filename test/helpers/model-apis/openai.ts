@@ -1,6 +1,17 @@
 // The OpenAI Responses API as codex 0.171.0 calls it: POST /v1/responses (SSE), after a WebSocket attempt.
 import { createHash } from 'node:crypto';
-import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, shellQuote, tokensOf, type PromptCache, type Reply } from './replies.js';
+import {
+  allText,
+  defaultUsage,
+  errorAnswer,
+  minimumOf,
+  requestedCriteria,
+  reviewAnswer,
+  shellQuote,
+  tokensOf,
+  type PromptCache,
+  type Reply,
+} from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
 
 type Json = Record<string, unknown>;
@@ -26,7 +37,10 @@ function writeCall(body: Json, path: string, content: string): { name: string; a
   const shell = shellCall(body, command);
   if (shell) return shell;
   if (tools.includes('apply_patch')) {
-    const lines = content.replace(/\n$/, '').split('\n').map((line) => `+${line}`);
+    const lines = content
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => `+${line}`);
     return { name: 'apply_patch', arguments: { input: ['*** Begin Patch', `*** Add File: ${path}`, ...lines, '*** End Patch', ''].join('\n') } };
   }
   throw new Error(`the request offers no tool that writes a file (tools: ${tools.join(', ') || 'none'})`);
@@ -43,7 +57,12 @@ function errorBody(reply: Extract<Reply, { kind: 'error' }>): Json {
       },
     };
   }
-  return { error: { type: reply.error === 'overloaded' ? 'server_is_overloaded' : 'server_error', message: reply.message ?? 'The server had an error while processing your request.' } };
+  return {
+    error: {
+      type: reply.error === 'overloaded' ? 'server_is_overloaded' : 'server_error',
+      message: reply.message ?? 'The server had an error while processing your request.',
+    },
+  };
 }
 
 /**
@@ -72,9 +91,20 @@ function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>,
     model: typeof body.model === 'string' ? body.model : 'gpt-standin',
     status: 'completed',
     output: [item],
-    usage: { input_tokens: total, input_tokens_details: { cached_tokens: cached }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total + outputTokens },
+    usage: {
+      input_tokens: total,
+      input_tokens_details: { cached_tokens: cached },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: total + outputTokens,
+    },
   };
-  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(response), usage: { input: total - cached, cacheRead: cached, cacheWrite: 0, output: outputTokens } };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(response),
+    usage: { input: total - cached, cacheRead: cached, cacheWrite: 0, output: outputTokens },
+  };
 }
 
 function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: 'drop' }>, n: number, cache?: PromptCache): Answer {
@@ -82,7 +112,7 @@ function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: '
   const headers = { 'x-request-id': `req_standin_${n}`, ...reply.headers };
   if (reply.kind === 'error') return errorAnswer(reply, headers, errorBody(reply));
   if (reply.kind === 'review') {
-    if (!cache) throw new Error('a review reply needs the stand-in\'s cache');
+    if (!cache) throw new Error("a review reply needs the stand-in's cache");
     return answerStructured(body, reply, n, headers, cache);
   }
   const usage = reply.usage ?? defaultUsage;
@@ -92,9 +122,22 @@ function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: '
   if (reply.kind === 'write' || reply.kind === 'read') {
     const call = reply.kind === 'write' ? writeCall(body, reply.path, reply.content) : shellCall(body, `cat ${shellQuote(reply.path)}`);
     if (!call) throw new Error(`the request offers no tool that runs a command (tools: ${toolNames(body).join(', ') || 'none'})`);
-    item = { type: 'function_call', id: `fc_standin_${n}`, call_id: `call_standin_${n}`, name: call.name, arguments: JSON.stringify(call.arguments), status: 'completed' };
+    item = {
+      type: 'function_call',
+      id: `fc_standin_${n}`,
+      call_id: `call_standin_${n}`,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+      status: 'completed',
+    };
   } else {
-    item = { type: 'message', id: `msg_standin_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
+    item = {
+      type: 'message',
+      id: `msg_standin_${n}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    };
   }
   const apiUsage = {
     input_tokens: usage.inputTokens,
@@ -106,7 +149,11 @@ function answerResponses(request: ParsedRequest, reply: Exclude<Reply, { kind: '
   const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model };
   const events: Json[] = [
     { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
-    { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', ...(item.type === 'function_call' ? { arguments: '' } : { content: [] }) } },
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...item, status: 'in_progress', ...(item.type === 'function_call' ? { arguments: '' } : { content: [] }) },
+    },
   ];
   if (reply.kind === 'text') events.push({ type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: reply.text });
   events.push({ type: 'response.output_item.done', output_index: 0, item });
@@ -121,11 +168,19 @@ export const openaiDialect: ApiDialect = {
     if (request.method === 'POST' && path === '/v1/responses') return { side: false, answer: (n, reply) => answerResponses(request, reply, n, cache) };
     // codex first asks for a WebSocket on the same path; a 426 makes it fall back to HTTPS at once
     // (any other refusal is retried five times first).
-    if (request.method === 'GET' && path === '/v1/responses') return { side: true, answer: () => ({ status: 426, headers: { 'content-type': 'text/plain' }, body: 'use HTTPS' }) };
+    if (request.method === 'GET' && path === '/v1/responses')
+      return { side: true, answer: () => ({ status: 426, headers: { 'content-type': 'text/plain' }, body: 'use HTTPS' }) };
     if (request.method === 'GET' && path === '/v1/models') {
       const data = ['gpt-5.1-codex', 'gpt-5.1'].map((id) => ({ id, object: 'model', created: 1_760_000_000, owned_by: 'standin' }));
       return { side: true, answer: () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ object: 'list', data }) }) };
     }
-    return { side: true, answer: () => ({ status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'not_found', message: `no ${path}` } }) }) };
+    return {
+      side: true,
+      answer: () => ({
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ error: { type: 'not_found', message: `no ${path}` } }),
+      }),
+    };
   },
 };

@@ -21,7 +21,14 @@ export type Reply =
   /** A text answer that ends the turn. */
   | (ReplyCommon & { kind: 'text'; text: string })
   /** An HTTP error with the API's own error body. */
-  | (ReplyCommon & { kind: 'error'; status: number; error: 'usage-limit' | 'server' | 'overloaded'; message?: string; retryAfterSeconds?: number; resetsAt?: number })
+  | (ReplyCommon & {
+      kind: 'error';
+      status: number;
+      error: 'usage-limit' | 'server' | 'overloaded';
+      message?: string;
+      retryAfterSeconds?: number;
+      resetsAt?: number;
+    })
   /** The connection is closed after the request is read, with no response at all. */
   | (ReplyCommon & { kind: 'drop' })
   /**
@@ -29,7 +36,13 @@ export type Reply =
    * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
    * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings.
    */
-  | (ReplyCommon & { kind: 'review'; verdict: string; findings: string[]; malformed?: boolean; perCriterion?: Record<string, { verdict: string; findings: string[] }> });
+  | (ReplyCommon & {
+      kind: 'review';
+      verdict: string;
+      findings: string[];
+      malformed?: boolean;
+      perCriterion?: Record<string, { verdict: string; findings: string[] }>;
+    });
 
 export const defaultUsage: ReplyUsage = { inputTokens: 1200, outputTokens: 40 };
 
@@ -39,7 +52,12 @@ export const reply = {
   read: (path: string, options: ReplyCommon = {}): Reply => ({ kind: 'read', path, ...options }),
   text: (text: string, options: ReplyCommon = {}): Reply => ({ kind: 'text', text, ...options }),
   /** A 429 usage limit: Anthropic's `rate_limit_error`, OpenAI's `usage_limit_reached` (with `resets_at` when given). */
-  usageLimit: (options: ReplyCommon & { retryAfterSeconds?: number; resetsAt?: number } = {}): Reply => ({ kind: 'error', status: 429, error: 'usage-limit', ...options }),
+  usageLimit: (options: ReplyCommon & { retryAfterSeconds?: number; resetsAt?: number } = {}): Reply => ({
+    kind: 'error',
+    status: 429,
+    error: 'usage-limit',
+    ...options,
+  }),
   serverError: (options: ReplyCommon & { status?: number } = {}): Reply => ({ kind: 'error', error: 'server', ...options, status: options.status ?? 500 }),
   drop: (): Reply => ({ kind: 'drop' }),
   review: (verdict = 'pass', findings: string[] = [], options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict, findings, ...options }),
@@ -129,10 +147,18 @@ export function shellQuote(text: string): string {
 }
 
 /** An error reply as JSON with its status, its `retry-after` when it has one, and the dialect's own error body. */
-export function errorAnswer(reply: Extract<Reply, { kind: 'error' }>, headers: Record<string, string>, body: unknown): { status: number; headers: Record<string, string>; body: string } {
+export function errorAnswer(
+  reply: Extract<Reply, { kind: 'error' }>,
+  headers: Record<string, string>,
+  body: unknown,
+): { status: number; headers: Record<string, string>; body: string } {
   return {
     status: reply.status,
-    headers: { 'content-type': 'application/json', ...(reply.retryAfterSeconds !== undefined && { 'retry-after': String(reply.retryAfterSeconds) }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(reply.retryAfterSeconds !== undefined && { 'retry-after': String(reply.retryAfterSeconds) }),
+      ...headers,
+    },
     body: JSON.stringify(body),
   };
 }

@@ -54,8 +54,21 @@ export async function apiReviewLaunch(standIn: StandIn, options: ApiProfileOptio
     files[input] = criterion.text;
     criterionInputs[criterion.id] = input;
   }
-  const unit = { key: `unit-${++launches}`, note: inputs.note.path, lens: 'all', criteria: inputs.criteria.map((criterion) => ({ id: criterion.id, path: criterion.path, report: false })), ...(inputs.cachePrefix && { cachePrefix: inputs.cachePrefix }) };
+  const unit = {
+    key: `unit-${++launches}`,
+    note: inputs.note.path,
+    lens: 'all',
+    criteria: inputs.criteria.map((criterion) => ({ id: criterion.id, path: criterion.path, report: false })),
+    ...(inputs.cachePrefix && { cachePrefix: inputs.cachePrefix }),
+  };
   const grouping = inputs.criteria.length > 1 ? 'bundle' : 'pair';
   const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: 'review.md', findings: [] });
-  return new MockActivityEnvironment().run(launch, { launchId: `review/${unit.key}`, profile, dir, prompt, outputs: ['review.md'], files }) as Promise<LaunchResult>;
+  return new MockActivityEnvironment().run(launch, {
+    launchId: `review/${unit.key}`,
+    profile,
+    dir,
+    prompt,
+    outputs: ['review.md'],
+    files,
+  }) as Promise<LaunchResult>;
 }

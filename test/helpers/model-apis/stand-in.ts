@@ -39,7 +39,10 @@ export interface CountedUsage {
 /** How one API's requests are told apart and answered. */
 export interface ApiDialect {
   name: 'anthropic' | 'openai';
-  route(request: ParsedRequest, cache: PromptCache): { side: true; answer: (n: number) => Answer } | { side: false; answer: (n: number, reply: Exclude<Reply, { kind: 'drop' }>) => Answer };
+  route(
+    request: ParsedRequest,
+    cache: PromptCache,
+  ): { side: true; answer: (n: number) => Answer } | { side: false; answer: (n: number, reply: Exclude<Reply, { kind: 'drop' }>) => Answer };
 }
 
 export interface RecordedRequest {
@@ -124,7 +127,17 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     const body = await readBody(request);
     const parsed = parse(request, body);
     const n = requests.length + 1;
-    const record: RecordedRequest = { n, method: parsed.method, path: parsed.path, bytes: parsed.bytes, side: true, answered: 'side', status: null, headers: parsed.headers, ...(parsed.json && { json: parsed.json }) };
+    const record: RecordedRequest = {
+      n,
+      method: parsed.method,
+      path: parsed.path,
+      bytes: parsed.bytes,
+      side: true,
+      answered: 'side',
+      status: null,
+      headers: parsed.headers,
+      ...(parsed.json && { json: parsed.json }),
+    };
     requests.push(record);
     const batched = batches.route(parsed, base);
     const route = dialect.route(parsed, cache);
@@ -145,7 +158,11 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
       try {
         answer = route.answer(n, next);
       } catch (error) {
-        answer = { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'stand_in_error', message: (error as Error).message } }) };
+        answer = {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ error: { type: 'stand_in_error', message: (error as Error).message } }),
+        };
       }
     }
     record.status = answer.status;

@@ -4,7 +4,14 @@ import type { KeptCalibrationRecord } from '../../../src/review/compare/types.js
 
 const routing = { reference: 'claude:pair', minKappa: 0.7, candidates: ['anthropic-haiku:pair', 'openai-mini:pair', 'anthropic-sonnet:pair'] };
 
-const measured = (route: string, kappa: number | null, costUsdPerPair: number | null) => ({ route, n: 40, raw: 0.9, kappa, kappaInterval: null, costUsdPerPair });
+const measured = (route: string, kappa: number | null, costUsdPerPair: number | null) => ({
+  route,
+  n: 40,
+  raw: 0.9,
+  kappa,
+  kappaInterval: null,
+  costUsdPerPair,
+});
 
 const record = (routes: KeptCalibrationRecord['routes'], reference = 'claude:pair'): KeptCalibrationRecord => ({
   version: 1,
@@ -17,15 +24,30 @@ const record = (routes: KeptCalibrationRecord['routes'], reference = 'claude:pai
   profileHashes: {},
 });
 
-const read = (kept: KeptCalibrationRecord, stale: string[] = []): RecordState => ({ state: 'read', file: 'kb/reports/calibration/frontmatter_title-gate.json', record: kept, stale });
+const read = (kept: KeptCalibrationRecord, stale: string[] = []): RecordState => ({
+  state: 'read',
+  file: 'kb/reports/calibration/frontmatter_title-gate.json',
+  record: kept,
+  stale,
+});
 
-const input = (found: RecordState, overrides: Partial<ChoiceInput> = {}): ChoiceInput => ({ criterion: 'frontmatter/title-gate', profile: 'claude', grouping: 'pair', batch: false, routing, record: found, ...overrides });
+const input = (found: RecordState, overrides: Partial<ChoiceInput> = {}): ChoiceInput => ({
+  criterion: 'frontmatter/title-gate',
+  profile: 'claude',
+  grouping: 'pair',
+  batch: false,
+  routing,
+  record: found,
+  ...overrides,
+});
 
 describe('choosing a criterion route from its calibration record', () => {
   test.each([
     {
       case: 'the cheapest of two candidates that reach the threshold is chosen',
-      found: read(record([measured('anthropic-haiku:pair', 0.75, 0.002), measured('openai-mini:pair', 0.8, 0.001), measured('anthropic-sonnet:pair', 0.9, 0.01)])),
+      found: read(
+        record([measured('anthropic-haiku:pair', 0.75, 0.002), measured('openai-mini:pair', 0.8, 0.001), measured('anthropic-sonnet:pair', 0.9, 0.01)]),
+      ),
       route: 'openai-mini:pair',
       profile: 'openai-mini',
       basis: 'record',

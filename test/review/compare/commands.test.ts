@@ -24,7 +24,9 @@ describe('review compare label', () => {
     await writeCompareReport(checkout, runId, { routes: ROUTES });
     const result = await runCli(['review', 'compare', 'label', runId, '--kb', checkout, '--by', 'ada'], { input: 'f\nx\ns\nw\nq\n', encoding: 'utf8' });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`[1/19] kb/notes/g-08.md\n  criterion ${GATE}\n  ${REFERENCE}: pass\n    - ${REFERENCE} finds pass on kb/notes/g-08.md\n  ${CHEAP}: fail\n    - ${CHEAP} finds fail on kb/notes/g-08.md\n  ${ALWAYS_PASS}: pass`);
+    expect(result.stdout).toContain(
+      `[1/19] kb/notes/g-08.md\n  criterion ${GATE}\n  ${REFERENCE}: pass\n    - ${REFERENCE} finds pass on kb/notes/g-08.md\n  ${CHEAP}: fail\n    - ${CHEAP} finds fail on kb/notes/g-08.md\n  ${ALWAYS_PASS}: pass`,
+    );
     expect(result.stdout).toContain('`x` is not one of p, w, f, s, q');
     expect(result.stdout).toContain('Labelled 2 pairs (2 labels in all)');
     const labels = await readLabels(runDir);
@@ -33,7 +35,12 @@ describe('review compare label', () => {
       ['kb/notes/g-10.md', GATE, 'warn', 'ada'],
     ]);
     const report = await reportOf(runDir);
-    expect(report.criteria.find((c) => c.criterion === GATE)?.agreements.filter((a) => a.reference === 'labels').map((a) => [a.route, a.n])).toEqual(ROUTES.map((route) => [route, 2]));
+    expect(
+      report.criteria
+        .find((c) => c.criterion === GATE)
+        ?.agreements.filter((a) => a.reference === 'labels')
+        .map((a) => [a.route, a.n]),
+    ).toEqual(ROUTES.map((route) => [route, 2]));
 
     const again = await runCli(['review', 'compare', 'label', runId, '--kb', checkout], { input: 'q\n', encoding: 'utf8' });
     expect(again.stdout).toContain('[1/17] kb/notes/g-09.md');
@@ -91,11 +98,15 @@ describe('review compare keep', () => {
     expect(read.record.routes.find((r) => r.route === CHEAP)?.kappa).toBeCloseTo(0.6, 12);
     expect(await recordStaleness(checkout, read.record, profileHashes(checkout))).toEqual([]);
     await appendFile(path.join(checkout, 'kb/instructions/review-gates/frontmatter/title-gate.md'), '\nA new paragraph that changes what the gate asks.\n');
-    expect((await recordStaleness(checkout, read.record, profileHashes(checkout)))[0]).toMatch(new RegExp(`^criterion ${GATE} changed since compare run ${runId}`));
+    expect((await recordStaleness(checkout, read.record, profileHashes(checkout)))[0]).toMatch(
+      new RegExp(`^criterion ${GATE} changed since compare run ${runId}`),
+    );
 
     const warned = await runCli(['validate', '--kb', checkout, path.join(checkout, 'kb', 'reports', 'calibration')]);
     expect(warned.exitCode).toBe(0);
-    expect(String(warned.stdout)).toMatch(new RegExp(`warn  stale, so no sweep chooses a route by it: criterion ${GATE} changed since compare run ${runId} .*\\[calibration-stale\\]`));
+    expect(String(warned.stdout)).toMatch(
+      new RegExp(`warn  stale, so no sweep chooses a route by it: criterion ${GATE} changed since compare run ${runId} .*\\[calibration-stale\\]`),
+    );
 
     const refused = await runCli(['review', 'compare', 'keep', runId, '--kb', checkout, '--criteria', GATE]);
     expect(refused.exitCode).toBe(1);

@@ -24,7 +24,12 @@ interface Scripted {
 
 /** `count` pairs of a criterion with these two verdicts, numbered from `from`. */
 const rows = (criterion: string, from: number, count: number, reference: Verdict, cheap: Verdict): Scripted[] =>
-  Array.from({ length: count }, (_, i) => ({ note: `kb/notes/${criterion === GATE ? 'g' : 't'}-${String(from + i).padStart(2, '0')}.md`, criterion, reference, cheap }));
+  Array.from({ length: count }, (_, i) => ({
+    note: `kb/notes/${criterion === GATE ? 'g' : 't'}-${String(from + i).padStart(2, '0')}.md`,
+    criterion,
+    reference,
+    cheap,
+  }));
 
 /**
  * The gate: 20 pairs, matrix [[8,0,2],[0,0,0],[2,0,8]] (raw 0.8, κ 0.6). The type: 12 pairs, matrix

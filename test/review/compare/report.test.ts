@@ -24,7 +24,13 @@ const find = (agreements: readonly Agreement[], route: string, reference: string
 const criterion = (report: CompareReport, id: string) => report.criteria.find((c) => c.criterion === id)?.agreements ?? [];
 
 const label = (note: string, verdict: Label['verdict']): Label => ({ note, criterion: GATE, verdict, by: 'operator', at: '2026-01-01T00:00:00Z' });
-const LABELS = [label('kb/notes/g-08.md', 'fail'), label('kb/notes/g-09.md', 'fail'), label('kb/notes/g-10.md', 'fail'), label('kb/notes/g-11.md', 'fail'), label('kb/notes/g-11.md', 'pass')];
+const LABELS = [
+  label('kb/notes/g-08.md', 'fail'),
+  label('kb/notes/g-09.md', 'fail'),
+  label('kb/notes/g-10.md', 'fail'),
+  label('kb/notes/g-11.md', 'fail'),
+  label('kb/notes/g-11.md', 'pass'),
+];
 
 describe('the compare report', () => {
   const report = buildReport({ runId: 'r', sample: SAMPLE, routes: ROUTES, verdicts: VERDICTS, labels: [] });
@@ -35,7 +41,11 @@ describe('the compare report', () => {
     expect(gate.n).toBe(20);
     expect(gate.raw).toBeCloseTo(0.8, 12);
     expect(gate.kappa).toBeCloseTo(0.6, 12);
-    expect(gate.matrix).toEqual([[8, 0, 2], [0, 0, 0], [2, 0, 8]]);
+    expect(gate.matrix).toEqual([
+      [8, 0, 2],
+      [0, 0, 0],
+      [2, 0, 8],
+    ]);
     const type = find(criterion(report, TYPE), CHEAP, REFERENCE);
     expect(type.raw).toBeCloseTo(0.75, 12);
     expect(type.kappa).toBeCloseTo(0.6, 12);
@@ -45,7 +55,11 @@ describe('the compare report', () => {
   test('the overall figures pool every criterion: κ = (32·25 − 424) / (1024 − 424)', () => {
     const overall = find(report.overall, CHEAP, REFERENCE);
     expect(overall.n).toBe(32);
-    expect(overall.matrix).toEqual([[13, 1, 2], [1, 2, 0], [2, 1, 10]]);
+    expect(overall.matrix).toEqual([
+      [13, 1, 2],
+      [1, 2, 0],
+      [2, 1, 10],
+    ]);
     expect(overall.kappa).toBeCloseTo(376 / 600, 12);
     const [lower, upper] = overall.kappaInterval ?? [NaN, NaN];
     expect(lower).toBeLessThan(376 / 600);
@@ -84,11 +98,24 @@ describe('the compare report', () => {
     const gate = criterion(labelled, GATE);
     expect(gate.filter((a) => a.reference === LABELS_ROUTE).map((a) => a.route)).toEqual(ROUTES);
     // labels fail, fail, fail, pass; the cheap route fail, fail, pass, pass: [[1,0,0],[0,0,0],[1,0,2]], κ = (12 − 8) / (16 − 8)
-    expect(find(gate, CHEAP, LABELS_ROUTE)).toMatchObject({ n: 4, matrix: [[1, 0, 0], [0, 0, 0], [1, 0, 2]], raw: 0.75, kappa: 0.5 });
+    expect(find(gate, CHEAP, LABELS_ROUTE)).toMatchObject({
+      n: 4,
+      matrix: [
+        [1, 0, 0],
+        [0, 0, 0],
+        [1, 0, 2],
+      ],
+      raw: 0.75,
+      kappa: 0.5,
+    });
     // the reference pass, pass, fail, fail: [[0,0,1],[0,0,0],[2,0,1]], κ = (4 − 8) / (16 − 8)
     expect(find(gate, REFERENCE, LABELS_ROUTE)).toMatchObject({ n: 4, raw: 0.25, kappa: -0.5 });
     expect(find(gate, REFERENCE, LABELS_ROUTE).flips[0]?.referenceReasons).toEqual(['labelled fail by operator at 2026-01-01T00:00:00Z']);
-    expect(criterion(labelled, TYPE).filter((a) => a.reference === LABELS_ROUTE).every((a) => a.n === 0 && a.kappa === null)).toBe(true);
+    expect(
+      criterion(labelled, TYPE)
+        .filter((a) => a.reference === LABELS_ROUTE)
+        .every((a) => a.n === 0 && a.kappa === null),
+    ).toBe(true);
   });
 
   test('the Markdown says which reference each figure is against and prints the band beside κ', () => {
@@ -145,14 +172,29 @@ describe('the HTML page in a browser', () => {
     await writeCompareReport(checkout, runId, { routes: ROUTES });
     const html = path.join(runDir, 'report.html');
     const profile = await mkdtemp(path.join(tmpdir(), 'chromium-profile-'));
-    const { stdout: dom } = await run(chromium, ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--dump-dom', pathToFileURL(html).href], { maxBuffer: 32 * 1024 * 1024 });
+    const { stdout: dom } = await run(
+      chromium,
+      ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--dump-dom', pathToFileURL(html).href],
+      { maxBuffer: 32 * 1024 * 1024 },
+    );
     expect(dom).toContain('data-matrices-drawn="4"');
     for (const id of [GATE, TYPE]) {
-      for (const route of [CHEAP, ALWAYS_PASS]) expect(dom).toContain(`<table class="heatmap" data-criterion="${id}" data-route="${route}" data-reference="${REFERENCE}">`);
+      for (const route of [CHEAP, ALWAYS_PASS])
+        expect(dom).toContain(`<table class="heatmap" data-criterion="${id}" data-route="${route}" data-reference="${REFERENCE}">`);
     }
     const gateTable = dom.slice(dom.indexOf(`data-criterion="${GATE}" data-route="${CHEAP}"`));
     const cells = [...gateTable.slice(0, gateTable.indexOf('</table>')).matchAll(/data-cell="(\w+\/\w+)"[^>]*>(\d+)</g)].map((m) => `${m[1]}=${m[2]}`);
-    expect(cells).toEqual(['pass/pass=8', 'pass/warn=0', 'pass/fail=2', 'warn/pass=0', 'warn/warn=0', 'warn/fail=0', 'fail/pass=2', 'fail/warn=0', 'fail/fail=8']);
+    expect(cells).toEqual([
+      'pass/pass=8',
+      'pass/warn=0',
+      'pass/fail=2',
+      'warn/pass=0',
+      'warn/warn=0',
+      'warn/fail=0',
+      'fail/pass=2',
+      'fail/warn=0',
+      'fail/fail=8',
+    ]);
     await rm(profile, { recursive: true, force: true });
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
-import { bandWords, bootstrapKappaInterval, cohensKappa, confusionMatrix, kappaBand, rawAgreement, seededRandom, type VerdictPair } from '../../../src/review/compare/stats.js';
+import {
+  bandWords,
+  bootstrapKappaInterval,
+  cohensKappa,
+  confusionMatrix,
+  kappaBand,
+  rawAgreement,
+  seededRandom,
+  type VerdictPair,
+} from '../../../src/review/compare/stats.js';
 import type { Verdict } from '../../../src/review/compare/types.js';
 
 /** `count` pairs of one reference verdict and one route verdict. */
@@ -21,35 +30,55 @@ describe("Cohen's κ and raw agreement", () => {
   test.each([
     {
       case: 'perfect agreement over two verdicts',
-      matrix: [[5, 0, 0], [0, 0, 0], [0, 0, 5]],
+      matrix: [
+        [5, 0, 0],
+        [0, 0, 0],
+        [0, 0, 5],
+      ],
       raw: 1,
       kappa: 1,
     },
     {
       // po = 16/20 = 0.8; rows 10, 0, 10; columns 10, 0, 10; pe = 0.25 + 0.25 = 0.5; κ = 0.3 / 0.5
       case: 'one pair in five of each side flipped between pass and fail',
-      matrix: [[8, 0, 2], [0, 0, 0], [2, 0, 8]],
+      matrix: [
+        [8, 0, 2],
+        [0, 0, 0],
+        [2, 0, 8],
+      ],
       raw: 0.8,
       kappa: 0.6,
     },
     {
       // po = 9/12 = 0.75; rows 6, 3, 3; columns 6, 4, 2; pe = (36 + 12 + 6) / 144 = 0.375; κ = 0.375 / 0.625
       case: 'three verdicts with scattered disagreement',
-      matrix: [[5, 1, 0], [1, 2, 0], [0, 1, 2]],
+      matrix: [
+        [5, 1, 0],
+        [1, 2, 0],
+        [0, 1, 2],
+      ],
       raw: 0.75,
       kappa: 0.6,
     },
     {
       // po = 0.5; rows 10, 10; columns 10, 10; pe = 0.5; κ = 0
       case: 'agreement exactly at chance',
-      matrix: [[5, 0, 5], [0, 0, 0], [5, 0, 5]],
+      matrix: [
+        [5, 0, 5],
+        [0, 0, 0],
+        [5, 0, 5],
+      ],
       raw: 0.5,
       kappa: 0,
     },
     {
       // po = 0; rows 5, 5; columns 5, 5; pe = 0.5; κ = −0.5 / 0.5
       case: 'a route that always says the opposite',
-      matrix: [[0, 0, 5], [0, 0, 0], [5, 0, 0]],
+      matrix: [
+        [0, 0, 5],
+        [0, 0, 0],
+        [5, 0, 0],
+      ],
       raw: 0,
       kappa: -1,
     },

@@ -38,14 +38,25 @@ function profiles(input: CompareInput): { all: Map<string, Profile>; source: str
 async function candidatePairs(input: CompareInput): Promise<PairStatus[]> {
   try {
     const pairs = await selectPairs(input.checkout, { notes: input.notes, criteria: ['gates', 'types', 'collections'] });
-    return selectMatching(pairs, gatePatterns(input.criteria), (pair) => pair.criterion, 'criterion of the selected notes', 'name a gate ID (`prose/*`, a lens) or a type spec\'s or COLLECTION.md\'s KB path');
+    return selectMatching(
+      pairs,
+      gatePatterns(input.criteria),
+      (pair) => pair.criterion,
+      'criterion of the selected notes',
+      "name a gate ID (`prose/*`, a lens) or a type spec's or COLLECTION.md's KB path",
+    );
   } catch (error) {
     throw badInput((error as Error).message);
   }
 }
 
 /** The `results` route: each sampled pair's fresh result file, as a verdict (its executor is its profile's harness where the profile is known). */
-async function resultsVerdicts(input: CompareInput, sample: CompareSample, pairs: Map<string, PairStatus>, known: Map<string, Profile>): Promise<RouteVerdict[]> {
+async function resultsVerdicts(
+  input: CompareInput,
+  sample: CompareSample,
+  pairs: Map<string, PairStatus>,
+  known: Map<string, Profile>,
+): Promise<RouteVerdict[]> {
   const verdicts: RouteVerdict[] = [];
   for (const pair of sample.pairs) {
     const status = pairs.get(`${pair.note}\0${pair.criterion}`);
@@ -83,7 +94,10 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   for (const route of asked) {
     try {
       const profile = selectProfile(all, route.profile, source);
-      if (route.batch && profile.harness !== 'anthropic' && profile.harness !== 'openai') throw new Error(`a batched route needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: name it without :batch`);
+      if (route.batch && profile.harness !== 'anthropic' && profile.harness !== 'openai')
+        throw new Error(
+          `a batched route needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: name it without :batch`,
+        );
       resolved.set(route.name, input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile);
     } catch (error) {
       throw badInput(`route ${route.name}: ${(error as Error).message}`);
@@ -95,16 +109,28 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   await rm(join(runDir, 'answers'), { recursive: true, force: true });
   await rm(join(runDir, 'verdicts'), { recursive: true, force: true });
   // A run prepared before (a replayed prepare): its sample is kept as drawn.
-  const drawn = await readFile(sampleFile(runDir), 'utf8').then((text) => JSON.parse(text) as CompareSample, () => undefined);
+  const drawn = await readFile(sampleFile(runDir), 'utf8').then(
+    (text) => JSON.parse(text) as CompareSample,
+    () => undefined,
+  );
   const pairs = await candidatePairs(input);
   const byPair = new Map(pairs.map((pair) => [`${pair.note}\0${pair.criterion}`, pair]));
   const sample =
     drawn ??
     drawSample(
-      pairs.map((pair) => ({ note: pair.note, criterion: pair.criterion, kind: pair.kind === 'gate' ? `gate:${pair.lens ?? ''}` : pair.kind, report: pair.reportCriterion, ...(pair.result && { recorded: pair.result.outcome }) })),
+      pairs.map((pair) => ({
+        note: pair.note,
+        criterion: pair.criterion,
+        kind: pair.kind === 'gate' ? `gate:${pair.lens ?? ''}` : pair.kind,
+        report: pair.reportCriterion,
+        ...(pair.result && { recorded: pair.result.outcome }),
+      })),
       { seed: input.seed, size: input.size, perCriterionMin: input.perCriterionMin, criteria: input.criteria, notes: input.notes },
     );
-  if (sample.pairs.length === 0) throw badInput(`${input.notes.join(' ') || 'every note'} × ${input.criteria.join(' ') || 'every criterion'}: no (note, criterion) pair to compare (report criteria are never compared)`);
+  if (sample.pairs.length === 0)
+    throw badInput(
+      `${input.notes.join(' ') || 'every note'} × ${input.criteria.join(' ') || 'every criterion'}: no (note, criterion) pair to compare (report criteria are never compared)`,
+    );
   await writeFileAtomic(sampleFile(runDir), `${JSON.stringify(sample, null, 2)}\n`);
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
   const run: CompareRunFile = { runId: input.runId, routes: routes.map((route) => route.name), reference: input.reference ?? routes[0]!.name };

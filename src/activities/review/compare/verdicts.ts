@@ -13,7 +13,15 @@ import { answerFile, answersDir, compareRunDir, verdictsFile } from './run-dir.j
 export async function writeCompareVerdict(
   checkout: string,
   target: CompareTarget,
-  accepted: { note: string; criterion: string; outcome: Outcome; body: string; launch: LaunchResult; hashes: { note: string; criterion: string }; share: number },
+  accepted: {
+    note: string;
+    criterion: string;
+    outcome: Outcome;
+    body: string;
+    launch: LaunchResult;
+    hashes: { note: string; criterion: string };
+    share: number;
+  },
 ): Promise<void> {
   if (accepted.outcome === 'report') return; // report criteria are never sampled
   const verdict = routeVerdict({
@@ -46,4 +54,3 @@ export async function writeVerdicts(runDir: string, route: string, verdicts: Rou
   const ordered = [...verdicts].sort((a, b) => (a.note === b.note ? (a.criterion < b.criterion ? -1 : 1) : a.note < b.note ? -1 : 1));
   await writeFileAtomic(verdictsFile(runDir, route), ordered.map((verdict) => `${JSON.stringify(verdict)}\n`).join(''));
 }
-

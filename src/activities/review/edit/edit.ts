@@ -31,7 +31,9 @@ export interface EditAskInput {
 async function reviewsInput(runDir: string, reviews: readonly ReviewRecord[]): Promise<string> {
   const sections = ['# Reviews of the note', ''];
   const order = { fail: 0, warn: 1, pass: 2, report: 3 } as const;
-  for (const review of [...reviews].filter((entry) => entry.criterion !== CRITIQUE_INSTRUCTION).sort((a, b) => order[a.outcome] - order[b.outcome] || (a.criterion < b.criterion ? -1 : 1))) {
+  for (const review of [...reviews]
+    .filter((entry) => entry.criterion !== CRITIQUE_INSTRUCTION)
+    .sort((a, b) => order[a.outcome] - order[b.outcome] || (a.criterion < b.criterion ? -1 : 1))) {
     sections.push(`## ${review.criterion} — ${review.outcome}`, '', (await getText(runDir, review.bodySha256)).trim(), '');
   }
   return `${sections.join('\n')}\n`;
@@ -78,7 +80,13 @@ export type EditCheck =
 export async function checkEditedText(input: { runDir: string; checkout: string; note: string; baseSha256: string; edited: string }): Promise<EditCheck> {
   const base = await getText(input.runDir, input.baseSha256);
   if (input.edited.trim() === '' || sameText(base, input.edited)) return { kind: 'no-edit', rationaleSha256: null };
-  const findings = await checkEditBounds({ checkout: input.checkout, note: input.note, before: base, after: input.edited, registry: new TypeRegistry(input.checkout) });
+  const findings = await checkEditBounds({
+    checkout: input.checkout,
+    note: input.note,
+    before: base,
+    after: input.edited,
+    registry: new TypeRegistry(input.checkout),
+  });
   if (findings.length > 0) return { kind: 'refused', findings };
   return { kind: 'edit', textSha256: await put(input.runDir, input.edited), rationaleSha256: null };
 }
@@ -95,10 +103,22 @@ export async function acceptEdit(input: { runDir: string; checkout: string; note
   const rationaleSha256 = await put(input.runDir, decision.rationale);
   const check = await checkEditedText({ ...input, edited });
   if (decision.decision === 'no-edit') {
-    if (check.kind !== 'no-edit') return { kind: 'refused', findings: [mismatch(`${DECISION_OUTPUT} decides no-edit, but ${EDITED_OUTPUT} holds a changed text; leave it empty for no edit`)] };
+    if (check.kind !== 'no-edit')
+      return {
+        kind: 'refused',
+        findings: [mismatch(`${DECISION_OUTPUT} decides no-edit, but ${EDITED_OUTPUT} holds a changed text; leave it empty for no edit`)],
+      };
     return { kind: 'no-edit', rationaleSha256 };
   }
-  if (check.kind === 'no-edit') return { kind: 'refused', findings: [mismatch(`${DECISION_OUTPUT} decides edit, but ${EDITED_OUTPUT} is ${edited.trim() === '' ? 'empty' : 'the note unchanged'}; write the whole edited note`)] };
+  if (check.kind === 'no-edit')
+    return {
+      kind: 'refused',
+      findings: [
+        mismatch(
+          `${DECISION_OUTPUT} decides edit, but ${EDITED_OUTPUT} is ${edited.trim() === '' ? 'empty' : 'the note unchanged'}; write the whole edited note`,
+        ),
+      ],
+    };
   if (check.kind === 'refused') return check;
   return { ...check, rationaleSha256 };
 }

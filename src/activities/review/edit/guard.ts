@@ -29,7 +29,13 @@ export async function guardCheck(input: GuardCheckInput): Promise<{ changed: str
   const now = await gitSnapshot(input.checkout);
   const all = changedPaths(base, now, await committedBetween(input.checkout, base.head, now.head));
   // Another run's publication (a full pass or revision approved meanwhile) is no stray write: only what it did not write counts.
-  const changed = all.length === 0 ? all : unsanctioned(all, now, await sanctionedWrites(input.checkout), { run: path.basename(input.runDir), inputs: (await readBrief(input.runDir).catch(() => [])).map((entry) => entry.path) });
+  const changed =
+    all.length === 0
+      ? all
+      : unsanctioned(all, now, await sanctionedWrites(input.checkout), {
+          run: path.basename(input.runDir),
+          inputs: (await readBrief(input.runDir).catch(() => [])).map((entry) => entry.path),
+        });
   if (changed.length === 0) return { changed, snapshot: input.baseline };
   return { changed, snapshot: await writeSnapshot(input.runDir, now) };
 }

@@ -65,7 +65,11 @@ async function fullPassUnits(checkout: string, note: string): Promise<{ units: R
     criteria.push({ path: file, text: await readFile(path.join(checkout, ...file.split('/')), 'utf8') });
   }
   const units: ReviewUnit[] = [...byLens.entries()].map(([lens, gates]) => ({ key: `gates-${lens}`, lens, criteria: gates }));
-  units.push({ key: 'critique', lens: 'critique', criteria: [{ id: CRITIQUE_INSTRUCTION, path: CRITIQUE_INSTRUCTION, report: true, watches: [...critique.criterion.watches] }] });
+  units.push({
+    key: 'critique',
+    lens: 'critique',
+    criteria: [{ id: CRITIQUE_INSTRUCTION, path: CRITIQUE_INSTRUCTION, report: true, watches: [...critique.criterion.watches] }],
+  });
   return { units, criteria };
 }
 
@@ -113,7 +117,8 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
   if (kind === 'revise') {
     const revise = input as ReviseInput;
     if (revise.options.mode === 'plan') {
-      if (revise.planText === undefined || sha256(revise.planText) !== revise.options.planSha256) throw badInput('a revision with --plan needs the plan text its digest names');
+      if (revise.planText === undefined || sha256(revise.planText) !== revise.options.planSha256)
+        throw badInput('a revision with --plan needs the plan text its digest names');
       const parsed = parsePlan(revise.planText, 'the --plan file');
       if (!parsed.ok) throw badInput(`the --plan file is not a valid plan: ${formatFindingsInline(parsed.findings)}`);
       plan = parsed.plan;
@@ -134,7 +139,10 @@ export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEd
     await writeJson(briefFile(runDir), brief);
   }
 
-  const baseline = sameExecution && (await pathExists(path.join(runDir, 'guard', 'baseline.json'))) ? 'baseline.json' : await writeSnapshot(runDir, await gitSnapshot(input.checkout), 'baseline.json');
+  const baseline =
+    sameExecution && (await pathExists(path.join(runDir, 'guard', 'baseline.json')))
+      ? 'baseline.json'
+      : await writeSnapshot(runDir, await gitSnapshot(input.checkout), 'baseline.json');
 
   const record: RunRecord = {
     kind,

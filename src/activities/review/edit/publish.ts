@@ -57,7 +57,11 @@ export interface CandidateOutput {
 const journalFile = (runDir: string) => path.join(runDir, 'publication.journal.jsonl');
 const shortSha = (digest: string) => digest.slice(0, 12);
 
-function gateRows(units: readonly ReviewUnit[], start: readonly ReviewRecord[], final: readonly ReviewRecord[]): { id: string; start: string; final: string }[] {
+function gateRows(
+  units: readonly ReviewUnit[],
+  start: readonly ReviewRecord[],
+  final: readonly ReviewRecord[],
+): { id: string; start: string; final: string }[] {
   return units
     .flatMap((unit) => unit.criteria)
     .filter((criterion) => !criterion.report)
@@ -138,7 +142,14 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
     body.push('## Passes', '', ...(input.passes.length > 0 ? input.passes.map((pass) => `- ${pass.pass}: ${pass.result}`) : ['- none']), '');
   }
   if (rows.length > 0) {
-    body.push('## Gates', '', '| gate | start text | final text |', '| --- | --- | --- |', ...rows.map((row) => `| ${row.id} | ${row.start} | ${row.final} |`), '');
+    body.push(
+      '## Gates',
+      '',
+      '| gate | start text | final text |',
+      '| --- | --- | --- |',
+      ...rows.map((row) => `| ${row.id} | ${row.start} | ${row.final} |`),
+      '',
+    );
   }
   const critique = input.finalReviews.find((review) => review.criterion === CRITIQUE_INSTRUCTION);
   if (critique) body.push('## Critique of the final text', '', (await getText(input.runDir, critique.bodySha256)).trim(), '');
@@ -204,17 +215,24 @@ interface JournalEntry {
   at: string;
 }
 
-
 async function readJournal(runDir: string): Promise<JournalEntry[]> {
   const text = await readFile(journalFile(runDir), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as JournalEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as JournalEntry);
 }
 
 /**
  * Whether the note and the captured brief are as the run began: the paths that changed, and why.
  * A note that already holds the final text after this publication began writing it is not a change.
  */
-export async function checkConflict(input: { runDir: string; checkout: string; note: string; manifestSha256: string }): Promise<{ paths: string[]; reason: string }> {
+export async function checkConflict(input: {
+  runDir: string;
+  checkout: string;
+  note: string;
+  manifestSha256: string;
+}): Promise<{ paths: string[]; reason: string }> {
   const manifest = parseManifest(await getText(input.runDir, input.manifestSha256));
   const journal = await readJournal(input.runDir);
   const writing = journal.some((entry) => entry.manifest === input.manifestSha256 && entry.event === 'note-writing');
@@ -242,7 +260,10 @@ export async function checkConflict(input: { runDir: string; checkout: string; n
  * conflict check, then the packet and results that describe it — so a retried publication finishes
  * what an earlier try began and never writes twice, and a conflict writes nothing.
  */
-export async function publishEdit(input: { runDir: string; checkout: string; note: string; manifestSha256: string }, faults: FaultPoints = noFaults): Promise<{ status: 'published'; written: string[] } | { status: 'conflict'; paths: string[]; reason: string }> {
+export async function publishEdit(
+  input: { runDir: string; checkout: string; note: string; manifestSha256: string },
+  faults: FaultPoints = noFaults,
+): Promise<{ status: 'published'; written: string[] } | { status: 'conflict'; paths: string[]; reason: string }> {
   const journal = await readJournal(input.runDir);
   const done = journal.find((entry) => entry.manifest === input.manifestSha256 && entry.event === 'done');
   if (done) return { status: 'published', written: done.written ?? [] };
@@ -250,15 +271,24 @@ export async function publishEdit(input: { runDir: string; checkout: string; not
   if (conflict.paths.length > 0) return { status: 'conflict', ...conflict };
   const manifest = parseManifest(await getText(input.runDir, input.manifestSha256));
   const note = (file: string) => file === input.note;
-  const ordered = [...Object.keys(manifest.files).filter(note), ...Object.keys(manifest.files).filter((file) => !note(file)).sort()];
-  const log = (entry: Omit<JournalEntry, 'at' | 'manifest'>) => appendFile(journalFile(input.runDir), `${JSON.stringify({ ...entry, manifest: input.manifestSha256, at: new Date().toISOString() })}\n`);
+  const ordered = [
+    ...Object.keys(manifest.files).filter(note),
+    ...Object.keys(manifest.files)
+      .filter((file) => !note(file))
+      .sort(),
+  ];
+  const log = (entry: Omit<JournalEntry, 'at' | 'manifest'>) =>
+    appendFile(journalFile(input.runDir), `${JSON.stringify({ ...entry, manifest: input.manifestSha256, at: new Date().toISOString() })}\n`);
   if (!journal.some((entry) => entry.manifest === input.manifestSha256 && entry.event === 'begin')) await log({ event: 'begin' });
   const skipped: string[] = [];
   for (const file of ordered) {
     const target = manifest.files[file]!;
     const destination = path.join(input.checkout, ...file.split('/'));
     // A retry finds what an earlier try wrote: a file that already holds its bytes is not written again.
-    const now = await readFile(destination).then((bytes) => sha256(bytes), () => null);
+    const now = await readFile(destination).then(
+      (bytes) => sha256(bytes),
+      () => null,
+    );
     if (now === target) {
       skipped.push(file);
       continue;

@@ -44,7 +44,12 @@ export async function prepareReviewAsk(input: ReviewAskInput): Promise<PreparedA
   }
   const grouping: Grouping = input.unit.criteria.length > 1 ? 'bundle' : 'pair';
   const prompt = reviewPrompt({
-    unit: { key: input.unit.key, note: input.note, lens: input.unit.lens, criteria: input.unit.criteria.map(({ id, path: file, report }) => ({ id, path: file, report })) },
+    unit: {
+      key: input.unit.key,
+      note: input.note,
+      lens: input.unit.lens,
+      criteria: input.unit.criteria.map(({ id, path: file, report }) => ({ id, path: file, report })),
+    },
     grouping,
     noteInput: path.join('inputs', 'note.md'),
     criterionInputs,
@@ -68,8 +73,18 @@ export interface AcceptReviewInput {
 
 /** Checks a review output (the strict result line, or one section per gate); accepted bodies go to the store. */
 export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: Rejection[] }> {
-  const read = outputText(await readFile(path.join(input.dir, REVIEW_OUTPUT)), { file: REVIEW_OUTPUT, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) });
-  if (!read.ok) return { accepted: [], rejected: input.unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })) };
+  const read = outputText(await readFile(path.join(input.dir, REVIEW_OUTPUT)), {
+    file: REVIEW_OUTPUT,
+    ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }),
+  });
+  if (!read.ok)
+    return {
+      accepted: [],
+      rejected: input.unit.criteria.map((criterion) => ({
+        criterion: criterion.id,
+        findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })),
+      })),
+    };
   const text = read.text;
   const accepted: ReviewRecord[] = [];
   const rejected: Rejection[] = [];
@@ -86,7 +101,11 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
     });
   };
   if (input.grouping === 'bundle') {
-    const check = checkBundle(text, input.unit.criteria.map((criterion) => criterion.id), { file: REVIEW_OUTPUT });
+    const check = checkBundle(
+      text,
+      input.unit.criteria.map((criterion) => criterion.id),
+      { file: REVIEW_OUTPUT },
+    );
     for (const section of check.accepted) await record(section.gate, section.outcome, section.text);
     for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: [...refusal.findings] });
     for (const gate of check.missing) rejected.push({ criterion: gate, findings: [missingSection(gate, REVIEW_OUTPUT)] });
@@ -103,7 +122,13 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
  * What an edit makes stale: per unit, the criteria whose note hash (over the parts each watches)
  * differs between the two texts. The rest keep their review: it was of the same watched text.
  */
-export async function staleAfterEdit(input: { runDir: string; note: string; units: ReviewUnit[]; fromSha256: string; toSha256: string }): Promise<ReviewUnit[]> {
+export async function staleAfterEdit(input: {
+  runDir: string;
+  note: string;
+  units: ReviewUnit[];
+  fromSha256: string;
+  toSha256: string;
+}): Promise<ReviewUnit[]> {
   const read = async (digest: string) => {
     const parts = noteParts(await getText(input.runDir, digest), input.note);
     if (!parts.ok) throw badInput(`${input.note}: a text of the run cannot be hashed: ${parts.findings.map((finding) => finding.message).join('; ')}`);

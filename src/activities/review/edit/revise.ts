@@ -55,7 +55,10 @@ export async function acceptPlan(input: { runDir: string; dir: string }): Promis
   const text = await readFile(path.join(input.dir, PLAN_OUTPUT), 'utf8');
   const parsed = parsePlan(text, PLAN_OUTPUT);
   if (!parsed.ok) return parsed;
-  await writeFileAtomic(path.join(input.runDir, 'plan.yaml'), `# The plan the assessment chose (${path.basename(input.dir)}); it ran after validation.\n${formatPlan(parsed.plan)}`);
+  await writeFileAtomic(
+    path.join(input.runDir, 'plan.yaml'),
+    `# The plan the assessment chose (${path.basename(input.dir)}); it ran after validation.\n${formatPlan(parsed.plan)}`,
+  );
   return parsed;
 }
 
@@ -95,7 +98,11 @@ export async function acceptPassEdit(input: { runDir: string; checkout: string; 
 const listText = (selections: readonly Selection[]) => `${selections.map(formatSelection).join('\n')}${selections.length > 0 ? '\n' : ''}`;
 
 /** Checks a selector's list: every line well formed, every span found exactly once in the body. */
-export async function acceptSelections(input: { runDir: string; dir: string; textSha256: string }): Promise<{ ok: true; listSha256: string; count: number } | { ok: false; findings: Finding[] }> {
+export async function acceptSelections(input: {
+  runDir: string;
+  dir: string;
+  textSha256: string;
+}): Promise<{ ok: true; listSha256: string; count: number } | { ok: false; findings: Finding[] }> {
   const parsed = parseSelectionList(await readFile(path.join(input.dir, SELECTIONS_OUTPUT), 'utf8'), SELECTIONS_OUTPUT);
   if (!parsed.ok) return parsed;
   const located = locateSelections(await getText(input.runDir, input.textSha256), parsed.selections, SELECTIONS_OUTPUT);
@@ -140,7 +147,15 @@ export async function writeSelectionProposal(input: SelectionProposalInput): Pro
   const inputs = [{ path: textFile, sha256: sha256(text) }];
   const proposalSha256 = sha256(proposalText);
   const file = `${base}.md`;
-  const proposal: Proposal = { path: file, key: proposalKey(input.runId, input.stop, file, proposalSha256, inputs), stop: input.stop, sha256: proposalSha256, exact: false, inputs, inspect: [file, textFile] };
+  const proposal: Proposal = {
+    path: file,
+    key: proposalKey(input.runId, input.stop, file, proposalSha256, inputs),
+    stop: input.stop,
+    sha256: proposalSha256,
+    exact: false,
+    inputs,
+    inspect: [file, textFile],
+  };
   await writeJson(path.join(input.runDir, `${base}.json`), { ...proposal, pass: input.pass, listSha256: input.listSha256 });
   return proposal;
 }
@@ -153,7 +168,15 @@ export type AnswerApplied =
  * Applies the approved selection list (the file as the operator left it) to the text: each span
  * replaced once. The answer and what it accepted, rejected and edited are kept beside the proposal.
  */
-export async function applyAnswer(input: { runDir: string; checkout: string; note: string; textSha256: string; proposal: Proposal; listSha256: string; answerText: string }): Promise<AnswerApplied> {
+export async function applyAnswer(input: {
+  runDir: string;
+  checkout: string;
+  note: string;
+  textSha256: string;
+  proposal: Proposal;
+  listSha256: string;
+  answerText: string;
+}): Promise<AnswerApplied> {
   const base = input.proposal.path.replace(/\.md$/, '');
   await writeFileAtomic(path.join(input.runDir, `${base}.answer.md`), input.answerText);
   const proposed = parseSelectionList(await getText(input.runDir, input.listSha256), input.proposal.path);

@@ -24,13 +24,24 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
   const read = oversize !== undefined ? outputTooLarge(oversize, bounds) : outputText(await readFile(file), bounds);
   if (!read.ok) {
     // Outside the output bounds: every criterion it answered is refused, and nothing is written.
-    return { written: [], rejected: unit.criteria.map((criterion) => ({ criterion: criterion.id, findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })) })), staleOnArrival: [] };
+    return {
+      written: [],
+      rejected: unit.criteria.map((criterion) => ({
+        criterion: criterion.id,
+        findings: read.findings.map((finding) => ({ ...finding, criterion: criterion.id })),
+      })),
+      staleOnArrival: [],
+    };
   }
   const text = read.text;
   const sections: { criterion: string; outcome: 'pass' | 'warn' | 'fail' | 'report'; body: string }[] = [];
   const rejected: AcceptOutcome['rejected'] = [];
   if (captured.grouping === 'bundle') {
-    const check = checkBundle(text, unit.criteria.map((criterion) => criterion.id), { file: REVIEW_OUTPUT });
+    const check = checkBundle(
+      text,
+      unit.criteria.map((criterion) => criterion.id),
+      { file: REVIEW_OUTPUT },
+    );
     for (const section of check.accepted) sections.push({ criterion: section.gate, outcome: section.outcome, body: section.text });
     for (const refusal of check.rejected) rejected.push({ criterion: refusal.gate, findings: [...refusal.findings] });
     for (const gate of check.missing) rejected.push({ criterion: gate, findings: [missingSection(gate, REVIEW_OUTPUT)] });
@@ -54,7 +65,15 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     }
     // A compare run keeps the verdict in its own directory, apart from every other route's: the KB's result files are never written.
     if (input.compare !== undefined) {
-      await writeCompareVerdict(input.checkout, input.compare, { note: unit.note, criterion: criterion.id, outcome: section.outcome, body: section.body, launch, hashes: capturedHashes, share: unit.criteria.length });
+      await writeCompareVerdict(input.checkout, input.compare, {
+        note: unit.note,
+        criterion: criterion.id,
+        outcome: section.outcome,
+        body: section.body,
+        launch,
+        hashes: capturedHashes,
+        share: unit.criteria.length,
+      });
       written.push({ criterion: criterion.id, outcome: section.outcome });
       continue;
     }
@@ -74,7 +93,10 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     written.push({ criterion: criterion.id, outcome: section.outcome });
   }
   if (staleOnArrival.length > 0) {
-    await appendFile(staleOnArrivalFile(runDirOf(input.checkout, input.runId)), staleOnArrival.map((criterion) => `${JSON.stringify({ note: unit.note, criterion })}\n`).join(''));
+    await appendFile(
+      staleOnArrivalFile(runDirOf(input.checkout, input.runId)),
+      staleOnArrival.map((criterion) => `${JSON.stringify({ note: unit.note, criterion })}\n`).join(''),
+    );
   }
   return { written, rejected, staleOnArrival };
 }

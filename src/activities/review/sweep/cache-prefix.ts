@@ -15,7 +15,8 @@ import type { SweepUnit } from '../../../review/sweep-types.js';
 type Sizes = Map<string, { tokens: number; units: number }>;
 
 /** Tokens a sweep may read from the cache with these prefixes: every unit after a prefix's first, when the prefix reaches the minimum. */
-const readable = (sizes: Sizes, minimum: number) => [...sizes.values()].reduce((sum, size) => sum + (size.tokens >= minimum ? (size.units - 1) * size.tokens : 0), 0);
+const readable = (sizes: Sizes, minimum: number) =>
+  [...sizes.values()].reduce((sum, size) => sum + (size.tokens >= minimum ? (size.units - 1) * size.tokens : 0), 0);
 
 /**
  * The units, each pair or bundle marked with the part it puts first when the other part lets more
@@ -25,11 +26,22 @@ const readable = (sizes: Sizes, minimum: number) => [...sizes.values()].reduce((
  * texts are the files as they stand (a note's whole text, which bounds its watched parts from above).
  * A CLI profile's units are returned as they are, with no report: the CLI composes its own prompts.
  */
-export async function planCachePrefixes(checkout: string, units: readonly SweepUnit[], profile: Profile): Promise<{ units: SweepUnit[]; report?: CachePrefixReport }> {
+export async function planCachePrefixes(
+  checkout: string,
+  units: readonly SweepUnit[],
+  profile: Profile,
+): Promise<{ units: SweepUnit[]; report?: CachePrefixReport }> {
   const minimum = minimumCacheableTokens(profile.harness, profile.model);
   if (minimum === undefined) return { units: [...units] };
   const texts = new Map<string, Promise<string>>();
-  const text = (path: string) => texts.get(path) ?? texts.set(path, readFile(join(checkout, path), 'utf8').catch(() => '')).get(path)!;
+  const text = (path: string) =>
+    texts.get(path) ??
+    texts
+      .set(
+        path,
+        readFile(join(checkout, path), 'utf8').catch(() => ''),
+      )
+      .get(path)!;
   const sizesOf = async (group: readonly SweepUnit[], first: CachePrefix): Promise<Sizes> => {
     const sizes: Sizes = new Map();
     for (const unit of group) {
@@ -40,14 +52,17 @@ export async function planCachePrefixes(checkout: string, units: readonly SweepU
         continue;
       }
       const criteria = await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, text: await text(criterion.path) })));
-      sizes.set(key, { tokens: cachedPrefixTokens(profile.harness, sharedPartOf(unit.note, first === 'note' ? await text(unit.note) : '', criteria, first)), units: 1 });
+      sizes.set(key, {
+        tokens: cachedPrefixTokens(profile.harness, sharedPartOf(unit.note, first === 'note' ? await text(unit.note) : '', criteria, first)),
+        units: 1,
+      });
     }
     return sizes;
   };
   const chosen: Sizes = new Map();
   const firsts = new Map<'pair' | 'bundle', CachePrefix | undefined>();
   for (const grouping of ['pair', 'bundle'] as const) {
-    const group = units.filter((unit) => (unit.criteria.length > 1) === (grouping === 'bundle'));
+    const group = units.filter((unit) => unit.criteria.length > 1 === (grouping === 'bundle'));
     const usual: CachePrefix = grouping === 'pair' ? 'criteria' : 'note';
     const other: CachePrefix = usual === 'note' ? 'criteria' : 'note';
     const [asUsual, asOther] = [await sizesOf(group, usual), await sizesOf(group, other)];

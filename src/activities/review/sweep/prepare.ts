@@ -20,7 +20,11 @@ function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<st
     const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
     const profiles = loadProfiles(source);
     const withEnv = (profile: Profile): Profile => (input.env ? { ...profile, env: { ...profile.env, ...input.env } } : profile);
-    return { profile: withEnv(selectProfile(profiles, input.profile, source)), profiles: new Map([...profiles].map(([name, profile]) => [name, withEnv(profile)])), definitions: profiles };
+    return {
+      profile: withEnv(selectProfile(profiles, input.profile, source)),
+      profiles: new Map([...profiles].map(([name, profile]) => [name, withEnv(profile)])),
+      definitions: profiles,
+    };
   } catch (error) {
     throw badInput((error as Error).message);
   }
@@ -47,7 +51,9 @@ async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: Swee
 export async function prepareSweep(input: SweepInput & { runId: string }): Promise<PreparedSweep> {
   const { profile, profiles, definitions } = resolveProfile(input);
   if (input.batch === 'always' && profile.harness !== 'anthropic' && profile.harness !== 'openai') {
-    throw badInput(`--batch needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: sweep it without --batch`);
+    throw badInput(
+      `--batch needs a model-API profile (harness anthropic or openai); profile ${profile.name} runs ${profile.harness}: sweep it without --batch`,
+    );
   }
   const runDir = runDirOf(input.checkout, input.runId);
   let pairs: PairStatus[];
@@ -64,7 +70,13 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     throw badInput((error as Error).message);
   }
   Context.current().heartbeat({ selected: pairs.length });
-  const routing = await routeCriteria({ checkout: input.checkout, profile, profiles: definitions, grouping: input.grouping, criteria: pairs.map((pair) => pair.criterion) });
+  const routing = await routeCriteria({
+    checkout: input.checkout,
+    profile,
+    profiles: definitions,
+    grouping: input.grouping,
+    criteria: pairs.map((pair) => pair.criterion),
+  });
   const { units: planned, chosen } = await routedUnits(input, pairs, routing);
   // A model API caches a request's shared prefix: each unit's is chosen, and units sharing one run together (docs/harnesses.md, "Prompt caching").
   // A sweep whose criteria were routed to other profiles keeps its units as planned: the prefixes are planned for one profile's requests.
@@ -81,7 +93,16 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
   const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));
-  return { runId: input.runId, runDir, profile, ...(others.length > 0 && { profiles: Object.fromEntries(others) }), pairs: pairs.length, units: units.length, batches, ...(cache && { cachePrefixes: cache }) };
+  return {
+    runId: input.runId,
+    runDir,
+    profile,
+    ...(others.length > 0 && { profiles: Object.fromEntries(others) }),
+    pairs: pairs.length,
+    units: units.length,
+    batches,
+    ...(cache && { cachePrefixes: cache }),
+  };
 }
 
 /** Reads one batch's units back, so the history carries a batch number instead of the work list. */

@@ -8,7 +8,10 @@ import { problemsFile, runDirOf } from './run-dir.js';
 /** The problem pairs a sweep recorded so far. */
 export async function readProblems(runDir: string): Promise<SweepProblem[]> {
   const text = await readFile(problemsFile(runDir), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SweepProblem);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as SweepProblem);
 }
 
 /** Appends a batch's problem pairs to the run directory, where `review retry` finds them. */

@@ -9,7 +9,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { sha256 } from '../../../fs/digest.js';
-import type { BatchState, CancelBatchInput, CollectBatchInput, CollectedBatch, PollBatchInput, SubmitBatchInput, SubmittedBatch, BatchRequestRef } from '../../../harness/batches/batch-contract.js';
+import type {
+  BatchState,
+  CancelBatchInput,
+  CollectBatchInput,
+  CollectedBatch,
+  PollBatchInput,
+  SubmitBatchInput,
+  SubmittedBatch,
+  BatchRequestRef,
+} from '../../../harness/batches/batch-contract.js';
 import { providerBatchesFor, type BatchOutcome } from '../../../harness/batches/index.js';
 import { emptyBatchCounts } from '../../../harness/batches/provider.js';
 import { reviewRequest, writeReview } from '../../../harness/executors/api-review.js';
@@ -78,11 +87,18 @@ export async function submitProviderBatch(input: SubmitBatchInput, faults: Fault
   ledger.submissions = ledger.submissions.filter((entry) => entry.batchId !== undefined || entry.provider !== input.profile.harness);
   await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
   const holding = (customId: string) => ledger.submissions.find((entry) => entry.customIds.includes(customId));
-  const fresh = input.requests.flatMap((ref, index) => (holding(customIds[ref.unit]!) === undefined ? [{ customId: customIds[ref.unit]!, launch: launches[index]! }] : []));
+  const fresh = input.requests.flatMap((ref, index) =>
+    holding(customIds[ref.unit]!) === undefined ? [{ customId: customIds[ref.unit]!, launch: launches[index]! }] : [],
+  );
   if (fresh.length > 0) {
     const requests = await Promise.all(fresh.map(async ({ customId, launch }) => ({ customId, request: await reviewRequest(launch) })));
     const ids = fresh.map((entry) => entry.customId);
-    const submission: Submission = { key: `cp-${sha256([...ids].sort().join('\n')).slice(0, 32)}`, provider: input.profile.harness, customIds: ids, at: new Date().toISOString() };
+    const submission: Submission = {
+      key: `cp-${sha256([...ids].sort().join('\n')).slice(0, 32)}`,
+      provider: input.profile.harness,
+      customIds: ids,
+      at: new Date().toISOString(),
+    };
     ledger.submissions.push(submission);
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`); // the intent, before the provider is asked
     Context.current().heartbeat(`submitting ${ids.length} requests`);
@@ -109,7 +125,11 @@ export async function pollProviderBatch(input: PollBatchInput): Promise<BatchSta
 }
 
 /** A succeeded request's answer, checked and written as the live executor writes it, and reported as its launch. */
-async function answered(profile: Profile, ref: CollectBatchInput['requests'][number], outcome: Extract<BatchOutcome, { kind: 'succeeded' }>): Promise<LaunchResult> {
+async function answered(
+  profile: Profile,
+  ref: CollectBatchInput['requests'][number],
+  outcome: Extract<BatchOutcome, { kind: 'succeeded' }>,
+): Promise<LaunchResult> {
   const launch = await launchOf(profile, ref);
   const request = await reviewRequest(launch);
   const cost = batchLaunchCost(outcome.model, outcome.usage);

@@ -48,7 +48,8 @@ export function planUnits(pairs: readonly PlannedPair[], grouping: Grouping, siz
     else units.set(key, { key, note: pair.note, lens, criteria: [criterion] });
   }
   if (sizes === undefined) return [...units.values()];
-  const inputBytes = (note: string, criteria: readonly UnitCriterion[]) => criteria.reduce((sum, criterion) => sum + sizes.bytes(criterion.path), sizes.bytes(note));
+  const inputBytes = (note: string, criteria: readonly UnitCriterion[]) =>
+    criteria.reduce((sum, criterion) => sum + sizes.bytes(criterion.path), sizes.bytes(note));
   for (const [note, criteria] of extras) {
     const host = [...units.values()].find((unit) => unit.note === note && inputBytes(note, [...unit.criteria, ...criteria]) <= sizes.cap);
     if (host) {

@@ -20,7 +20,12 @@ const optionsSchema = z.object({
   criteria: z
     .string()
     .optional()
-    .transform((text) => text?.split(',').map((id) => id.trim()).filter((id) => id !== '')),
+    .transform((text) =>
+      text
+        ?.split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
   reference: z.string().min(1, '--reference needs a route or labels').optional(),
   kb: z.string().optional(),
 });
@@ -43,9 +48,15 @@ export async function runCompareKeep(runId: string, raw: KeepOptions): Promise<v
     const reference = options.reference ?? report.reference;
     const known = report.criteria.map((c) => c.criterion);
     // The report scores every route against the run's reference and against the labels: a record is against one of those.
-    if (reference !== report.reference && reference !== LABELS_ROUTE) throw new UserError(`--reference ${reference}: compare run ${runId} scores routes against ${report.reference} and labels only; keep against one of those`);
+    if (reference !== report.reference && reference !== LABELS_ROUTE)
+      throw new UserError(
+        `--reference ${reference}: compare run ${runId} scores routes against ${report.reference} and labels only; keep against one of those`,
+      );
     const unknown = (options.criteria ?? []).filter((id) => !known.includes(id));
-    if (unknown.length > 0) throw new UserError(`--criteria: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in compare run ${runId} (its criteria: ${known.join(', ')})`);
+    if (unknown.length > 0)
+      throw new UserError(
+        `--criteria: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in compare run ${runId} (its criteria: ${known.join(', ')})`,
+      );
     const hashes = profileHashes(checkout);
     const at = new Date().toISOString();
     let kept = 0;

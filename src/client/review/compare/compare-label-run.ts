@@ -44,7 +44,8 @@ export function parseLabelFile(text: string, file: string, inSample: Set<string>
     if (line === '' || line.startsWith('#')) return;
     const where = `${file} line ${index + 1}`;
     const fields = line.split(/\s+/);
-    if (fields.length !== 3) return void problems.push(`${where}: expected \`note criterion verdict\`, got ${fields.length} field${fields.length === 1 ? '' : 's'}`);
+    if (fields.length !== 3)
+      return void problems.push(`${where}: expected \`note criterion verdict\`, got ${fields.length} field${fields.length === 1 ? '' : 's'}`);
     const [note = '', criterion = '', verdict = ''] = fields;
     if (!(verdicts as readonly string[]).includes(verdict)) return void problems.push(`${where}: verdict \`${verdict}\` must be pass, warn or fail`);
     if (!inSample.has(pairKey(note, criterion))) return void problems.push(`${where}: ${note} × ${criterion} is not a pair of the run's sample`);
@@ -60,7 +61,12 @@ interface Disagreement {
 }
 
 /** The sample's pairs the routes do not all agree on, criterion by criterion, leaving out those labelled already. */
-function disagreements(pairs: readonly { note: string; criterion: string }[], all: readonly RouteVerdict[], labelled: Set<string>, routes: readonly string[]): Disagreement[] {
+function disagreements(
+  pairs: readonly { note: string; criterion: string }[],
+  all: readonly RouteVerdict[],
+  labelled: Set<string>,
+  routes: readonly string[],
+): Disagreement[] {
   const rank = (route: string): number => (routes.includes(route) ? routes.indexOf(route) : routes.length);
   const byPair = new Map<string, Map<string, RouteVerdict>>();
   for (const verdict of all) {
@@ -76,7 +82,18 @@ function disagreements(pairs: readonly { note: string; criterion: string }[], al
     .sort((a, b) => a.criterion.localeCompare(b.criterion) || a.note.localeCompare(b.note));
 }
 
-const ANSWERS: Record<string, Verdict | 'skip' | 'quit'> = { p: 'pass', pass: 'pass', w: 'warn', warn: 'warn', f: 'fail', fail: 'fail', s: 'skip', skip: 'skip', q: 'quit', quit: 'quit' };
+const ANSWERS: Record<string, Verdict | 'skip' | 'quit'> = {
+  p: 'pass',
+  pass: 'pass',
+  w: 'warn',
+  warn: 'warn',
+  f: 'fail',
+  fail: 'fail',
+  s: 'skip',
+  skip: 'skip',
+  q: 'quit',
+  quit: 'quit',
+};
 
 /** Asks pair after pair on the terminal; keeps each label as it is given. Returns how many were kept. */
 async function askInTerminal(runDir: string, pending: readonly Disagreement[], by: string): Promise<number> {
@@ -115,7 +132,9 @@ async function askInTerminal(runDir: string, pending: readonly Disagreement[], b
 
 /** What the labels say of each route over all pairs, one line each. */
 function againstLabels(report: CompareReport): string[] {
-  return report.overall.filter((a) => a.reference === LABELS_ROUTE).map((a) => `  ${a.route} against ${referenceText(a.reference, report)}: n ${a.n}, raw ${a.raw.toFixed(2)}, κ ${kappaText(a)}`);
+  return report.overall
+    .filter((a) => a.reference === LABELS_ROUTE)
+    .map((a) => `  ${a.route} against ${referenceText(a.reference, report)}: n ${a.n}, raw ${a.raw.toFixed(2)}, κ ${kappaText(a)}`);
 }
 
 /** `commonplace review compare label RUN [--file F]`: labels appended to labels.jsonl, the report rewritten. */
@@ -143,7 +162,9 @@ export async function runCompareLabel(runId: string, raw: LabelOptions): Promise
       kept = await askInTerminal(runDir, disagreements(sample.pairs, await readVerdicts(runDir), labelled, routes), by);
     }
     const report = await writeCompareReport(checkout, runId);
-    process.stdout.write(`\nLabelled ${kept} pair${kept === 1 ? '' : 's'} (${labels.length + kept} labels in all); report rewritten: ${reportFile(runDir, 'md')}\n`);
+    process.stdout.write(
+      `\nLabelled ${kept} pair${kept === 1 ? '' : 's'} (${labels.length + kept} labels in all); report rewritten: ${reportFile(runDir, 'md')}\n`,
+    );
     process.stdout.write(`${againstLabels(report).join('\n')}\n`);
   } catch (error) {
     if (error instanceof CompareRunError) throw new UserError(`compare run ${runId}: ${error.message}`);

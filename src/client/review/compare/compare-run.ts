@@ -52,7 +52,10 @@ const routeList = z
   .string({ message: '--routes is required: two or more routes, e.g. --routes claude:pair,anthropic-haiku:pair' })
   .transform((text, context) => {
     const names: string[] = [];
-    for (const written of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const written of text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const route = parseRoute(written);
       if (typeof route === 'string') {
         context.addIssue({ code: 'custom', message: `--routes: ${route}` });
@@ -95,7 +98,10 @@ const COMPARE_FIELDS = z
       return z.NEVER;
     }
     if (routes.length < 2) {
-      context.addIssue({ code: 'custom', message: `--routes: a comparison needs two or more routes (with --reference results, one more), got ${routes.join(', ') || 'none'}` });
+      context.addIssue({
+        code: 'custom',
+        message: `--routes: a comparison needs two or more routes (with --reference results, one more), got ${routes.join(', ') || 'none'}`,
+      });
       return z.NEVER;
     }
     return { ...options, routes, reference: referenceName };
@@ -123,7 +129,16 @@ function parseCompareCommand(raw: CompareCommandOptions): CompareInput & { runId
 
 /** A compare run's ID is its identity: the checkout's ID and a digest of what it asks (routes, reference, sample options). */
 export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, checkout: string): string {
-  const identity = [checkoutPlace(checkout), input.routes, input.reference ?? null, input.size, input.seed, input.perCriterionMin, [...input.criteria].sort(), [...input.notes].sort()];
+  const identity = [
+    checkoutPlace(checkout),
+    input.routes,
+    input.reference ?? null,
+    input.size,
+    input.seed,
+    input.perCriterionMin,
+    [...input.criteria].sort(),
+    [...input.notes].sort(),
+  ];
   return runIdOfCompare(checkout, sha256(JSON.stringify(identity)));
 }
 
@@ -133,7 +148,12 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   const parsed = parseCompareCommand(options);
   for (const route of parsed.routes.filter((name) => name !== RESULTS_ROUTE)) {
     try {
-      checkLaunchInputs({ checkout: parsed.checkout, profile: (parseRoute(route) as { profile: string }).profile, ...(parsed.profilesFile && { profilesFile: parsed.profilesFile }), ...(parsed.env && { env: parsed.env }) });
+      checkLaunchInputs({
+        checkout: parsed.checkout,
+        profile: (parseRoute(route) as { profile: string }).profile,
+        ...(parsed.profilesFile && { profilesFile: parsed.profilesFile }),
+        ...(parsed.env && { env: parsed.env }),
+      });
     } catch (error) {
       throw error instanceof UserError ? new UserError(`route ${route}: ${error.message}`) : error;
     }
@@ -143,7 +163,10 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   const checkout = await checkoutIdAt(parsed.checkout);
   const runId = compareRunId(parsed, checkout);
   const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
-  const status = await handle.describe().then((described) => described.status.name, () => undefined);
+  const status = await handle.describe().then(
+    (described) => described.status.name,
+    () => undefined,
+  );
   if (status === 'RUNNING') return resumeAndFollow(client, handle, parsed.maxCostUsd, options);
   if (status === 'COMPLETED') {
     process.stderr.write(`compare run ${runId} has completed; its summary:\n`);
@@ -192,7 +215,12 @@ async function resumeCompare(runId: string, maxCostUsd: number | undefined, opti
 }
 
 /** Resumes a stopped run or attaches to a running one, then follows it; a refused resume is a stop still (exit 2). */
-async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof compareRun>, maxCostUsd: number | undefined, options: CompareCommandOptions): Promise<void> {
+async function resumeAndFollow(
+  client: Client,
+  handle: WorkflowHandle<typeof compareRun>,
+  maxCostUsd: number | undefined,
+  options: CompareCommandOptions,
+): Promise<void> {
   const progress = await handle.query(compareProgressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);

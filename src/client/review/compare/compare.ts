@@ -20,19 +20,31 @@ export function registerCompare(review: Command): Command {
   // The run is the default subcommand, so `review compare --routes …` starts one and `label`/`keep` own their options (`--kb`, `--criteria`, `--reference` are theirs too).
   compare
     .command('run', { isDefault: true })
-    .description('ask one reproducible sample of (note, criterion) pairs under two or more routes, keep every route\'s verdicts apart, and report their agreement')
+    .description(
+      "ask one reproducible sample of (note, criterion) pairs under two or more routes, keep every route's verdicts apart, and report their agreement",
+    )
     .option('--routes <routes>', 'the routes, comma-separated: <profile>[:pair|:bundle][:batch], e.g. claude:pair,anthropic-haiku:pair')
-    .option('--reference <route>', 'the route every other is scored against first: one of --routes, or `results` (the KB\'s fresh result files, read, not asked); default the first route')
+    .option(
+      '--reference <route>',
+      "the route every other is scored against first: one of --routes, or `results` (the KB's fresh result files, read, not asked); default the first route",
+    )
     .option('--size <n>', 'pairs in the sample', '40')
-    .option('--seed <n>', 'the sample\'s seed: the same seed, KB and options draw the same pairs', '1')
+    .option('--seed <n>', "the sample's seed: the same seed, KB and options draw the same pairs", '1')
     .option('--per-criterion-min <k>', 'each criterion gets at least this many pairs where the KB has them', '2')
-    .addOption(new Option('--criteria <glob>', 'criteria to sample, as a glob on criterion IDs (a gate ID such as "prose/*", a lens, or a type spec\'s or COLLECTION.md\'s KB path; repeatable)').default([], 'every gate, type spec and collection').argParser(collect))
+    .addOption(
+      new Option(
+        '--criteria <glob>',
+        'criteria to sample, as a glob on criterion IDs (a gate ID such as "prose/*", a lens, or a type spec\'s or COLLECTION.md\'s KB path; repeatable)',
+      )
+        .default([], 'every gate, type spec and collection')
+        .argParser(collect),
+    )
     .addOption(new Option('--notes <glob>', 'notes to sample, as a glob on KB paths (repeatable)').default([], 'every reviewable note').argParser(collect))
     .option('--concurrency <n>', 'launches in flight at once', '4')
     .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; with --resume, the new cap')
     .option('--resume <run>', 'resume the stopped compare run with this run ID (or attach to it while it runs)')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
-    .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
+    .option('--profiles <file>', "worker profiles file (default: the KB's, else the shipped one)")
     .option('--scenario <file>', 'fake-harness scenario file for every route (profile fake)')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome)')
     .addHelpText(

@@ -43,7 +43,13 @@ async function runRelative(runDir: string, written: string): Promise<string> {
   for (const candidate of candidates) {
     const relative = path.relative(runDir, candidate);
     if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
-    if (await stat(candidate).then((info) => info.isFile(), () => false)) return relative.split(path.sep).join('/');
+    if (
+      await stat(candidate).then(
+        (info) => info.isFile(),
+        () => false,
+      )
+    )
+      return relative.split(path.sep).join('/');
   }
   throw new UserError(`${written}: no such file in the run directory ${runDir}`);
 }
@@ -100,7 +106,9 @@ export async function runAcknowledge(run: string, options: { kb?: string; detach
   const progress = await progressOf(found, run);
   const stop = progress.stops[0];
   if (stop?.kind !== 'checkout-changed') {
-    throw new UserError(`run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+    throw new UserError(
+      `run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
+    );
   }
   const answer: AcknowledgeAnswer = { paths: stop.paths };
   try {
@@ -122,7 +130,9 @@ async function acknowledgeSweep(client: Client, run: string, { detach, json }: {
   });
   const stop = progress.stops[0];
   if (stop?.kind !== 'checkout-changed') {
-    throw new UserError(`sweep ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+    throw new UserError(
+      `sweep ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
+    );
   }
   try {
     await handle.executeUpdate(sweepAcknowledgeUpdate, { args: [{ paths: stop.paths }] });
@@ -140,7 +150,10 @@ async function acknowledgeCompare(client: Client, run: string, json: boolean): P
     throw new UserError(`no open compare run ${run} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
   });
   const stop = progress.stops[0];
-  if (stop?.kind !== 'checkout-changed') throw new UserError(`compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`);
+  if (stop?.kind !== 'checkout-changed')
+    throw new UserError(
+      `compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
+    );
   await handle.executeUpdate(compareAcknowledgeUpdate, { args: [{ paths: stop.paths }] }).catch((error: unknown) => {
     throw new UserError(`refused: ${rootMessage(error)}`);
   });

@@ -2,7 +2,8 @@
 import { Option, type Command } from 'commander';
 import { action } from '../../shared/errors.js';
 
-const jsonOption = () => new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach');
+const jsonOption = () =>
+  new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach');
 
 /** `commonplace review approve RUN FILE --key KEY`: the operator's answer to the proposal the run waits on. */
 export function registerApprove(review: Command): void {
@@ -26,7 +27,11 @@ Example:
   $ commonplace review approve full-pass-notes_tidy-desk-3f2a9c1b07de artifact/publication.json --key 5e1f0a9c3b7d2e84
 `,
     )
-    .action(action(async (run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }) => (await import('./review-approve-run.js')).runApprove(run, file, options)));
+    .action(
+      action(async (run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }) =>
+        (await import('./review-approve-run.js')).runApprove(run, file, options),
+      ),
+    );
 }
 
 /** `commonplace review acknowledge RUN`: the operator owns the paths a checkout-changed stop reported. */
@@ -34,7 +39,7 @@ export function registerAcknowledge(review: Command): void {
   review
     .command('acknowledge')
     .description('own the paths that changed in the checkout while a run was open, and let it go on')
-    .argument('<run>', 'the run ID (or its workflow ID), or a gate sweep\'s run ID (GS-…)')
+    .argument('<run>', "the run ID (or its workflow ID), or a gate sweep's run ID (GS-…)")
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--detach', 'acknowledge and return without following the run')
     .addOption(jsonOption())
@@ -48,5 +53,9 @@ Example:
   $ commonplace review acknowledge full-pass-notes_tidy-desk-3f2a9c1b07de
 `,
     )
-    .action(action(async (run: string, options: { kb?: string; detach?: boolean; json?: boolean }) => (await import('./review-approve-run.js')).runAcknowledge(run, options)));
+    .action(
+      action(async (run: string, options: { kb?: string; detach?: boolean; json?: boolean }) =>
+        (await import('./review-approve-run.js')).runAcknowledge(run, options),
+      ),
+    );
 }

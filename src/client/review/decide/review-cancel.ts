@@ -13,7 +13,7 @@ export function registerCancel(review: Command): void {
     review
       .command('cancel')
       .description('end a sweep or an editing run: cancel it, wait for it to close (up to --grace seconds), then terminate it if it has not')
-      .argument('<run>', 'the sweep\'s run ID, the editing run\'s ID, or a workflow ID (gates/…, full-pass/…, revise/…)')
+      .argument('<run>', "the sweep's run ID, the editing run's ID, or a workflow ID (gates/…, full-pass/…, revise/…)")
       .option('--kb <dir>', 'KB checkout, for an editing run (default: the Git root above the current directory that holds kb/)'),
   )
     .option('--json', 'print how the run ended as one JSON document (shape run-ended)')

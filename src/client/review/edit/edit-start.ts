@@ -3,7 +3,15 @@
  * and `review run revise`: the options they share read once at the boundary, the note resolved, then
  * one start-or-continue over the note's current text.
  */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle, type WorkflowOptions } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowOptions,
+} from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -92,7 +100,8 @@ export async function resolveNote(checkout: string, written: string): Promise<{ 
   const text = await readFile(path.join(checkout, ...relative.split('/')), 'utf8').catch(() => undefined);
   if (text === undefined) throw new UserError(`${written}: no such note in ${checkout}`);
   const parts = noteParts(text, relative);
-  if (!parts.ok) throw new UserError(`${relative}: its frontmatter cannot be read (${parts.findings.map((finding) => finding.message).join('; ')}); fix it first`);
+  if (!parts.ok)
+    throw new UserError(`${relative}: its frontmatter cannot be read (${parts.findings.map((finding) => finding.message).join('; ')}); fix it first`);
   if (parts.frontmatter === undefined) throw new UserError(`${relative} is plain text (no frontmatter), not a note`);
   return { note: relative, text };
 }
@@ -135,7 +144,8 @@ export interface EditStart {
 
 /** The Web UI's static details of a new editing run: the note and its text, the options, the caps, the checkout. */
 function editDetails(kind: EditKind, note: string, noteSha256: string, options: EditOptions, base: EditRunInput): string {
-  const work = 'mode' in options ? (options.mode === 'plan' ? `plan ${options.planSha256?.slice(0, 12) ?? ''}` : 'assess (an assessment chooses the passes)') : undefined;
+  const work =
+    'mode' in options ? (options.mode === 'plan' ? `plan ${options.planSha256?.slice(0, 12) ?? ''}` : 'assess (an assessment chooses the passes)') : undefined;
   return runDetails(`${kind} of ${note}`, [
     ['note', note],
     ['note text (sha256)', noteSha256.slice(0, 12)],
@@ -159,7 +169,8 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   // Bad option values were refused at the boundary (parseEditCommand), before anything is read or written.
   const { checkout, concurrency, maxCostUsd } = start.request;
   const { note, text } = await resolveNote(checkout, start.noteArg);
-  if (!(await hasGit(checkout))) throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
+  if (!(await hasGit(checkout)))
+    throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
   await start.check?.(checkout);
   // The server first: an unreachable one is refused before the checkout is set up for runs.
   const client = await connectClient();
@@ -176,16 +187,24 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   });
 
   const recordedCheckout = described?.memo?.checkout as string | undefined;
-  if (described && recordedCheckout !== undefined && recordedCheckout !== checkout && recordedCheckout !== checkoutPlace(id) && described.status.name !== 'FAILED' && described.status.name !== 'CANCELLED' && described.status.name !== 'TERMINATED') {
+  if (
+    described &&
+    recordedCheckout !== undefined &&
+    recordedCheckout !== checkout &&
+    recordedCheckout !== checkoutPlace(id) &&
+    described.status.name !== 'FAILED' &&
+    described.status.name !== 'CANCELLED' &&
+    described.status.name !== 'TERMINATED'
+  ) {
     throw new UserError(`${workflowId} is a run over the same text of ${note} in another checkout (${shown(recordedCheckout)}); run it there`);
   }
   const recordedOptions = (described?.memo?.options as EditOptions | undefined) ?? (await readRunRecord(checkout, runId))?.options;
   const refuseDifferent = () => {
     if (!recordedOptions) return;
-    const differences = optionsDifference(
-      recordedOptions,
-      { ...recordedOptions, ...Object.fromEntries(Object.entries(start.asked).filter(([, value]) => value !== undefined)) } as EditOptions,
-    );
+    const differences = optionsDifference(recordedOptions, {
+      ...recordedOptions,
+      ...Object.fromEntries(Object.entries(start.asked).filter(([, value]) => value !== undefined)),
+    } as EditOptions);
     if (differences.length > 0) {
       throw new UserError(
         `${start.kind} ${runId} over this text of ${note} was started with other options: ${differences.join('; ')}. Repeat it without them, or end it first (${runCommand.cancel(runId)})`,

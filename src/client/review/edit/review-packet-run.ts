@@ -17,9 +17,13 @@ export type PacketVerdict = 'describes' | 'not-applied' | 'changed';
 /** Whether a packet still describes its note: the note holds its final text, its unapplied start text, or something else. */
 export function packetVerdict(record: PacketRecord, noteSha256: string | null): { verdict: PacketVerdict; says: string } {
   if (noteSha256 === record.final_sha256) {
-    return { verdict: 'describes', says: record.decision === 'edit' ? 'describes the note: it holds the final text' : 'describes the note: unchanged, as the pass left it' };
+    return {
+      verdict: 'describes',
+      says: record.decision === 'edit' ? 'describes the note: it holds the final text' : 'describes the note: unchanged, as the pass left it',
+    };
   }
-  if (noteSha256 === record.start_sha256) return { verdict: 'not-applied', says: 'does not describe the note yet: it still holds the start text (the edit is not published)' };
+  if (noteSha256 === record.start_sha256)
+    return { verdict: 'not-applied', says: 'does not describe the note yet: it still holds the start text (the edit is not published)' };
   return { verdict: 'changed', says: `no longer describes the note: it changed since (it hashes to ${short(noteSha256)} now)` };
 }
 
@@ -59,7 +63,8 @@ async function readReport(checkout: string, file: string, source: PacketReport['
   const noteText = await readFile(path.join(checkout, ...record.note.split('/')), 'utf8').catch(() => undefined);
   const noteSha256 = noteText === undefined ? null : sha256(noteText);
   const { verdict, says } = packetVerdict(record, noteSha256);
-  const publishedText = source === 'published' ? text : await readFile(path.join(checkout, ...packetPath(record.note, record.packet).split('/')), 'utf8').catch(() => undefined);
+  const publishedText =
+    source === 'published' ? text : await readFile(path.join(checkout, ...packetPath(record.note, record.packet).split('/')), 'utf8').catch(() => undefined);
   return {
     file: relative,
     source,

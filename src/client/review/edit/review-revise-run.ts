@@ -39,12 +39,15 @@ export async function runRevise(noteArg: string, options: ReviseCommandOptions):
     asked,
     newRun: () => {
       if (asked.mode === undefined) {
-        throw new UserError(`a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`);
+        throw new UserError(
+          `a new revision of ${noteArg} needs a choice of work: --plan FILE or --assess (a repeat over the same note text keeps its run's choice; this text has no run)`,
+        );
       }
       const chosen: ReviseOptions = { profile: asked.profile ?? 'claude', mode: asked.mode, planSha256: asked.planSha256 ?? null };
       return {
         options: chosen,
-        start: (client, base, workflowOptions) => client.workflow.start(revise, { ...workflowOptions, args: [{ ...base, options: chosen, ...(planText !== undefined && { planText }) }] }),
+        start: (client, base, workflowOptions) =>
+          client.workflow.start(revise, { ...workflowOptions, args: [{ ...base, options: chosen, ...(planText !== undefined && { planText }) }] }),
       };
     },
   });

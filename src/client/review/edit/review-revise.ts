@@ -12,7 +12,9 @@ export function registerRunRevise(run: Command): void {
   editOptions(
     run
       .command('revise')
-      .description('simplify a note by passes: a fixed plan (--plan FILE) or one an assessment chooses (--assess); selection passes and a changed note stop for approval')
+      .description(
+        'simplify a note by passes: a fixed plan (--plan FILE) or one an assessment chooses (--assess); selection passes and a changed note stop for approval',
+      )
       .argument('<note>', 'the note, as a path'),
   )
     .option('--plan <file>', 'run the passes this plan file names (YAML: passes: [tighten, plain-wording, ...])')

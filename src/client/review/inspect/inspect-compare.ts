@@ -45,10 +45,17 @@ export async function inspectCompare(checkout: string, runId: string, client: Cl
   const runDir = compareDir(checkout, runId);
   const workflowId = compareWorkflowId(runId);
   const summary = await readJson<CompareSummary>(path.join(runDir, 'summary.json'));
-  const live = summary === undefined && client ? await client.workflow.getHandle(workflowId).query(compareProgressQuery).catch(() => undefined) : undefined;
+  const live =
+    summary === undefined && client
+      ? await client.workflow
+          .getHandle(workflowId)
+          .query(compareProgressQuery)
+          .catch(() => undefined)
+      : undefined;
   const sample = await readJson<CompareSample>(path.join(runDir, 'sample.json'));
   const report = await readJson<CompareReport>(path.join(runDir, 'report.json'));
-  if (!summary && !live && !sample) throw new UserError(`no compare run ${runId} in ${checkout}: no ${runDir}${client ? `, and no open workflow ${workflowId} on the server` : ''}`);
+  if (!summary && !live && !sample)
+    throw new UserError(`no compare run ${runId} in ${checkout}: no ${runDir}${client ? `, and no open workflow ${workflowId} on the server` : ''}`);
   const progress: CompareProgress | undefined = summary ?? live;
   return {
     kind: 'compare',
@@ -65,10 +72,13 @@ export async function inspectCompare(checkout: string, runId: string, client: Cl
 
 /** The compare run as text: status, routes, the report's overall lines and its paths. */
 export function formatCompareInspected(inspected: CompareInspected): string {
-  const lines = [`compare run ${inspected.runId} (${inspected.workflowId}): ${inspected.status}${inspected.sampleSize !== null ? `, a sample of ${inspected.sampleSize} pairs` : ''}`];
+  const lines = [
+    `compare run ${inspected.runId} (${inspected.workflowId}): ${inspected.status}${inspected.sampleSize !== null ? `, a sample of ${inspected.sampleSize} pairs` : ''}`,
+  ];
   lines.push(...routeLines({ routes: inspected.routes, sampleSize: inspected.sampleSize ?? 0 } as CompareProgress));
   for (const line of inspected.overall) lines.push(`  ${line}`);
-  if (inspected.report) lines.push(`  report             ${inspected.report.md}`, `                     ${inspected.report.html}`, `                     ${inspected.report.json}`);
+  if (inspected.report)
+    lines.push(`  report             ${inspected.report.md}`, `                     ${inspected.report.html}`, `                     ${inspected.report.json}`);
   else lines.push('  report             not written yet (the run writes it as it ends)');
   lines.push(`  run directory      ${inspected.runDir}`);
   return lines.join('\n');

@@ -24,7 +24,6 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-
 /** The editing run whose run.json names this workflow ID: found in the checkout, no server needed. */
 async function runOfWorkflow(checkout: string, workflowId: string): Promise<RunRecord | undefined> {
   const names = await readdir(path.join(checkout, ...RUNS_DIR.split('/'))).catch(() => [] as string[]);
@@ -46,8 +45,18 @@ export async function locate(checkout: string, run: string, client: Client | und
   if (editKind !== undefined) {
     const record = await runOfWorkflow(checkout, run);
     if (record) return { kind: record.kind, runId: record.runId, workflowId: run, runDir: runDirOf(checkout, record.runId), record };
-    const runId = client ? ((await client.workflow.getHandle(run).describe().catch(() => undefined))?.memo?.runId as string | undefined) : undefined;
-    if (runId === undefined || !RUN_ID.test(runId)) throw new UserError(`no editing run with workflow ID ${run} in ${checkout} (no run.json names it${client ? ', and the server has no such workflow' : ''})`);
+    const runId = client
+      ? ((
+          await client.workflow
+            .getHandle(run)
+            .describe()
+            .catch(() => undefined)
+        )?.memo?.runId as string | undefined)
+      : undefined;
+    if (runId === undefined || !RUN_ID.test(runId))
+      throw new UserError(
+        `no editing run with workflow ID ${run} in ${checkout} (no run.json names it${client ? ', and the server has no such workflow' : ''})`,
+      );
     return { kind: editKind, runId, workflowId: run, runDir: runDirOf(checkout, runId) };
   }
   if (!RUN_ID.test(run)) throw new UserError(`${run} is not a run ID (letters, digits, . _ -) nor a workflow ID (gates/…, full-pass/…, revise/…)`);
@@ -56,13 +65,26 @@ export async function locate(checkout: string, run: string, client: Client | und
   if (record) return { kind: record.kind, runId: run, workflowId: record.workflowId, runDir, record };
   const sweep = { kind: 'sweep', runId: run, workflowId: sweepWorkflowId(run), runDir } as const;
   if ((await pathExists(path.join(runDir, 'input.json'))) || (await pathExists(path.join(runDir, 'summary.json')))) return sweep;
-  if (client && (await client.workflow.getHandle(sweep.workflowId).describe().then(() => true, () => false))) return sweep;
+  if (
+    client &&
+    (await client.workflow
+      .getHandle(sweep.workflowId)
+      .describe()
+      .then(
+        () => true,
+        () => false,
+      ))
+  )
+    return sweep;
   throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow ${sweep.workflowId} on the server` : ''}`);
 }
 
 export async function readProblems(runDir: string): Promise<SweepProblem[]> {
   const text = await readFile(path.join(runDir, 'problems.jsonl'), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SweepProblem);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as SweepProblem);
 }
 
 /** The proposals an editing run wrote: the final manifest's record and each selection proposal's. */
@@ -93,5 +115,13 @@ export async function readPacket(runDir: string): Promise<PacketSummary | null> 
   const parsed = parsePacket(text, file);
   if (!parsed.ok) throw new UserError(`${file} is not a packet: ${parsed.findings.join('; ')}`);
   const { record } = parsed;
-  return { file, decision: record.decision, closing: record.closing, resolved: record.resolved, remaining: record.remaining, introduced: record.introduced, passes: record.passes ?? [] };
+  return {
+    file,
+    decision: record.decision,
+    closing: record.closing,
+    resolved: record.resolved,
+    remaining: record.remaining,
+    introduced: record.introduced,
+    passes: record.passes ?? [],
+  };
 }

@@ -26,7 +26,8 @@ function launchLine(launch: LaunchRecord, runId: string): string {
   return `  ${id}: ${parts.join(' · ')}`;
 }
 
-const findingLine = (finding: Finding) => `      ${finding.severity} ${finding.rule}${finding.file ? ` (${finding.file}${finding.line !== undefined ? `:${finding.line}` : ''})` : ''}: ${finding.message}`;
+const findingLine = (finding: Finding) =>
+  `      ${finding.severity} ${finding.rule}${finding.file ? ` (${finding.file}${finding.line !== undefined ? `:${finding.line}` : ''})` : ''}: ${finding.message}`;
 
 /** The record as the operator reads it. */
 export function formatInspected(inspected: Inspected): string {
@@ -36,11 +37,17 @@ export function formatInspected(inspected: Inspected): string {
   const { sweep } = inspected;
   if (sweep) {
     const { counts } = sweep;
-    lines.push(`  pairs          ${counts.pairsDone} of ${sweep.pairs} done (${sweep.units} units in ${sweep.batches} batch${sweep.batches === 1 ? '' : 'es'})`);
-    lines.push(`  results        pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}; ${counts.problems} problem${counts.problems === 1 ? '' : 's'}, ${counts.staleOnArrival} stale on arrival`);
+    lines.push(
+      `  pairs          ${counts.pairsDone} of ${sweep.pairs} done (${sweep.units} units in ${sweep.batches} batch${sweep.batches === 1 ? '' : 'es'})`,
+    );
+    lines.push(
+      `  results        pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}; ${counts.problems} problem${counts.problems === 1 ? '' : 's'}, ${counts.staleOnArrival} stale on arrival`,
+    );
     if (sweep.currentBatch) {
       const batch = sweep.currentBatch.progress;
-      lines.push(`  running batch  ${sweep.currentBatch.workflowId}${batch ? `: ${batch.status}, ${batch.counts.pairsDone} pairs done, ${batch.left} units left, ${batch.inFlight} in flight` : ' (no answer to its progress query)'}`);
+      lines.push(
+        `  running batch  ${sweep.currentBatch.workflowId}${batch ? `: ${batch.status}, ${batch.counts.pairsDone} pairs done, ${batch.left} units left, ${batch.inFlight} in flight` : ' (no answer to its progress query)'}`,
+      );
     }
     if (sweep.cachePrefixes) lines.push(`  prompt cache   ${describeCachePrefixes(sweep.cachePrefixes)}`);
   }
@@ -48,7 +55,10 @@ export function formatInspected(inspected: Inspected): string {
     lines.push(`routing (${inspected.routing.profile}'s calibrated-routes: κ ≥ ${inspected.routing.minKappa} against ${inspected.routing.reference})`);
     for (const line of routingLines(inspected.routing)) lines.push(`  ${line}`);
   }
-  if (inspected.spend) lines.push(`  spend          ${inspected.spend.launches > 0 ? spendLine(inspected.spend) : 'nothing launched'}; tokens ${tokensLine(inspected.spend.tokens)}`);
+  if (inspected.spend)
+    lines.push(
+      `  spend          ${inspected.spend.launches > 0 ? spendLine(inspected.spend) : 'nothing launched'}; tokens ${tokensLine(inspected.spend.tokens)}`,
+    );
   if (inspected.stops.length > 0) {
     lines.push(inspected.status === 'exhausted' ? 'ended by' : 'stops');
     for (const stop of inspected.stops) lines.push(...stopLines(stop, '  ', inspected.kind === 'sweep' ? null : inspected.runDir));
@@ -69,7 +79,9 @@ export function formatInspected(inspected: Inspected): string {
   } else {
     lines.push(`proposals (${inspected.proposals.length})`);
     for (const proposal of inspected.proposals) {
-      lines.push(`  ${proposal.path}: key ${proposal.key} (decision ${proposal.stop}${proposal.waiting ? ', waiting for approval' : proposal.answered ? ', answered' : ''})`);
+      lines.push(
+        `  ${proposal.path}: key ${proposal.key} (decision ${proposal.stop}${proposal.waiting ? ', waiting for approval' : proposal.answered ? ', answered' : ''})`,
+      );
     }
     const { packet } = inspected;
     if (packet === null) lines.push('packet: none yet (the run writes packet.md when its work is done)');

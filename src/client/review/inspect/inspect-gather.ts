@@ -76,7 +76,12 @@ interface State<P> {
 }
 
 /** A run's state: live while its workflow runs, else the run directory's summary, else the closed execution. */
-async function stateOf<P extends { status: RunStatus }>(client: Client | string, workflowId: string, summaryFile: string, ask: (handle: WorkflowHandle) => Promise<P>): Promise<State<P>> {
+async function stateOf<P extends { status: RunStatus }>(
+  client: Client | string,
+  workflowId: string,
+  summaryFile: string,
+  ask: (handle: WorkflowHandle) => Promise<P>,
+): Promise<State<P>> {
   const summary = await readJson<P>(summaryFile);
   let unavailable: string;
   if (typeof client === 'string') {
@@ -91,22 +96,39 @@ async function stateOf<P extends { status: RunStatus }>(client: Client | string,
     } else if (status === undefined) {
       unavailable = `the server has no workflow ${workflowId}`;
     } else if (summary === undefined) {
-      return { status: closedStatus(status), live: false, readFrom: `workflow ${workflowId} closed ${status.toLowerCase()}; its run directory has no summary.json` };
+      return {
+        status: closedStatus(status),
+        live: false,
+        readFrom: `workflow ${workflowId} closed ${status.toLowerCase()}; its run directory has no summary.json`,
+      };
     } else {
       unavailable = '';
     }
   }
-  if (summary) return { status: summary.status ?? 'unknown', live: false, readFrom: `from ${summaryFile}${unavailable ? `; ${unavailable}` : ''}`, progress: summary };
+  if (summary)
+    return { status: summary.status ?? 'unknown', live: false, readFrom: `from ${summaryFile}${unavailable ? `; ${unavailable}` : ''}`, progress: summary };
   return { status: 'unknown', live: false, readFrom: `the run directory has no summary.json and ${unavailable}` };
 }
 
 /** The part of the document that names the run and says where its state was read. */
 function identified(run: string, kind: InspectKind, checkout: string, located: Located, state: { status: InspectStatus; live: boolean; readFrom: string }) {
-  return { run, kind, runId: located.runId, workflowId: located.workflowId, checkout, runDir: located.runDir, status: state.status, live: state.live, readFrom: state.readFrom };
+  return {
+    run,
+    kind,
+    runId: located.runId,
+    workflowId: located.workflowId,
+    checkout,
+    runDir: located.runDir,
+    status: state.status,
+    live: state.live,
+    readFrom: state.readFrom,
+  };
 }
 
 export async function inspectSweep(run: string, checkout: string, located: Located, client: Client | string): Promise<Inspected> {
-  const state = await stateOf<SweepProgress>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) => handle.query(sweepProgressQuery));
+  const state = await stateOf<SweepProgress>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) =>
+    handle.query(sweepProgressQuery),
+  );
   const progress = state.progress;
   let currentBatch: NonNullable<Inspected['sweep']>['currentBatch'];
   if (state.live && progress?.currentBatch !== undefined && typeof client !== 'string') {
@@ -126,7 +148,17 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
     proposals: [],
     packet: null,
     ...(routing !== undefined && { routing }),
-    ...(progress && { sweep: { pairs: progress.pairs, units: progress.units, batches: progress.batches, batch: progress.batch, counts: progress.counts, ...(currentBatch && { currentBatch }), ...(progress.cachePrefixes && { cachePrefixes: progress.cachePrefixes }) } }),
+    ...(progress && {
+      sweep: {
+        pairs: progress.pairs,
+        units: progress.units,
+        batches: progress.batches,
+        batch: progress.batch,
+        counts: progress.counts,
+        ...(currentBatch && { currentBatch }),
+        ...(progress.cachePrefixes && { cachePrefixes: progress.cachePrefixes }),
+      },
+    }),
   };
 }
 
@@ -139,11 +171,25 @@ export async function inspectEdit(run: string, checkout: string, located: Locate
   if (summary && state.status === 'unknown') state.status = summary.outcome === 'exhausted' ? 'exhausted' : 'completed';
   const stops: Stop[] = state.live ? [...(recorded?.stops ?? [])] : summary?.stop ? [summary.stop] : [];
   const note = recorded?.note ?? located.record?.note ?? '';
-  const identity = { kind: located.kind as EditKind, runId: located.runId, note, runDir: located.runDir, status: (state.status === 'exhausted' ? 'exhausted' : (recorded?.status ?? 'running')) as RunStatus, stops };
-  const next = stops.length > 0 || state.status === 'exhausted' ? editNextCommand({ ...identity, workflowId: located.workflowId, stage: '', resumes: 0, launches: 0 }) : undefined;
+  const identity = {
+    kind: located.kind as EditKind,
+    runId: located.runId,
+    note,
+    runDir: located.runDir,
+    status: (state.status === 'exhausted' ? 'exhausted' : (recorded?.status ?? 'running')) as RunStatus,
+    stops,
+  };
+  const next =
+    stops.length > 0 || state.status === 'exhausted'
+      ? editNextCommand({ ...identity, workflowId: located.workflowId, stage: '', resumes: 0, launches: 0 })
+      : undefined;
   return {
     ...identified(run, located.kind, checkout, located, state),
-    stage: state.live ? (recorded?.stage ?? null) : summary ? `${summary.outcome}: decision ${summary.decision}${summary.closing ? `, closing ${summary.closing}` : ''}` : null,
+    stage: state.live
+      ? (recorded?.stage ?? null)
+      : summary
+        ? `${summary.outcome}: decision ${summary.decision}${summary.closing ? `, closing ${summary.closing}` : ''}`
+        : null,
     stops,
     ...(next !== undefined && { next }),
     ...(recorded?.spend !== undefined && { spend: recorded.spend }),

@@ -44,7 +44,9 @@ async function childHistories(client: Client, workflowId: string, firstRunId: st
 }
 
 const tokensOf = (usage: LaunchResult['usage']): TokenTotals | null =>
-  usage === null ? null : { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens ?? 0, cacheWrite: usage.cacheWriteTokens ?? 0 };
+  usage === null
+    ? null
+    : { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens ?? 0, cacheWrite: usage.cacheWriteTokens ?? 0 };
 
 /** The `launch` activities of one execution: scheduled, and how each closed (or that it still runs). */
 function launchesIn(workflowId: string, events: HistoryEvent[]): LaunchRecord[] {
@@ -98,12 +100,16 @@ function launchesIn(workflowId: string, events: HistoryEvent[]): LaunchRecord[] 
 
 /** Every launch of the run, read from its histories (and its batches'). */
 export async function launchList(client: Client | string, workflowId: string): Promise<LaunchList> {
-  if (typeof client === 'string') return { source: 'unavailable', why: `the run directory holds no launch records and no server answers (${client})`, records: [] };
+  if (typeof client === 'string')
+    return { source: 'unavailable', why: `the run directory holds no launch records and no server answers (${client})`, records: [] };
   try {
     const all = await histories(client, workflowId);
     return { source: 'history', records: all.flatMap(({ workflowId: id, events }) => launchesIn(id, events)) };
   } catch (error) {
-    const why = error instanceof WorkflowNotFoundError ? `the server no longer has workflow ${workflowId} (its history was deleted after the retention period)` : ((error as Error).message.split('\n')[0] ?? String(error));
+    const why =
+      error instanceof WorkflowNotFoundError
+        ? `the server no longer has workflow ${workflowId} (its history was deleted after the retention period)`
+        : ((error as Error).message.split('\n')[0] ?? String(error));
     return { source: 'unavailable', why: `the run directory holds no launch records and ${why}`, records: [] };
   }
 }

@@ -89,7 +89,15 @@ export interface Inspected {
   /** A sweep's. */
   /** A sweep whose profile declares calibrated-routes: each criterion's route and why (the run's routing.json). */
   routing?: SweepRouting;
-  sweep?: { pairs: number; units: number; batches: number; batch: number; counts: SweepCounts; currentBatch?: { workflowId: string; progress: BatchProgress | null }; cachePrefixes?: CachePrefixReport };
+  sweep?: {
+    pairs: number;
+    units: number;
+    batches: number;
+    batch: number;
+    counts: SweepCounts;
+    currentBatch?: { workflowId: string; progress: BatchProgress | null };
+    cachePrefixes?: CachePrefixReport;
+  };
   /** An editing run's. */
   edit?: { note: string; launches: number; summary?: EditSummary };
 }

@@ -11,7 +11,7 @@ export function registerInspect(review: Command): void {
   review
     .command('inspect')
     .description('show a sweep, full pass or revision: status and stops, launches, problems, proposals, the packet')
-    .argument('<run>', 'the sweep\'s run ID (GS-…), the editing run\'s ID, or a workflow ID (gates/…, full-pass/…, revise/…)')
+    .argument('<run>', "the sweep's run ID (GS-…), the editing run's ID, or a workflow ID (gates/…, full-pass/…, revise/…)")
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--json', 'print the run as one JSON document (shape review-inspect)')
     .addHelpText(

@@ -13,7 +13,9 @@ import { progressLine, type RunningBatch } from './sweep-format.js';
 /** Each route's line: verdicts kept of the sample, or read from the KB's result files. */
 export function routeLines(progress: CompareProgress, indent = '  '): string[] {
   return progress.routes.map((route) =>
-    route.state === 'read' ? `${indent}${route.route.padEnd(24)} ${route.done} of ${progress.sampleSize} pairs read from the KB's fresh result files` : `${indent}${route.route.padEnd(24)} ${route.done} of ${route.pairs} verdicts kept${route.problems > 0 ? `, ${route.problems} problems` : ''}`,
+    route.state === 'read'
+      ? `${indent}${route.route.padEnd(24)} ${route.done} of ${progress.sampleSize} pairs read from the KB's fresh result files`
+      : `${indent}${route.route.padEnd(24)} ${route.done} of ${route.pairs} verdicts kept${route.problems > 0 ? `, ${route.problems} problems` : ''}`,
   );
 }
 
@@ -38,7 +40,8 @@ export function formatCompareSummary(summary: CompareSummary): string {
 /** A stop as the operator reads it, with the one command to type next. */
 export function formatCompareStop(progress: CompareProgress): string {
   const lines: string[] = [];
-  for (const stop of progress.stops) lines.push(`compare run ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
+  for (const stop of progress.stops)
+    lines.push(`compare run ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
   lines.push('  verdicts kept so far are not asked again');
   lines.push(...nextLine(progress.stops, progress.status, compareNext(progress.runId), '  ', progress.spend));
   return lines.join('\n');
@@ -54,7 +57,10 @@ export function compareFormat(client: Client, options: { json?: boolean } = {}):
       let batch: RunningBatch | undefined;
       let live: string[] = [];
       if (progress.currentBatch) {
-        batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery).catch(() => undefined);
+        batch = await client.workflow
+          .getHandle(progress.currentBatch)
+          .query(batchProgressQuery)
+          .catch(() => undefined);
         live = await liveLaunches(client, progress.currentBatch);
       }
       return `${progressLine(progress, batch, { now: Date.now(), startedAt })}${progress.route ? ` · route ${progress.route}` : ''}${liveSuffix(live)}`;

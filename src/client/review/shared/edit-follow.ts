@@ -25,8 +25,13 @@ export type ClosedEdit = EditSummary & { status?: RunStatus; stop?: Stop };
 /** A conflict's one next command: a changed note gets a new run; a changed brief means this run cannot publish. */
 function conflictNext(progress: EditProgress, paths: readonly string[]): string[] {
   const rerun = runCommand.editRerun(progress);
-  if (paths.includes(progress.note)) return [`  to keep the note as it is now: run \`${runnable(rerun)}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`];
-  return [`  next: ${runnable(`${runCommand.cancel(progress.runId)}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`];
+  if (paths.includes(progress.note))
+    return [
+      `  to keep the note as it is now: run \`${runnable(rerun)}\` — the edited note gets a new run, and this one is cancelled (restoring the note instead lets the same command publish this run's text)`,
+    ];
+  return [
+    `  next: ${runnable(`${runCommand.cancel(progress.runId)}   (this run cannot publish over the changed brief; restoring ${paths.join(', ')} instead lets \`${rerun}\` publish it)`)}`,
+  ];
 }
 
 /** What a stop reads like to the operator, with the one command to type next. */
@@ -34,7 +39,11 @@ export function formatEditStop(progress: EditProgress): string {
   const lines: string[] = [];
   for (const stop of progress.stops) {
     const waiting = stop.kind === 'awaiting-approval';
-    lines.push(`${progress.kind} ${progress.runId} ${waiting ? 'waits for approval' : 'stopped'}: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  ', progress.runDir));
+    lines.push(
+      `${progress.kind} ${progress.runId} ${waiting ? 'waits for approval' : 'stopped'}: ${stop.kind} (${stop.disposition})`,
+      `  ${stop.reason}`,
+      ...stopDetails(stop, '  ', progress.runDir),
+    );
   }
   const first = progress.stops[0];
   if (first?.kind === 'conflict') return [...lines, ...conflictNext(progress, first.paths ?? [])].join('\n');
@@ -86,7 +95,8 @@ function editResult(summary: ClosedEdit): { text: string; status: 'completed' | 
 }
 
 /** Progress lines of an editing run: its stage, and its spend once a launch ran or a cap is set. */
-const editLine = (progress: EditProgress) => `${progress.runId}: ${progress.stage}${progress.spend && (progress.spend.launches > 0 || progress.spend.capUsd !== undefined) ? `; ${spendLine(progress.spend)}` : ''}`;
+const editLine = (progress: EditProgress) =>
+  `${progress.runId}: ${progress.stage}${progress.spend && (progress.spend.launches > 0 || progress.spend.capUsd !== undefined) ? `; ${spendLine(progress.spend)}` : ''}`;
 
 /**
  * Follows an editing run until it completes (exit 0), stops or waits for approval (exit 2, the stop

@@ -22,13 +22,20 @@ async function recordedRunIn(checkout: string, run: string): Promise<{ checkout:
 }
 
 /** Finds a run by its run ID (its directory's run.json) or its workflow ID. */
-export async function resolveRun(client: Client, kb: string | undefined, run: string): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string; kind: EditKind; handle: WorkflowHandle<EditWorkflow> }> {
+export async function resolveRun(
+  client: Client,
+  kb: string | undefined,
+  run: string,
+): Promise<{ checkout: string; runId: string; workflowId: string; runDir: string; kind: EditKind; handle: WorkflowHandle<EditWorkflow> }> {
   const checkout = workingOn(findCheckout(process.cwd(), kb).root);
   let runId = run;
   let workflowId: string | undefined;
   if (run.includes('/')) {
     workflowId = run;
-    const described = await client.workflow.getHandle(run).describe().catch(() => undefined);
+    const described = await client.workflow
+      .getHandle(run)
+      .describe()
+      .catch(() => undefined);
     runId = (described?.memo?.runId as string | undefined) ?? '';
     if (!runId) throw new UserError(`no editing run with workflow ID ${run}`);
   } else {

@@ -59,7 +59,11 @@ export function currentCounts(counts: SweepCounts, batch?: RunningBatch): SweepC
 export function progressLine(progress: SweepProgress, batch: RunningBatch | undefined, clock: LineClock): string {
   const counts = currentCounts(progress.counts, batch);
   const done = counts.pairsDone;
-  const written = Object.entries(counts.written).filter(([, n]) => n > 0).map(([outcome, n]) => `${n} ${outcome}`).join(', ') || (done === 0 ? 'none yet' : 'none written');
+  const written =
+    Object.entries(counts.written)
+      .filter(([, n]) => n > 0)
+      .map(([outcome, n]) => `${n} ${outcome}`)
+      .join(', ') || (done === 0 ? 'none yet' : 'none written');
   // A batch's spend already holds what the sweep spent before it.
   const spend = batch?.spend ?? progress.spend;
   const launches = Math.max(spend?.launches ?? 0, counts.launches);
@@ -71,9 +75,13 @@ export function progressLine(progress: SweepProgress, batch: RunningBatch | unde
     `${launches} launch${launches === 1 ? '' : 'es'}${spend ? `, ${spendLine(spend)}` : ''}`,
   ];
   // Caching silently does nothing below a model's minimum: say so while the sweep runs.
-  if (progress.cachePrefixes && progress.cachePrefixes.unitsBelow > 0) parts.push(`${progress.cachePrefixes.unitsBelow}/${progress.units} units below the cache minimum`);
+  if (progress.cachePrefixes && progress.cachePrefixes.unitsBelow > 0)
+    parts.push(`${progress.cachePrefixes.unitsBelow}/${progress.units} units below the cache minimum`);
   const provider = batch?.provider?.counts;
-  if (provider) parts.push(`provider batch: ${provider.processing} processing, ${provider.succeeded} succeeded, ${provider.errored} errored, ${provider.expired + provider.canceled} expired`);
+  if (provider)
+    parts.push(
+      `provider batch: ${provider.processing} processing, ${provider.succeeded} succeeded, ${provider.errored} errored, ${provider.expired + provider.canceled} expired`,
+    );
   const from = clock.since ?? (clock.startedAt !== undefined ? { at: clock.startedAt, done: 0 } : undefined);
   const minutes = from ? (clock.now - from.at) / 60_000 : 0;
   const rate = from && minutes > 0 && done > from.done ? (done - from.done) / minutes : undefined;
@@ -88,7 +96,9 @@ export function formatSummary(summary: SweepSummary): string {
   const { counts } = summary;
   const exhausted = summary.status === 'exhausted';
   const lines = [
-    exhausted ? `sweep ${summary.runId} ended exhausted: ${counts.problems} pair${counts.problems === 1 ? '' : 's'} spent their attempt budgets` : `sweep ${summary.runId} completed`,
+    exhausted
+      ? `sweep ${summary.runId} ended exhausted: ${counts.problems} pair${counts.problems === 1 ? '' : 's'} spent their attempt budgets`
+      : `sweep ${summary.runId} completed`,
     `  pairs asked        ${summary.pairs} (${summary.units} launches planned)`,
     `  results written    pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}`,
     `  problems           ${counts.problems}${counts.problems > 0 && !exhausted ? `  (re-ask them: ${runnable(runCommand.sweepRetry(summary.runId))})` : ''}`,
@@ -111,7 +121,8 @@ export function formatSummary(summary: SweepSummary): string {
 /** A stop as the operator reads it, with the one command to type next. */
 export function formatStop(progress: SweepProgress): string {
   const lines: string[] = [];
-  for (const stop of progress.stops) lines.push(`sweep ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
+  for (const stop of progress.stops)
+    lines.push(`sweep ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
   if (progress.resumesAt) lines.push(`  it goes on by itself at ${progress.resumesAt}`);
   lines.push('  results written so far are kept');
   lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId), '  ', progress.spend));
@@ -124,7 +135,10 @@ export function sweepNextCommand(progress: SweepProgress): string | undefined {
 }
 
 /** How the follow loop reads a sweep; the line adds the running batch's counts, the rate, the elapsed time and the ETA. */
-export function sweepFormat(client: Client, options: { quiet?: boolean; json?: boolean; clock?: () => number } = {}): FollowFormat<SweepProgress, Awaited<ReturnType<typeof gateSweep>>> {
+export function sweepFormat(
+  client: Client,
+  options: { quiet?: boolean; json?: boolean; clock?: () => number } = {},
+): FollowFormat<SweepProgress, Awaited<ReturnType<typeof gateSweep>>> {
   const clock = options.clock ?? Date.now;
   let startedAt: number | undefined;
   let since: { at: number; done: number } | undefined;
@@ -136,7 +150,13 @@ export function sweepFormat(client: Client, options: { quiet?: boolean; json?: b
     line: async (progress) => {
       if (!described) {
         described = true;
-        startedAt = await client.workflow.getHandle(progress.workflowId).describe().then((execution) => execution.startTime.getTime(), () => undefined);
+        startedAt = await client.workflow
+          .getHandle(progress.workflowId)
+          .describe()
+          .then(
+            (execution) => execution.startTime.getTime(),
+            () => undefined,
+          );
       }
       let batch: RunningBatch | undefined;
       let live: string[] = [];

@@ -33,7 +33,10 @@ export async function checkSweepInput(input: SweepInput): Promise<void> {
   if (input.retryOf !== undefined) return;
   try {
     const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
-    if (pairs.length === 0) throw new UserError(`${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input)}: selects no (note, criterion) pair; nothing to sweep`);
+    if (pairs.length === 0)
+      throw new UserError(
+        `${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input)}: selects no (note, criterion) pair; nothing to sweep`,
+      );
   } catch (error) {
     if (error instanceof ReviewError) throw new UserError(error.message);
     throw error;
@@ -68,7 +71,9 @@ export function sweepRunId(input: SweepOptions & { checkout: string }, checkout:
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
 export function sweepSubject(input: SweepInput): string {
-  return input.retryOf ? `retry of ${input.retryOf}` : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input)}`;
+  return input.retryOf
+    ? `retry of ${input.retryOf}`
+    : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input)}`;
 }
 
 /** A sweep's parameters for the Web UI's static details (a schedule's sweeps carry them in its action). */
@@ -112,7 +117,12 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
  * nothing to a running one; then follows it. A refused resume (a spend-limit stop without a higher
  * cap) is a stop still: exit 2 with its one next command.
  */
-export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>, maxCostUsd?: number, options: { json?: boolean } = {}): Promise<void> {
+export async function resumeAndFollow(
+  client: Client,
+  handle: WorkflowHandle<typeof gateSweep>,
+  maxCostUsd?: number,
+  options: { json?: boolean } = {},
+): Promise<void> {
   const progress = await handle.query(progressQuery).catch(() => undefined);
   if (progress?.status === 'stopped') {
     process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
@@ -120,7 +130,16 @@ export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typ
     if (refused !== undefined) {
       if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
       const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
-      printJson('run-outcome', 1, { workflowId: handle.workflowId, runId: progress.runId, status: 'stopped', exitCode: 2, ...(next !== undefined && { next }), stops: progress.stops, message: `not resumed: ${refused}`, progress } satisfies RunOutcome);
+      printJson('run-outcome', 1, {
+        workflowId: handle.workflowId,
+        runId: progress.runId,
+        status: 'stopped',
+        exitCode: 2,
+        ...(next !== undefined && { next }),
+        stops: progress.stops,
+        message: `not resumed: ${refused}`,
+        progress,
+      } satisfies RunOutcome);
       process.stderr.write(`commonplace: ${handle.workflowId} not resumed: ${refused}\n`);
       process.exitCode = 2;
       return;

@@ -53,12 +53,17 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== sweepWorkflowId(runId));
   if (others.length > 0) {
     const other = sweepRunIdOf(others[0]!.workflowId)!;
-    throw new UserError(`another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(runCommand.sweepResume(other), input.checkout)}\` or end it with \`${runnable(runCommand.cancel(other), input.checkout)}\``);
+    throw new UserError(
+      `another sweep of this checkout is open (${others.map((sweep) => sweep.workflowId).join(', ')}) with different options; finish it with \`${runnable(runCommand.sweepResume(other), input.checkout)}\` or end it with \`${runnable(runCommand.cancel(other), input.checkout)}\``,
+    );
   }
   const open = await client.workflow
     .getHandle(sweepWorkflowId(runId))
     .describe()
-    .then((described) => described.status.name === 'RUNNING', () => false);
+    .then(
+      (described) => described.status.name === 'RUNNING',
+      () => false,
+    );
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
@@ -107,10 +112,14 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));
   if (named !== undefined) {
     const [here] = (await checkoutPlaces(named)).checkouts();
-    if (here!.id !== checkout) throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here!.id})`);
+    if (here!.id !== checkout)
+      throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here!.id})`);
   }
   // A closed sweep's summary counts its problem pairs; one that never finished has none to read, and is retried.
-  const problems = await handle.result().then((summary) => summary.counts.problems, () => undefined);
+  const problems = await handle.result().then(
+    (summary) => summary.counts.problems,
+    () => undefined,
+  );
   if (problems === 0) {
     if (options.json) printJson('review-retry', 1, { runId: run, problems: 0, started: false, message: `sweep ${run} has no problem pairs: nothing to retry` });
     else process.stdout.write(`sweep ${run} has no problem pairs: nothing to retry\n`);

@@ -10,7 +10,11 @@ import { sweepOptions } from './sweep-options.js';
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */
 export function registerRunGates(run: Command): void {
-  sweepOptions(run.command('gates').description('ask the stale and missing (note, criterion) pairs — gates, type specs, COLLECTION.md files — and write their result files'))
+  sweepOptions(
+    run
+      .command('gates')
+      .description('ask the stale and missing (note, criterion) pairs — gates, type specs, COLLECTION.md files — and write their result files'),
+  )
     .option('--resume <run>', 'continue the sweep with this run ID (a stopped one resumes; a finished one starts again on its stale pairs)')
     .option('--auto-resume', 'after a usage limit with a known reset time, wait for it and go on')
     .option('--detach', 'start the sweep and return without following it')
@@ -34,7 +38,7 @@ export function registerRetry(review: Command): void {
   review
     .command('retry')
     .description('re-ask the problem pairs of a finished sweep, in a new sweep')
-    .argument('<run>', 'the finished sweep\'s run ID')
+    .argument('<run>', "the finished sweep's run ID")
     .option('--profile <name>', 'worker profile (default: the one the sweep used)')
     .option('--kb <dir>', 'KB checkout the sweep ran on (default: the one the sweep recorded; given, it must be that one)')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome; review-retry when there is nothing to retry)')

@@ -44,7 +44,13 @@ function checkName(name: string): string {
 export function asWritten(every: unknown): string {
   const ms = Number(every);
   if (!Number.isFinite(ms) || ms <= 0) return String(every);
-  const unit = ([['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const).find(([, size]) => ms % size === 0);
+  const unit = (
+    [
+      ['h', 3_600_000],
+      ['m', 60_000],
+      ['s', 1000],
+    ] as const
+  ).find(([, size]) => ms % size === 0);
   return unit ? `${ms / unit[1]}${unit[0]}` : `${ms}ms`;
 }
 
@@ -60,7 +66,8 @@ async function existing(client: Client, name: string): Promise<ScheduleHandle> {
   try {
     await handle.describe();
   } catch (error) {
-    if (error instanceof ScheduleNotFoundError) throw new UserError(`no schedule ${name} (Temporal schedule ${sweepScheduleId(name)}); see \`${runnable('commonplace review schedule list')}\``);
+    if (error instanceof ScheduleNotFoundError)
+      throw new UserError(`no schedule ${name} (Temporal schedule ${sweepScheduleId(name)}); see \`${runnable('commonplace review schedule list')}\``);
     throw error;
   }
   return handle;
@@ -86,10 +93,14 @@ interface ScheduleRequest {
 function parseScheduleCommand(name: string, options: ScheduleCreateOptions): ScheduleRequest {
   checkName(name);
   if (!options.every === !options.cron) throw new UserError('give exactly one of --every INTERVAL or --cron EXPR');
-  if (options.every !== undefined && !/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(options.every)) throw new UserError(`--every must be an interval such as 24h, 30m or 90s, got "${options.every}"`);
-  if (options.every !== undefined && parseFloat(options.every) === 0) throw new UserError(`--every must be longer than nothing (an interval such as 24h, 30m or 90s), got "${options.every}"`);
+  if (options.every !== undefined && !/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(options.every))
+    throw new UserError(`--every must be an interval such as 24h, 30m or 90s, got "${options.every}"`);
+  if (options.every !== undefined && parseFloat(options.every) === 0)
+    throw new UserError(`--every must be longer than nothing (an interval such as 24h, 30m or 90s), got "${options.every}"`);
   if (options.cron !== undefined && !cronShaped(options.cron)) {
-    throw new UserError(`--cron must be a cron expression of five fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", or @daily, @hourly, …, got "${options.cron}"`);
+    throw new UserError(
+      `--cron must be a cron expression of five fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", or @daily, @hourly, …, got "${options.cron}"`,
+    );
   }
   const overlap = overlapPolicies[options.overlap as keyof typeof overlapPolicies];
   if (overlap === undefined) throw new UserError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got "${options.overlap}"`);
@@ -124,25 +135,38 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
         taskQueue: TASK_QUEUE,
         args: [input],
         memo: { identity: sweepIdentity(input), input, schedule: name, checkoutId: checkout },
-        staticSummary: markdownText(`scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`),
-        staticDetails: sweepDetails(`scheduled gate sweep ${name}`, input, [
-          ['schedule', `${name} (${when}, overlap ${options.overlap})`],
-        ]),
+        staticSummary: markdownText(
+          `scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`,
+        ),
+        staticDetails: sweepDetails(`scheduled gate sweep ${name}`, input, [['schedule', `${name} (${when}, overlap ${options.overlap})`]]),
         typedSearchAttributes: startingAttributes('gates', `schedule ${name}`, input.profile),
       },
     })
     .catch(async (error: Error) => {
       // The server checks the values of a spec (a minute of 61, say): its refusal names the flag.
-      if ((error as { code?: unknown }).code === 3 || /INVALID_ARGUMENT/.test(error.message)) throw new UserError(`${options.every ? `--every ${options.every}` : `--cron "${options.cron}"`}: ${rootMessage(error)}`);
+      if ((error as { code?: unknown }).code === 3 || /INVALID_ARGUMENT/.test(error.message))
+        throw new UserError(`${options.every ? `--every ${options.every}` : `--cron "${options.cron}"`}: ${rootMessage(error)}`);
       if (!/already/i.test(error.message)) throw error;
       const owner = await scheduledCheckout(client.schedule.getHandle(sweepScheduleId(name))).catch(() => undefined);
-      throw new UserError(`schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`);
+      throw new UserError(
+        `schedule ${name} exists${owner ? ` (it sweeps ${shown(owner)})` : ''}; schedule names are one per namespace: delete it first or pick another name`,
+      );
     });
   if (options.json) {
-    printJson('schedule-changed', 1, { action: 'created', name, scheduleId: sweepScheduleId(name), checkout: given.checkout, spec: when, overlap: options.overlap, paused: options.paused ?? false });
+    printJson('schedule-changed', 1, {
+      action: 'created',
+      name,
+      scheduleId: sweepScheduleId(name),
+      checkout: given.checkout,
+      spec: when,
+      overlap: options.overlap,
+      paused: options.paused ?? false,
+    });
     return;
   }
-  process.stdout.write(`created schedule ${name} (Temporal schedule ${sweepScheduleId(name)}), ${when}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`);
+  process.stdout.write(
+    `created schedule ${name} (Temporal schedule ${sweepScheduleId(name)}), ${when}, overlap ${options.overlap}${options.paused ? ', paused' : ''}\n`,
+  );
 }
 
 /** One schedule as `list` reports it. */

@@ -13,7 +13,12 @@ const run = () => import('./review-schedule-run.js');
 export function registerSchedule(review: Command): void {
   const schedule = review.command('schedule').description('gate sweeps on Temporal Schedules (overlap policy skip: a sweep never runs twice at once)');
 
-  sweepOptions(schedule.command('create').description('create a schedule that starts a gate sweep').argument('<name>', 'the schedule\'s name: lowercase letters, digits and hyphens, one per namespace'))
+  sweepOptions(
+    schedule
+      .command('create')
+      .description('create a schedule that starts a gate sweep')
+      .argument('<name>', "the schedule's name: lowercase letters, digits and hyphens, one per namespace"),
+  )
     .option('--every <interval>', 'interval, e.g. 24h or 30m')
     .option('--cron <expr>', 'cron expression, e.g. "0 3 * * *"')
     .option('--overlap <policy>', `what a start does while the last sweep runs: ${OVERLAP_POLICIES.join(', ')}`, 'skip')
@@ -49,13 +54,13 @@ Examples:
   for (const [verb, describe] of [
     ['pause', 'pause a schedule (no new sweeps start)'],
     ['unpause', 'unpause a schedule'],
-    ['trigger', 'start the schedule\'s sweep now (its overlap policy applies: skipped while one runs)'],
+    ['trigger', "start the schedule's sweep now (its overlap policy applies: skipped while one runs)"],
     ['delete', 'delete a schedule (running sweeps go on)'],
   ] as const) {
     schedule
       .command(verb)
       .description(describe)
-      .argument('<name>', 'the schedule\'s name (as `review schedule list` shows it)')
+      .argument('<name>', "the schedule's name (as `review schedule list` shows it)")
       .option('--json', 'print what changed as one JSON document (shape schedule-changed)')
       .addHelpText(
         'after',

@@ -62,9 +62,21 @@ export function formatStatus(status: ReviewStatus, listing: Listing): string {
   out.push(`review status of ${status.checkoutRoot} (results in ${RESULTS_DIR}/)`);
   const kinds = counts.byKind;
   const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
-  out.push(row('pairs', counts.pairs, `${counts.notes} notes × ${counts.gates} gates, ${plural(kinds.type.criteria, 'type spec', 'type specs')}, ${plural(kinds.collection.criteria, 'collection', 'collections')}, where the criterion applies`));
+  out.push(
+    row(
+      'pairs',
+      counts.pairs,
+      `${counts.notes} notes × ${counts.gates} gates, ${plural(kinds.type.criteria, 'type spec', 'type specs')}, ${plural(kinds.collection.criteria, 'collection', 'collections')}, where the criterion applies`,
+    ),
+  );
   out.push(row('  fresh', counts.fresh));
-  out.push(row('  stale', counts.stale, counts.stale === 0 ? '' : `note changed ${counts.staleNote}, criterion changed ${counts.staleCriterion}, both ${counts.staleBoth}`));
+  out.push(
+    row(
+      '  stale',
+      counts.stale,
+      counts.stale === 0 ? '' : `note changed ${counts.staleNote}, criterion changed ${counts.staleCriterion}, both ${counts.staleBoth}`,
+    ),
+  );
   out.push(row('  missing', counts.missing));
   out.push(row('  malformed', counts.malformed));
   out.push(`${'  by kind'.padEnd(11)}${' '.repeat(width + 2)}${kindBreakdown(counts)}`);
@@ -96,11 +108,14 @@ export function formatStatus(status: ReviewStatus, listing: Listing): string {
     out.push('');
     for (const file of deleted) out.push(`deleted ${file}`);
     for (const file of kept) out.push(`kept ${file.path}: ${file.reason}`);
-    out.push(`pruned ${deleted.length} orphaned result${deleted.length === 1 ? '' : 's'}, removed ${removedDirs.length} empty director${removedDirs.length === 1 ? 'y' : 'ies'}${kept.length === 0 ? '' : `, kept ${kept.length}`}`);
+    out.push(
+      `pruned ${deleted.length} orphaned result${deleted.length === 1 ? '' : 's'}, removed ${removedDirs.length} empty director${removedDirs.length === 1 ? 'y' : 'ies'}${kept.length === 0 ? '' : `, kept ${kept.length}`}`,
+    );
   }
   if (status.problems.length > 0) {
     out.push('', `problems (${status.problems.length}):`);
-    for (const problem of status.problems) out.push(`  ${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}  ${problem.severity}  ${problem.message}`);
+    for (const problem of status.problems)
+      out.push(`  ${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}  ${problem.severity}  ${problem.message}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -13,7 +13,9 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 export function registerReviewStatus(parent: Command): void {
   parent
     .command('status')
-    .description('freshness of review results per criterion kind (gate, type, collection): fresh, stale (note, criterion, both), missing and malformed pairs, and orphaned results')
+    .description(
+      'freshness of review results per criterion kind (gate, type, collection): fresh, stale (note, criterion, both), missing and malformed pairs, and orphaned results',
+    )
     .option('--notes <glob>', 'only notes whose path matches (repeatable; e.g. kb/notes/**, notes/foo.md)', collect)
     .option('--gates <glob>', 'only gates whose ID matches (repeatable; e.g. prose/*, or a lens name)', collect)
     .option('--criteria <kinds>', 'criterion kinds to pair, comma-separated: gates, types, collections (default: all three; gates only when --gates is given)')
@@ -33,5 +35,9 @@ Examples:
   $ commonplace review status --json --kb ~/notes
 `,
     )
-    .action(action(async (_options: StatusOptions, command: Command) => (await import('./review-status-run.js')).runReviewStatus(command.optsWithGlobals<StatusOptions>())));
+    .action(
+      action(async (_options: StatusOptions, command: Command) =>
+        (await import('./review-status-run.js')).runReviewStatus(command.optsWithGlobals<StatusOptions>()),
+      ),
+    );
 }

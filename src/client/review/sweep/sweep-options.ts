@@ -13,16 +13,28 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function sweepOptions(command: Command): Command {
   return command
     .addOption(new Option('--notes <glob>', 'notes to sweep, as a glob on KB paths (repeatable)').default([], 'every reviewable note').argParser(collect))
-    .addOption(new Option('--gates <glob>', 'gates to apply, as a glob on gate IDs such as "prose/*" (repeatable)').default([], 'every gate').argParser(collect))
-    .option('--criteria <kinds>', 'criterion kinds to sweep, comma-separated: gates, types (type specs), collections (COLLECTION.md files); default all three, or gates only when --gates is given')
-    .option('--grouping <grouping>', 'pair: one launch per pair; bundle: one launch per note and lens, its type and collection criteria joining a bundle within the size cap', 'pair')
+    .addOption(
+      new Option('--gates <glob>', 'gates to apply, as a glob on gate IDs such as "prose/*" (repeatable)').default([], 'every gate').argParser(collect),
+    )
+    .option(
+      '--criteria <kinds>',
+      'criterion kinds to sweep, comma-separated: gates, types (type specs), collections (COLLECTION.md files); default all three, or gates only when --gates is given',
+    )
+    .option(
+      '--grouping <grouping>',
+      'pair: one launch per pair; bundle: one launch per note and lens, its type and collection criteria joining a bundle within the size cap',
+      'pair',
+    )
     .option('--profile <name>', 'worker profile', 'claude')
     .option('--concurrency <n>', 'launches in flight at once', '4')
     .option('--batch-size <n>', 'launches per child workflow', '100')
     .option('--batch', 'ask the units as provider batches: half price, results within 24 h (anthropic and openai profiles; docs/batches.md)')
     .option('--live', 'ask every unit live, also where a schedule would batch a large sweep')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
-    .option('--profiles <file>', 'worker profiles file (default: the KB\'s, else the shipped one)')
+    .option('--profiles <file>', "worker profiles file (default: the KB's, else the shipped one)")
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
-    .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the sweep past this many US dollars; on a stopped sweep, the new cap it resumes with');
+    .option(
+      '--max-cost <usd>',
+      'stop (spend-limit) before a launch that would take the sweep past this many US dollars; on a stopped sweep, the new cap it resumes with',
+    );
 }
