@@ -7,7 +7,8 @@ import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
 import { portable, tokensOf, warnUnheld } from '../shared/places.js';
-import { applicationFailure, follow } from '../shared/follow.js';
+import { follow } from '../shared/follow.js';
+import { applicationFailure } from '../shared/run-errors.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
 import { probeWorkflowId } from '../../runs/workflow-ids.js';
 

@@ -2,25 +2,19 @@ import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConfig, loadClientConfigProfile, type ClientConfigTLS, type ConfigDataSource } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
-import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { connectionOverrides, type ConnectionOverrides } from './connection-overrides.js';
 import { runnable } from './command-line.js';
 import { UserError } from './errors.js';
+import { firstLine, muteIpServerNameWarning, probeTls, withCertificateName, type TLSConfig, type TlsTarget } from './tls-probe.js';
 import { processTracing } from '../../observability/tracing-switch.js';
 import { releaseStamp } from '../../release-stamp.js';
 
-type TLSConfig = Exclude<NonNullable<ConnectionOptions['tls']>, boolean>;
-
-export interface ConnectionSettings {
-  address: string;
+export interface ConnectionSettings extends TlsTarget {
   namespace: string;
-  tls?: TLSConfig | boolean;
   apiKey?: string;
   metadata?: Record<string, string>;
-  disableHostVerification?: boolean;
 }
 
 const defaultAddress = '127.0.0.1:7233';
@@ -30,12 +24,6 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string 
   if (platform() === 'win32') return join(env.APPDATA ?? homedir(), 'temporalio', 'temporal.toml');
   if (platform() === 'darwin') return join(env.HOME ?? homedir(), 'Library', 'Application Support', 'temporalio', 'temporal.toml');
   return join(env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), '.config'), 'temporalio', 'temporal.toml');
-}
-
-function firstLine(error: unknown): string {
-  const details = (error as { details?: unknown }).details;
-  const message = typeof details === 'string' && details ? details : error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0]!.trim();
 }
 
 interface Origin {
@@ -121,100 +109,6 @@ export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrid
   // The SDK reads the variable but drops it from the profile it returns.
   if (settings.tls && ['true', '1'].includes(env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION ?? '')) settings.disableHostVerification = true;
   return settings;
-}
-
-let ipServerNameWarningMuted = false;
-/**
- * grpc-js hands the host of an IP address to Node as the TLS server name, and Node warns about that (DEP0123) on the
- * first TLS connection to an IP: noise the operator can do nothing about, so that one warning is dropped.
- */
-function muteIpServerNameWarning(): void {
-  if (ipServerNameWarningMuted) return;
-  ipServerNameWarningMuted = true;
-  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = ((...args: unknown[]) => {
-    const options = args[1];
-    const code = typeof options === 'object' && options !== null ? (options as { code?: unknown }).code : args[2];
-    if (code !== 'DEP0123') emitWarning(...args);
-  }) as typeof process.emitWarning;
-}
-
-function hostAndPort(address: string): { host: string; port: number } {
-  const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(address);
-  return match ? { host: match[1]!, port: Number(match[2]) } : { host: address, port: 7233 };
-}
-
-type TlsProbe = { outcome: 'no-tcp' } | { outcome: 'refused'; reason: string } | { outcome: 'accepted'; certificate: PeerCertificate };
-
-// The first bytes a gRPC client sends: the HTTP/2 preface and an empty SETTINGS frame. Under TLS 1.3 a server that
-// refuses the client's certificate says so only after the handshake, in answer to these.
-const http2Preface = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
-
-/**
- * The TLS handshake alone, as the connection would make it (or, with `verify` false, without checking the server's
- * certificate, to read it). The SDKs report a failed handshake as "cannot connect" without the reason.
- */
-async function probeTls(settings: ConnectionSettings, verify = true, timeoutMs = 3000): Promise<TlsProbe> {
-  const { host, port } = hostAndPort(settings.address);
-  const tls = typeof settings.tls === 'object' ? settings.tls : {};
-  const serverName = tls.serverNameOverride ?? host;
-  const socket = tlsConnect({
-    host,
-    port,
-    ...(isIP(serverName) ? {} : { servername: serverName }),
-    ALPNProtocols: ['h2'],
-    ...(tls.serverRootCACertificate ? { ca: Buffer.from(tls.serverRootCACertificate) } : {}),
-    ...(tls.clientCertPair ? { cert: Buffer.from(tls.clientCertPair.crt), key: Buffer.from(tls.clientCertPair.key) } : {}),
-    rejectUnauthorized: verify,
-    checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
-  });
-  let tcpConnected = false;
-  socket.once('connect', () => {
-    tcpConnected = true;
-  });
-  try {
-    return await new Promise<TlsProbe>((resolve) => {
-      const accepted = () => resolve({ outcome: 'accepted', certificate: socket.getPeerCertificate() });
-      socket.once('secureConnect', () => {
-        if (!verify) return accepted();
-        socket.write(http2Preface);
-        socket.once('data', accepted);
-        socket.once('end', accepted);
-      });
-      socket.once('error', (error: Error & { reason?: string; code?: string }) => {
-        if (!tcpConnected) return resolve({ outcome: 'no-tcp' });
-        // OpenSSL's message carries its source location; its reason alone says what went wrong.
-        const reason =
-          error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' ? 'the server answered without TLS (wrong version number)' : (error.reason ?? firstLine(error));
-        resolve({ outcome: 'refused', reason });
-      });
-      socket.setTimeout(timeoutMs, () =>
-        resolve(tcpConnected ? { outcome: 'refused', reason: `no TLS handshake within ${timeoutMs / 1000} s` } : { outcome: 'no-tcp' }),
-      );
-    });
-  } finally {
-    socket.destroy();
-  }
-}
-
-/**
- * TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as the SDKs can do it: neither connection can skip the host name check, so
- * the name to check becomes one the server's certificate carries. The certificate chain is still verified.
- */
-async function withCertificateName(settings: ConnectionSettings): Promise<ConnectionSettings> {
-  if (!settings.disableHostVerification) return settings;
-  const probe = await probeTls(settings, false);
-  if (probe.outcome !== 'accepted') return settings; // the connection fails on its own and names why
-  const altNames = (probe.certificate.subjectaltname ?? '')
-    .split(', ')
-    .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1])
-    .filter((name) => name !== undefined);
-  const commonName = probe.certificate.subject?.CN;
-  const name = altNames[0] ?? (Array.isArray(commonName) ? commonName[0] : commonName);
-  if (!name) return settings;
-  const tls = typeof settings.tls === 'object' ? settings.tls : {};
-  // A wildcard name matches any one label in its place.
-  return { ...settings, tls: { ...tls, serverNameOverride: name.replace(/^\*\./, 'any.') } };
 }
 
 const refusedCodes = new Set([16, 7]); // UNAUTHENTICATED, PERMISSION_DENIED

@@ -4,26 +4,11 @@
  * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable.
  * Each command supplies only its formatting (`FollowFormat`).
  */
-import {
-  ApplicationFailure,
-  CancelledFailure,
-  isGrpcServiceError,
-  QueryNotRegisteredError,
-  TerminatedFailure,
-  TimeoutFailure,
-  WorkflowFailedError,
-} from '@temporalio/client';
-import {
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type QueryDefinition,
-  type Workflow,
-  type WorkflowExecutionDescription,
-  type WorkflowHandle,
-  type WorkflowResultType,
-} from '@temporalio/client';
+import { WorkflowFailedError, type QueryDefinition, type Workflow, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
 import type { LifecycleProgress } from '../../runs/stop.js';
 import { TASK_QUEUE } from '../../search-attributes.js';
 import { rootMessage, UserError } from './errors.js';
+import { failureMessage, transient, type Transient } from './run-errors.js';
 import { printJson } from './json-output.js';
 import { runnable } from './command-line.js';
 import { shown } from './places.js';
@@ -63,72 +48,6 @@ export interface RunOutcome {
   message?: string;
   progress?: unknown;
   result?: unknown;
-}
-
-/** Why an error while following is no failure of the run: keep following. */
-export type Transient = 'no-worker' | 'not-ready' | 'timeout' | 'unavailable';
-
-/** gRPC status codes (from @grpc/grpc-js's `status`), by number so the CLI needs no gRPC import. */
-const GRPC = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, ABORTED: 10, UNAVAILABLE: 14 } as const;
-
-function grpcCode(error: unknown): number | undefined {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
-    if (isGrpcServiceError(current)) return current.code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/**
- * The one place that tells a transient error while following from a real one, by error type and
- * gRPC status code: no worker polling yet (the SDK wraps FAILED_PRECONDITION in a ServiceError), a
- * query whose handlers are not set yet, a query or long poll that timed out, a server restarting.
- */
-export function transient(error: unknown): Transient | undefined {
-  if (error instanceof QueryNotRegisteredError) return 'not-ready';
-  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'timeout';
-  switch (grpcCode(error)) {
-    case GRPC.FAILED_PRECONDITION:
-      return 'no-worker';
-    case GRPC.DEADLINE_EXCEEDED:
-    case GRPC.CANCELLED:
-      return 'timeout';
-    case GRPC.UNAVAILABLE:
-    case GRPC.ABORTED:
-    case GRPC.RESOURCE_EXHAUSTED:
-      return 'unavailable';
-    default:
-      return undefined;
-  }
-}
-
-/** How the run's workflow failed, in one line: cancelled, terminated, timed out, or the innermost cause. */
-/** The run's workflow as the server describes it, or the one line that there is none (`no sweep GS-… (workflow gates/GS-… not found)`). */
-export async function describeOrRefuse(handle: WorkflowHandle, what: string): Promise<WorkflowExecutionDescription> {
-  return handle.describe().catch(() => {
-    throw new UserError(`no ${what} (workflow ${handle.workflowId} not found)`);
-  });
-}
-
-export function failureMessage(workflowId: string, error: unknown): { message: string; status: 'failed' | 'cancelled' } {
-  const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
-  if (cause instanceof CancelledFailure) return { message: `${workflowId} was cancelled`, status: 'cancelled' };
-  if (cause instanceof TerminatedFailure)
-    return {
-      message: `${workflowId} was terminated${cause.message && cause.message !== 'Workflow execution terminated' ? `: ${cause.message}` : ''}`,
-      status: 'cancelled',
-    };
-  if (cause instanceof TimeoutFailure) return { message: `${workflowId} timed out`, status: 'failed' };
-  return { message: `${workflowId} failed: ${error instanceof WorkflowFailedError ? rootMessage(error) : (error as Error).message}`, status: 'failed' };
-}
-
-/** The ApplicationFailure of a given type in a workflow failure's causes, if there is one. */
-export function applicationFailure(error: WorkflowFailedError, type: string): ApplicationFailure | undefined {
-  for (let current: unknown = error.cause, depth = 0; current && depth < 8; depth += 1) {
-    if (current instanceof ApplicationFailure && current.type === type) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** How long the server may stay silent while following before the CLI gives up (the run goes on): 60 s, or COMMONPLACE_UNREACHABLE_SECONDS. */

@@ -12,7 +12,8 @@ import { compareProgressQuery, compareResumeUpdate, compareRun } from '../../../
 import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { UserError } from '../../shared/errors.js';
-import { describeOrRefuse, follow } from '../../shared/follow.js';
+import { follow } from '../../shared/follow.js';
+import { describeOrRefuse } from '../../shared/run-errors.js';
 import { checkLaunchInputs } from '../../shared/input-checks.js';
 import { maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
 import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';

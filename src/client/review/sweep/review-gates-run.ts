@@ -15,7 +15,7 @@ import { checkoutPlaces, knowCheckoutHere, shown } from '../../shared/places.js'
 import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
 import { describeCommand, runnable } from '../../shared/command-line.js';
-import { describeOrRefuse } from '../../shared/follow.js';
+import { describeOrRefuse } from '../../shared/run-errors.js';
 import { checkoutSweepsPrefix, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { runCommand } from '../../../runs/run-commands.js';
 
