@@ -1,48 +1,26 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
-import { RELEASE, RELEASE_MEMO, refusalIn, refusalOf, runsRunsOf } from '../src/release.js';
+import { RELEASE, RELEASE_MEMO, runsRunsOf } from '../src/release.js';
 import { workflowBundlePath } from './helpers/temporal.js';
 import { machinePathsIn } from './histories/scrub.js';
 
 // Each history's workflow ID (workflow-ids.map) and the release that recorded it (recorded-by.map), beside it.
-// A history recorded by a release this code runs (0.2.0 and later: src/release.ts) must replay. One recorded
-// before the 0.2.0 boundary is of a run 0.2.0's workers refuse: it must meet that refusal, in its one line, and
-// is kept only until every history is recorded again on 0.2.0 (docs/upgrading.md) — then each kept history is 0.2.0's.
+// Every kept history is of a release this code runs (src/release.ts) and must replay: a history of a run begun
+// before the oldest such release is deleted with the release that stops running it (docs/upgrading.md), and
+// test/upgrade/release.test.ts keeps a 0.1.0 history to prove such a run meets the one-line refusal.
 const dir = join(packageRoot(), 'test', 'histories');
-/** Histories recorded before places (inputs naming host paths, scrubbed to placeholders), all of 0.1.0: deleted with the re-recording. */
-const prePlaces = join(dir, 'pre-places');
 
-const jsonIn = (folder: string) =>
-  existsSync(folder)
-    ? readdirSync(folder)
-        .filter((file) => file.endsWith('.json'))
-        .sort()
-    : [];
-const mapIn = (folder: string, map: string) =>
-  existsSync(join(folder, map)) ? (JSON.parse(readFileSync(join(folder, map), 'utf8')) as Record<string, string>) : {};
-const files = jsonIn(dir);
-const prePlacesFiles = jsonIn(prePlaces);
-const ids = mapIn(dir, 'workflow-ids.map');
-const prePlacesIds = mapIn(prePlaces, 'workflow-ids.map');
-const releases = mapIn(dir, 'recorded-by.map');
-const prePlacesReleases = mapIn(prePlaces, 'recorded-by.map');
-/** Every history, as `folder/file` from test/histories, with its workflow ID and the release that recorded it. */
-const all = [
-  ...files.map((file) => ({ name: file, path: join(dir, file), workflowId: ids[file], release: releases[file] })),
-  ...prePlacesFiles.map((file) => ({
-    name: `pre-places/${file}`,
-    path: join(prePlaces, file),
-    workflowId: prePlacesIds[file],
-    release: prePlacesReleases[file],
-  })),
-];
-/** The histories of runs this code runs, and those of runs begun before the boundary (none, once all are recorded again). */
-const current = all.filter((history) => history.release !== undefined && runsRunsOf(history.release));
-const preBoundary = all.filter((history) => !current.includes(history));
+const files = readdirSync(dir)
+  .filter((file) => file.endsWith('.json'))
+  .sort();
+const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as Record<string, string>;
+const releases = JSON.parse(readFileSync(join(dir, 'recorded-by.map'), 'utf8')) as Record<string, string>;
+/** Every history, with its workflow ID and the release that recorded it. */
+const all = files.map((file) => ({ name: file, path: join(dir, file), workflowId: ids[file], release: releases[file] }));
 
 const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as unknown;
 const load = (path: string) => historyFromJSON(read(path));
@@ -125,15 +103,11 @@ describe('recorded histories replay against the current workflow code', () => {
     );
   });
 
-  test('every history names the release that recorded it, and one recorded by a release this code runs is of a run begun on it: its start event carries that release', () => {
-    expect(all.filter((history) => history.release === undefined).map((history) => history.name)).toEqual([]);
-    expect(current.map((history) => [history.name, startOf(history.path).release])).toEqual(current.map((history) => [history.name, history.release]));
-  });
-
-  test(`every kept history is ${RELEASE}'s once recorded again: until then, those recorded before the boundary are 0.1.0's, of runs that name no release`, () => {
-    expect(preBoundary.map((history) => [history.name, history.release, startOf(history.path).release])).toEqual(
-      preBoundary.map((history) => [history.name, '0.1.0', undefined]),
+  test(`every history names the release that recorded it, a release this code runs (${RELEASE} and on), and its run began on it: its start event carries that release`, () => {
+    expect(all.filter((history) => history.release === undefined || !runsRunsOf(history.release)).map((history) => [history.name, history.release])).toEqual(
+      [],
     );
+    expect(all.map((history) => [history.name, startOf(history.path).release])).toEqual(all.map((history) => [history.name, history.release]));
   });
 
   test.each(all.map((history) => [history.name, history]))('%s names no absolute path of the machine that recorded it', (_name, history) => {
@@ -147,29 +121,11 @@ describe('recorded histories replay against the current workflow code', () => {
     if (/^(?:gates-|full-pass-|revise-|analysis-|compare-)/.test(file)) expect(texts.some((text) => /<checkout:[0-9a-f]{8}>/.test(text))).toBe(true);
   });
 
-  // Jest refuses an empty table: each list has a placeholder row when it is empty.
-  const rows = (histories: typeof all) =>
-    histories.length > 0 ? histories.map((history) => [history.name, history] as const) : [['(none)', undefined] as const];
-
-  test.each(rows(current))('%s replays without a determinism violation', async (_name, history) => {
-    if (history === undefined) return;
+  test.each(all.map((history) => [history.name, history] as const))('%s replays without a determinism violation', async (_name, history) => {
     expect(history.workflowId).toBeDefined();
     await expect(
       Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(history.path), history.workflowId),
     ).resolves.toBeUndefined();
-  });
-
-  test.each(rows(preBoundary))('%s, recorded before the boundary, meets the one-line refusal of a run begun before it', async (_name, history) => {
-    if (history === undefined) return;
-    expect(history.workflowId).toBeDefined();
-    const { workflowType, memo } = startOf(history.path);
-    const line = refusalOf({ workflowType, workflowId: history.workflowId!, memo });
-    expect(line).toBeDefined();
-    const error = await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, load(history.path), history.workflowId).then(
-      () => undefined,
-      (failure: Error) => failure,
-    );
-    expect(refusalIn(error?.message ?? '')).toBe(line);
   });
 
   test('a workflow change that reorders commands fails the replay', async () => {

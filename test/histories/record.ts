@@ -9,8 +9,8 @@
 // machine that recorded it, and nothing is scrubbed: a recording that still holds one fails loudly.
 // Each run carries the release recording it (the test clients stamp it: src/release-stamp.ts), and
 // recorded-by.map names that release beside each history; a history whose run does not carry it is refused.
-// Histories of 0.1.0 (every one recorded before the 0.2.0 boundary, pre-places/ among them) meet the
-// boundary's refusal in test/replay.test.ts until they are recorded again (docs/upgrading.md).
+// Every kept history is of a release the code runs: at a release that stops running older runs, its
+// histories are deleted and recorded again (docs/upgrading.md); 0.2.0's were recorded so.
 import { chooseRecordings, failOnRejectedHistories, recordable, recordingState, saveHistory } from './recording.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';

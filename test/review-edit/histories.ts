@@ -112,7 +112,6 @@ export async function recordEditHistories(env: TestWorkflowEnvironment, save: Sa
     {},
     approve,
   );
-  // Recorded once each since 0.2.0: the `-keyed` second recordings were edit-answer-key's newer branch, a patch 0.2.0 retired.
   await recordEdit(
     env,
     save,
