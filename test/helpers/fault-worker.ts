@@ -1,9 +1,10 @@
 /**
  * A worker process with one fault, for the tests that kill a worker outright: the worker
- * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built), plus the
- * fault a test names. Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
+ * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built, which carries
+ * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
+ * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
  *
- *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... --fault JSON
+ *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... [--fault JSON]
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { resolve } from 'node:path';
@@ -21,7 +22,7 @@ const { values } = parseArgs({
     fault: { type: 'string' },
   },
 });
-if (values.address === undefined || values.state === undefined || values.fault === undefined) throw new Error('fault-worker: --address, --state and --fault are required');
+if (values.address === undefined || values.state === undefined) throw new Error('fault-worker: --address and --state are required');
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const connection = await NativeConnection.connect({ address: values.address });
@@ -31,8 +32,8 @@ const worker = await createWorker({
   stateDir: resolve(values.state),
   checkouts: await checkoutsAt(values.kb),
   workflowBundle: { codePath: workflowBundlePath },
-  faults: workerFaults(faultFromArgument(values.fault)),
+  ...(values.fault !== undefined && { faults: workerFaults(faultFromArgument(values.fault)) }),
 });
-process.stderr.write(`worker ready with the fault ${values.fault}\n`);
+process.stderr.write(`worker ready${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`);
 await worker.run();
 await connection.close();
