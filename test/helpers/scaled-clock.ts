@@ -4,10 +4,12 @@
  * `scaledClockMemo(scale)` in its memo has its durable timers, its activities' retry intervals and their
  * heartbeat timeouts multiplied by `scale` (a heartbeat timeout never below `heartbeatFloorMs`, so a live
  * launch's 2 s heartbeats still hold on a busy machine); its children and continued runs carry the memo
- * on. Every other run on the same bundle keeps the shipped numbers, which stay the contract: the tests
- * that prove them are named in each scaled test's comment.
+ * on. A run the test cannot give a memo (the operator CLI starts it) asks through its namespace: every
+ * run in a namespace whose name carries `scaledClockNamespaceMark(n)` (a file's `useDevServer({ quickerClock:
+ * n })`) runs on 1/n of the clock. Every other run on the same bundle keeps the shipped numbers, which stay
+ * the contract: the tests that prove them are named in each scaled test's comment.
  *
- * Deterministic: the scale is read from the run's own memo, which replay sees unchanged.
+ * Deterministic: the scale is read from the run's own memo and namespace, which replay sees unchanged.
  */
 import { workflowInfo } from '@temporalio/workflow';
 import type { ActivityInput, ContinueAsNewInput, LocalActivityInput, Next, StartChildWorkflowExecutionInput, TimerInput, WorkflowInterceptorsFactory, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
@@ -24,9 +26,15 @@ export function scaledClockMemo(scale: number): Record<string, unknown> {
   return { [scaledClockField]: { scale } };
 }
 
+/** What a namespace's name carries when every run in it asks for a clock `times` quicker than the shipped one. */
+export const scaledClockNamespaceMark = (times: number): string => `clock-x${Math.round(times)}`;
+
 function scaleOfRun(): number | undefined {
-  const asked = workflowInfo().memo?.[scaledClockField] as { scale?: unknown } | undefined;
-  return typeof asked?.scale === 'number' && asked.scale > 0 ? asked.scale : undefined;
+  const { memo, namespace } = workflowInfo();
+  const asked = memo?.[scaledClockField] as { scale?: unknown } | undefined;
+  if (typeof asked?.scale === 'number' && asked.scale > 0) return asked.scale;
+  const times = Number(/(?:^|-)clock-x(\d+)(?:-|$)/.exec(namespace)?.[1]);
+  return times > 0 ? 1 / times : undefined;
 }
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -41,13 +41,16 @@ function useEnvironment(start: () => Promise<TestWorkflowEnvironment>, stopFirst
  * file's own, which CLI processes the file starts name through TEMPORAL_NAMESPACE; outside a jest run
  * with shared servers, a server of the file's own.
  */
-function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
+function useFileDevEnvironment(stopFirst?: () => Promise<void>, options: DevServerOptions = {}): ServerFixture {
   const address = sharedDevServerAddress();
-  if (!address) return useEnvironment(startDevEnvironment, stopFirst);
+  if (!address) {
+    if (options.quickerClock !== undefined) throw new Error('a quicker clock needs the shared dev servers of a jest run (a namespace of the file\'s own)');
+    return useEnvironment(startDevEnvironment, stopFirst);
+  }
   const label = expect.getState().testPath?.replace(/^.*\/test\//, '').replace(/\.test\.ts$/, '') ?? 'file';
   return useEnvironment(
     async () => {
-      const env = await attachDevEnvironment(address, label);
+      const env = await attachDevEnvironment(address, label, options);
       process.env.TEMPORAL_NAMESPACE = env.namespace;
       return env;
     },
@@ -60,9 +63,17 @@ function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
   );
 }
 
+export interface DevServerOptions {
+  /**
+   * Every run in the file's namespace on a clock this many times quicker than the shipped one (timers,
+   * retry intervals, heartbeat timeouts), where the test bundle's workers run it: test/helpers/scaled-clock.ts.
+   */
+  quickerClock?: number;
+}
+
 /** A real dev server for this file (its jest worker's shared one, in a namespace of the file's own). */
-export function useDevServer(): ServerFixture {
-  return useFileDevEnvironment();
+export function useDevServer(options: DevServerOptions = {}): ServerFixture {
+  return useFileDevEnvironment(undefined, options);
 }
 
 /**
