@@ -4,11 +4,12 @@
  * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
  * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
  *
- *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... [--fault JSON]
+ *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... [--kb-list FILE] [--fault JSON]
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { holdListed } from '../../src/client/operate/worker-start.js';
 import { checkoutsAt, createWorker } from '../../src/worker.js';
 import { faultFromArgument, workerFaults } from './faults.js';
 import { workflowBundlePath } from './temporal.js';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     namespace: { type: 'string', default: 'default' },
     state: { type: 'string' },
     kb: { type: 'string', multiple: true, default: [] },
+    'kb-list': { type: 'string' },
     fault: { type: 'string' },
   },
 });
@@ -37,5 +39,8 @@ const worker = await createWorker({
   stickyQueueScheduleToStartTimeout: '1s',
 });
 process.stderr.write(`worker ready${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`);
+// The checkouts a file's tests announce, held as they are added, as `commonplace worker --kb-list` holds them.
+const unwatch = values['kb-list'] !== undefined ? holdListed(worker, resolve(values['kb-list'])) : () => undefined;
 await worker.run();
+unwatch();
 await connection.close();

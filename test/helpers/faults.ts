@@ -61,10 +61,10 @@ export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fa
  * `undefined`: a worker the test kills from outside), serving the task queues a
  * `commonplace worker --state <state> [--kb <dir>]...` would, on the test run's workflow bundle.
  */
-export function startFaultWorker(fault: Fault | undefined, options: { address: string; namespace?: string; state: string; kb?: string[]; env?: Record<string, string> }) {
+export function startFaultWorker(fault: Fault | undefined, options: { address: string; namespace?: string; state: string; kb?: string[]; kbList?: string; env?: Record<string, string> }) {
   const root = packageRoot();
   // The file's namespace on its shared dev server (the fixture sets TEMPORAL_NAMESPACE for the processes it starts).
   const namespace = options.namespace ?? process.env.TEMPORAL_NAMESPACE;
-  const args = ['--address', options.address, ...(namespace ? ['--namespace', namespace] : []), '--state', options.state, ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]), ...(fault === undefined ? [] : ['--fault', faultArgument(fault)])];
+  const args = ['--address', options.address, ...(namespace ? ['--namespace', namespace] : []), '--state', options.state, ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]), ...(options.kbList !== undefined ? ['--kb-list', options.kbList] : []), ...(fault === undefined ? [] : ['--fault', faultArgument(fault)])];
   return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], { cwd: root, reject: false, ...(options.env && { env: options.env }) });
 }

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
+import { startFaultWorker } from './faults.js';
 import { attachDevEnvironment, endOpenWorkflows, sharedDevServerAddress, startDevEnvironment, startTimeSkippingEnvironment, stopTestWorkers } from './temporal.js';
 
 export interface ServerFixture {
@@ -108,14 +109,16 @@ export function useTimeSkippingServer(): ServerFixture {
 /**
  * A dev server (as useDevServer's) and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
  * with its own state directory; the worker is stopped with SIGINT, as an operator stops it, before the server goes.
+ * With `quickerClock`, the worker process is the one `commonplace worker` builds on the test bundle instead
+ * (test/helpers/fault-worker.ts, holding the same list), whose scaled clock the file's namespace asks for.
  */
-export function useDevServerWithCliWorker(): ServerFixture {
-  let worker: ReturnType<typeof startCli> | undefined;
+export function useDevServerWithCliWorker(options: DevServerOptions = {}): ServerFixture {
+  let worker: ReturnType<typeof startCli> | ReturnType<typeof startFaultWorker> | undefined;
   const server = useFileDevEnvironment(async () => {
     delete process.env.COMMONPLACE_KB_LIST;
     worker?.kill('SIGINT');
     await worker;
-  });
+  }, options);
   let state = '';
   beforeAll(async () => {
     // The worker holds every checkout this file's tests create (test/helpers/kb.ts announces each in the list).
@@ -123,7 +126,10 @@ export function useDevServerWithCliWorker(): ServerFixture {
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
-    worker = startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' } });
+    worker =
+      options.quickerClock === undefined
+        ? startCli(['worker', '--state', state, '--kb-list', list], { env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' } })
+        : startFaultWorker(undefined, { address: server.address(), namespace: server.env().namespace ?? 'default', state, kbList: list });
   });
   return { ...server, workerState: () => state };
 }
