@@ -35,7 +35,7 @@ const worker = await createWorker({
   checkouts: await checkoutsAt(values.kb),
   workflowBundle: { codePath: workflowBundlePath },
   ...(values.fault !== undefined && { faults: workerFaults(faultFromArgument(values.fault)) }),
-  // This worker is killed: the next worker takes the runs it ran after a second, not the SDK's 10 s.
+  // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.
   stickyQueueScheduleToStartTimeout: '1s',
 });
 process.stderr.write(`worker ready${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`);
