@@ -43,6 +43,8 @@ export interface WorkerSettings {
   plugins?: WorkerPlugin[];
   /** Test fixtures' faults (test/helpers/faults.ts); production workers have none. */
   faults?: WorkerFaults;
+  /** How long the server keeps a run's next workflow task for this worker before any worker may take it (the SDK's default, 10 s, unless set). */
+  stickyQueueScheduleToStartTimeout?: WorkerOptions['stickyQueueScheduleToStartTimeout'];
 }
 
 /**
@@ -159,6 +161,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),
+    ...(settings.stickyQueueScheduleToStartTimeout !== undefined && { stickyQueueScheduleToStartTimeout: settings.stickyQueueScheduleToStartTimeout }),
   });
   const worker = new CommonplaceWorker(settings, shared, places, activities);
   for (const checkout of settings.checkouts ?? []) await worker.hold(checkout);

@@ -9,13 +9,19 @@ import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInv
 import { waitFor } from '../helpers/fake.js';
 import { startFaultWorker, type Fault } from '../helpers/faults.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { scaledClockMemo } from '../helpers/scaled-clock.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 
-/** A dead worker is noticed by its heartbeat timeout and the batch's first wait is 30 s: these tests take a minute or two of server time. */
-const slow = 400_000;
+/**
+ * A dead worker is noticed by its heartbeat timeout (the batch activities' 30 s), its activity retried after 10 s,
+ * and the batch's first poll wait is 30 s. The kill and the server are real; only those waits shrink: each run
+ * asks for a clock a tenth of the shipped one (test/helpers/scaled-clock.ts), its gate batches inheriting it.
+ * The shipped poll back-off is proved on the time-skipping server by test/harness/api-batches.test.ts.
+ */
+const quick = { memo: scaledClockMemo(0.1) };
 
 let standIns: StandIn[] = [];
 afterEach(async () => {
@@ -32,7 +38,7 @@ test.each(['anthropic', 'openai'] as const)(
     const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
     const first = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
     const handle = await first.runUntil(async () => {
-      const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
+      const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
       await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
       return started;
     });
@@ -47,37 +53,32 @@ test.each(['anthropic', 'openai'] as const)(
     expect(liveRequests(setup.standIn)).toEqual([]);
     expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
   },
-  slow,
 );
 
 /** Where the first worker dies: the provider accepted the batch and its ID is recorded nowhere; or the answers are written and not yet reported. */
 const killed: Record<'submit' | 'collect', Fault> = { submit: { do: 'kill', at: 'batch-created' }, collect: { do: 'kill', at: 'after collectProviderBatch' } };
 
 describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
-  test.each(['submit', 'collect'] as const)(
-    'after the batch %s, the next worker finishes the sweep and no request is submitted twice',
-    async (point) => {
-      const setup = await batchSweep(api, reply.review('pass'));
-      standIns.push(setup.standIn);
-      const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
-      const state = join(setup.dir, 'state');
-      const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
-      try {
-        const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
-        expect((await first).signal).toBe('SIGKILL');
-        expect(setup.standIn.batches.list).toHaveLength(1);
-        const second = await testWorker(env(), { stateDir: state });
-        const summary = (await second.runUntil(handle.result())) as SweepSummary;
-        expect(summary.status).toBe('completed');
-        expect(summary.counts.problems).toBe(0);
-        expect(setup.standIn.batches.list).toHaveLength(1);
-        expect(sentTwice(setup.standIn)).toEqual([]);
-        expect(liveRequests(setup.standIn)).toEqual([]);
-        expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
-      } finally {
-        first.kill('SIGKILL');
-      }
-    },
-    slow,
-  );
+  test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
+    const setup = await batchSweep(api, reply.review('pass'));
+    standIns.push(setup.standIn);
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+    const state = join(setup.dir, 'state');
+    const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
+    try {
+      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
+      expect((await first).signal).toBe('SIGKILL');
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      const second = await testWorker(env(), { stateDir: state });
+      const summary = (await second.runUntil(handle.result())) as SweepSummary;
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.problems).toBe(0);
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      expect(sentTwice(setup.standIn)).toEqual([]);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+    } finally {
+      first.kill('SIGKILL');
+    }
+  });
 });

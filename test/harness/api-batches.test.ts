@@ -223,3 +223,25 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect((await selectPairs(setup.checkout, { notes: input.notes, gates: input.gates })).map((pair) => pair.status)).toEqual(['fresh']);
   });
 });
+
+/** Every timer a run and its children (and theirs) started, by its duration in ms, in the order each run's history has them. */
+async function timersOf(workflowId: string): Promise<number[]> {
+  const events = (await env().client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const own = events.flatMap((event) => {
+    const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+    return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.floor((timeout.nanos ?? 0) / 1e6)] : [];
+  });
+  const children = events.flatMap((event) => event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? []);
+  return [...own, ...(await Promise.all(children.map(timersOf))).flat()];
+}
+
+// The shipped poll back-off (BATCH_POLL): the tests of a dead worker on a dev server (harness/api-batches-resume)
+// wait it out on a scaled clock (test/helpers/scaled-clock.ts); this one proves the numbers.
+test("a provider batch is polled again after 30 s, then after 60 s: the back-off's durable timers, as shipped", async () => {
+  const setup = await setUp('anthropic', reply.review('pass'));
+  setup.standIn.batches.endAfterPolls = 3;
+  const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
+  const summary = await completedSweep(setup, input);
+  expect(summary.status).toBe('completed');
+  expect((await timersOf(`gates/${input.runId}`)).filter((ms) => ms >= 10_000)).toEqual([30_000, 60_000]);
+});

@@ -2,14 +2,20 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
-import { startCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
+import { scaledClockMemo } from '../helpers/scaled-clock.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 
 const { env, address } = useDevServer();
+
+// The kill is real (a worker process of its own, SIGKILL) and so is the dev server; only the waits it
+// brings shrink: each run asks for a clock a tenth of the shipped one (test/helpers/scaled-clock.ts), so
+// the dead worker's launch heartbeat timeout (15 s, here 5 s) and the relaunch rule's 30 s (here 3 s)
+// pass quickly. The shipped numbers are proved on the time-skipping server by test/harness/relaunch.test.ts.
+const quick = { memo: scaledClockMemo(0.1) };
 
 test('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
   const dir = await scratch();
@@ -20,9 +26,14 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash');
 
-  // The first worker is a separate process (the real `commonplace worker`), so it can be killed outright.
-  const first = startCli(['worker', '--state', join(dir, 'state')], { env: { TEMPORAL_ADDRESS: address() } });
-  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  // The first worker is a separate process (the worker `commonplace worker` builds, on the test bundle), so it can be killed outright.
+  const first = startFaultWorker(undefined, { address: address(), state: join(dir, 'state') });
+  const handle = await env().client.workflow.start('probe', {
+    taskQueue: TASK_QUEUE,
+    workflowId,
+    args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
+    ...quick,
+  });
   await waitFor('the first try to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 60_000);
   first.kill('SIGKILL');
   await first;
@@ -54,7 +65,12 @@ test('a worker killed after its launch ended but before reporting it: the next w
   const workflowId = uniqueId('probe/crash-ended');
   // The first worker is a separate process that kills itself once the try has ended, before reading or reporting it.
   const first = startFaultWorker({ do: 'kill', at: 'try-ended' }, { address: address(), state: join(dir, 'state') });
-  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  const handle = await env().client.workflow.start('probe', {
+    taskQueue: TASK_QUEUE,
+    workflowId,
+    args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
+    ...quick,
+  });
   expect((await first).signal).toBe('SIGKILL');
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'end')).toHaveLength(1);
 
@@ -73,7 +89,12 @@ test('a worker killed after starting a try but before recording it: that try nev
   const workflowId = uniqueId('probe/crash-unrecorded');
   // The first worker dies right after spawning the try's wrapper, before `.launch/current.json` is written.
   const first = startFaultWorker({ do: 'kill', at: 'try-spawned' }, { address: address(), state: join(dir, 'state') });
-  const handle = await env().client.workflow.start('probe', { taskQueue: TASK_QUEUE, workflowId, args: [probeInput(workflowId, 'fake', profiles, fakeEnv)] });
+  const handle = await env().client.workflow.start('probe', {
+    taskQueue: TASK_QUEUE,
+    workflowId,
+    args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
+    ...quick,
+  });
   expect((await first).signal).toBe('SIGKILL');
 
   const second = await testWorker(env(), { stateDir: join(dir, 'state') });

@@ -1,13 +1,15 @@
 /**
  * A worker process with one fault, for the tests that kill a worker outright: the worker
- * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built), plus the
- * fault a test names. Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
+ * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built, which carries
+ * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
+ * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
  *
- *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... --fault JSON
+ *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... [--kb-list FILE] [--fault JSON]
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { holdListed } from '../../src/client/operate/worker-start.js';
 import { checkoutsAt, createWorker } from '../../src/worker.js';
 import { faultFromArgument, workerFaults } from './faults.js';
 import { workflowBundlePath } from './temporal.js';
@@ -18,11 +20,11 @@ const { values } = parseArgs({
     namespace: { type: 'string', default: 'default' },
     state: { type: 'string' },
     kb: { type: 'string', multiple: true, default: [] },
+    'kb-list': { type: 'string' },
     fault: { type: 'string' },
   },
 });
-if (values.address === undefined || values.state === undefined || values.fault === undefined)
-  throw new Error('fault-worker: --address, --state and --fault are required');
+if (values.address === undefined || values.state === undefined) throw new Error('fault-worker: --address and --state are required');
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const connection = await NativeConnection.connect({ address: values.address });
@@ -32,8 +34,13 @@ const worker = await createWorker({
   stateDir: resolve(values.state),
   checkouts: await checkoutsAt(values.kb),
   workflowBundle: { codePath: workflowBundlePath },
-  faults: workerFaults(faultFromArgument(values.fault)),
+  ...(values.fault !== undefined && { faults: workerFaults(faultFromArgument(values.fault)) }),
+  // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.
+  stickyQueueScheduleToStartTimeout: '1s',
 });
-process.stderr.write(`worker ready with the fault ${values.fault}\n`);
+process.stderr.write(`worker ready${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`);
+// The checkouts a file's tests announce, held as they are added, as `commonplace worker --kb-list` holds them.
+const unwatch = values['kb-list'] !== undefined ? holdListed(worker, resolve(values['kb-list'])) : () => undefined;
 await worker.run();
+unwatch();
 await connection.close();

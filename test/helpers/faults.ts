@@ -57,12 +57,27 @@ export const faultArgument = (fault: Fault): string => JSON.stringify(fault);
 export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fault;
 
 /**
- * Starts a worker process (test/helpers/fault-worker.ts, run by tsx) that carries `fault`, serving the
- * task queues a `commonplace worker --state <state> [--kb <dir>]...` would.
+ * Starts a worker process (test/helpers/fault-worker.ts, run by tsx) that carries `fault` (none when
+ * `undefined`: a worker the test kills from outside), serving the task queues a
+ * `commonplace worker --state <state> [--kb <dir>]...` would, on the test run's workflow bundle.
  */
-export function startFaultWorker(fault: Fault, options: { address: string; state: string; kb?: string[]; env?: Record<string, string> }) {
+export function startFaultWorker(
+  fault: Fault | undefined,
+  options: { address: string; namespace?: string; state: string; kb?: string[]; kbList?: string; env?: Record<string, string> },
+) {
   const root = packageRoot();
-  const args = ['--address', options.address, '--state', options.state, ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]), '--fault', faultArgument(fault)];
+  // The file's namespace on its shared dev server (the fixture sets TEMPORAL_NAMESPACE for the processes it starts).
+  const namespace = options.namespace ?? process.env.TEMPORAL_NAMESPACE;
+  const args = [
+    '--address',
+    options.address,
+    ...(namespace ? ['--namespace', namespace] : []),
+    '--state',
+    options.state,
+    ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]),
+    ...(options.kbList !== undefined ? ['--kb-list', options.kbList] : []),
+    ...(fault === undefined ? [] : ['--fault', faultArgument(fault)]),
+  ];
   return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], {
     cwd: root,
     reject: false,

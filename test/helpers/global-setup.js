@@ -1,6 +1,7 @@
 // Once per test run: the pinned Temporal binaries installed, the workflows bundled once (each test
 // worker loads the bundle instead of running webpack again), and one dev server per jest worker
-// (test/helpers/dev-servers.js; the global teardown stops them).
+// (test/helpers/dev-servers.js; the global teardown stops them). The test bundle alone carries the
+// scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ export default async function globalSetup(globalConfig) {
   execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(root, 'src', 'workflows', 'index.ts'),
-    workflowInterceptorModules: [join(root, 'src', 'workflows', 'interceptors.ts')],
+    workflowInterceptorModules: [join(root, 'src', 'workflows', 'interceptors.ts'), join(root, 'test', 'helpers', 'scaled-clock.ts')],
     logger: quiet,
   });
   mkdirSync(join(root, '.commonplace', 'test'), { recursive: true });

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCli } from './cli.js';
 import { scratch } from './fake.js';
+import { startFaultWorker } from './faults.js';
 import {
   attachDevEnvironment,
   endOpenWorkflows,
@@ -52,9 +53,12 @@ function useEnvironment(
  * file's own, which CLI processes the file starts name through TEMPORAL_NAMESPACE; outside a jest run
  * with shared servers, a server of the file's own.
  */
-function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
+function useFileDevEnvironment(stopFirst?: () => Promise<void>, options: DevServerOptions = {}): ServerFixture {
   const address = sharedDevServerAddress();
-  if (!address) return useEnvironment(startDevEnvironment, stopFirst);
+  if (!address) {
+    if (options.quickerClock !== undefined) throw new Error("a quicker clock needs the shared dev servers of a jest run (a namespace of the file's own)");
+    return useEnvironment(startDevEnvironment, stopFirst);
+  }
   const label =
     expect
       .getState()
@@ -62,7 +66,7 @@ function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
       .replace(/\.test\.ts$/, '') ?? 'file';
   return useEnvironment(
     async () => {
-      const env = await attachDevEnvironment(address, label);
+      const env = await attachDevEnvironment(address, label, options);
       process.env.TEMPORAL_NAMESPACE = env.namespace;
       return env;
     },
@@ -75,9 +79,17 @@ function useFileDevEnvironment(stopFirst?: () => Promise<void>): ServerFixture {
   );
 }
 
+export interface DevServerOptions {
+  /**
+   * Every run in the file's namespace on a clock this many times quicker than the shipped one (timers,
+   * retry intervals, heartbeat timeouts), where the test bundle's workers run it: test/helpers/scaled-clock.ts.
+   */
+  quickerClock?: number;
+}
+
 /** A real dev server for this file (its jest worker's shared one, in a namespace of the file's own). */
-export function useDevServer(): ServerFixture {
-  return useFileDevEnvironment();
+export function useDevServer(options: DevServerOptions = {}): ServerFixture {
+  return useFileDevEnvironment(undefined, options);
 }
 
 /**
@@ -112,14 +124,16 @@ export function useTimeSkippingServer(): ServerFixture {
 /**
  * A dev server (as useDevServer's) and the real `commonplace worker` (bin/commonplace.js, so `npm run build` first) polling it,
  * with its own state directory; the worker is stopped with SIGINT, as an operator stops it, before the server goes.
+ * With `quickerClock`, the worker process is the one `commonplace worker` builds on the test bundle instead
+ * (test/helpers/fault-worker.ts, holding the same list), whose scaled clock the file's namespace asks for.
  */
-export function useDevServerWithCliWorker(): ServerFixture {
-  let worker: ReturnType<typeof startCli> | undefined;
+export function useDevServerWithCliWorker(options: DevServerOptions = {}): ServerFixture {
+  let worker: ReturnType<typeof startCli> | ReturnType<typeof startFaultWorker> | undefined;
   const server = useFileDevEnvironment(async () => {
     delete process.env.COMMONPLACE_KB_LIST;
     worker?.kill('SIGINT');
     await worker;
-  });
+  }, options);
   let state = '';
   beforeAll(async () => {
     // The worker holds every checkout this file's tests create (test/helpers/kb.ts announces each in the list).
@@ -127,9 +141,12 @@ export function useDevServerWithCliWorker(): ServerFixture {
     const list = join(state, 'checkouts.txt');
     await writeFile(list, '');
     process.env.COMMONPLACE_KB_LIST = list;
-    worker = startCli(['worker', '--state', state, '--kb-list', list], {
-      env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
-    });
+    worker =
+      options.quickerClock === undefined
+        ? startCli(['worker', '--state', state, '--kb-list', list], {
+            env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
+          })
+        : startFaultWorker(undefined, { address: server.address(), namespace: server.env().namespace ?? 'default', state, kbList: list });
   });
   return { ...server, workerState: () => state };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { gateSweep } from '../../src/workflows/gate-sweep.js';
-import { startCli } from '../helpers/cli.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
@@ -14,9 +14,15 @@ import { useDevServer } from '../helpers/servers.js';
 import { uniqueId } from '../helpers/temporal.js';
 import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from '../review-edit/helpers.js';
 
-const { env, address } = useDevServer();
+// The kills are real (a worker process of its own, SIGKILL, on the dev server); only the waits they bring
+// shrink: every run in the file's namespace (the CLI starts two of them) runs on a clock ten times quicker than the
+// shipped one (test/helpers/scaled-clock.ts), so the dead worker's launch heartbeat timeout (15 s, here 5 s) and the
+// relaunch rule's 30 s (here 3 s) pass quickly. The shipped numbers are proved on the time-skipping server by
+// test/harness/relaunch.test.ts.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
-const worker = (checkout: string, state: string) => startCli(['worker', '--kb', checkout, '--state', state], { env: { TEMPORAL_ADDRESS: address() } });
+/** A worker process as `commonplace worker --kb <checkout>` builds it, on the test run's bundle (which carries the scaled clock). */
+const worker = (checkout: string, state: string) => startFaultWorker(undefined, { address: address(), kb: [checkout], state });
 
 /** The launches that ended with an answer before the kill, and the starts after it that repeat one of them. */
 function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {
