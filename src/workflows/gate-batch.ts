@@ -19,7 +19,7 @@ import { Lifecycle } from './lifecycle.js';
 import { lowered, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
 import { recordBatchRequestsPending } from '../observability/metrics.js';
-import { batchedUnits, type ProviderBatchProgress } from './asking/provider-batch.js';
+import { batchedUnits, type BatchedOutcome, type ProviderBatchProgress } from './asking/provider-batch.js';
 import { sweepUnit, unitActivities, type HeldUnit, type UnitAnswer } from './sweep-unit.js';
 
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
@@ -79,6 +79,35 @@ function profileOf(input: GateBatchInput, unit: SweepUnit): Profile {
   return (unit.profile !== undefined ? input.profiles?.[unit.profile] : undefined) ?? input.profile;
 }
 
+/**
+ * The provider-batch step: where the sweep chose one, an API profile's batch asks its units' first
+ * attempts as one provider batch (accepted in the gather), its progress shown in the batch's stage
+ * and the pending-requests metric as it polls. Units per-criterion routing gave another profile are
+ * asked live under it, as are units whose requests expired twice; undefined when none is batched.
+ */
+async function providerBatchStep(
+  input: GateBatchInput,
+  units: SweepUnit[],
+  lifecycle: Lifecycle<BatchProgress>,
+  progressed: (progress: ProviderBatchProgress) => void,
+): Promise<BatchedOutcome | undefined> {
+  const batchable = units.filter((unit) => unit.profile === undefined && unit.live !== true);
+  const report = (progress: ProviderBatchProgress) => {
+    progressed(progress);
+    const c = progress.counts;
+    lifecycle.at(
+      `batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`,
+    );
+    recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, c.processing);
+  };
+  const provider =
+    input.providerBatch === true && batchable.length > 0
+      ? await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, report }, batchable, lifecycle.spend)
+      : undefined;
+  if (provider !== undefined) recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
+  return provider;
+}
+
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
   const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
@@ -124,22 +153,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           { runId: input.runId, checkout: input.checkout, batch: input.batch },
         ]));
       tally.units = units.length;
-      // An API profile's batch asks its units' first attempts as one provider batch, then accepts them in the gather;
-      // units per-criterion routing gave another profile are asked live under it, as are units whose requests expired twice.
-      const batchable = units.filter((unit) => unit.profile === undefined && unit.live !== true);
-      const report = (progress: ProviderBatchProgress) => {
-        providerProgress = progress;
-        const c = progress.counts;
-        lifecycle.at(
-          `batch ${input.batch + 1}: provider batch ${progress.batches.join(', ')} (round ${progress.round}): ${c.submitted} submitted, ${c.processing} processing, ${c.succeeded} succeeded, ${c.errored} errored, ${c.expired + c.canceled} expired`,
-        );
-        recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, c.processing);
-      };
-      const provider =
-        input.providerBatch === true && batchable.length > 0
-          ? await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, report }, batchable, lifecycle.spend)
-          : undefined;
-      if (provider !== undefined) recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
+      const provider = await providerBatchStep(input, units, lifecycle, (progress) => (providerProgress = progress));
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);

@@ -3,20 +3,11 @@
  * common part of its `progress` query, the `resume` Update (and `approve`, `acknowledge` where a
  * workflow takes them), and how it closes. Workflows call it; none re-implements it. What renders
  * the state (the search attribute, the Web UI's current details, the next command) is
- * lifecycle-view.ts; what refuses an Update, lifecycle-refusals.ts; the auto-resume timer and the
- * quota gates, auto-resume.ts; the spend cap, spend-cap.ts. Which stops come back, and by what, is
- * the one table `STOP_RULES` in `src/runs/stop.ts`.
+ * lifecycle-view.ts; what refuses an Update, lifecycle-refusals.ts; how the main line closes,
+ * lifecycle-close.ts; the auto-resume timer and the quota gates, auto-resume.ts; the spend cap,
+ * spend-cap.ts. Which stops come back, and by what, is the one table `STOP_RULES` in `src/runs/stop.ts`.
  */
-import {
-  allHandlersFinished,
-  CancellationScope,
-  condition,
-  isCancellation,
-  metricMeter,
-  setHandler,
-  TemporalFailure,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, metricMeter, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   STOP_RULES,
   type ApprovalAnswer,
@@ -29,6 +20,7 @@ import {
 } from '../runs/stop.js';
 import { recordStop } from '../observability/metrics.js';
 import { autoResume, autoResumeTimer, openQuotaGates } from './auto-resume.js';
+import { closeRun, RunEnded } from './lifecycle-close.js';
 import { checkAcknowledge, checkApproval, checkResume, refuse, type RefusalContext } from './lifecycle-refusals.js';
 import type { LifecycleSettings } from './lifecycle-settings.js';
 import { RunView, type RunState } from './lifecycle-view.js';
@@ -37,14 +29,7 @@ import { Spend } from './spend-cap.js';
 export type { NextCommands } from '../runs/run-commands.js';
 export type { RunViewSettings } from './lifecycle-view.js';
 export type { LifecycleSettings, LifecycleUpdates } from './lifecycle-settings.js';
-
-/** Thrown by a stop that ends the run; `Lifecycle.close` turns it into the workflow's exhausted result. */
-export class RunEnded extends Error {
-  constructor(readonly stop: Stop) {
-    super(`${stop.kind}: ${stop.reason}`);
-    this.name = 'RunEnded';
-  }
-}
+export { RunEnded } from './lifecycle-close.js';
 
 /**
  * One run's lifecycle. Construct it first thing in the workflow (it registers the query and the
@@ -223,31 +208,12 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   /**
-   * Runs the workflow's main line and makes the status true on every close: a stop that ends the
-   * run gives `ended`'s result (status `exhausted`, work in flight cancelled), a cancellation is
-   * recorded `cancelled` and propagates, a failure is recorded `failed` and then fails the workflow.
-   * A run that returns first lets its Update handlers in flight finish (their callers get an answer).
+   * Runs the workflow's main line and makes the status true on every close (lifecycle-close.ts): a
+   * stop that ends the run gives `ended`'s result (status `exhausted`), a cancellation is recorded
+   * `cancelled`, a failure `failed`; a run that returns first lets its Update handlers in flight finish.
    */
-  async close<T>(main: () => Promise<T>, ended: (stop: Stop) => Promise<T>): Promise<T> {
-    const scope = new CancellationScope();
-    try {
-      const result = await scope.run(main);
-      await condition(allHandlersFinished);
-      return result;
-    } catch (error) {
-      if (error instanceof RunEnded) {
-        scope.cancel();
-        const result = await ended(error.stop);
-        await condition(allHandlersFinished);
-        return result;
-      }
-      if (isCancellation(error)) {
-        this.closeAs('cancelled', 'cancelled by the operator');
-      } else if (error instanceof TemporalFailure) {
-        this.closeAs('failed', `failed: ${error.message}`);
-      }
-      throw error;
-    }
+  close<T>(main: () => Promise<T>, ended: (stop: Stop) => Promise<T>): Promise<T> {
+    return closeRun(main, ended, (status, stage) => this.closeAs(status, stage));
   }
 
   private closeAs(status: ClosedStatus, stage: string): void {
