@@ -88,7 +88,7 @@ test('a recorded 0.1.0 history replayed on the current code fails with the one-l
 
 test('a run started without the release, as a 0.1.0 client starts one: its workflow task fails with the one line, the worker logs it once in that line, and upgrade check names it with it (and a schedule of 0.1.0) and exits 1', async () => {
   // A client without the release stamp, as 0.1.0's CLI was.
-  const old = new Client({ connection: env().client.connection });
+  const old = new Client({ connection: env().client.connection, namespace: env().namespace ?? 'default' });
   const sweepId = `gates/${uniqueId('GS-old').replace(/\//g, '-')}`;
   const analysisId = `analysis/a1b2c3d4/AAS-2030-02-0${process.pid % 9}-old-01`;
   // Neither input is read: the run is refused before its code runs.
