@@ -1,24 +1,20 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-import { access, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { integrateRun, IntegrateError } from '../../src/activities/analysis/integrate.js';
-import { installMethod } from '../../src/activities/analysis/method.js';
-import { prepareRun } from '../../src/activities/analysis/prepare.js';
-import { packageRoot } from '../../src/paths.js';
 import { locateRun } from '../../src/activities/analysis/runs.js';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { runCli } from '../helpers/cli.js';
-import { readLedger, waitFor } from '../helpers/fake.js';
+import { waitFor } from '../helpers/fake.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { testWorker } from '../helpers/temporal.js';
 import {
   analysisInput,
   git,
-  nextPreparationDay,
   prepareToy,
   progressUntil,
   readJson,
@@ -299,36 +295,4 @@ test('a destination changed on main since preparation stops the run with conflic
     expect(outcome.status).toBe('completed');
     expect((await readJson<Manifest>(outcome.manifest!)).status).toBe('published');
   });
-});
-
-test('the shipped method over the example system, played by the fake harness from its scenario: one correction round, published, and commonplace validate accepts the artifact', async () => {
-  const checkout = join(await scratch('commonplace-method-run-'), 'kb-checkout');
-  await cp(join(packageRoot(), 'examples', 'kb'), join(checkout, 'kb'), { recursive: true });
-  await git(checkout, 'init', '--quiet', '--initial-branch=main');
-  await git(checkout, 'config', 'user.name', 'Method Test');
-  await git(checkout, 'config', 'user.email', 'method-test@example.invalid');
-  await installMethod(checkout);
-  await git(checkout, 'add', '-A');
-  await git(checkout, 'commit', '--quiet', '-m', 'example KB with the method');
-  const run = await prepareRun({
-    checkout,
-    system: 'quill',
-    source: join(packageRoot(), 'examples', 'systems', 'quill'),
-    profile: 'fake',
-    now: nextPreparationDay(),
-  });
-  const dir = await scratch();
-  const input = analysisInput(run, await toyProfiles(dir), {
-    COMMONPLACE_FAKE_SCENARIO: join(packageRoot(), 'examples', 'scenarios', 'agentic-analysis.json'),
-  });
-  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-  const outcome = (await worker.runUntil(async () => (await startAnalysis(env(), input)).result())) as AnalysisResult;
-  expect([outcome.status, outcome.disposition]).toEqual(['completed', 'published']);
-  const corrections = outcome.progress.attempts.filter((attempt) => attempt.kind === 'correction').map((attempt) => [attempt.role, attempt.outcome]);
-  expect(corrections).toEqual([['lens-learning', 'accepted']]);
-  expect((await readLedger(join(run.runDir, 'fake-ledger.jsonl'))).filter((entry) => entry.event === 'start')).toHaveLength(14);
-  const destination = `kb/agentic-systems/quill/${run.runId}`;
-  expect(outcome.publication?.destination).toBe(destination);
-  const validated = await runCli(['validate', destination], { cwd: run.worktree, reject: false });
-  expect([validated.exitCode, validated.stdout]).toEqual([0, expect.stringMatching(/^12 files \(11 notes, 1 published manifest\): 0 failures, 0 warnings$/m)]);
 });
