@@ -13,9 +13,9 @@ import type {
   WorkflowStartInput,
   WorkflowStartUpdateWithStartInput,
 } from '@temporalio/client';
-import { releaseMemo } from './release.js';
+import { withRelease } from './release.js';
 
-const stamped = <T extends { memo?: Record<string, unknown> }>(options: T): T => ({ ...options, memo: { ...options.memo, ...releaseMemo() } });
+const stamped = <T extends { memo?: Record<string, unknown> }>(options: T): T => ({ ...options, memo: withRelease(options.memo) });
 
 const workflowStamp: WorkflowClientInterceptor = {
   startWithDetails: (input: WorkflowStartInput, next) => next({ ...input, options: stamped(input.options) }),

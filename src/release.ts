@@ -19,9 +19,9 @@ export const RELEASE_MEMO = 'commonplaceRelease';
 /** The release of a run that carries none: every run begun before 0.2.0, the first release to stamp its runs. */
 export const UNSTAMPED_RELEASE = '0.1.0';
 
-/** The memo fields that say a run begins on this release. */
-export function releaseMemo(): Record<string, string> {
-  return { [RELEASE_MEMO]: RELEASE };
+/** A run's memo with the field that says it begins on this release (the one stamp every start site applies). */
+export function withRelease(memo: Record<string, unknown> | undefined): Record<string, unknown> {
+  return { ...memo, [RELEASE_MEMO]: RELEASE };
 }
 
 /** The release a run began on, from its memo (decoded): 0.1.0 when it names none. */

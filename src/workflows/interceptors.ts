@@ -21,7 +21,7 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { queueForActivity } from '../places.js';
-import { refusalOf, releaseMemo } from '../release.js';
+import { refusalOf, withRelease } from '../release.js';
 
 class CheckoutRouting implements WorkflowOutboundCallsInterceptor {
   async scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
@@ -69,11 +69,11 @@ class ReleaseStamp implements WorkflowOutboundCallsInterceptor {
     input: StartChildWorkflowExecutionInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ): Promise<[Promise<string>, Promise<unknown>]> {
-    return next({ ...input, options: { ...input.options, memo: { ...input.options.memo, ...releaseMemo() } } });
+    return next({ ...input, options: { ...input.options, memo: withRelease(input.options.memo) } });
   }
 
   async continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
-    return next({ ...input, options: { ...input.options, memo: { ...workflowInfo().memo, ...input.options.memo, ...releaseMemo() } } });
+    return next({ ...input, options: { ...input.options, memo: withRelease({ ...workflowInfo().memo, ...input.options.memo }) } });
   }
 }
 
