@@ -4,13 +4,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
-import { startCli } from '../helpers/cli.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, git, prepareToy, progressUntil, ROLES, scratch, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
 
-const { env, address } = useDevServer();
+// The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
+// file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
+// worker's launch heartbeat timeout and the relaunch rule's wait pass quickly. test/harness/relaunch.test.ts proves
+// the shipped numbers on the time-skipping server.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
 test('a replaced worker finds the HEAD moved while no worker watched: the run stops with environment-changed mid-way, and resumes once restored', async () => {
   const checkout = await toyCheckout();
@@ -20,8 +24,8 @@ test('a replaced worker finds the HEAD moved while no worker watched: the run st
   const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, (clean) => ({ boundary: [writes('boundary', clean.boundary, { waitForFile: release })] }));
   const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv);
 
-  // The first worker is a process of its own, so it can be killed outright while the boundary's launch runs.
-  const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address() } });
+  // The first worker is `commonplace worker` on the test bundle, a process of its own, so it can be killed outright while the boundary's launch runs.
+  const first = startFaultWorker(undefined, { address: address(), state: join(dir, 'state-1') });
   const handle = await startAnalysis(env(), input);
   await waitFor(
     'the boundary launch to start',

@@ -1,13 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisResult } from '../../src/analysis/progress.js';
-import { startCli } from '../helpers/cli.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { readLedger, waitFor } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import { analysisInput, member, prepareToy, ROLES, scratch, startAnalysis, startsByRole, toyCheckout, toyProfiles, toyScenario, writes } from './helpers.js';
 import { useDevServer } from '../helpers/servers.js';
 
-const { env, address } = useDevServer();
+// The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
+// file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
+// worker's launch heartbeat timeout and the relaunch rule's wait pass quickly. test/harness/relaunch.test.ts proves
+// the shipped numbers on the time-skipping server.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
 test('a worker killed mid-cascade and replaced: the run completes, the running try is adopted, and no launch is asked again', async () => {
   const checkout = await toyCheckout();
@@ -33,8 +37,8 @@ test('a worker killed mid-cascade and replaced: the run completes, the running t
   });
   const input = analysisInput(prepared, await toyProfiles(dir), fakeEnv);
 
-  // The first worker is the real `commonplace worker`, a process of its own, so it can be killed outright.
-  const first = startCli(['worker', '--state', join(dir, 'state-1')], { env: { TEMPORAL_ADDRESS: address() } });
+  // The first worker is `commonplace worker` on the test bundle, a process of its own, so it can be killed outright.
+  const first = startFaultWorker(undefined, { address: address(), state: join(dir, 'state-1') });
   const handle = await startAnalysis(env(), input);
   await waitFor(
     'the correction of the runtime report to start',
