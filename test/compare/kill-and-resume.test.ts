@@ -5,15 +5,20 @@ import { join } from 'node:path';
 import type { CompareSummary } from '../../src/review/compare/run-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { compareRun } from '../../src/workflows/compare.js';
-import { startCli } from '../helpers/cli.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
 import { uniqueId } from '../helpers/temporal.js';
 import { compareFixture, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
 
-const { env, address } = useDevServer();
+// The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
+// file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
+// worker's heartbeat timeout and the retry after it pass quickly. test/harness/relaunch.test.ts proves the shipped
+// numbers on the time-skipping server.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
-const worker = (checkout: string, state: string) => startCli(['worker', '--kb', checkout, '--state', state], { env: { TEMPORAL_ADDRESS: address() } });
+/** A worker process as `commonplace worker --kb <checkout>` builds it, on the test run's bundle (which carries the scaled clock). */
+const worker = (checkout: string, state: string) => startFaultWorker(undefined, { address: address(), kb: [checkout], state });
 
 /** The starts after the kill that repeat a prompt answered before it. */
 function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {

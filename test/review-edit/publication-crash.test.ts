@@ -10,7 +10,11 @@ import { testWorker } from '../helpers/temporal.js';
 import { checkoutsAt } from '../../src/worker.js';
 import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from './helpers.js';
 
-const { env, address } = useDevServer();
+// The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
+// file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
+// worker's heartbeat timeout and the retry after it pass quickly. test/harness/relaunch.test.ts proves the shipped
+// numbers on the time-skipping server.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
 interface JournalLine {
   event: string;
