@@ -1,6 +1,8 @@
-// `commonplace review run gates --batch` end to end: the real CLI and the real `commonplace worker`
-// (bin/commonplace.js, so `npm run build` first) on a dev server, a model-API profile pointed at the
-// Anthropic stand-in, whose provider batch ends after it was polled twice.
+// `commonplace review run gates --batch` end to end: the real CLI (bin/commonplace.js, so `npm run build` first)
+// and the worker `commonplace worker` builds (on the test bundle) on a dev server, a model-API profile pointed at
+// the Anthropic stand-in, whose provider batch ends after it was polled twice. The file's runs are on a clock ten
+// times quicker (test/helpers/scaled-clock.ts), so the provider batch's 30 s poll timer takes 3 s; the shipped
+// interval is proved by test/harness/api-batches.test.ts.
 import { runCli } from '../helpers/cli.js';
 import { batchSweep, exampleNotes, gates, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { reply } from '../helpers/model-apis/index.js';
@@ -8,7 +10,7 @@ import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 // The worker this file starts reads the profile's key from its environment.
 process.env[KEY_ENV] = 'stand-in-key';
-const { address } = useDevServerWithCliWorker();
+const { address } = useDevServerWithCliWorker({ quickerClock: 10 });
 
 test("review run gates --batch asks the selection as one provider batch, follows it with the provider's counts and exits 0 with every pair fresh", async () => {
   const setup = await batchSweep('anthropic', reply.review('pass', ['The description restates the title.']));
