@@ -101,7 +101,7 @@ describe('codex against the Responses API stand-in: relaunches', () => {
       // A timed-out try would end the probe at once as `timed-out` (it spends an attempt, it is not relaunched).
       // The profile's bound on an unreachable endpoint (60 s by default) is shortened to keep the test short.
       const closed = `http://127.0.0.1:${await freePort()}`;
-      const run = await probeCodex(env, [], closed, { 'unreachable-timeout': '15s' });
+      const run = await probeCodex(env, [], closed, { 'unreachable-timeout': '3s' });
       expect({ status: run.result.outcome.status, why: describeRun(run) }).toMatchObject({ status: 'launch-failed' });
       expect(run.tries).toBe(3);
       expect(standIn.stats().requests).toBe(0);
