@@ -26,9 +26,12 @@ async function prefixOf(checkout: string): Promise<string> {
 
 /** The checkout's state now: HEAD, and every modified or untracked path outside review state with its bytes' digest. */
 export async function gitSnapshot(checkout: string): Promise<GuardSnapshot> {
-  const prefix = await prefixOf(checkout);
-  const headRead = await runGit(checkout, ['rev-parse', '--verify', '-q', 'HEAD']);
-  const head = headRead.exitCode === 0 ? headRead.stdout.trim() : null;
+  // One rev-parse answers both where the checkout sits and its HEAD (exit 1 when there is no commit yet):
+  // the guard reads before and after every launch, and each Git process costs a fork of the worker.
+  const place = await runGit(checkout, ['rev-parse', '--show-prefix', '--verify', '-q', 'HEAD']);
+  if (place.exitCode !== 0 && place.exitCode !== 1) throw notAWorkTree(checkout, place.stderr);
+  const [prefix = '', headLine] = place.stdout.split('\n');
+  const head = place.exitCode === 0 && headLine ? headLine.trim() : null;
   const status = await runGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
   if (status.exitCode !== 0) throw notAWorkTree(checkout, status.stderr);
   const entries: Record<string, string> = {};
