@@ -4,24 +4,28 @@
  * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
  * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
  *
- *   fault-worker.ts --address HOST:PORT --state DIR [--kb DIR]... [--kb-list FILE] [--fault JSON]
+ *   fault-worker.ts [--address HOST:PORT] [--namespace NS] --state DIR [--kb DIR]... [--kb-list FILE] [--max-launches N] [--fault JSON]
+ *
+ * The address and namespace default to TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, as the CLI's do; its ready
+ * line says what it serves in the CLI's words.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { holdListed } from '../../src/client/operate/worker-start.js';
+import { holdListed, serving } from '../../src/client/operate/worker-start.js';
 import { checkoutsAt, createWorker } from '../../src/worker.js';
 import { faultFromArgument, workerFaults } from './faults.js';
 import { workflowBundlePath } from './temporal.js';
 
 const { values } = parseArgs({
   options: {
-    address: { type: 'string' },
-    namespace: { type: 'string', default: 'default' },
+    address: { type: 'string', default: process.env.TEMPORAL_ADDRESS },
+    namespace: { type: 'string', default: process.env.TEMPORAL_NAMESPACE ?? 'default' },
     state: { type: 'string' },
     kb: { type: 'string', multiple: true, default: [] },
     'kb-list': { type: 'string' },
     fault: { type: 'string' },
+    'max-launches': { type: 'string' },
   },
 });
 if (values.address === undefined || values.state === undefined) throw new Error('fault-worker: --address and --state are required');
@@ -35,10 +39,13 @@ const worker = await createWorker({
   checkouts: await checkoutsAt(values.kb),
   workflowBundle: { codePath: workflowBundlePath },
   ...(values.fault !== undefined && { faults: workerFaults(faultFromArgument(values.fault)) }),
+  ...(values['max-launches'] !== undefined && { maxConcurrentActivityTaskExecutions: Number(values['max-launches']) }),
   // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.
   stickyQueueScheduleToStartTimeout: '1s',
 });
-process.stderr.write(`worker ready${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`);
+process.stderr.write(
+  `worker ready on ${values.address} (namespace ${values.namespace}; ${serving(worker, values['kb-list'])})${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`,
+);
 // The checkouts a file's tests announce, held as they are added, as `commonplace worker --kb-list` holds them.
 const unwatch = values['kb-list'] !== undefined ? holdListed(worker, resolve(values['kb-list'])) : () => undefined;
 await worker.run();

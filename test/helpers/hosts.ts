@@ -7,7 +7,6 @@ import { execa, type ResultPromise } from 'execa';
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { cliPath } from './cli.js';
 import { killGroup, readTryRecord, tryState, type TryRecord } from '../../src/activities/harness/tries.js';
 import { scratch, waitFor } from './fake.js';
 import { corpusRoot } from './kb.js';
@@ -71,25 +70,30 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
   return { ...env, TEMPORAL_ADDRESS: address, ...extra };
 }
 
-/** The real `commonplace worker` holding the checkouts named, with its own state directory. */
+/**
+ * The worker `commonplace worker` builds (src/worker.ts, with its task queues and `--max-launches`), on the
+ * test run's workflow bundle (test/helpers/fault-worker.ts, run by tsx): a file on the scaled clock
+ * (`useDevServer({ quickerClock })`) has a dead host's heartbeat timeout and the retry after it pass quickly.
+ */
+const WORKER = ['--import', 'tsx', join('test', 'helpers', 'fault-worker.ts')];
+
+/** A worker holding the checkouts named, with its own state directory. */
 export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number }): WorkerProcess {
   const args = [
-    'worker',
     ...options.kb.flatMap((dir) => ['--kb', dir]),
     '--state',
     options.state,
     ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : []),
   ];
-  return watchedWorker(execa('node', [cliPath, ...args], { env: workerEnv(address), extendEnv: false, reject: false }));
+  return watchedWorker(execa('node', [...WORKER, ...args], { cwd: packageRoot(), env: workerEnv(address), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.
-const HIDDEN_WORKER =
-  'mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node bin/commonplace.js worker --state "$STATE" --max-launches "$MAX_LAUNCHES"';
+const HIDDEN_WORKER = `mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node ${WORKER.join(' ')} --state "$STATE" --max-launches "$MAX_LAUNCHES"`;
 
 /**
- * The real `commonplace worker` with no checkout, in its own mount namespace where `hide` is an empty
- * directory (so `checkout`, under it, cannot be read), in its own process group (so a test can kill it as a host dies).
+ * A worker with no checkout, in its own mount namespace where `hide` is an empty directory (so `checkout`,
+ * under it, cannot be read), in its own process group (so a test can kill it as a host dies).
  */
 export function startHiddenLaunchWorker(address: string, options: { hide: string; checkout: string; state: string; maxLaunches?: number }): WorkerProcess {
   const child = execa('unshare', ['-m', 'sh', '-c', HIDDEN_WORKER], {

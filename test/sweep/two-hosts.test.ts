@@ -27,7 +27,10 @@ import {
 import { checkoutIdOf, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
 
-const { env, address } = useDevServer();
+// The host's death is real (SIGKILL to its process group); only the waits it brings shrink: the file's runs are on a
+// clock ten times quicker (test/helpers/scaled-clock.ts), the workers on the test bundle (test/helpers/hosts.ts), so
+// the dead host's launch heartbeat timeout and the retry after it pass quickly.
+const { env, address } = useDevServer({ quickerClock: 10 });
 
 const gates = 'frontmatter/*';
 /** Launches each worker runs at once: half the sweep's concurrency, so four launches held open are two on each. */
