@@ -103,7 +103,7 @@ async function sweep(route: Route, runId: string, notes: string[], concurrency: 
 
 async function measure(route: Route, concurrency: number): Promise<void> {
   const checkout = route.input.checkout;
-  const pairs = (await selectPairs(checkout, { notes: route.notes })).filter((pair) => pair.status !== 'fresh').length;
+  const pairs = (await selectPairs(checkout, { notes: route.notes.slice(1) })).filter((pair) => pair.status !== 'fresh').length;
   const { child: worker } = await startWorker(checkout, await scratch('commonplace-bench-state-'), route.workerEnv);
   const tag = `${route.name.replace(/\W+/g, '-')}-${concurrency}-${Date.now().toString(36)}`;
   await sweep(route, `GS-warm-${tag}`, route.notes.slice(0, 1), concurrency);

@@ -12,17 +12,28 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
-import type { SweepUnit } from '../review/sweep-types.js';
+import type { CompareTarget, SweepUnit } from '../review/sweep-types.js';
 import { launchOptions, launchOnce, type LaunchOnce } from './asking/ask.js';
-import type { UnitAnswer, UnitPath } from './sweep-unit.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { StopOf } from '../runs/stop.js';
+import type { Spend } from './spend-cap.js';
+
+/** What a model-API unit's try needs of its unit's path (sweep-unit.ts's `UnitPath`). */
+export interface InOnePath {
+  runId: string;
+  checkout: string;
+  profile: Profile;
+  spend: Spend;
+  /** The batch's KB snapshot. */
+  guard: string;
+  compare?: CompareTarget;
+}
 
 /** The output a review writes (src/activities/review/sweep/run-dir.ts). */
 const REVIEW_OUTPUT = 'review.md';
 
 /** Whether a profile's units are asked in one activity: a model API's, outside a provider batch. */
-export function askedInOne(profile: Profile, batched: UnitAnswer | undefined): boolean {
+export function askedInOne(profile: Profile, batched: object | undefined): boolean {
   return batched === undefined && (profile.harness === 'anthropic' || profile.harness === 'openai');
 }
 
@@ -32,7 +43,7 @@ type Accepted = { kind: 'accepted'; check: Awaited<ReturnType<Activities['accept
 export async function askInOne(
   pending: SweepUnit,
   try_: { attempt: number; findings: Finding[]; name: string },
-  path: UnitPath,
+  path: InOnePath,
   ran: (launched: LaunchResult) => void,
   checkoutChanged: (paths: string[], launchId: string) => StopOf<'checkout-changed'>,
 ): Promise<LaunchOnce<Accepted | { kind: 'stop'; stop: StopOf<'checkout-changed'> }>> {
