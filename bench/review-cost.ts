@@ -19,7 +19,8 @@
 //                          (each launch is a process of several seconds), figures per pair.
 // Prices come from src/harness/prices.ts: Opus 4.6 (the telemetry's model), Sonnet 4.5, Haiku 4.5.
 // Without caching is the same tokens, every one at the input price; batch is half of every price.
-// Then pairs per second through the live API route at concurrency 16 (no simulated clock).
+// Then pairs per second through the live API route's executor alone at concurrency 16 (no simulated clock; in-process,
+// no workflow or result file: bench/sweep-throughput.ts measures the sweep through the whole system).
 // Usage: npx tsx bench/review-cost.ts [notes=40] [cli-pairs=6] [cli-bundles=2] [throughput-pairs=800]
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -352,6 +353,6 @@ for (const [name, target] of [
   const seconds = (performance.now() - started) / 1000;
   await standIn.close();
   console.log(
-    `\nlive API route at the stand-in: ${inputs.length} pairs at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s: ${(inputs.length / seconds).toFixed(1)} pairs/s${failed > 0 ? ` (${failed} failed)` : ''}`,
+    `\nlive API route at the stand-in, the executor alone (in-process; through the whole system: bench/sweep-throughput.ts): ${inputs.length} pairs at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s: ${(inputs.length / seconds).toFixed(1)} pairs/s${failed > 0 ? ` (${failed} failed)` : ''}`,
   );
 }

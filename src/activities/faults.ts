@@ -11,6 +11,8 @@ export type FaultPoint =
   | 'try-ended'
   /** The provider accepted a batch, and its ID is not yet in the submissions ledger (src/activities/review/sweep/provider-batch.ts). */
   | 'batch-created'
+  /** A model-API unit's answer is recorded in its launch directory, and not yet accepted or reported (src/activities/review/sweep/review-unit.ts). */
+  | 'answer-recorded'
   /** An edit's note is written into the checkout, and the packet and results that describe it are not (src/activities/review/edit/publish.ts). */
   | 'note-written'
   /** An analysis publication's journal has one more entry, flushed; the step it announces is not yet taken (src/activities/analysis/publish.ts). */

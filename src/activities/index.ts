@@ -48,17 +48,18 @@ function placed<T extends Record<string, AnyActivity>>(activities: T, places: Ho
 /** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */
 export function createActivities(dependencies: ActivityDependencies) {
   const places = dependencies.places ?? new HostPlaces({ stateDir: dependencies.stateDir });
+  const harness = createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies });
   const activities = allHeartbeating(
     {
-      ...createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies }),
+      ...harness,
       ...createProbeActivities(dependencies),
-      ...createSweepActivities(dependencies),
+      ...createSweepActivities({ ...dependencies, launch: harness.launch }),
       ...createCompareActivities(),
       ...createEditActivities(dependencies),
       ...createAnalysisActivities(dependencies),
       ...createQuotaActivities(),
     },
-    ['launch'],
+    ['launch', 'reviewUnit'],
   );
   return placed(activities, places);
 }

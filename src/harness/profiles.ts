@@ -8,6 +8,13 @@ export type HarnessName = (typeof harnessNames)[number];
 export const apiHarnessNames = ['anthropic', 'openai'] as const satisfies readonly HarnessName[];
 export const isApiHarness = (name: HarnessName): boolean => (apiHarnessNames as readonly string[]).includes(name);
 
+/**
+ * A sweep's units in flight when `--concurrency` is not given. A model-API unit is one request, cheap to
+ * hold open, and the quota gate and the rate-limit headers (the pace halves it on a warning) keep it under
+ * the provider's limit; a CLI unit is a process of its own (docs/performance.md).
+ */
+export const defaultSweepConcurrency = (name: HarnessName): number => (isApiHarness(name) ? 32 : 4);
+
 const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   try {
     return parseDuration(value);

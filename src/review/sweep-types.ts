@@ -42,7 +42,8 @@ export interface SweepOptions {
   gates: string[];
   grouping: Grouping;
   profile: string;
-  concurrency: number;
+  /** Units in flight at once; absent: the profile's default (`defaultSweepConcurrency`: higher for a model API than for a CLI). */
+  concurrency?: number;
   /** Units per child workflow. */
   batchSize: number;
   /** Wait for a usage limit's reset time on a durable timer and go on (scheduled sweeps). */
@@ -83,6 +84,8 @@ export interface PreparedSweep {
   batches: number;
   /** On a model API: the units' shared prefixes against the model's minimum cacheable length. */
   cachePrefixes?: CachePrefixReport;
+  /** The units in flight at once: `--concurrency`, else the profile's default. */
+  concurrency?: number;
 }
 
 /** What code read from the checkout for one attempt: the inputs' digests the result must still match. */

@@ -133,6 +133,11 @@ function batchSearchAttributes(runId: string, ready: PreparedSweep) {
   ];
 }
 
+/** The units in flight: `--concurrency`, else the profile's default as the preparation resolved it. */
+function concurrencyOf(input: SweepInput, ready: PreparedSweep): number {
+  return input.concurrency ?? ready.concurrency ?? 4;
+}
+
 /** A batch's static details in the Web UI: which batch of which sweep, and what it asks. */
 function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, batch: number, resumes: number, remaining: SweepUnit[] | undefined): string {
   const left = remaining && { units: remaining.length, pairs: remaining.reduce((sum, unit) => sum + unit.criteria.length, 0) };
@@ -143,7 +148,7 @@ function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, ba
     ['units', left ? `${left.units} left by the stop` : 'read from the run directory'],
     ['pairs', left ? `${left.pairs} left by the stop` : `the sweep has ${ready.pairs} in ${ready.units} units`],
     ['profile', ready.profile.name],
-    ['concurrency', input.concurrency],
+    ['concurrency', concurrencyOf(input, ready)],
     ['run directory', ready.runDir],
   ]);
 }
@@ -179,7 +184,7 @@ async function sweepBatches(
           checkout: input.checkout,
           profile: ready.profile,
           ...(ready.profiles && { profiles: ready.profiles }),
-          concurrency: input.concurrency,
+          concurrency: concurrencyOf(input, ready),
           // An API profile's sweep asked with `--batch` (or a schedule's large one) asks each batch's units as a provider batch.
           ...(batchesChosen(input.batch, ready.profile.harness, ready.units) && { providerBatch: true }),
           ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }),

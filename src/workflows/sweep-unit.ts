@@ -17,10 +17,11 @@ import type { AcceptedResult, CapturedUnit, CompareTarget, SweepCounts, SweepPro
 import { unitIdentity } from '../review/unit-identity.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
-import { launchOnce } from './asking/ask.js';
+import { launchOnce, type LaunchOnce } from './asking/ask.js';
 import { keyedAsk, type Answers } from './asking/answers.js';
 import { checked, findingMessages } from './asking/checked.js';
 import { paceLaunch } from './asking/pace.js';
+import { askedInOne, askInOne } from './sweep-unit-api.js';
 import type { Spend } from './spend-cap.js';
 
 /** The activities of a unit's path (and of the batch's capture for a provider batch, and its snapshot). */
@@ -70,6 +71,9 @@ type Asked =
   | { stop: Stop; pending: SweepUnit }
   | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
 
+/** What one try's ask came to: a stop, a spent attempt, or the accept's outcome. */
+type TryAnswer = LaunchOnce<Awaited<ReturnType<typeof acceptAnswer>>>;
+
 /** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
 export function unitName(unit: SweepUnit): string {
   return `${unit.note} × ${unit.criteria.length === 1 ? unit.criteria[0]!.id : `${unit.lens} (${unit.criteria.length} gates)`}`;
@@ -88,43 +92,49 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
   const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
-    // Capture: the unit's inputs as they stand (a provider batch captured its first attempt already).
     const fromBatch = attempt === 1 ? path.batched : undefined;
-    const captured =
-      fromBatch?.captured ??
-      (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
-        { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings },
-      ]));
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) =>
-      acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
-    // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
-    const outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
-      answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
-      launch: (keep) =>
-        fromBatch !== undefined
-          ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, path.spend)
-          : launchOnce(
-              {
-                launchId: `${path.runId}/${pending.key}/${attempt}`,
-                profile,
-                prompt: captured.prompt,
-                outputs: captured.outputs,
-                // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
-                ...(captured.files !== undefined && captured.launchDir !== undefined
-                  ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
-                  : { dir: captured.dir }),
-              },
-              `${unitName(pending)}, attempt ${attempt}`,
-              (launched) => accept(captured, launched, keep),
-              ran,
-              path.spend,
-            ),
-    });
+    let outcome: TryAnswer;
+    if (askedInOne(profile, fromBatch)) {
+      // A model API's try is one activity that captures, asks, guards and accepts (sweep-unit-api.ts).
+      outcome = await askInOne(pending, { attempt, findings, name: unitName(pending) }, path, ran, checkoutChanged);
+    } else {
+      // Capture: the unit's inputs as they stand (a provider batch captured its first attempt already).
+      const captured =
+        fromBatch?.captured ??
+        (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
+          { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings },
+        ]));
+      const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) =>
+        acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
+      // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
+      outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
+        answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
+        launch: (keep) =>
+          fromBatch !== undefined
+            ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, path.spend)
+            : launchOnce(
+                {
+                  launchId: `${path.runId}/${pending.key}/${attempt}`,
+                  profile,
+                  prompt: captured.prompt,
+                  outputs: captured.outputs,
+                  // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
+                  ...(captured.files !== undefined && captured.launchDir !== undefined
+                    ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
+                    : { dir: captured.dir }),
+                },
+                `${unitName(pending)}, attempt ${attempt}`,
+                (launched) => accept(captured, launched, keep),
+                ran,
+                path.spend,
+              ),
+      });
+    }
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
       for (const criterion of pending.criteria) refusals.set(criterion.id, outcome.findings);
@@ -241,7 +251,7 @@ async function acceptBatched<A>(
 }
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
-function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
+export function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
   return {
     kind: 'checkout-changed',
     disposition: 'inspect',

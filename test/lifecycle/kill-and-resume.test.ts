@@ -1,8 +1,11 @@
 // One ask, keyed run-wide, under a killed worker: the worker running a sweep, a full pass or a revision is killed
 // (SIGKILL) while a launch is held open, a new worker takes the run over, and no ask that was answered
-// before the kill is launched again.
-import { writeFile } from 'node:fs/promises';
+// before the kill is launched again. A model-API sweep's worker dies mid-sweep right after recording an answer:
+// only the requests in flight at its end are asked again, counted at the API's stand-in.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { gateSweep } from '../../src/workflows/gate-sweep.js';
@@ -10,6 +13,8 @@ import { startFaultWorker } from '../helpers/faults.js';
 import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
+import { requestedCriteria, reply } from '../helpers/model-apis/replies.js';
+import { startStandIn, type RecordedRequest } from '../helpers/model-apis/stand-in.js';
 import { useDevServer } from '../helpers/servers.js';
 import { uniqueId } from '../helpers/temporal.js';
 import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from '../review-edit/helpers.js';
@@ -170,4 +175,101 @@ test('a revision whose worker is killed while its pass runs and replaced launche
   }
   expect((await launches(ledger)).filter((launch) => launch.job === 'assess')).toHaveLength(1);
   expect(repeatedAfter(before, await readLedger(ledger))).toEqual([]);
+});
+
+/** The pair a review request asks: its note's path and its criterion. */
+function pairOf(request: RecordedRequest): string {
+  const text = JSON.stringify(request.json ?? {});
+  return `${/<note path=\\"([^"\\]+)\\"/.exec(text)?.[1] ?? '?'} × ${requestedCriteria(text).join(', ')}`;
+}
+
+/** The pairs whose answers a sweep's model-API units recorded in their launch directories (`answer.json`). */
+async function recordedPairs(checkout: string, runId: string): Promise<string[]> {
+  const launches = join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId, 'launches');
+  const pairs: string[] = [];
+  for (const unit of await readdir(launches).catch(() => [] as string[]))
+    for (const attempt of await readdir(join(launches, unit)).catch(() => [] as string[])) {
+      const text = await readFile(join(launches, unit, attempt, 'answer.json'), 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      const { captured } = JSON.parse(text) as { captured: { prompt: string } };
+      const line = (name: string) =>
+        captured.prompt
+          .split('\n')
+          .find((entry) => entry.startsWith(`${name} = `))
+          ?.slice(name.length + 3);
+      pairs.push(`${line('note')} × ${line('criterion')}`);
+    }
+  return pairs;
+}
+
+test('a model-API sweep whose worker dies mid-sweep after recording an answer asks no answered pair again: only requests in flight at its end', async () => {
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const KEY_ENV = 'COMMONPLACE_TEST_KILL_API_KEY';
+  const standIn = await startStandIn('anthropic', reply.review('pass'));
+  const profilesFile = join(dir, 'worker-profiles.yaml');
+  await writeFile(
+    profilesFile,
+    stringify({
+      profiles: { api: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', attempts: 3 } },
+    }),
+  );
+  const notes = await someNotes(2);
+  const pairs = (await selectPairs(checkout, { notes })).length;
+  const concurrency = 6;
+  const runId = uniqueId('GS-API').replace(/\//g, '-');
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates: [],
+    grouping: 'pair',
+    profile: 'api',
+    concurrency,
+    batchSize: 100,
+    autoResume: false,
+    profilesFile,
+  };
+  const workerEnv = { [KEY_ENV]: 'stand-in-key' };
+  // The worker kills itself (SIGKILL) right after recording its 12th answer, before reporting it.
+  const first = startFaultWorker(
+    { do: 'kill', at: 'answer-recorded', nth: 12 },
+    { address: address(), kb: [checkout], state: join(dir, 'state-1'), env: workerEnv },
+  );
+  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  try {
+    const killed = await first;
+    expect(killed.signal).toBe('SIGKILL');
+    const requestsAtKill = standIn.requests.filter((request) => !request.side).length;
+    const answeredAtKill = await recordedPairs(checkout, runId);
+    expect(answeredAtKill.length).toBeGreaterThanOrEqual(12);
+
+    const second = startFaultWorker(undefined, { address: address(), kb: [checkout], state: join(dir, 'state-2'), env: workerEnv });
+    try {
+      const summary: SweepSummary = await handle.result();
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.pairsDone).toBe(pairs);
+    } finally {
+      second.kill('SIGINT');
+      await second;
+    }
+    const asked = standIn.requests.filter((request) => !request.side);
+    const times = new Map<string, number>();
+    for (const request of asked) times.set(pairOf(request), (times.get(pairOf(request)) ?? 0) + 1);
+    expect(times.size).toBe(pairs);
+    const askedAgain = [...times].filter(([, count]) => count > 1).map(([pair]) => pair);
+    // Every answer recorded before the worker died was asked once, the one it died reporting included.
+    expect(answeredAtKill.filter((pair) => askedAgain.includes(pair))).toEqual([]);
+    // What was asked again was asked before the kill and had no answer recorded: in flight, at most one a lane.
+    const inFlightAtKill = new Set(
+      asked
+        .slice(0, requestsAtKill)
+        .map(pairOf)
+        .filter((pair) => !answeredAtKill.includes(pair)),
+    );
+    expect(askedAgain.filter((pair) => !inFlightAtKill.has(pair))).toEqual([]);
+    expect(askedAgain.length).toBeLessThanOrEqual(concurrency);
+  } finally {
+    await standIn.close();
+  }
 });

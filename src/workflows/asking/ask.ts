@@ -38,19 +38,34 @@ export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): F
  * Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller
  * can stop on. Against a closed quota gate nothing is launched: the ask comes to the gate's usage limit.
  */
-export async function ask(input: LaunchInput, summary?: string): Promise<AskOutcome> {
+export async function ask(input: LaunchInput, summary?: string, via?: LaunchVia): Promise<AskOutcome> {
   const closed = await consultQuotaGate(input);
   if (closed) return closed;
-  const { launch } = proxyActivities<Activities>({
-    startToCloseTimeout: launchStartToCloseMs(input.profile),
-    heartbeatTimeout: launchHeartbeatTimeout,
-    retry: relaunchRule,
-    ...(summary !== undefined && { summary }),
-  });
-  const outcome = await launched(() => launch(input), input);
+  const outcome = await launched(via ?? (() => launchActivity(input.profile, summary)(input)), input);
   // Counted once: the SDK drops a workflow's metric records while it replays.
   recordLaunch(metricMeter, input.profile, outcome);
   return outcome;
+}
+
+/**
+ * Another activity that makes the launch and returns its result, under the launch's timeouts and relaunch
+ * rule (`launchActivity`'s): a model-API unit's capture, request and accept in one (sweep-unit-api.ts).
+ */
+export type LaunchVia = () => Promise<LaunchResult>;
+
+/** The launch activity under a profile's timeouts and the relaunch rule. */
+function launchActivity(profile: LaunchInput['profile'], summary: string | undefined) {
+  return proxyActivities<Activities>(launchOptions(profile, summary)).launch;
+}
+
+/** What every launch activity is scheduled with: the profile's timeout and the relaunch rule. */
+export function launchOptions(profile: LaunchInput['profile'], summary: string | undefined) {
+  return {
+    startToCloseTimeout: launchStartToCloseMs(profile),
+    heartbeatTimeout: launchHeartbeatTimeout,
+    retry: relaunchRule,
+    ...(summary !== undefined && { summary }),
+  };
 }
 
 /** The launch activity's result or failure as an outcome. */
@@ -98,8 +113,10 @@ export async function launchOnce<A>(
   ran?: (result: LaunchResult) => void,
   /** The run's spend: a launch that would pass its cap is not started (a `spend-limit` stop). */
   spend?: Spend,
+  /** Another activity that makes the launch (absent: the launch activity). */
+  via?: LaunchVia,
 ): Promise<LaunchOnce<A>> {
-  const outcome = await askWithin(spend, input, summary);
+  const outcome = await askWithin(spend, input, summary, via);
   if (outcome.status === 'spend-limit') return { kind: 'stop', stop: outcome.stop };
   if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome) as Stop };
   ran?.(outcome.result);
@@ -115,9 +132,10 @@ export async function askWithin(
   spend: Spend | undefined,
   input: LaunchInput,
   summary?: string,
+  via?: LaunchVia,
 ): Promise<AskOutcome | { status: 'spend-limit'; stop: StopOf<'spend-limit'> }> {
-  if (spend === undefined) return ask(input, summary);
+  if (spend === undefined) return ask(input, summary, via);
   const stop = spend.over();
   if (stop !== undefined) return { status: 'spend-limit', stop };
-  return spend.track(() => ask(input, summary));
+  return spend.track(() => ask(input, summary, via));
 }

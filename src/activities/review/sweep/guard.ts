@@ -6,7 +6,8 @@
  * The snapshot is each file's size and modification time (a stat, cheap enough per launch over
  * thousands of notes); the file is kept in the run directory and the history carries its name only.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { walkFiles } from '../../../review/files.js';
@@ -17,28 +18,46 @@ type KbSnapshot = Record<string, string>;
 const EXCLUDED = 'kb/reports/state';
 const snapshotFile = (checkout: string, runId: string, name: string) => path.join(runDirOf(checkout, runId), 'guard', `${name}.json`);
 
-async function snapshot(checkout: string): Promise<KbSnapshot> {
+/** Each file's size and modification time. Stats are synchronous: a few hundred cost a millisecond, and a per-file round trip through the thread pool cost several. */
+function snapshot(checkout: string): KbSnapshot {
   const files = walkFiles(checkout, 'kb', { skip: (dir) => dir === EXCLUDED || dir.startsWith(`${EXCLUDED}/`) });
   const entries: KbSnapshot = {};
   for (const file of files) {
-    const info = await stat(path.join(checkout, ...file.split('/'))).catch(() => undefined);
+    const info = statSync(path.join(checkout, ...file.split('/')), { throwIfNoEntry: false });
     if (info) entries[file] = `${info.size}:${info.mtimeMs}`;
   }
   return entries;
 }
 
+/** Baselines read back, by file: a batch's every unit compares with the same one. */
+const baselines = new Map<string, KbSnapshot>();
+
+async function baselineAt(file: string): Promise<KbSnapshot> {
+  const known = baselines.get(file);
+  if (known !== undefined) return known;
+  const base = JSON.parse(await readFile(file, 'utf8')) as KbSnapshot;
+  if (baselines.size >= 16) baselines.delete(baselines.keys().next().value as string);
+  baselines.set(file, base);
+  return base;
+}
+
 function changed(base: KbSnapshot, now: KbSnapshot): string[] {
-  return [...new Set([...Object.keys(base), ...Object.keys(now)])].filter((file) => base[file] !== now[file]).sort();
+  const paths = Object.keys(now).filter((file) => base[file] !== now[file]);
+  for (const file of Object.keys(base)) if (!(file in now)) paths.push(file);
+  return paths.sort();
 }
 
 /** Records the KB's state as a batch begins; returns the snapshot's name. */
 export async function sweepGuardBaseline(input: { checkout: string; runId: string; name: string }): Promise<string> {
-  await writeFileAtomic(snapshotFile(input.checkout, input.runId, input.name), JSON.stringify(await snapshot(input.checkout)));
+  const file = snapshotFile(input.checkout, input.runId, input.name);
+  const base = snapshot(input.checkout);
+  await writeFileAtomic(file, JSON.stringify(base));
+  baselines.delete(file);
   return input.name;
 }
 
 /** The KB's paths that changed since the named snapshot. */
 export async function sweepGuardCheck(input: { checkout: string; runId: string; baseline: string }): Promise<{ changed: string[] }> {
-  const base = JSON.parse(await readFile(snapshotFile(input.checkout, input.runId, input.baseline), 'utf8')) as KbSnapshot;
-  return { changed: changed(base, await snapshot(input.checkout)) };
+  const base = await baselineAt(snapshotFile(input.checkout, input.runId, input.baseline));
+  return { changed: changed(base, snapshot(input.checkout)) };
 }

@@ -1,6 +1,6 @@
 /** A sweep unit's inputs as the checkout holds them now, and the failure for a request the sweep cannot carry out. */
 import { ApplicationFailure } from '@temporalio/common';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCriterion } from '../../../review/criteria.js';
 import { criterionHash, hashParts, noteParts } from '../../../review/hash.js';
@@ -17,19 +17,47 @@ export interface InputsNow {
 }
 
 /**
+ * What parsing a note's or a criterion's text came to, by its text: a sweep asks each note under some forty
+ * criteria and each criterion over every note, twice a unit (capture and acceptance), and the YAML parse was
+ * most of a unit's reading. Keyed by the text itself, so an edit is a new entry; a few hundred kept.
+ */
+const parsedNotes = new Map<string, ReturnType<typeof noteParts>>();
+const loadedCriteria = new Map<string, Promise<Awaited<ReturnType<typeof loadCriterion>>>>();
+const REMEMBERED = 256;
+
+/** A small file's text, or undefined when it cannot be read: read synchronously, as `review status` reads its files (one call, not four round trips through the thread pool). */
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function remembered<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const value = make();
+  if (cache.size >= REMEMBERED) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
+
+/**
  * Reads a unit's note and criteria as they stand and hashes them (the note parsed once, hashed under
  * each criterion's watches); undefined for a criterion that is gone or no longer a criterion.
  */
 export async function inputsNow(checkout: string, unit: SweepUnit): Promise<InputsNow | undefined> {
-  const noteText = await readFile(join(checkout, unit.note), 'utf8').catch(() => undefined);
+  const noteText = readText(join(checkout, unit.note));
   if (noteText === undefined) return undefined;
-  const parts = noteParts(noteText, unit.note);
+  const parts = remembered(parsedNotes, `${checkout}\0${unit.note}\0${noteText}`, () => noteParts(noteText, unit.note));
   if (!parts.ok) throw badInput(`note ${unit.note} cannot be hashed: ${parts.findings.map((finding) => finding.message).join('; ')}`);
   const criteria: InputsNow['criteria'] = new Map();
   for (const criterion of unit.criteria) {
-    const text = await readFile(join(checkout, criterion.path), 'utf8').catch(() => undefined);
-    const loaded = await loadCriterion(checkout, criterion.id);
-    if (text === undefined || !loaded.ok) continue;
+    const text = readText(join(checkout, criterion.path));
+    if (text === undefined) continue;
+    const loaded = await remembered(loadedCriteria, `${checkout}\0${criterion.id}\0${text}`, () => loadCriterion(checkout, criterion.id));
+    if (!loaded.ok) continue;
     criteria.set(criterion.id, { text, hashes: { note: hashParts(parts.parts, loaded.criterion.watches), criterion: criterionHash(text) } });
   }
   return { noteText, criteria };

@@ -4,7 +4,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
+import { defaultSweepConcurrency, isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
 import { badInput } from './inputs.js';
@@ -81,7 +81,8 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   // A model API caches a request's shared prefix: each unit's is chosen, and units sharing one run together (docs/harnesses.md, "Prompt caching").
   // A sweep whose criteria were routed to other profiles keeps its units as planned: the prefixes are planned for one profile's requests.
   const prefixed = chosen.length === 0 && isApiHarness(profile.harness) ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
-  const units = prefixed ? orderForCache(prefixed.units, input.concurrency) : planned;
+  const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
+  const units = prefixed ? orderForCache(prefixed.units, concurrency) : planned;
   const cache = prefixed?.report;
   const batches = Math.ceil(units.length / input.batchSize);
   await mkdir(runDir, { recursive: true });
@@ -102,6 +103,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     units: units.length,
     batches,
     ...(cache && { cachePrefixes: cache }),
+    concurrency,
   };
 }
 

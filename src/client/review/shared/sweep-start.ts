@@ -87,7 +87,7 @@ export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyAr
     ['grouping', input.grouping],
     ['profile', input.profile],
     ['profiles file', input.profilesFile],
-    ['concurrency', input.concurrency],
+    ['concurrency', input.concurrency ?? "the profile's default (32 on a model API, 4 on a CLI)"],
     ['batch size', input.batchSize],
     ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
     ['auto-resume', input.autoResume ? 'yes' : 'no'],

@@ -17,7 +17,7 @@ export interface SweepCommandOptions {
   criteria?: string;
   grouping: string;
   profile: string;
-  concurrency: string;
+  concurrency?: string;
   batchSize: string;
   autoResume?: boolean;
   batch?: boolean;
@@ -38,7 +38,7 @@ const grouping = z.string().transform((text, context) => {
 /** The sweep's fields, in the order their checks run (the first bad one is the message). */
 export const SWEEP_FIELDS = {
   grouping,
-  concurrency: positiveWhole('concurrency'),
+  concurrency: positiveWhole('concurrency').optional(),
   batchSize: positiveWhole('batch-size'),
   maxCost: maxCostOption,
   notes: z.array(z.string()),
@@ -80,7 +80,7 @@ export function parseSweepCommand(raw: SweepCommandOptions, extra: Partial<Sweep
     criteria: options.criteria,
     grouping: options.grouping,
     profile: options.profile,
-    concurrency: options.concurrency,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     batchSize: options.batchSize,
     autoResume: options.autoResume ?? false,
     ...(options.maxCost !== undefined && { maxCostUsd: options.maxCost }),
