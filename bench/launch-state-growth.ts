@@ -5,7 +5,8 @@
 // measured sweep: the state's entries before it, pairs/s, the launch activity's median and p95 time
 // (scheduled to completed, from the histories), and what the stray-write check visits for one try in
 // that state (`watchStateWrites(...).check`: entries and time) beside the entries the old whole-state
-// walk would have looked at.
+// walk would have looked at. A control sweep follows on a fresh state and worker, so that a change in
+// the machine's load between the first and the last measurement shows as such.
 // Usage: npx tsx bench/launch-state-growth.ts [earlier sweeps=20] [notes=2] [concurrency=8]
 import type { Client } from '@temporalio/client';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
@@ -103,9 +104,9 @@ async function sweep(runId: string): Promise<{ pairs: number; seconds: number }>
   return { pairs: summary.counts.pairsDone, seconds: (performance.now() - started) / 1000 };
 }
 
-async function measured(label: string): Promise<void> {
-  const entries = await entriesUnder(stateDir);
-  const check = await oneCheck(stateDir, label);
+async function measured(label: string, state = stateDir): Promise<void> {
+  const entries = await entriesUnder(state);
+  const check = await oneCheck(state, label);
   const runId = `GS-bench-growth-${label}`;
   const { pairs, seconds } = await sweep(runId);
   const times = await launchTimes(env.client, runId);
@@ -126,5 +127,12 @@ await worker.runUntil(async () => {
   for (let index = 0; index < earlier; index += 1) await sweep(`GS-bench-growth-earlier-${String(index).padStart(2, '0')}`);
   console.log(`        (${earlier} earlier sweeps in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   await measured('after');
+});
+// The control: the same sweep right after, under the same machine load, on a fresh state and worker.
+const controlState = join(dir, 'control-state');
+const control = await testWorker(env, { stateDir: controlState });
+await control.runUntil(async () => {
+  await sweep('GS-bench-growth-control-warmup');
+  await measured('control', controlState);
 });
 await env.teardown();
