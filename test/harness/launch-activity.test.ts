@@ -164,6 +164,29 @@ describe('the stray-write check among concurrent launches of a run', () => {
     expect(logged[0]).toContain(`outside every launch directory: ${stray}`);
     expect(logged[0]).not.toMatch(/unit-b/);
   });
+  test('says where it stopped looking when a stray directory is too large to walk', async () => {
+    const stateDir = await scratch();
+    await mkdir(join(stateDir, 'dump'), { recursive: true });
+    const past = new Date(Date.now() - 3_600_000);
+    for (let index = 0; index <= STRAY_WALK_LIMIT; index += 1) {
+      await writeFile(join(stateDir, 'dump', `file-${index}.txt`), '');
+      await utimes(join(stateDir, 'dump', `file-${index}.txt`), past, past); // left there long before this try
+    }
+    const { env } = await fakeScenario(await scratch(), [{ attempts: [{ writeDeclared: 'a\n' }] }]);
+    const dir = join(stateDir, 'review', 'GS-2026-12-05-bounded', 'unit-a-0123456789', 'attempt-1');
+    const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
+    logged.length = 0;
+    const result = (await new MockActivityEnvironment({ attempt: 1 }, { logger }).run(withState.launch, {
+      launchId: 'test/bounded',
+      profile: fakeProfile({ env }),
+      dir,
+      prompt: unitPrompt('a'),
+      outputs: ['out.md'],
+    })) as LaunchResult;
+    expect(result.strayWrites).toBeUndefined();
+    await expect(readFile(join(dir, result.logDir, 'stray-writes.txt'), 'utf8')).resolves.toBe(`# not looked at past ${STRAY_WALK_LIMIT} entries: dump\n`);
+    expect(logged).toEqual([expect.stringContaining(`stopped after ${STRAY_WALK_LIMIT} entries and did not look into dump`)]);
+  });
 });
 
 describe("the stray-write check's cost", () => {
