@@ -44,7 +44,7 @@ async function entriesUnder(dir: string): Promise<number> {
 /** The launch activities' times (scheduled to completed) over every workflow run of a sweep. */
 async function launchTimes(client: Client, runId: string): Promise<number[]> {
   const times: number[] = [];
-  for await (const execution of client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` })) {
+  for await (const execution of client.workflow.list({ query: `WorkflowId = "gates/${runId}" OR WorkflowId STARTS_WITH "gates/${runId}/"` })) {
     const events = (await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory()).events ?? [];
     const scheduled = new Map<string, number>();
     for (const event of events) {
