@@ -100,6 +100,7 @@ async function flushed(watched: Watched): Promise<boolean> {
   }
 }
 
+/** One try's watch over where it could write outside its launch directory; closed when the launch ends. */
 export class StrayWatch {
   private readonly openedAt = Date.now();
   /** Per directory between the state directory and the launch directory: its watch and the names written in it. */
