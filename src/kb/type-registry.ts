@@ -14,36 +14,15 @@ import YAML, { LineCounter } from 'yaml';
 import type { Finding, Severity } from './findings.js';
 import { escapePointer, lineOf, parseNote, type DocumentModel, type Note } from './notes.js';
 import { cached } from './cached.js';
+import { resolveKbPath, showValue, toPosix, type PathResolution } from './kb-path.js';
+
+export { resolveKbPath, showValue, type PathResolution };
 
 // ajv-formats is CommonJS whose module.exports is the plugin and also carries `.default`.
 const addFormats = addFormatsModule.default;
 
 /** A finding before it is tied to the file it is reported on. */
 export type Problem = Omit<Finding, 'file'>;
-
-export type PathResolution = { readonly ok: true; readonly path: string; readonly absolute: string } | { readonly ok: false; readonly reason: string };
-
-/**
- * Resolves a path-valued field (`type:`, `schema:`, a layout's member type) the way
- * the KB writes them: relative to the citing file's folder when it starts with `./`
- * or `../`, otherwise relative to the repository root; never outside the repository.
- */
-export function resolveKbPath(value: unknown, fromFile: string, repoRoot: string): PathResolution {
-  if (typeof value !== 'string' || value.trim() === '') {
-    return { ok: false, reason: `must be a path string, found ${showValue(value)}` };
-  }
-  const written = value.trim();
-  if (/^[a-z][a-z0-9+.-]*:/i.test(written)) return { ok: false, reason: `\`${written}\` is a URL; a path inside the repository is expected` };
-  if (path.posix.isAbsolute(written) || path.isAbsolute(written)) {
-    return { ok: false, reason: `\`${written}\` is absolute; write it relative to the repository root (kb/…) or to this file (./…)` };
-  }
-  const relative =
-    written.startsWith('./') || written.startsWith('../') ? path.posix.join(path.posix.dirname(toPosix(fromFile)), written) : path.posix.normalize(written);
-  if (relative === '..' || relative.startsWith('../')) {
-    return { ok: false, reason: `\`${written}\` resolves outside the repository` };
-  }
-  return { ok: true, path: relative, absolute: path.join(repoRoot, ...relative.split('/')) };
-}
 
 export interface ResolvedType {
   /** Repository-relative path of the type spec: the type's identity. */
@@ -547,22 +526,6 @@ function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (Number.isInteger(value)) return 'integer';
   return typeof value;
-}
-
-/** Renders a value short and JSON-quoted, so a message shows exactly what was found without flooding the line. */
-export function showValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
-}
-
-function toPosix(file: string): string {
-  return file.split(path.sep).join('/');
 }
 
 function isNotFound(error: unknown): boolean {

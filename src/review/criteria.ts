@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Finding } from '../kb/findings.js';
 import { parseNote } from '../kb/notes.js';
-import { resolveKbPath } from '../kb/type-registry.js';
+import { resolveKbPath } from '../kb/kb-path.js';
 import { readText, walkFiles } from './files.js';
 import { criterionHash, noteParts, parseWatches, WATCHED_PARTS, type WatchedPart } from './hash.js';
 import { CRITIQUE_INSTRUCTION, GATES_DIR, gatePath, isPathCriterion } from './paths.js';

@@ -11,6 +11,7 @@ import type { Finding } from '../kb/findings.js';
 import YAML from 'yaml';
 import { extractHeadings, noteTitle } from '../kb/notes.js';
 import { ReviewError } from './errors.js';
+import { quickFrontmatter } from './quick-frontmatter.js';
 
 /** The note parts a criterion's `watches:` may name, in the order they are hashed. */
 export const WATCHED_PARTS = ['title', 'description', 'body', 'frontmatter'] as const;
@@ -83,13 +84,15 @@ export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   if (close === -1) return unreadable('frontmatter opened on line 1 is never closed', 1);
   if ((lines[close] as string).trimEnd() !== '---') return unreadable(`frontmatter closing line must be exactly \`---\``, close + 1);
 
-  const doc = YAML.parseDocument(lines.slice(1, close).join('\n'), { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) return unreadable(`malformed YAML frontmatter: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  } catch (error) {
-    return unreadable(`malformed YAML frontmatter: ${(error as Error).message}`);
+  let data: unknown = quickFrontmatter(lines.slice(1, close));
+  if (data === undefined) {
+    const doc = YAML.parseDocument(lines.slice(1, close).join('\n'), { uniqueKeys: true, prettyErrors: false });
+    if (doc.errors.length > 0) return unreadable(`malformed YAML frontmatter: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
+    try {
+      data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+    } catch (error) {
+      return unreadable(`malformed YAML frontmatter: ${(error as Error).message}`);
+    }
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return unreadable('frontmatter must be a YAML mapping of fields', 2);
   const frontmatter = data as Record<string, unknown>;

@@ -7,7 +7,7 @@
  */
 import picomatch from 'picomatch';
 import type { Finding } from '../kb/findings.js';
-import { resolveKbPath } from '../kb/type-registry.js';
+import { resolveKbPath } from '../kb/kb-path.js';
 import type { ApplicabilityNote } from './criteria.js';
 import { TYPE_SPEC_TYPE } from './criteria.js';
 import { readText, walkFiles } from './files.js';

@@ -2,9 +2,10 @@ import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHarnessActivities } from '../../src/activities/harness/launch.js';
+import { STRAY_WALK_LIMIT, watchStateWrites } from '../../src/activities/harness/state-writes.js';
 import type { LaunchInput, LaunchResult, UsageLimitDetails } from '../../src/activities/index.js';
 import type { HarnessName } from '../../src/harness/profiles.js';
 import { packageRoot } from '../../src/paths.js';
@@ -112,5 +113,139 @@ describe("a write into the worker's state directory", () => {
     const result = (await new MockActivityEnvironment().run(withState.launch, input)) as LaunchResult;
     expect(result.exitCode).toBe(0);
     expect(result.strayWrites).toBeUndefined();
+  });
+});
+
+describe('the stray-write check among concurrent launches of a run', () => {
+  const unitPrompt = (unit: string) => `write it\nunit = ${unit}\noutput = out.md\n`;
+  const logged: string[] = [];
+  const logger = {
+    log: (_level: string, message: string) => void logged.push(message),
+    trace: () => undefined,
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (message: string) => void logged.push(message),
+    error: (message: string) => void logged.push(message),
+  };
+
+  test('names a file written outside every launch directory, never what a concurrent launch wrote in its own', async () => {
+    const stateDir = await scratch();
+    const go = join(await scratch(), 'go');
+    const runDir = join(stateDir, 'review', 'GS-2026-12-05-concurrent');
+    const { env } = await fakeScenario(await scratch(), [
+      { match: 'unit = a', attempts: [{ waitForFile: go, writeDeclared: 'a\n', writeOutside: { '../../notes.txt': 'climbed out\n' } }] },
+      { match: 'unit = b', attempts: [{ writeDeclared: 'b\n', writeOutside: { 'scratch/more.txt': 'its own\n' } }] },
+    ]);
+    const profile = fakeProfile({ env });
+    const input = (unit: string): LaunchInput => ({
+      launchId: `test/${unit}`,
+      profile,
+      dir: join(runDir, `unit-${unit}-0123456789`, 'attempt-1'),
+      prompt: unitPrompt(unit),
+      outputs: ['out.md'],
+      files: { 'prompt.md': unitPrompt(unit), [join('inputs', 'note.md')]: `# ${unit}\n` },
+    });
+    const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
+    const ledger = env['COMMONPLACE_FAKE_LEDGER'] as string;
+    logged.length = 0;
+    const a = new MockActivityEnvironment({ attempt: 1 }, { logger }).run(withState.launch, input('a'));
+    await waitFor("launch a's try to wait", async () => (await readLedger(ledger)).some((entry) => entry.event === 'waiting'));
+    // Launch b runs and ends inside a's try: its directory, inputs, outputs and try logs are its own work.
+    const b = (await new MockActivityEnvironment({ attempt: 1 }, { logger }).run(withState.launch, input('b'))) as LaunchResult;
+    expect(b.exitCode).toBe(0);
+    await writeFile(go, '');
+    const result = (await a) as LaunchResult;
+    expect(result.exitCode).toBe(0);
+    const stray = join('review', 'GS-2026-12-05-concurrent', 'notes.txt');
+    expect(result.strayWrites).toEqual([stray]);
+    expect(b.strayWrites).toBeUndefined();
+    await expect(readFile(join(input('a').dir, result.logDir, 'stray-writes.txt'), 'utf8')).resolves.toBe(`${stray}\n`);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain(`outside every launch directory: ${stray}`);
+    expect(logged[0]).not.toMatch(/unit-b/);
+  });
+  test('says where it stopped looking when a stray directory is too large to walk', async () => {
+    const stateDir = await scratch();
+    await mkdir(join(stateDir, 'dump'), { recursive: true });
+    const past = new Date(Date.now() - 3_600_000);
+    for (let index = 0; index <= STRAY_WALK_LIMIT; index += 1) {
+      await writeFile(join(stateDir, 'dump', `file-${index}.txt`), '');
+      await utimes(join(stateDir, 'dump', `file-${index}.txt`), past, past); // left there long before this try
+    }
+    const { env } = await fakeScenario(await scratch(), [{ attempts: [{ writeDeclared: 'a\n' }] }]);
+    const dir = join(stateDir, 'review', 'GS-2026-12-05-bounded', 'unit-a-0123456789', 'attempt-1');
+    const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });
+    logged.length = 0;
+    const result = (await new MockActivityEnvironment({ attempt: 1 }, { logger }).run(withState.launch, {
+      launchId: 'test/bounded',
+      profile: fakeProfile({ env }),
+      dir,
+      prompt: unitPrompt('a'),
+      outputs: ['out.md'],
+    })) as LaunchResult;
+    expect(result.strayWrites).toBeUndefined();
+    await expect(readFile(join(dir, result.logDir, 'stray-writes.txt'), 'utf8')).resolves.toBe(`# not looked at past ${STRAY_WALK_LIMIT} entries: dump\n`);
+    expect(logged).toEqual([expect.stringContaining(`stopped after ${STRAY_WALK_LIMIT} entries and did not look into dump`)]);
+  });
+});
+
+describe("the stray-write check's cost", () => {
+  /** A try's writes, played by the test: a concurrent launch's unit of the run, and one file climbed out of the launch directory. */
+  async function oneTry(stateDir: string, run: string): Promise<{ written: string[]; visited: number; unexamined: string[] }> {
+    const launchDir = join(stateDir, 'review', run, 'unit-a-0123456789', 'attempt-1');
+    const watch = await watchStateWrites(stateDir, launchDir);
+    try {
+      const sinceMs = Date.now();
+      await mkdir(join(launchDir, '.launch', 'try-1'), { recursive: true });
+      await writeFile(join(launchDir, 'out.md'), 'mine\n');
+      await mkdir(join(stateDir, 'review', run, 'unit-b-0123456789', 'attempt-1'), { recursive: true });
+      await writeFile(join(stateDir, 'review', run, 'unit-b-0123456789', 'attempt-1', 'out.md'), 'theirs\n');
+      await writeFile(join(stateDir, 'review', run, 'notes.txt'), 'climbed out\n');
+      await mkdir(join(stateDir, 'tries'), { recursive: true });
+      await writeFile(join(stateDir, 'tries', '4242.json'), '{}\n');
+      return await watch.check(sinceMs);
+    } finally {
+      watch.close();
+    }
+  }
+
+  test('does not grow with the runs the worker held before', async () => {
+    const fresh = await scratch();
+    const first = await oneTry(fresh, 'GS-2026-12-05-now');
+
+    const held = await scratch();
+    const past = new Date(Date.now() - 3_600_000);
+    for (let run = 0; run < 20; run += 1) {
+      for (let unit = 0; unit < 50; unit += 1) {
+        const dir = join(held, 'review', `GS-2026-12-04-run-${run}`, `unit-${unit}-0123456789`, 'attempt-1');
+        await mkdir(join(dir, '.launch', 'try-1'), { recursive: true });
+        await writeFile(join(dir, 'out.md'), 'old\n');
+        await writeFile(join(dir, '.launch', 'try-1', 'stdout.txt'), 'old\n');
+      }
+    }
+    // An earlier run's leftover in the run's folder of this very run name: old, so not this try's.
+    await mkdir(join(held, 'review', 'GS-2026-12-05-now'), { recursive: true });
+    await writeFile(join(held, 'review', 'GS-2026-12-05-now', 'old-notes.txt'), 'old\n');
+    await utimes(join(held, 'review', 'GS-2026-12-05-now', 'old-notes.txt'), past, past);
+    const later = await oneTry(held, 'GS-2026-12-05-now');
+
+    expect(first.written).toEqual([join('review', 'GS-2026-12-05-now', 'notes.txt')]);
+    expect(later.written).toEqual(first.written);
+    expect(later.visited).toBe(first.visited);
+    expect(later.unexamined).toEqual([]);
+  });
+
+  test('a stray directory too large to walk is said to be unexamined, not passed over', async () => {
+    const stateDir = await scratch();
+    await mkdir(join(stateDir, 'dump'), { recursive: true });
+    for (let index = 0; index <= STRAY_WALK_LIMIT; index += 1) await writeFile(join(stateDir, 'dump', `file-${index}.txt`), '');
+    const watch = await watchStateWrites(stateDir, join(stateDir, 'review', 'GS-2026-12-05-big', 'unit-a-0123456789', 'attempt-1'));
+    try {
+      const check = await watch.check(Date.now());
+      expect(check.unexamined).toEqual(['dump']);
+      expect(check.visited).toBeLessThanOrEqual(STRAY_WALK_LIMIT + 10);
+    } finally {
+      watch.close();
+    }
   });
 });

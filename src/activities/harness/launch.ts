@@ -22,7 +22,7 @@ import {
 import { noFaults, type FaultPoints } from '../faults.js';
 import { TryFollower } from './follow.js';
 import { listTry, runStateOn, unlistTry } from './reap.js';
-import { strayStateWrites } from './state-writes.js';
+import { STRAY_WALK_LIMIT, watchStateWrites, type StrayCheck, type StrayWatch } from './state-writes.js';
 import { prepareLaunch } from './prepare.js';
 import {
   clearTryRecord,
@@ -185,6 +185,17 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   checkInput(input);
   const executor = w.deps.executors?.[input.profile.harness] ?? executorFor(input.profile.harness);
   if (executor.kind === 'api') return answer(w, executor, input);
+  // Where a try could write outside its launch directory is watched while it runs (see `state-writes.ts`).
+  const watch = w.deps.stateDir === undefined ? undefined : await watchStateWrites(w.deps.stateDir, input.dir);
+  try {
+    return await runTry(w, executor, input, watch);
+  } finally {
+    watch?.close();
+  }
+}
+
+/** A CLI launch's try: started, or adopted from an earlier attempt, and reported. */
+async function runTry(w: LaunchWiring, executor: CliExecutor, input: LaunchInput, watch: StrayWatch | undefined): Promise<LaunchResult> {
   const context = Context.current();
   const { profile, dir } = input;
 
@@ -287,7 +298,7 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   clearTimeout(timer);
   await w.faults.at('try-ended');
   const { stateDir } = w.deps;
-  const strays = stateDir === undefined ? [] : await noticeStrayWrites(stateDir, dir, current, input.launchId);
+  const strays = stateDir === undefined || watch === undefined ? [] : await noticeStrayWrites(stateDir, watch, dir, current, input.launchId);
   try {
     const result = await report(w, executor, input, current, {
       adopted,
@@ -392,15 +403,29 @@ async function report(
   return launchResult(input, report, { exitCode, timedOut: ended === 'timeout', durationMs, try: tryNumber, logDir });
 }
 
-/** Names the files a try wrote into the worker's state directory (see `state-writes.ts`): in its log directory and the worker's log. */
-async function noticeStrayWrites(stateDir: string, dir: string, current: TryRecord, launchId: string): Promise<string[]> {
-  const strays = await strayStateWrites(stateDir, current.startedAt, dir).catch(() => []);
-  if (strays.length === 0) return strays;
-  await writeFile(join(dir, current.logDir, 'stray-writes.txt'), `${strays.join('\n')}\n`).catch(() => undefined);
-  Context.current().log.warn(
-    `launch ${launchId}: a write into the worker's state directory ${stateDir} during try ${current.try}, outside any launch directory: ${strays.slice(0, 5).join(', ')}${strays.length > 5 ? ` and ${strays.length - 5} more` : ''}`,
-  );
-  return strays;
+/** Names the files a try wrote into the worker's state directory outside every launch directory (see `state-writes.ts`): in its log directory and the worker's log. */
+async function noticeStrayWrites(stateDir: string, watch: StrayWatch, dir: string, current: TryRecord, launchId: string): Promise<string[]> {
+  const check = await watch
+    .check(current.startedAt)
+    .catch((error: unknown): StrayCheck => ({ written: [], visited: 0, unexamined: [], failed: String(error) }));
+  const { written, unexamined } = check;
+  if (written.length === 0 && unexamined.length === 0 && check.failed === undefined) return written;
+  const bounds = unexamined.map((where) => `# not looked at past ${STRAY_WALK_LIMIT} entries: ${where}`);
+  const failed = check.failed === undefined ? [] : [`# the check failed: ${check.failed}`];
+  await writeFile(join(dir, current.logDir, 'stray-writes.txt'), `${[...written, ...bounds, ...failed].join('\n')}\n`).catch(() => undefined);
+  const named = `${written.slice(0, 5).join(', ')}${written.length > 5 ? ` and ${written.length - 5} more` : ''}`;
+  const where = `the worker's state directory ${stateDir}`;
+  const said = [
+    ...(written.length > 0 ? [`during try ${current.try}, files were written into ${where} outside every launch directory: ${named}`] : []),
+    ...(unexamined.length > 0
+      ? [
+          `the check of ${where} stopped after ${STRAY_WALK_LIMIT} entries and did not look into ${unexamined.slice(0, 3).join(', ')}${unexamined.length > 3 ? ` and ${unexamined.length - 3} more` : ''}`,
+        ]
+      : []),
+    ...(check.failed !== undefined ? [`the check of ${where} for writes outside every launch directory failed: ${check.failed}`] : []),
+  ];
+  Context.current().log.warn(`launch ${launchId}: ${said.join('; ')}`);
+  return written;
 }
 
 /**

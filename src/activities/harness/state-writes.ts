@@ -1,47 +1,214 @@
 /**
- * A harness write into the worker's own state directory: outside its launch directory and outside any
- * checkout, so neither the launch's output checks nor a checkout's guard sees it. After each try, the
- * state directory is walked for files changed since the try started, leaving out what the worker
- * itself keeps there (the tries index, probe launch directories, the dev server's database, temporary
- * files of atomic writes) and the launch directory itself; what is left is named in the try's log
- * directory and the worker's log, and carried by the launch result (`strayWrites`). Concurrent tries
- * on one worker see the same stray file, so it names what was written, not which try wrote it.
+ * A harness write into the worker's own state directory outside every launch directory: outside any
+ * checkout too, so neither a launch's output checks nor a checkout's guard sees it.
+ *
+ * The check looks where a try can write without naming a launch's place: the state directory's own
+ * entries (besides what the worker keeps there and the launch areas `review/` and `probes/`, whose
+ * directories are launch directories and the runs' folders of them), and the directories between
+ * the state directory and the try's launch directory, where a write that climbs out of it
+ * (`../notes.txt`) lands. Those directories are watched while the try runs (one non-recursive watch
+ * each), so the check reads the names written there, not the directory: its cost does not grow with
+ * the runs a worker has held or the units of the run. A directory in them is a launch's place (a
+ * run's folder, a unit's folder, a launch directory), so what concurrent launches write in their own
+ * directories is never named; a file is named when it changed during the try. Other launches'
+ * directories are not looked into: what a try writes there is that launch's to check.
+ *
+ * A stray directory at the top of the state directory is walked up to a bound; where the bound stops
+ * the walk, the check says so (`unexamined`).
  */
-import { lstat, readdir } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdir, opendir, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-/** Entries of the state directory the worker writes itself, by their first path segment. */
-const WORKER_OWNED = [/^tries$/, /^probes$/, /^temporal\.db/, /^checkout-id$/, /^jest-results\.json$/];
+/** Entries of the state directory the worker writes itself, by their name. */
+const WORKER_OWNED = [/^tries$/, /^temporal\.db/, /^temporal-server\.log$/, /^checkout-id$/, /^jest-results\.json$/];
 
-/** Walks no deeper than this, and looks at no more entries: a state directory is small. */
-const MAX_DEPTH = 8;
-const MAX_ENTRIES = 20_000;
+/** Entries of the state directory that hold launch directories (a sweep's `review/<run>/<unit>/attempt-N`, a probe's `probes/<id>`). */
+const LAUNCH_AREAS = new Set(['review', 'probes']);
 
-/** Files under `stateDir` changed at or after `sinceMs`, relative to it, outside `launchDir` and what the worker keeps there. */
-export async function strayStateWrites(stateDir: string, sinceMs: number, launchDir: string): Promise<string[]> {
+/** A file's time comes from a clock that can trail `Date.now()` by a tick: times this much before a try's start count as during it. */
+const COARSE_CLOCK_MS = 20;
+
+/** Temporary files of atomic writes. */
+const TEMPORARY = /\.tmp(-|$)/;
+
+/** Entries looked at in stray directories at the top of the state directory before the check stops there and says so. */
+export const STRAY_WALK_LIMIT = 1_000;
+
+export interface StrayCheck {
+  /** Files written during the try outside every launch directory, relative to the state directory. */
+  written: string[];
+  /** Entries the check read or examined: what its cost is counted in. */
+  visited: number;
+  /** Directories, relative to the state directory, where the check stopped before it had looked at everything. */
+  unexamined: string[];
+  /** Why the check could not run, when it could not. */
+  failed?: string;
+}
+
+/**
+ * Watches the directories between the state directory and a launch directory inside it while a try
+ * runs; `check` then names what was written outside every launch directory since `sinceMs`.
+ */
+export async function watchStateWrites(stateDir: string, launchDir: string): Promise<StrayWatch> {
   const root = resolve(stateDir);
-  const own = resolve(launchDir);
-  const found: string[] = [];
-  let seen = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH || seen > MAX_ENTRIES) return;
-    const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names) {
-      seen += 1;
-      const path = join(dir, name);
-      const rel = relative(root, path);
-      if (depth === 0 && WORKER_OWNED.some((pattern) => pattern.test(name))) continue;
-      if (/\.tmp(-|$)/.test(name)) continue;
-      if (path === own) continue;
-      const stat = await lstat(path).catch(() => undefined);
-      if (stat === undefined) continue;
-      if (stat.isDirectory()) {
-        await walk(path, depth + 1);
+  const dir = resolve(launchDir);
+  // The launch makes its directory as it starts: its folders are made first, so that they can be watched from the start.
+  if (insideLaunchArea(root, dir)) await mkdir(dirname(dir), { recursive: true }).catch(() => undefined);
+  return new StrayWatch(root, dir);
+}
+
+function insideLaunchArea(root: string, dir: string): boolean {
+  const rel = relative(root, dir);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && LAUNCH_AREAS.has(rel.split(sep)[0] ?? '');
+}
+
+/** A watched directory: the names its watch reported, and the markers the check waits for. */
+interface Watched {
+  dir: string;
+  watcher?: FSWatcher;
+  names: Set<string>;
+  waiting: Map<string, () => void>;
+}
+
+/** How long the check waits for its own marker's event before it reads the directory instead. */
+const MARKER_WAIT_MS = 2_000;
+let markers = 0;
+
+/**
+ * Whether a watch has reported everything written before now: a marker file is made in its directory
+ * and its event awaited (events of one watch arrive in order). False when it did not come in time.
+ */
+async function flushed(watched: Watched): Promise<boolean> {
+  if (watched.watcher === undefined) return false;
+  markers += 1;
+  const marker = `.stray-check-${process.pid}-${markers}.tmp`;
+  let timer: NodeJS.Timeout | undefined;
+  const seen = new Promise<boolean>((done) => {
+    watched.waiting.set(marker, () => done(true));
+    timer = setTimeout(() => done(false), MARKER_WAIT_MS);
+  });
+  try {
+    await writeFile(join(watched.dir, marker), '');
+    return await seen;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+    watched.waiting.delete(marker);
+    await rm(join(watched.dir, marker), { force: true }).catch(() => undefined);
+  }
+}
+
+/** One try's watch over where it could write outside its launch directory; closed when the launch ends. */
+export class StrayWatch {
+  private readonly openedAt = Date.now();
+  /** Per directory between the state directory and the launch directory: its watch and the names written in it. */
+  private readonly between: Watched[];
+
+  constructor(
+    private readonly root: string,
+    private readonly launchDir: string,
+  ) {
+    this.between = [];
+    if (!insideLaunchArea(root, launchDir)) return;
+    for (let dir = dirname(launchDir); dir !== root && dir.startsWith(root + sep); dir = dirname(dir)) {
+      const watched: Watched = { dir, names: new Set<string>(), waiting: new Map() };
+      try {
+        watched.watcher = watch(dir, { persistent: false }, (_event, name) => {
+          if (!name) return;
+          const text = name.toString();
+          watched.names.add(text);
+          watched.waiting.get(text)?.();
+        });
+        watched.watcher.on('error', () => watched.watcher?.close());
+      } catch {
+        // not there, or no watches left: the check reads the directory instead
+      }
+      this.between.push(watched);
+    }
+  }
+
+  /** What the try wrote outside every launch directory since `sinceMs` (its start). */
+  async check(sinceMs: number): Promise<StrayCheck> {
+    const result: StrayCheck = { written: [], visited: 0, unexamined: [] };
+    const since = sinceMs - COARSE_CLOCK_MS;
+    await this.checkRoot(since, result);
+    for (const watched of this.between) {
+      const { dir, names } = watched;
+      // A watch opened after the try began (an adopted try), never opened, or slow to report did not see everything: read the directory.
+      const complete = this.openedAt <= sinceMs && (await flushed(watched));
+      const candidates = complete ? [...names] : await this.changedFiles(dir, since, result);
+      const onPath = relative(dir, this.launchDir).split(sep)[0];
+      for (const name of candidates) {
+        if (name === onPath || TEMPORARY.test(name)) continue;
+        result.visited += 1;
+        const stat = await lstat(join(dir, name)).catch(() => undefined);
+        if (stat === undefined || stat.isDirectory()) continue; // removed, or a launch's place
+        // A name its watch reported was written while the try ran; one read from the directory, if its time says so.
+        if (complete || stat.mtimeMs >= since) result.written.push(relative(this.root, join(dir, name)));
+      }
+    }
+    result.written = [...new Set(result.written)].sort();
+    return result;
+  }
+
+  close(): void {
+    for (const { watcher } of this.between) watcher?.close();
+  }
+
+  /** The state directory's own entries: besides the worker's and the launch areas, every file changed since the try began. */
+  private async checkRoot(sinceMs: number, result: StrayCheck): Promise<void> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    let budget = STRAY_WALK_LIMIT;
+    for (const entry of entries) {
+      result.visited += 1;
+      if (WORKER_OWNED.some((pattern) => pattern.test(entry.name)) || LAUNCH_AREAS.has(entry.name) || TEMPORARY.test(entry.name)) continue;
+      const path = join(this.root, entry.name);
+      if (!entry.isDirectory()) {
+        const stat = await lstat(path).catch(() => undefined);
+        if (stat && stat.mtimeMs >= sinceMs) result.written.push(entry.name);
         continue;
       }
-      if (stat.mtimeMs >= sinceMs) found.push(rel);
+      budget = await this.walkStray(path, sinceMs, result, budget);
     }
-  };
-  await walk(root, 0);
-  return found.sort();
+  }
+
+  /** Walks a directory no launch owns, up to the entries left in `budget`; returns what is left. */
+  private async walkStray(top: string, sinceMs: number, result: StrayCheck, budget: number): Promise<number> {
+    const pending = [top];
+    while (pending.length > 0) {
+      const dir = pending.pop() as string;
+      const listing = await opendir(dir).catch(() => undefined);
+      if (listing === undefined) continue;
+      for await (const entry of listing) {
+        if (budget === 0) {
+          result.unexamined.push(relative(this.root, dir));
+          result.unexamined.push(...pending.map((left) => relative(this.root, left)));
+          return 0; // leaving the loop closes the listing
+        }
+        budget -= 1;
+        result.visited += 1;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          pending.push(path);
+          continue;
+        }
+        if (TEMPORARY.test(entry.name)) continue;
+        const stat = await lstat(path).catch(() => undefined);
+        if (stat && stat.mtimeMs >= sinceMs) result.written.push(relative(this.root, path));
+      }
+    }
+    return budget;
+  }
+
+  /** A directory's files when an entry of it was made, renamed or removed since `sinceMs` (its own time says so): none otherwise. */
+  private async changedFiles(dir: string, sinceMs: number, result: StrayCheck): Promise<string[]> {
+    result.visited += 1;
+    const stat = await lstat(dir).catch(() => undefined);
+    if (stat === undefined || stat.mtimeMs < sinceMs) return [];
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    result.visited += entries.length;
+    return entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
+  }
 }
