@@ -114,9 +114,12 @@ function withLock(file, action) {
   }
 }
 
+// Only whole lines: another launch may be appending its entry (outside the lock) as this one reads.
 function readLedger(file) {
   try {
-    return readFileSync(file, 'utf8')
+    const text = readFileSync(file, 'utf8');
+    return text
+      .slice(0, text.lastIndexOf('\n') + 1)
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line));

@@ -61,7 +61,9 @@ export async function fakeScenario(dir: string, launches: FakeRule[]): Promise<{
 /** Every entry the fake harness recorded. */
 export async function readLedger(ledger: string): Promise<LedgerEntry[]> {
   const text = await readFile(ledger, 'utf8').catch(() => '');
+  // Only whole lines: a launch may be appending its entry as the test reads.
   return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as LedgerEntry);
