@@ -5,6 +5,7 @@
  * PURE MODULE: data and arithmetic only; workflows import it.
  */
 import { launchCost } from '../harness/prices.js';
+import type { AskOutcome, BilledTry } from '../harness/launch-contract.js';
 import type { TokenUsage } from '../harness/report.js';
 
 export interface TokenTotals {
@@ -58,6 +59,15 @@ export function addLaunch(totals: SpendTotals, launch: LaunchSpend): void {
     tokens.cacheRead += launch.usage.cacheReadTokens ?? 0;
     tokens.cacheWrite += launch.usage.cacheWriteTokens ?? 0;
   }
+}
+
+/**
+ * Every try of an ask the provider billed, whatever became of its answer: the earlier tries the
+ * relaunch rule set aside and the launch that ran to an end, or the billed tries of a launch that failed.
+ */
+export function billedTries(outcome: AskOutcome): BilledTry[] {
+  if ('result' in outcome) return [...(outcome.result.billedBefore ?? []), outcome.result];
+  return outcome.status === 'usage-limit' || outcome.status === 'launch-failed' ? (outcome.billed ?? []) : [];
 }
 
 /** Adds totals to totals (in place), tolerating records made before tokens were counted. */

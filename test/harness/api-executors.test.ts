@@ -119,6 +119,34 @@ async function stoppedSweep(setup: ApiSweep, input: SweepInput): Promise<SweepPr
 
 const agentRequests = (standIn: StandIn) => standIn.requests.filter((request) => !request.side);
 
+/** What the stand-in billed, priced: every answered request's counted tokens at the profile model's price. */
+function billedByStandIn(api: Api, standIn: StandIn): { requests: number; costUsd: number; input: number; output: number } {
+  const counted = agentRequests(standIn)
+    .filter((request) => request.status === 200)
+    .map((request) => request.usage!);
+  const costUsd = counted
+    .map(
+      (usage) =>
+        launchCost({
+          model: models[api],
+          costUsd: null,
+          usage: {
+            inputTokens: usage.input + (api === 'openai' ? usage.cacheRead : 0),
+            outputTokens: usage.output,
+            cacheReadTokens: usage.cacheRead,
+            cacheWriteTokens: usage.cacheWrite,
+          },
+        }).costUsd!,
+    )
+    .reduce((total, cost) => total + cost, 0);
+  return {
+    requests: counted.length,
+    costUsd,
+    input: counted.reduce((total, usage) => total + usage.input + (api === 'openai' ? usage.cacheRead : 0), 0),
+    output: counted.reduce((total, usage) => total + usage.output, 0),
+  };
+}
+
 describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
   test.each(['pair', 'bundle'] as const)(
     'a %s sweep of the example KB completes with exactly one request per unit, every pair fresh and valid, cache tokens counted',
@@ -251,6 +279,23 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(progress.stops[0]!.reason).toMatch(/malformed structured answer/);
     expect(agentRequests(setup.standIn)).toHaveLength(3);
     expect(progress.counts.written).toEqual({ pass: 0, warn: 0, fail: 0, report: 0 });
+    // Each malformed answer was billed: the spend counts all three requests at the stand-in's tokens.
+    const billed = billedByStandIn(api, setup.standIn);
+    expect(billed.requests).toBe(3);
+    expect(billed.costUsd).toBeGreaterThan(0);
+    expect(progress.spend).toMatchObject({ launches: 3, tokens: { input: billed.input, output: billed.output } });
+    expect(progress.spend!.costUsd).toBeCloseTo(billed.costUsd, 12);
+  });
+
+  test('a malformed answer relaunched into an accepted one is counted too: the spend is both billed requests, priced', async () => {
+    const setup = await apiSweep(api, reply.malformedReview(), reply.review('warn', ['The description restates the title.']));
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.counts.written).toEqual({ pass: 0, warn: 1, fail: 0, report: 0 });
+    const billed = billedByStandIn(api, setup.standIn);
+    expect(billed.requests).toBe(2);
+    expect(summary.counts).toMatchObject({ launches: 2, tokens: { input: billed.input, output: billed.output } });
+    expect(summary.counts.costUsd).toBeCloseTo(billed.costUsd, 12);
   });
 
   test('a note whose text imitates a verdict and instructs the reviewer cannot forge the result: the verdict is the structured field', async () => {

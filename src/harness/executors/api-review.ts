@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { sha256 } from '../../fs/digest.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import type { AnswerContext, ExecutorAnswer } from '../executor.js';
-import type { LaunchExitDetails, LaunchInput } from '../launch-contract.js';
+import type { BilledTry, LaunchExitDetails, LaunchInput } from '../launch-contract.js';
 import { launchCost } from '../prices.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { estimateTokens, type CachePrefix } from '../prompt-cache.js';
@@ -96,9 +96,16 @@ const badInput = (input: LaunchInput, why: string) =>
     message: `launch ${input.launchId}: profile ${input.profile.name} (${input.profile.harness}): ${why}`,
   });
 
-/** A try that failed: relaunched by the relaunch rule, its error named in the details. */
-export function launchExit(input: LaunchInput, logDir: string, why: string): ApplicationFailure {
-  const details: LaunchExitDetails = { exitCode: null, stderrTail: '', setAside: [], logDir, harnessError: why.slice(0, 2000) };
+/** A try that failed: relaunched by the relaunch rule, its error named in the details, with what the provider billed for it when it answered. */
+export function launchExit(input: LaunchInput, logDir: string, why: string, billed?: BilledTry): ApplicationFailure {
+  const details: LaunchExitDetails = {
+    exitCode: null,
+    stderrTail: '',
+    setAside: [],
+    logDir,
+    harnessError: why.slice(0, 2000),
+    ...(billed !== undefined && { billed: [billed] }),
+  };
   return ApplicationFailure.create({
     type: 'launch-exit',
     message: `launch ${input.launchId}: ${input.profile.harness} ${why.split('\n')[0]?.slice(0, 200)}`,
@@ -224,10 +231,10 @@ export function reviewText(request: ReviewRequest, answer: ReviewAnswer): string
   return `${answer.reviews.map((entry) => `## ${entry.criterion}\n\n${reviewBody(entry)}`).join('\n\n')}\n`;
 }
 
-/** Checks the answer and writes the review file the launch declares; a malformed answer is a failed try (relaunched). */
+/** Checks the answer and writes the review file the launch declares; a malformed answer is a failed try (relaunched), billed all the same. */
 export async function writeReview(input: LaunchInput, logDir: string, request: ReviewRequest, value: unknown, report: HarnessReport): Promise<ExecutorAnswer> {
   const checked = checkAnswer(value, request);
-  if (!checked.ok) throw launchExit(input, logDir, checked.why);
+  if (!checked.ok) throw launchExit(input, logDir, checked.why, { model: report.model ?? null, usage: report.usage ?? null, costUsd: report.costUsd ?? null });
   await writeFileAtomic(join(input.dir, request.output), reviewText(request, checked.answer));
   return { report };
 }
