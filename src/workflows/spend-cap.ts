@@ -7,8 +7,19 @@
 import { metricMeter, workflowInfo } from '@temporalio/workflow';
 import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
-import { addLaunch, billedTries, spendDecision, spendFit, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
-import type { StopOf } from '../runs/stop.js';
+import {
+  addLaunch,
+  billedTries,
+  settledSpendLimit,
+  spendDecision,
+  spendFit,
+  spendLimitStop,
+  spendProgress,
+  sumTotals,
+  type SpendProgress,
+  type SpendTotals,
+} from '../runs/spend.js';
+import type { Stop, StopOf } from '../runs/stop.js';
 
 /** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
 export class Spend {
@@ -66,6 +77,11 @@ export class Spend {
   private addTry(billed: BilledTry): void {
     addLaunch(this.totals, billed);
     recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
+  }
+
+  /** Stops as the operator reads them: a spend-limit stop's figures are the spend now, after the launches in flight at the stop settled. */
+  settled(stops: readonly Stop[]): readonly Stop[] {
+    return stops.map((stop) => (stop.kind === 'spend-limit' ? settledSpendLimit(stop, this.all(), this.capUsd) : stop));
   }
 
   progress(): SpendProgress {
