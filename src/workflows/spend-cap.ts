@@ -60,7 +60,7 @@ export class Spend {
     try {
       const outcome = await launch();
       if ('result' in outcome) this.add(outcome.result);
-      else for (const billed of billedTries(outcome)) this.addTry(billed);
+      else for (const billed of billedTries(outcome)) this.addBilled(billed);
       return outcome;
     } finally {
       this.inFlight -= 1;
@@ -70,11 +70,11 @@ export class Spend {
   /** Adds a launch that ran (its tokens, and its cost from the harness or the price table), with its earlier billed tries. */
   add(result: LaunchResult): void {
     for (const billed of result.billedBefore ?? []) addLaunch(this.totals, billed);
-    this.addTry(result);
+    this.addBilled(result);
   }
 
-  /** Adds one billed try: a launch that ran, or a try whose answer failed its check. */
-  private addTry(billed: BilledTry): void {
+  /** Adds one billed try: a launch that ran, or a try whose answer failed its check (a provider batch's too). */
+  addBilled(billed: BilledTry): void {
     addLaunch(this.totals, billed);
     recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
   }
