@@ -286,7 +286,7 @@ const cli = [
   await cliRoute('claude', cliSample, 'claude pair'),
   await cliRoute('claude-lean', cliSample, 'claude-lean pair'),
   await cliRoute('claude', bundleSample, 'claude bundle'),
-].filter((tally): tally is Tally => tally !== undefined);
+].filter((tally): tally is Tally => tally !== undefined && tally.pairs > 0);
 
 // ---- report -------------------------------------------------------------------------------------
 const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(Math.round(n)));
