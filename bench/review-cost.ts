@@ -19,9 +19,13 @@
 //                          (each launch is a process of several seconds), figures per pair.
 // Prices come from src/harness/prices.ts: Opus 4.6 (the telemetry's model), Sonnet 4.5, Haiku 4.5.
 // Without caching is the same tokens, every one at the input price; batch is half of every price.
-// Then pairs per second through the live API route's executor alone at concurrency 16 (no simulated clock; in-process,
-// no workflow or result file: bench/sweep-throughput.ts measures the sweep through the whole system).
-// Usage: npx tsx bench/review-cost.ts [notes=40] [cli-pairs=6] [cli-bundles=2] [throughput-pairs=800]
+// Output priced honestly: the pair route as a sweep prepares it, with every answer's output fixed at
+// each length given (tokens per pair) beside the mix (a pass carries no findings, as its schema says;
+// a warn or fail 1-4 findings), live at Sonnet 4.5 and batched at Haiku 4.5, with the whole corpus's
+// dollars against the issue's bounds ($100 live on Sonnet, $35 batched on Haiku).
+// Then pairs per second through the live API route at concurrency 16 (no simulated clock); this figure
+// is the executor's alone (in-process, no workflow): bench/sweep-throughput.ts measures the system.
+// Usage: npx tsx bench/review-cost.ts [notes=40] [cli-pairs=6] [cli-bundles=2] [throughput-pairs=800] [output-tokens=40,400,1700]
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +48,10 @@ import { reply, type Reply } from '../test/helpers/model-apis/replies.js';
 import { apiReviewLaunch, type ReviewInputs } from '../test/helpers/model-apis/review-launch.js';
 import { startStandIn, type StandIn } from '../test/helpers/model-apis/stand-in.js';
 
-const [noteCount = 40, cliPairs = 6, cliBundles = 2, throughputPairs = 800] = process.argv.slice(2).map(Number);
+const [noteCount = 40, cliPairs = 6, cliBundles = 2, throughputPairs = 800] = process.argv.slice(2, 6).map(Number);
+const outputLengths = (process.argv[6] ?? '40,400,1700').split(',').map(Number);
+if (outputLengths.some((length) => !Number.isInteger(length) || length <= 0))
+  throw new Error(`output-tokens must be positive whole numbers separated by commas, got ${process.argv[6]}`);
 const CONCURRENCY = 16;
 const WAVE_MS = 4000;
 const WRITE_DELAY_MS = 1000;
@@ -73,8 +80,9 @@ console.log(
 );
 
 // ---- a realistic structured answer --------------------------------------------------------------
-// Per pair, drawn from its digest: pass 55 %, warn 30 %, fail 15 %; findings 0–1 on a pass, 1–3 on a
-// warn, 2–4 on a fail, each one sentence naming what, where and what to change (~25–40 words).
+// Per pair, drawn from its digest: pass 55 %, warn 30 %, fail 15 %; no findings on a pass (the answer
+// schema allows none), 1–3 on a warn, 2–4 on a fail, each one sentence naming what, where and what to
+// change (~25–40 words). With `fixedOutput`, each answer reports that many output tokens per pair instead.
 const findingTexts = [
   'The description restates the title instead of saying what the note adds; name the mechanism the note argues for in one clause.',
   'The second paragraph cites the source by its headline only; quote the sentence the claim rests on and link it where the note first relies on it.',
@@ -84,19 +92,20 @@ const findingTexts = [
   'The note links to a related note without saying why; add the relation (extends, contradicts, is an instance of) in the sentence that carries the link.',
   'The example in the middle section is from a different domain than the claim; replace it with the case from the cited study or mark it as an analogy.',
 ];
-function answerFor(unit: SweepUnit): Reply {
+function answerFor(unit: SweepUnit, fixedOutput?: number): Reply {
   const perCriterion: Record<string, { verdict: string; findings: string[] }> = {};
   for (const criterion of unit.criteria) {
     const digest = Number.parseInt(sha256(`${unit.note}\0${criterion.id}`).slice(0, 8), 16);
     const roll = digest % 100;
     const verdict = roll < 55 ? 'pass' : roll < 85 ? 'warn' : 'fail';
-    const count = verdict === 'pass' ? (digest >> 8) % 2 : verdict === 'warn' ? 1 + ((digest >> 8) % 3) : 2 + ((digest >> 8) % 3);
+    const count = verdict === 'pass' ? 0 : verdict === 'warn' ? 1 + ((digest >> 8) % 3) : 2 + ((digest >> 8) % 3);
     perCriterion[criterion.id] = {
       verdict: criterion.report ? 'report' : verdict,
       findings: Array.from({ length: count }, (_, index) => findingTexts[(digest + index * 3) % findingTexts.length]!),
     };
   }
-  return { kind: 'review', verdict: 'pass', findings: [], perCriterion };
+  const fixed = fixedOutput !== undefined ? { usage: { inputTokens: 0, outputTokens: fixedOutput * unit.criteria.length } } : {};
+  return { kind: 'review', verdict: 'pass', findings: [], perCriterion, ...fixed };
 }
 
 // ---- counting -----------------------------------------------------------------------------------
@@ -145,7 +154,7 @@ const asPrepared = async (units: SweepUnit[], model: string) =>
     CONCURRENCY,
   );
 
-async function apiRoute(model: string, units: SweepUnit[], label: string): Promise<Tally> {
+async function apiRoute(model: string, units: SweepUnit[], label: string, fixedOutput?: number): Promise<Tally> {
   const standIn = await startStandIn('anthropic');
   standIn.cache.writeDelayMs = WRITE_DELAY_MS;
   let now = 0;
@@ -153,7 +162,7 @@ async function apiRoute(model: string, units: SweepUnit[], label: string): Promi
   let failed = 0;
   for (const [index, unit] of units.entries()) {
     now = Math.floor(index / CONCURRENCY) * WAVE_MS;
-    standIn.script(answerFor(unit));
+    standIn.script(answerFor(unit, fixedOutput));
     await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV, maxOutputTokens: 2048 }, await inputsOf(unit)).catch(() => (failed += 1));
   }
   await standIn.close();
@@ -277,7 +286,7 @@ const cli = [
   await cliRoute('claude', cliSample, 'claude pair'),
   await cliRoute('claude-lean', cliSample, 'claude-lean pair'),
   await cliRoute('claude', bundleSample, 'claude bundle'),
-].filter((tally): tally is Tally => tally !== undefined);
+].filter((tally): tally is Tally => tally !== undefined && tally.pairs > 0);
 
 // ---- report -------------------------------------------------------------------------------------
 const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(Math.round(n)));
@@ -333,10 +342,30 @@ for (const [name, target] of [
   }
 }
 
-// ---- throughput ---------------------------------------------------------------------------------
+// ---- output priced honestly ----------------------------------------------------------------------
+{
+  console.log(`\noutput length: the pair route as a sweep prepares it, whole corpus (${CORPUS_PAIRS} pairs)`);
+  console.log('| answers | output/pair | Sonnet 4.5 live | Haiku 4.5 batch |');
+  console.log('| --- | --- | --- | --- |');
+  const sonnetUnits = await asPrepared(pairUnits, models.sonnet);
+  const haikuUnits = await asPrepared(pairUnits, models.haiku);
+  for (const fixed of [undefined, ...outputLengths]) {
+    const label = fixed === undefined ? 'mix (pass: no findings; warn, fail: 1-4)' : `every answer ${fixed} tokens`;
+    const sonnet = await apiRoute(models.sonnet, sonnetUnits, label, fixed);
+    const haiku = await apiRoute(models.haiku, haikuUnits, label, fixed);
+    const live = (dollars(sonnet, models.sonnet, 'cached') / sonnet.pairs) * CORPUS_PAIRS;
+    const batch = (dollars(haiku, models.haiku, 'batch-cached') / haiku.pairs) * CORPUS_PAIRS;
+    const failed = sonnet.failed + haiku.failed > 0 ? ` [${sonnet.failed + haiku.failed} failed]` : '';
+    console.log(
+      `| ${label}${failed} | ${k(sonnet.output / sonnet.pairs)} | ${usd(live)}${fixed === undefined ? ` (≤ $100: ${live <= 100 ? 'yes' : 'NO'})` : ''} | ${usd(batch)}${fixed === undefined ? ` (≤ $35: ${batch <= 35 ? 'yes' : 'NO'})` : ''} |`,
+    );
+  }
+}
+
+// ---- throughput (the executor alone) -----------------------------------------------------------
 {
   const standIn = await startStandIn('anthropic');
-  standIn.script(reply.review('pass', [findingTexts[0]!]));
+  standIn.script(reply.review('warn', [findingTexts[0]!]));
   const units = orderForCache(pairUnits, CONCURRENCY).slice(0, throughputPairs);
   const inputs = await Promise.all(units.map(inputsOf));
   let next = 0;

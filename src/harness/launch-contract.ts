@@ -71,6 +71,15 @@ export interface LaunchResult {
   oversize?: string[];
   /** Files changed in the worker's state directory during the try, outside any launch directory (relative to it): a write nothing else would see. */
   strayWrites?: string[];
+  /** Earlier tries of this launch that the provider billed and the relaunch rule set aside (a malformed answer, a CLI that failed after reporting its cost): counted in the spend with this one. */
+  billedBefore?: BilledTry[];
+}
+
+/** One try the provider billed, whatever became of its answer: enough to count and price it. */
+export interface BilledTry {
+  model: string | null;
+  usage: TokenUsage | null;
+  costUsd: number | null;
 }
 
 /** The launch activity's heartbeat details: what the worker is doing right now (`describeLaunchActivity` says it in one line). */
@@ -90,6 +99,8 @@ export interface LaunchActivity {
   unreachableSince?: string;
   /** The try an earlier attempt started, which this attempt adopted. */
   adoptedTry?: number;
+  /** The billed tries of earlier attempts that failed: carried from attempt to attempt so the last one reports them all. */
+  billed?: BilledTry[];
 }
 
 /** Failure types the launch activity throws; the permanent ones are listed in `nonRetryableLaunchErrors`. */
@@ -104,6 +115,8 @@ export interface UsageLimitDetails {
   resetAt: string | null;
   /** Which window was hit, when the harness said (claude's rate_limit_event: five_hour, seven_day, …). */
   rateLimitType?: string;
+  /** Tries of this launch before the limit that the provider billed. */
+  billed?: BilledTry[];
 }
 
 export interface LaunchExitDetails {
@@ -113,6 +126,8 @@ export interface LaunchExitDetails {
   logDir: string;
   /** The error the harness reported in its own output, e.g. when it exited 0 after failing. */
   harnessError?: string;
+  /** Every try of this launch the provider billed, this one included (a malformed answer is billed). */
+  billed?: BilledTry[];
 }
 
 /** What one ask came to, as the workflow sees it; only `completed` can be checked, the rest are stops or spent attempts. */
@@ -127,5 +142,7 @@ export type AskOutcome =
       resetAt: string | null;
       /** The account's quota gate, and its probe when the reset is unknown. */ account?: string;
       probeAt?: string;
+      /** Earlier tries of the launch that the provider billed. */
+      billed?: BilledTry[];
     }
-  | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null };
+  | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null; billed?: BilledTry[] };

@@ -11,7 +11,7 @@
  * PURE MODULE: types and pure functions only (the meter is handed in); workflows import it.
  */
 import type { MetricMeter, MetricTags } from '@temporalio/common';
-import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
 import { launchCost } from '../harness/prices.js';
 import { opensAt as gateOpensAt, type QuotaState } from '../runs/quota.js';
 import type { Stop } from '../runs/stop.js';
@@ -206,6 +206,28 @@ export function recordLaunch(meter: MetricMeter, profile: { name: string; harnes
   }
   const { costUsd } = launchCost(result);
   if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model: label(model) }));
+}
+
+/** The tokens and cost of tries the provider billed besides a counted launch (relaunched after a malformed answer, or a failed launch's): spend counts every billed request. */
+export function recordBilled(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, billed: readonly BilledTry[]): void {
+  const executor = profile.harness;
+  for (const each of billed) {
+    const model = label(each.model ?? profile.model ?? null);
+    const usage = each.usage;
+    const kinds: [string, number | undefined][] = usage
+      ? [
+          ['input', usage.inputTokens],
+          ['output', usage.outputTokens],
+          ['cache_read', usage.cacheReadTokens],
+          ['cache_write', usage.cacheWriteTokens],
+        ]
+      : [];
+    for (const [kind, count] of kinds) {
+      if (count !== undefined && count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
+    }
+    const { costUsd } = launchCost(each);
+    if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
+  }
 }
 
 /** The `criterion_kind` label of a criterion ID, from its shape alone (gate IDs are `{lens}/{name}`, the others KB paths). */

@@ -5,6 +5,7 @@
  * PURE MODULE: data and arithmetic only; workflows import it.
  */
 import { launchCost } from '../harness/prices.js';
+import type { AskOutcome, BilledTry } from '../harness/launch-contract.js';
 import type { TokenUsage } from '../harness/report.js';
 
 export interface TokenTotals {
@@ -58,6 +59,15 @@ export function addLaunch(totals: SpendTotals, launch: LaunchSpend): void {
     tokens.cacheRead += launch.usage.cacheReadTokens ?? 0;
     tokens.cacheWrite += launch.usage.cacheWriteTokens ?? 0;
   }
+}
+
+/**
+ * Every try of an ask the provider billed, whatever became of its answer: the earlier tries the
+ * relaunch rule set aside and the launch that ran to an end, or the billed tries of a launch that failed.
+ */
+export function billedTries(outcome: AskOutcome): BilledTry[] {
+  if ('result' in outcome) return [...(outcome.result.billedBefore ?? []), outcome.result];
+  return outcome.status === 'usage-limit' || outcome.status === 'launch-failed' ? (outcome.billed ?? []) : [];
 }
 
 /** Adds totals to totals (in place), tolerating records made before tokens were counted. */
@@ -142,11 +152,28 @@ export function spendLimitStop(
   return {
     kind: 'spend-limit',
     disposition: 'operator',
-    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${usd(decision.spentUsd + decision.meanUsd)})`,
+    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${capText(decision.spentUsd + decision.meanUsd)})`,
     spentUsd: decision.spentUsd,
     capUsd: decision.capUsd,
     meanUsd: decision.meanUsd,
   };
+}
+
+/**
+ * A spend-limit stop as it stands once the launches in flight at the stop have settled: its figures
+ * (spent, the mean, the least cap a resume takes) from the run's spend now, not from when it stopped.
+ */
+export function settledSpendLimit<S extends Partial<SpendLimitFields> & { reason: string }>(stop: S, totals: SpendTotals, capUsd: number | undefined): S {
+  const meanUsd = meanCost(totals) ?? stop.meanUsd;
+  const cap = capUsd ?? stop.capUsd;
+  if (meanUsd === undefined || cap === undefined) return stop;
+  const settled = spendLimitStop({ go: false, spentUsd: totals.costUsd, meanUsd, estimateUsd: totals.costUsd + meanUsd, capUsd: cap });
+  return { ...stop, reason: settled.reason, spentUsd: settled.spentUsd, capUsd: settled.capUsd, meanUsd: settled.meanUsd };
+}
+
+/** A least cap as the operator types it: rounded up to whole cents, so the figure printed is one the resume's check accepts. */
+export function capText(amount: number): string {
+  return `$${centsUp(amount).toFixed(2)}`;
 }
 
 /**
@@ -160,9 +187,9 @@ export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: numb
   if (!stoppedAtCap) return undefined;
   const next = totals.costUsd + (meanCost(totals) ?? 0);
   if (newCapUsd === undefined)
-    return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${usd(next)})`;
+    return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${capText(next)})`;
   if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next)
-    return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${usd(next)})`;
+    return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${capText(next)})`;
   return undefined;
 }
 

@@ -141,7 +141,8 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
           compare: { runId: input.runId, route: route.route },
           // A batched route's units go as provider batches, as a `--batch` sweep's do (docs/batches.md).
           ...(route.route.endsWith(':batch') && { providerBatch: true }),
-          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(state.counts) }),
+          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }),
+          spentBefore: spentSoFar(state.counts),
         },
         options: {
           staticSummary: `compare run ${input.runId}: route ${route.route}, batch ${batch + 1} of ${route.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,

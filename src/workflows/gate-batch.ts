@@ -40,7 +40,7 @@ export interface GateBatchInput {
   problems?: SweepProblem[];
   /** Events past which the batch finishes its launches in flight and continues as new (default 8,000). */
   historyBudget?: number;
-  /** The sweep's `--max-cost` cap, and what the sweep spent before this batch: the batch's launches decide against both. */
+  /** The sweep's `--max-cost` cap, and what the sweep spent before this batch: the batch's launches decide against both, and its progress shows their sum (the live line's run-wide dollars). */
   maxCostUsd?: number;
   spentBefore?: SpendTotals;
   /** The sweep's concurrency as a rate-limit warning lowered it (absent: `concurrency`, not lowered yet). */

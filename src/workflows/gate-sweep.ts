@@ -188,8 +188,9 @@ async function sweepBatches(
           // An API profile's sweep asked with `--batch` (or a schedule's large one) asks each batch's units as a provider batch.
           ...(batchesChosen(input.batch, ready.profile.harness, ready.units) && { providerBatch: true }),
           ...(input.historyBudget?.batch !== undefined && { historyBudget: input.historyBudget.batch }),
-          // The batch decides against the sweep's cap with what the sweep spent before it (batches run one at a time).
-          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd, spentBefore: spentSoFar(counts) }),
+          // The batch decides against the sweep's cap with what the sweep spent before it (batches run one at a time); its progress shows the run-wide spend.
+          ...(lifecycle.spend.capUsd !== undefined && { maxCostUsd: lifecycle.spend.capUsd }),
+          spentBefore: spentSoFar(counts),
         },
         options: {
           staticSummary: `gate sweep ${runId}: batch ${batch + 1} of ${ready.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,

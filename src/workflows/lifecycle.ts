@@ -95,7 +95,7 @@ export class Lifecycle<P extends LifecycleProgress> {
 
   /** The stops the run is in (none while it runs). */
   get stops(): readonly Stop[] {
-    return this.held;
+    return this.spend.settled(this.held);
   }
 
   /** The workflow's progress: the lifecycle's common part under the workflow's own fields. */
@@ -105,7 +105,7 @@ export class Lifecycle<P extends LifecycleProgress> {
       workflowId: workflowInfo().workflowId,
       status: this.currentStatus,
       stage: this.currentStage,
-      stops: this.held,
+      stops: this.stops,
       ...(this.resumesAt !== undefined && { resumesAt: this.resumesAt }),
       resumes: this.resumes,
       spend: this.spend.progress(),
@@ -279,7 +279,7 @@ export class Lifecycle<P extends LifecycleProgress> {
   }
 
   private state(): RunState {
-    return { status: this.currentStatus, stage: this.currentStage, stops: this.held, resumesAt: this.resumesAt, spend: this.spend };
+    return { status: this.currentStatus, stage: this.currentStage, stops: this.stops, resumesAt: this.resumesAt, spend: this.spend };
   }
 
   private refusalContext(): RefusalContext {
@@ -287,7 +287,7 @@ export class Lifecycle<P extends LifecycleProgress> {
       runId: this.settings.runId,
       status: this.currentStatus,
       stage: this.currentStage,
-      stops: this.held,
+      stops: this.stops,
       resuming: this.resuming,
       next: this.settings.view.next,
       spent: this.spend.all(),

@@ -5,10 +5,21 @@
  * (`spendDecision` in src/runs/spend.ts).
  */
 import { metricMeter, workflowInfo } from '@temporalio/workflow';
-import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
+import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
-import { addLaunch, spendDecision, spendFit, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
-import type { StopOf } from '../runs/stop.js';
+import {
+  addLaunch,
+  billedTries,
+  settledSpendLimit,
+  spendDecision,
+  spendFit,
+  spendLimitStop,
+  spendProgress,
+  sumTotals,
+  type SpendProgress,
+  type SpendTotals,
+} from '../runs/spend.js';
+import type { Stop, StopOf } from '../runs/stop.js';
 
 /** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
 export class Spend {
@@ -43,22 +54,34 @@ export class Spend {
     return refused === undefined ? { fits } : { fits, stop: spendLimitStop(refused) };
   }
 
-  /** Runs one launch as in flight, and adds what it reported once it ran to an end. */
+  /** Runs one launch as in flight, and adds every try of it the provider billed once it ended (a failed one's too). */
   async track(launch: () => Promise<AskOutcome>): Promise<AskOutcome> {
     this.inFlight += 1;
     try {
       const outcome = await launch();
       if ('result' in outcome) this.add(outcome.result);
+      else for (const billed of billedTries(outcome)) this.addBilled(billed);
       return outcome;
     } finally {
       this.inFlight -= 1;
     }
   }
 
-  /** Adds a launch that ran (its tokens, and its cost from the harness or the price table). */
+  /** Adds a launch that ran (its tokens, and its cost from the harness or the price table), with its earlier billed tries. */
   add(result: LaunchResult): void {
-    addLaunch(this.totals, result);
+    for (const billed of result.billedBefore ?? []) addLaunch(this.totals, billed);
+    this.addBilled(result);
+  }
+
+  /** Adds one billed try: a launch that ran, or a try whose answer failed its check (a provider batch's too). */
+  addBilled(billed: BilledTry): void {
+    addLaunch(this.totals, billed);
     recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
+  }
+
+  /** Stops as the operator reads them: a spend-limit stop's figures are the spend now, after the launches in flight at the stop settled. */
+  settled(stops: readonly Stop[]): readonly Stop[] {
+    return stops.map((stop) => (stop.kind === 'spend-limit' ? settledSpendLimit(stop, this.all(), this.capUsd) : stop));
   }
 
   progress(): SpendProgress {

@@ -52,7 +52,7 @@ test('an analysis with --max-cost stops with spend-limit before a launch would p
     expect(record.spend?.costUsd).toBeCloseTo(0.2, 9);
 
     expect(await updateRejection(handle.executeUpdate('resume', { args: [{}] }))).toMatch(
-      /stopped at its spend cap, having spent \$0\.2000: resume it with a higher --max-cost \(at least \$0\.3000\)/,
+      /stopped at its spend cap, having spent \$0\.2000: resume it with a higher --max-cost \(at least \$0\.30\)/,
     );
     expect(await updateRejection(handle.executeUpdate('resume', { args: [{ maxCostUsd: 0.25 }] }))).toMatch(/leaves no room for the next launch/);
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: 5 }] });

@@ -7,7 +7,10 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 import { compareDir, compareFixture, DISPUTED, readRouteVerdicts, readSample, resultFiles, starts, type CompareFixture } from './helpers.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { CompareProgress } from '../../src/review/compare/run-types.js';
+import type { BatchProgress } from '../../src/workflows/gate-batch.js';
+import { scratch, waitFor } from '../helpers/fake.js';
 
 const { env } = useDevServer();
 
@@ -151,3 +154,41 @@ describe('the compare sample as a run draws it', () => {
     expect(await draw('CMP-c', 6)).not.toEqual(first);
   });
 });
+
+test("a compare run's second route shows the run-wide spend: its running batch holds the first route's dollars", async () => {
+  const release = join(await scratch(), 'release');
+  const paid = { review: 'pass' as const, costUsd: 0.1 };
+  // The lenient route's launches report $0.10 each; the strict route's first launch waits until the test releases it.
+  const fixture = await compareFixture({
+    lenient: [{ attempts: [paid] }],
+    strict: [{ attempts: [{ ...paid, waitForFile: release }] }],
+  });
+  const runId = runIdOf('CMP');
+  const worker = await testWorker(env(), { stateDir: join(fixture.dir, 'state') });
+  await worker.runUntil(async () => {
+    const handle = await env().client.workflow.start('compareRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: `compare/${runId}`,
+      args: [fixture.input(runId, { concurrency: 1 })],
+    });
+    let progress: CompareProgress | undefined;
+    let batch: BatchProgress | undefined;
+    await waitFor(
+      "the strict route's first launch to run",
+      async () => {
+        progress = await handle.query<CompareProgress>('progress');
+        if (progress.route !== 'strict:pair' || progress.currentBatch === undefined) return false;
+        batch = await env().client.workflow.getHandle(progress.currentBatch).query<BatchProgress>('batchProgress');
+        return batch.inFlight === 1;
+      },
+      120_000,
+    );
+    const lenient = (await starts(fixture.ledgers.lenient)).length;
+    expect(lenient).toBeGreaterThan(1);
+    expect(progress!.spend!.costUsd).toBeCloseTo(0.1 * lenient, 9);
+    expect(batch!.spend!.costUsd).toBeCloseTo(0.1 * lenient, 9);
+    expect(batch!.spend!.launches).toBe(lenient);
+    await writeFile(release, '');
+    expect(((await handle.result()) as CompareSummary).status).toBe('completed');
+  });
+}, 240_000);

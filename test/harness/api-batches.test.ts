@@ -3,7 +3,7 @@
 // stand-ins' Message Batches and Files + Batches, which count every request submitted per custom_id.
 import type { WorkflowHandle } from '@temporalio/client';
 import { join } from 'node:path';
-import { launchCost } from '../../src/harness/prices.js';
+import { batchLaunchCost, launchCost } from '../../src/harness/prices.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
@@ -70,11 +70,11 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
   test.each(['pair', 'bundle'] as const)(
     'a %s sweep of the example KB goes as one provider batch, every pair fresh and valid, priced at the batch discount',
     async (grouping) => {
-      const setup = await setUp(api, reply.review('pass', ['The description restates the title; say what the note adds.']));
+      const setup = await setUp(api, reply.review('warn', ['The description restates the title; say what the note adds.']));
       const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
       const summary = await completedSweep(setup, setup.input(grouping));
       expect(summary.status).toBe('completed');
-      expect(summary.counts.written.pass).toBe(before.length);
+      expect(summary.counts.written.warn).toBe(before.length);
       expect(setup.standIn.batches.list).toHaveLength(1);
       expect(setup.standIn.batches.submitted.size).toBe(summary.units);
       expect(sentTwice(setup.standIn)).toEqual([]);
@@ -140,6 +140,43 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
     expect(setup.standIn.batches.submitted.size).toBe(1);
     expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
+  });
+
+  test('a malformed answer in the provider batch is asked again live, and both are counted: the batch one at the batch price', async () => {
+    const setup = await setUp(api, reply.malformedReview(), reply.review('fail', ['The title names a topic, not a claim.']));
+    const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
+    const summary = await completedSweep(setup, input);
+    expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
+    const held = setup.standIn.batches.list[0]!.requests[0]!.result as { kind: 'succeeded'; body: Record<string, unknown> };
+    const body = held.body as unknown as { usage: Record<string, number> & { input_tokens_details?: { cached_tokens: number } } };
+    const batchUsage =
+      api === 'anthropic'
+        ? {
+            inputTokens: body.usage.input_tokens!,
+            outputTokens: body.usage.output_tokens!,
+            cacheReadTokens: body.usage.cache_read_input_tokens ?? 0,
+            cacheWriteTokens: body.usage.cache_creation_input_tokens ?? 0,
+          }
+        : {
+            inputTokens: body.usage.input_tokens!,
+            outputTokens: body.usage.output_tokens!,
+            cacheReadTokens: body.usage.input_tokens_details?.cached_tokens ?? 0,
+            cacheWriteTokens: 0,
+          };
+    const [live] = liveRequests(setup.standIn);
+    const liveUsage = live!.usage!;
+    const liveCost = launchCost({
+      model: models[api],
+      costUsd: null,
+      usage: {
+        inputTokens: liveUsage.input + (api === 'openai' ? liveUsage.cacheRead : 0),
+        outputTokens: liveUsage.output,
+        cacheReadTokens: liveUsage.cacheRead,
+        cacheWriteTokens: liveUsage.cacheWrite,
+      },
+    }).costUsd!;
+    expect(summary.counts.launches).toBe(2);
+    expect(summary.counts.costUsd).toBeCloseTo(batchLaunchCost(models[api], batchUsage)! + liveCost, 12);
   });
 
   test('an expired request is resubmitted once in a follow-up batch, and its answer there is accepted', async () => {

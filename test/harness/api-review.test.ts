@@ -1,6 +1,17 @@
 // The parts of the model-API executors that are plain functions: the limit headers' reset, the
 // structured answer's check, and the review file it becomes.
-import { apiFailure, checkAnswer, resetFromHeaders, reviewText, type ReviewRequest } from '../../src/harness/executors/api-review.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  apiFailure,
+  checkAnswer,
+  MAX_FINDING_CHARS,
+  MAX_FINDINGS,
+  resetFromHeaders,
+  reviewAnswerSchema,
+  reviewText,
+  type ReviewRequest,
+} from '../../src/harness/executors/api-review.js';
+import { literalAnswer } from '../helpers/model-apis/replies.js';
 import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
 
 const now = new Date('2026-12-04T12:00:00Z');
@@ -73,10 +84,60 @@ describe('the structured answer', () => {
     ['another criterion', { reviews: [{ criterion: 'sentence/z', verdict: 'pass', findings: [] }] }, /reviews sentence\/z, not sentence\/x/],
     ['a verdict not allowed', { reviews: [{ criterion: 'sentence/x', verdict: 'report', findings: [] }] }, /verdict report for sentence\/x/],
     ['no answer at all', undefined, /malformed structured answer/],
+    ['no review (what the schema without minItems let a literal model give)', { reviews: [] }, /reviews nothing, not sentence\/x/],
+    ['a pass with findings', { reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: ['Fine.'] }] }, /sentence\/x passes with findings/],
+    ['too many findings', { reviews: [{ criterion: 'sentence/x', verdict: 'fail', findings: Array(MAX_FINDINGS + 1).fill('Fix it.') }] }, /findings/],
+    ['a finding over the bound', { reviews: [{ criterion: 'sentence/x', verdict: 'warn', findings: ['x'.repeat(MAX_FINDING_CHARS + 1)] }] }, /findings\.0/],
   ])('an answer with %s is refused, naming why', (_title, value, why) => {
     const checked = checkAnswer(value, pair);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? '' : checked.why).toMatch(why);
+  });
+});
+
+describe("a unit's answer schema", () => {
+  const ajv = new Ajv2020({ strict: false });
+  const ids = (request: ReviewRequest) => request.criteria.map((criterion) => criterion.id);
+  const report: ReviewRequest = { ...pair, outcomes: ['report'] };
+
+  test.each([
+    ['a pair', pair],
+    ['a bundle', bundle],
+    ['a report criterion', report],
+  ] as const)(
+    'for %s: its criteria as an enum, exactly one review each, and the smallest answer it allows is a whole one the check accepts',
+    (_title, request) => {
+      for (const dialect of ['anthropic', 'openai'] as const) {
+        const schema = reviewAnswerSchema(ids(request), request.outcomes, dialect);
+        expect(schema.properties.reviews).toMatchObject({ minItems: request.criteria.length, maxItems: request.criteria.length });
+        expect(JSON.stringify(schema)).toContain(
+          JSON.stringify({ type: 'string', enum: ids(request), description: 'the criterion id, as given, each once, in the order given' }).slice(0, -1),
+        );
+        const smallest = literalAnswer(schema);
+        expect(ajv.validate(schema, smallest)).toBe(true);
+        expect(checkAnswer(smallest, request)).toMatchObject({ ok: true });
+      }
+    },
+  );
+
+  test.each<[string, unknown]>([
+    ['no review', { reviews: [] }],
+    ["a criterion not the unit's", { reviews: [{ criterion: 'sentence/z', verdict: 'pass', findings: [] }] }],
+    ['a pass with findings', { reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: ['Fine.'] }] }],
+    ['too many findings', { reviews: [{ criterion: 'sentence/x', verdict: 'warn', findings: Array(MAX_FINDINGS + 1).fill('Fix it.') }] }],
+    ['a finding over the bound', { reviews: [{ criterion: 'sentence/x', verdict: 'fail', findings: ['x'.repeat(MAX_FINDING_CHARS + 1)] }] }],
+    [
+      'two reviews of one criterion',
+      {
+        reviews: [
+          { criterion: 'sentence/x', verdict: 'pass', findings: [] },
+          { criterion: 'sentence/x', verdict: 'pass', findings: [] },
+        ],
+      },
+    ],
+  ])('an answer with %s is outside the schema, and the check refuses it too', (_title, value) => {
+    expect(ajv.validate(reviewAnswerSchema(ids(pair), pair.outcomes, 'anthropic'), value)).toBe(false);
+    expect(checkAnswer(value, pair).ok).toBe(false);
   });
 });
 

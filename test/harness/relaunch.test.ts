@@ -88,6 +88,24 @@ describe('the relaunch rule', () => {
     expect(skippedMs).toBeGreaterThanOrEqual(skippedAtLeastMs);
   });
 
+  const billedTry = { exitCode: 1, costUsd: 0.05, tokens: { input: 100, output: 10 } };
+
+  test('a CLI try that reported its cost and then failed is billed: the launch accepted after it carries it', async () => {
+    const { result } = await runProbe([billedTry, { writeDeclared: 'probe ok\n', costUsd: 0.1, tokens: { input: 200, output: 20 } }]);
+    expect(result.outcome).toMatchObject({ status: 'completed', result: { costUsd: 0.1, try: 2 } });
+    if (result.outcome.status !== 'completed') return;
+    expect(result.outcome.result.billedBefore).toEqual([
+      { model: 'fake-model-1', usage: expect.objectContaining({ inputTokens: 100, outputTokens: 10 }) as unknown, costUsd: 0.05 },
+    ]);
+  });
+
+  test('a CLI launch whose three tries each reported a cost and failed carries all three to its launch-failed outcome', async () => {
+    const { result } = await runProbe([billedTry]);
+    expect(result.outcome.status).toBe('launch-failed');
+    if (result.outcome.status !== 'launch-failed') return;
+    expect(result.outcome.billed?.map((billed) => billed.costUsd)).toEqual([0.05, 0.05, 0.05]);
+  });
+
   test('time skipping holds for every test of a file: a third run of the rule in the file skips both waits', async () => {
     const { result, skippedMs } = await runProbe([{ exitCode: 1 }, { exitCode: 1 }, { writeDeclared: 'probe ok\n' }]);
     expect(result.outcome.status).toBe('completed');

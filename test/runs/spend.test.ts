@@ -1,5 +1,15 @@
 import { launchCost, priceOf } from '../../src/harness/prices.js';
-import { addLaunch, centsUp, nextCap, resumeCapProblem, spendDecision, spendFit, spendLimitStop, type SpendTotals } from '../../src/runs/spend.js';
+import {
+  addLaunch,
+  centsUp,
+  nextCap,
+  resumeCapProblem,
+  settledSpendLimit,
+  spendDecision,
+  spendFit,
+  spendLimitStop,
+  type SpendTotals,
+} from '../../src/runs/spend.js';
 import { STOP_RULES } from '../../src/runs/stop.js';
 import { formatResultFile, parseResultFile, resultSpend, type ResultRecord } from '../../src/review/result-file.js';
 import { resultPath } from '../../src/review/paths.js';
@@ -52,16 +62,43 @@ describe('the spend decision before a launch', () => {
     [
       'a spend-limit stop is not resumed without a cap',
       { stoppedAtCap: true, newCapUsd: undefined },
-      /resume it with a higher --max-cost \(at least \$0\.4000\)/,
+      /resume it with a higher --max-cost \(at least \$0\.40\)/,
     ],
     ['nor with a cap at or under the spend', { stoppedAtCap: true, newCapUsd: 0.3 }, /leaves no room/],
-    ['nor with one that leaves no room for a launch at the mean', { stoppedAtCap: true, newCapUsd: 0.35 }, /give at least \$0\.4000/],
+    ['nor with one that leaves no room for a launch at the mean', { stoppedAtCap: true, newCapUsd: 0.35 }, /give at least \$0\.40\)/],
     ['a cap with room for the next launch resumes it', { stoppedAtCap: true, newCapUsd: 0.4 }, undefined],
     ['a cap that is no positive amount is refused anywhere', { stoppedAtCap: false, newCapUsd: -1 }, /positive amount/],
   ])('%s', (_title, input, expected) => {
     const problem = resumeCapProblem({ ...input, totals: totals(0.3, 3) });
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
+  });
+
+  test.each([
+    ['a least cap that rounds down at four digits ($0.305835)', 0.20389, 2],
+    ['a spend of whole cents', 0.3, 3],
+    ['a spend over a dollar', 1.23456, 7],
+    ['a mean of a fraction of a cent', 0.0123, 41],
+  ])("the stop's least cap is a figure its resume accepts, to the cent: %s", (_title, costUsd, launches) => {
+    const spent = { launches, costUsd };
+    const decision = spendDecision({ capUsd: costUsd + 1e-6, totals: spent, inFlight: 0 });
+    if (decision.go) throw new Error('expected a stop');
+    const figure = Number(/at least \$(\d+\.\d\d)\)$/.exec(spendLimitStop(decision).reason)?.[1]);
+    expect(figure).toBe(nextCap(spent));
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: spent, newCapUsd: figure })).toBeUndefined();
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: spent, newCapUsd: figure - 0.01 })).toMatch(/leaves no room.*give at least \$\d+\.\d\d\)$/);
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: spent, newCapUsd: undefined })).toContain(`(at least $${figure.toFixed(2)})`);
+  });
+
+  test('a spend-limit stop read after the launches in flight at it settled names the spend then, and a least cap above it', () => {
+    const decision = spendDecision({ capUsd: 0.25, totals: totals(0.1, 1), inFlight: 1 });
+    if (decision.go) throw new Error('expected a stop');
+    const stop = { ...spendLimitStop(decision), disposition: 'operator' as const };
+    expect(stop.reason).toMatch(/^spent \$0\.1000 of the \$0\.2500 cap.*at least \$0\.20\)$/);
+    const settled = settledSpendLimit(stop, totals(0.2, 2), 0.25);
+    expect(settled).toMatchObject({ kind: 'spend-limit', spentUsd: 0.2, capUsd: 0.25 });
+    expect(settled.reason).toMatch(/^spent \$0\.2000 of the \$0\.2500 cap; the next launch \(about \$0\.1000, the mean so far\).*at least \$0\.30\)$/);
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.2, 2), newCapUsd: 0.3 })).toBeUndefined();
   });
 
   test('the suggested cap is the spend plus one mean launch, rounded up to whole cents, and a resume with it is accepted', () => {

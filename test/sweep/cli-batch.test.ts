@@ -13,7 +13,7 @@ process.env[KEY_ENV] = 'stand-in-key';
 const { address } = useDevServerWithCliWorker({ quickerClock: 10 });
 
 test("review run gates --batch asks the selection as one provider batch, follows it with the provider's counts and exits 0 with every pair fresh", async () => {
-  const setup = await batchSweep('anthropic', reply.review('pass', ['The description restates the title.']));
+  const setup = await batchSweep('anthropic', reply.review('warn', ['The description restates the title.']));
   try {
     const { input } = setup;
     const { profile, profilesFile } = input('pair');

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
@@ -8,6 +8,8 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
+import { progressLine } from '../../src/client/review/shared/sweep-format.js';
+import type { BatchProgress } from '../../src/workflows/gate-batch.js';
 import { updateRejection } from '../analysis/helpers.js';
 
 const { env } = useDevServer();
@@ -48,6 +50,9 @@ test('a sweep with --max-cost stops with spend-limit before passing it; a resume
     expect(progress!.spend!.costUsd).toBeLessThanOrEqual(0.25);
     expect(progress!.counts.costUsd).toBeCloseTo(0.2, 9);
     expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(2);
+    // The stop came while the second launch was in flight; its text is the spend after that launch settled, and its least cap one the resume takes.
+    expect(stop.reason).toMatch(/^spent \$0\.2000 of the \$0\.2500 cap; .*at least \$0\.30\)$/);
+    expect(stop).toMatchObject({ spentUsd: expect.closeTo(0.2, 9) as number });
 
     expect(await updateRejection(handle.executeUpdate('resume', { args: [{}] }))).toMatch(/stopped at its spend cap.*higher --max-cost/);
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: 10 }] });
@@ -65,4 +70,54 @@ test('a sweep with --max-cost stops with spend-limit before passing it; a resume
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(pairs.length);
   const result = await readFile(join(checkout, pairs[0]!.resultPath), 'utf8');
   expect(result).toMatch(/\ncost_usd: 0\.1\ninput_tokens: 500\noutput_tokens: 40\ncache_read_tokens: 0\ncache_write_tokens: 0\n---\n/);
+});
+
+test("a sweep's running batch shows the run-wide spend: entering batch 2, its progress and the live line hold batch 1's dollars", async () => {
+  const notes = await someNotes(2);
+  const checkout = await corpusCopy();
+  const dir = await scratch();
+  const release = join(dir, 'release');
+  // Launches 1-3 (batch 1) report $0.10 each; the 4th, the first of batch 2, waits until the test releases it.
+  const paid = { review: 'pass' as const, costUsd: 0.1, tokens: { input: 500, output: 40 } };
+  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [paid, paid, paid, { ...paid, waitForFile: release }] }]);
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
+  const pairs = await selectPairs(checkout, { notes, gates });
+  const runId = uniqueId('GS').replace(/\//g, '-');
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates,
+    grouping: 'pair',
+    profile: 'fake',
+    concurrency: 1,
+    batchSize: 3,
+    autoResume: false,
+    profilesFile,
+    env: fakeEnv,
+  };
+  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
+  await worker.runUntil(async () => {
+    const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    let progress: SweepProgress | undefined;
+    let batch: BatchProgress | undefined;
+    await waitFor(
+      'batch 2 to run its first launch',
+      async () => {
+        progress = await handle.query<SweepProgress>('progress');
+        if (progress.batch !== 1 || progress.currentBatch === undefined) return false;
+        batch = await env().client.workflow.getHandle(progress.currentBatch).query<BatchProgress>('batchProgress');
+        return batch.inFlight === 1;
+      },
+      60_000,
+    );
+    expect(progress!.counts.costUsd).toBeCloseTo(0.3, 9);
+    expect(batch!.spend!.costUsd).toBeCloseTo(0.3, 9);
+    expect(batch!.spend!.launches).toBe(3);
+    expect(progress!.pairs).toBe(pairs.length);
+    expect(progressLine(progress!, batch, { now: Date.now() })).toContain('3 launches, $0.3000');
+    await writeFile(release, '');
+    const summary = (await handle.result()) as SweepSummary;
+    expect(summary.counts.costUsd).toBeCloseTo(0.1 * pairs.length, 9);
+  });
 });

@@ -12,6 +12,7 @@ import { findUsageLimitIn, type HarnessReport } from '../../harness/report.js';
 import { parseResetTime } from '../../harness/reset-time.js';
 import {
   RETURNED_OUTPUT_CAP,
+  type BilledTry,
   type LaunchActivity,
   type LaunchExitDetails,
   type LaunchInput,
@@ -200,6 +201,7 @@ async function runTry(w: LaunchWiring, executor: CliExecutor, input: LaunchInput
   const { profile, dir } = input;
 
   const info = context.info;
+  const earlier = billedEarlier(context);
   const owner = `${info.workflowExecution?.workflowId ?? ''}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
   let record = await readTryRecord(dir);
   if (record && record.owner !== owner) {
@@ -280,10 +282,10 @@ async function runTry(w: LaunchWiring, executor: CliExecutor, input: LaunchInput
     await follower.poll().catch(() => undefined);
     if (!following) return;
     if (follower.unreachableForMs() > unreachableTimeoutMs) stop('unreachable');
-    context.heartbeat(w.portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
+    context.heartbeat(w.portable(carrying(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined), earlier)));
   };
   const beat = setInterval(() => void beatNow(), w.heartbeatIntervalMs);
-  context.heartbeat(w.portable(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined)));
+  context.heartbeat(w.portable(carrying(follower.details(current.pid, current.startedAt, adopted ? current.try : undefined), earlier)));
 
   await Promise.race([child ? child.then(() => undefined) : tryEnded(dir, current), abandoned]);
   clearInterval(beat);
@@ -306,10 +308,13 @@ async function runTry(w: LaunchWiring, executor: CliExecutor, input: LaunchInput
       signal: child ? ((await child).signal ?? null) : null,
       unreachable: follower.unreachableNotice,
     });
-    return strays.length === 0 ? result : { ...result, strayWrites: strays };
+    const counted = earlier.length === 0 ? result : { ...result, billedBefore: earlier };
+    return strays.length === 0 ? counted : { ...counted, strayWrites: strays };
   } catch (error) {
     await clearTryRecord(dir); // a failed try is relaunched, not adopted
-    throw error;
+    throw withBilled(error, earlier, (billed) =>
+      context.heartbeat(w.portable({ ...follower.details(current.pid, current.startedAt, adopted ? current.try : undefined), billed })),
+    );
   } finally {
     if (stateDir !== undefined) await unlistTry(stateDir, current.pid); // its group is ended: nothing left to reap
   }
@@ -386,6 +391,10 @@ async function report(
       setAside: setAsideOutputs,
       logDir,
       ...(harnessError !== undefined && { harnessError: harnessError.slice(0, 2000) }),
+      // What the CLI reported it cost before it failed was billed all the same.
+      ...((report.usage !== undefined || report.costUsd !== undefined) && {
+        billed: [{ model: report.model ?? profile.model ?? null, usage: report.usage ?? null, costUsd: report.costUsd ?? null }],
+      }),
     };
     const why =
       ended === 'unreachable'
@@ -440,17 +449,20 @@ async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput
   await mkdir(join(dir, logDir), { recursive: true });
   await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));
   const startedAt = Date.now();
+  const earlier = billedEarlier(context);
   // The activity beats on its own while the request runs; the executor's beats say what it is doing.
   let latest: LaunchActivity = { pid: null, elapsedMs: 0, turns: 0, toolUses: 0 };
   const heartbeat = (details: LaunchActivity) => {
-    latest = details;
-    context.heartbeat(w.portable(details));
+    latest = carrying(details, earlier);
+    context.heartbeat(w.portable(latest));
   };
   heartbeat(latest);
   const beat = setInterval(() => context.heartbeat(w.portable({ ...latest, elapsedMs: Date.now() - startedAt })), w.heartbeatIntervalMs);
   let answered: ExecutorAnswer;
   try {
     answered = await executor.answer(input, { signal: context.cancellationSignal, heartbeat, logDir });
+  } catch (error) {
+    throw withBilled(error, earlier, (billed) => context.heartbeat(w.portable({ ...latest, billed })));
   } finally {
     clearInterval(beat);
   }
@@ -459,7 +471,12 @@ async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput
   if (answered.usageLimit) {
     await setAside(dir, input.outputs, join(dir, logDir, 'aside'));
     const resetAt = answered.usageLimit.resetAt;
-    const details: UsageLimitDetails = { harness: input.profile.harness, notice: answered.usageLimit.notice.slice(0, 500), resetAt };
+    const details: UsageLimitDetails = {
+      harness: input.profile.harness,
+      notice: answered.usageLimit.notice.slice(0, 500),
+      resetAt,
+      ...(earlier.length > 0 && { billed: earlier }),
+    };
     throw ApplicationFailure.create({
       type: 'usage-limit',
       nonRetryable: true,
@@ -467,7 +484,32 @@ async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput
       details: [details],
     });
   }
-  return launchResult(input, answered.report, { exitCode: 0, timedOut: false, durationMs, try: context.info.attempt, logDir });
+  const result = await launchResult(input, answered.report, { exitCode: 0, timedOut: false, durationMs, try: context.info.attempt, logDir });
+  return earlier.length === 0 ? result : { ...result, billedBefore: earlier };
+}
+
+/** The billed tries of this launch's earlier attempts, from the last heartbeat the attempt before sent. */
+function billedEarlier(context: Context): BilledTry[] {
+  const details = context.info.heartbeatDetails as Partial<LaunchActivity> | undefined;
+  return Array.isArray(details?.billed) ? details.billed : [];
+}
+
+/** Heartbeat details that carry the earlier billed tries on, so the attempt after this one still knows them. */
+const carrying = (details: LaunchActivity, billed: BilledTry[]): LaunchActivity => (billed.length === 0 ? details : { ...details, billed });
+
+/**
+ * A failed try's failure with every billed try of the launch so far in its details: its own (a
+ * malformed answer, a CLI's reported cost) after the earlier attempts'. A relaunched failure beats
+ * them first, so the next attempt reads them from its heartbeat details (the worker flushes an
+ * activity's last heartbeat before reporting its failure).
+ */
+function withBilled(error: unknown, earlier: BilledTry[], beat: (billed: BilledTry[]) => void): unknown {
+  if (!(error instanceof ApplicationFailure) || (error.type !== 'launch-exit' && error.type !== 'usage-limit')) return error;
+  const details = (error.details?.[0] ?? {}) as LaunchExitDetails | UsageLimitDetails;
+  const billed = [...earlier, ...(details.billed ?? [])];
+  if (billed.length === 0) return error;
+  if (!error.nonRetryable) beat(billed);
+  return ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: error.nonRetryable === true, details: [{ ...details, billed }] });
 }
 
 /** One shape for every launch that ran to an end, whichever executor ran it. */

@@ -5,7 +5,7 @@
  *
  * PURE MODULE: types and constants only; workflows import it.
  */
-import type { LaunchResult } from '../launch-contract.js';
+import type { BilledTry, LaunchResult } from '../launch-contract.js';
 import type { Profile } from '../profiles.js';
 
 /** Sweeps of at least this many units on a model-API profile go as provider batches when the sweep says `auto` (schedules): docs/batches.md says why. */
@@ -94,6 +94,8 @@ export interface CollectedBatch {
   errored: Record<string, string>;
   /** Units whose request expired or was canceled before it ran. */
   expired: string[];
+  /** Units whose answer the provider billed but the check refused (asked again live): counted in the spend all the same. */
+  billed?: Record<string, BilledTry>;
 }
 
 export interface CancelBatchInput {

@@ -20,7 +20,13 @@ export function messageParams(profile: Profile, request: ReviewRequest): Anthrop
     model: profile.model!,
     max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
     // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
-    tools: [reviewTool as unknown as Anthropic.Tool],
+    // The unit's own schema: its criteria as an enum, one review each.
+    tools: [
+      reviewTool(
+        request.criteria.map((criterion) => criterion.id),
+        request.outcomes,
+      ) as unknown as Anthropic.Tool,
+    ],
     tool_choice: { type: 'tool', name: RECORD_REVIEW },
     system: [
       { type: 'text', text: reviewInstruction },

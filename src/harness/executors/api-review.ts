@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { sha256 } from '../../fs/digest.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import type { AnswerContext, ExecutorAnswer } from '../executor.js';
-import type { LaunchExitDetails, LaunchInput } from '../launch-contract.js';
+import type { BilledTry, LaunchExitDetails, LaunchInput } from '../launch-contract.js';
 import { launchCost } from '../prices.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { estimateTokens, type CachePrefix } from '../prompt-cache.js';
@@ -56,34 +56,69 @@ export const reviewInstruction = [
   'Findings are short items an operator can act on (what is wrong, where, and what to change), one sentence each; give none when there is nothing to change. No prose besides them.',
 ].join('\n');
 
-/** The answer's JSON Schema: one schema for the whole sweep, so it never breaks a cached prefix (criterion ids are checked in code). */
-export const reviewAnswerSchema = {
+/** Findings one review may carry, and characters one finding may hold: a review's output stays small by contract. */
+export const MAX_FINDINGS = 5;
+export const MAX_FINDING_CHARS = 300;
+
+const findingsSchema = (max: number, dialect: HarnessName) => ({
+  type: 'array',
+  // OpenAI's strict structured outputs take no maxLength on a string: there the bound is said and checked in code.
+  items:
+    dialect === 'openai'
+      ? { type: 'string', description: `one sentence, at most ${MAX_FINDING_CHARS} characters` }
+      : { type: 'string', maxLength: MAX_FINDING_CHARS },
+  maxItems: max,
+});
+
+const entrySchema = (criteria: readonly string[], verdicts: readonly string[], findings: ReturnType<typeof findingsSchema>) => ({
   type: 'object',
   properties: {
-    reviews: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          criterion: { type: 'string', description: 'the criterion id, as given' },
-          verdict: { type: 'string', enum: ['pass', 'warn', 'fail', 'report'] },
-          findings: { type: 'array', items: { type: 'string' } },
-        },
-        required: ['criterion', 'verdict', 'findings'],
-        additionalProperties: false,
-      },
-    },
+    criterion: { type: 'string', enum: [...criteria], description: 'the criterion id, as given, each once, in the order given' },
+    verdict: { type: 'string', enum: [...verdicts] },
+    findings,
   },
-  required: ['reviews'],
+  required: ['criterion', 'verdict', 'findings'],
   additionalProperties: false,
-} as const;
+});
 
-/** The Anthropic tool the answer is forced through: first in the request, so part of every cached prefix. */
-export const reviewTool = { name: RECORD_REVIEW, description: 'Record the review: one entry per criterion.', input_schema: reviewAnswerSchema } as const;
+/**
+ * The answer's JSON Schema for one unit: its criteria as an enum and exactly one review each
+ * (`minItems` = `maxItems`), its allowed verdicts, a pass with no findings and a warn or fail with at
+ * most MAX_FINDINGS of them. With structured outputs the schema is what the model decodes into, so
+ * the smallest answer it allows is a whole one. The schema is part of the cached prefix (Anthropic's
+ * tools come first, OpenAI prepends it): units share a prefix only when they share their criteria.
+ */
+export function reviewAnswerSchema(criteria: readonly string[], outcomes: readonly string[], dialect: HarnessName = 'anthropic') {
+  const others = outcomes.filter((outcome) => outcome !== 'pass');
+  const entries = outcomes.includes('pass')
+    ? { anyOf: [entrySchema(criteria, ['pass'], findingsSchema(0, dialect)), entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect))] }
+    : entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect));
+  return {
+    type: 'object',
+    properties: { reviews: { type: 'array', items: entries, minItems: criteria.length, maxItems: criteria.length } },
+    required: ['reviews'],
+    additionalProperties: false,
+  };
+}
+
+/** The Anthropic tool a unit's answer is forced through: first in the request, so part of every cached prefix. */
+export const reviewTool = (criteria: readonly string[], outcomes: readonly string[]) => ({
+  name: RECORD_REVIEW,
+  description: 'Record the review: one entry per criterion.',
+  input_schema: reviewAnswerSchema(criteria, outcomes, 'anthropic'),
+});
 
 const answerSchema = z
   .object({
-    reviews: z.array(z.object({ criterion: z.string(), verdict: z.enum(['pass', 'warn', 'fail', 'report']), findings: z.array(z.string()) }).strict()),
+    reviews: z.array(
+      z
+        .object({
+          criterion: z.string(),
+          verdict: z.enum(['pass', 'warn', 'fail', 'report']),
+          findings: z.array(z.string().max(MAX_FINDING_CHARS)).max(MAX_FINDINGS),
+        })
+        .strict(),
+    ),
   })
   .strict();
 
@@ -96,9 +131,16 @@ const badInput = (input: LaunchInput, why: string) =>
     message: `launch ${input.launchId}: profile ${input.profile.name} (${input.profile.harness}): ${why}`,
   });
 
-/** A try that failed: relaunched by the relaunch rule, its error named in the details. */
-export function launchExit(input: LaunchInput, logDir: string, why: string): ApplicationFailure {
-  const details: LaunchExitDetails = { exitCode: null, stderrTail: '', setAside: [], logDir, harnessError: why.slice(0, 2000) };
+/** A try that failed: relaunched by the relaunch rule, its error named in the details, with what the provider billed for it when it answered. */
+export function launchExit(input: LaunchInput, logDir: string, why: string, billed?: BilledTry): ApplicationFailure {
+  const details: LaunchExitDetails = {
+    exitCode: null,
+    stderrTail: '',
+    setAside: [],
+    logDir,
+    harnessError: why.slice(0, 2000),
+    ...(billed !== undefined && { billed: [billed] }),
+  };
   return ApplicationFailure.create({
     type: 'launch-exit',
     message: `launch ${input.launchId}: ${input.profile.harness} ${why.split('\n')[0]?.slice(0, 200)}`,
@@ -178,8 +220,8 @@ export function requestParts(request: ReviewRequest): { shared: string; unit: st
  * Anthropic's tools, instruction and shared part through the breakpoint; OpenAI's instructions and
  * first input message. Estimated as the stand-ins count (src/harness/prompt-cache.ts).
  */
-export function cachedPrefixTokens(harness: HarnessName, shared: string): number {
-  const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool)) : 0;
+export function cachedPrefixTokens(harness: HarnessName, shared: string, criteria: readonly string[] = ['lens/criterion']): number {
+  const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool(criteria, ['pass', 'warn', 'fail']))) : 0;
   return tool + estimateTokens(reviewInstruction) + estimateTokens(shared);
 }
 
@@ -215,6 +257,8 @@ export function checkAnswer(value: unknown, request: ReviewRequest): { ok: true;
   const refused = parsed.data.reviews.find((entry) => !request.outcomes.includes(entry.verdict));
   if (refused)
     return { ok: false, why: `a malformed structured answer: verdict ${refused.verdict} for ${refused.criterion} (allowed: ${request.outcomes.join(', ')})` };
+  const padded = parsed.data.reviews.find((entry) => entry.verdict === 'pass' && entry.findings.some((finding) => finding.trim() !== ''));
+  if (padded) return { ok: false, why: `a malformed structured answer: ${padded.criterion} passes with findings (a pass carries none)` };
   return { ok: true, answer: parsed.data };
 }
 
@@ -224,10 +268,10 @@ export function reviewText(request: ReviewRequest, answer: ReviewAnswer): string
   return `${answer.reviews.map((entry) => `## ${entry.criterion}\n\n${reviewBody(entry)}`).join('\n\n')}\n`;
 }
 
-/** Checks the answer and writes the review file the launch declares; a malformed answer is a failed try (relaunched). */
+/** Checks the answer and writes the review file the launch declares; a malformed answer is a failed try (relaunched), billed all the same. */
 export async function writeReview(input: LaunchInput, logDir: string, request: ReviewRequest, value: unknown, report: HarnessReport): Promise<ExecutorAnswer> {
   const checked = checkAnswer(value, request);
-  if (!checked.ok) throw launchExit(input, logDir, checked.why);
+  if (!checked.ok) throw launchExit(input, logDir, checked.why, { model: report.model ?? null, usage: report.usage ?? null, costUsd: report.costUsd ?? null });
   await writeFileAtomic(join(input.dir, request.output), reviewText(request, checked.answer));
   return { report };
 }

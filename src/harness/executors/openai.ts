@@ -26,7 +26,19 @@ export function responseParams(profile: Profile, request: ReviewRequest): OpenAI
       { role: 'user', content: unit },
     ],
     prompt_cache_key: promptCacheKey(shared),
-    text: { format: { type: 'json_schema', name: RECORD_REVIEW, schema: reviewAnswerSchema as unknown as Record<string, unknown>, strict: true } },
+    text: {
+      format: {
+        type: 'json_schema',
+        name: RECORD_REVIEW,
+        // The unit's own schema: its criteria as an enum, one review each.
+        schema: reviewAnswerSchema(
+          request.criteria.map((criterion) => criterion.id),
+          request.outcomes,
+          'openai',
+        ) as unknown as Record<string, unknown>,
+        strict: true,
+      },
+    },
     store: false,
   };
 }

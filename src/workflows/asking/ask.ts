@@ -3,10 +3,11 @@ import type { Activities } from '../../activities/index.js';
 import type { AskOutcome, LaunchExitDetails, LaunchInput, LaunchResult, UsageLimitDetails } from '../../harness/launch-contract.js';
 import { launchHeartbeatTimeout, launchStartToCloseMs, relaunchRule } from '../../harness/executor.js';
 import type { Finding } from '../../kb/findings.js';
+import { billedTries } from '../../runs/spend.js';
 import { stopFor, type Stop, type StopOf } from '../../runs/stop.js';
 import type { Spend } from '../spend-cap.js';
 import { consultQuotaGate, reportUsageLimit } from '../quota-gate-client.js';
-import { recordLaunch } from '../../observability/metrics.js';
+import { recordBilled, recordLaunch } from '../../observability/metrics.js';
 
 export type { AskOutcome } from '../../harness/launch-contract.js';
 export { launchHeartbeatTimeout, relaunchRule } from '../../harness/executor.js';
@@ -44,6 +45,8 @@ export async function ask(input: LaunchInput, summary?: string, via?: LaunchVia)
   const outcome = await launched(via ?? (() => launchActivity(input.profile, summary)(input)), input);
   // Counted once: the SDK drops a workflow's metric records while it replays.
   recordLaunch(metricMeter, input.profile, outcome);
+  // The tries the provider billed besides the launch recordLaunch counted: relaunched ones, or all of a failed launch's.
+  recordBilled(metricMeter, input.profile, 'result' in outcome ? (outcome.result.billedBefore ?? []) : billedTries(outcome));
   return outcome;
 }
 
@@ -85,11 +88,18 @@ async function launched(launch: () => Promise<LaunchResult>, input: LaunchInput)
         reason: cause.message,
         harness: details?.harness ?? input.profile.harness,
         resetAt: details?.resetAt ?? null,
+        ...(details?.billed !== undefined && { billed: details.billed }),
       });
     }
     if (cause instanceof ApplicationFailure && (cause.type === 'launch-exit' || cause.type === 'harness-missing')) {
       const details = cause.details?.[0] as LaunchExitDetails | undefined;
-      return { status: 'launch-failed', reason: cause.message, exitCode: details?.exitCode ?? null, logDir: details?.logDir ?? null };
+      return {
+        status: 'launch-failed',
+        reason: cause.message,
+        exitCode: details?.exitCode ?? null,
+        logDir: details?.logDir ?? null,
+        ...(details?.billed !== undefined && { billed: details.billed }),
+      };
     }
     if (cause instanceof TimeoutFailure) {
       return { status: 'launch-failed', reason: `launch ${input.launchId}: ${cause.message} (the worker stopped answering)`, exitCode: null, logDir: null };

@@ -5,12 +5,13 @@
  * batch's side: capture, submit under the cap, resubmit what expired once; each unit's path
  * (sweep-unit.ts) accepts its answer through the same checks as a live launch's.
  */
-import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation, metricMeter, proxyActivities, sleep } from '@temporalio/workflow';
+import { recordBilled } from '../../observability/metrics.js';
 import type { Activities } from '../../activities/index.js';
 import { BATCH_ACTIVITY_ATTEMPTS, BATCH_POLL, type BatchRequestRef, type ProviderBatchProgress } from '../../harness/batches/batch-contract.js';
 
 export type { ProviderBatchProgress } from '../../harness/batches/batch-contract.js';
-import type { LaunchResult } from '../../harness/launch-contract.js';
+import type { BilledTry, LaunchResult } from '../../harness/launch-contract.js';
 import type { Profile } from '../../harness/profiles.js';
 import type { CapturedUnit, SweepUnit } from '../../review/sweep-types.js';
 import { batchRequest } from '../../review/unit-identity.js';
@@ -42,6 +43,8 @@ export interface ProviderRound {
   answered: Map<string, LaunchResult>;
   errored: Map<string, string>;
   expired: string[];
+  /** Answers the provider billed that the check refused (their units are asked again live). */
+  billed: BilledTry[];
 }
 
 export interface ProviderBatchContext {
@@ -83,7 +86,13 @@ export async function askProviderBatch(context: ProviderBatchContext, units: Bat
   const collected = await batchActivities.collectProviderBatch.executeWithOptions({ summary: `collect provider batch ${batches.join(', ')}` }, [
     { checkout, runId, profile, batches, requests: requests.map((request) => ({ ...request, customId: submitted.customIds[request.unit]! })) },
   ]);
-  return { batches, answered: new Map(Object.entries(collected.answered)), errored: new Map(Object.entries(collected.errored)), expired: collected.expired };
+  return {
+    batches,
+    answered: new Map(Object.entries(collected.answered)),
+    errored: new Map(Object.entries(collected.errored)),
+    expired: collected.expired,
+    billed: Object.values(collected.billed ?? {}),
+  };
 }
 
 /** What a provider batch came to: the answers by unit key, and the units it hands back with its stop. */
@@ -147,6 +156,9 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
       };
     }
     batches = asked.batches;
+    // A refused answer was billed: it counts in the spend, as a relaunched live one does.
+    for (const billed of asked.billed) spend.addBilled(billed);
+    recordBilled(metricMeter, context.profile, asked.billed);
     for (const { unit, captured } of todo) {
       const result = asked.answered.get(unit.key);
       if (result !== undefined) answers.set(unit.key, { captured, result });

@@ -172,7 +172,8 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   if (reply.kind === 'review') {
     const choice = body.tool_choice as Json | undefined;
     const name = choice?.type === 'tool' ? String(choice.name) : (toolNames(body)[0] ?? 'record_review');
-    block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input: reviewAnswer(reply, requestedCriteria(allText(body.messages))) };
+    const tool = (Array.isArray(body.tools) ? (body.tools as Json[]) : []).find((each) => each.name === name);
+    block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input: reviewAnswer(reply, requestedCriteria(allText(body.messages)), tool?.input_schema) };
     stopReason = 'tool_use';
   } else if (reply.kind === 'write' || reply.kind === 'read') {
     const call = reply.kind === 'write' ? writeCall(body, request.raw, reply.path, reply.content) : readCall(body, request.raw, reply.path);

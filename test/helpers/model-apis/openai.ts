@@ -81,7 +81,8 @@ function answerStructured(body: Json, reply: Extract<Reply, { kind: 'review' }>,
     if (cache.seen.has(key)) cached = prefixTokens;
     cache.seen.add(key);
   }
-  const text = JSON.stringify(reviewAnswer(reply, requestedCriteria(allText(input))));
+  const format = ((body.text ?? {}) as Json).format as Json | undefined;
+  const text = JSON.stringify(reviewAnswer(reply, requestedCriteria(allText(input)), format?.schema));
   const outputTokens = reply.usage?.outputTokens ?? tokensOf(text);
   const item = { type: 'message', id: `msg_standin_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
   const response = {

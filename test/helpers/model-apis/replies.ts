@@ -34,13 +34,15 @@ export type Reply =
   /**
    * A structured review answer (a model-API executor's request): one entry per criterion the request
    * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
-   * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings.
+   * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings;
+   * `literal` fills the request's answer schema literally (`literalAnswer`), whatever the prompt says.
    */
   | (ReplyCommon & {
       kind: 'review';
       verdict: string;
       findings: string[];
       malformed?: boolean;
+      literal?: boolean;
       perCriterion?: Record<string, { verdict: string; findings: string[] }>;
     });
 
@@ -62,6 +64,8 @@ export const reply = {
   drop: (): Reply => ({ kind: 'drop' }),
   review: (verdict = 'pass', findings: string[] = [], options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict, findings, ...options }),
   malformedReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], malformed: true, ...options }),
+  /** The smallest answer the request's schema allows, read from the schema alone (a model decoding into it literally). */
+  literalReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], literal: true, ...options }),
 };
 
 /** The criterion ids a structured review request names, in order (its last "Criteria, in order: …" line). */
@@ -106,8 +110,39 @@ export function minimumOf(cache: PromptCache, api: 'anthropic' | 'openai', model
   return cache.minimumTokens ?? minimumCacheableTokens(api, typeof model === 'string' ? model : undefined) ?? 1024;
 }
 
-/** The structured answer a `review` reply gives for a request naming `criteria`. */
-export function reviewAnswer(reply: Extract<Reply, { kind: 'review' }>, criteria: string[]): Record<string, unknown> {
+/**
+ * The smallest value a JSON Schema allows, read literally: an object's required properties only, an
+ * array's `minItems` items, a string's first enum value (the i-th item of an array takes the i-th, as
+ * a model filling one entry per listed value would) or its `minLength` in spaces, `anyOf`'s first
+ * branch. What a model answering "around" the schema would give when the schema lets it.
+ */
+export function literalAnswer(schema: unknown, index = 0): unknown {
+  const node = (schema ?? {}) as Record<string, unknown>;
+  if (Array.isArray(node.anyOf)) return literalAnswer(node.anyOf[0], index);
+  if (Array.isArray(node.enum)) return node.enum[index % node.enum.length];
+  switch (node.type) {
+    case 'object': {
+      const properties = (node.properties ?? {}) as Record<string, unknown>;
+      const required = Array.isArray(node.required) ? (node.required as string[]) : [];
+      return Object.fromEntries(required.map((name) => [name, literalAnswer(properties[name], index)]));
+    }
+    case 'array':
+      return Array.from({ length: typeof node.minItems === 'number' ? node.minItems : 0 }, (_, item) => literalAnswer(node.items, item));
+    case 'string':
+      return ' '.repeat(typeof node.minLength === 'number' ? node.minLength : 0);
+    case 'number':
+    case 'integer':
+      return typeof node.minimum === 'number' ? node.minimum : 0;
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}
+
+/** The structured answer a `review` reply gives for a request naming `criteria` (and carrying `schema`). */
+export function reviewAnswer(reply: Extract<Reply, { kind: 'review' }>, criteria: string[], schema?: unknown): unknown {
+  if (reply.literal) return literalAnswer(schema);
   if (reply.malformed) return { reviews: criteria.map((criterion) => ({ criterion, outcome: 'looks fine' })) };
   return { reviews: criteria.map((criterion) => ({ criterion, verdict: reply.verdict, findings: reply.findings, ...reply.perCriterion?.[criterion] })) };
 }

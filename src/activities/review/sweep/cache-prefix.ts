@@ -45,7 +45,9 @@ export async function planCachePrefixes(
   const sizesOf = async (group: readonly SweepUnit[], first: CachePrefix): Promise<Sizes> => {
     const sizes: Sizes = new Map();
     for (const unit of group) {
-      const key = first === 'note' ? unit.note : unit.criteria.map((criterion) => criterion.path).join(', ');
+      // The answer's schema names the unit's criteria and comes first in the cached prefix: units share a prefix only when they share their criteria.
+      const criteriaKey = unit.criteria.map((criterion) => criterion.path).join(', ');
+      const key = first === 'note' ? `${unit.note}\n${criteriaKey}` : criteriaKey;
       const seen = sizes.get(key);
       if (seen) {
         seen.units += 1;
@@ -53,7 +55,11 @@ export async function planCachePrefixes(
       }
       const criteria = await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, text: await text(criterion.path) })));
       sizes.set(key, {
-        tokens: cachedPrefixTokens(profile.harness, sharedPartOf(unit.note, first === 'note' ? await text(unit.note) : '', criteria, first)),
+        tokens: cachedPrefixTokens(
+          profile.harness,
+          sharedPartOf(unit.note, first === 'note' ? await text(unit.note) : '', criteria, first),
+          criteria.map((criterion) => criterion.id),
+        ),
         units: 1,
       });
     }

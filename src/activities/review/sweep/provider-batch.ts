@@ -5,6 +5,7 @@
  * docs/batches.md explains the ledger and the crash window it closes.
  */
 import { Context } from '@temporalio/activity';
+import type { ApplicationFailure } from '@temporalio/common';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
@@ -22,7 +23,7 @@ import type {
 import { providerBatchesFor, type BatchOutcome } from '../../../harness/batches/index.js';
 import { emptyBatchCounts } from '../../../harness/batches/provider.js';
 import { reviewRequest, writeReview } from '../../../harness/executors/api-review.js';
-import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
+import type { LaunchExitDetails, LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { Profile } from '../../../harness/profiles.js';
 import { batchLaunchCost } from '../../../harness/prices.js';
 import { noFaults, type FaultPoints } from '../../faults.js';
@@ -133,7 +134,13 @@ async function answered(
   const launch = await launchOf(profile, ref);
   const request = await reviewRequest(launch);
   const cost = batchLaunchCost(outcome.model, outcome.usage);
-  await writeReview(launch, '', request, outcome.value, { model: outcome.model, usage: outcome.usage, turns: 1, toolUses: 0 });
+  await writeReview(launch, '', request, outcome.value, {
+    model: outcome.model,
+    usage: outcome.usage,
+    turns: 1,
+    toolUses: 0,
+    ...(cost !== null && { costUsd: cost }),
+  });
   const outputs = [];
   for (const path of ref.outputs) {
     const bytes = await readFile(join(ref.dir, path));
@@ -186,8 +193,10 @@ export async function collectProviderBatch(input: CollectBatchInput): Promise<Co
       try {
         collected.answered[ref.unit] = await answered(input.profile, ref, outcome);
       } catch (error) {
-        // A malformed structured answer is the request's error: the unit is asked again live, under the relaunch rule.
+        // A malformed structured answer is the request's error: the unit is asked again live, under the relaunch rule; the provider billed it all the same.
         collected.errored[ref.unit] = (error as Error).message.slice(0, 500);
+        const billed = ((error as ApplicationFailure).details?.[0] as LaunchExitDetails | undefined)?.billed?.[0];
+        if (billed !== undefined) (collected.billed ??= {})[ref.unit] = billed;
       }
     }
   }
