@@ -15,7 +15,7 @@ import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
 import { follow, type RunOutcome } from '../../shared/follow.js';
-import { checkLaunchInputs } from '../../shared/input-checks.js';
+import { checkSweepLaunches } from '../../shared/input-checks.js';
 import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
@@ -25,11 +25,12 @@ import { sweepNext } from '../../../runs/run-commands.js';
 
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
- * file, a `--scenario` file exists, and (unless it retries a sweep's problems) the note and gate
- * globs select pairs. Each is a one-line error; no workflow is started.
+ * file and its CLI is installed, `--batch` names a model-API profile, a `--scenario` file exists, and
+ * (unless it retries a sweep's problems) the note and gate globs select pairs. Each is a one-line
+ * error; no workflow is started and nothing is written.
  */
 export async function checkSweepInput(input: SweepInput): Promise<void> {
-  checkLaunchInputs(input);
+  checkSweepLaunches(input);
   if (input.retryOf !== undefined) return;
   try {
     const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
