@@ -172,7 +172,12 @@ describe('a sweep whose launches could not run', () => {
   }
 
   test.each([
-    ['--batch on the fake profile (no model API)', ['--profile', 'fake', '--batch'], {}, /^commonplace: --batch needs a model-API profile \(harness anthropic or openai\); profile fake runs fake: .*nothing was started$/],
+    [
+      '--batch on the fake profile (no model API)',
+      ['--profile', 'fake', '--batch'],
+      {},
+      /^commonplace: --batch needs a model-API profile \(harness anthropic or openai\); profile fake runs fake: .*nothing was started$/,
+    ],
     [
       'a profile whose CLI is not on PATH (claude)',
       ['--profile', 'claude'],

@@ -72,7 +72,7 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
 }
 
 /** The real `commonplace worker` holding the checkouts named, with its own state directory. */
-export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number }): WorkerProcess {
+export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number; namespace?: string }): WorkerProcess {
   const args = [
     'worker',
     ...options.kb.flatMap((dir) => ['--kb', dir]),
@@ -80,7 +80,8 @@ export function startCheckoutWorker(address: string, options: { kb: string[]; st
     options.state,
     ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : []),
   ];
-  return watchedWorker(execa('node', [cliPath, ...args], { env: workerEnv(address), extendEnv: false, reject: false }));
+  const extra: Record<string, string> = options.namespace !== undefined ? { TEMPORAL_NAMESPACE: options.namespace } : {};
+  return watchedWorker(execa('node', [cliPath, ...args], { env: workerEnv(address, extra), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.

@@ -10,7 +10,7 @@ import { ReviewError } from '../../../review/errors.js';
 import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
-import { sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
+import { namespacedIdentity, sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
@@ -44,12 +44,14 @@ export async function checkSweepInput(input: SweepInput): Promise<void> {
   }
 }
 
-/** The options that make two sweeps "the same command". */
-export function sweepIdentity(input: SweepOptions & { checkout: string }): string {
+/** The options that make two sweeps "the same command" (on one namespace: another namespace's same command is another sweep). */
+export function sweepIdentity(input: SweepOptions & { checkout: string }, namespace = 'default'): string {
   const identity: unknown[] = [input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null];
   // Gates only is what every sweep asked before kinds were chosen: those keep the identity (and run ID) they had.
   const kinds = input.criteria ?? ['gates'];
   if (kinds.length !== 1 || kinds[0] !== 'gates') identity.push([...kinds].sort());
+  // A namespace other than `default` is part of the identity, so two namespaces' sweeps never share a run directory.
+  identity.push(...namespacedIdentity(namespace));
   return JSON.stringify(identity);
 }
 
@@ -65,9 +67,9 @@ function criteriaNote(input: SweepOptions): string {
  * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
  * the same instant are one sweep, and the second attaches.
  */
-export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
-  // The identity names the checkout by its ID, so the same command from any host is the same sweep.
-  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })));
+export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string, namespace: string): string {
+  // The identity names the checkout by its ID, so the same command from any host is the same sweep (on one namespace).
+  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) }, namespace)));
 }
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
@@ -106,7 +108,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
     workflowId: sweepWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
-    memo: { identity: sweepIdentity(input), input },
+    memo: { identity: sweepIdentity(input, client.options.namespace), input },
     staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
     typedSearchAttributes: startingAttributes('gates', input.notes.join(' ') || 'all notes', input.profile),
