@@ -46,8 +46,9 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('a namespace without the search attributes', () => {
+  // The pinned Temporal CLI by its absolute path (no `temporal` is on the tests' PATH): the line runs as printed from any directory.
   const register = () =>
-    `temporal operator search-attribute create --address ${address()} --namespace ${NAMESPACE} ${ATTRIBUTES.map((name) => `--name ${name} --type Keyword`).join(' ')}`;
+    `${temporal()} operator search-attribute create --address ${address()} --namespace ${NAMESPACE} ${ATTRIBUTES.map((name) => `--name ${name} --type Keyword`).join(' ')}`;
 
   test('a probe there is refused in one line naming the missing attributes and the command that registers them, and starts nothing', async () => {
     const result = await runCli(['probe', '--profile', 'fake', '--namespace', NAMESPACE], { env: { TEMPORAL_ADDRESS: address() } });
@@ -79,7 +80,7 @@ describe('a namespace without the search attributes', () => {
   }, 120_000);
 
   test('the printed command registers them, and the pre-flight then lets work start', async () => {
-    const [, command] = /^temporal (.+)$/.exec(register())!;
+    const [, command] = /^\S+ (.+)$/.exec(register())!;
     await execa(temporal(), command!.split(' '));
     const probe = startCli(['probe', '--profile', 'fake', '--namespace', NAMESPACE], { env: { TEMPORAL_ADDRESS: address() } });
     let said = '';
