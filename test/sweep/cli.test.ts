@@ -347,7 +347,9 @@ describe('commonplace review schedule', () => {
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
       expect(manualWhileScheduled.exitCode).toBe(1);
-      expect(manualWhileScheduled.stderr).toMatch(new RegExp(`another sweep of this checkout is open \\(gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}`));
+      expect(manualWhileScheduled.stderr).toMatch(
+        new RegExp(`another sweep of this checkout is open \\(gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}`),
+      );
     });
 
     test('unpause unpauses the schedule', () => {
