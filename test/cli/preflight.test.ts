@@ -8,8 +8,9 @@ import { jest } from '@jest/globals';
 import { Client } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { execa } from 'execa';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { locateBinary } from '../../temporal/server.js';
 import { cliPath, runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
@@ -18,6 +19,7 @@ import { gitCorpus, NOTE } from '../review-edit/helpers.js';
 import { runDirOf } from '../../src/review/edit/runs.js';
 import { action } from '../../src/client/shared/errors.js';
 import { uniqueId } from '../helpers/temporal.js';
+import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
 
 const { env, address } = useDevServer();
 const NAMESPACE = 'kb2';
@@ -44,8 +46,9 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('a namespace without the search attributes', () => {
+  // The pinned Temporal CLI by its absolute path (no `temporal` is on the tests' PATH): the line runs as printed from any directory.
   const register = () =>
-    `temporal operator search-attribute create --address ${address()} --namespace ${NAMESPACE} ${ATTRIBUTES.map((name) => `--name ${name} --type Keyword`).join(' ')}`;
+    `${temporal()} operator search-attribute create --address ${address()} --namespace ${NAMESPACE} ${ATTRIBUTES.map((name) => `--name ${name} --type Keyword`).join(' ')}`;
 
   test('a probe there is refused in one line naming the missing attributes and the command that registers them, and starts nothing', async () => {
     const result = await runCli(['probe', '--profile', 'fake', '--namespace', NAMESPACE], { env: { TEMPORAL_ADDRESS: address() } });
@@ -77,7 +80,7 @@ describe('a namespace without the search attributes', () => {
   }, 120_000);
 
   test('the printed command registers them, and the pre-flight then lets work start', async () => {
-    const [, command] = /^temporal (.+)$/.exec(register())!;
+    const [, command] = /^\S+ (.+)$/.exec(register())!;
     await execa(temporal(), command!.split(' '));
     const probe = startCli(['probe', '--profile', 'fake', '--namespace', NAMESPACE], { env: { TEMPORAL_ADDRESS: address() } });
     let said = '';
@@ -131,6 +134,72 @@ describe('a command refused on a fresh checkout', () => {
     expect(result.exitCode).toBe(1);
     expect(errorLines(result.stderr)).toEqual([expect.stringMatching(/^commonplace: unknown worker profile "nosuch"/)]);
     expect(await readFile(exclude, 'utf8').catch(() => undefined)).toBe(before);
+  });
+});
+
+describe('a sweep whose launches could not run', () => {
+  /** A committed checkout on which no command has run yet: nothing in .git/info/exclude, no .commonplace/. */
+  async function freshCheckout(): Promise<string> {
+    const root = await corpusCopy();
+    const git = (...args: string[]) => execa('git', ['-C', root, ...args]);
+    await git('init', '-q', '-b', 'main');
+    await git('config', 'user.name', 'Commonplace Test');
+    await git('config', 'user.email', 'test@example.invalid');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'the KB');
+    return root;
+  }
+
+  /** Every file of the checkout (Git's objects aside) with its digest: what a refusal must leave as it was. */
+  async function filesOf(root: string): Promise<Record<string, string>> {
+    const files: Record<string, string> = {};
+    for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+      const file = join(entry.parentPath, entry.name);
+      if (!entry.isFile() || /^\.git\/(objects|logs)\//.test(relative(root, file))) continue;
+      files[relative(root, file)] = createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex');
+    }
+    return files;
+  }
+
+  /** The workflows of the namespace that name this checkout's sweeps. */
+  async function sweepsOf(checkout: string): Promise<number> {
+    const { count } = await env().client.workflowService.countWorkflowExecutions({
+      namespace: env().namespace,
+      query: `WorkflowId STARTS_WITH "gates/GS-${checkoutIdOf(checkout)}-"`,
+    });
+    return Number(count);
+  }
+
+  test.each([
+    [
+      '--batch on the fake profile (no model API)',
+      ['--profile', 'fake', '--batch'],
+      {},
+      /^commonplace: --batch needs a model-API profile \(harness anthropic or openai\); profile fake runs fake: .*nothing was started$/,
+    ],
+    [
+      'a profile whose CLI is not on PATH (claude)',
+      ['--profile', 'claude'],
+      { PATH: dirname(process.execPath) },
+      /^commonplace: profile claude needs the claude CLI "claude", which is not installed \(not found on PATH\): npm install -g @anthropic-ai\/claude-code.*; nothing was started$/,
+    ],
+  ])('%s is refused in one line before anything starts: no workflow, no file written in the checkout', async (_what, args, extraEnv, message) => {
+    const checkout = await freshCheckout();
+    const before = await filesOf(checkout);
+    const result = await execa(process.execPath, [cliPath, 'review', 'run', 'gates', '--kb', checkout, '--notes', NOTE, ...args, '--address', address()], {
+      reject: false,
+      // Before the fix the sweep started and then waited for a worker (this file has none): a minute is ample for a refusal.
+      timeout: 60_000,
+      env: { ...extraEnv, npm_command: '' },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(errorLines(result.stderr)).toEqual([expect.stringMatching(message)]);
+    expect(String(result.stderr)).not.toMatch(/started gates/);
+    expect(await filesOf(checkout)).toEqual(before);
+    expect(await sweepsOf(checkout)).toBe(0);
   });
 });
 

@@ -77,15 +77,16 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
  */
 const WORKER = ['--import', 'tsx', join('test', 'helpers', 'fault-worker.ts')];
 
-/** A worker holding the checkouts named, with its own state directory. */
-export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number }): WorkerProcess {
+/** A worker holding the checkouts named, with its own state directory (in the namespace named, else the file's). */
+export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number; namespace?: string }): WorkerProcess {
   const args = [
     ...options.kb.flatMap((dir) => ['--kb', dir]),
     '--state',
     options.state,
     ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : []),
   ];
-  return watchedWorker(execa('node', [...WORKER, ...args], { cwd: packageRoot(), env: workerEnv(address), extendEnv: false, reject: false }));
+  const extra: Record<string, string> = options.namespace !== undefined ? { TEMPORAL_NAMESPACE: options.namespace } : {};
+  return watchedWorker(execa('node', [...WORKER, ...args], { cwd: packageRoot(), env: workerEnv(address, extra), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.

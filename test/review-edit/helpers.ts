@@ -47,9 +47,10 @@ export async function noteText(checkout: string, note = NOTE): Promise<string> {
   return readFile(join(checkout, note), 'utf8');
 }
 
-/** The run's ID and workflow ID over a text, as the CLI derives them. */
+/** The run's ID and workflow ID over a text, as the CLI derives them (on the file's namespace: outside `default` the run ID names it). */
 export function runOf(kind: EditKind, note: string, text: string, checkout: string): { runId: string; workflowId: string } {
-  return { runId: editRunId(kind, note, sha256(text), sha256(note)), workflowId: editWorkflowId(kind, checkoutIdOf(checkout), note, sha256(text)) };
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  return { runId: editRunId(kind, note, sha256(text), sha256(note), namespace), workflowId: editWorkflowId(kind, checkoutIdOf(checkout), note, sha256(text)) };
 }
 
 export function runDir(checkout: string, runId: string): string {

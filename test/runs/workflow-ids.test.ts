@@ -10,6 +10,7 @@ import {
   editKindOf,
   editWorkflowId,
   gateBatchId,
+  namespacedIdentity,
   namedCompareRun,
   namedSweep,
   probeWorkflowId,
@@ -23,6 +24,7 @@ import {
   sweepWorkflowId,
   workflowKindOf,
 } from '../../src/runs/workflow-ids.js';
+import { editRunId } from '../../src/review/edit/identity.js';
 
 const digest = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9';
 
@@ -39,6 +41,15 @@ describe('workflow IDs', () => {
     expect(editWorkflowId('revise', '0a1b2c3d', 'kb/notes/x.md', digest)).toBe('revise/0a1b2c3d/kb/notes/x.md/a1b2c3d4e5f6');
     expect(probeWorkflowId('claude', new Date('2026-12-05T19:30:07.123Z'), 'k3x9')).toBe('probe/claude/20261205T193007Z-k3x9');
     expect(quotaGateId('claude/team')).toBe('quota/claude/team');
+  });
+
+  test('outside the default namespace a run ID names the namespace, so two namespaces never share a run directory; in default, IDs are as they were', () => {
+    expect(namespacedIdentity('default')).toEqual([]);
+    expect(namespacedIdentity('kb2')).toEqual(['kb2']);
+    expect(scheduledSweepRunId('3f9c2a', 'nightly', 'default')).toBe('GS-3f9c2a-scheduled-nightly');
+    expect(scheduledSweepRunId('3f9c2a', 'nightly', 'kb2')).toBe('GS-3f9c2a-kb2-scheduled-nightly');
+    expect(editRunId('full-pass', 'kb/notes/x.md', digest, digest, 'default')).toBe('full-pass-notes_x-a1b2c3d4e5f6');
+    expect(editRunId('full-pass', 'kb/notes/x.md', digest, digest, 'kb2')).toBe('full-pass-notes_x-a1b2c3d4e5f6-in-kb2');
   });
 
   test("a batch child's ID is its parent's with the batch counted from 1, and a resume's count", () => {

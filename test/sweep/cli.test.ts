@@ -2,6 +2,7 @@ import type { ScheduleHandle } from '@temporalio/client';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
+import { scheduledSweepRunId } from '../../src/runs/workflow-ids.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
@@ -278,7 +279,7 @@ describe('commonplace review schedule', () => {
       sweeps = 0;
       checkoutId = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
       for await (const _execution of env().client.workflow.list({
-        query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/GS-${checkoutId}-scheduled-${name}"`,
+        query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}"`,
       }))
         sweeps += 1;
       starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
@@ -346,7 +347,9 @@ describe('commonplace review schedule', () => {
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
       expect(manualWhileScheduled.exitCode).toBe(1);
-      expect(manualWhileScheduled.stderr).toMatch(new RegExp(`another sweep of this checkout is open \\(gates/GS-${checkoutId}-scheduled-${name}`));
+      expect(manualWhileScheduled.stderr).toMatch(
+        new RegExp(`another sweep of this checkout is open \\(gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}`),
+      );
     });
 
     test('unpause unpauses the schedule', () => {

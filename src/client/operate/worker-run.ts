@@ -24,7 +24,7 @@ export async function runWorker(options: { state: string; maxLaunches: number; m
   const missing = await missingSearchAttributes(connection.operatorService, settings.namespace);
   if (missing !== undefined && missing.length > 0) {
     process.stderr.write(
-      `commonplace: warning: ${missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`,
+      `commonplace: warning: ${await missingAttributesMessage(missing, settings)}; until then no run starts there, and the runs this worker executes fail their workflow tasks when they record their status\n`,
     );
   }
   const { worker, bundledMs, prebuilt } = await startWorker({

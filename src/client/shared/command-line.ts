@@ -1,7 +1,7 @@
 /**
  * Commands printed for the operator to type next, written so that they run as printed: the binary as
  * this command was invoked (`commonplace` when that is what PATH finds, `npx commonplace` under npx,
- * else `node <path of bin/commonplace.js>`), the checkout it worked on (`--kb`), and the connection it
+ * else `node <absolute path of bin/commonplace.js>`), the checkout it worked on (`--kb`), and the connection it
  * used (`--address`, `--namespace` when given or set in the environment; `--profile-name`,
  * `--config-file` when given). `temporal …` hints name the Temporal CLI that is actually there.
  *
@@ -71,10 +71,9 @@ const real = (file: string): string => {
   }
 };
 
-/** A path as the operator types it from the current directory: relative under it, absolute elsewhere. */
+/** A path as the operator types it in any directory: absolute (a relative one would run only where it was printed). */
 function typedPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
+  return path.resolve(file);
 }
 
 /** The `commonplace` binary as this process was invoked. */

@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
 import { connectionSettings, type ConnectionSettings } from './connection.js';
-import { runnable } from './command-line.js';
+import { runnable, shellWord, temporalBinary } from './command-line.js';
 import { UserError } from './errors.js';
 
 /** Temporal's enum values (TaskQueueKind NORMAL; TaskQueueType WORKFLOW, ACTIVITY), without loading the protos' module for three numbers. */
@@ -31,15 +31,16 @@ export async function missingSearchAttributes(operator: OperatorService, namespa
   return searchAttributeKeys.map((key) => key.name).filter((name) => !present.has(name));
 }
 
-/** The one `temporal` command that registers the missing attributes on the namespace. */
-export function registerCommand(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): string {
+/** The one `temporal` command that registers the missing attributes on the namespace, naming the Temporal CLI that is there (`temporalBinary`). */
+export function registerCommand(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>, temporal: string): string {
   const names = missing.map((name) => `--name ${name} --type Keyword`).join(' ');
-  return `temporal operator search-attribute create --address ${settings.address} --namespace ${settings.namespace} ${names}`;
+  return `${temporal} operator search-attribute create --address ${shellWord(settings.address)} --namespace ${shellWord(settings.namespace)} ${names}`;
 }
 
-/** What a namespace without the attributes is, in the words of a command refused there. */
-export function missingAttributesMessage(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): string {
-  return `namespace "${settings.namespace}" on ${settings.address} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs record; register ${missing.length > 1 ? 'them' : 'it'} with \`${registerCommand(missing, settings)}\``;
+/** What a namespace without the attributes is, in the words of a command refused there; its command runs as printed from any directory. */
+export async function missingAttributesMessage(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): Promise<string> {
+  const command = registerCommand(missing, settings, await temporalBinary());
+  return `namespace "${settings.namespace}" on ${settings.address} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs record; register ${missing.length > 1 ? 'them' : 'it'} with \`${command}\``;
 }
 
 const checked = new Map<string, Promise<void>>();
@@ -52,8 +53,8 @@ export async function requireSearchAttributes(
   const key = `${settings.address}/${settings.namespace}`;
   let check = checked.get(key);
   if (check === undefined) {
-    check = missingSearchAttributes(client.connection.operatorService, settings.namespace).then((missing) => {
-      if (missing !== undefined && missing.length > 0) throw new UserError(`${missingAttributesMessage(missing, settings)}; nothing was started`);
+    check = missingSearchAttributes(client.connection.operatorService, settings.namespace).then(async (missing) => {
+      if (missing !== undefined && missing.length > 0) throw new UserError(`${await missingAttributesMessage(missing, settings)}; nothing was started`);
     });
     checked.set(key, check);
   }

@@ -10,15 +10,18 @@ import type { EditKind, EditOptions } from './types.js';
 
 /**
  * The run ID (its directory under kb/reports/state/review/runs/): kind, a readable slug of the note's
- * path below kb/, and the hash; long paths keep their end and a digest of the whole path.
+ * path below kb/, and the hash; long paths keep their end and a digest of the whole path. Outside the
+ * `default` namespace it ends `-in-<namespace>`, so two namespaces' runs over one note text never
+ * share a run directory.
  */
-export function editRunId(kind: EditKind, note: string, textSha256: string, pathDigest: string): string {
+export function editRunId(kind: EditKind, note: string, textSha256: string, pathDigest: string, namespace = 'default'): string {
   let slug = note
     .replace(/^kb\//, '')
     .replace(/\.md$/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_');
   if (slug.length > 80) slug = `${slug.slice(-71)}_${pathDigest.slice(0, 8)}`;
-  return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}`;
+  const where = namespace === 'default' ? '' : `-in-${namespace.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+  return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}${where}`;
 }
 
 /** What differs between the options a run recorded and the options a repeat asks for, one line each. */

@@ -20,7 +20,7 @@ import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
-import { compareRunId as runIdOfCompare, compareWorkflowId } from '../../../runs/workflow-ids.js';
+import { compareRunId as runIdOfCompare, compareWorkflowId, namespacedIdentity } from '../../../runs/workflow-ids.js';
 
 /** The options as commander hands them (compare.ts registers them). */
 export interface CompareCommandOptions {
@@ -129,7 +129,7 @@ function parseCompareCommand(raw: CompareCommandOptions): CompareInput & { runId
 }
 
 /** A compare run's ID is its identity: the checkout's ID and a digest of what it asks (routes, reference, sample options). */
-export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, checkout: string): string {
+export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, checkout: string, namespace: string): string {
   const identity = [
     checkoutPlace(checkout),
     input.routes,
@@ -139,6 +139,8 @@ export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, ch
     input.perCriterionMin,
     [...input.criteria].sort(),
     [...input.notes].sort(),
+    // Outside `default` the namespace is part of the identity: two namespaces' compare runs never share a directory.
+    ...namespacedIdentity(namespace),
   ];
   return runIdOfCompare(checkout, sha256(JSON.stringify(identity)));
 }
@@ -162,7 +164,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(parsed.checkout);
-  const runId = compareRunId(parsed, checkout);
+  const runId = compareRunId(parsed, checkout, client.options.namespace);
   const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
   const status = await handle.describe().then(
     (described) => described.status.name,

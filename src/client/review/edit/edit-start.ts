@@ -178,7 +178,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const noteSha256 = sha256(text);
   const id = await checkoutIdAt(checkout);
   const workflowId = editWorkflowId(start.kind, id, note, noteSha256);
-  const runId = editRunId(start.kind, note, noteSha256, sha256(note));
+  const runId = editRunId(start.kind, note, noteSha256, sha256(note), client.options.namespace);
   const definitions = EDIT_WORKFLOWS[start.kind];
   const handle = client.workflow.getHandle<EditWorkflow>(workflowId);
   const described = await handle.describe().catch((error: unknown) => {

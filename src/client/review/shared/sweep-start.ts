@@ -10,12 +10,12 @@ import { ReviewError } from '../../../review/errors.js';
 import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
-import { sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
+import { namespacedIdentity, sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
 import { follow, type RunOutcome } from '../../shared/follow.js';
-import { checkLaunchInputs } from '../../shared/input-checks.js';
+import { checkSweepLaunches } from '../../shared/input-checks.js';
 import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/places.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
@@ -25,11 +25,12 @@ import { sweepNext } from '../../../runs/run-commands.js';
 
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
- * file, a `--scenario` file exists, and (unless it retries a sweep's problems) the note and gate
- * globs select pairs. Each is a one-line error; no workflow is started.
+ * file and its CLI is installed, `--batch` names a model-API profile, a `--scenario` file exists, and
+ * (unless it retries a sweep's problems) the note and gate globs select pairs. Each is a one-line
+ * error; no workflow is started and nothing is written.
  */
 export async function checkSweepInput(input: SweepInput): Promise<void> {
-  checkLaunchInputs(input);
+  checkSweepLaunches(input);
   if (input.retryOf !== undefined) return;
   try {
     const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
@@ -43,12 +44,14 @@ export async function checkSweepInput(input: SweepInput): Promise<void> {
   }
 }
 
-/** The options that make two sweeps "the same command". */
-export function sweepIdentity(input: SweepOptions & { checkout: string }): string {
+/** The options that make two sweeps "the same command" (on one namespace: another namespace's same command is another sweep). */
+export function sweepIdentity(input: SweepOptions & { checkout: string }, namespace = 'default'): string {
   const identity: unknown[] = [input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null];
   // Gates only is what every sweep asked before kinds were chosen: those keep the identity (and run ID) they had.
   const kinds = input.criteria ?? ['gates'];
   if (kinds.length !== 1 || kinds[0] !== 'gates') identity.push([...kinds].sort());
+  // A namespace other than `default` is part of the identity, so two namespaces' sweeps never share a run directory.
+  identity.push(...namespacedIdentity(namespace));
   return JSON.stringify(identity);
 }
 
@@ -64,9 +67,9 @@ function criteriaNote(input: SweepOptions): string {
  * atomic decision of the server (conflict policy USE_EXISTING): two starts of the same command at
  * the same instant are one sweep, and the second attaches.
  */
-export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string): string {
-  // The identity names the checkout by its ID, so the same command from any host is the same sweep.
-  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) })));
+export function sweepRunId(input: SweepOptions & { checkout: string }, checkout: string, namespace: string): string {
+  // The identity names the checkout by its ID, so the same command from any host is the same sweep (on one namespace).
+  return runIdOfSweep(checkout, sha256(sweepIdentity({ ...input, checkout: checkoutPlace(checkout) }, namespace)));
 }
 
 /** What a sweep sweeps, in a few words (its summary in the Web UI). */
@@ -105,7 +108,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
     workflowId: sweepWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
-    memo: { identity: sweepIdentity(input), input },
+    memo: { identity: sweepIdentity(input, client.options.namespace), input },
     staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
     typedSearchAttributes: startingAttributes('gates', input.notes.join(' ') || 'all notes', input.profile),

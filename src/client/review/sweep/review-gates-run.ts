@@ -49,7 +49,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(input.checkout);
-  const runId = sweepRunId(input, checkout);
+  const runId = sweepRunId(input, checkout, client.options.namespace);
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== sweepWorkflowId(runId));
   if (others.length > 0) {
     const other = sweepRunIdOf(others[0]!.workflowId)!;
@@ -126,7 +126,7 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
     return;
   }
   const retry = { ...recorded, retryOf: run, ...(options.profile && { profile: options.profile }) };
-  const runId = sweepRunId(retry, checkout);
+  const runId = sweepRunId(retry, checkout, client.options.namespace);
   const handleOfRetry = await startSweep(client, { ...retry, runId });
   process.stderr.write(`started ${handleOfRetry.workflowId}, re-asking the problem pairs of ${run}\n`);
   await followSweep(client, handleOfRetry, options);

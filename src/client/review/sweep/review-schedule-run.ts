@@ -33,7 +33,7 @@ const overlapPolicies: Record<(typeof OVERLAP_POLICIES)[number], ScheduleOverlap
  * the checkout (`gates/GS-<checkout>-…`), so "is a sweep of this checkout open?" counts it and a
  * manual sweep is refused while a scheduled one runs, naming it.
  */
-export const scheduledWorkflowId = (checkout: string, name: string) => sweepWorkflowId(scheduledSweepRunId(checkout, name));
+export const scheduledWorkflowId = (checkout: string, name: string, namespace?: string) => sweepWorkflowId(scheduledSweepRunId(checkout, name, namespace));
 
 function checkName(name: string): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UserError(`schedule name "${name}" must be lowercase letters, digits and hyphens`);
@@ -131,10 +131,10 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
       action: {
         type: 'startWorkflow',
         workflowType: gateSweep,
-        workflowId: scheduledWorkflowId(checkout, name),
+        workflowId: scheduledWorkflowId(checkout, name, client.options.namespace),
         taskQueue: TASK_QUEUE,
         args: [input],
-        memo: { identity: sweepIdentity(input), input, schedule: name, checkoutId: checkout },
+        memo: { identity: sweepIdentity(input, client.options.namespace), input, schedule: name, checkoutId: checkout },
         staticSummary: markdownText(
           `scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`,
         ),
