@@ -4,7 +4,7 @@
  * asks it before every launch, so every workflow that launches makes the same decision
  * (`spendDecision` in src/runs/spend.ts).
  */
-import { metricMeter, workflowInfo } from '@temporalio/workflow';
+import { metricMeter } from '@temporalio/workflow';
 import type { AskOutcome, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
 import { addLaunch, spendDecision, spendFit, spendLimitStop, spendProgress, sumTotals, type SpendProgress, type SpendTotals } from '../runs/spend.js';
@@ -58,7 +58,7 @@ export class Spend {
   /** Adds a launch that ran (its tokens, and its cost from the harness or the price table). */
   add(result: LaunchResult): void {
     addLaunch(this.totals, result);
-    recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
+    recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);
   }
 
   progress(): SpendProgress {
