@@ -192,7 +192,9 @@ describe('small samples and perfect agreement read as what they are', () => {
         `\\| ${CHEAP} \\| ${REFERENCE} \\(the reference route\\) \\| 40 \\| \\d\\.\\d\\d \\| -?\\d\\.\\d\\d \\[[^\\]]+\\] — (may gate|monitoring only|not usable)`,
       ),
     );
-    expect(renderHtml(report)).toContain('<p class="sample-note">Per criterion, κ gets a band from 30 pairs on; 40 of the 40 criteria in the sample have fewer');
+    expect(renderHtml(report)).toContain(
+      '<p class="sample-note">Per criterion, κ gets a band from 30 pairs on; 40 of the 40 criteria in the sample have fewer',
+    );
   });
 });
 
