@@ -3,6 +3,9 @@
  * for the operator: the CLI says when it resumes, prints no next command and keeps following until the
  * run ends (here woken early by `commonplace quota open`, which auto-resumed runs obey at once).
  */
+import type { Stop } from '../../src/runs/stop.js';
+import { sweepNext } from '../../src/runs/run-commands.js';
+import { nextLine } from '../../src/client/shared/stop-format.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
@@ -59,3 +62,17 @@ test('a sweep with --auto-resume that meets a usage limit says it resumes by its
   expect(String(ended.stdout)).toMatch(/sweep GS-\S+ completed/);
   expect(String(ended.stdout)).not.toMatch(/continue with|--resume/);
 }, 240_000);
+
+test.each([
+  [
+    'a stop it resumes from by itself says there is nothing to type, the resume only as the way to go on sooner',
+    '2026-06-01T13:01:00.000Z',
+    /^ {2}nothing to type: it resumes by itself at 2026-06-01T13:01:00\.000Z \(--auto-resume\); to go on sooner: .* review run gates --resume GS-1/,
+  ],
+  ['a stop without auto-resume names its resume as the next command', undefined, /^ {2}continue with: .* review run gates --resume GS-1/],
+])('%s', (_title, resumesAt, line) => {
+  const stop: Stop = { kind: 'usage-limit', disposition: 'retry', reason: 'usage limit reached', resetAt: '2026-06-01T13:00:00.000Z' };
+  const lines = nextLine([stop], 'stopped', sweepNext('GS-1'), '  ', undefined, resumesAt);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(line);
+});
