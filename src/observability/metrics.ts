@@ -6,7 +6,9 @@
  * the SDK's own runtime metrics. docs/observability.md says what each answers.
  *
  * Labels are bounded: executor, profile, model, account, outcome and kind names come from the
- * profiles file and closed sets; no run ID, launch ID, workflow ID or note path is ever a label.
+ * profiles file and closed sets; no run ID, launch ID, workflow ID or note path is ever a label. Label
+ * names are snake_case like the SDK's own (`task_queue`, `workflow_type`), and none repeats one the SDK
+ * adds; counters are named with `_total`.
  *
  * PURE MODULE: types and pure functions only (the meter is handed in); workflows import it.
  */
@@ -34,7 +36,7 @@ const define = <const L extends readonly string[]>(name: string, kind: MetricKin
 /** Every metric the project records, by key. */
 export const METRICS = {
   launches: define(
-    'commonplace_launches',
+    'commonplace_launches_total',
     'counter',
     'int',
     '',
@@ -50,7 +52,7 @@ export const METRICS = {
     'How long a launch that ran to an end took',
   ),
   tokens: define(
-    'commonplace_tokens',
+    'commonplace_tokens_total',
     'counter',
     'int',
     '',
@@ -65,9 +67,9 @@ export const METRICS = {
     ['profile', 'model'],
     'Dollars per launch (harness-reported or priced); its _sum is the spend',
   ),
-  usageLimits: define('commonplace_usage_limits', 'counter', 'int', '', ['executor', 'account'], 'Launches that came to a usage limit'),
+  usageLimits: define('commonplace_usage_limits_total', 'counter', 'int', '', ['executor', 'account'], 'Launches that came to a usage limit'),
   pairsReviewed: define(
-    'commonplace_pairs_reviewed',
+    'commonplace_pairs_reviewed_total',
     'counter',
     'int',
     '',
@@ -75,7 +77,7 @@ export const METRICS = {
     'Review pairs whose result file was written, by criterion kind and verdict',
   ),
   stops: define(
-    'commonplace_stops',
+    'commonplace_stops_total',
     'counter',
     'int',
     '',
@@ -92,7 +94,7 @@ export const METRICS = {
     'Unix time the closed gate said it opens (the reset plus its margin, or the probe); 0 while open',
   ),
   quotaGateClosedSeconds: define(
-    'commonplace_quota_gate_closed_seconds',
+    'commonplace_quota_gate_closed_seconds_total',
     'counter',
     'int',
     '',
@@ -104,8 +106,8 @@ export const METRICS = {
     'gauge',
     'float',
     '',
-    ['workflow_kind'],
-    "The latest capped run's spend as a fraction of its --max-cost, per workflow kind",
+    [],
+    "The latest capped run's spend as a fraction of its --max-cost, per workflow type (the SDK's workflow_type label)",
   ),
   batchRequestsPending: define(
     'commonplace_batch_requests_pending',
@@ -133,10 +135,10 @@ export const SDK_METRICS: readonly Pick<MetricDefinition, 'name' | 'kind'>[] = [
   { name: 'temporal_worker_task_slots_available', kind: 'gauge' },
   { name: 'temporal_worker_task_slots_used', kind: 'gauge' },
   { name: 'temporal_sticky_cache_size', kind: 'gauge' },
-  { name: 'temporal_sticky_cache_hit', kind: 'counter' },
+  { name: 'temporal_sticky_cache_hit_total', kind: 'counter' },
   { name: 'temporal_num_pollers', kind: 'gauge' },
-  { name: 'temporal_workflow_completed', kind: 'counter' },
-  { name: 'temporal_request', kind: 'counter' },
+  { name: 'temporal_workflow_completed_total', kind: 'counter' },
+  { name: 'temporal_request_total', kind: 'counter' },
 ];
 
 /** Histogram buckets fitted to what is measured (the exporter's default, 50 to 10,000, fits milliseconds). */
@@ -146,7 +148,7 @@ export const HISTOGRAM_BUCKETS: Record<string, number[]> = {
 };
 type LabelsOf<K extends MetricKey> = Record<(typeof METRICS)[K]['labels'][number], string>;
 
-/** The names the worker's endpoint serves a metric under: a histogram's `_bucket`, `_sum` and `_count` (counters keep their name: the exporter adds no `_total`). */
+/** The names the worker's endpoint serves a metric under: a histogram's `_bucket`, `_sum` and `_count`; a counter's name ends in `_total`. */
 export function exportedNames(definition: Pick<MetricDefinition, 'name' | 'kind'>): string[] {
   if (definition.kind === 'histogram') return ['_bucket', '_sum', '_count'].map((suffix) => `${definition.name}${suffix}`);
   return [definition.name];
@@ -162,9 +164,13 @@ function tags<K extends MetricKey>(_key: K, values: LabelsOf<K>): MetricTags {
   return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, label(value as string)]));
 }
 
+/** A counter is created without its `_total`: the exporter adds it (`countersTotalSuffix`, src/client/shared/runtime.ts). */
+export const createdName = (definition: Pick<MetricDefinition, 'name' | 'kind'>): string =>
+  definition.kind === 'counter' ? definition.name.replace(/_total$/, '') : definition.name;
+
 function counter(meter: MetricMeter, key: MetricKey) {
   const definition = METRICS[key];
-  return meter.createCounter(definition.name, definition.unit || undefined, definition.description);
+  return meter.createCounter(createdName(definition), definition.unit || undefined, definition.description);
 }
 
 function histogram(meter: MetricMeter, key: MetricKey) {
@@ -265,9 +271,10 @@ export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undef
 }
 
 /** Records a capped run's spend as a fraction of its cap (nothing for a run without a cap). */
-export function recordSpendCap(meter: MetricMeter, workflowKind: string, spentUsd: number, capUsd: number | undefined): void {
+export function recordSpendCap(meter: MetricMeter, spentUsd: number, capUsd: number | undefined): void {
   if (capUsd === undefined || capUsd <= 0) return;
-  gauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', { workflow_kind: label(workflowKind) }));
+  // The workflow's type is the SDK's own label (workflow_type): a label of ours for it would repeat it.
+  gauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', {}));
 }
 
 /**

@@ -4,7 +4,7 @@
  * asks it before every launch, so every workflow that launches makes the same decision
  * (`spendDecision` in src/runs/spend.ts).
  */
-import { metricMeter, workflowInfo } from '@temporalio/workflow';
+import { metricMeter } from '@temporalio/workflow';
 import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
 import {
@@ -76,7 +76,7 @@ export class Spend {
   /** Adds one billed try: a launch that ran, or a try whose answer failed its check (a provider batch's too). */
   addBilled(billed: BilledTry): void {
     addLaunch(this.totals, billed);
-    recordSpendCap(metricMeter, workflowInfo().workflowType, this.all().costUsd, this.capUsd);
+    recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);
   }
 
   /** Stops as the operator reads them: a spend-limit stop's figures are the spend now, after the launches in flight at the stop settled. */

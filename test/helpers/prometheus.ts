@@ -37,3 +37,15 @@ export async function scrape(url: string): Promise<Sample[]> {
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return parsePrometheus(await response.text());
 }
+
+/** Each metric family's declared type (`# TYPE name counter`), by name. */
+export async function scrapeTypes(url: string): Promise<Map<string, string>> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const types = new Map<string, string>();
+  for (const raw of (await response.text()).split('\n')) {
+    const match = /^# TYPE (\S+) (\S+)$/.exec(raw.trim());
+    if (match) types.set(match[1] as string, match[2] as string);
+  }
+  return types;
+}

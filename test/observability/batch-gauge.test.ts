@@ -85,7 +85,7 @@ test('the worker shows every request of a held provider batch pending under its 
 
     // Bounded labels: the gauge's own are provider and profile; the SDK's workflow meter adds its namespace,
     // task queue and workflow type. None names a run or a path.
-    const sdk = ['namespace', 'taskQueue', 'workflowType'];
+    const sdk = ['namespace', 'task_queue', 'workflow_type'];
     expect([
       ...new Set(
         seen.map((sample) =>
@@ -96,7 +96,7 @@ test('the worker shows every request of a held provider batch pending under its 
         ),
       ),
     ]).toEqual([[...METRICS.batchRequestsPending.labels].sort().join(',')]);
-    expect(seen.map((sample) => sample.labels.workflowType)).toEqual(seen.map(() => 'gateBatch'));
+    expect(seen.map((sample) => sample.labels.workflow_type)).toEqual(seen.map(() => 'gateBatch'));
     const values = seen.flatMap((sample) => Object.values(sample.labels));
     const bad = values.filter((value) => value.includes(runId) || value.includes('/') || value.includes(tmpdir()) || value.includes(setup.checkout));
     expect(bad).toEqual([]);

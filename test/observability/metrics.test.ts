@@ -12,7 +12,7 @@ import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { watchedWorker, type WorkerProcess } from '../helpers/hosts.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { freePort } from '../helpers/ports.js';
-import { scrape, total, type Sample } from '../helpers/prometheus.js';
+import { scrape, scrapeTypes, total, type Sample } from '../helpers/prometheus.js';
 import { useDevServer } from '../helpers/servers.js';
 import { exportedNames, HISTOGRAM_BUCKETS, METRICS, SDK_METRICS } from '../../src/observability/metrics.js';
 
@@ -32,7 +32,7 @@ interface Run {
   };
   ended: number;
   first: { launches: number; samples: Sample[] };
-  second: { samples: Sample[]; afterReplay: Sample[] };
+  second: { samples: Sample[]; afterReplay: Sample[]; types: Map<string, string> };
 }
 
 function worker(args: string[]): WorkerProcess {
@@ -124,6 +124,7 @@ beforeAll(async () => {
   expect(batches.length).toBeGreaterThan(0);
   for (const batch of batches) await client.workflow.getHandle(batch).query('batchProgress');
   const afterReplay = await scrape(url);
+  const types = await scrapeTypes(url);
   second.process.kill('SIGINT');
   await second.process;
   run = {
@@ -133,7 +134,7 @@ beforeAll(async () => {
     outcome,
     ended,
     first: { launches: firstLaunches, samples: firstSamples },
-    second: { samples, afterReplay },
+    second: { samples, afterReplay, types },
   };
 }, 240_000);
 
@@ -189,6 +190,21 @@ describe('commonplace worker --metrics', () => {
     for (const name of [METRICS.launches.name, METRICS.tokens.name, METRICS.pairsReviewed.name, `${METRICS.cost.name}_count`]) {
       expect({ name, after: total(run.second.afterReplay, name) }).toEqual({ name, after: total(run.second.samples, name) });
     }
+  });
+
+  test("every label is snake_case, the SDK's and the project's alike, and none of the project's repeats one the SDK adds", () => {
+    const names = new Set([...run.first.samples, ...run.second.samples].flatMap((sample) => Object.keys(sample.labels)));
+    expect([...names].filter((name) => !/^[a-z][a-z0-9_]*$/.test(name))).toEqual([]);
+    const launch = run.second.samples.find((sample) => sample.name === METRICS.launches.name);
+    expect(launch?.labels).toMatchObject({ task_queue: expect.any(String), workflow_type: 'gateBatch', namespace: expect.any(String) });
+    for (const definition of Object.values(METRICS))
+      expect(definition.labels.filter((name) => ['workflow_kind', 'workflow_type', 'task_queue', 'namespace', 'activity_type'].includes(name))).toEqual([]);
+  });
+
+  test("every counter's name ends in _total, the SDK's and the project's alike", () => {
+    const counters = [...run.second.types].filter(([, type]) => type === 'counter').map(([name]) => name);
+    expect(counters).toEqual(expect.arrayContaining([METRICS.launches.name, METRICS.tokens.name, METRICS.pairsReviewed.name, 'temporal_request_total']));
+    expect(counters.filter((name) => !name.endsWith('_total'))).toEqual([]);
   });
 
   test('no label value names a run, a launch, a note or a path', () => {

@@ -177,13 +177,13 @@ describe('the dashboard and the alert rules', () => {
     for (const name of [
       'commonplace_launch_cost_usd_sum',
       'commonplace_spend_cap_used_ratio',
-      'commonplace_launches',
-      'commonplace_usage_limits',
+      'commonplace_launches_total',
+      'commonplace_usage_limits_total',
       'commonplace_quota_gate_closed',
-      'commonplace_quota_gate_closed_seconds',
-      'commonplace_pairs_reviewed',
-      'commonplace_stops',
-      'commonplace_tokens',
+      'commonplace_quota_gate_closed_seconds_total',
+      'commonplace_pairs_reviewed_total',
+      'commonplace_stops_total',
+      'commonplace_tokens_total',
       'temporal_activity_schedule_to_start_latency_bucket',
     ]) {
       expect({ name, read: read.has(name) }).toEqual({ name, read: true });
@@ -191,7 +191,10 @@ describe('the dashboard and the alert rules', () => {
   });
 
   test('the checker refuses a metric no worker exports and a label the metric lacks', () => {
-    expect(unknownReads('sum(rate(commonplace_launches_total[5m]))')).toEqual(['unknown metric commonplace_launches_total']);
-    expect(unknownReads('sum by (run_id) (commonplace_launches)')).toEqual(['label run_id is on none of commonplace_launches']);
+    expect(unknownReads('sum(rate(commonplace_launches[5m]))')).toEqual(['unknown metric commonplace_launches']);
+    expect(unknownReads('sum by (run_id) (commonplace_launches_total)')).toEqual(['label run_id is on none of commonplace_launches_total']);
+    expect(unknownReads('max by (workflow_kind) (commonplace_spend_cap_used_ratio)')).toEqual([
+      'label workflow_kind is on none of commonplace_spend_cap_used_ratio',
+    ]);
   });
 });

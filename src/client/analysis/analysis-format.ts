@@ -41,7 +41,7 @@ function stopsOf(progress: AnalysisProgress): string[] {
 export function formatStop(progress: AnalysisProgress): string {
   const lines = [`run ${progress.runId} stopped at ${progress.stage}:`, ...stopsOf(progress)];
   lines.push('  nothing completed before the stop is asked again');
-  lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend));
+  lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend, progress.resumesAt));
   return lines.join('\n');
 }
 
@@ -109,7 +109,7 @@ export function formatInspect(progress: AnalysisProgress, where: string): string
   if (progress.stops.length > 0) {
     lines.push(progress.status === 'exhausted' ? 'ended by' : 'stop');
     lines.push(...stopsOf(progress));
-    lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend));
+    lines.push(...nextLine(progress.stops, progress.status, analysisNext(progress.runId), '  ', progress.spend, progress.resumesAt));
   }
   lines.push("budgets (attempts used of the plan's budget)");
   for (const [role, budget] of Object.entries(progress.budgets))

@@ -3,6 +3,7 @@
  * (its live state): the workflow of a located run, refused when it belongs to another worktree, and
  * its start with summary, details and search attributes.
  */
+import { memoFromWords, memoInWords } from '../../place-words.js';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import type { AnalysisInput } from '../../analysis/progress.js';
@@ -24,7 +25,7 @@ export async function describe(handle: WorkflowHandle, run: LocatedRun): Promise
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
   }
-  const recorded = described.memo?.worktree;
+  const recorded = memoFromWords(described.memo?.worktree);
   const ours = await portable(run.worktree, run.parameters.checkout);
   const worktree = typeof recorded === 'string' ? shown(recorded) : undefined;
   if (typeof recorded === 'string' && recorded !== ours && path.resolve(shown(recorded)) !== path.resolve(run.worktree)) {
@@ -69,7 +70,7 @@ export async function startRun(client: Client, run: LocatedRun, given: AnalysisI
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     args: [input],
-    memo: { worktree: input.worktree },
+    memo: memoInWords({ worktree: input.worktree }),
     staticSummary: markdownText(`analysis of ${run.parameters.system}: run ${run.runId} (profile ${run.parameters.profile})`),
     // The details name the checkout, worktree and source as the input does: from their roots, not this host's paths.
     staticDetails: analysisDetails(await portable(run, run.parameters.checkout), input),

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { type QuotaStatus } from '../../runs/quota.js';
+import { RESET_MARGIN_MS, type QuotaStatus } from '../../runs/quota.js';
 import { quotaAccountOf, quotaGateId } from '../../runs/workflow-ids.js';
 import { openSignal } from '../../workflows/quota-gate.js';
 import { connectClient } from '../shared/connection.js';
@@ -32,15 +32,28 @@ export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
   return rows.sort((a, b) => a.account.localeCompare(b.account));
 }
 
-/** One line per gate: the account, its state, and when it opens. */
-export function formatQuotaGates(rows: readonly QuotaGateRow[]): string {
+/**
+ * One line per gate: the account, its state, and when it opens, read against `now`. The memo says what
+ * the gate last recorded; a reset whose time has come reads as reopening (the gate opens a minute past
+ * it, `RESET_MARGIN_MS`), and once that minute or the probe time passed, as open, as runs then count it.
+ */
+export function formatQuotaGates(rows: readonly QuotaGateRow[], now = Date.now()): string {
   if (rows.length === 0) return 'no quota gates: no launch has run on this namespace since the gates began';
   return rows
     .map((row) => {
       const quota = row.quota;
       if (quota === undefined) return `${row.account}  (state not recorded yet)`;
-      if (quota.status === 'closed-until') return `${row.account}  closed until ${quota.resetAt}`;
-      if (quota.status === 'closed-unknown') return `${row.account}  closed, reset unknown: probes at ${quota.probeAt}`;
+      if (quota.status === 'closed-until' && quota.resetAt !== undefined) {
+        const reset = Date.parse(quota.resetAt);
+        const opens = new Date(reset + RESET_MARGIN_MS).toISOString();
+        if (reset + RESET_MARGIN_MS <= now) return `${row.account}  open (the limit reset at ${quota.resetAt})`;
+        if (reset <= now) return `${row.account}  reopening: the limit reset at ${quota.resetAt}; the gate opens at ${opens}, a minute past it`;
+        return `${row.account}  closed until ${quota.resetAt} (the gate opens at ${opens}, a minute past the reset)`;
+      }
+      if (quota.status === 'closed-unknown') {
+        if (quota.probeAt !== undefined && Date.parse(quota.probeAt) <= now) return `${row.account}  open for a probe since ${quota.probeAt} (reset unknown)`;
+        return `${row.account}  closed, reset unknown: probes at ${quota.probeAt}`;
+      }
       return `${row.account}  open`;
     })
     .join('\n');

@@ -1,7 +1,8 @@
 /**
  * The one follow loop: any workflow handle, live progress to stderr, the outcome to stdout, and the
  * exit code the CLI documents — 0 completed or blocked; 2 stopped, awaiting approval or exhausted
- * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable.
+ * (a stop the operator can act on, with one next command); 1 failed, cancelled or unreachable. A run
+ * that waits out a usage limit by itself is no stop for the operator: the follow says so and goes on.
  * Each command supplies only its formatting (`FollowFormat`).
  */
 import { WorkflowFailedError, type QueryDefinition, type Workflow, type WorkflowHandle, type WorkflowResultType } from '@temporalio/client';
@@ -13,6 +14,7 @@ import { printJson } from './json-output.js';
 import { runnable } from './command-line.js';
 import { shown } from './places.js';
 import { settledAtCap } from './spend.js';
+import { ProgressLine, resumesBySelf, waitingLine } from './follow-lines.js';
 
 /** How a run closed without failing, as its result says. */
 export type ResultStatus = 'completed' | 'blocked' | 'exhausted';
@@ -61,39 +63,6 @@ const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 type Settled<R> = { value: R } | { error: unknown };
 
-/** Live progress on stderr: one rewritten line on a terminal, otherwise a changed line at most every second. */
-class ProgressLine {
-  private last = '';
-  private printedAt = 0;
-  private open = false;
-  private readonly tty = Boolean(process.stderr.isTTY);
-
-  show(line: string): void {
-    if (line === this.last) return;
-    if (this.tty) {
-      process.stderr.write(`\r\x1b[K${line}`);
-      this.open = true;
-      this.last = line;
-    } else if (Date.now() - this.printedAt >= 1000) {
-      process.stderr.write(`${line}\n`);
-      this.printedAt = Date.now();
-      this.last = line;
-    }
-  }
-
-  /** A message of its own line, after the live line. */
-  say(message: string): void {
-    this.end();
-    process.stderr.write(`${message}\n`);
-  }
-
-  end(): void {
-    if (this.open) process.stderr.write('\n');
-    this.open = false;
-    this.last = '';
-  }
-}
-
 /**
  * Follows a workflow until it closes or waits on the operator. Progress goes to stderr, the
  * outcome to stdout; the exit code is set here (a failure is thrown as a UserError, exit 1).
@@ -124,10 +93,35 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
   const progressLine = new ProgressLine();
   const patience = unreachableMs();
   // One outage is any run of calls the server did not answer, whatever each failed with: a dead server's
-  // calls alternate between unavailable and deadline-exceeded, and neither may restart the clock.
-  let silentSince: number | undefined;
+  // calls alternate between unavailable and deadline-exceeded, and neither may restart the clock. The
+  // clock runs from the last call the server answered, and a timer gives up at the limit itself: a call
+  // the SDK retries for 20 s and more does not hold the give-up back until it fails.
+  let lastAnswered = Date.now();
+  let giveUpTimer: ReturnType<typeof setTimeout> | undefined;
+  let giveUp: (error: UserError) => void = () => undefined;
+  const lost = new Promise<never>((_, reject) => (giveUp = reject));
+  lost.catch(() => undefined);
+  const heard = () => {
+    lastAnswered = Date.now();
+    clearTimeout(giveUpTimer);
+    giveUpTimer = undefined;
+  };
+  const silent = () => {
+    giveUpTimer ??= setTimeout(
+      () =>
+        giveUp(
+          new UserError(
+            `lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`,
+          ),
+        ),
+      Math.max(0, lastAnswered + patience - Date.now()),
+    );
+  };
+  /** Whatever the loop waits for, or the give-up at the limit, whichever comes first. */
+  const orLost = <T>(waiting: Promise<T>): Promise<T> => Promise.race([waiting, lost]);
   const said = new Set<Transient>();
   let closed = false;
+  let waitingSaid: string | undefined;
 
   /** Whether the server answers at all: a call that timed out may be a slow workflow, or a server gone. */
   const serverAnswers = () =>
@@ -138,20 +132,12 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
         () => false,
       );
 
-  /** Notes a transient error once per kind; throws when the server has been silent too long. */
+  /** Notes a transient error once per kind, and starts the give-up clock when the server is silent. */
   const tolerate = async (kind: Transient) => {
-    const silent = kind === 'unavailable' || (kind === 'timeout' && !(await serverAnswers()));
-    if (silent) {
-      silentSince ??= Date.now();
-      if (Date.now() - silentSince > patience) {
-        throw new UserError(
-          `lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`,
-        );
-      }
-    } else {
-      silentSince = undefined;
-    }
-    const shown: Transient = silent ? 'unavailable' : kind;
+    const isSilent = kind === 'unavailable' || (kind === 'timeout' && !(await orLost(serverAnswers())));
+    if (isSilent) silent();
+    else heard();
+    const shown: Transient = isSilent ? 'unavailable' : kind;
     if (said.has(shown)) return;
     said.add(shown);
     if (shown === 'no-worker')
@@ -167,11 +153,7 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
       } catch (error) {
         const kind = transient(error);
         if (kind === undefined) return { error };
-        try {
-          await tolerate(kind);
-        } catch (gone) {
-          return { error: gone };
-        }
+        await tolerate(kind).catch(() => undefined);
         await sleep(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
@@ -182,50 +164,72 @@ async function followUntilClosedOrStopped<W extends Workflow, P extends Lifecycl
     return settled;
   });
 
-  let wait = TICK_MS;
-  for (;;) {
-    const race = await Promise.race([result, sleep(wait).then(() => undefined)]);
-    if (race) return finish(race);
-    if (format.query === undefined) continue;
-    let progress: P;
-    try {
-      const query = format.query;
-      progress = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query));
-      silentSince = undefined;
-      wait = TICK_MS;
-    } catch (error) {
-      if (closed) continue;
-      const kind = transient(error);
-      if (kind === undefined) {
+  try {
+    await followLoop();
+  } catch (error) {
+    progressLine.end();
+    throw error;
+  } finally {
+    clearTimeout(giveUpTimer);
+  }
+
+  async function followLoop(): Promise<void> {
+    let wait = TICK_MS;
+    for (;;) {
+      const race = await orLost(Promise.race([result, sleep(wait).then(() => undefined)]));
+      if (race) return finish(race);
+      if (format.query === undefined) {
+        // Nothing to query: a probe of the server keeps the outage clock true.
+        if (await orLost(serverAnswers())) heard();
+        else silent();
+        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+        continue;
+      }
+      let progress: P;
+      try {
+        const query = format.query;
+        progress = await orLost(handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query)));
+        heard();
+        wait = TICK_MS;
+      } catch (error) {
+        if (error instanceof UserError) throw error;
+        if (closed) continue;
+        const kind = transient(error);
+        if (kind === undefined) throw error;
+        await tolerate(kind);
+        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+        continue;
+      }
+      if (resumesBySelf(progress)) {
+        // Not a stop for the operator: the run goes on by itself at the reset, so the follow goes on too.
+        if (waitingSaid !== progress.resumesAt) progressLine.say(waitingLine(handle.workflowId, progress));
+        waitingSaid = progress.resumesAt;
+        wait = MAX_BACKOFF_MS;
+        continue;
+      }
+      if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
+        // A cap's stop prints the cap to resume with once the launches in flight have reported their cost.
+        const atStop = await settledAtCap(handle, format.query, progress, (line) => progressLine.say(line));
         progressLine.end();
-        throw error;
+        if (format.json) {
+          const next = format.next?.(atStop);
+          printJson('run-outcome', 1, {
+            workflowId: handle.workflowId,
+            runId: atStop.runId,
+            status: progress.status,
+            exitCode: 2,
+            ...(next !== undefined && { next }),
+            stops: atStop.stops,
+            progress: atStop,
+          } satisfies RunOutcome);
+        } else {
+          process.stdout.write(`${shown(format.stopped(atStop))}\n`);
+        }
+        process.exitCode = 2;
+        return;
       }
-      await tolerate(kind);
-      wait = Math.min(wait * 2, MAX_BACKOFF_MS);
-      continue;
+      if (format.line && !format.quiet) progressLine.show(await format.line(progress));
     }
-    if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
-      // A cap's stop prints the cap to resume with once the launches in flight have reported their cost.
-      const atStop = await settledAtCap(handle, format.query, progress, (line) => progressLine.say(line));
-      progressLine.end();
-      if (format.json) {
-        const next = format.next?.(atStop);
-        printJson('run-outcome', 1, {
-          workflowId: handle.workflowId,
-          runId: atStop.runId,
-          status: progress.status,
-          exitCode: 2,
-          ...(next !== undefined && { next }),
-          stops: atStop.stops,
-          progress: atStop,
-        } satisfies RunOutcome);
-      } else {
-        process.stdout.write(`${shown(format.stopped(atStop))}\n`);
-      }
-      process.exitCode = 2;
-      return;
-    }
-    if (format.line && !format.quiet) progressLine.show(await format.line(progress));
   }
 
   function finish(settled: Settled<WorkflowResultType<W>>): void {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { HISTOGRAM_BUCKETS } from '../../observability/metrics.js';
+import { snakeCaseRuntimeMeter } from '../../observability/label-style.js';
 import { debugEnabled, rootMessage, UserError } from './errors.js';
 import { refusalIn } from '../../release.js';
 
@@ -67,9 +68,14 @@ export function installQuietRuntime(options: { metrics?: string } = {}): void {
       // The core's own warnings (a workflow task that failed) go through the logger above, not straight to the console.
       telemetryOptions: {
         logging: { filter: { core: level, other: debug ? 'DEBUG' : 'ERROR' }, forward: {} },
-        ...(options.metrics !== undefined && { metrics: { prometheus: { bindAddress: options.metrics, histogramBucketOverrides: HISTOGRAM_BUCKETS } } }),
+        // Counters end in `_total`, the SDK's and the project's alike (docs/observability.md).
+        ...(options.metrics !== undefined && {
+          metrics: { prometheus: { bindAddress: options.metrics, histogramBucketOverrides: HISTOGRAM_BUCKETS, countersTotalSuffix: true } },
+        }),
       },
     });
+    // Labels in one style: the SDK's TypeScript meters tag in camelCase, its core in snake_case.
+    if (options.metrics !== undefined) snakeCaseRuntimeMeter(Runtime.instance());
   } catch (error) {
     if (options.metrics === undefined) throw error;
     throw new UserError(`--metrics ${options.metrics}: cannot serve metrics there (${rootMessage(error as Error).split('\n')[0]}); choose a free port`);

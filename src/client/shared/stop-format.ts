@@ -65,8 +65,14 @@ export function nextStep(
   return { label: 'continue with', command: commands.resume };
 }
 
-/** The next-command line, runnable as printed, or nothing when the run waits on nothing. */
-export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  ', spend?: SpendTotals): string[] {
+/**
+ * The next-command line, runnable as printed, or nothing when the run waits on nothing. A run stopped
+ * only on usage limits it waits out by itself (`resumesAt`, auto-resume) needs no command: the line
+ * says so, and names the resume only as the way to go on sooner.
+ */
+export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  ', spend?: SpendTotals, resumesAt?: string): string[] {
   const next = nextStep(stops, status, commands, spend);
+  if (next && resumesAt !== undefined && status === 'stopped' && stops.length > 0 && stops.every((stop) => stop.kind === 'usage-limit'))
+    return [`${indent}nothing to type: it resumes by itself at ${resumesAt} (--auto-resume); to go on sooner: ${runnable(next.command)}`];
   return next ? [`${indent}${next.label}: ${runnable(next.command)}`] : [];
 }

@@ -3,16 +3,41 @@
  * and script, no external asset) whose script draws every confusion matrix as a heatmap from the
  * report embedded in the page as JSON.
  */
-import { bandWords, kappaBand } from './stats.js';
-import { LABELS_ROUTE, verdicts, type Agreement, type CompareReport, type RouteCost } from './types.js';
+import { allAgreeWords, bandWords, readAgreement, tooFewWords } from './stats.js';
+import { LABELS_ROUTE, MIN_KAPPA_PAIRS, verdicts, type Agreement, type CompareReport, type RouteCost } from './types.js';
 
 const fixed = (value: number, digits = 2): string => value.toFixed(digits);
 
-/** κ with its interval and band, as both renderings print it. */
+/** κ with its interval and band, as both renderings print it; perfect agreement and a small sample in words. */
 export function kappaText(agreement: Agreement): string {
-  if (agreement.kappa === null) return `undefined — ${bandWords('undefined')}`;
+  const reading = readAgreement(agreement);
+  if (reading.kind === 'no-pairs') return 'no pairs both sides answered';
+  if (reading.kind === 'all-agree') return allAgreeWords(agreement.n, reading.verdict, reading.tooFew);
   const interval = agreement.kappaInterval ? ` [${fixed(agreement.kappaInterval[0])}, ${fixed(agreement.kappaInterval[1])}]` : ' [no interval]';
-  return `${fixed(agreement.kappa)}${interval} — ${bandWords(kappaBand(agreement.kappa))}`;
+  const kappa = fixed(agreement.kappa ?? 0);
+  if (reading.kind === 'too-few') return `${kappa}${interval} — ${tooFewWords(agreement.n)}`;
+  return `${kappa}${interval} — ${bandWords(reading.band)}`;
+}
+
+/** The HTML class of an agreement's κ cell: the band's colour, or a neutral one for agreement, a small sample, no pairs. */
+function readingClass(agreement: Agreement): string {
+  const reading = readAgreement(agreement);
+  if (reading.kind === 'band') return `band-${reading.band}`;
+  return reading.kind === 'all-agree' ? 'band-agree' : reading.kind === 'too-few' ? 'band-small' : 'band-none';
+}
+
+/**
+ * The report's note on sample size: how many criteria have fewer pairs than a κ needs, and the sample
+ * that would give each of them enough (every criterion's minimum at the rule, where the KB has the pairs).
+ */
+export function sampleNote(report: CompareReport): string | undefined {
+  const short = report.criteria.filter((criterion) => criterion.agreements.some((a) => a.n > 0 && a.n < MIN_KAPPA_PAIRS)).length;
+  if (short === 0) return undefined;
+  const count = report.criteria.length;
+  return (
+    `Per criterion, κ gets a band from ${MIN_KAPPA_PAIRS} pairs on; ${short} of the ${count} criteria in the sample have fewer, so their κ says too little. ` +
+    `A sample with enough: \`--per-criterion-min ${MIN_KAPPA_PAIRS} --size ${MIN_KAPPA_PAIRS * count}\` (${MIN_KAPPA_PAIRS} pairs of each of the ${count} criteria, where the KB has them), or fewer criteria (\`--criteria\`).`
+  );
 }
 
 /** Which reference a figure is against, in words. */
@@ -57,6 +82,7 @@ export function renderMarkdown(report: CompareReport): string {
     `Sample: ${report.sample.size} pairs, seed ${report.sample.seed}. Routes: ${report.routes.join(', ')}.`,
     `Reference: ${report.reference}; every other route is scored against it${report.overall.some((a) => a.reference === LABELS_ROUTE) ? ", and every route against the operator's labels" : ''}.`,
     `Bands: κ ≥ 0.7 may gate on its own; 0.4 ≤ κ < 0.7 monitoring only; κ < 0.4 not usable. κ is chance-corrected: a route that always gives one verdict has κ 0 whatever its raw agreement.`,
+    ...(sampleNote(report) !== undefined ? ['', sampleNote(report)!] : []),
     '',
     '## Overall',
     '',
@@ -86,7 +112,7 @@ const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace
 function agreementTable(agreements: readonly Agreement[], report: CompareReport): string {
   const rows = agreements.map(
     (a) =>
-      `<tr><td>${escapeHtml(a.route)}</td><td>${escapeHtml(referenceText(a.reference, report))}</td><td>${a.n}</td><td>${fixed(a.raw)}</td><td class="band-${kappaBand(a.kappa)}">${escapeHtml(kappaText(a))}</td></tr>`,
+      `<tr><td>${escapeHtml(a.route)}</td><td>${escapeHtml(referenceText(a.reference, report))}</td><td>${a.n}</td><td>${fixed(a.raw)}</td><td class="${readingClass(a)}">${escapeHtml(kappaText(a))}</td></tr>`,
   );
   return `<table><thead><tr><th>route</th><th>against</th><th>n</th><th>raw agreement</th><th>κ [95 % interval] — band</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -158,7 +184,8 @@ table.heatmap td { text-align: center; min-width: 3rem; font-variant-numeric: ta
 .matrices { display: flex; flex-wrap: wrap; gap: 1.5rem; }
 figure { margin: 0; }
 figcaption { font-size: 12px; color: #57606a; }
-.band-gate { color: #1a7f37; } .band-monitor { color: #9a6700; } .band-unusable, .band-undefined { color: #cf222e; }
+.band-gate { color: #1a7f37; } .band-monitor { color: #9a6700; } .band-unusable { color: #cf222e; }
+.band-agree { color: #0969da; } .band-small, .band-none { color: #57606a; }
 `;
 
 /** The report as one HTML page with no external asset; its script draws every criterion's matrices as heatmaps. */
@@ -185,7 +212,7 @@ export function renderHtml(report: CompareReport): string {
 <h1>Compare run ${escapeHtml(report.runId)}</h1>
 <p>Sample: ${report.sample.size} pairs, seed ${report.sample.seed}. Routes: ${escapeHtml(report.routes.join(', '))}. Reference: ${escapeHtml(report.reference)}.</p>
 <p>Bands: κ ≥ 0.7 may gate on its own; 0.4 ≤ κ &lt; 0.7 monitoring only; κ &lt; 0.4 not usable. Each matrix's rows are the reference's verdicts, its columns the route's; the diagonal (agreement) is green, the rest red, darker for more pairs.</p>
-<h2>Overall</h2>
+${sampleNote(report) !== undefined ? `<p class="sample-note">${escapeHtml(sampleNote(report)!)}</p>\n` : ''}<h2>Overall</h2>
 ${agreementTable(report.overall, report)}
 <h2>Cost per pair</h2>
 <table><thead><tr><th>route</th><th>pairs</th><th>dollars per pair</th><th>input tokens</th><th>output tokens</th><th>cache read</th><th>cache write</th></tr></thead><tbody>${costs}</tbody></table>

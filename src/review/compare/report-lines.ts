@@ -4,6 +4,7 @@
  *
  * PURE MODULE: no Node built-ins.
  */
+import { readAgreement } from './stats.js';
 import type { Agreement, CompareReport } from './types.js';
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
@@ -11,7 +12,13 @@ const percent = (share: number) => `${Math.round(share * 100)} %`;
 /** One overall line of a report: a route against a reference. */
 export function agreementLine(agreement: Agreement): string {
   const interval = agreement.kappaInterval ? ` [${agreement.kappaInterval[0].toFixed(2)}, ${agreement.kappaInterval[1].toFixed(2)}]` : '';
-  const kappa = agreement.kappa === null ? 'κ undefined' : `κ ${agreement.kappa.toFixed(2)}${interval}`;
+  const reading = readAgreement(agreement);
+  const kappa =
+    reading.kind === 'no-pairs'
+      ? 'no pairs'
+      : reading.kind === 'all-agree'
+        ? `every pair ${reading.verdict} on both sides (κ not defined)`
+        : `κ ${(agreement.kappa ?? 0).toFixed(2)}${interval}${reading.kind === 'too-few' ? ' (too few pairs for a band)' : ''}`;
   return `${agreement.route} against ${agreement.reference}: n ${agreement.n}, agreement ${percent(agreement.raw)}, ${kappa}, ${agreement.flips.length} pass↔fail flip${agreement.flips.length === 1 ? '' : 's'}`;
 }
 

@@ -4,7 +4,7 @@
  * drawn from a seeded generator (the same seed gives the same interval). docs/review-compare.md says
  * how each is defined and why.
  */
-import { GATE_KAPPA, MONITOR_KAPPA, verdicts, type ConfusionMatrix, type Verdict } from './types.js';
+import { GATE_KAPPA, MIN_KAPPA_PAIRS, MONITOR_KAPPA, verdicts, type Agreement, type ConfusionMatrix, type Verdict } from './types.js';
 
 /** One pair as two verdicts: the reference's and the route's. */
 export interface VerdictPair {
@@ -125,6 +125,37 @@ export function bandWords(band: KappaBand): string {
     case 'unusable':
       return `not usable (κ < ${MONITOR_KAPPA})`;
     case 'undefined':
-      return 'undefined (no pairs, or one verdict throughout on both sides)';
+      return 'undefined (no pairs)';
   }
+}
+
+/**
+ * How one agreement reads: no pairs; every pair agreeing on one verdict (κ is undefined there, because
+ * chance explains a single verdict throughout, but it is agreement, not its absence); too few pairs for
+ * a band (under {@link MIN_KAPPA_PAIRS}); or κ's band.
+ */
+export type AgreementReading =
+  | { kind: 'no-pairs' }
+  | { kind: 'all-agree'; verdict: Verdict; tooFew: boolean }
+  | { kind: 'too-few' }
+  | { kind: 'band'; band: Exclude<KappaBand, 'undefined'> };
+
+/** Reads an agreement for a person (pure: from n, κ and the matrix). */
+export function readAgreement(agreement: Pick<Agreement, 'n' | 'kappa' | 'matrix'>): AgreementReading {
+  if (agreement.n === 0) return { kind: 'no-pairs' };
+  if (agreement.kappa === null) {
+    const verdict = verdicts.find((_, i) => agreement.matrix[i]?.[i] === agreement.n) ?? 'pass';
+    return { kind: 'all-agree', verdict, tooFew: agreement.n < MIN_KAPPA_PAIRS };
+  }
+  if (agreement.n < MIN_KAPPA_PAIRS) return { kind: 'too-few' };
+  return { kind: 'band', band: kappaBand(agreement.kappa) as Exclude<KappaBand, 'undefined'> };
+}
+
+/** The words for a sample too small for a band: its n against the rule. */
+export const tooFewWords = (n: number): string => `too few pairs for a band: ${n} of the ${MIN_KAPPA_PAIRS} a κ needs`;
+
+/** All n pairs agreeing on one verdict, in words (with the small-sample note when n is under the rule). */
+export function allAgreeWords(n: number, verdict: Verdict, tooFew: boolean): string {
+  const all = n === 1 ? `the 1 pair agrees (${verdict})` : n === 2 ? `both pairs agree (both ${verdict})` : `all ${n} pairs agree (every one ${verdict})`;
+  return `${all}: κ is not defined when both sides give one verdict throughout${tooFew ? `; ${tooFewWords(n)}` : ''}`;
 }

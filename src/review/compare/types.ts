@@ -146,6 +146,12 @@ export interface CompareReport {
 /** The κ an operator may let a route gate on its own by default; below {@link MONITOR_KAPPA}, not even to monitor. */
 export const GATE_KAPPA = 0.7;
 export const MONITOR_KAPPA = 0.4;
+/**
+ * The fewest pairs a κ is given a band from (per criterion, overall, against labels alike): under 30
+ * the 95 % interval of a κ near the bands is wider than ±0.25 (docs/review-compare.md), so a band
+ * would claim more than the sample holds. The report says the sample is too small instead.
+ */
+export const MIN_KAPPA_PAIRS = 30;
 
 /** A compare run kept as the basis for choosing a criterion's route. */
 export interface CalibrationRecord {

@@ -7,8 +7,18 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { writeCompareReport } from '../../../src/activities/review/compare/report-files.js';
 import { buildReport } from '../../../src/review/compare/report.js';
-import { renderMarkdown } from '../../../src/review/compare/render.js';
-import { LABELS_ROUTE, routeFileName, type Agreement, type CompareReport, type Label } from '../../../src/review/compare/types.js';
+import { renderHtml, renderMarkdown } from '../../../src/review/compare/render.js';
+import { reportLines } from '../../../src/review/compare/report-lines.js';
+import {
+  LABELS_ROUTE,
+  routeFileName,
+  type Agreement,
+  type CompareReport,
+  type CompareSample,
+  type Label,
+  type RouteVerdict,
+  type Verdict,
+} from '../../../src/review/compare/types.js';
 import { expectShape } from '../../helpers/json-shape.js';
 import { ALWAYS_PASS, CHEAP, compareRunFixture, GATE, REFERENCE, removeCompareFixtures, ROUTES, SAMPLE, TYPE, VERDICTS } from './fixture.js';
 
@@ -120,11 +130,71 @@ describe('the compare report', () => {
 
   test('the Markdown says which reference each figure is against and prints the band beside κ', () => {
     const markdown = renderMarkdown(buildReport({ runId: 'r', sample: SAMPLE, routes: ROUTES, verdicts: VERDICTS, labels: LABELS }));
+    expect(markdown).toContain(`| ${CHEAP} | ${REFERENCE} (the reference route) | 32 | 0.78 | 0.63 [`);
+    expect(markdown).toMatch(/0\.63 \[-?\d\.\d\d, \d\.\d\d\] — monitoring only/);
     expect(markdown).toContain(`| ${CHEAP} | ${REFERENCE} (the reference route) | 20 | 0.80 | 0.60 [`);
-    expect(markdown).toMatch(/0\.60 \[-?\d\.\d\d, \d\.\d\d\] — monitoring only/);
     expect(markdown).toContain(`| ${CHEAP} | the operator's labels | 4 | 0.75 | 0.50 [`);
     expect(markdown).toContain('| 0.00 [0.00, 0.00] — not usable (κ < 0.4) |');
     expect(markdown).toContain(`- \`kb/notes/g-08.md\`: ${REFERENCE} says pass, ${CHEAP} says fail`);
+  });
+});
+
+describe('small samples and perfect agreement read as what they are', () => {
+  const agreeing = (route: string, note: string, criterion: string, said: Verdict): RouteVerdict => ({
+    ...VERDICTS[0]!,
+    route,
+    note,
+    criterion,
+    verdict: said,
+    reasons: [],
+  });
+
+  test('a criterion where both routes agree 2 of 2 reads as agreement, not as an undefined κ in red', () => {
+    const sample: CompareSample = {
+      seed: 1,
+      size: 2,
+      perCriterionMin: 2,
+      pairs: ['kb/notes/a.md', 'kb/notes/b.md'].map((note) => ({ note, criterion: GATE, kind: 'gate:frontmatter' })),
+    };
+    const verdicts = sample.pairs.flatMap((pair) => [agreeing(REFERENCE, pair.note, GATE, 'pass'), agreeing(CHEAP, pair.note, GATE, 'pass')]);
+    const report = buildReport({ runId: 'r', sample, routes: [REFERENCE, CHEAP], verdicts, labels: [] });
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain(
+      `| ${CHEAP} | ${REFERENCE} (the reference route) | 2 | 1.00 | both pairs agree (both pass): κ is not defined when both sides give one verdict throughout; too few pairs for a band: 2 of the 30 a κ needs |`,
+    );
+    expect(markdown).not.toMatch(/undefined/);
+    const html = renderHtml(report);
+    expect(html).toContain('<td class="band-agree">both pairs agree (both pass)');
+    expect(html).not.toMatch(/<td class="band-(undefined|unusable)">/);
+    expect(reportLines(report)[0]).toBe(
+      `${CHEAP} against ${REFERENCE}: n 2, agreement 100 %, every pair pass on both sides (κ not defined), 0 pass↔fail flips`,
+    );
+  });
+
+  test('at the default size over 48 criteria every criterion is too small for κ, and the report says so with the sample that would do', () => {
+    const criteria = Array.from({ length: 48 }, (_, i) => `prose/gate-${String(i).padStart(2, '0')}`);
+    const pairs = criteria.slice(0, 40).map((criterion, i) => ({ note: `kb/notes/n-${i}.md`, criterion, kind: 'gate:prose' }));
+    const sample: CompareSample = { seed: 1, size: 40, perCriterionMin: 2, pairs };
+    const verdicts = pairs.flatMap((pair, i) => [
+      agreeing(REFERENCE, pair.note, pair.criterion, i % 3 === 0 ? 'fail' : 'pass'),
+      agreeing(CHEAP, pair.note, pair.criterion, i % 5 === 0 ? 'fail' : 'pass'),
+    ]);
+    const report = buildReport({ runId: 'r', sample, routes: [REFERENCE, CHEAP], verdicts, labels: [] });
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain(
+      'Per criterion, κ gets a band from 30 pairs on; 40 of the 40 criteria in the sample have fewer, so their κ says too little. A sample with enough: `--per-criterion-min 30 --size 1200`',
+    );
+    expect(markdown).not.toMatch(/undefined/);
+    expect(markdown.match(/too few pairs for a band: 1 of the 30 a κ needs \|/g)).toHaveLength(40);
+    // The 40 pairs pooled reach the rule: the overall figure has its band.
+    expect(markdown).toMatch(
+      new RegExp(
+        `\\| ${CHEAP} \\| ${REFERENCE} \\(the reference route\\) \\| 40 \\| \\d\\.\\d\\d \\| -?\\d\\.\\d\\d \\[[^\\]]+\\] — (may gate|monitoring only|not usable)`,
+      ),
+    );
+    expect(renderHtml(report)).toContain(
+      '<p class="sample-note">Per criterion, κ gets a band from 30 pairs on; 40 of the 40 criteria in the sample have fewer',
+    );
   });
 });
 

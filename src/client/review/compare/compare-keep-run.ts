@@ -78,7 +78,9 @@ export async function runCompareKeep(runId: string, raw: KeepOptions): Promise<v
       const file = await writeCalibrationRecord(checkout, record);
       kept += 1;
       const agreements = report.criteria.find((c) => c.criterion === criterion)?.agreements.filter((a): a is Agreement => a.reference === reference) ?? [];
-      process.stdout.write(`${criterion}: kept in ${file}\n${agreements.map((a) => `  ${a.route}: n ${a.n}, κ ${kappaText(a)}`).join('\n')}\n`);
+      process.stdout.write(
+        `${criterion}: kept in ${file}\n${agreements.map((a) => `  ${a.route}: n ${a.n}, ${a.kappa === null ? '' : 'κ '}${kappaText(a)}`).join('\n')}\n`,
+      );
     }
     process.stdout.write(`${kept} calibration record${kept === 1 ? '' : 's'} kept against ${reference}; commit them with the KB.\n`);
     if (kept === 0) process.exitCode = 1;

@@ -134,7 +134,9 @@ async function askInTerminal(runDir: string, pending: readonly Disagreement[], b
 function againstLabels(report: CompareReport): string[] {
   return report.overall
     .filter((a) => a.reference === LABELS_ROUTE)
-    .map((a) => `  ${a.route} against ${referenceText(a.reference, report)}: n ${a.n}, raw ${a.raw.toFixed(2)}, κ ${kappaText(a)}`);
+    .map(
+      (a) => `  ${a.route} against ${referenceText(a.reference, report)}: n ${a.n}, raw ${a.raw.toFixed(2)}, ${a.kappa === null ? '' : 'κ '}${kappaText(a)}`,
+    );
 }
 
 /** `commonplace review compare label RUN [--file F]`: labels appended to labels.jsonl, the report rewritten. */

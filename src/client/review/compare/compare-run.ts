@@ -1,4 +1,5 @@
 /** The action of `review compare`: its options read once, then a compare run started, attached to or resumed, and followed to its report. */
+import { memoInWords } from '../../../place-words.js';
 import { resolve } from 'node:path';
 import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
@@ -190,7 +191,7 @@ async function startCompare(client: Client, given: CompareInput): Promise<Workfl
     workflowId: compareWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
-    memo: { input },
+    memo: memoInWords({ input }),
     staticSummary: markdownText(`compare run ${input.runId}: ${input.routes.join(' vs ')} on ${input.size} pairs (seed ${input.seed})`),
     staticDetails: runDetails(`compare run ${input.runId}`, [
       ['checkout', input.checkout],

@@ -3,6 +3,7 @@
  * and `review run revise`: the options they share read once at the boundary, the note resolved, then
  * one start-or-continue over the note's current text.
  */
+import { memoFromWords, memoInWords } from '../../../place-words.js';
 import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
@@ -186,7 +187,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     throw error;
   });
 
-  const recordedCheckout = described?.memo?.checkout as string | undefined;
+  const recordedCheckout = memoFromWords(described?.memo?.checkout as string | undefined);
   if (
     described &&
     recordedCheckout !== undefined &&
@@ -198,7 +199,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   ) {
     throw new UserError(`${workflowId} is a run over the same text of ${note} in another checkout (${shown(recordedCheckout)}); run it there`);
   }
-  const recordedOptions = (described?.memo?.options as EditOptions | undefined) ?? (await readRunRecord(checkout, runId))?.options;
+  const recordedOptions = memoFromWords(described?.memo?.options as EditOptions | undefined) ?? (await readRunRecord(checkout, runId))?.options;
   const refuseDifferent = () => {
     if (!recordedOptions) return;
     const differences = optionsDifference(recordedOptions, {
@@ -267,7 +268,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     workflowId,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: reuse,
-    memo: { runId, note, checkout: carried.checkout, options: fresh.options },
+    memo: memoInWords({ runId, note, checkout: carried.checkout, options: fresh.options }),
     staticSummary: markdownText(`${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`),
     staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
     typedSearchAttributes: startingAttributes(start.kind, note, fresh.options.profile),

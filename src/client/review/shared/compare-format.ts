@@ -43,7 +43,7 @@ export function formatCompareStop(progress: CompareProgress): string {
   for (const stop of progress.stops)
     lines.push(`compare run ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
   lines.push('  verdicts kept so far are not asked again');
-  lines.push(...nextLine(progress.stops, progress.status, compareNext(progress.runId), '  ', progress.spend));
+  lines.push(...nextLine(progress.stops, progress.status, compareNext(progress.runId), '  ', progress.spend, progress.resumesAt));
   return lines.join('\n');
 }
 

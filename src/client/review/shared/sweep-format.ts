@@ -123,9 +123,8 @@ export function formatStop(progress: SweepProgress): string {
   const lines: string[] = [];
   for (const stop of progress.stops)
     lines.push(`sweep ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
-  if (progress.resumesAt) lines.push(`  it goes on by itself at ${progress.resumesAt}`);
   lines.push('  results written so far are kept');
-  lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId), '  ', progress.spend));
+  lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId), '  ', progress.spend, progress.resumesAt));
   return lines.join('\n');
 }
 

@@ -3,6 +3,7 @@
  * `review retry`, `review schedule create`) or follow one (`review approve`): the client-side check
  * of its input, its identity and run ID, its start with search attributes and details, its resume.
  */
+import { memoInWords } from '../../../place-words.js';
 import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace, isPlace } from '../../../places.js';
@@ -108,7 +109,7 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
     workflowId: sweepWorkflowId(input.runId),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [input],
-    memo: { identity: sweepIdentity(input, client.options.namespace), input },
+    memo: memoInWords({ identity: sweepIdentity(input, client.options.namespace), input }),
     staticSummary: markdownText(`gate sweep ${input.runId}: ${sweepSubject(input)} (${input.grouping}, ${input.profile})`),
     staticDetails: sweepDetails(`gate sweep ${input.runId}`, input),
     typedSearchAttributes: startingAttributes('gates', input.notes.join(' ') || 'all notes', input.profile),

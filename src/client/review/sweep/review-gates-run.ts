@@ -1,4 +1,5 @@
 /** The actions of `review run gates` and `review retry`: their options read once, then a sweep started, resumed or attached to, and followed. */
+import { memoFromWords } from '../../../place-words.js';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { SweepInput } from '../../../review/sweep-types.js';
@@ -35,7 +36,7 @@ async function openSweeps(client: Client, checkout: string): Promise<{ workflowI
   const found: { workflowId: string; identity: string | undefined }[] = [];
   const query = `${CommonplaceKind.name} = "gates" AND ExecutionStatus = "Running" AND WorkflowId STARTS_WITH "${checkoutSweepsPrefix(checkout)}"`;
   for await (const execution of client.workflow.list({ query })) {
-    found.push({ workflowId: execution.workflowId, identity: execution.memo?.identity as string | undefined });
+    found.push({ workflowId: execution.workflowId, identity: memoFromWords(execution.memo?.identity as string | undefined) });
   }
   return found;
 }
@@ -83,7 +84,7 @@ async function resumeGates(resume: string, maxCostUsd: number | undefined, optio
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(resume));
   const described = await describeOrRefuse(handle, `sweep ${resume}`);
   if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
-  const recorded = described.memo?.input as SweepInput | undefined;
+  const recorded = memoFromWords(described.memo?.input as SweepInput | undefined);
   if (!recorded) throw new UserError(`sweep ${resume} has no recorded input to start again from`);
   process.stderr.write(`sweep ${resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
   const again = await startSweep(client, { ...recorded, runId: resume, ...(maxCostUsd !== undefined && { maxCostUsd }) });
@@ -106,7 +107,7 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
   const described = await describeOrRefuse(handle, `sweep ${run}`);
   if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(runCommand.sweepResume(run))}\``, 2);
-  const recorded = described.memo?.input as SweepInput | undefined;
+  const recorded = memoFromWords(described.memo?.input as SweepInput | undefined);
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
   // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
   const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));

@@ -1,4 +1,5 @@
 /** The actions of `review schedule …`: create, list and change the Temporal Schedules that start gate sweeps. */
+import { memoInWords } from '../../../place-words.js';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleHandle } from '@temporalio/client';
 import type { SweepInput } from '../../../review/sweep-types.js';
 import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
@@ -134,7 +135,7 @@ export async function runScheduleCreate(name: string, options: ScheduleCreateOpt
         workflowId: scheduledWorkflowId(checkout, name, client.options.namespace),
         taskQueue: TASK_QUEUE,
         args: [input],
-        memo: { identity: sweepIdentity(input, client.options.namespace), input, schedule: name, checkoutId: checkout },
+        memo: memoInWords({ identity: sweepIdentity(input, client.options.namespace), input, schedule: name, checkoutId: checkout }),
         staticSummary: markdownText(
           `scheduled gate sweep ${name}: ${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'} (${input.grouping}, ${input.profile})`,
         ),
