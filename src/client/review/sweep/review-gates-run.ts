@@ -18,8 +18,10 @@ import { describeCommand, runnable } from '../../shared/command-line.js';
 import { describeOrRefuse } from '../../shared/run-errors.js';
 import { checkoutSweepsPrefix, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { runCommand } from '../../../runs/run-commands.js';
+import { sweepEstimate } from '../shared/estimate-inputs.js';
+import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 
-export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
+export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean; estimate?: boolean };
 export interface RetryOptions {
   profile?: string;
   kb?: string;
@@ -46,6 +48,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   const input = parseSweepCommand(options, {}, GATES_FIELDS);
   const maxCostUsd = input.maxCostUsd;
   await checkSweepInput(input);
+  if (options.estimate) return printEstimate(await sweepEstimate(input), options.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(input.checkout);
@@ -65,6 +68,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
       () => false,
     );
   await openCheckout(input.checkout);
+  if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input))}\n`);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
   process.stderr.write(`started ${handle.workflowId}; watch it at the Web UI or with: ${await describeCommand(handle.workflowId)}\n`);
