@@ -20,6 +20,8 @@ import { knowCheckoutHere, portable, warnUnheld } from '../../shared/places.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
+import { compareEstimate } from '../shared/estimate-inputs.js';
+import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 import { compareRunId as runIdOfCompare, compareWorkflowId } from '../../../runs/workflow-ids.js';
 
 /** The options as commander hands them (compare.ts registers them). */
@@ -34,6 +36,7 @@ export interface CompareCommandOptions {
   concurrency: string;
   maxCost?: string;
   resume?: string;
+  estimate?: boolean;
   kb?: string;
   profiles?: string;
   scenario?: string;
@@ -159,6 +162,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
       throw error instanceof UserError ? new UserError(`route ${route}: ${error.message}`) : error;
     }
   }
+  if (options.estimate) return printEstimate(await compareEstimate(parsed), options.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(parsed.checkout);
@@ -174,6 +178,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
     return follow(handle, compareFormat(client, options));
   }
   await openCheckout(parsed.checkout);
+  process.stderr.write(`${await estimateLineOf(() => compareEstimate(parsed))}\n`);
   const started = await startCompare(client, { ...parsed, runId });
   process.stderr.write(`started ${compareWorkflowId(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);
   await follow(started, compareFormat(client, options));

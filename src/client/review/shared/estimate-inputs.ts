@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { cachedPrefixTokens, requestParts, reviewInstruction, reviewTool, type ReviewCriterion } from '../../../harness/executors/api-review.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { isApiHarness, selectProfile, type HarnessName, type Profile } from '../../../harness/profiles.js';
+import { isApiHarness, ProfileError, selectProfile, type HarnessName, type Profile } from '../../../harness/profiles.js';
 import { estimateTokens, minimumCacheableTokens } from '../../../harness/prompt-cache.js';
 import { drawSample } from '../../../review/compare/sample.js';
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
 import type { CompareInput } from '../../../review/compare/run-types.js';
 import { gatePatterns, selectMatching } from '../../../review/reviewable.js';
+import { ReviewError } from '../../../review/errors.js';
+import { UserError } from '../../shared/errors.js';
 import { readResultFile } from '../../../review/result-file.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { SweepInput, SweepUnit } from '../../../review/sweep-types.js';
@@ -36,6 +38,16 @@ import {
 
 /** Recorded results read for the mean at most: enough for a stable mean, few enough to stay quick on a large KB. */
 const RECORDED_READS = 400;
+
+/** A selection or profile the KB refuses, as the one-line message the run itself would give. */
+async function refusedAsUserError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ReviewError || error instanceof ProfileError) throw new UserError(error.message.split('\n').slice(0, 4).join('\n'));
+    throw error;
+  }
+}
 
 /** The profile a route names, from the file the run would read. */
 function profileOf(checkout: string, name: string, profilesFile: string | undefined): Profile {
@@ -133,7 +145,9 @@ const routeOf = (name: string, profile: Profile, grouping: 'pair' | 'bundle', ba
 };
 
 /** A sweep's estimate: its stale and missing pairs, planned into units as prepareSweep plans them (every pair under the sweep's profile). */
-export async function sweepEstimate(input: SweepInput): Promise<Estimate> {
+export const sweepEstimate = (input: SweepInput): Promise<Estimate> => refusedAsUserError(() => sweepEstimateOf(input));
+
+async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
   const profile = profileOf(input.checkout, input.profile, input.profilesFile);
   const all = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
   const pairs = all.filter((pair) => pair.status !== 'fresh');
@@ -147,7 +161,9 @@ export async function sweepEstimate(input: SweepInput): Promise<Estimate> {
 }
 
 /** A compare run's estimate: its sample drawn as prepareCompare draws it, each asked route's units in the order it asks them. */
-export async function compareEstimate(input: Omit<CompareInput, 'runId'>): Promise<Estimate> {
+export const compareEstimate = (input: Omit<CompareInput, 'runId'>): Promise<Estimate> => refusedAsUserError(() => compareEstimateOf(input));
+
+async function compareEstimateOf(input: Omit<CompareInput, 'runId'>): Promise<Estimate> {
   const pairs = selectMatching(
     await selectPairs(input.checkout, { notes: input.notes, criteria: ['gates', 'types', 'collections'] }),
     gatePatterns(input.criteria),
