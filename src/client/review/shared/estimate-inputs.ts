@@ -110,6 +110,9 @@ async function recordedTokens(checkout: string, pairs: readonly PairStatus[], pr
   return recordedBasis(spends, api ? `results of model ${profile.model}` : `results of profile ${profile.name}`);
 }
 
+/** Every pair of the KB, for the results recorded anywhere in it (the selection's own notes may have none yet). */
+const everyPair = (checkout: string) => selectPairs(checkout, { criteria: ['gates', 'types', 'collections'] });
+
 /** One route's estimate over the units it would ask, in the order it would ask them. */
 async function routeEstimate(
   checkout: string,
@@ -157,7 +160,10 @@ async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
   const units = prefixed ? orderForCache(prefixed.units, input.concurrency) : planned;
   const batch = batchesChosen(input.batch, profile.harness, units.length);
   const route = routeOf(profile.name, profile, input.grouping, batch, input.concurrency, input.batchSize);
-  return { kind: 'sweep', routes: [await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, all, profile))] };
+  return {
+    kind: 'sweep',
+    routes: [await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, await everyPair(input.checkout), profile))],
+  };
 }
 
 /** A compare run's estimate: its sample drawn as prepareCompare draws it, each asked route's units in the order it asks them. */
@@ -184,6 +190,7 @@ async function compareEstimateOf(input: Omit<CompareInput, 'runId'>): Promise<Es
   );
   const sampled = sample.pairs.map((pair) => byPair.get(`${pair.note}\0${pair.criterion}`)).filter((pair): pair is PairStatus => pair !== undefined);
   const routes: RouteEstimate[] = [];
+  const every = await everyPair(input.checkout);
   for (const name of input.routes.filter((route) => route !== RESULTS_ROUTE)) {
     const parsed = parseRoute(name);
     if (typeof parsed === 'string') throw new Error(parsed);
@@ -191,7 +198,7 @@ async function compareEstimateOf(input: Omit<CompareInput, 'runId'>): Promise<Es
     const units = planUnits(sampled, parsed.grouping, parsed.grouping === 'bundle' ? await bundleSizes(input.checkout, sampled) : undefined);
     // A route's units run in child batches of COMPARE_BATCH_SIZE, each at the run's concurrency.
     const route = routeOf(parsed.name, profile, parsed.grouping, parsed.batch, input.concurrency, COMPARE_BATCH_SIZE);
-    routes.push(await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, pairs, profile)));
+    routes.push(await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, every, profile)));
   }
   return { kind: 'compare', routes };
 }
