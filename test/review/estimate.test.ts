@@ -123,7 +123,13 @@ function ratios(route: RouteEstimate, actual: ReturnType<typeof ledger>) {
   };
 }
 
-const within20 = { requests: expect.any(Number), input: expect.any(Number), cached: expect.any(Number), output: expect.any(Number), dollars: expect.any(Number) };
+const within20 = {
+  requests: expect.any(Number),
+  input: expect.any(Number),
+  cached: expect.any(Number),
+  output: expect.any(Number),
+  dollars: expect.any(Number),
+};
 function expectWithin20(figures: ReturnType<typeof ratios>): void {
   expect(figures).toEqual(within20);
   const outside = Object.entries(figures).filter(([, value]) => value < 0.8 || value > 1.2);
