@@ -1,15 +1,20 @@
 // `--estimate` on `review compare` and `analysis run`: the figures of each route (or the run's launches)
 // printed from the KB and the profiles alone — no server is asked (the address names none), nothing is
-// started and nothing is written.
+// started and nothing is written; and a compare or analysis run that starts says the same estimate first.
 import { execa } from 'execa';
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import type { Estimate } from '../../src/runs/estimate.js';
 import { prepareToy, toyCheckout } from '../analysis/helpers.js';
+import { estimateLine } from '../../src/runs/estimate.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
+import { announceCheckout } from '../helpers/kb.js';
+import { useDevServerWithCliWorker } from '../helpers/servers.js';
+
+const { address } = useDevServerWithCliWorker();
 
 /** No server listens here: a command that asked one would fail. */
 const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
@@ -21,6 +26,7 @@ async function exampleCheckout(): Promise<string> {
   await git('init', '--quiet', '--initial-branch=main');
   await git('add', '-A');
   await git('-c', 'user.name=Estimate Test', '-c', 'user.email=estimate@example.invalid', 'commit', '--quiet', '-m', 'kb');
+  await announceCheckout(root);
   return root;
 }
 
@@ -88,5 +94,27 @@ describe('analysis run --estimate', () => {
     expect(estimate.routes[0]).toMatchObject({ profile: 'fake', grouping: 'launch', units: 11, dollars: { live: null, batch: null } });
     expect(estimate.routes[0]!.basis[0]).toMatch(/^launches: one per role \(11\) when every member passes first time; up to \d+ with every attempt spent$/);
     expect(await tree(prepared.worktree)).toEqual(before);
+  });
+});
+
+describe("a started run's first line", () => {
+  test('a compare run that starts prints its estimate first, the same as --estimate', async () => {
+    const checkout = await exampleCheckout();
+    const args = ['review', 'compare', '--kb', checkout, '--routes', 'fake:pair,fake:bundle', '--size', '4'];
+    const asked = await runCli([...args, '--estimate', '--json'], { env: noServer });
+    const estimate = expectShape(String(asked.stdout), 'estimate') as unknown as Estimate;
+    const run = await runCli(args, { env: { TEMPORAL_ADDRESS: address() } });
+    expect({ exitCode: run.exitCode, first: String(run.stderr).split('\n')[0] }).toEqual({ exitCode: 0, first: estimateLine(estimate) });
+    expect(String(run.stderr)).toMatch(/^started compare\//m);
+  });
+
+  test('an analysis run that starts prints its estimate first, the same as --estimate', async () => {
+    const checkout = await toyCheckout();
+    const prepared = await prepareToy(checkout);
+    const asked = await runCli(['analysis', 'run', prepared.runId, '--kb', checkout, '--estimate', '--json'], { env: noServer });
+    const estimate = expectShape(String(asked.stdout), 'estimate') as unknown as Estimate;
+    const run = await runCli(['analysis', 'run', prepared.runId, '--kb', checkout, '--detach'], { env: { TEMPORAL_ADDRESS: address() } });
+    expect({ exitCode: run.exitCode, first: String(run.stderr).split('\n')[0] }).toEqual({ exitCode: 0, first: estimateLine(estimate) });
+    expect(String(run.stderr)).toMatch(/^started analysis\//m);
   });
 });

@@ -177,8 +177,9 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
     process.stderr.write(`compare run ${runId} has completed; its summary:\n`);
     return follow(handle, compareFormat(client, options));
   }
-  await openCheckout(parsed.checkout);
+  // The estimate is the started run's first line, before the checkout's first-use notice.
   process.stderr.write(`${await estimateLineOf(() => compareEstimate(parsed))}\n`);
+  await openCheckout(parsed.checkout);
   const started = await startCompare(client, { ...parsed, runId });
   process.stderr.write(`started ${compareWorkflowId(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);
   await follow(started, compareFormat(client, options));

@@ -67,8 +67,9 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
       (described) => described.status.name === 'RUNNING',
       () => false,
     );
-  await openCheckout(input.checkout);
+  // The estimate is the started sweep's first line, before the checkout's first-use notice.
   if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input))}\n`);
+  await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
   process.stderr.write(`started ${handle.workflowId}; watch it at the Web UI or with: ${await describeCommand(handle.workflowId)}\n`);
