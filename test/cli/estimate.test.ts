@@ -97,6 +97,17 @@ describe('analysis run --estimate', () => {
   });
 });
 
+test.each([
+  { command: 'review run gates', args: ['review', 'run', 'gates', '--resume', 'GS-0000-0000'] },
+  { command: 'review compare', args: ['review', 'compare', '--resume', 'CMP-0000-0000'] },
+])('$command --resume … --estimate is refused in one line, nothing resumed', async ({ args }) => {
+  const run = await runCli([...args, '--estimate'], { env: noServer });
+  expect({ exitCode: run.exitCode, stderr: String(run.stderr).trim() }).toEqual({
+    exitCode: 1,
+    stderr: expect.stringMatching(/^commonplace: --estimate estimates a (sweep|compare run) before it starts: .* without --resume$/),
+  });
+});
+
 describe("a started run's first line", () => {
   test('a compare run that starts prints its estimate first, the same as --estimate', async () => {
     const checkout = await exampleCheckout();

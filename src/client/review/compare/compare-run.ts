@@ -148,6 +148,8 @@ export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, ch
 
 /** `review compare`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runCompare(options: CompareCommandOptions): Promise<void> {
+  if (options.resume !== undefined && options.estimate)
+    throw new UserError('--estimate estimates a compare run before it starts: give it the options of a new run, without --resume');
   if (options.resume !== undefined) return resumeCompare(options.resume, parseOptions(z.object({ maxCost: maxCostOption }), options).maxCost, options);
   const parsed = parseCompareCommand(options);
   for (const route of parsed.routes.filter((name) => name !== RESULTS_ROUTE)) {

@@ -44,6 +44,8 @@ async function openSweeps(client: Client, checkout: string): Promise<{ workflowI
 
 /** `review run gates`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runGates(options: RunGatesOptions): Promise<void> {
+  if (options.resume !== undefined && options.estimate)
+    throw new UserError('--estimate estimates a sweep before it starts: give it the options of a new sweep, without --resume');
   if (options.resume !== undefined) return resumeGates(options.resume, parseOptions(RESUME_FIELDS, options).maxCost, options);
   const input = parseSweepCommand(options, {}, GATES_FIELDS);
   const maxCostUsd = input.maxCostUsd;
