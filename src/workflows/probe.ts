@@ -41,8 +41,9 @@ export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
           dir: prepared.dir,
           prompt: prepared.prompt,
           outputs: prepared.outputs,
-          // A directory under the launching worker's own state (any worker may launch it) is written by the launch itself.
-          ...(prepared.dir.startsWith(STATE_ROOT) && { files: { 'prompt.md': prepared.prompt } }),
+          // A directory under the launching worker's own state (any worker may launch it) is written by the launch itself;
+          // a model-API probe's inputs travel with it wherever it runs.
+          ...((prepared.dir.startsWith(STATE_ROOT) || prepared.files) && { files: { 'prompt.md': prepared.prompt, ...prepared.files } }),
         },
         `probe launch: ${prepared.profile.name}`,
       );

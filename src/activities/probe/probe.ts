@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadProfiles, profilesSource } from '../../harness/load-profiles.js';
-import { selectProfile, type Profile } from '../../harness/profiles.js';
+import { isApiHarness, selectProfile, type Profile } from '../../harness/profiles.js';
+import { reviewPrompt } from '../review/prompt.js';
 
 export interface PrepareProbeInput {
   probeId: string;
@@ -19,9 +20,30 @@ export interface PreparedProbe {
   dir: string;
   prompt: string;
   outputs: string[];
+  /** The files the launch carries besides its prompt (a model-API probe's note and criterion). */
+  files?: Record<string, string>;
 }
 
 export const probeOutput = 'probe.md';
+
+/** A model-API probe's one small structured request: a review of a two-line note against a one-line criterion (the API executors answer reviews only). */
+export const apiProbe = {
+  note: { path: 'kb/notes/probe.md', input: 'inputs/note.md', text: '# Probe\n\nThis note exists to check a worker profile.\n' },
+  criterion: {
+    id: 'probe/has-title',
+    input: 'inputs/criteria/probe/has-title.md',
+    text: '# Has a title\n\nPass when the note has a title. Give no findings.\n',
+  },
+  output: 'review.md',
+} as const;
+
+/** The probe of a model-API profile: the prompt of a review launch of one pair, and the inputs it carries. */
+function apiProbeLaunch(): { prompt: string; outputs: string[]; files: Record<string, string> } {
+  const { note, criterion, output } = apiProbe;
+  const unit = { key: 'probe', note: note.path, lens: 'probe', criteria: [{ id: criterion.id, path: criterion.input, report: false }] };
+  const prompt = reviewPrompt({ unit, grouping: 'pair', noteInput: note.input, criterionInputs: { [criterion.id]: criterion.input }, output, findings: [] });
+  return { prompt, outputs: [output], files: { [note.input]: note.text, [criterion.input]: criterion.text } };
+}
 
 /** The probe's instruction: small, harmless, and checkable by code (the output must exist). */
 export function probePrompt(output: string): string {
@@ -50,6 +72,11 @@ export function createProbeActivities(dependencies: { stateDir: string }) {
     if (input.env) profile = { ...profile, env: { ...profile.env, ...input.env } };
     const dir = join(dependencies.stateDir, 'probes', input.probeId.replace(/[^A-Za-z0-9._-]+/g, '_'));
     await mkdir(dir, { recursive: true });
+    if (isApiHarness(profile.harness)) {
+      const launch = apiProbeLaunch();
+      await writeFile(join(dir, 'prompt.md'), launch.prompt);
+      return { profile, dir, ...launch };
+    }
     const prompt = probePrompt(probeOutput);
     await writeFile(join(dir, 'prompt.md'), prompt);
     return { profile, dir, prompt, outputs: [probeOutput] };

@@ -17,6 +17,8 @@ import { locateRun, RunNotFoundError, type LocatedRun } from '../../activities/a
 import { GitError } from '../../fs/git.js';
 import { type analysis as analysisWorkflow, progressQuery, resumeUpdate } from '../../workflows/analysis.js';
 import { describe, startRun } from './analysis-start.js';
+import { analysisEstimate } from './analysis-estimate.js';
+import { estimateLineOf, printEstimate } from '../shared/estimate-output.js';
 import { analysisNext, runCommand } from '../../runs/run-commands.js';
 import { analysisFormat, formatInspect, formatResult, formatStop } from './analysis-format.js';
 import { checkLaunchInputs } from '../shared/input-checks.js';
@@ -120,6 +122,7 @@ export interface RunOptions {
   scenario?: string;
   maxCost?: string;
   detach?: boolean;
+  estimate?: boolean;
   kb?: string;
   json?: boolean;
 }
@@ -132,6 +135,7 @@ const RUN_FIELDS = z.object({
   profiles: z.string().optional(),
   scenario: z.string().optional(),
   detach: flag,
+  estimate: flag,
   json: flag,
 });
 
@@ -147,6 +151,9 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
   } catch (error) {
     throw asUserError(error);
   }
+  const profilesFile = options.profiles === undefined ? undefined : path.resolve(options.profiles);
+  if (options.estimate)
+    return printEstimate(await analysisEstimate(run, profilesFile).catch((error: unknown) => Promise.reject(asUserError(error))), options.json);
   const workflowId = analysisWorkflowId(await checkoutIdAt(run.parameters.checkout), runId);
   const recorded = await readRecord(run);
   if (recorded?.status === 'exhausted') {
@@ -215,6 +222,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
       ...(input.profilesFile !== undefined && { profilesFile: input.profilesFile }),
       ...(input.env !== undefined && { env: input.env }),
     });
+    process.stderr.write(`${await estimateLineOf(() => analysisEstimate(run, profilesFile))}\n`);
     await startRun(client, run, input);
     process.stderr.write(`started ${workflowId}; watch it in the Web UI or with: ${await describeCommand(workflowId)}\n`);
     action = 'started';

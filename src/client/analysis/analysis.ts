@@ -49,8 +49,12 @@ function registerRun(analysis: Command): void {
       '--max-cost <usd>',
       'stop (spend-limit) before a launch that would take the run past this many US dollars; on a stopped run, the new cap it resumes with',
     )
+    .option('--estimate', 'print what the run would cost and take (launches, requests, tokens, dollars, time) and start nothing')
     .option('--detach', 'start or resume the run and return without following it')
-    .option('--json', 'print the outcome as one JSON document (shape run-outcome; with --detach, analysis-started); progress stays on stderr')
+    .option(
+      '--json',
+      'print the outcome as one JSON document (shape run-outcome; with --detach, analysis-started; with --estimate, estimate); progress stays on stderr',
+    )
     .option('--kb <dir>', KB_HELP)
     .addHelpText(
       'after',
@@ -58,6 +62,7 @@ function registerRun(analysis: Command): void {
 Examples:
   $ commonplace analysis run AAS-2026-12-03-quill-01
   $ commonplace analysis run AAS-2026-12-03-quill-01 --max-cost 20 --auto-resume --json
+  $ commonplace analysis run AAS-2026-12-03-quill-01 --estimate
 `,
     )
     .action(action(async (runId: string, options: RunOptions) => (await import('./analysis-run.js')).runRun(runId, options)));

@@ -22,6 +22,8 @@ import { requireSearchAttributes } from '../../shared/preflight.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { compareFormat, formatCompareStop } from '../shared/compare-format.js';
 import { compareRunId as runIdOfCompare, compareWorkflowId, namespacedIdentity } from '../../../runs/workflow-ids.js';
+import { compareEstimate } from '../shared/estimate-inputs.js';
+import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 
 /** The options as commander hands them (compare.ts registers them). */
 export interface CompareCommandOptions {
@@ -35,6 +37,7 @@ export interface CompareCommandOptions {
   concurrency: string;
   maxCost?: string;
   resume?: string;
+  estimate?: boolean;
   kb?: string;
   profiles?: string;
   scenario?: string;
@@ -148,6 +151,8 @@ export function compareRunId(input: Omit<CompareInput, 'checkout' | 'runId'>, ch
 
 /** `review compare`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runCompare(options: CompareCommandOptions): Promise<void> {
+  if (options.resume !== undefined && options.estimate)
+    throw new UserError('--estimate estimates a compare run before it starts: give it the options of a new run, without --resume');
   if (options.resume !== undefined) return resumeCompare(options.resume, parseOptions(z.object({ maxCost: maxCostOption }), options).maxCost, options);
   const parsed = parseCompareCommand(options);
   for (const route of parsed.routes.filter((name) => name !== RESULTS_ROUTE)) {
@@ -162,6 +167,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
       throw error instanceof UserError ? new UserError(`route ${route}: ${error.message}`) : error;
     }
   }
+  if (options.estimate) return printEstimate(await compareEstimate(parsed), options.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(parsed.checkout);
@@ -176,6 +182,8 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
     process.stderr.write(`compare run ${runId} has completed; its summary:\n`);
     return follow(handle, compareFormat(client, options));
   }
+  // The estimate is the started run's first line, before the checkout's first-use notice.
+  process.stderr.write(`${await estimateLineOf(() => compareEstimate(parsed))}\n`);
   await openCheckout(parsed.checkout);
   const started = await startCompare(client, { ...parsed, runId });
   process.stderr.write(`started ${compareWorkflowId(runId)}: ${parsed.routes.join(', ')} on a sample of ${parsed.size} (seed ${parsed.seed})\n`);

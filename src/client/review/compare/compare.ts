@@ -42,6 +42,7 @@ export function registerCompare(review: Command): Command {
     .addOption(new Option('--notes <glob>', 'notes to sample, as a glob on KB paths (repeatable)').default([], 'every reviewable note').argParser(collect))
     .option('--concurrency <n>', 'launches in flight at once', '4')
     .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; with --resume, the new cap')
+    .option('--estimate', 'print what each route would cost and take (pairs, units, requests, tokens, dollars live and batched, time) and start nothing')
     .option('--resume <run>', 'resume the stopped compare run with this run ID (or attach to it while it runs)')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
     .option('--profiles <file>', "worker profiles file (default: the KB's, else the shipped one)")
@@ -60,6 +61,7 @@ Exit codes: 0 completed; 2 stopped (the output names the one next command); 1 an
 Examples:
   $ commonplace review compare --routes claude:pair,anthropic-haiku:pair --size 60 --seed 7 --max-cost 5
   $ commonplace review compare --routes claude:bundle --reference results --criteria 'prose/*'
+  $ commonplace review compare --routes anthropic-haiku:pair,anthropic-sonnet:bundle --size 200 --estimate
   $ commonplace review compare --resume CMP-3f9c2a-1b2c3d4e5f --max-cost 8
 `,
     )

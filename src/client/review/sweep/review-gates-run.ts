@@ -19,8 +19,10 @@ import { describeCommand, runnable } from '../../shared/command-line.js';
 import { describeOrRefuse } from '../../shared/run-errors.js';
 import { checkoutSweepsPrefix, sweepRunIdOf, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { runCommand } from '../../../runs/run-commands.js';
+import { sweepEstimate } from '../shared/estimate-inputs.js';
+import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 
-export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean };
+export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean; estimate?: boolean };
 export interface RetryOptions {
   profile?: string;
   kb?: string;
@@ -43,10 +45,13 @@ async function openSweeps(client: Client, checkout: string): Promise<{ workflowI
 
 /** `review run gates`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runGates(options: RunGatesOptions): Promise<void> {
+  if (options.resume !== undefined && options.estimate)
+    throw new UserError('--estimate estimates a sweep before it starts: give it the options of a new sweep, without --resume');
   if (options.resume !== undefined) return resumeGates(options.resume, parseOptions(RESUME_FIELDS, options).maxCost, options);
   const input = parseSweepCommand(options, {}, GATES_FIELDS);
   const maxCostUsd = input.maxCostUsd;
   await checkSweepInput(input);
+  if (options.estimate) return printEstimate(await sweepEstimate(input), options.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await checkoutIdAt(input.checkout);
@@ -65,6 +70,8 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
       (described) => described.status.name === 'RUNNING',
       () => false,
     );
+  // The estimate is the started sweep's first line, before the checkout's first-use notice.
+  if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input))}\n`);
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, maxCostUsd, options);

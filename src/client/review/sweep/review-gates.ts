@@ -17,6 +17,7 @@ export function registerRunGates(run: Command): void {
   )
     .option('--resume <run>', 'continue the sweep with this run ID (a stopped one resumes; a finished one starts again on its stale pairs)')
     .option('--auto-resume', 'after a usage limit with a known reset time, wait for it and go on')
+    .option('--estimate', 'print what the sweep would cost and take (pairs, units, requests, tokens, dollars live and batched, time) and start nothing')
     .option('--detach', 'start the sweep and return without following it')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome; with --detach, sweep-started)')
     .addHelpText(
@@ -27,6 +28,7 @@ Exit codes: 0 completed; 2 stopped or exhausted (the output names the one next c
 Examples:
   $ commonplace review run gates --notes 'kb/notes/**' --gates 'prose/*' --max-cost 5
   $ commonplace review run gates --criteria types,collections --grouping bundle
+  $ commonplace review run gates --profile anthropic-sonnet --estimate
   $ commonplace review run gates --resume GS-3f9c2a-1b2c3d4e5f --max-cost 8
 `,
     )
