@@ -24,6 +24,8 @@ export default async function globalSetup(globalConfig) {
   const bundle = join(root, '.commonplace', 'test', 'workflow-bundle.js');
   writeFileSync(`${bundle}.${process.pid}`, code);
   renameSync(`${bundle}.${process.pid}`, bundle);
+  // A script (test/histories/record.ts) wants the bundle alone: its runs start servers of their own.
+  if (globalConfig === undefined) return;
   // Workers are started after this returns, and inherit the variable; the teardown reads the global.
   const servers = await startDevServers(root, Math.max(1, globalConfig.maxWorkers ?? 1));
   globalThis.commonplaceDevServers = servers;
