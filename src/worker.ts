@@ -48,6 +48,12 @@ export interface WorkerSettings {
 }
 
 /**
+ * The activities a worker runs at once on each checkout's queue. A sweep on a model API keeps its
+ * concurrency (32 by default) of requests in flight there, whatever `--max-launches` allows the shared queue.
+ */
+export const CHECKOUT_QUEUE_ACTIVITIES = 64;
+
+/**
  * One worker process's Temporal workers: the shared queue's (every workflow and activity), and one
  * per checkout it holds, polling that checkout's queue for the activities that read or write it.
  * More checkouts can be held while it runs (`hold`).
@@ -86,9 +92,9 @@ export class CommonplaceWorker {
       // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
       interceptors: { client: releaseStamp, ...(this.settings.faults?.interceptors && { activity: this.settings.faults.interceptors }) },
       ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
-      ...(this.settings.maxConcurrentActivityTaskExecutions !== undefined && {
-        maxConcurrentActivityTaskExecutions: this.settings.maxConcurrentActivityTaskExecutions,
-      }),
+      // A checkout's queue carries light work — reading and writing the KB, and a model-API unit's one
+      // request — never a harness process: `--max-launches` bounds the shared queue's launches, not these.
+      maxConcurrentActivityTaskExecutions: Math.max(CHECKOUT_QUEUE_ACTIVITIES, this.settings.maxConcurrentActivityTaskExecutions ?? 0),
     });
     this.checkoutWorkers.set(checkout.id, worker);
     if (this.running.size > 0 && !this.stopping) this.running.set(checkout.id, worker.run());

@@ -78,6 +78,8 @@ export interface StandIn {
   stats(): StandInStats;
   /** Forgets the requests counted so far (the script stays). */
   resetCounts(): void;
+  /** From now on every agent request waits unanswered until `release()`; `held()` counts those waiting now. */
+  hold(): { held(): number; release(): void };
   /** The prompt cache: what prefixes it has seen, and its minimum cacheable length (default: the model's own). */
   readonly cache: PromptCache;
   /** Provider batches (Message Batches; Files + Batches): what was submitted, per custom_id, and when a batch ends. */
@@ -122,6 +124,8 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
   };
   const batches = standInBatches(dialect, cache, nextReply);
   let base = '';
+  let gate: Promise<void> | undefined;
+  let held = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
@@ -149,6 +153,11 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
       answer = route.answer(n);
     } else {
       record.side = false;
+      if (gate) {
+        held += 1;
+        await gate;
+        held -= 1;
+      }
       const next = (queue.length > 1 ? queue.shift() : queue[0]) ?? { kind: 'text', text: 'Done.' };
       record.answered = next.kind;
       if (next.kind === 'drop') {
@@ -194,6 +203,17 @@ export async function startStandIn(api: ApiDialect['name'], ...initial: Reply[])
     url: `http://127.0.0.1:${port}`,
     script(...replies) {
       queue = [...replies];
+    },
+    hold() {
+      let release = () => {};
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return {
+        held: () => held,
+        release: () => {
+          gate = undefined;
+          release();
+        },
+      };
     },
     get requests() {
       return requests;
