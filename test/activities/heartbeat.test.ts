@@ -27,12 +27,12 @@ test('a wrapped activity called outside an activity runs as it is', async () => 
   await expect(heartbeating(async (value: string) => `${value}!`)('ok')).resolves.toBe('ok!');
 });
 
-test('every registered activity but the launch (which heartbeats itself) is wrapped', () => {
+test("every registered activity but the launch and a model-API unit's one activity (each heartbeats through the launch) is wrapped", () => {
   const activities = createActivities({ fakeHarnessPath: '/nonexistent', stateDir: '/nonexistent' });
   const unwrapped = Object.entries(activities)
     .filter(([, activity]) => activity.name !== 'wrapped')
     .map(([name]) => name);
-  expect(unwrapped).toEqual(['launch']);
+  expect(unwrapped).toEqual(['launch', 'reviewUnit']);
 });
 
 test('every activity a workflow schedules has a heartbeat timeout of at most 30 s', () => {

@@ -77,10 +77,11 @@ test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: i
   await writeFile(release, '');
   const stopped = await sweep;
   expect(stopped.exitCode).toBe(2);
-  expect(stopped.stdout).toMatch(/spent \$0\.1000 of the \$0\.2500 cap/);
+  // The stop's figures are the spend once the launch in flight at the stop settled: $0.20, not the $0.10 it saw.
+  expect(stopped.stdout).toMatch(/spent \$0\.2000 of the \$0\.2500 cap/);
   expect(await starts()).toBe(2);
 
-  // The run has spent $0.20 since the stop: the line asks for room above that, not above the $0.10 the stop saw.
+  // The line asks for room above the settled $0.20, not above the $0.10 the stop saw.
   const line = printed(stopped.stdout, 'to spend more, continue with a higher cap');
   expect(line).toMatch(
     new RegExp(`review run gates --resume GS-\\S+ --max-cost 0\\.3 --kb ${checkout} --address ${address()} --namespace ${env().namespace}$`),

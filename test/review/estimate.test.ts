@@ -50,7 +50,7 @@ interface Setup {
 }
 
 async function setUp(api: 'anthropic' | 'openai', model: string, kb: string, grouping: 'pair' | 'bundle', concurrency: number): Promise<Setup> {
-  const standIn = await startStandIn(api, reply.review('pass', ['The title states the claim the body argues; keep it that way.']));
+  const standIn = await startStandIn(api, reply.review('warn', ['The title states the claim the body argues; keep it that way.']));
   standIns.push(standIn);
   const checkout = await checkoutOf(kb);
   const profile = `estimate-${api}`;

@@ -68,12 +68,15 @@ function textReader(checkout: string): (path: string) => Promise<string> {
 /** Each unit's request as the executor would send it: every input token, and its cached prefix (src/harness/executors/{anthropic,openai}.ts). */
 async function requestUnits(checkout: string, units: readonly SweepUnit[], harness: HarnessName): Promise<EstimateUnit[]> {
   const text = textReader(checkout);
-  const fixed = estimateTokens(reviewInstruction) + (harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool)) : 0);
   const estimated: EstimateUnit[] = [];
   for (const unit of units) {
     const criteria: ReviewCriterion[] = [];
     for (const criterion of unit.criteria) criteria.push({ id: criterion.id, text: await text(criterion.path) });
     const report = unit.criteria.every((criterion) => criterion.report);
+    const ids = unit.criteria.map((criterion) => criterion.id);
+    // The unit's own answer schema (its criteria as an enum) is Anthropic's tool, ahead of the instruction.
+    const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool(ids, report ? ['report'] : ['pass', 'warn', 'fail']))) : 0;
+    const fixed = estimateTokens(reviewInstruction) + tool;
     const { shared, unit: rest } = requestParts({
       grouping: unit.criteria.length > 1 ? 'bundle' : 'pair',
       ...(unit.cachePrefix && { prefix: unit.cachePrefix }),
@@ -87,7 +90,7 @@ async function requestUnits(checkout: string, units: readonly SweepUnit[], harne
     estimated.push({
       criteria: unit.criteria.length,
       inputTokens: fixed + estimateTokens(shared) + estimateTokens(rest),
-      prefix: { key: shared, tokens: cachedPrefixTokens(harness, shared) },
+      prefix: { key: shared, tokens: cachedPrefixTokens(harness, shared, ids) },
     });
   }
   return estimated;
