@@ -51,7 +51,17 @@ checkouts="$state/checkouts.txt"
 : >"$checkouts"
 node bin/commonplace.js dev --state "$state" --port "$port" --ui-port "$ui_port" --kb-list "$checkouts" >"$log" 2>&1 &
 dev=$!
-trap 'kill -INT $dev 2>/dev/null; wait $dev 2>/dev/null || true' EXIT
+# On any exit (Ctrl-C too): stop dev, then wait until its server has let go of both ports (a dev killed by the
+# signal leaves its server stopping itself a moment later: temporal/server.ts), at most 20 s.
+stop_dev() {
+  kill -INT $dev 2>/dev/null
+  wait $dev 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    port_taken "$port" || port_taken "$ui_port" || break
+    sleep 0.2
+  done
+}
+trap stop_dev EXIT
 for _ in $(seq 1 180); do
   grep -q 'Ctrl-C stops' "$log" && break
   kill -0 $dev 2>/dev/null || { cat "$log"; echo "demo: commonplace dev exited early (is port $port or $ui_port in use?)" >&2; exit 1; }
