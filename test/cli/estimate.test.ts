@@ -2,6 +2,7 @@
 // printed from the KB and the profiles alone — no server is asked (the address names none), nothing is
 // started and nothing is written; and a compare or analysis run that starts says the same estimate first.
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -9,7 +10,7 @@ import type { Estimate } from '../../src/runs/estimate.js';
 import { prepareToy, toyCheckout } from '../analysis/helpers.js';
 import { estimateLine } from '../../src/runs/estimate.js';
 import { runCli } from '../helpers/cli.js';
-import { scratch } from '../helpers/fake.js';
+import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { announceCheckout } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
@@ -27,6 +28,9 @@ async function exampleCheckout(): Promise<string> {
   await git('add', '-A');
   await git('-c', 'user.name=Estimate Test', '-c', 'user.email=estimate@example.invalid', 'commit', '--quiet', '-m', 'kb');
   await announceCheckout(root);
+  // The file's worker holds the checkout once it reads the list, recording the checkout's ID there: wait for
+  // that, so what a command writes is told apart from what the worker wrote on its own time.
+  await waitFor('the worker to hold the checkout', async () => existsSync(join(root, '.commonplace', 'checkout-id')), 120_000);
   return root;
 }
 

@@ -4,6 +4,7 @@
 // within 20 % of the stand-in's ledger; `--estimate` itself starts nothing and writes nothing; a
 // started sweep's first line is the same estimate. The output per pair comes from a first, recorded sweep.
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { launchCost } from '../../src/harness/prices.js';
@@ -11,7 +12,7 @@ import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import { estimateLine, type Estimate, type RouteEstimate } from '../../src/runs/estimate.js';
 import { runCli } from '../helpers/cli.js';
-import { scratch } from '../helpers/fake.js';
+import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { announceCheckout, corpusRoot, someNotes } from '../helpers/kb.js';
 import { reply, startStandIn, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
@@ -38,6 +39,8 @@ async function checkoutOf(kb: string): Promise<string> {
   await git('add', '-A');
   await git('-c', 'user.name=Estimate Test', '-c', 'user.email=estimate@example.invalid', 'commit', '--quiet', '-m', 'kb');
   await announceCheckout(root);
+  // The file's worker records the checkout's ID once it holds it: wait for that, so what a command writes is told apart.
+  await waitFor('the worker to hold the checkout', async () => existsSync(join(root, '.commonplace', 'checkout-id')), 120_000);
   return root;
 }
 
