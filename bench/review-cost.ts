@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createHarnessActivities } from '../src/activities/harness/launch.js';
 import { reviewPrompt } from '../src/activities/review/prompt.js';
-import { planCachePrefixes } from '../src/activities/review/sweep/cache-prefix.js';
+import { noteToolLists, planCachePrefixes } from '../src/activities/review/sweep/cache-prefix.js';
 import { bundleSizes, orderForCache, planUnits } from '../src/activities/review/sweep/units.js';
 import { sha256 } from '../src/fs/digest.js';
 import type { LaunchResult } from '../src/harness/launch-contract.js';
@@ -68,11 +68,16 @@ const picked = new Set(Array.from({ length: Math.min(noteCount, notes.length) },
 const sample = all.filter((pair) => picked.has(pair.note));
 const texts = new Map<string, string>();
 const textOf = async (path: string) => texts.get(path) ?? texts.set(path, await readFile(join(checkout, path), 'utf8')).get(path)!;
-const inputsOf = async (unit: SweepUnit): Promise<ReviewInputs> => ({
-  note: { path: unit.note, text: await textOf(unit.note) },
-  criteria: await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, path: criterion.path, text: await textOf(criterion.path) }))),
-  ...(unit.cachePrefix && { cachePrefix: unit.cachePrefix }),
-});
+/** A unit's inputs as a sweep's capture carries them; a note-first pair with its note's tools (`tools`, as the sweep lists them). */
+const inputsOf = async (unit: SweepUnit, tools?: ReturnType<typeof noteToolLists>): Promise<ReviewInputs> => {
+  const noteTools = unit.criteria.length === 1 && unit.cachePrefix === 'note' ? tools?.get(unit.note) : undefined;
+  return {
+    note: { path: unit.note, text: await textOf(unit.note) },
+    criteria: await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, path: criterion.path, text: await textOf(criterion.path) }))),
+    ...(unit.cachePrefix && { cachePrefix: unit.cachePrefix }),
+    ...(noteTools && { noteTools }),
+  };
+};
 const pairUnits = planUnits(sample, 'pair');
 const bundleUnits = planUnits(sample, 'bundle', await bundleSizes(checkout, sample));
 console.log(
@@ -160,10 +165,11 @@ async function apiRoute(model: string, units: SweepUnit[], label: string, fixedO
   let now = 0;
   standIn.cache.now = () => now;
   let failed = 0;
+  const tools = noteToolLists(units, 'anthropic');
   for (const [index, unit] of units.entries()) {
     now = Math.floor(index / CONCURRENCY) * WAVE_MS;
     standIn.script(answerFor(unit, fixedOutput));
-    await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV, maxOutputTokens: 2048 }, await inputsOf(unit)).catch(() => (failed += 1));
+    await apiReviewLaunch(standIn, { model, keyEnv: KEY_ENV, maxOutputTokens: 2048 }, await inputsOf(unit, tools)).catch(() => (failed += 1));
   }
   await standIn.close();
   return tallyOf(
@@ -367,7 +373,7 @@ for (const [name, target] of [
   const standIn = await startStandIn('anthropic');
   standIn.script(reply.review('warn', [findingTexts[0]!]));
   const units = orderForCache(pairUnits, CONCURRENCY).slice(0, throughputPairs);
-  const inputs = await Promise.all(units.map(inputsOf));
+  const inputs = await Promise.all(units.map((unit) => inputsOf(unit)));
   let next = 0;
   let failed = 0;
   const started = performance.now();

@@ -12,6 +12,8 @@ export interface ReviewPromptInput {
   output: string;
   /** Why the last output was refused, for a re-ask. */
   findings: readonly Finding[];
+  /** A note-first pair's note's criteria in the sweep, on Anthropic: its request offers one answer tool per criterion (src/harness/executors/api-review.ts). */
+  noteTools?: readonly { id: string; report: boolean }[];
 }
 
 /** One finding as a re-ask shows it; a run recorded before findings were records carries plain strings, shown as they are. */
@@ -55,6 +57,7 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   lines.push('job = gate-review', `grouping = ${input.grouping}`, `note = ${unit.note}`, `note-input = ${input.noteInput}`);
   // What a model-API request puts first for the cache, when the sweep chose it (src/harness/executors/api-review.ts).
   if (unit.cachePrefix !== undefined) lines.push(`cache-prefix = ${unit.cachePrefix}`);
+  for (const tool of input.noteTools ?? []) lines.push(`${tool.report ? 'note-report-tool' : 'note-tool'} = ${tool.id}`);
   for (const criterion of unit.criteria) {
     lines.push(`criterion = ${criterion.id}`, `criterion-input = ${input.criterionInputs[criterion.id]}`);
   }

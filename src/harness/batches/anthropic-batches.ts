@@ -1,6 +1,6 @@
 /** Anthropic Message Batches through `@anthropic-ai/sdk`: each request the same Messages request the live executor sends. */
 import Anthropic from '@anthropic-ai/sdk';
-import { clientOptions, RECORD_REVIEW } from '../executors/api-review.js';
+import { clientOptions, toolCallsOf } from '../executors/api-review.js';
 import { messageParams } from '../executors/anthropic.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
@@ -48,14 +48,14 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
         const result = line.result;
         if (result.type === 'succeeded') {
           const message = result.message;
-          const call = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW);
           const usage = {
             inputTokens: message.usage.input_tokens,
             outputTokens: message.usage.output_tokens,
             cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
             cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
           };
-          outcomes.set(line.custom_id, { kind: 'succeeded', value: call?.input, model: message.model, usage });
+          // The tool calls, checked against the request's forced tool as a live answer is (`writeReview`).
+          outcomes.set(line.custom_id, { kind: 'succeeded', value: toolCallsOf(message.content), model: message.model, usage });
         } else if (result.type === 'errored') {
           outcomes.set(line.custom_id, { kind: 'errored', why: `${result.error.error.type}: ${result.error.error.message}` });
         } else {

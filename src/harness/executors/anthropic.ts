@@ -4,11 +4,11 @@ import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
 import {
   answerReview,
+  answerTools,
   defaultMaxOutputTokens,
-  RECORD_REVIEW,
   requestParts,
   reviewInstruction,
-  reviewTool,
+  toolCallsOf,
   type ReviewApi,
   type ReviewRequest,
 } from './api-review.js';
@@ -16,18 +16,16 @@ import {
 /** The Messages request of one review, live or in a Message Batch: shared part first, with its cache breakpoint. */
 export function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {
   const { shared, unit } = requestParts(request);
+  const { tools, forced } = answerTools(request);
   return {
     model: profile.model!,
     max_tokens: profile.maxOutputTokens ?? defaultMaxOutputTokens,
     // The cached prefix is tools → system up to the breakpoint: the instruction and the part the sweep's units share.
-    // The unit's own schema: its criteria as an enum, one review each.
-    tools: [
-      reviewTool(
-        request.criteria.map((criterion) => criterion.id),
-        request.outcomes,
-      ) as unknown as Anthropic.Tool,
-    ],
-    tool_choice: { type: 'tool', name: RECORD_REVIEW },
+    // The unit's own schema: its criteria as an enum, one review each (`record_review`), or a note-first pair's
+    // note's tools, one per criterion, the same for all its pairs, with the unit's forced (not cached: messages only).
+    // No `strict: true`: Anthropic's strict tools take no `maxLength` nor `maxItems`, the schema's bounds.
+    tools: tools as Anthropic.Tool[],
+    tool_choice: { type: 'tool', name: forced },
     system: [
       { type: 'text', text: reviewInstruction },
       // The profile's `cache-ttl` sets the breakpoint's lifetime (1h writes cost 2× input, 5m 1.25×).
@@ -46,7 +44,7 @@ const tokensOf = (usage: Anthropic.Usage) => ({
   ...(usage.cache_creation?.ephemeral_1h_input_tokens && { cacheWrite1hTokens: usage.cache_creation.ephemeral_1h_input_tokens }),
 });
 
-/** The Messages API as a review launch calls it: the answer is the forced tool call's input. */
+/** The Messages API as a review launch calls it: the answer is the message's tool calls (the forced one's input is checked). */
 const messagesApi: ReviewApi<Anthropic.Message> = {
   keyVariable: 'ANTHROPIC_API_KEY',
   request: 'anthropic messages',
@@ -54,7 +52,7 @@ const messagesApi: ReviewApi<Anthropic.Message> = {
   read: (message) => ({
     model: message.model,
     usage: tokensOf(message.usage),
-    value: message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === RECORD_REVIEW)?.input,
+    value: toolCallsOf(message.content),
   }),
 };
 

@@ -91,7 +91,7 @@ function breakpointOf(block: Json): Ttl | undefined {
 
 /**
  * Input tokens as the API counts them. The request is read in cache order (tools, system blocks,
- * messages); each `cache_control` block ends a prefix. The longest prefix still in the cache (same
+ * messages; `tool_choice` keys the messages' part only); each `cache_control` block ends a prefix. The longest prefix still in the cache (same
  * model, not expired), at a breakpoint or at one of the 20 block boundaries before one, is read; the rest through the last breakpoint is written, each stretch at the
  * lifetime of the breakpoint that ends it, when the prefix it ends is at least the model's minimum.
  * A read or a write (re)starts the entry's lifetime. `input_tokens` are what is neither.
@@ -104,6 +104,9 @@ function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
   const system = body.system;
   if (typeof system === 'string') parts.push({ text: system, breakpoint: undefined });
   else if (Array.isArray(system)) for (const block of system as Json[]) parts.push({ text: String(block.text ?? ''), breakpoint: breakpointOf(block) });
+  // A `tool_choice` change invalidates the messages' part of the cache only (Anthropic's prompt-caching docs): it is read
+  // into the key from the first message on, so the tools and system prefixes stay shared across forced tools.
+  const messagesFrom = parts.length;
   if (Array.isArray(body.messages)) {
     for (const message of body.messages as Json[]) {
       const blocks = message.content;
@@ -118,7 +121,8 @@ function inputUsage(body: Json, cache: PromptCache): AnthropicInputUsage {
   let tokens = 0;
   const boundaries: { key: string; tokens: number }[] = [];
   const ends: { key: string; tokens: number; ttl: Ttl; index: number }[] = [];
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
+    if (index === messagesFrom) hash.update(`tool_choice ${JSON.stringify(body.tool_choice ?? null)}\0`);
     hash.update(`${part.text}\0`);
     tokens += tokensOf(part.text);
     boundaries.push({ key: `anthropic ${String(body.model)} ${hash.copy().digest('hex')}`, tokens });
@@ -170,10 +174,16 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
   let block: Json;
   let stopReason: string;
   if (reply.kind === 'review') {
+    // The forced tool (`tool_choice`), or with `otherTool` another of the request's tools, its schema filled literally.
     const choice = body.tool_choice as Json | undefined;
-    const name = choice?.type === 'tool' ? String(choice.name) : (toolNames(body)[0] ?? 'record_review');
-    const tool = (Array.isArray(body.tools) ? (body.tools as Json[]) : []).find((each) => each.name === name);
-    block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input: reviewAnswer(reply, requestedCriteria(allText(body.messages)), tool?.input_schema) };
+    const forced = choice?.type === 'tool' ? String(choice.name) : (toolNames(body)[0] ?? 'record_review');
+    const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+    const other = reply.otherTool ? tools.find((each) => each.name !== forced) : undefined;
+    if (reply.otherTool && !other) throw new Error(`the request offers no tool but the forced ${forced}`);
+    const name = other ? String(other.name) : forced;
+    const tool = tools.find((each) => each.name === name);
+    const input = other ? reviewAnswer({ ...reply, literal: true }, [], other.input_schema) : reviewAnswer(reply, requestedCriteria(allText(body.messages)), tool?.input_schema);
+    block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input };
     stopReason = 'tool_use';
   } else if (reply.kind === 'write' || reply.kind === 'read') {
     const call = reply.kind === 'write' ? writeCall(body, request.raw, reply.path, reply.content) : readCall(body, request.raw, reply.path);

@@ -35,7 +35,9 @@ export type Reply =
    * A structured review answer (a model-API executor's request): one entry per criterion the request
    * names (`<criterion id="…">`), each with this verdict and these findings; `malformed` answers with
    * entries that are not the schema's; `perCriterion` answers a criterion with its own verdict and findings;
-   * `literal` fills the request's answer schema literally (`literalAnswer`), whatever the prompt says.
+   * `literal` fills the request's answer schema literally (`literalAnswer`), whatever the prompt says;
+   * `otherTool` (Anthropic) answers through a tool the request offers other than the forced one, its
+   * schema filled literally (a review of that tool's criterion).
    */
   | (ReplyCommon & {
       kind: 'review';
@@ -43,6 +45,7 @@ export type Reply =
       findings: string[];
       malformed?: boolean;
       literal?: boolean;
+      otherTool?: boolean;
       perCriterion?: Record<string, { verdict: string; findings: string[] }>;
     });
 
@@ -66,6 +69,8 @@ export const reply = {
   malformedReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], malformed: true, ...options }),
   /** The smallest answer the request's schema allows, read from the schema alone (a model decoding into it literally). */
   literalReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], literal: true, ...options }),
+  /** An answer through another tool than the one `tool_choice` forces (Anthropic): a model disobeying the request. */
+  otherToolReview: (options: ReplyCommon = {}): Reply => ({ kind: 'review', verdict: 'pass', findings: [], otherTool: true, ...options }),
 };
 
 /** The criterion ids a structured review request names, in order (its last "Criteria, in order: …" line). */

@@ -18,6 +18,8 @@ export interface ReviewInputs {
   criteria: { id: string; path: string; text: string }[];
   /** What the sweep chose to put first for the cache (`SweepUnit.cachePrefix`). */
   cachePrefix?: CachePrefix;
+  /** A note-first pair's note's criteria, as the sweep lists them (`noteToolLists`): Anthropic offers a tool for each. */
+  noteTools?: { id: string; report: boolean }[];
 }
 
 export interface ApiProfileOptions {
@@ -62,7 +64,15 @@ export async function apiReviewLaunch(standIn: StandIn, options: ApiProfileOptio
     ...(inputs.cachePrefix && { cachePrefix: inputs.cachePrefix }),
   };
   const grouping = inputs.criteria.length > 1 ? 'bundle' : 'pair';
-  const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: 'review.md', findings: [] });
+  const prompt = reviewPrompt({
+    unit,
+    grouping,
+    noteInput: join('inputs', 'note.md'),
+    criterionInputs,
+    output: 'review.md',
+    findings: [],
+    ...(inputs.noteTools && { noteTools: inputs.noteTools }),
+  });
   return new MockActivityEnvironment().run(launch, {
     launchId: `review/${unit.key}`,
     profile,

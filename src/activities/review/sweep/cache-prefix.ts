@@ -4,24 +4,74 @@
  * the cache), and the estimated size of each unit's shared prefix against its model's minimum
  * cacheable length.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cachedPrefixTokens, sharedPartOf } from '../../../harness/executors/api-review.js';
-import type { Profile } from '../../../harness/profiles.js';
-import { cachePrefixReport, minimumCacheableTokens, type CachePrefixReport } from '../../../harness/prompt-cache.js';
+import { writeFileAtomic } from '../../../fs/atomic.js';
+import { sha256 } from '../../../fs/digest.js';
+import { cachedPrefixTokens, sharedPartOf, type ToolCriterion } from '../../../harness/executors/api-review.js';
+import type { HarnessName, Profile } from '../../../harness/profiles.js';
+import { cachePrefixReport, estimateTokens, minimumCacheableTokens, type CachePrefixReport } from '../../../harness/prompt-cache.js';
 import type { CachePrefix } from '../../../harness/prompt-cache.js';
 import type { SweepUnit } from '../../../review/sweep-types.js';
 
 type Sizes = Map<string, { tokens: number; units: number }>;
 
-/** Tokens a sweep may read from the cache with these prefixes: every unit after a prefix's first, when the prefix reaches the minimum. */
-const readable = (sizes: Sizes, minimum: number) =>
-  [...sizes.values()].reduce((sum, size) => sum + (size.tokens >= minimum ? (size.units - 1) * size.tokens : 0), 0);
+/** Input priced as the provider prices the prefix: a cache write (Anthropic 1.25×, 2× at a 1-hour lifetime; OpenAI no premium) and a cache read (about a tenth). */
+const cacheWeights = (profile: Profile) => ({ write: profile.harness === 'anthropic' ? (profile.cacheTtl === '1h' ? 2 : 1.25) : 1, read: 0.1 });
 
 /**
- * The units, each pair or bundle marked with the part it puts first when the other part lets more
- * tokens be read (a note is often longer than a criterion and asked under every criterion; a lens's
- * criteria recur in every note's bundle of that lens), and the report of the shared prefixes below
+ * The input a sweep is billed with these prefixes, in input-token prices: a prefix at the minimum is
+ * written by its first unit and read by the others; one below it is paid in full by each; the rest of
+ * each request (`rest`) is paid in full. A note-first pair's tools make its request longer than a
+ * criterion-first one, so the choice weighs what is billed, not only what is read.
+ */
+const billed = (sizes: Sizes, rest: number, minimum: number, weights: { write: number; read: number }) =>
+  rest +
+  [...sizes.values()].reduce(
+    (sum, size) => sum + (size.tokens >= minimum ? size.tokens * (weights.write + weights.read * (size.units - 1)) : size.tokens * size.units),
+    0,
+  );
+
+/**
+ * The note-first pairs' tool lists on Anthropic: for each note, its criteria among the sweep's
+ * note-first pairs, by id, so every pair of a note offers the same tools (src/harness/executors/api-review.ts).
+ */
+export function noteToolLists(units: readonly SweepUnit[], harness: HarnessName): Map<string, ToolCriterion[]> {
+  const lists = new Map<string, Map<string, ToolCriterion>>();
+  if (harness !== 'anthropic') return new Map();
+  for (const unit of units) {
+    if (unit.criteria.length !== 1 || unit.cachePrefix !== 'note') continue;
+    const criterion = unit.criteria[0]!;
+    const list = lists.get(unit.note) ?? lists.set(unit.note, new Map()).get(unit.note)!;
+    list.set(criterion.id, { id: criterion.id, report: criterion.report });
+  }
+  return new Map([...lists].map(([note, list]) => [note, [...list.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))]));
+}
+
+/** Where a run keeps a note's tool list, for the capture of each of its pairs (and of their re-asks). */
+const noteToolsFile = (runDir: string, note: string) => join(runDir, 'note-tools', `${sha256(note).slice(0, 32)}.json`);
+
+/** Writes the run's note tool lists afresh (a later sweep of the same run ID may choose otherwise). */
+export async function writeNoteTools(runDir: string, units: readonly SweepUnit[], harness: HarnessName): Promise<void> {
+  await rm(join(runDir, 'note-tools'), { recursive: true, force: true });
+  const lists = noteToolLists(units, harness);
+  if (lists.size === 0) return;
+  await mkdir(join(runDir, 'note-tools'), { recursive: true });
+  for (const [note, tools] of lists) await writeFileAtomic(noteToolsFile(runDir, note), `${JSON.stringify({ note, tools })}\n`);
+}
+
+/** A note-first pair's note's tool list, as the sweep wrote it; undefined when it wrote none (a pair asked with `record_review`). */
+export async function readNoteTools(runDir: string, note: string): Promise<ToolCriterion[] | undefined> {
+  const text = await readFile(noteToolsFile(runDir, note), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const read = JSON.parse(text) as { note: string; tools: ToolCriterion[] };
+  return read.note === note ? read.tools : undefined;
+}
+
+/**
+ * The units, each pair or bundle marked with the part it puts first when the other part is billed
+ * less (a note is often longer than a criterion and asked under every criterion; a lens's criteria
+ * recur in every note's bundle of that lens), and the report of the shared prefixes below
  * the model's minimum. Pairs and bundles are chosen for apart (a bundle sweep leaves some pairs). The
  * texts are the files as they stand (a note's whole text, which bounds its watched parts from above).
  * A CLI profile's units are returned as they are, with no report: the CLI composes its own prompts.
@@ -42,28 +92,39 @@ export async function planCachePrefixes(
         readFile(join(checkout, path), 'utf8').catch(() => ''),
       )
       .get(path)!;
-  const sizesOf = async (group: readonly SweepUnit[], first: CachePrefix): Promise<Sizes> => {
+  const weights = cacheWeights(profile);
+  const counted = new Map<string, number>();
+  const tokensOfFile = async (path: string) => counted.get(path) ?? counted.set(path, estimateTokens(await text(path))).get(path)!;
+  const sizesOf = async (group: readonly SweepUnit[], first: CachePrefix): Promise<{ sizes: Sizes; rest: number }> => {
     const sizes: Sizes = new Map();
+    let rest = 0;
+    // On Anthropic a note-first pair offers its note's tools (one per criterion, the same for all its pairs); otherwise
+    // the answer's schema names the unit's criteria and comes first in the cached prefix: units share a prefix only when they share their criteria.
+    const tools = first === 'note' ? noteToolLists(group.map((unit) => ({ ...unit, cachePrefix: first })), profile.harness) : new Map<string, ToolCriterion[]>();
     for (const unit of group) {
-      // The answer's schema names the unit's criteria and comes first in the cached prefix: units share a prefix only when they share their criteria.
+      const criteria = await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, text: await text(criterion.path) })));
+      const noteText = await text(unit.note);
+      // What the request sends past the prefix: the other part (its tags and the expected line are the same either way).
+      for (const path of first === 'note' ? unit.criteria.map((criterion) => criterion.path) : [unit.note]) rest += await tokensOfFile(path);
+      const noteTools = tools.get(unit.note);
       const criteriaKey = unit.criteria.map((criterion) => criterion.path).join(', ');
-      const key = first === 'note' ? `${unit.note}\n${criteriaKey}` : criteriaKey;
+      const key = first === 'note' ? (noteTools ? unit.note : `${unit.note}\n${criteriaKey}`) : criteriaKey;
       const seen = sizes.get(key);
       if (seen) {
         seen.units += 1;
         continue;
       }
-      const criteria = await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, text: await text(criterion.path) })));
       sizes.set(key, {
         tokens: cachedPrefixTokens(
           profile.harness,
-          sharedPartOf(unit.note, first === 'note' ? await text(unit.note) : '', criteria, first),
+          sharedPartOf(unit.note, first === 'note' ? noteText : '', criteria, first),
           criteria.map((criterion) => criterion.id),
+          noteTools,
         ),
         units: 1,
       });
     }
-    return sizes;
+    return { sizes, rest };
   };
   const chosen: Sizes = new Map();
   const firsts = new Map<'pair' | 'bundle', CachePrefix | undefined>();
@@ -72,9 +133,9 @@ export async function planCachePrefixes(
     const usual: CachePrefix = grouping === 'pair' ? 'criteria' : 'note';
     const other: CachePrefix = usual === 'note' ? 'criteria' : 'note';
     const [asUsual, asOther] = [await sizesOf(group, usual), await sizesOf(group, other)];
-    const swap = readable(asOther, minimum) > readable(asUsual, minimum);
+    const swap = billed(asOther.sizes, asOther.rest, minimum, weights) < billed(asUsual.sizes, asUsual.rest, minimum, weights);
     firsts.set(grouping, swap ? other : undefined);
-    for (const [key, size] of swap ? asOther : asUsual) chosen.set(key, size);
+    for (const [key, size] of swap ? asOther.sizes : asUsual.sizes) chosen.set(key, size);
   }
   const marked = units.map((unit): SweepUnit => {
     const first = firsts.get(unit.criteria.length > 1 ? 'bundle' : 'pair');

@@ -5,6 +5,7 @@ import type { Finding } from '../../../kb/findings.js';
 import type { CapturedUnit, Grouping, SweepUnit } from '../../../review/sweep-types.js';
 import { STATE_ROOT } from '../../../places.js';
 import { reviewPrompt } from '../prompt.js';
+import { readNoteTools } from './cache-prefix.js';
 import { badInput, inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf } from './run-dir.js';
 
@@ -41,7 +42,17 @@ export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit
   }
   // A unit of several gates is asked as a bundle; a bundle re-asked for one gate is asked as a pair.
   const grouping: Grouping = unit.criteria.length > 1 ? 'bundle' : 'pair';
-  const prompt = reviewPrompt({ unit, grouping, noteInput: join('inputs', 'note.md'), criterionInputs, output: REVIEW_OUTPUT, findings: input.findings });
+  // A note-first pair on Anthropic: its note's tools, as the sweep listed them at prepare time.
+  const noteTools = grouping === 'pair' && unit.cachePrefix === 'note' ? await readNoteTools(runDirOf(input.checkout, input.runId), unit.note) : undefined;
+  const prompt = reviewPrompt({
+    unit,
+    grouping,
+    noteInput: join('inputs', 'note.md'),
+    criterionInputs,
+    output: REVIEW_OUTPUT,
+    findings: input.findings,
+    ...(noteTools && { noteTools }),
+  });
   await writeFile(join(dir, 'prompt.md'), prompt);
   // The launch carries these copies and runs under its own worker's state: any worker can run it.
   const launchDir = `${STATE_ROOT}/review/${input.runId}/${unit.key}/attempt-${input.attempt}`;

@@ -10,7 +10,7 @@ import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
-import { planCachePrefixes } from './cache-prefix.js';
+import { planCachePrefixes, writeNoteTools } from './cache-prefix.js';
 import { routeCriteria, writeRouting, type SweepRouting } from './routing.js';
 import { bundleSizes, orderForCache, planUnits } from './units.js';
 
@@ -91,6 +91,8 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   for (let batch = 0; batch < batches; batch++) {
     await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
   }
+  // A note-first pair on Anthropic offers its note's tools, one per criterion: each capture reads its note's list.
+  await writeNoteTools(runDir, prefixed ? units : [], profile.harness);
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
   const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));

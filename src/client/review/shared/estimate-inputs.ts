@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cachedPrefixTokens, requestParts, reviewInstruction, reviewTool, type ReviewCriterion } from '../../../harness/executors/api-review.js';
+import { cachedPrefixTokens, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-review.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import { defaultSweepConcurrency, isApiHarness, ProfileError, selectProfile, type HarnessName, type Profile } from '../../../harness/profiles.js';
@@ -20,7 +20,7 @@ import { UserError } from '../../shared/errors.js';
 import { readResultFile } from '../../../review/result-file.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { SweepInput, SweepUnit } from '../../../review/sweep-types.js';
-import { planCachePrefixes } from '../../../activities/review/sweep/cache-prefix.js';
+import { noteToolLists, planCachePrefixes } from '../../../activities/review/sweep/cache-prefix.js';
 import { bundleSizes, orderForCache, planUnits } from '../../../activities/review/sweep/units.js';
 import { COMPARE_BATCH_SIZE } from '../../../activities/review/compare/prepare.js';
 import {
@@ -69,13 +69,16 @@ function textReader(checkout: string): (path: string) => Promise<string> {
 async function requestUnits(checkout: string, units: readonly SweepUnit[], harness: HarnessName): Promise<EstimateUnit[]> {
   const text = textReader(checkout);
   const estimated: EstimateUnit[] = [];
+  // A note-first pair on Anthropic offers its note's tools, one per criterion, as the sweep lists them.
+  const noteTools = noteToolLists(units, harness);
   for (const unit of units) {
     const criteria: ReviewCriterion[] = [];
     for (const criterion of unit.criteria) criteria.push({ id: criterion.id, text: await text(criterion.path) });
     const report = unit.criteria.every((criterion) => criterion.report);
     const ids = unit.criteria.map((criterion) => criterion.id);
-    // The unit's own answer schema (its criteria as an enum) is Anthropic's tool, ahead of the instruction.
-    const tool = harness === 'anthropic' ? estimateTokens(JSON.stringify(reviewTool(ids, report ? ['report'] : ['pass', 'warn', 'fail']))) : 0;
+    // The unit's own answer schema (its criteria as an enum), or a note-first pair's note's tools, is Anthropic's tools, ahead of the instruction.
+    const tools = unit.criteria.length === 1 && unit.cachePrefix === 'note' ? noteTools.get(unit.note) : undefined;
+    const tool = harness === 'anthropic' ? toolTokens(ids, tools, report ? ['report'] : ['pass', 'warn', 'fail']) : 0;
     const fixed = estimateTokens(reviewInstruction) + tool;
     const { shared, unit: rest } = requestParts({
       grouping: unit.criteria.length > 1 ? 'bundle' : 'pair',
@@ -90,7 +93,7 @@ async function requestUnits(checkout: string, units: readonly SweepUnit[], harne
     estimated.push({
       criteria: unit.criteria.length,
       inputTokens: fixed + estimateTokens(shared) + estimateTokens(rest),
-      prefix: { key: shared, tokens: cachedPrefixTokens(harness, shared, ids) },
+      prefix: { key: shared, tokens: cachedPrefixTokens(harness, shared, ids, tools) },
     });
   }
   return estimated;
