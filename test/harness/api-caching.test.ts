@@ -211,6 +211,81 @@ describe("the limit headers' early warning", () => {
   });
 });
 
+describe("a note-first pair's tools", () => {
+  // Two pairs of one note, asked note first: the note's tools (one per criterion), the instruction and the note are the prefix.
+  const noteTools = [
+    { id: 'sentence/first-gate', report: false },
+    { id: 'sentence/second-gate', report: false },
+  ];
+  const notePair = (criterion: string): ReviewInputs => ({
+    note: { path: 'kb/notes/long.md', text: text(1200, '# A long note') },
+    criteria: [{ id: criterion, path: `kb/instructions/review-gates/${criterion}.md`, text: `The ${criterion} test.` }],
+    cachePrefix: 'note',
+    noteTools,
+  });
+  const forced = (standIn: StandIn, index: number) => (standIn.requests[index]!.json!.tool_choice as { name: string }).name;
+
+  test('two pairs of one note force different tools and the second reads the tools, instruction and note the first wrote', async () => {
+    // The stand-in fills each forced tool's schema literally: both answers are accepted.
+    const standIn = await start('anthropic', reply.literalReview());
+    const first = await apiReviewLaunch(standIn, { model: 'claude-sonnet-4-5', keyEnv: KEY_ENV }, notePair('sentence/first-gate'));
+    const second = await apiReviewLaunch(standIn, { model: 'claude-sonnet-4-5', keyEnv: KEY_ENV }, notePair('sentence/second-gate'));
+    const [one, two] = [standIn.requests[0]!.json!, standIn.requests[1]!.json!];
+    expect(JSON.stringify(one.tools)).toBe(JSON.stringify(two.tools));
+    expect((one.tools as unknown[]).length).toBe(2);
+    expect(forced(standIn, 0)).not.toBe(forced(standIn, 1));
+    expect(first.usage!.cacheReadTokens).toBe(0);
+    expect(first.usage!.cacheWriteTokens).toBeGreaterThanOrEqual(minimumCacheableTokens('anthropic', 'claude-sonnet-4-5')!);
+    // The whole prefix (tools → system through the breakpoint) is read; only the unit's message is input.
+    expect(second.usage!.cacheReadTokens).toBe(first.usage!.cacheWriteTokens);
+    expect(second.usage!.cacheWriteTokens).toBe(0);
+    expect(second.usage!.inputTokens).toBeLessThan(100);
+  });
+
+  test("an answer through another criterion's tool is refused as malformed, and the failed try carries the tokens the provider billed", async () => {
+    const standIn = await start('anthropic', reply.otherToolReview());
+    const failure = (await apiReviewLaunch(standIn, { model: 'claude-sonnet-4-5', keyEnv: KEY_ENV }, notePair('sentence/first-gate')).catch(
+      (error: unknown) => error,
+    )) as {
+      type?: string;
+      message: string;
+      details?: { billed?: { usage: { inputTokens: number; outputTokens: number; cacheWriteTokens: number } | null; costUsd: number | null }[] }[];
+    };
+    expect(failure.type).toBe('launch-exit');
+    expect(failure.message).toMatch(
+      /malformed structured answer: it answers through review_sentence_second-gate_\w+ \(criterion sentence\/second-gate\), not review_sentence_first-gate/,
+    );
+    const counted = standIn.requests[0]!.usage!;
+    const billed = failure.details![0]!.billed![0]!;
+    expect(billed.usage).toMatchObject({ inputTokens: counted.input, outputTokens: counted.output, cacheWriteTokens: counted.cacheWrite });
+    expect(billed.costUsd).toBeGreaterThan(0);
+  });
+
+  test('the stand-in keeps a tool_choice change out of the tools and system cache, but not out of a breakpoint in the messages (as the API documents)', async () => {
+    const standIn = await start('anthropic', reply.review('pass'));
+    standIn.cache.minimumTokens = 100;
+    const body = (tool: string) => ({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      tools: [
+        { name: 'a', input_schema: { type: 'object' } },
+        { name: 'b', input_schema: { type: 'object' } },
+      ],
+      tool_choice: { type: 'tool', name: tool },
+      system: [block(300, 'system', '5m')],
+      messages: [{ role: 'user', content: [{ type: 'text', text: text(300, 'message'), cache_control: { type: 'ephemeral' } }] }],
+    });
+    const first = await messages(standIn, body('a'));
+    const same = await messages(standIn, body('a'));
+    const other = await messages(standIn, body('b'));
+    expect(same.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
+    // Forcing another tool reads tools and system, and writes the message's stretch again.
+    expect(other.cache_read_input_tokens).toBeGreaterThan(300);
+    expect(other.cache_read_input_tokens).toBeLessThan(first.cache_creation_input_tokens!);
+    expect(other.cache_creation_input_tokens).toBe(first.cache_creation_input_tokens! - other.cache_read_input_tokens!);
+  });
+});
+
 test("the request a provider batch sends is the live one: a cache-ttl 1h profile's breakpoint carries its ttl", async () => {
   const { messageParams } = await import('../../src/harness/executors/anthropic.js');
   const { parseProfiles } = await import('../../src/harness/profiles.js');

@@ -2,8 +2,11 @@
 // structured answer's check, and the review file it becomes.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
+  answerTools,
   apiFailure,
   checkAnswer,
+  checkToolCalls,
+  criterionToolName,
   MAX_FINDING_CHARS,
   MAX_FINDINGS,
   resetFromHeaders,
@@ -110,9 +113,15 @@ describe("a unit's answer schema", () => {
       for (const dialect of ['anthropic', 'openai'] as const) {
         const schema = reviewAnswerSchema(ids(request), request.outcomes, dialect);
         expect(schema.properties.reviews).toMatchObject({ minItems: request.criteria.length, maxItems: request.criteria.length });
-        expect(JSON.stringify(schema)).toContain(
-          JSON.stringify({ type: 'string', enum: ids(request), description: 'the criterion id, as given, each once, in the order given' }).slice(0, -1),
-        );
+        // OpenAI's strict mode wants each enum's type; Anthropic's tools, input in every request, say only what a single criterion needs.
+        const order = { description: 'the criterion id, as given, each once, in the order given' };
+        const criterion =
+          dialect === 'openai'
+            ? { type: 'string', enum: ids(request), ...order }
+            : request.criteria.length > 1
+              ? { enum: ids(request), ...order }
+              : { enum: ids(request) };
+        expect(JSON.stringify(schema)).toContain(`"criterion":${JSON.stringify(criterion)}`);
         const smallest = literalAnswer(schema);
         expect(ajv.validate(schema, smallest)).toBe(true);
         expect(checkAnswer(smallest, request)).toMatchObject({ ok: true });
@@ -138,6 +147,64 @@ describe("a unit's answer schema", () => {
   ])('an answer with %s is outside the schema, and the check refuses it too', (_title, value) => {
     expect(ajv.validate(reviewAnswerSchema(ids(pair), pair.outcomes, 'anthropic'), value)).toBe(false);
     expect(checkAnswer(value, pair).ok).toBe(false);
+  });
+});
+
+describe("a note-first pair's tools (Anthropic)", () => {
+  const ajv = new Ajv2020({ strict: false });
+  const noteTools = [
+    { id: 'sentence/x', report: false },
+    { id: 'kb/types/note.md', report: false },
+    { id: 'critique/instruction', report: true },
+  ];
+  const first: ReviewRequest = { ...pair, prefix: 'note', noteTools };
+  const second: ReviewRequest = { ...first, criteria: [{ id: 'kb/types/note.md', text: 'type spec' }] };
+
+  test("offers one tool per criterion of its note, each the unit-exact schema, the same for every pair of the note, and forces the unit's own", () => {
+    const [one, two] = [answerTools(first), answerTools(second)];
+    expect(JSON.stringify(one.tools)).toBe(JSON.stringify(two.tools));
+    expect(one.tools.map((tool) => (tool as { name: string }).name)).toEqual(noteTools.map((tool) => criterionToolName(tool.id)));
+    for (const tool of one.tools as { name: string }[]) expect(tool.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(one.forced).toBe(criterionToolName('sentence/x'));
+    expect(two.forced).toBe(criterionToolName('kb/types/note.md'));
+    expect(one.forced).not.toBe(two.forced);
+    // Each tool's schema is the one a pair of that criterion carries alone.
+    const schemas = (one.tools as { input_schema: unknown }[]).map((tool) => tool.input_schema);
+    expect(schemas[0]).toEqual(reviewAnswerSchema(['sentence/x'], ['pass', 'warn', 'fail'], 'anthropic'));
+    expect(schemas[2]).toEqual(reviewAnswerSchema(['critique/instruction'], ['report'], 'anthropic'));
+    // Filled literally, the forced tool's schema gives an answer the check accepts.
+    const smallest = literalAnswer(schemas[1]);
+    expect(ajv.validate(schemas[1]!, smallest)).toBe(true);
+    expect(checkToolCalls([{ name: two.forced, input: smallest }], second)).toMatchObject({ ok: true });
+  });
+
+  test('two criteria whose ids differ only in characters a tool name cannot hold get different tools', () => {
+    expect(criterionToolName('lens/a-b')).not.toBe(criterionToolName('lens/a_b'));
+    expect(criterionToolName(`lens/${'long-'.repeat(30)}`).length).toBeLessThanOrEqual(64);
+  });
+
+  test.each<[string, unknown, RegExp]>([
+    [
+      "another criterion's tool",
+      [{ name: criterionToolName('kb/types/note.md'), input: { reviews: [{ criterion: 'kb/types/note.md', verdict: 'pass', findings: [] }] } }],
+      /answers through review_kb_types_note_md_\w+ \(criterion kb\/types\/note\.md\), not review_sentence_x_\w+ \(criterion sentence\/x\)/,
+    ],
+    ['no tool call', [], /no review_sentence_x_\w+ \(criterion sentence\/x\) tool call/],
+    ['record_review beside the forced one', [{ name: 'record_review', input: {} }], /answers through record_review, not review_sentence_x/],
+    [
+      'the forced tool naming another criterion',
+      [{ name: criterionToolName('sentence/x'), input: { reviews: [{ criterion: 'sentence/z', verdict: 'pass', findings: [] }] } }],
+      /it reviews sentence\/z, not sentence\/x/,
+    ],
+    [
+      'the forced tool with a pass carrying findings',
+      [{ name: criterionToolName('sentence/x'), input: { reviews: [{ criterion: 'sentence/x', verdict: 'pass', findings: ['Fine.'] }] } }],
+      /passes with findings/,
+    ],
+  ])('an answer through %s is a malformed answer', (_title, calls, why) => {
+    const checked = checkToolCalls(calls, first);
+    expect(checked.ok).toBe(false);
+    expect(checked.ok ? '' : checked.why).toMatch(why);
   });
 });
 

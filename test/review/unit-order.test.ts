@@ -4,7 +4,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { reviewPrompt } from '../../src/activities/review/prompt.js';
-import { planCachePrefixes } from '../../src/activities/review/sweep/cache-prefix.js';
+import { noteToolLists, planCachePrefixes } from '../../src/activities/review/sweep/cache-prefix.js';
 import { prepareSweep } from '../../src/activities/review/sweep/prepare.js';
 import { batchFile } from '../../src/activities/review/sweep/run-dir.js';
 import { orderForCache, planUnits, type PlannedPair } from '../../src/activities/review/sweep/units.js';
@@ -159,10 +159,22 @@ describe('what a model-API pair puts first', () => {
   }
   const units = () => planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'prose/y']), 'pair');
 
-  test("long notes and short criteria: the criterion stays first, since a pair's answer schema names its criterion and opens the cached prefix, so no two note-first pairs share one", async () => {
-    const planned = await planCachePrefixes(await files(3000, 200), units(), sonnet);
-    expect(planned.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
-    expect(planned.report).toMatchObject({ prefixes: 2 });
+  test("long notes and short criteria on Anthropic: the note goes first, its pairs offering the note's tools, so they share tools, instruction and note", async () => {
+    const root = await files(3000, 200);
+    const planned = await planCachePrefixes(root, units(), sonnet);
+    expect(planned.units.map((unit) => unit.cachePrefix)).toEqual(Array(6).fill('note'));
+    // One shared prefix per note (not per pair), each over the minimum.
+    expect(planned.report).toMatchObject({ prefixes: 3, below: 0 });
+    expect([...noteToolLists(planned.units, 'anthropic').values()]).toEqual(
+      Array(3).fill([
+        { id: 'frontmatter/x', report: false },
+        { id: 'prose/y', report: false },
+      ]),
+    );
+    // OpenAI prepends one json_schema and has no tool to force: a note-first pair's prefix would name its criterion, shared by none.
+    const openai = await planCachePrefixes(root, units(), { ...sonnet, harness: 'openai', model: 'gpt-5' });
+    expect(openai.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
+    expect(noteToolLists(openai.units, 'openai').size).toBe(0);
   });
 
   test("long criteria and short notes: the criterion stays first, and the notes' shortness is not reported", async () => {
@@ -178,8 +190,15 @@ describe('what a model-API pair puts first', () => {
     const planned = await planCachePrefixes(root, bundles, sonnet);
     expect(planned.units.map((unit) => unit.cachePrefix)).toEqual(['criteria', 'criteria', 'criteria']);
     expect(planned.report).toMatchObject({ prefixes: 1, below: 0 });
-    const notesFirst = await planCachePrefixes(await files(3000, 100), bundles, sonnet);
-    expect(notesFirst.units.some((unit) => unit.cachePrefix !== undefined)).toBe(false);
+    // Long notes and short criteria: a bundle's note-first prefix names its lens's criteria, so no other bundle reads it,
+    // and writing it costs 1.25× input; the criteria-first prefixes, under the minimum, cost input only: criteria first still.
+    const twoLenses = planUnits(selection(['a', 'b', 'c'], ['frontmatter/x', 'frontmatter/w', 'prose/y', 'prose/v']), 'bundle');
+    const longNotes = await files(3000, 100);
+    for (const criterion of ['frontmatter/w', 'prose/v'])
+      await writeFile(join(longNotes, 'kb', 'instructions', 'review-gates', `${criterion}.md`), 'criterion text '.repeat(27));
+    const notesFirst = await planCachePrefixes(longNotes, twoLenses, sonnet);
+    expect(notesFirst.units.map((unit) => unit.cachePrefix)).toEqual(Array(6).fill('criteria'));
+    expect(notesFirst.report).toMatchObject({ prefixes: 2, below: 2 });
   });
 
   test("a note-first pair's prompt says so, and its request puts the note before the criterion", () => {

@@ -72,21 +72,32 @@ export const reviewInstruction = [
 export const MAX_FINDINGS = 5;
 export const MAX_FINDING_CHARS = 300;
 
-const findingsSchema = (max: number, dialect: HarnessName) => ({
-  type: 'array',
-  // OpenAI's strict structured outputs take no maxLength on a string: there the bound is said and checked in code.
-  items:
-    dialect === 'openai'
-      ? { type: 'string', description: `one sentence, at most ${MAX_FINDING_CHARS} characters` }
-      : { type: 'string', maxLength: MAX_FINDING_CHARS },
-  maxItems: max,
-});
+const findingsSchema = (max: number, dialect: HarnessName) =>
+  // A pass's empty list needs no item schema (Anthropic's tools are input tokens in every request: the schema stays small).
+  max === 0 && dialect === 'anthropic'
+    ? { type: 'array', maxItems: 0 }
+    : {
+        type: 'array',
+        // OpenAI's strict structured outputs take no maxLength on a string: there the bound is said and checked in code.
+        items:
+          dialect === 'openai'
+            ? { type: 'string', description: `one sentence, at most ${MAX_FINDING_CHARS} characters` }
+            : { type: 'string', maxLength: MAX_FINDING_CHARS },
+        maxItems: max,
+      };
 
-const entrySchema = (criteria: readonly string[], verdicts: readonly string[], findings: ReturnType<typeof findingsSchema>) => ({
+/** An enum of strings: OpenAI's strict mode wants the type beside it; for Anthropic the enum says it. */
+const enumOf = (values: readonly string[], dialect: HarnessName) => (dialect === 'openai' ? { type: 'string', enum: [...values] } : { enum: [...values] });
+
+const entrySchema = (criteria: readonly string[], verdicts: readonly string[], findings: ReturnType<typeof findingsSchema>, dialect: HarnessName) => ({
   type: 'object',
   properties: {
-    criterion: { type: 'string', enum: [...criteria], description: 'the criterion id, as given, each once, in the order given' },
-    verdict: { type: 'string', enum: [...verdicts] },
+    // One criterion (a pair, or a criterion's own tool, whose description names it) needs no words on the order.
+    criterion:
+      criteria.length > 1 || dialect === 'openai'
+        ? { ...enumOf(criteria, dialect), description: 'the criterion id, as given, each once, in the order given' }
+        : enumOf(criteria, dialect),
+    verdict: enumOf(verdicts, dialect),
     findings,
   },
   required: ['criterion', 'verdict', 'findings'],
@@ -103,8 +114,13 @@ const entrySchema = (criteria: readonly string[], verdicts: readonly string[], f
 export function reviewAnswerSchema(criteria: readonly string[], outcomes: readonly string[], dialect: HarnessName = 'anthropic') {
   const others = outcomes.filter((outcome) => outcome !== 'pass');
   const entries = outcomes.includes('pass')
-    ? { anyOf: [entrySchema(criteria, ['pass'], findingsSchema(0, dialect)), entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect))] }
-    : entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect));
+    ? {
+        anyOf: [
+          entrySchema(criteria, ['pass'], findingsSchema(0, dialect), dialect),
+          entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect), dialect),
+        ],
+      }
+    : entrySchema(criteria, others, findingsSchema(MAX_FINDINGS, dialect), dialect);
   return {
     type: 'object',
     properties: { reviews: { type: 'array', items: entries, minItems: criteria.length, maxItems: criteria.length } },

@@ -93,19 +93,29 @@ export async function planCachePrefixes(
       )
       .get(path)!;
   const weights = cacheWeights(profile);
+  // The other part's tokens, as the request sends it, by what it is built of (it recurs: a pair's note under each of its criteria).
   const counted = new Map<string, number>();
-  const tokensOfFile = async (path: string) => counted.get(path) ?? counted.set(path, estimateTokens(await text(path))).get(path)!;
   const sizesOf = async (group: readonly SweepUnit[], first: CachePrefix): Promise<{ sizes: Sizes; rest: number }> => {
     const sizes: Sizes = new Map();
     let rest = 0;
     // On Anthropic a note-first pair offers its note's tools (one per criterion, the same for all its pairs); otherwise
     // the answer's schema names the unit's criteria and comes first in the cached prefix: units share a prefix only when they share their criteria.
-    const tools = first === 'note' ? noteToolLists(group.map((unit) => ({ ...unit, cachePrefix: first })), profile.harness) : new Map<string, ToolCriterion[]>();
+    const tools =
+      first === 'note'
+        ? noteToolLists(
+            group.map((unit) => ({ ...unit, cachePrefix: first })),
+            profile.harness,
+          )
+        : new Map<string, ToolCriterion[]>();
     for (const unit of group) {
       const criteria = await Promise.all(unit.criteria.map(async (criterion) => ({ id: criterion.id, text: await text(criterion.path) })));
       const noteText = await text(unit.note);
-      // What the request sends past the prefix: the other part (its tags and the expected line are the same either way).
-      for (const path of first === 'note' ? unit.criteria.map((criterion) => criterion.path) : [unit.note]) rest += await tokensOfFile(path);
+      // What the request sends past the prefix: the other part (the expected line is the same either way).
+      const other: CachePrefix = first === 'note' ? 'criteria' : 'note';
+      const otherKey = `${other}\0${other === 'note' ? unit.note : unit.criteria.map((criterion) => criterion.path).join('\0')}`;
+      rest +=
+        counted.get(otherKey) ??
+        counted.set(otherKey, estimateTokens(sharedPartOf(unit.note, other === 'note' ? noteText : '', criteria, other))).get(otherKey)!;
       const noteTools = tools.get(unit.note);
       const criteriaKey = unit.criteria.map((criterion) => criterion.path).join(', ');
       const key = first === 'note' ? (noteTools ? unit.note : `${unit.note}\n${criteriaKey}`) : criteriaKey;
