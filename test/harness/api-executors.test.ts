@@ -9,6 +9,7 @@ import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { criterionToolName } from '../../src/harness/executors/api-review.js';
 import { launchCost } from '../../src/harness/prices.js';
 import { quotaAccount } from '../../src/runs/quota.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
@@ -222,7 +223,9 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
         const body = request.json!;
         const schema = (
           api === 'anthropic'
-            ? (body.tools as { input_schema: SchemaNode }[])[0]!.input_schema
+            ? // The forced tool's: a note-first pair offers one per criterion of its note.
+              (body.tools as { name: string; input_schema: SchemaNode }[]).find((tool) => tool.name === (body.tool_choice as { name: string }).name)!
+                .input_schema
             : (body.text as { format: { schema: SchemaNode } }).format.schema
         ).properties!.reviews!;
         const criteria = requestedCriteria(allText(api === 'anthropic' ? body.messages : body.input));
@@ -343,6 +346,41 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     expect(result).toMatch(/\n- Result: fail\n- ## sentence\/stock-phrases\n\nResult: warn\n$/);
     // The note went as data: its closing tag could not end the block.
     expect(JSON.stringify(agentRequests(setup.standIn)[0]!.json)).toContain('<\\\\/note>');
+  });
+});
+
+describe("the anthropic executor's note-first pairs", () => {
+  test("a pair sweep on Sonnet 4.5 puts each note first: its pairs offer the note's tools, each forces its own, and the note's later pairs read the prefix its first wrote", async () => {
+    const setup = await apiSweep('anthropic', reply.review('pass'));
+    // The twin profile (Sonnet 4.5, a 1,024-token minimum): a note with its tools reaches it, a short gate does not.
+    const input = { ...setup.input('pair'), profile: `${setup.profile}-twin` };
+    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+    const summary = await completedSweep(setup, input);
+    expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length } } });
+    const requests = agentRequests(setup.standIn);
+    expect(requests).toHaveLength(before.length);
+    const byNote = new Map<string, { tools: string; forced: string; read: number }[]>();
+    for (const request of requests) {
+      const body = request.json!;
+      const note = /<note path="([^"]+)">/.exec(allText(body.system))?.[1];
+      expect(note).toBeDefined();
+      const [criterion] = requestedCriteria(allText(body.messages));
+      const forced = (body.tool_choice as { name: string }).name;
+      expect(forced).toBe(criterionToolName(criterion!));
+      const seen = byNote.get(note!) ?? byNote.set(note!, []).get(note!)!;
+      seen.push({ tools: JSON.stringify(body.tools), forced, read: request.usage!.cacheRead });
+    }
+    expect(byNote.size).toBe(exampleNotes.length);
+    for (const [note, asked] of byNote) {
+      const criteria = before.filter((pair) => pair.note === note).map((pair) => pair.criterion);
+      // One tool per criterion of the note, the same list in every pair of it; each pair forces another.
+      expect(new Set(asked.map((each) => each.tools)).size).toBe(1);
+      expect((JSON.parse(asked[0]!.tools) as unknown[]).length).toBe(criteria.length);
+      expect(new Set(asked.map((each) => each.forced)).size).toBe(criteria.length);
+      // The note's first pair writes the prefix; every later one reads it.
+      expect(asked[0]!.read).toBe(0);
+      for (const later of asked.slice(1)) expect(later.read).toBeGreaterThan(1024);
+    }
   });
 });
 

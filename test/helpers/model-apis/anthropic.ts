@@ -182,7 +182,9 @@ function answerMessages(request: ParsedRequest, reply: Exclude<Reply, { kind: 'd
     if (reply.otherTool && !other) throw new Error(`the request offers no tool but the forced ${forced}`);
     const name = other ? String(other.name) : forced;
     const tool = tools.find((each) => each.name === name);
-    const input = other ? reviewAnswer({ ...reply, literal: true }, [], other.input_schema) : reviewAnswer(reply, requestedCriteria(allText(body.messages)), tool?.input_schema);
+    const input = other
+      ? reviewAnswer({ ...reply, literal: true }, [], other.input_schema)
+      : reviewAnswer(reply, requestedCriteria(allText(body.messages)), tool?.input_schema);
     block = { type: 'tool_use', id: `toolu_standin_${n}`, name, input };
     stopReason = 'tool_use';
   } else if (reply.kind === 'write' || reply.kind === 'read') {
