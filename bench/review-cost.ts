@@ -8,7 +8,8 @@
 //                          a structured review filled as a real one would be (verdicts and findings
 //                          drawn per pair, below). The sweep's timing is simulated on the cache's
 //                          clock: 16 launches at once, a wave every 4 s. A request puts its criteria
-//                          or its note first; three unit orders: as selected (note by
+//                          or its note first (a note-first pair offering its note's tools, one per
+//                          criterion, and forcing its own, as a sweep sends it); three unit orders: as selected (note by
 //                          note), grouped by shared prefix, and grouped and dealt into 16 lanes; and
 //                          the units as a sweep prepares them (src/activities/review/sweep/).
 //   claude pair, claude-lean pair, claude bundle
