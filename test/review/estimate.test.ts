@@ -185,6 +185,12 @@ describe('--estimate on the example KB, then the sweep at the Anthropic stand-in
   test("requests, input (and its cached part), output and dollars are within 20 % of the stand-in's ledger", () => {
     expectWithin20(ratios(estimated.route, ledger(setup.standIn, setup.model)));
   });
+
+  test("the pairs estimated are the sweep's note-first pairs, each offering its note's tools, which the estimate priced", () => {
+    const asked = setup.standIn.requests.filter((request) => !request.side && Array.isArray(request.json?.tools));
+    expect(asked.length).toBe(estimated.route.pairs);
+    for (const request of asked) expect((request.json!.tools as unknown[]).length).toBeGreaterThan(1);
+  });
 });
 
 describe('--estimate on the corpus: the whole corpus estimated, a sample of it swept at the OpenAI stand-in (bundle grouping)', () => {
