@@ -2,7 +2,9 @@
 // activities, a real Temporal server (time-skipping, so the polls' durable timers pass), and the
 // stand-ins' Message Batches and Files + Batches, which count every request submitted per custom_id.
 import type { WorkflowHandle } from '@temporalio/client';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { batchLaunchCost, launchCost } from '../../src/harness/prices.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
@@ -11,6 +13,7 @@ import { batchSweep, exampleNotes, gates, liveRequests, models, sentTwice, stale
 import { waitFor } from '../helpers/fake.js';
 import { workerFaults, type Fault } from '../helpers/faults.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { allText } from '../helpers/model-apis/replies.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
@@ -274,6 +277,28 @@ async function timersOf(workflowId: string): Promise<number[]> {
 
 // The shipped poll back-off (BATCH_POLL): the tests of a dead worker on a dev server (harness/api-batches-resume)
 // wait it out on a scaled clock (test/helpers/scaled-clock.ts); this one proves the numbers.
+test("an anthropic pair sweep on Sonnet 4.5 with --batch sends its note-first pairs with their note's tools, each forcing its own, and accepts every answer", async () => {
+  const setup = await setUp('anthropic', reply.review('pass'));
+  const input = setup.input('pair');
+  // The same profile on Sonnet 4.5 (a 1,024-token minimum), where a note with its tools is worth caching.
+  const profiles = parse(await readFile(input.profilesFile!, 'utf8')) as { profiles: Record<string, { model: string }> };
+  profiles.profiles[input.profile]!.model = 'claude-sonnet-4-5';
+  await writeFile(input.profilesFile!, stringify(profiles));
+  const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+  const summary = await completedSweep(setup, input);
+  expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length } } });
+  expect(liveRequests(setup.standIn)).toEqual([]);
+  const sent = setup.standIn.batches.list.flatMap((batch) => batch.requests.map((held) => held.params));
+  expect(sent).toHaveLength(before.length);
+  for (const params of sent) {
+    const tools = params.tools as { name: string }[];
+    const note = /<note path="([^"]+)">/.exec(allText(params.system))![1]!;
+    expect(tools).toHaveLength(before.filter((pair) => pair.note === note).length);
+    expect(tools.map((tool) => tool.name)).toContain((params.tool_choice as { name: string }).name);
+  }
+  await expectFreshAndValid(setup);
+});
+
 test("a provider batch is polled again after 30 s, then after 60 s: the back-off's durable timers, as shipped", async () => {
   const setup = await setUp('anthropic', reply.review('pass'));
   setup.standIn.batches.endAfterPolls = 3;
