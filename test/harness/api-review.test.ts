@@ -11,6 +11,7 @@ import {
   MAX_FINDINGS,
   resetFromHeaders,
   reviewAnswerSchema,
+  reviewRequest,
   reviewText,
   type ReviewRequest,
 } from '../../src/harness/executors/api-review.js';
@@ -176,6 +177,44 @@ describe("a note-first pair's tools (Anthropic)", () => {
     const smallest = literalAnswer(schemas[1]);
     expect(ajv.validate(schemas[1]!, smallest)).toBe(true);
     expect(checkToolCalls([{ name: two.forced, input: smallest }], second)).toMatchObject({ ok: true });
+  });
+
+  const launch = (lines: string[]) => ({
+    launchId: 'GS-x/unit/1',
+    profile: { name: 'p', harness: 'anthropic' as const, flags: [], timeoutMs: 60_000, attempts: 3, env: {} },
+    dir: '/launch',
+    prompt: ['job = gate-review', 'grouping = pair', 'note = kb/notes/a.md', 'note-input = inputs/note.md', ...lines, 'output = review.md', ''].join('\n'),
+    outputs: ['review.md'],
+    files: { 'inputs/note.md': 'note', 'inputs/x.md': 'gate', 'inputs/y.md': 'gate' },
+  });
+  const criterion = (id: string, file: string) => [`criterion = ${id}`, `criterion-input = inputs/${file}.md`];
+
+  test("the prompt's note-tool lines come back as the request's tools, in order, a report criterion's marked", async () => {
+    const request = await reviewRequest(
+      launch([
+        'cache-prefix = note',
+        'note-tool = sentence/x',
+        'note-report-tool = critique/instruction',
+        'note-tool = sentence/y',
+        ...criterion('sentence/y', 'y'),
+      ]),
+    );
+    expect(request.noteTools).toEqual([
+      { id: 'sentence/x', report: false },
+      { id: 'critique/instruction', report: true },
+      { id: 'sentence/y', report: false },
+    ]);
+  });
+
+  test.each<[string, string[]]>([
+    ["the unit's criterion is not among them", ['cache-prefix = note', 'note-tool = sentence/x', ...criterion('sentence/y', 'y')]],
+    ['the pair is not note-first', ['note-tool = sentence/y', ...criterion('sentence/y', 'y')]],
+    [
+      'the unit is a bundle',
+      ['cache-prefix = note', 'note-tool = sentence/x', 'note-tool = sentence/y', ...criterion('sentence/x', 'x'), ...criterion('sentence/y', 'y')],
+    ],
+  ])('note-tool lines are refused as bad launch input when %s', async (_title, lines) => {
+    await expect(reviewRequest(launch(lines))).rejects.toMatchObject({ type: 'bad-launch-input', message: expect.stringMatching(/note-tool lines/) });
   });
 
   test('two criteria whose ids differ only in characters a tool name cannot hold get different tools', () => {
