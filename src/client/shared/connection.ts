@@ -1,6 +1,6 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConfig, loadClientConfigProfile, type ClientConfigTLS, type ConfigDataSource } from '@temporalio/envconfig';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
@@ -190,6 +190,8 @@ export async function connectWorker(configured = connectionSettings()): Promise<
   if (settings.tls !== undefined) options.tls = settings.tls;
   if (settings.apiKey) options.apiKey = settings.apiKey;
   if (settings.metadata) options.metadata = settings.metadata;
+  // Loaded here, not with the module: a client command never loads the worker's SDK (its bundler, its native core).
+  const { NativeConnection } = await import('@temporalio/worker');
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(options);
