@@ -146,7 +146,14 @@ export function useDevServerWithCliWorker(options: DevServerOptions = {}): Serve
         ? startCli(['worker', '--state', state, '--kb-list', list], {
             env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
           })
-        : startFaultWorker(undefined, { address: server.address(), namespace: server.env().namespace ?? 'default', state, kbList: list });
+        : // Never killed: a cancellation reaches its launches within a second (the SDK holds heartbeats back up to 80 % of the timeout).
+          startFaultWorker(undefined, {
+            address: server.address(),
+            namespace: server.env().namespace ?? 'default',
+            state,
+            kbList: list,
+            heartbeatThrottle: '1s',
+          });
   });
   return { ...server, workerState: () => state };
 }
