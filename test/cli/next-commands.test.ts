@@ -8,6 +8,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
+import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
@@ -119,6 +120,8 @@ test("the Web UI's `next:` command of a stopped sweep runs as pasted from anothe
     `commonplace review run gates --resume ${runId!} --max-cost ${/--max-cost (\S+)/.exec(next ?? '')?.[1]} --kb ${checkoutIdOf(checkout)} --address ${address()} --namespace ${env().namespace}`,
   );
   expect(details).not.toContain(checkout);
+  // The sweep's batch carries the address its starter named too (the workflow interceptors), for its own commands.
+  expect((await env().client.workflow.getHandle(`gates/${runId!}/batch-1`).describe()).memo).toMatchObject({ [ADDRESS_MEMO]: address() });
 
   // The operator's shell: `commonplace` on PATH as `npm link` puts it, a symbolic link to bin/commonplace.js.
   const linked = join(await scratch(), 'bin');

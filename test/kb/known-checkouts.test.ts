@@ -5,6 +5,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
+import { recordNamed } from '../../src/client/shared/checkout.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import { findCheckout } from '../../src/kb/checkout.js';
 import { knownCheckoutFile, recordCheckout, recordedRoot, stateHome } from '../../src/kb/known-checkouts.js';
@@ -41,6 +42,20 @@ describe('the record of checkouts', () => {
     const after = await stat(file);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
     expect(recordedRoot(id, env)).toBe(root);
+  });
+
+  test('a state home that cannot be written fails no command: the CLI records nothing and goes on', async () => {
+    const { root, id } = await checkoutDir();
+    const blocked = path.join(await makeTemp('commonplace-state-'), 'a-file');
+    await writeFile(blocked, '');
+    const saved = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = blocked;
+    try {
+      await expect(recordNamed(id, root)).resolves.toBeUndefined();
+      expect(recordedRoot(id)).toBeUndefined();
+    } finally {
+      process.env.XDG_STATE_HOME = saved;
+    }
   });
 
   test('a checkout that moved is recorded again at its new root', async () => {
