@@ -5,7 +5,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { recordNamed } from '../../src/client/shared/checkout.js';
+import { openCheckout, recordNamed } from '../../src/client/shared/checkout.js';
+import { knowCheckoutHere } from '../../src/client/shared/places.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import { findCheckout } from '../../src/kb/checkout.js';
 import { knownCheckoutFile, recordCheckout, recordedRoot, stateHome } from '../../src/kb/known-checkouts.js';
@@ -42,6 +43,21 @@ describe('the record of checkouts', () => {
     const after = await stat(file);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
     expect(recordedRoot(id, env)).toBe(root);
+  });
+
+  test.each([
+    ['opens it for work (`openCheckout`, as a run starts)', (root: string) => openCheckout(root)],
+    ['only names it (`knowCheckoutHere`, as `--kb` or the current directory does)', (root: string) => knowCheckoutHere(root)],
+  ])('a command that %s records it under the state home', async (_how, name) => {
+    const { root, id } = await checkoutDir();
+    const saved = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = (await stateEnv()).XDG_STATE_HOME;
+    try {
+      await name(root);
+      expect(recordedRoot(id)).toBe(root);
+    } finally {
+      process.env.XDG_STATE_HOME = saved;
+    }
   });
 
   test('a state home that cannot be written fails no command: the CLI records nothing and goes on', async () => {
