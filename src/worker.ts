@@ -45,6 +45,18 @@ export interface WorkerSettings {
   faults?: WorkerFaults;
   /** How long the server keeps a run's next workflow task for this worker before any worker may take it (the SDK's default, 10 s, unless set). */
   stickyQueueScheduleToStartTimeout?: WorkerOptions['stickyQueueScheduleToStartTimeout'];
+  /**
+   * The longest an activity's heartbeats are held back before one is sent (the SDK's: 80 % of the heartbeat
+   * timeout, so 12 s for a launch, unless set). A cancellation reaches a running activity with its next heartbeat sent.
+   */
+  heartbeatThrottle?: WorkerOptions['maxHeartbeatThrottleInterval'];
+}
+
+/** The worker options a setting of this process's workers gives every worker it creates, the shared queue's and each checkout's. */
+function throttleOptions(settings: WorkerSettings): Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'defaultHeartbeatThrottleInterval'> {
+  return settings.heartbeatThrottle === undefined
+    ? {}
+    : { maxHeartbeatThrottleInterval: settings.heartbeatThrottle, defaultHeartbeatThrottleInterval: settings.heartbeatThrottle };
 }
 
 /**
@@ -95,6 +107,7 @@ export class CommonplaceWorker {
       // A checkout's queue carries light work — reading and writing the KB, and a model-API unit's one
       // request — never a harness process: `--max-launches` bounds the shared queue's launches, not these.
       maxConcurrentActivityTaskExecutions: Math.max(CHECKOUT_QUEUE_ACTIVITIES, this.settings.maxConcurrentActivityTaskExecutions ?? 0),
+      ...throttleOptions(this.settings),
     });
     this.checkoutWorkers.set(checkout.id, worker);
     if (this.running.size > 0 && !this.stopping) this.running.set(checkout.id, worker.run());
@@ -168,6 +181,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),
     ...(settings.stickyQueueScheduleToStartTimeout !== undefined && { stickyQueueScheduleToStartTimeout: settings.stickyQueueScheduleToStartTimeout }),
+    ...throttleOptions(settings),
   });
   const worker = new CommonplaceWorker(settings, shared, places, activities);
   for (const checkout of settings.checkouts ?? []) await worker.hold(checkout);

@@ -3,7 +3,7 @@
  * taking optional locks (a status read must not race a user's own Git), with C-locale messages.
  * Besides the launch activity's harness, Git is the only program the sources start.
  */
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
 
@@ -38,12 +38,31 @@ const lastLine = (text: string) =>
     .at(-1);
 
 /** Runs `git <args>` in `cwd` and reports how it ended, whatever the exit code: for callers that read a failure as an answer. */
-export async function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
-  const result = await execa('git', ['-C', cwd, ...args], { reject: false, stripFinalNewline: true, env: GIT_ENV });
-  const stdout = String(result.stdout ?? '');
-  // Git that could not be started at all has no stderr of its own: say why it did not start.
-  const stderr = String(result.stderr ?? '') || (result.exitCode === undefined ? (result.shortMessage ?? '') : '');
-  return { command: `git ${args.join(' ')}`, cwd, stdout, stderr, exitCode: result.exitCode };
+export function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
+  const command = `git ${args.join(' ')}`;
+  return new Promise((resolve) => {
+    // node:child_process directly: Git runs often (the checkout guard's reads), and a CLI command should not load a process library for it.
+    const child = spawn('git', ['-C', cwd, ...args], { env: { ...process.env, ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    let failedToStart: Error | undefined;
+    child.on('error', (error) => {
+      failedToStart = error;
+    });
+    child.on('close', (code) => {
+      const stdout = Buffer.concat(out)
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
+      // Git that could not be started at all has no stderr of its own: say why it did not start.
+      const stderr =
+        Buffer.concat(err)
+          .toString('utf8')
+          .replace(/\r?\n$/, '') || (failedToStart ? `${command} could not start: ${failedToStart.message}` : '');
+      resolve({ command, cwd, stdout, stderr, exitCode: failedToStart ? undefined : (code ?? undefined) });
+    });
+  });
 }
 
 /** Runs `git <args>` in `cwd` and returns its stdout (final newline kept off); a non-zero exit is a GitError naming the command, the directory and Git's last line. */

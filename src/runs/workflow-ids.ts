@@ -153,5 +153,19 @@ export function namedCompareRun(run: string): string | undefined {
 /** What follows `compare/` in a workflow ID, or the argument as it is. */
 export const compareRunIdOf = (run: string) => after(run, 'compare/') ?? run;
 
+/**
+ * The ID of the checkout a run works on, as its workflow ID carries it: `analysis/<checkout>/…`,
+ * `full-pass/<checkout>/…` and `revise/<checkout>/…`, `gates/GS-<checkout>-…` and
+ * `compare/CMP-<checkout>-…` (their batches begin with their parent's ID); undefined for a probe, a quota
+ * gate or an ID that is none of ours.
+ */
+export function workflowCheckoutId(workflowId: string): string | undefined {
+  const found =
+    /^(?:analysis|full-pass|revise)\/([0-9a-f]{8})\//.exec(workflowId) ??
+    /^gates\/GS-([0-9a-f]{8})-/.exec(workflowId) ??
+    /^compare\/CMP-([0-9a-f]{8})-/.exec(workflowId);
+  return found?.[1];
+}
+
 /** The account a quota gate's workflow ID names. */
 export const quotaAccountOf = (workflowId: string) => after(workflowId, 'quota/') ?? workflowId;

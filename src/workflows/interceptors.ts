@@ -7,6 +7,7 @@
  * than the oldest this release runs fails its workflow task with one line naming the way out (the run
  * stays open until a worker of its release serves it or an operator ends it); a child or a continued run
  * begins on this release and carries it in its memo, as the client's starts do (src/release-stamp.ts).
+ * A child carries its parent's starter's address too (`ADDRESS_MEMO`), so its Web UI commands name it.
  */
 import { workflowInfo } from '@temporalio/workflow';
 import type {
@@ -22,6 +23,7 @@ import type {
 } from '@temporalio/workflow';
 import { queueForActivity } from '../places.js';
 import { refusalOf, withRelease } from '../release.js';
+import { ADDRESS_MEMO } from '../runs/run-commands.js';
 
 class CheckoutRouting implements WorkflowOutboundCallsInterceptor {
   async scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
@@ -63,13 +65,19 @@ class ReleaseBoundary implements WorkflowInboundCallsInterceptor {
   }
 }
 
-/** Children and continued runs begin on this release: their memo says so (the rest of a continued run's memo carried). */
+/** The address the parent's starter named, for a child's memo. */
+function parentAddress(): Record<string, unknown> {
+  const address = workflowInfo().memo?.[ADDRESS_MEMO];
+  return address === undefined ? {} : { [ADDRESS_MEMO]: address };
+}
+
+/** Children and continued runs begin on this release: their memo says so (the rest of a continued run's memo carried, a child's starter's address too). */
 class ReleaseStamp implements WorkflowOutboundCallsInterceptor {
   async startChildWorkflowExecution(
     input: StartChildWorkflowExecutionInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ): Promise<[Promise<string>, Promise<unknown>]> {
-    return next({ ...input, options: { ...input.options, memo: withRelease(input.options.memo) } });
+    return next({ ...input, options: { ...input.options, memo: withRelease({ ...parentAddress(), ...input.options.memo }) } });
   }
 
   async continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {

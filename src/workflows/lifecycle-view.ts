@@ -2,10 +2,13 @@
  * How a run reads from outside, apart from the state it reads: the `CommonplaceStatus` search
  * attribute, the current details the Web UI shows (bounded to a screen: current-details.ts), and
  * the one command the operator types next. The lifecycle (lifecycle.ts) calls it on every change.
+ * The commands it shows run as pasted from any directory (`webUiCommand`: the checkout by its ID, the
+ * run's namespace, the address its starter named).
  */
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { nextCap, spendLine } from '../runs/spend.js';
-import type { NextCommands } from '../runs/run-commands.js';
+import { ADDRESS_MEMO, webUiCommand, type NextCommands, type WebUiPlace } from '../runs/run-commands.js';
+import { workflowCheckoutId } from '../runs/workflow-ids.js';
 import { STOP_RULES, type RunStatus, type Stop } from '../runs/stop.js';
 import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
 import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
@@ -37,6 +40,13 @@ function recordStatus(status: RunStatus): void {
   upsertSearchAttributes([{ key: CommonplaceStatus, value: status }]);
 }
 
+/** Where this run's Web UI commands run: its checkout (from its workflow ID), its namespace, and the address its starter named (its memo). */
+export function webUiPlace(): WebUiPlace {
+  const { workflowId, namespace, memo } = workflowInfo();
+  const address = memo?.[ADDRESS_MEMO];
+  return { checkoutId: workflowCheckoutId(workflowId), namespace, address: typeof address === 'string' && address !== '' ? address : undefined };
+}
+
 /** A run's view: the search attribute and the Web UI's current details, from the lifecycle's state. */
 export class RunView {
   constructor(private readonly settings: RunViewSettings) {}
@@ -52,15 +62,17 @@ export class RunView {
    * only one in backticks); where something was left out, the inspect command that shows it.
    */
   show(run: RunState): void {
+    const place = webUiPlace();
+    const inspect = this.settings.inspect === undefined ? undefined : webUiCommand(this.settings.inspect, place);
     const stage = clipAll([this.settings.headline(run.stage), ...(this.settings.details?.() ?? [])], DETAIL_LINE);
-    const stops = stopLines(run.stops, run.status, this.settings.inspect);
+    const stops = stopLines(run.stops, run.status, inspect);
     const lines = [...stage.lines, ...stops.lines];
-    if ((stage.clipped || stops.clipped) && run.stops.length <= 1 && this.settings.inspect) lines.push(`in full: ${this.settings.inspect}`);
+    if ((stage.clipped || stops.clipped) && run.stops.length <= 1 && inspect) lines.push(`in full: ${inspect}`);
     if (run.resumesAt) lines.push(`goes on by itself at ${run.resumesAt}`);
     const spend = run.spend.progress();
     if (spend.launches > 0 || spend.capUsd !== undefined) lines.push(`spent: ${spendLine(spend)}`);
     const next = this.nextCommand(run);
-    if (next) lines.push(`next: \`${next}\``);
+    if (next) lines.push(`next: \`${webUiCommand(next, place)}\``);
     setCurrentDetails(lines.join('\n\n'));
   }
 

@@ -22,7 +22,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import { recordQuotaGate } from '../observability/metrics.js';
 import { describeQuota, isScenarioAccount, limitSeen, openedByOperator, openGate, opensAt, timePassed, type QuotaState } from '../runs/quota.js';
-import { runCommand } from '../runs/run-commands.js';
+import { runCommand, webUiCommand } from '../runs/run-commands.js';
 
 const { openWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 3 } });
 
@@ -42,6 +42,7 @@ const idlePeriodMs = 10 * 60_000;
 
 export type { QuotaGateView } from '../runs/quota.js';
 
+import { webUiPlace } from './lifecycle-view.js';
 import { limitSignal, openSignal, quotaChangedSignal, quotaStateQuery, subscribeSignal } from './messages.js';
 
 export { limitSignal, openSignal, quotaChangedSignal, quotaStateQuery, subscribeSignal } from './messages.js';
@@ -158,7 +159,7 @@ function show(state: QuotaState, subscribers: number, ended?: string): void {
     [
       `**quota gate** ${state.account}: ${ended ?? describeQuota(state)}`,
       `${subscribers} run${subscribers === 1 ? '' : 's'} subscribed`,
-      ...(state.status === 'open' ? [] : [`open it by hand: \`${runCommand.quotaOpen(state.account)}\``]),
+      ...(state.status === 'open' ? [] : [`open it by hand: \`${webUiCommand(runCommand.quotaOpen(state.account), webUiPlace())}\``]),
     ].join('\n\n'),
   );
   upsertMemo({

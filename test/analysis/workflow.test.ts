@@ -542,11 +542,13 @@ describe('a run whose runtime report exhausts its budget', () => {
   let recorded: AnalysisProgress;
   let details: string;
   let runId: string;
+  let workflowId: string;
   beforeAll(async () => {
     await withRun(
       (clean) => ({ 'runtime-report': [writes('runtime-report', `${clean['runtime-report']}\nTBD.\n`)] }),
       async ({ handle, prepared }) => {
         runId = prepared.runId;
+        workflowId = handle.workflowId;
         outcome = await result(handle);
         executionStatus = (await handle.describe()).status.name;
         resumeRefusal = await updateRejection(handle.executeUpdate('resume'));
@@ -578,9 +580,11 @@ describe('a run whose runtime report exhausts its budget', () => {
     expect(recorded.stops.map((stop) => stop.kind)).toEqual(['budget-exhausted']);
   });
 
-  test('names exactly one next command, reset, in its current details', () => {
+  test('names exactly one next command, reset, in its current details, with the checkout by its ID and the namespace', () => {
     const commands = [...String(details).matchAll(/`(commonplace [^`]+)`/g)].map((match) => match[1]);
-    expect(commands).toEqual([`commonplace analysis reset ${runId}`]);
+    const checkout = workflowId.split('/')[1];
+    const namespace = env().namespace === 'default' ? '' : ` --namespace ${env().namespace}`;
+    expect(commands).toEqual([`commonplace analysis reset ${runId} --kb ${checkout}${namespace}`]);
   });
 });
 

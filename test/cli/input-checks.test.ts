@@ -1,3 +1,4 @@
+import { heartbeatThrottleOption } from '../../src/client/operate/worker-options.js';
 import { corpusCopy } from '../helpers/kb.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
@@ -57,6 +58,23 @@ describe('inputs are checked in the client before anything starts', () => {
     const result = await cli(['worker', '--max-launches', 'abc']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/--max-launches must be a positive whole number, got "abc"/);
+  });
+
+  test('worker --heartbeat-throttle that is not seconds above 0 and at most 60 is refused, naming it and its variable', async () => {
+    for (const bad of ['0', '-1', 'abc', '61']) {
+      const result = await cli(['worker', '--heartbeat-throttle', bad]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(
+        `--heartbeat-throttle (or COMMONPLACE_HEARTBEAT_THROTTLE) must be seconds above 0 and at most 60, such as 2 or 0.5, got "${bad}"`,
+      );
+    }
+  });
+
+  test('--heartbeat-throttle in seconds is the SDK duration in milliseconds; unset leaves the SDK its own', () => {
+    expect(heartbeatThrottleOption('1')).toBe(1000);
+    expect(heartbeatThrottleOption('0.5')).toBe(500);
+    expect(heartbeatThrottleOption(undefined)).toBeUndefined();
+    expect(heartbeatThrottleOption('')).toBeUndefined();
   });
 
   test('a good input gets past the checks to the server (and says it cannot reach it)', async () => {

@@ -2,12 +2,14 @@
  * Every command the CLI prints for the operator to type next runs as printed: each test takes the line
  * a command printed and runs it in a shell, as an operator pastes it, with no TEMPORAL_* variable in
  * that shell (the line alone must name the server) and from a directory outside the checkout (the line
- * alone must name the checkout), then checks that it did what the message said.
+ * alone must name the checkout), then checks that it did what the message said. The Web UI's commands
+ * too: pasted where `commonplace` is the linked name (`npm link`), they run from any directory.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
-import { runCli } from '../helpers/cli.js';
+import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
+import { cliPath, runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
@@ -93,6 +95,43 @@ test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: i
   expect(await starts()).toBe(3);
   expect(resumed.exitCode).toBe(2);
   expect(resumed.stdout).toMatch(/stopped: spend-limit \(operator\)/);
+});
+
+test("the Web UI's `next:` command of a stopped sweep runs as pasted from another directory, where `commonplace` is the linked name and no TEMPORAL_* variable is set: it resumes the sweep", async () => {
+  const checkout = await corpusCopy();
+  const notes = await someNotes(2);
+  const gates = 'frontmatter/*';
+  const elsewhere = await scratch();
+  const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
+  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1'];
+  const stopped = await runCli([...args, ...notes.flatMap((note) => ['--notes', note]), '--max-cost', '0.15'], { cwd: elsewhere, env: printingEnv() });
+  expect(stopped.exitCode).toBe(2);
+  expect(stopped.stdout).toMatch(/stopped: spend-limit/);
+  const runId = /\b(GS-[0-9a-f]{8}-\S+?)\b/.exec(String(stopped.stdout) + String(stopped.stderr))?.[1];
+  expect(runId).toBeDefined();
+  const before = await starts();
+
+  // The sweep's current details, as the Web UI reads them.
+  const handle = env().client.workflow.getHandle(`gates/${runId!}`);
+  const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
+  const next = /^next: `(.+)`$/m.exec(details)?.[1];
+  expect(next).toBe(
+    `commonplace review run gates --resume ${runId!} --max-cost ${/--max-cost (\S+)/.exec(next ?? '')?.[1]} --kb ${checkoutIdOf(checkout)} --address ${address()} --namespace ${env().namespace}`,
+  );
+  expect(details).not.toContain(checkout);
+  // The sweep's batch carries the address its starter named too (the workflow interceptors), for its own commands.
+  expect((await env().client.workflow.getHandle(`gates/${runId!}/batch-1`).describe()).memo).toMatchObject({ [ADDRESS_MEMO]: address() });
+
+  // The operator's shell: `commonplace` on PATH as `npm link` puts it, a symbolic link to bin/commonplace.js.
+  const linked = join(await scratch(), 'bin');
+  await mkdir(linked);
+  await symlink(cliPath, join(linked, 'commonplace'));
+  const resumed = await paste(next!, elsewhere, { PATH: `${linked}:${process.env.PATH ?? ''}` });
+  expect(resumed.stderr).not.toMatch(/commonplace: /);
+  expect(resumed.stderr).toMatch(new RegExp(`^resuming gates/${runId!} \\(stopped: spend-limit\\)$`, 'm'));
+  expect(await starts()).toBeGreaterThan(before);
+  expect([0, 2]).toContain(resumed.exitCode);
 });
 
 /** The batch workflow of the checkout's one sweep, once it has started. */

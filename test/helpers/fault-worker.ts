@@ -4,15 +4,20 @@
  * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
  * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
  *
- *   fault-worker.ts [--address HOST:PORT] [--namespace NS] --state DIR [--kb DIR]... [--kb-list FILE] [--max-launches N] [--fault JSON]
+ *   fault-worker.ts [--address HOST:PORT] [--namespace NS] --state DIR [--kb DIR]... [--kb-list FILE] [--max-launches N] [--metrics PORT|HOST:PORT] [--heartbeat-throttle DURATION] [--fault JSON]
  *
  * The address and namespace default to TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, as the CLI's do; its ready
- * line says what it serves in the CLI's words.
+ * line says what it serves in the CLI's words. `--metrics` installs the runtime as `commonplace worker --metrics` does,
+ * and says its endpoint in the same line.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Duration } from '@temporalio/common';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { metricsOption, metricsUrl } from '../../src/client/operate/metrics-option.js';
 import { holdListed, serving } from '../../src/client/operate/worker-start.js';
+import { parseOptions } from '../../src/client/shared/options.js';
+import { installQuietRuntime } from '../../src/client/shared/runtime.js';
 import { checkoutsAt, createWorker } from '../../src/worker.js';
 import { faultFromArgument, workerFaults } from './faults.js';
 import { workflowBundlePath } from './temporal.js';
@@ -26,11 +31,18 @@ const { values } = parseArgs({
     'kb-list': { type: 'string' },
     fault: { type: 'string' },
     'max-launches': { type: 'string' },
+    metrics: { type: 'string' },
+    'heartbeat-throttle': { type: 'string' },
   },
 });
 if (values.address === undefined || values.state === undefined) throw new Error('fault-worker: --address and --state are required');
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
+if (values.metrics === undefined) Runtime.install({ logger: new DefaultLogger('WARN') });
+else {
+  const metrics = parseOptions(metricsOption, values.metrics)!;
+  installQuietRuntime({ metrics });
+  process.stderr.write(`metrics for Prometheus: ${metricsUrl(metrics)}\n`);
+}
 const connection = await NativeConnection.connect({ address: values.address });
 const worker = await createWorker({
   connection,
@@ -42,6 +54,8 @@ const worker = await createWorker({
   ...(values['max-launches'] !== undefined && { maxConcurrentActivityTaskExecutions: Number(values['max-launches']) }),
   // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.
   stickyQueueScheduleToStartTimeout: '1s',
+  // A worker no test kills (a file's shared worker) takes cancellations within this; a killed one keeps the SDK's throttle.
+  ...(values['heartbeat-throttle'] !== undefined && { heartbeatThrottle: values['heartbeat-throttle'] as Duration }),
 });
 process.stderr.write(
   `worker ready on ${values.address} (namespace ${values.namespace}; ${serving(worker, values['kb-list'])})${values.fault === undefined ? '' : ` with the fault ${values.fault}`}\n`,

@@ -63,7 +63,16 @@ export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fa
  */
 export function startFaultWorker(
   fault: Fault | undefined,
-  options: { address: string; namespace?: string; state: string; kb?: string[]; kbList?: string; env?: Record<string, string> },
+  options: {
+    address: string;
+    namespace?: string;
+    state: string;
+    kb?: string[];
+    kbList?: string;
+    metrics?: string;
+    heartbeatThrottle?: string;
+    env?: Record<string, string>;
+  },
 ) {
   const root = packageRoot();
   // The file's namespace on its shared dev server (the fixture sets TEMPORAL_NAMESPACE for the processes it starts).
@@ -76,6 +85,8 @@ export function startFaultWorker(
     options.state,
     ...(options.kb ?? []).flatMap((dir) => ['--kb', dir]),
     ...(options.kbList !== undefined ? ['--kb-list', options.kbList] : []),
+    ...(options.metrics !== undefined ? ['--metrics', options.metrics] : []),
+    ...(options.heartbeatThrottle !== undefined ? ['--heartbeat-throttle', options.heartbeatThrottle] : []),
     ...(fault === undefined ? [] : ['--fault', faultArgument(fault)]),
   ];
   return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], {

@@ -1,10 +1,12 @@
 // Once per test run: the pinned Temporal binaries installed, the workflows bundled once (each test
 // worker loads the bundle instead of running webpack again), and one dev server per jest worker
 // (test/helpers/dev-servers.js; the global teardown stops them). The test bundle alone carries the
-// scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use.
+// scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use. The host's
+// record of named checkouts (src/kb/known-checkouts.ts) goes to a fresh XDG_STATE_HOME, never the real home.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDevServers } from './dev-servers.js';
@@ -13,6 +15,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
 export default async function globalSetup(globalConfig) {
+  // Set before anything starts: test workers, the CLI processes they run and the shells they paste into inherit it.
+  if (!process.env.XDG_STATE_HOME) {
+    process.env.XDG_STATE_HOME = mkdtempSync(join(tmpdir(), 'commonplace-state-'));
+    globalThis.commonplaceStateHome = process.env.XDG_STATE_HOME;
+  }
   execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(root, 'src', 'workflows', 'index.ts'),

@@ -15,9 +15,9 @@ export function shellEnv(): Record<string, string> {
   );
 }
 
-/** Runs a printed line as pasted into a shell in `cwd`. */
-export function paste(line: string, cwd: string) {
-  return execa('sh', ['-c', `exec ${line}`], { cwd, reject: false, env: shellEnv(), extendEnv: false, timeout: 180_000 });
+/** Runs a printed line as pasted into a shell in `cwd` (with `env` over the operator's environment: a PATH, say). */
+export function paste(line: string, cwd: string, env: Record<string, string> = {}) {
+  return execa('sh', ['-c', `exec ${line}`], { cwd, reject: false, env: { ...shellEnv(), ...env }, extendEnv: false, timeout: 180_000 });
 }
 
 /** The command after `label: ` on a line of `text`. */

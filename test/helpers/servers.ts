@@ -143,10 +143,18 @@ export function useDevServerWithCliWorker(options: DevServerOptions = {}): Serve
     process.env.COMMONPLACE_KB_LIST = list;
     worker =
       options.quickerClock === undefined
-        ? startCli(['worker', '--state', state, '--kb-list', list], {
+        ? // A cancellation reaches its launches within a second (the SDK holds heartbeats back up to 12 s).
+          startCli(['worker', '--state', state, '--kb-list', list, '--heartbeat-throttle', '1'], {
             env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
           })
-        : startFaultWorker(undefined, { address: server.address(), namespace: server.env().namespace ?? 'default', state, kbList: list });
+        : // Never killed: a cancellation reaches its launches within a second (the SDK holds heartbeats back up to 80 % of the timeout).
+          startFaultWorker(undefined, {
+            address: server.address(),
+            namespace: server.env().namespace ?? 'default',
+            state,
+            kbList: list,
+            heartbeatThrottle: '1s',
+          });
   });
   return { ...server, workerState: () => state };
 }

@@ -107,6 +107,10 @@ export async function testWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     workflowBundle: { codePath: workflowBundlePath },
+    // A cancellation reaches a running launch within a second, not with the next of its heartbeats the SDK lets
+    // through (every 12 s): the tests that cancel mid-launch wait on that. The workers a test kills keep the SDK's
+    // throttle (test/helpers/fault-worker.ts), so what a dead worker's last heartbeat carried is as in production.
+    heartbeatThrottle: '1s',
     ...settings,
   });
   const created = workersOf.get(env) ?? new Set<CommonplaceWorker>();

@@ -1,11 +1,15 @@
-// `commonplace_batch_requests_pending` end to end: a `--batch` gate sweep on a dev server, run by the real
-// `commonplace worker --metrics` (bin/commonplace.js, so `npm run build` first), asks its units as one
-// provider batch at the Anthropic stand-in, which holds the batch in progress until the test ends it.
-// The worker's endpoint shows the batch's requests pending while it is held, and 0 once they are collected.
+// `commonplace_batch_requests_pending` end to end: a `--batch` gate sweep on a dev server, started by the real
+// CLI (bin/commonplace.js, so `npm run build` first) and run by the worker `commonplace worker --metrics`
+// builds, on the test bundle (test/helpers/fault-worker.ts), asks its units as one provider batch at the
+// Anthropic stand-in, which holds the batch in progress until the test ends it. The worker's endpoint shows the
+// batch's requests pending while it is held, and 0 once they are collected. The file's runs are on a clock ten
+// times quicker, so the poll after the batch ends waits 3 s, not the shipped 30 s (proved by
+// test/harness/api-batches.test.ts).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchSweep, exampleNotes, gates, KEY_ENV } from '../helpers/batch-sweep.js';
 import { startCli } from '../helpers/cli.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { waitFor } from '../helpers/fake.js';
 import { watchedWorker } from '../helpers/hosts.js';
 import { reply } from '../helpers/model-apis/index.js';
@@ -14,7 +18,7 @@ import { scrape, type Sample } from '../helpers/prometheus.js';
 import { useDevServer } from '../helpers/servers.js';
 import { METRICS } from '../../src/observability/metrics.js';
 
-const { address } = useDevServer();
+const { address } = useDevServer({ quickerClock: 10 });
 
 test('the worker shows every request of a held provider batch pending under its provider and profile, and 0 once the batch is collected', async () => {
   const setup = await batchSweep('anthropic', reply.review('pass'));
@@ -23,7 +27,15 @@ test('the worker shows every request of a held provider batch pending under its 
   const { profile, profilesFile } = setup.input('pair');
   const env = { TEMPORAL_ADDRESS: address(), [KEY_ENV]: 'stand-in-key' };
   const port = await freePort();
-  const worker = watchedWorker(startCli(['worker', '--kb', setup.checkout, '--state', join(setup.dir, 'state'), '--metrics', String(port)], { env }));
+  const worker = watchedWorker(
+    startFaultWorker(undefined, {
+      address: address(),
+      state: join(setup.dir, 'state'),
+      kb: [setup.checkout],
+      metrics: String(port),
+      env: { ...process.env, ...env },
+    }),
+  );
   let sweep: ReturnType<typeof startCli> | undefined;
   try {
     await worker.said(/worker ready/);
@@ -34,7 +46,7 @@ test('the worker shows every request of a held provider batch pending under its 
       );
     const seen: Sample[] = [];
 
-    // Started, not awaited: it follows the sweep until the batch is collected, the poll after a 30 s durable timer.
+    // Started, not awaited: it follows the sweep until the batch is collected, the poll after a durable timer (3 s here).
     sweep = startCli(
       [
         'review',

@@ -1,8 +1,12 @@
 /**
- * `commonplace worker --metrics`: the real worker serves the SDK's runtime metrics and the project's
- * own on its Prometheus endpoint. A sweep on the fake harness runs across a worker killed mid-run and
- * the worker that takes over; the launch counters of both add up to the launches the fake's ledger
- * recorded, and a replay of the finished runs from their histories counts nothing again.
+ * `commonplace worker --metrics`: the worker serves the SDK's runtime metrics and the project's own on its
+ * Prometheus endpoint. A sweep on the fake harness runs across a worker killed mid-run and the worker that
+ * takes over; the launch counters of both add up to the launches the fake's ledger recorded, and a replay of
+ * the finished runs from their histories counts nothing again. The killed and the adopting worker are the one
+ * `commonplace worker --metrics` builds, on the test bundle (test/helpers/fault-worker.ts), and the file's runs
+ * are on a clock ten times quicker, so the adoption waits a scaled heartbeat timeout and relaunch delay (the
+ * shipped ones are proved by test/harness/relaunch.test.ts and test/harness/worker-crash.test.ts); the
+ * usage-limit sweep runs on the real `commonplace worker --metrics`.
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,10 +17,11 @@ import { watchedWorker, type WorkerProcess } from '../helpers/hosts.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { freePort } from '../helpers/ports.js';
 import { scrape, scrapeTypes, total, type Sample } from '../helpers/prometheus.js';
+import { startFaultWorker } from '../helpers/faults.js';
 import { useDevServer } from '../helpers/servers.js';
 import { exportedNames, HISTOGRAM_BUCKETS, METRICS, SDK_METRICS } from '../../src/observability/metrics.js';
 
-const { env, address } = useDevServer();
+const { env, address } = useDevServer({ quickerClock: 10 });
 
 const gate = 'frontmatter/title-as-claim';
 const tokens = { input: 1200, output: 150 };
@@ -39,6 +44,11 @@ function worker(args: string[]): WorkerProcess {
   return watchedWorker(startCli(['worker', ...args], { env: { TEMPORAL_ADDRESS: address() } }));
 }
 
+/** The worker `commonplace worker --metrics` builds, on the test bundle whose scaled clock the file's namespace asks for. */
+function quickerWorker(checkout: string, state: string, metrics: string): WorkerProcess {
+  return watchedWorker(startFaultWorker(undefined, { address: address(), state, kb: [checkout], metrics }));
+}
+
 let run: Run;
 
 beforeAll(async () => {
@@ -54,7 +64,7 @@ beforeAll(async () => {
   ]);
   const state = join(dir, 'state');
   const firstPort = await freePort();
-  const first = worker(['--kb', checkout, '--state', state, '--metrics', String(firstPort)]);
+  const first = quickerWorker(checkout, state, String(firstPort));
   await first.said(/worker ready/);
   expect(first.stderr()).toContain(`metrics for Prometheus: http://127.0.0.1:${firstPort}/metrics`);
 
@@ -98,7 +108,7 @@ beforeAll(async () => {
   await first.process;
 
   const secondPort = await freePort();
-  const second = worker(['--kb', checkout, '--state', state, '--metrics', `127.0.0.1:${secondPort}`]);
+  const second = quickerWorker(checkout, state, `127.0.0.1:${secondPort}`);
   await second.said(/worker ready/);
   await writeFile(release, '');
   const swept = await sweep;
@@ -243,6 +253,8 @@ describe('commonplace worker --metrics after a usage limit', () => {
     const port = await freePort();
     const limited = worker(['--kb', checkout, '--state', join(dir, 'state'), '--metrics', String(port)]);
     await limited.said(/worker ready/);
+    // The real `commonplace worker --metrics` says where it serves them.
+    expect(limited.stderr()).toContain(`metrics for Prometheus: http://127.0.0.1:${port}/metrics`);
     const sweep = await runCli(
       ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--notes', note as string],
       { env: { TEMPORAL_ADDRESS: address() } },

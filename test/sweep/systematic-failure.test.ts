@@ -67,7 +67,9 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
     expect(launchedAtStop).toBeLessThanOrEqual((BREAKER_UNITS + 1) * ATTEMPTS);
     expect(launchedAtStop).toBeLessThan(pairs.length * ATTEMPTS);
     const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
-    expect(details).toContain(`next: \`commonplace review run gates --resume ${runId}\``);
+    expect(details).toContain(
+      `next: \`commonplace review run gates --resume ${runId}${env().namespace === 'default' ? '' : ` --namespace ${env().namespace}`}\``,
+    );
 
     // The fix: the harness now reviews. The resume re-arms the breaker and asks every unit not accepted.
     await writeFile(scenario, JSON.stringify({ launches: [{ attempts: [{ review: 'pass' }] }] }));

@@ -174,8 +174,10 @@ describe('a gate sweep in the Web UI', () => {
       const shown = named![1]!.split(', ');
       expect(shown).toEqual(notes.slice(0, shown.length));
       expect(shown.length + Number(named![2])).toBe(notes.length);
-      expect(lines).toContain(`in full: temporal workflow query --workflow-id gates/${setup.runId} --type progress`);
-      expect(lines).toContain(`next: \`commonplace review acknowledge ${setup.runId}\``);
+      // The commands name the file's namespace (this run's ID carries no checkout ID, and its starter named no address).
+      const namespace = env().namespace === 'default' ? '' : ` --namespace ${env().namespace}`;
+      expect(lines).toContain(`in full: temporal workflow query --workflow-id gates/${setup.runId} --type progress${namespace}`);
+      expect(lines).toContain(`next: \`commonplace review acknowledge ${setup.runId}${namespace}\``);
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(STOP_REASON + 2);
       for (const note of notes.slice(5)) expect(details).not.toContain(note);
       await handle.executeUpdate('acknowledge', { args: [{ paths: stop.kind === 'checkout-changed' ? stop.paths : [] }] });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { connectClient } from '../../src/client/shared/connection.js';
 import { packageRoot } from '../../src/paths.js';
 import { RELEASE, RELEASE_MEMO, refusalIn, refusalOf } from '../../src/release.js';
+import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -183,10 +184,11 @@ test("a run started through the CLI's connection carries the release in its memo
   expect(summary.batches).toBeGreaterThanOrEqual(2);
   const sweep = await env().client.workflow.getHandle(`gates/${runId}`).describe();
   expect(sweep.runId).not.toBe(started.firstExecutionRunId);
-  expect(sweep.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: RELEASE });
+  // The CLI's client was given an address (TEMPORAL_ADDRESS): the run carries it for its Web UI commands, continued and in its batches.
+  expect(sweep.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: RELEASE, [ADDRESS_MEMO]: address() });
   for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`, `gates/${runId}/batch-2`]) {
     const described = await env().client.workflow.getHandle(workflowId).describe();
-    expect([workflowId, described.memo?.[RELEASE_MEMO]]).toEqual([workflowId, RELEASE]);
+    expect([workflowId, described.memo?.[RELEASE_MEMO], described.memo?.[ADDRESS_MEMO]]).toEqual([workflowId, RELEASE, address()]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, history, workflowId)).resolves.toBeUndefined();
   }

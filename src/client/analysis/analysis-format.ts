@@ -7,7 +7,7 @@ import type { Stop } from '../../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../../analysis/progress.js';
 import { progressQuery } from '../../workflows/analysis.js';
 import type { FollowFormat } from '../shared/follow.js';
-import { nextLine, nextStep, stopLines } from '../shared/stop-format.js';
+import { nextLine, nextStep, stopLines, waitsOutByItself } from '../shared/stop-format.js';
 import { analysisNext, runCommand } from '../../runs/run-commands.js';
 import { spendLine, usd } from '../../runs/spend.js';
 import { liveLaunches, liveSuffix } from '../shared/live-launches.js';
@@ -32,7 +32,12 @@ export function progressLine(progress: AnalysisProgress): string {
 function stopsOf(progress: AnalysisProgress): string[] {
   const lines: string[] = [];
   for (const stop of progress.stops) lines.push(...stopLines(stop, '  '));
-  if (progress.resumesAt && progress.stops.some((stop) => stop.kind === 'usage-limit'))
+  // Said here only when the next line does not say it (a usage limit beside another stop).
+  if (
+    progress.resumesAt &&
+    progress.stops.some((stop) => stop.kind === 'usage-limit') &&
+    !waitsOutByItself(progress.stops, progress.status, progress.resumesAt)
+  )
     lines.push(`    it resumes by itself at ${progress.resumesAt} (--auto-resume)`);
   return lines;
 }

@@ -13,3 +13,13 @@ export function kbDirectories(named: string[]): string[] {
   const fromEnv = (process.env.COMMONPLACE_KB ?? '').split(delimiter).filter((dir) => dir !== '');
   return [...new Set([...fromEnv, ...named])];
 }
+
+/** `--heartbeat-throttle` in seconds, as the SDK's duration (milliseconds), or the one-line error naming it; unset is the SDK's throttle. */
+export function heartbeatThrottleOption(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 60) {
+    throw new UserError(`--heartbeat-throttle (or COMMONPLACE_HEARTBEAT_THROTTLE) must be seconds above 0 and at most 60, such as 2 or 0.5, got "${value}"`);
+  }
+  return Math.round(seconds * 1000);
+}

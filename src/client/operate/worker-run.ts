@@ -11,7 +11,7 @@ import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } fr
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Connects, bundles, then polls the shared queue and each held checkout's until Ctrl-C, saying each step on stderr. */
-export async function runWorker(options: { state: string; maxLaunches: number; metrics?: string } & HoldOptions): Promise<void> {
+export async function runWorker(options: { state: string; maxLaunches: number; metrics?: string; heartbeatThrottle?: number } & HoldOptions): Promise<void> {
   const { maxLaunches } = options;
   const metrics = parseOptions(metricsOption, options.metrics);
   installQuietRuntime({ metrics });
@@ -33,6 +33,7 @@ export async function runWorker(options: { state: string; maxLaunches: number; m
     stateDir: resolve(options.state),
     checkouts,
     maxConcurrentActivityTaskExecutions: maxLaunches,
+    ...(options.heartbeatThrottle !== undefined && { heartbeatThrottle: options.heartbeatThrottle }),
   });
   const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
   process.stderr.write(

@@ -12,6 +12,7 @@ import { processTracing } from '../../observability/tracing-switch.js';
 import { checkoutQueue } from '../../places.js';
 import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
+import { recordNamed } from '../shared/checkout.js';
 import { UserError } from '../shared/errors.js';
 
 /** Which checkouts a worker holds: directories named now, and a file of directories it re-reads as it changes. */
@@ -51,7 +52,9 @@ export async function namedCheckouts(dirs: string[]) {
   const checkouts = [];
   for (const dir of dirs) {
     try {
-      checkouts.push(await checkoutAt(dir));
+      const checkout = await checkoutAt(dir);
+      await recordNamed(checkout.id, checkout.root);
+      checkouts.push(checkout);
     } catch (error) {
       throw new UserError(`--kb ${dir}: ${(error as Error).message.replace(/^--kb [^:]*: /, '')}`);
     }
@@ -72,6 +75,7 @@ export function holdListed(worker: CommonplaceWorker, file: string): () => void 
         try {
           const checkout = await checkoutAt(resolve(line));
           await worker.hold(checkout);
+          await recordNamed(checkout.id, checkout.root);
           process.stderr.write(`holding checkout ${checkout.id} at ${checkout.root} (task queue ${checkoutQueue(checkout.id)})\n`);
         } catch (error) {
           process.stderr.write(`commonplace: ${file}: ${line}: ${(error as Error).message}\n`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
-import { kbDirectories, maxLaunchesOption } from './worker-options.js';
+import { heartbeatThrottleOption, kbDirectories, maxLaunchesOption } from './worker-options.js';
 
 export interface WorkerCommandOptions {
   state: string;
@@ -8,6 +8,7 @@ export interface WorkerCommandOptions {
   kb: string[];
   kbList?: string;
   metrics?: string;
+  heartbeatThrottle?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -33,6 +34,11 @@ export function registerWorker(program: Command): void {
       'serve Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)',
       process.env.COMMONPLACE_METRICS,
     )
+    .option(
+      '--heartbeat-throttle <seconds>',
+      "the longest a running launch's heartbeats are held back, so the longest a cancelled run's harness runs on (COMMONPLACE_HEARTBEAT_THROTTLE; default the SDK's: 80 % of the heartbeat timeout, 12 s for a launch); each heartbeat sent is a server call (a billed action on Temporal Cloud)",
+      process.env.COMMONPLACE_HEARTBEAT_THROTTLE,
+    )
     .addHelpText(
       'after',
       [
@@ -49,6 +55,7 @@ export function registerWorker(program: Command): void {
     .action(
       action(async (options: WorkerCommandOptions) => {
         const maxLaunches = maxLaunchesOption(options.maxLaunches);
+        const heartbeatThrottle = heartbeatThrottleOption(options.heartbeatThrottle);
         // Loading the Temporal SDK and the activities takes seconds on a busy machine: say so before it starts.
         process.stderr.write('loading the worker (the Temporal SDK, the activities)...\n');
         await (
@@ -59,6 +66,7 @@ export function registerWorker(program: Command): void {
           kb: kbDirectories(options.kb),
           ...(options.kbList !== undefined && { kbList: options.kbList }),
           ...(options.metrics !== undefined && { metrics: options.metrics }),
+          ...(heartbeatThrottle !== undefined && { heartbeatThrottle }),
         });
       }),
     );

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { checkoutId, knownCheckoutId } from '../../kb/checkout-id.js';
 import { findCheckout } from '../../kb/checkout.js';
 import { KbError } from '../../kb/errors.js';
+import { recordCheckout } from '../../kb/known-checkouts.js';
 import { ignoreMachineLocal } from '../../kb/machine-local.js';
 import { UserError } from './errors.js';
 import { workingOn } from './command-line.js';
@@ -16,6 +17,15 @@ export function checkoutIdAt(root: string): Promise<string> {
   return knownCheckoutId(root);
 }
 
+/**
+ * Records where a checkout this command names is on this host, so `--kb <its ID>` (as the Web UI's
+ * commands name it) finds it here; written only when the record changes. A failure to write it (a
+ * read-only home) leaves the command as it was, and says nothing: only `--kb <ID>` needs it.
+ */
+export async function recordNamed(id: string, root: string): Promise<void> {
+  await recordCheckout(id, root).catch(() => undefined);
+}
+
 /** Opens the checkout for runs and returns its ID: only once the command is going to do work. */
 export async function openCheckout(root: string): Promise<string> {
   const ignored = await ignoreMachineLocal(root);
@@ -23,7 +33,9 @@ export async function openCheckout(root: string): Promise<string> {
     const file = path.relative(root, ignored.file) || ignored.file;
     process.stderr.write(`added ${ignored.added.join(' ')} to ${file}: machine-local run state and review results, never committed\n`);
   }
-  return checkoutId(root);
+  const id = await checkoutId(root);
+  await recordNamed(id, root);
+  return id;
 }
 
 /**

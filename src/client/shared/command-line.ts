@@ -12,27 +12,9 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { connectionOverrides } from './connection-overrides.js';
 import { namedCheckout } from './render-paths.js';
+import { namesKb, shellWord, splitNote, takesKb } from '../../runs/run-commands.js';
 
-/** The commands that take `--kb` (their first words after `commonplace`). */
-const TAKES_KB = [
-  'analysis prepare',
-  'analysis run',
-  'analysis inspect',
-  'analysis reset',
-  'analysis integrate',
-  'analysis install-method',
-  'review run',
-  'review retry',
-  'review status',
-  'review packet',
-  'review approve',
-  'review acknowledge',
-  'review cancel',
-  'review inspect',
-  'validate',
-  'worker',
-  'probe',
-];
+export { shellWord };
 
 /** The checkout this command works on, as `checkoutRootOf` resolved it. */
 let workingCheckout: string | undefined;
@@ -41,11 +23,6 @@ let workingCheckout: string | undefined;
 export function workingOn(root: string): string {
   workingCheckout = root;
   return root;
-}
-
-/** A word as a POSIX shell reads it back: quoted only when it must be. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Where `file` is found on PATH, if anywhere. */
@@ -86,10 +63,15 @@ export function invokedBinary(env: NodeJS.ProcessEnv = process.env, script: stri
   return `node ${shellWord(typedPath(script))}`;
 }
 
+/** The Temporal address this command was given (`--address`, else TEMPORAL_ADDRESS), if any: what its printed commands, and the Web UI's commands of the runs it starts, name. */
+export function givenAddress(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return connectionOverrides().address ?? (env.TEMPORAL_ADDRESS || undefined);
+}
+
 /** `--address` and `--namespace` as this command used them: given, or set in the environment (else the same default applies to the pasted line). */
 function serverFlags(env: NodeJS.ProcessEnv): string[] {
   const given = connectionOverrides();
-  const address = given.address ?? (env.TEMPORAL_ADDRESS || undefined);
+  const address = givenAddress(env);
   const namespace = given.namespace ?? (env.TEMPORAL_NAMESPACE || undefined);
   return [...(address !== undefined ? ['--address', address] : []), ...(namespace !== undefined ? ['--namespace', namespace] : [])];
 }
@@ -112,12 +94,11 @@ export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] 
  */
 export function runnable(command: string, kb: string | undefined = workingCheckout ?? namedCheckout()): string {
   // A note after the command (`commonplace analysis reset R   (it says what it discards …)`) follows it as a shell comment.
-  const [, line = command, note] = /^(.*?)(?:\s{2,}\((.*)\))?$/s.exec(command.trim()) ?? [];
+  const { line, note } = splitNote(command);
   const match = /^commonplace(?:\s+(.*))?$/.exec(line);
   if (!match) return command;
   const rest = match[1] ?? '';
-  const takesKb = TAKES_KB.some((words) => rest === words || rest.startsWith(`${words} `));
-  const withKb = kb !== undefined && takesKb && !/(^|\s)--kb(\s|=|$)/.test(rest) ? ['--kb', shellWord(kb)] : [];
+  const withKb = kb !== undefined && takesKb(rest) && !namesKb(rest) ? ['--kb', shellWord(kb)] : [];
   return `${[invokedBinary(), rest, ...withKb, ...connectionFlags()].filter((part) => part !== '').join(' ')}${note === undefined ? '' : `   # ${note}`}`;
 }
 

@@ -1,11 +1,12 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConfig, loadClientConfigProfile, type ClientConfigTLS, type ConfigDataSource } from '@temporalio/envconfig';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
 import { connectionOverrides, type ConnectionOverrides } from './connection-overrides.js';
-import { runnable } from './command-line.js';
+import { givenAddress, runnable } from './command-line.js';
+import { withAddressStamp } from './address-stamp.js';
 import { UserError } from './errors.js';
 import { firstLine, muteIpServerNameWarning, probeTls, withCertificateName, type TLSConfig, type TlsTarget } from './tls-probe.js';
 import { processTracing } from '../../observability/tracing-switch.js';
@@ -179,8 +180,9 @@ export async function connectClient(configured = connectionSettings()): Promise<
   await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
   // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), a start, signal, query or Update is a span whose context the workflow continues.
   const plugins = (await processTracing('commonplace-cli'))?.plugins;
-  // Each run it starts carries this release (src/release-stamp.ts).
-  return new Client({ connection, namespace: settings.namespace, interceptors: releaseStamp, ...(plugins !== undefined && { plugins }) });
+  // Each run it starts carries this release (src/release-stamp.ts), and the address this command was given (address-stamp.ts).
+  const interceptors = withAddressStamp(releaseStamp, givenAddress() === undefined ? undefined : configured.address);
+  return new Client({ connection, namespace: settings.namespace, interceptors, ...(plugins !== undefined && { plugins }) });
 }
 
 /** The worker's connection, with the same one-line failures. */
@@ -190,6 +192,8 @@ export async function connectWorker(configured = connectionSettings()): Promise<
   if (settings.tls !== undefined) options.tls = settings.tls;
   if (settings.apiKey) options.apiKey = settings.apiKey;
   if (settings.metadata) options.metadata = settings.metadata;
+  // Loaded here, not with the module: a client command never loads the worker's SDK (its bundler, its native core).
+  const { NativeConnection } = await import('@temporalio/worker');
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(options);

@@ -15,22 +15,24 @@ import { findCheckout } from '../../kb/checkout.js';
 import { checkoutQueue } from '../../places.js';
 import { knowCheckout, rendered } from './render-paths.js';
 import { runnable } from './command-line.js';
+import { recordNamed } from './checkout.js';
 import { queuePolled, TASK_QUEUE_TYPE } from './preflight.js';
 
 /** Every checkout this command has named, so what it prints shows their paths. */
 const known = new HostPlaces();
 
-/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts). */
-function remember(checkout: HeldCheckout): void {
+/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts); this host records where it is. */
+async function remember(checkout: HeldCheckout): Promise<void> {
   if (known.holds(checkout.id)) return;
   known.add(checkout);
   knowCheckout(checkout.id, checkout);
+  await recordNamed(checkout.id, checkout.root);
 }
 
 /** The places of the checkout at `root`, known to this command from now on. */
 export async function checkoutPlaces(root: string): Promise<HostPlaces> {
   const checkout = await checkoutAt(root);
-  remember(checkout);
+  await remember(checkout);
   const places = new HostPlaces();
   places.add(checkout);
   return places;
@@ -72,7 +74,7 @@ export async function knowCheckoutHere(kb: string | undefined): Promise<void> {
   }
   // Its ID as recorded (or as its first command will record it): naming it here writes nothing.
   const id = await knownCheckoutId(root).catch(() => undefined);
-  if (id !== undefined) remember({ id, root, worktrees: defaultWorktreesRoot(root) });
+  if (id !== undefined) await remember({ id, root, worktrees: defaultWorktreesRoot(root) });
 }
 
 /** A text to print, with place tokens as this host's paths or words (render-paths.ts). */

@@ -65,6 +65,11 @@ export function nextStep(
   return { label: 'continue with', command: commands.resume };
 }
 
+/** Whether a run is stopped only on usage limits it waits out by itself (`resumesAt`, auto-resume): its next line says so. */
+export function waitsOutByItself(stops: readonly Stop[], status: RunStatus, resumesAt: string | undefined): boolean {
+  return resumesAt !== undefined && status === 'stopped' && stops.length > 0 && stops.every((stop) => stop.kind === 'usage-limit');
+}
+
 /**
  * The next-command line, runnable as printed, or nothing when the run waits on nothing. A run stopped
  * only on usage limits it waits out by itself (`resumesAt`, auto-resume) needs no command: the line
@@ -72,7 +77,7 @@ export function nextStep(
  */
 export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  ', spend?: SpendTotals, resumesAt?: string): string[] {
   const next = nextStep(stops, status, commands, spend);
-  if (next && resumesAt !== undefined && status === 'stopped' && stops.length > 0 && stops.every((stop) => stop.kind === 'usage-limit'))
+  if (next && waitsOutByItself(stops, status, resumesAt))
     return [`${indent}nothing to type: it resumes by itself at ${resumesAt} (--auto-resume); to go on sooner: ${runnable(next.command)}`];
   return next ? [`${indent}${next.label}: ${runnable(next.command)}`] : [];
 }

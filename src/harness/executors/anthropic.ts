@@ -1,5 +1,5 @@
 /** Anthropic Messages as an executor: one non-streaming request through `@anthropic-ai/sdk`, the answer forced through a tool. */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
 import {
@@ -48,7 +48,11 @@ const tokensOf = (usage: Anthropic.Usage) => ({
 const messagesApi: ReviewApi<Anthropic.Message> = {
   keyVariable: 'ANTHROPIC_API_KEY',
   request: 'anthropic messages',
-  send: (options, profile, request, signal) => new Anthropic(options).messages.create(messageParams(profile, request), { signal }).withResponse(),
+  // The SDK loads with the first request, not with the module: a client command that checks a profile never loads it.
+  send: async (options, profile, request, signal) => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    return new Anthropic(options).messages.create(messageParams(profile, request), { signal }).withResponse();
+  },
   read: (message) => ({
     model: message.model,
     usage: tokensOf(message.usage),

@@ -1,5 +1,5 @@
 /** OpenAI Responses as an executor: one request through `openai` (6.x: the last major for Node 20), the answer as json_schema structured output. */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
 import {
@@ -56,7 +56,11 @@ function parsed(text: string): unknown {
 const responsesApi: ReviewApi<OpenAI.Responses.Response> = {
   keyVariable: 'OPENAI_API_KEY',
   request: 'openai responses',
-  send: (options, profile, request, signal) => new OpenAI(options).responses.create(responseParams(profile, request), { signal }).withResponse(),
+  // The SDK loads with the first request, not with the module: a client command that checks a profile never loads it.
+  send: async (options, profile, request, signal) => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI(options).responses.create(responseParams(profile, request), { signal }).withResponse();
+  },
   read: ({ model, usage, output_text }) => ({
     model,
     usage: {
