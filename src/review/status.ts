@@ -26,6 +26,7 @@ import { sha256 } from '../fs/digest.js';
 import { hashParts, type WatchedPart } from './hash.js';
 import { isPathCriterion, pairOfResultPath, RESULTS_DIR, resultPath } from './paths.js';
 import { parseResultFile, type ResultRecord } from './result-file.js';
+import { StatusCache, type CachedResult, type ScannedFile } from './status-cache.js';
 import { EXCLUDED_DIRS, gatePatterns, indexNotes, notePatterns, selectMatching, type NoteIndex, type Pattern } from './reviewable.js';
 
 export interface SelectOptions {
@@ -38,6 +39,11 @@ export interface SelectOptions {
    * Default: gates only, what callers recorded before the other kinds were paired (the full pass, old sweeps).
    */
   readonly criteria?: readonly CriterionSelection[];
+  /**
+   * Keep and use the status cache (`.commonplace/cache/review-status.json`): result files whose stat
+   * is unchanged are not read again. Default off; `review status` turns it on.
+   */
+  readonly cache?: boolean;
 }
 
 /** Pair counts of one criterion kind. */
@@ -142,6 +148,7 @@ export interface ReviewStatus {
 /** Computes the review status of a checkout from its files alone: the one view `review status` and the sweep share. */
 export async function reviewStatus(checkoutRoot: string, options: SelectOptions = {}): Promise<ReviewStatus> {
   const root = path.resolve(checkoutRoot);
+  const T0 = performance.now(); const PH = (n: string) => { if (process.env['STATUS_PHASES']) process.stderr.write(`${n} ${(performance.now() - T0).toFixed(0)}\n`); };
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
@@ -157,6 +164,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     'reviewable note',
     (pattern) => noteHint(pattern, index),
   );
+  PH('gates+notes');
   const others = await loadPathCriteria(root, notes, kinds);
   const criteriaList = [...gates, ...others.criteria].sort((a, b) => compare(a.id, b.id));
   const problems: Finding[] = [...catalog.problems, ...others.problems];
@@ -171,6 +179,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     });
   }
 
+  PH('pathcriteria');
   // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
   const pending = new Map<string, Omit<PairStatus, 'status'>>();
   const watchKeys = criteriaList.map((gate) => gate.watches.join(','));
@@ -201,8 +210,12 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     });
   }
 
+  PH('pending');
   // Every file in the results tree, classified once.
-  const files = walkFiles(root, RESULTS_DIR);
+  const cache = options.cache === true ? StatusCache.load(root) : undefined;
+  PH('cacheload');
+  const files: readonly ScannedFile[] = cache?.scan(RESULTS_DIR) ?? walkFiles(root, RESULTS_DIR).map((file) => ({ path: file, key: '', young: true }));
+  PH('scan');
   const statuses = new Map<string, PairStatus>();
   const orphans: Orphan[] = [];
   const strays: StrayFile[] = [];
@@ -216,8 +229,16 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     return gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion));
   };
 
-  for (const file of files) {
+  for (const scanned of files) {
+    const file = scanned.path;
     const pair = pending.get(file);
+    if (pair !== undefined && cache !== undefined) {
+      const kept = cache.result(scanned);
+      if (kept !== undefined) {
+        statuses.set(file, judgeResult(pair, kept));
+        continue;
+      }
+    }
     const derived = pair ?? pairOfResultPath(file);
     if (derived === undefined) {
       strays.push({
@@ -236,7 +257,13 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     if (text === undefined) continue; // deleted since the walk
     const parsed = parseResultFile(text, file);
     if (pair !== undefined) {
-      statuses.set(file, judge(pair, parsed));
+      if (!parsed.ok) {
+        statuses.set(file, withState(pair, 'malformed', undefined, undefined, parsed.findings));
+        continue;
+      }
+      const result = recorded(parsed.record);
+      cache?.remember(scanned, result);
+      statuses.set(file, judgeResult(pair, result));
       continue;
     }
     if (!parsed.ok) {
@@ -247,6 +274,9 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     if (orphan === undefined) outside += 1;
     else orphans.push({ ...orphan, resultPath: file, note: parsed.record.note, criterion: parsed.record.criterion, fileSha256: sha256(text) });
   }
+  PH('loop');
+  await cache?.save();
+  PH('save');
 
   const pairs: PairStatus[] = [];
   const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
@@ -288,6 +318,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       KindCounts
     >,
   };
+  PH('tally');
   return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
 }
 
@@ -355,19 +386,17 @@ export async function pruneOrphans(checkoutRoot: string, orphans: readonly Orpha
   return { deleted, kept, removedDirs };
 }
 
-function judge(pair: Omit<PairStatus, 'status'>, parsed: ReturnType<typeof parseResultFile>): PairStatus {
-  if (!parsed.ok) return withState(pair, 'malformed', undefined, undefined, parsed.findings);
-  const { record } = parsed;
-  const result = recorded(record);
-  const kindMismatch = pair.reportCriterion !== (record.outcome === 'report');
+/** A pair judged by its parsed result: malformed when the outcome is of the other kind, else fresh or stale by the hashes. */
+function judgeResult(pair: Omit<PairStatus, 'status'>, result: CachedResult): PairStatus {
+  const kindMismatch = pair.reportCriterion !== (result.outcome === 'report');
   if (kindMismatch) {
     const message = pair.reportCriterion
-      ? `outcome \`${record.outcome}\` for a report criterion, whose outcome is \`report\``
+      ? `outcome \`${result.outcome}\` for a report criterion, whose outcome is \`report\``
       : `outcome \`report\` for a verdict criterion, whose outcome is pass, warn or fail`;
     return withState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
   }
-  const noteChanged = record.noteSha256 !== pair.noteSha256;
-  const criterionChanged = record.criterionSha256 !== pair.criterionSha256;
+  const noteChanged = result.noteSha256 !== pair.noteSha256;
+  const criterionChanged = result.criterionSha256 !== pair.criterionSha256;
   if (!noteChanged && !criterionChanged) return withState(pair, 'fresh', undefined, result);
   return withState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
 }

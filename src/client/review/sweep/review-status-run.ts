@@ -34,7 +34,7 @@ async function runStatus(options: StatusOptions): Promise<void> {
   const checkout = findCheckout(process.cwd(), options.kb);
   const kinds = commandSelections(options.criteria, (options.gates ?? []).length > 0);
   if (!kinds.ok) throw new UserError(kinds.message);
-  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [], criteria: kinds.kinds });
+  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [], criteria: kinds.kinds, cache: true });
   const listOrphans = options.orphans === true || options.pruneOrphans === true;
   // Listed before anything is deleted, so the listing is the record of what went.
   let pruned: PruneReport | undefined;
