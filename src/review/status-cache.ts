@@ -19,7 +19,7 @@
  * The file is `.commonplace/cache/review-status.json` (machine-local, never committed), written
  * atomically and only when something in it changed; a run that cannot write it still answers.
  */
-import { lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { absolute } from './files.js';
@@ -32,7 +32,7 @@ export const STATUS_CACHE_FILE = '.commonplace/cache/review-status.json';
 export const STATUS_CACHE_FORMAT = 'commonplace-review-status-cache/1';
 
 /** Entries changed less than this long before they were looked at are not kept: 3 s, above the 2 s timestamps of the coarsest filesystems. */
-export const YOUNG_NS = 3_000_000_000n;
+export const YOUNG_MS = 3000;
 
 /** A result file's record as status uses it (the body and spend are not kept). */
 export interface CachedResult {
@@ -45,110 +45,168 @@ export interface CachedResult {
   readonly launch: string;
 }
 
-/** A file of the results tree as the scan found it: its stat key, and whether it is too young to keep. */
+/**
+ * A kept record as the file holds it: `[size, mtimeMs, ctimeMs, ino, note hash, criterion hash,
+ * outcome, profile, model, run, launch]`, size to inode the stat it was kept against (milliseconds,
+ * to a fraction of a microsecond), the hashes to the run indexes into the cache's strings (they repeat
+ * across thousands of results), the launch `+<rest>` when it is the run followed by `/<rest>`, else
+ * `=<launch>`. Kept as JSON parsed it: checked when used, and a row that does not check is not used.
+ */
+type Row = readonly unknown[];
+
+/** A directory as last read: its stat `[size, mtimeMs, ctimeMs, ino]` (null when too young to trust), entries, and one row per file (null where none is kept). */
+type Listing = [path: string, stat: readonly number[] | null, dirs: readonly string[], files: readonly string[], rows: (Row | null)[]];
+
+/** A file of the results tree as the scan found it, for {@link StatusCache.remember}. */
 export interface ScannedFile {
   readonly path: string;
-  readonly key: string;
-  readonly young: boolean;
-}
-
-interface Listing {
-  readonly key: string;
-  readonly dirs: readonly string[];
-  readonly files: readonly string[];
-}
-
-interface FileEntry {
-  readonly key: string;
-  readonly result: CachedResult;
+  readonly stat: Stats;
+  readonly listing: Listing;
+  readonly position: number;
 }
 
 export class StatusCache {
-  private readonly dirs = new Map<string, Listing>();
-  private readonly files = new Map<string, FileEntry>();
+  private readonly listings: Listing[] = [];
+  private readonly ids = new Map<string, number>();
   private changed = false;
-  private readonly youngAfter: bigint;
+  private readonly youngAfter: number;
 
   private constructor(
     private readonly root: string,
-    private readonly oldDirs: ReadonlyMap<string, Listing>,
-    private readonly oldFiles: ReadonlyMap<string, FileEntry>,
+    private readonly old: ReadonlyMap<string, Listing>,
+    private readonly strings: string[],
     now: number,
   ) {
-    this.youngAfter = BigInt(Math.floor(now)) * 1_000_000n - YOUNG_NS;
+    this.youngAfter = now - YOUNG_MS;
+    strings.forEach((value, index) => this.ids.set(value, index));
   }
 
   /** The checkout's cache, or an empty one when it is missing, unreadable, corrupt or of another format. */
   static load(root: string, now = Date.now()): StatusCache {
     const read = readCache(root);
-    return new StatusCache(root, read?.dirs ?? new Map(), read?.files ?? new Map(), now);
+    return new StatusCache(root, read?.dirs ?? new Map(), read?.strings ?? [], now);
   }
 
   /**
-   * Every regular file under `dir` (repository-relative), hidden entries and symbolic links skipped,
-   * as walkFiles finds them but unsorted: directories whose stat is unchanged are not read again.
+   * Calls `visit` for every regular file under `dir` (repository-relative), hidden entries and symbolic
+   * links skipped, as walkFiles finds them but unsorted, with the record kept against the file's
+   * current stat, if any. Directories whose stat is unchanged are not read again.
    */
-  scan(dir: string): ScannedFile[] {
-    const found: ScannedFile[] = [];
-    const visit = (relativeDir: string): void => {
-      const stat = lstatSync(absolute(this.root, relativeDir), { bigint: true, throwIfNoEntry: false });
+  scan(dir: string, visit: (file: ScannedFile, kept: CachedResult | undefined) => void): void {
+    const walk = (relativeDir: string): void => {
+      const stat = lstatSync(absolute(this.root, relativeDir), { throwIfNoEntry: false });
       if (stat === undefined || !stat.isDirectory()) return;
-      const key = keyOf(stat);
-      let listing = this.oldDirs.get(relativeDir);
-      if (listing === undefined || listing.key !== key) {
-        listing = list(this.root, relativeDir, key);
-        if (listing === undefined) return;
+      const old = this.old.get(relativeDir);
+      const young = stat.ctimeMs > this.youngAfter;
+      let listing: Listing;
+      if (old !== undefined && same(old[1], stat)) {
+        listing = young ? [relativeDir, null, old[2], old[3], old[4]] : old;
+      } else {
+        const read = list(this.root, relativeDir);
+        if (read === undefined) return;
+        listing = [relativeDir, young ? null : [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino], read.dirs, read.files, carried(old, read.files)];
+        this.changed = true;
       }
-      if (stat.ctimeNs <= this.youngAfter) this.keepDir(relativeDir, listing);
-      for (const name of listing.files) {
-        const file = `${relativeDir}/${name}`;
-        const fileStat = lstatSync(absolute(this.root, file), { bigint: true, throwIfNoEntry: false });
+      this.listings.push(listing);
+      const [, , dirs, files, rows] = listing;
+      for (let position = 0; position < files.length; position += 1) {
+        const file = `${relativeDir}/${files[position] as string}`;
+        const fileStat = lstatSync(absolute(this.root, file), { throwIfNoEntry: false });
         if (fileStat === undefined || !fileStat.isFile()) continue; // gone since the listing
-        found.push({ path: file, key: keyOf(fileStat), young: fileStat.ctimeNs > this.youngAfter });
+        const row = rows[position];
+        let kept: CachedResult | undefined;
+        if (row != null) {
+          kept = same(row, fileStat) ? this.decode(row) : undefined;
+          if (kept === undefined) {
+            rows[position] = null;
+            this.changed = true;
+          }
+        }
+        visit({ path: file, stat: fileStat, listing, position }, kept);
       }
-      for (const name of listing.dirs) visit(`${relativeDir}/${name}`);
+      for (const name of dirs) walk(`${relativeDir}/${name}`);
     };
-    visit(dir);
-    return found;
+    walk(dir);
+    if (this.listings.length !== this.old.size) this.changed = true;
   }
 
-  /** The record kept for a file, when its stat is the one it was kept against (and keeps it for the next run). */
-  result(file: ScannedFile): CachedResult | undefined {
-    const entry = this.oldFiles.get(file.path);
-    if (entry === undefined || entry.key !== file.key) return undefined;
-    if (!file.young) this.files.set(file.path, entry);
-    return entry.result;
-  }
-
-  /** Keeps a record just read, unless the file is too young to trust its stat. */
+  /** Keeps a record just read, unless the file changed too recently to trust its stat. */
   remember(file: ScannedFile, result: CachedResult): void {
-    if (file.young) return;
-    this.files.set(file.path, { key: file.key, result });
+    const { size, mtimeMs, ctimeMs, ino } = file.stat;
+    if (ctimeMs > this.youngAfter) return;
+    const launch = result.launch.startsWith(`${result.run}/`) ? `+${result.launch.slice(result.run.length + 1)}` : `=${result.launch}`;
+    const id = (value: string): number => {
+      let found = this.ids.get(value);
+      if (found === undefined) {
+        found = this.strings.length;
+        this.strings.push(value);
+        this.ids.set(value, found);
+      }
+      return found;
+    };
+    file.listing[4][file.position] = [
+      size,
+      mtimeMs,
+      ctimeMs,
+      ino,
+      id(result.noteSha256),
+      id(result.criterionSha256),
+      id(result.outcome),
+      id(result.profile),
+      id(result.model),
+      id(result.run),
+      launch,
+    ];
     this.changed = true;
   }
 
   /** Writes the cache when it differs from what was loaded; a failure to write is ignored (the next run reads the files). */
   async save(): Promise<void> {
-    if (!this.changed && this.dirs.size === this.oldDirs.size && this.files.size === this.oldFiles.size) return;
+    if (!this.changed) return;
     try {
-      await writeFileAtomic(path.join(this.root, ...STATUS_CACHE_FILE.split('/')), serialise(this.dirs, this.files), { fsync: false });
+      const text = JSON.stringify({ format: STATUS_CACHE_FORMAT, strings: this.strings, dirs: this.listings });
+      await writeFileAtomic(path.join(this.root, ...STATUS_CACHE_FILE.split('/')), text, { fsync: false });
     } catch {
       // Read-only state, a full disk: status has answered from the files; the cache is only a saving.
     }
   }
 
-  private keepDir(dir: string, listing: Listing): void {
-    this.dirs.set(dir, listing);
-    if (this.oldDirs.get(dir) !== listing) this.changed = true;
+  /** A kept row's record, or undefined when the row is not as written. */
+  private decode(row: Row): CachedResult | undefined {
+    const { strings } = this;
+    const noteSha256 = strings[row[4] as number];
+    const criterionSha256 = strings[row[5] as number];
+    const outcome = strings[row[6] as number];
+    const profile = strings[row[7] as number];
+    const model = strings[row[8] as number];
+    const run = strings[row[9] as number];
+    const written = row[10];
+    if (noteSha256 === undefined || criterionSha256 === undefined || !isOutcome(outcome) || profile === undefined || model === undefined || run === undefined)
+      return undefined;
+    if (typeof written !== 'string' || row.length !== 11) return undefined;
+    const launch = written.startsWith('+') ? `${run}/${written.slice(1)}` : written.startsWith('=') ? written.slice(1) : undefined;
+    if (launch === undefined) return undefined;
+    return { noteSha256, criterionSha256, outcome, profile, model, run, launch };
   }
 }
 
-/** What must be unchanged for a kept entry to stand: size, mtime and ctime to the nanosecond, inode and device. */
-function keyOf(stat: BigIntStats): string {
-  return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}:${stat.dev}`;
+/** Whether a kept stat (`[size, mtimeMs, ctimeMs, ino, …]`) is the file's stat now: any difference, or a kept value that is not a number, is a change. */
+function same(kept: readonly unknown[] | null, stat: Stats): boolean {
+  return kept !== null && kept[2] === stat.ctimeMs && kept[1] === stat.mtimeMs && kept[0] === stat.size && kept[3] === stat.ino;
 }
 
-function list(root: string, dir: string, key: string): Listing | undefined {
+/** The rows of a re-read directory's files that were kept before, matched by name. */
+function carried(old: Listing | undefined, files: readonly string[]): (Row | null)[] {
+  if (old === undefined) return files.map(() => null);
+  const byName = new Map<string, Row>();
+  old[3].forEach((name, position) => {
+    const row = old[4][position];
+    if (row != null) byName.set(name, row);
+  });
+  return files.map((name) => byName.get(name) ?? null);
+}
+
+function list(root: string, dir: string): { dirs: string[]; files: string[] } | undefined {
   let entries;
   try {
     entries = readdirSync(absolute(root, dir), { withFileTypes: true });
@@ -164,61 +222,15 @@ function list(root: string, dir: string, key: string): Listing | undefined {
     if (entry.isDirectory()) dirs.push(entry.name);
     else if (entry.isFile()) files.push(entry.name);
   }
-  return { key, dirs, files };
+  return { dirs, files };
 }
 
 /**
- * The file: `{format, strings, dirs, files}`. `dirs` are `[path, key, subdirectories, files]`;
- * `files` are `[directory index, name, key, note hash, criterion hash, outcome, profile, model, run,
- * launch]`, every value but the name, key and launch an index into `strings` (they repeat across
- * thousands of results).
+ * The cache's directories and strings, or undefined when the file is missing or not as written:
+ * `{format, strings, dirs}`, each directory a {@link Listing}. The shapes are checked here, the file
+ * rows when they are used.
  */
-function serialise(dirs: ReadonlyMap<string, Listing>, files: ReadonlyMap<string, FileEntry>): string {
-  const strings: string[] = [];
-  const ids = new Map<string, number>();
-  const id = (value: string): number => {
-    let found = ids.get(value);
-    if (found === undefined) {
-      found = strings.length;
-      strings.push(value);
-      ids.set(value, found);
-    }
-    return found;
-  };
-  const dirRows: unknown[] = [];
-  const dirIds = new Map<string, number>();
-  const dirId = (dir: string): number => {
-    let found = dirIds.get(dir);
-    if (found === undefined) {
-      found = dirRows.length;
-      const listing = dirs.get(dir);
-      dirRows.push(listing === undefined ? [dir, '', [], []] : [dir, listing.key, listing.dirs, listing.files]);
-      dirIds.set(dir, found);
-    }
-    return found;
-  };
-  for (const dir of dirs.keys()) dirId(dir);
-  const fileRows: unknown[] = [];
-  for (const [file, { key, result }] of files) {
-    const cut = file.lastIndexOf('/');
-    fileRows.push([
-      dirId(file.slice(0, cut)),
-      file.slice(cut + 1),
-      key,
-      id(result.noteSha256),
-      id(result.criterionSha256),
-      id(result.outcome),
-      id(result.profile),
-      id(result.model),
-      id(result.run),
-      result.launch,
-    ]);
-  }
-  return JSON.stringify({ format: STATUS_CACHE_FORMAT, strings, dirs: dirRows, files: fileRows });
-}
-
-/** The cache's entries, or undefined when the file is missing or anything in it is not as written. */
-function readCache(root: string): { dirs: Map<string, Listing>; files: Map<string, FileEntry> } | undefined {
+function readCache(root: string): { dirs: Map<string, Listing>; strings: string[] } | undefined {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path.join(root, ...STATUS_CACHE_FILE.split('/')), 'utf8'));
@@ -226,43 +238,21 @@ function readCache(root: string): { dirs: Map<string, Listing>; files: Map<strin
     return undefined;
   }
   if (typeof data !== 'object' || data === null) return undefined;
-  const { format, strings, dirs: dirRows, files: fileRows } = data as Record<string, unknown>;
-  if (format !== STATUS_CACHE_FORMAT || !Array.isArray(strings) || !Array.isArray(dirRows) || !Array.isArray(fileRows)) return undefined;
-  if (!strings.every((value) => typeof value === 'string')) return undefined;
+  const { format, strings, dirs: rows } = data as Record<string, unknown>;
+  if (format !== STATUS_CACHE_FORMAT || !isStrings(strings) || !Array.isArray(rows)) return undefined;
   const dirs = new Map<string, Listing>();
-  const dirPaths: string[] = [];
-  for (const row of dirRows as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 4) return undefined;
-    const [dir, key, subdirs, files] = row as unknown[];
-    if (typeof dir !== 'string' || typeof key !== 'string' || !isStrings(subdirs) || !isStrings(files)) return undefined;
-    dirPaths.push(dir);
-    if (key !== '') dirs.set(dir, { key, dirs: subdirs, files });
+  for (const row of rows as unknown[]) {
+    if (!Array.isArray(row) || row.length !== 5) return undefined;
+    const [dir, stat, subdirs, files, records] = row as unknown[];
+    if (typeof dir !== 'string' || !(stat === null || Array.isArray(stat)) || !isStrings(subdirs) || !isStrings(files)) return undefined;
+    if (!Array.isArray(records) || records.length !== files.length || !records.every((record) => record === null || Array.isArray(record))) return undefined;
+    dirs.set(dir, row as Listing);
   }
-  const files = new Map<string, FileEntry>();
-  const text = (index: unknown): string | undefined => (typeof index === 'number' ? (strings as string[])[index] : undefined);
-  for (const row of fileRows as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 10) return undefined;
-    const dir = typeof row[0] === 'number' ? dirPaths[row[0]] : undefined;
-    const [name, key, launch] = [row[1], row[2], row[9]] as unknown[];
-    const [noteSha256, criterionSha256, outcome, profile, model, run] = [text(row[3]), text(row[4]), text(row[5]), text(row[6]), text(row[7]), text(row[8])];
-    if (
-      dir === undefined ||
-      typeof name !== 'string' ||
-      typeof key !== 'string' ||
-      typeof launch !== 'string' ||
-      noteSha256 === undefined ||
-      criterionSha256 === undefined ||
-      !isOutcome(outcome) ||
-      profile === undefined ||
-      model === undefined ||
-      run === undefined
-    )
-      return undefined;
-    files.set(`${dir}/${name}`, { key, result: { noteSha256, criterionSha256, outcome, profile, model, run, launch } });
-  }
-  return { dirs, files };
+  return { dirs, strings };
 }
 
 function isStrings(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
 }

@@ -148,7 +148,7 @@ export interface ReviewStatus {
 /** Computes the review status of a checkout from its files alone: the one view `review status` and the sweep share. */
 export async function reviewStatus(checkoutRoot: string, options: SelectOptions = {}): Promise<ReviewStatus> {
   const root = path.resolve(checkoutRoot);
-  const T0 = performance.now(); const PH = (n: string) => { if (process.env['STATUS_PHASES']) process.stderr.write(`${n} ${(performance.now() - T0).toFixed(0)}\n`); };
+  const T0 = process.cpuUsage(); const PH = (n: string) => { if (process.env["STATUS_PHASES"]) { const u = process.cpuUsage(T0); process.stderr.write(`${n} ${((u.user + u.system) / 1000).toFixed(0)}\n`); } };
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
@@ -212,9 +212,8 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
 
   PH('pending');
   // Every file in the results tree, classified once.
-  const cache = options.cache === true ? StatusCache.load(root) : undefined;
+  const cache = options.cache === true && !process.env['STATUS_NOCACHE'] ? StatusCache.load(root) : undefined;
   PH('cacheload');
-  const files: readonly ScannedFile[] = cache?.scan(RESULTS_DIR) ?? walkFiles(root, RESULTS_DIR).map((file) => ({ path: file, key: '', young: true }));
   PH('scan');
   const statuses = new Map<string, PairStatus>();
   const orphans: Orphan[] = [];
@@ -229,15 +228,13 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     return gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion));
   };
 
-  for (const scanned of files) {
-    const file = scanned.path;
+  // Results whose pair is not selected, to classify once the walk is done.
+  const unpaired: { file: string; text: string; record: ResultRecord }[] = [];
+  const visit = (file: string, scanned: ScannedFile | undefined, kept: CachedResult | undefined): void => {
     const pair = pending.get(file);
-    if (pair !== undefined && cache !== undefined) {
-      const kept = cache.result(scanned);
-      if (kept !== undefined) {
-        statuses.set(file, judgeResult(pair, kept));
-        continue;
-      }
+    if (pair !== undefined && kept !== undefined) {
+      statuses.set(file, judgeResult(pair, kept));
+      return;
     }
     const derived = pair ?? pairOfResultPath(file);
     if (derived === undefined) {
@@ -247,32 +244,34 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
           { file, rule: 'result-path', severity: 'fail', message: `not a result file: results are ${RESULTS_DIR}/<note path below kb/>/<criterion ID>.md` },
         ],
       });
-      continue;
+      return;
     }
     if (pair === undefined && !selected(derived.note, derived.criterion)) {
       outside += 1;
-      continue;
+      return;
     }
     const text = readBytes(root, file)?.toString('utf8');
-    if (text === undefined) continue; // deleted since the walk
+    if (text === undefined) return; // deleted since the walk
     const parsed = parseResultFile(text, file);
     if (pair !== undefined) {
       if (!parsed.ok) {
         statuses.set(file, withState(pair, 'malformed', undefined, undefined, parsed.findings));
-        continue;
+        return;
       }
       const result = recorded(parsed.record);
-      cache?.remember(scanned, result);
+      if (scanned !== undefined) cache?.remember(scanned, result);
       statuses.set(file, judgeResult(pair, result));
-      continue;
+      return;
     }
-    if (!parsed.ok) {
-      strays.push({ path: file, findings: parsed.findings });
-      continue;
-    }
-    const orphan = await classify(parsed.record, index, criteria);
+    if (parsed.ok) unpaired.push({ file, text, record: parsed.record });
+    else strays.push({ path: file, findings: parsed.findings });
+  };
+  if (cache === undefined) for (const file of walkFiles(root, RESULTS_DIR)) visit(file, undefined, undefined);
+  else cache.scan(RESULTS_DIR, (scanned, kept) => visit(scanned.path, scanned, kept));
+  for (const { file, text, record } of unpaired) {
+    const orphan = await classify(record, index, criteria);
     if (orphan === undefined) outside += 1;
-    else orphans.push({ ...orphan, resultPath: file, note: parsed.record.note, criterion: parsed.record.criterion, fileSha256: sha256(text) });
+    else orphans.push({ ...orphan, resultPath: file, note: record.note, criterion: record.criterion, fileSha256: sha256(text) });
   }
   PH('loop');
   await cache?.save();
