@@ -24,11 +24,16 @@ import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { absolute } from './files.js';
 import { isOutcome, type Outcome } from './result-line.js';
+import type { NoteFacts, NoteFactsCache } from './reviewable.js';
+import { WATCHED_PARTS } from './hash.js';
 
 /** The cache file, relative to the checkout root. */
 export const STATUS_CACHE_FILE = '.commonplace/cache/review-status.json';
 
-/** What this code writes and reads; anything else is rebuilt. */
+/**
+ * What this code writes and reads; anything else is rebuilt. Change it whenever what is kept would
+ * come out differently: the result parse, the note facts, the part digests (src/review/hash.ts).
+ */
 export const STATUS_CACHE_FORMAT = 'commonplace-review-status-cache/1';
 
 /** Entries changed less than this long before they were looked at are not kept: 3 s, above the 2 s timestamps of the coarsest filesystems. */
@@ -65,8 +70,16 @@ export interface ScannedFile {
   readonly position: number;
 }
 
-export class StatusCache {
+/**
+ * A note's kept facts: `[size, mtimeMs, ctimeMs, ino, kind, traits, title, description, body,
+ * frontmatter digests, path]`, kind 0 for a file without frontmatter, 1 for one without a `type:`,
+ * else the `type:` as written.
+ */
+type NoteRow = readonly unknown[];
+
+export class StatusCache implements NoteFactsCache {
   private readonly listings: Listing[] = [];
+  private readonly noteRows: NoteRow[] = [];
   private readonly ids = new Map<string, number>();
   private changed = false;
   private readonly youngAfter: number;
@@ -74,6 +87,7 @@ export class StatusCache {
   private constructor(
     private readonly root: string,
     private readonly old: ReadonlyMap<string, Listing>,
+    private readonly oldNotes: ReadonlyMap<string, NoteRow>,
     private readonly strings: string[],
     now: number,
   ) {
@@ -84,7 +98,30 @@ export class StatusCache {
   /** The checkout's cache, or an empty one when it is missing, unreadable, corrupt or of another format. */
   static load(root: string, now = Date.now()): StatusCache {
     const read = readCache(root);
-    return new StatusCache(root, read?.dirs ?? new Map(), read?.strings ?? [], now);
+    return new StatusCache(root, read?.dirs ?? new Map(), read?.notes ?? new Map(), read?.strings ?? [], now);
+  }
+
+  /** The facts kept for a note file whose stat is unchanged (the note index asks once per file). */
+  note(file: string): { readonly facts: NoteFacts | undefined; keep(facts: NoteFacts): void } {
+    const stat = lstatSync(absolute(this.root, file), { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) return { facts: undefined, keep: () => undefined };
+    const young = stat.ctimeMs > this.youngAfter;
+    const old = this.oldNotes.get(file);
+    const facts = old !== undefined && same(old, stat) ? noteFacts(old) : undefined;
+    if (facts !== undefined) {
+      if (!young) this.noteRows.push(old as NoteRow);
+      return { facts, keep: () => undefined };
+    }
+    return {
+      facts: undefined,
+      keep: (read: NoteFacts): void => {
+        if (young) return;
+        const kind = read.kind === 'plain' ? 0 : read.kind === 'untyped' ? 1 : read.type;
+        const digests = read.kind === 'typed' ? WATCHED_PARTS.map((part) => read.digests[part]) : ['', '', '', ''];
+        this.noteRows.push([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, kind, read.kind === 'typed' ? read.traits : [], ...digests, file]);
+        this.changed = true;
+      },
+    };
   }
 
   /**
@@ -162,9 +199,9 @@ export class StatusCache {
 
   /** Writes the cache when it differs from what was loaded; a failure to write is ignored (the next run reads the files). */
   async save(): Promise<void> {
-    if (!this.changed) return;
+    if (!this.changed && this.noteRows.length === this.oldNotes.size) return;
     try {
-      const text = JSON.stringify({ format: STATUS_CACHE_FORMAT, strings: this.strings, dirs: this.listings });
+      const text = JSON.stringify({ format: STATUS_CACHE_FORMAT, strings: this.strings, notes: this.noteRows, dirs: this.listings });
       await writeFileAtomic(path.join(this.root, ...STATUS_CACHE_FILE.split('/')), text, { fsync: false });
     } catch {
       // Read-only state, a full disk: status has answered from the files; the cache is only a saving.
@@ -193,6 +230,17 @@ export class StatusCache {
 /** Whether a kept stat (`[size, mtimeMs, ctimeMs, ino, …]`) is the file's stat now: any difference, or a kept value that is not a number, is a change. */
 function same(kept: readonly unknown[] | null, stat: Stats): boolean {
   return kept !== null && kept[2] === stat.ctimeMs && kept[1] === stat.mtimeMs && kept[0] === stat.size && kept[3] === stat.ino;
+}
+
+/** A kept note row's facts, or undefined when the row is not as written. */
+function noteFacts(row: NoteRow): NoteFacts | undefined {
+  const [kind, traits, title, description, body, frontmatter] = [row[4], row[5], row[6], row[7], row[8], row[9]];
+  if (row.length !== 11) return undefined;
+  if (kind === 0) return { kind: 'plain' };
+  if (kind === 1) return { kind: 'untyped' };
+  if (typeof kind !== 'string' || !isStrings(traits)) return undefined;
+  if (typeof title !== 'string' || typeof description !== 'string' || typeof body !== 'string' || typeof frontmatter !== 'string') return undefined;
+  return { kind: 'typed', type: kind, traits, digests: { title, description, body, frontmatter } };
 }
 
 /** The rows of a re-read directory's files that were kept before, matched by name. */
@@ -230,7 +278,7 @@ function list(root: string, dir: string): { dirs: string[]; files: string[] } | 
  * `{format, strings, dirs}`, each directory a {@link Listing}. The shapes are checked here, the file
  * rows when they are used.
  */
-function readCache(root: string): { dirs: Map<string, Listing>; strings: string[] } | undefined {
+function readCache(root: string): { dirs: Map<string, Listing>; notes: Map<string, NoteRow>; strings: string[] } | undefined {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path.join(root, ...STATUS_CACHE_FILE.split('/')), 'utf8'));
@@ -238,8 +286,13 @@ function readCache(root: string): { dirs: Map<string, Listing>; strings: string[
     return undefined;
   }
   if (typeof data !== 'object' || data === null) return undefined;
-  const { format, strings, dirs: rows } = data as Record<string, unknown>;
-  if (format !== STATUS_CACHE_FORMAT || !isStrings(strings) || !Array.isArray(rows)) return undefined;
+  const { format, strings, dirs: rows, notes: noteRows } = data as Record<string, unknown>;
+  if (format !== STATUS_CACHE_FORMAT || !isStrings(strings) || !Array.isArray(rows) || !Array.isArray(noteRows)) return undefined;
+  const notes = new Map<string, NoteRow>();
+  for (const row of noteRows as unknown[]) {
+    if (!Array.isArray(row) || typeof row[10] !== 'string') return undefined;
+    notes.set(row[10], row);
+  }
   const dirs = new Map<string, Listing>();
   for (const row of rows as unknown[]) {
     if (!Array.isArray(row) || row.length !== 5) return undefined;
@@ -248,7 +301,7 @@ function readCache(root: string): { dirs: Map<string, Listing>; strings: string[
     if (!Array.isArray(records) || records.length !== files.length || !records.every((record) => record === null || Array.isArray(record))) return undefined;
     dirs.set(dir, row as Listing);
   }
-  return { dirs, strings };
+  return { dirs, notes, strings };
 }
 
 function isStrings(value: unknown): value is string[] {

@@ -23,7 +23,7 @@ import {
 } from './criteria.js';
 import { readBytes, walkFiles } from './files.js';
 import { sha256 } from '../fs/digest.js';
-import { hashParts, type WatchedPart } from './hash.js';
+import { hashDigests, type WatchedPart } from './hash.js';
 import { isPathCriterion, pairOfResultPath, RESULTS_DIR, resultPath } from './paths.js';
 import { parseResultFile, type ResultRecord } from './result-file.js';
 import { StatusCache, type CachedResult, type ScannedFile } from './status-cache.js';
@@ -152,7 +152,8 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
-  const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root)]);
+  const cache = options.cache === true && !process.env['STATUS_NOCACHE'] ? StatusCache.load(root) : undefined;
+  const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root, cache)]);
 
   const gates = kinds.includes('gates')
     ? selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`)
@@ -191,7 +192,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       const watchKey = watchKeys[position] as string;
       let noteSha256 = noteHashes.get(watchKey);
       if (noteSha256 === undefined) {
-        noteSha256 = hashParts(note.parts, gate.watches);
+        noteSha256 = hashDigests(note.digests, gate.watches);
         noteHashes.set(watchKey, noteSha256);
       }
       const where = resultPath(note.path, gate.id);
@@ -212,7 +213,6 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
 
   PH('pending');
   // Every file in the results tree, classified once.
-  const cache = options.cache === true && !process.env['STATUS_NOCACHE'] ? StatusCache.load(root) : undefined;
   PH('cacheload');
   PH('scan');
   const statuses = new Map<string, PairStatus>();
