@@ -40,10 +40,12 @@ export interface SelectOptions {
    */
   readonly criteria?: readonly CriterionSelection[];
   /**
-   * Keep and use the status cache (`.commonplace/cache/review-status.json`): result files whose stat
-   * is unchanged are not read again. Default off; `review status` turns it on.
+   * Keep and use the status cache (`.commonplace/cache/review-status.json`, src/review/status-cache.ts):
+   * result files and notes whose stat is unchanged are not read again. Default off; `review status`
+   * turns it on. `now` (milliseconds since the epoch, default the clock) is the time entries are
+   * judged too recently changed to keep against.
    */
-  readonly cache?: boolean;
+  readonly cache?: boolean | { readonly now?: number };
 }
 
 /** Pair counts of one criterion kind. */
@@ -148,11 +150,20 @@ export interface ReviewStatus {
 /** Computes the review status of a checkout from its files alone: the one view `review status` and the sweep share. */
 export async function reviewStatus(checkoutRoot: string, options: SelectOptions = {}): Promise<ReviewStatus> {
   const root = path.resolve(checkoutRoot);
-  const T0 = process.cpuUsage(); const PH = (n: string) => { if (process.env["STATUS_PHASES"]) { const u = process.cpuUsage(T0); process.stderr.write(`${n} ${((u.user + u.system) / 1000).toFixed(0)}\n`); } };
+  const T0 = process.cpuUsage();
+  const PH = (n: string) => {
+    if (process.env['STATUS_PHASES']) {
+      const u = process.cpuUsage(T0);
+      process.stderr.write(`${n} ${((u.user + u.system) / 1000).toFixed(0)}\n`);
+    }
+  };
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
-  const cache = options.cache === true && !process.env['STATUS_NOCACHE'] ? StatusCache.load(root) : undefined;
+  const cache =
+    options.cache === undefined || options.cache === false || process.env['STATUS_NOCACHE']
+      ? undefined
+      : StatusCache.load(root, options.cache === true ? undefined : options.cache.now);
   const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root, cache)]);
 
   const gates = kinds.includes('gates')
