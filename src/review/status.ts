@@ -150,20 +150,11 @@ export interface ReviewStatus {
 /** Computes the review status of a checkout from its files alone: the one view `review status` and the sweep share. */
 export async function reviewStatus(checkoutRoot: string, options: SelectOptions = {}): Promise<ReviewStatus> {
   const root = path.resolve(checkoutRoot);
-  const T0 = process.cpuUsage();
-  const PH = (n: string) => {
-    if (process.env['STATUS_PHASES']) {
-      const u = process.cpuUsage(T0);
-      process.stderr.write(`${n} ${((u.user + u.system) / 1000).toFixed(0)}\n`);
-    }
-  };
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
   const cache =
-    options.cache === undefined || options.cache === false || process.env['STATUS_NOCACHE']
-      ? undefined
-      : StatusCache.load(root, options.cache === true ? undefined : options.cache.now);
+    options.cache === undefined || options.cache === false ? undefined : StatusCache.load(root, options.cache === true ? undefined : options.cache.now);
   const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root, cache)]);
 
   const gates = kinds.includes('gates')
@@ -176,7 +167,6 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     'reviewable note',
     (pattern) => noteHint(pattern, index),
   );
-  PH('gates+notes');
   const others = await loadPathCriteria(root, notes, kinds);
   const criteriaList = [...gates, ...others.criteria].sort((a, b) => compare(a.id, b.id));
   const problems: Finding[] = [...catalog.problems, ...others.problems];
@@ -191,7 +181,6 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     });
   }
 
-  PH('pathcriteria');
   // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
   const pending = new Map<string, Omit<PairStatus, 'status'>>();
   const watchKeys = criteriaList.map((gate) => gate.watches.join(','));
@@ -222,10 +211,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     });
   }
 
-  PH('pending');
   // Every file in the results tree, classified once.
-  PH('cacheload');
-  PH('scan');
   const statuses = new Map<string, PairStatus>();
   const orphans: Orphan[] = [];
   const strays: StrayFile[] = [];
@@ -284,9 +270,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     if (orphan === undefined) outside += 1;
     else orphans.push({ ...orphan, resultPath: file, note: record.note, criterion: record.criterion, fileSha256: sha256(text) });
   }
-  PH('loop');
   await cache?.save();
-  PH('save');
 
   const pairs: PairStatus[] = [];
   const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
@@ -328,7 +312,6 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       KindCounts
     >,
   };
-  PH('tally');
   return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
 }
 
