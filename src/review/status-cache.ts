@@ -19,7 +19,7 @@
  * The file is `.commonplace/cache/review-status.json` (machine-local, never committed), written
  * atomically and only when something in it changed; a run that cannot write it still answers.
  */
-import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { fstatSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { absolute } from './files.js';
@@ -65,7 +65,8 @@ type Listing = [path: string, stat: readonly number[] | null, dirs: readonly str
 /** A file of the results tree as the scan found it, for {@link StatusCache.remember}. */
 export interface ScannedFile {
   readonly path: string;
-  readonly stat: Stats;
+  /** Undefined when nothing is kept for the file: it is to be read, and {@link StatusCache.opened} stats it then. */
+  stat: Stats | undefined;
   readonly listing: Listing;
   readonly position: number;
 }
@@ -148,16 +149,18 @@ export class StatusCache implements NoteFactsCache {
       const [, , dirs, files, rows] = listing;
       for (let position = 0; position < files.length; position += 1) {
         const file = `${relativeDir}/${files[position] as string}`;
+        const row = rows[position];
+        if (row == null) {
+          // Nothing kept: the file is read, and stat'ed through its descriptor then (one path lookup, not two).
+          visit({ path: file, stat: undefined, listing, position }, undefined);
+          continue;
+        }
         const fileStat = lstatSync(absolute(this.root, file), { throwIfNoEntry: false });
         if (fileStat === undefined || !fileStat.isFile()) continue; // gone since the listing
-        const row = rows[position];
-        let kept: CachedResult | undefined;
-        if (row != null) {
-          kept = same(row, fileStat) ? this.decode(row) : undefined;
-          if (kept === undefined) {
-            rows[position] = null;
-            this.changed = true;
-          }
+        const kept = same(row, fileStat) ? this.decode(row) : undefined;
+        if (kept === undefined) {
+          rows[position] = null;
+          this.changed = true;
         }
         visit({ path: file, stat: fileStat, listing, position }, kept);
       }
@@ -167,8 +170,14 @@ export class StatusCache implements NoteFactsCache {
     if (this.listings.length !== this.old.size) this.changed = true;
   }
 
-  /** Keeps a record just read, unless the file changed too recently to trust its stat. */
+  /** Stats a scanned file through the descriptor it is being read from (before it is read). */
+  opened(file: ScannedFile, fd: number): void {
+    file.stat ??= fstatSync(fd);
+  }
+
+  /** Keeps a record just read, unless the file changed too recently to trust its stat (or was never stat'ed). */
   remember(file: ScannedFile, result: CachedResult): void {
+    if (file.stat === undefined) return;
     const { size, mtimeMs, ctimeMs, ino } = file.stat;
     if (ctimeMs > this.youngAfter) return;
     const launch = result.launch.startsWith(`${result.run}/`) ? `+${result.launch.slice(result.run.length + 1)}` : `=${result.launch}`;

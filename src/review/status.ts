@@ -182,7 +182,8 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   }
 
   // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
-  const pending = new Map<string, Omit<PairStatus, 'status'>>();
+  // Each pair's record is made once, missing until its result file is read, and judged in place.
+  const pending = new Map<string, Judged>();
   const watchKeys = criteriaList.map((gate) => gate.watches.join(','));
   const pairKinds = criteriaList.map((criterion) => pairKind(criterion.kind));
   for (const note of notes) {
@@ -207,12 +208,12 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
         noteSha256,
         criterionSha256: gate.sha256,
         resultPath: where,
+        status: 'missing',
       });
     });
   }
 
   // Every file in the results tree, classified once.
-  const statuses = new Map<string, PairStatus>();
   const orphans: Orphan[] = [];
   const strays: StrayFile[] = [];
   let outside = 0;
@@ -230,7 +231,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const visit = (file: string, scanned: ScannedFile | undefined, kept: CachedResult | undefined): void => {
     const pair = pending.get(file);
     if (pair !== undefined && kept !== undefined) {
-      statuses.set(file, judgeResult(pair, kept));
+      judgeResult(pair, kept);
       return;
     }
     const derived = pair ?? pairOfResultPath(file);
@@ -247,17 +248,17 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       outside += 1;
       return;
     }
-    const text = readBytes(root, file)?.toString('utf8');
+    const text = readBytes(root, file, scanned === undefined || cache === undefined ? undefined : (fd) => cache.opened(scanned, fd))?.toString('utf8');
     if (text === undefined) return; // deleted since the walk
     const parsed = parseResultFile(text, file);
     if (pair !== undefined) {
       if (!parsed.ok) {
-        statuses.set(file, withState(pair, 'malformed', undefined, undefined, parsed.findings));
+        setState(pair, 'malformed', undefined, undefined, parsed.findings);
         return;
       }
       const result = recorded(parsed.record);
       if (scanned !== undefined) cache?.remember(scanned, result);
-      statuses.set(file, judgeResult(pair, result));
+      judgeResult(pair, result);
       return;
     }
     if (parsed.ok) unpaired.push({ file, text, record: parsed.record });
@@ -279,8 +280,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     type: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
     collection: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
   };
-  for (const [where, base] of pending) {
-    const pair = statuses.get(where) ?? withState(base, 'missing');
+  for (const pair of pending.values()) {
     tally[pair.status] += 1;
     const kind = byKind[pair.kind];
     kind.criteria.add(pair.criterion);
@@ -379,46 +379,31 @@ export async function pruneOrphans(checkoutRoot: string, orphans: readonly Orpha
   return { deleted, kept, removedDirs };
 }
 
-/** A pair judged by its parsed result: malformed when the outcome is of the other kind, else fresh or stale by the hashes. */
-function judgeResult(pair: Omit<PairStatus, 'status'>, result: CachedResult): PairStatus {
+/** A pair's record while status judges it. */
+type Judged = { -readonly [K in keyof PairStatus]: PairStatus[K] };
+
+/** Judges a pair by its parsed result: malformed when the outcome is of the other kind, else fresh or stale by the hashes. */
+function judgeResult(pair: Judged, result: CachedResult): void {
   const kindMismatch = pair.reportCriterion !== (result.outcome === 'report');
   if (kindMismatch) {
     const message = pair.reportCriterion
       ? `outcome \`${result.outcome}\` for a report criterion, whose outcome is \`report\``
       : `outcome \`report\` for a verdict criterion, whose outcome is pass, warn or fail`;
-    return withState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
+    setState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
+    return;
   }
   const noteChanged = result.noteSha256 !== pair.noteSha256;
   const criterionChanged = result.criterionSha256 !== pair.criterionSha256;
-  if (!noteChanged && !criterionChanged) return withState(pair, 'fresh', undefined, result);
-  return withState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
+  if (!noteChanged && !criterionChanged) setState(pair, 'fresh', undefined, result);
+  else setState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
 }
 
-/** A pair with its state; fields written out (not spread) because status builds one per pair. */
-function withState(
-  pair: Omit<PairStatus, 'status'>,
-  status: PairState,
-  staleBecause?: StaleReason,
-  result?: RecordedResult,
-  findings?: readonly Finding[],
-): PairStatus {
-  const judged: { -readonly [K in keyof PairStatus]: PairStatus[K] } = {
-    note: pair.note,
-    criterion: pair.criterion,
-    kind: pair.kind,
-    criterionPath: pair.criterionPath,
-    lens: pair.lens,
-    reportCriterion: pair.reportCriterion,
-    watches: pair.watches,
-    noteSha256: pair.noteSha256,
-    criterionSha256: pair.criterionSha256,
-    resultPath: pair.resultPath,
-    status,
-  };
-  if (staleBecause !== undefined) judged.staleBecause = staleBecause;
-  if (result !== undefined) judged.result = result;
-  if (findings !== undefined) judged.findings = findings;
-  return judged;
+/** Sets a pair's state; the optional fields are set only when there is a value (absent, not undefined, otherwise). */
+function setState(pair: Judged, status: PairState, staleBecause?: StaleReason, result?: RecordedResult, findings?: readonly Finding[]): void {
+  pair.status = status;
+  if (staleBecause !== undefined) pair.staleBecause = staleBecause;
+  if (result !== undefined) pair.result = result;
+  if (findings !== undefined) pair.findings = findings;
 }
 
 function recorded(record: ResultRecord): RecordedResult {
