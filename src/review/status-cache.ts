@@ -1,20 +1,23 @@
 /**
- * The status cache: what `review status` read from the results tree, kept against the stat of
- * each file and directory so the next run re-reads only what changed. A cache, never a source:
- * status is still computed from the files, and a missing, corrupt or other-version cache is
- * rebuilt from them without a word.
+ * The status cache: what `review status` read, kept against the stat of each file and directory so
+ * the next run re-reads only what changed. A cache, never a source: status is still computed from
+ * the files, and a missing, corrupt or other-format cache is rebuilt from them without a word.
  *
- * - A directory's listing is reused while its stat (size, mtime and ctime in nanoseconds, inode,
- *   device) is unchanged: adding, removing or renaming an entry changes the directory's mtime and
- *   ctime. Otherwise it is read again.
+ * - A results directory's listing is reused while its stat is unchanged (adding, removing or renaming
+ *   an entry changes the directory's mtime and ctime); otherwise it is read again.
  * - A result file's parsed record is reused while its stat is unchanged; any difference re-reads and
- *   re-parses it. Only results that parse and belong to a selected pair are kept (a malformed file,
- *   an orphan or a stray is read every time).
- * - Same-granularity edits: an entry whose ctime is less than {@link YOUNG_NS} before the moment
+ *   re-parses it. Only results that parse are kept, and they are used only for a selected pair (a
+ *   malformed file, an orphan or a stray is read every time).
+ * - A note's facts (no frontmatter, no `type:`, or its type, traits and part digests) are reused while
+ *   its stat is unchanged; a note whose frontmatter does not read is read every time.
+ * - The stat compared is size, mtime, ctime and inode, the times as Node's millisecond numbers (a
+ *   fraction keeps sub-microsecond steps): `BigInt` stats cost more than they could add, given the next
+ *   rule.
+ * - Same-granularity edits: an entry whose ctime is less than {@link YOUNG_MS} before the moment
  *   status looked at it is not kept (read again next time). A later edit then happens after the
- *   ctime recorded, so it moves the ctime (which no program can set back) even on a filesystem
- *   with coarse timestamps, whatever the size and inode are. Assumes the filesystem's clock is
- *   this machine's (a local disk).
+ *   ctime recorded, so it moves the ctime (which no program can set) even on a filesystem with
+ *   coarse timestamps, whatever the size and inode are. Assumes the filesystem's clock is this
+ *   machine's (a local disk).
  *
  * The file is `.commonplace/cache/review-status.json` (machine-local, never committed), written
  * atomically and only when something in it changed; a run that cannot write it still answers.
