@@ -58,6 +58,13 @@ describe('commonplace review status', () => {
       expect(run.exitCode).toBe(0);
       expect(run.stderr).toBe('');
     });
+
+    test('keeps its cache in the checkout’s machine-local state, and a second run answers the same', async () => {
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(path.join(root, '.commonplace', 'cache', 'review-status.json'))).toBe(true);
+      const again = await status([], path.join(root, 'kb/notes'));
+      expect(again).toEqual(run);
+    });
   });
 
   test('--stale lists every pair that is not fresh, with why', async () => {
