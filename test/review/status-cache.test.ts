@@ -110,6 +110,20 @@ describe('the status cache', () => {
     );
   });
 
+  test('a note edited in place to the same size is seen', async () => {
+    const root = await warmMini();
+    const note = path.join(root, 'kb/notes/plain-note.md');
+    const before = await stat(note);
+    await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('Some prose', 'Some PROSE'));
+    const after = await stat(note);
+    expect([after.size, after.ino]).toEqual([before.size, before.ino]);
+    const status = await cached(root);
+    expect(view(status)).toEqual(view(await uncached(root)));
+    expect(status.pairs.filter((pair) => pair.status === 'stale').map((pair) => pair.criterion)).toEqual(
+      expect.arrayContaining(['prose/body-gate', 'structural/whole-gate']),
+    );
+  });
+
   test('a deleted result file is counted missing', async () => {
     const root = await warmMini();
     await rm(path.join(root, claimResult));
