@@ -4,19 +4,21 @@
 // pair count, the first run (cold JIT, as one CLI invocation pays it, without Node's start-up) and the
 // median of the runs, the cost of one fsynced result write, and the measuring process's peak RSS; then
 // the compiled command end to end (`node bin/commonplace.js review status --kb <copy>`, run `npm run
-// build` first) N times, wall time each.
+// build` first) N rounds of two runs: without the status cache (deleted first) and with it warm (the
+// run right after), wall and CPU time each, and the machine's load average before and after.
 // With a pair count, the notes of `kb/notes/` are copied beside themselves (`<name>-copy-K.md`, same
 // folder, so the same types, gates and collection apply) until the KB has at least that many pairs:
 // 50000 is about the size of the original system's real KB.
 // Usage: npx tsx bench/review-status.ts [runs=7] [pairs]
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { writeResultFile, type ResultRecord } from '../src/review/result-file.js';
 import { reviewStatus, selectPairs, type PairStatus } from '../src/review/status.js';
+import { STATUS_CACHE_FILE } from '../src/review/status-cache.js';
 
 const runs = Number(process.argv[2] ?? 7);
 const wanted = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
@@ -79,6 +81,7 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
+const loadBefore = (await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ');
 const root = await mkdtemp(join(tmpdir(), 'bench-review-status-'));
 try {
   await cp(corpus, root, { recursive: true });
@@ -121,23 +124,40 @@ try {
 
   // End to end: the compiled command, as an operator types it (Node's start-up and module loading included);
   // its CPU time through /usr/bin/time where there is one (the wall time is the machine's load as much as the command's).
-  const walls: number[] = [];
-  const commandCpus: number[] = [];
+  // Each round: the status cache deleted (the first status ever, or after the cache is lost: every file read, the
+  // cache written), then the same command again (warm: nothing changed since, every kept entry stands).
   const cli = fileURLToPath(new URL('../bin/commonplace.js', import.meta.url));
   const timed = existsSync('/usr/bin/time');
-  for (let run = 0; run < runs; run += 1) {
+  const command = async (): Promise<{ wall: number; cpu: number | undefined }> => {
     const started = performance.now();
-    const command = timed
+    const done = timed
       ? await execa('/usr/bin/time', ['-f', 'cpu %U %S', 'node', cli, 'review', 'status', '--kb', root], { reject: false })
       : await execa('node', [cli, 'review', 'status', '--kb', root], { reject: false });
-    walls.push(performance.now() - started);
-    if (command.exitCode !== 0) throw new Error(`review status exited ${command.exitCode}: ${command.stderr}`);
-    const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(command.stderr);
-    if (cpu) commandCpus.push((Number(cpu[1]) + Number(cpu[2])) * 1000);
+    const wall = performance.now() - started;
+    if (done.exitCode !== 0) throw new Error(`review status exited ${done.exitCode}: ${done.stderr}`);
+    const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(done.stderr);
+    return { wall, cpu: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : undefined };
+  };
+  const cold: { wall: number; cpu: number | undefined }[] = [];
+  const warm: { wall: number; cpu: number | undefined }[] = [];
+  const cacheFile = join(root, ...STATUS_CACHE_FILE.split('/'));
+  for (let run = 0; run < runs; run += 1) {
+    await rm(cacheFile, { force: true });
+    cold.push(await command());
+    if (!existsSync(cacheFile)) throw new Error(`review status wrote no cache at ${cacheFile}`);
+    warm.push(await command());
   }
-  const cpuText = commandCpus.length > 0 ? `, ${ms(median(commandCpus))} CPU (user + system)` : '';
+  const line = (label: string, rounds: { wall: number; cpu: number | undefined }[]): string => {
+    const walls = rounds.map((round) => round.wall);
+    const cpus = rounds.flatMap((round) => (round.cpu === undefined ? [] : [round.cpu]));
+    const cpuText = cpus.length > 0 ? `, ${ms(median(cpus))} CPU (user + system; min ${ms(Math.min(...cpus))})` : '';
+    return `  ${label.padEnd(18)}${ms(median(walls))} wall (min ${ms(Math.min(...walls))}, max ${ms(Math.max(...walls))})${cpuText}`;
+  };
+  console.log(`  \`commonplace review status\` end to end, median of ${runs} rounds:`);
+  console.log(line('  no cache', cold));
+  console.log(line('  warm cache', warm));
   console.log(
-    `  end to end        ${ms(median(walls))} wall (min ${ms(Math.min(...walls))}, max ${ms(Math.max(...walls))})${cpuText}; \`commonplace review status\`, median of ${runs}`,
+    `  cache file        ${((await stat(cacheFile)).size / 2 ** 20).toFixed(1)} MiB; load average ${loadBefore} before, ${(await readFile('/proc/loadavg', 'utf8').catch(() => '?')).split(' ').slice(0, 3).join(' ')} after`,
   );
 } finally {
   await rm(root, { recursive: true, force: true });

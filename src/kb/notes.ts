@@ -6,9 +6,14 @@
  * binary, malformed or unclosed frontmatter) is a finding with the file and line,
  * and a file without a frontmatter block is plain text: nothing to validate.
  */
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
+import type grayMatter from 'gray-matter';
 import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
 import type { Finding } from './findings.js';
+
+/** gray-matter (and the js-yaml it loads) is required on the first parse: a command that never parses a note with it (review status) does not load it. */
+let matterModule: typeof grayMatter | undefined;
+const loadMatter = (): typeof grayMatter => (matterModule ??= createRequire(import.meta.url)('gray-matter') as typeof grayMatter);
 
 export interface DocumentModel {
   frontmatter: Record<string, unknown>;
@@ -96,7 +101,7 @@ export function parseNote(bytes: Uint8Array, file: string): NoteParse {
   const yaml = new FrontmatterYaml();
   let parsed: { data: unknown; content: string };
   try {
-    parsed = matter(lines.join('\n'), {
+    parsed = loadMatter()(lines.join('\n'), {
       language: 'yaml',
       engines: { yaml: { parse: (source: string) => yaml.parse(source) as object, stringify: refuseStringify } },
     });

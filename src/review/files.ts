@@ -48,9 +48,10 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 /**
  * Reads a repository-relative file's bytes, or undefined when it does not exist. The
  * returned buffer is a view of a shared scratch buffer, valid until the next call:
- * decode or copy it before reading another file.
+ * decode or copy it before reading another file. `opened` is called with the open file
+ * descriptor before anything is read (to fstat it, say).
  */
-export function readBytes(root: string, file: string): Buffer | undefined {
+export function readBytes(root: string, file: string, opened?: (fd: number) => void): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(absolute(root, file), 'r');
@@ -60,6 +61,7 @@ export function readBytes(root: string, file: string): Buffer | undefined {
     throw error;
   }
   try {
+    opened?.(fd);
     let length = 0;
     for (;;) {
       if (length === scratch.length) {

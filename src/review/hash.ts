@@ -115,13 +115,12 @@ export type NotePartsRead =
   | { readonly ok: true; readonly parts: NoteParts; readonly frontmatter?: Readonly<Record<string, unknown>> }
   | { readonly ok: false; readonly findings: readonly Finding[] };
 
-/**
- * Hashes the watched parts: SHA-256 of the JSON array of `[part, SHA-256 of the part's
- * JSON value]` pairs in `WATCHED_PARTS` order. Hashing each part once and then the
- * short list lets one note be hashed under every watch set for the cost of one pass.
- */
-export function hashParts(parts: NoteParts, watches: readonly WatchedPart[]): string {
-  let digests = partDigests.get(parts);
+/** The SHA-256 of each part's JSON value: all a note hash needs of a note, under any watch set. */
+export type PartDigests = Readonly<Record<WatchedPart, string>>;
+
+/** The digests of a note's parts (computed once per parts object). */
+export function partDigests(parts: NoteParts): PartDigests {
+  let digests = digestsOf.get(parts);
   if (digests === undefined) {
     digests = {
       title: sha256(JSON.stringify(parts.title)),
@@ -129,13 +128,26 @@ export function hashParts(parts: NoteParts, watches: readonly WatchedPart[]): st
       body: sha256(JSON.stringify(parts.body)),
       frontmatter: sha256(JSON.stringify(parts.frontmatter)),
     };
-    partDigests.set(parts, digests);
+    digestsOf.set(parts, digests);
   }
-  const known = digests;
-  return sha256(JSON.stringify(WATCHED_PARTS.filter((part) => watches.includes(part)).map((part) => [part, known[part]])));
+  return digests;
 }
 
-const partDigests = new WeakMap<NoteParts, Record<WatchedPart, string>>();
+/**
+ * Hashes the watched parts: SHA-256 of the JSON array of `[part, SHA-256 of the part's
+ * JSON value]` pairs in `WATCHED_PARTS` order. Hashing each part once and then the
+ * short list lets one note be hashed under every watch set for the cost of one pass.
+ */
+export function hashParts(parts: NoteParts, watches: readonly WatchedPart[]): string {
+  return hashDigests(partDigests(parts), watches);
+}
+
+/** The note hash from the parts' digests ({@link hashParts} without the parts). */
+export function hashDigests(digests: PartDigests, watches: readonly WatchedPart[]): string {
+  return sha256(JSON.stringify(WATCHED_PARTS.filter((part) => watches.includes(part)).map((part) => [part, digests[part]])));
+}
+
+const digestsOf = new WeakMap<NoteParts, PartDigests>();
 
 /**
  * The note hash a result records: over the parts `watches` names (undefined or an

@@ -11,7 +11,7 @@ import { resolveKbPath } from '../kb/kb-path.js';
 import type { ApplicabilityNote } from './criteria.js';
 import { TYPE_SPEC_TYPE } from './criteria.js';
 import { readText, walkFiles } from './files.js';
-import { noteParts, type NoteParts } from './hash.js';
+import { noteParts, partDigests, type PartDigests } from './hash.js';
 import { ReviewError } from './errors.js';
 
 /** Folders of kb/ whose files are never notes under review. */
@@ -21,7 +21,24 @@ export const EXCLUDED_TYPES = [TYPE_SPEC_TYPE, 'kb/types/generated-index.md'] as
 const LANDING_FILES = new Set(['README.md', 'COLLECTION.md']);
 
 export interface ReviewableNote extends ApplicabilityNote {
-  readonly parts: NoteParts;
+  /** The digests of its normalised parts, from which a note hash under any watch set is taken (hashDigests). */
+  readonly digests: PartDigests;
+}
+
+/**
+ * What the note index needs of a note file, which a cache may keep against the file's stat: no
+ * frontmatter, a frontmatter without a `type:` string, or the `type:` as written, the traits and the
+ * parts' digests. A note whose frontmatter cannot be read has no facts (it is read every time).
+ */
+export type NoteFacts =
+  | { readonly kind: 'plain' }
+  | { readonly kind: 'untyped' }
+  | { readonly kind: 'typed'; readonly type: string; readonly traits: readonly string[]; readonly digests: PartDigests };
+
+/** A store of note facts checked against each file's stat (the status cache). */
+export interface NoteFactsCache {
+  /** The facts kept for a note file whose stat is unchanged, and a way to keep new ones. */
+  note(file: string): { readonly facts: NoteFacts | undefined; keep(facts: NoteFacts): void };
 }
 
 export interface NoteIndex {
@@ -35,8 +52,8 @@ export interface NoteIndex {
   readonly notReviewable: ReadonlyMap<string, string>;
 }
 
-/** Reads every candidate note of the checkout once: its applicability facts and its normalised parts. */
-export async function indexNotes(checkoutRoot: string): Promise<NoteIndex> {
+/** Reads every candidate note of the checkout once: its applicability facts and its parts' digests (through `cache` where unchanged). */
+export async function indexNotes(checkoutRoot: string, cache?: NoteFactsCache): Promise<NoteIndex> {
   const excluded = new Set<string>(EXCLUDED_DIRS);
   const files = walkFiles(checkoutRoot, 'kb', { skip: (dir) => excluded.has(dir) }).filter((file) => file.endsWith('.md'));
   const collections = new Set(files.filter((file) => file.endsWith('/COLLECTION.md')));
@@ -49,33 +66,47 @@ export async function indexNotes(checkoutRoot: string): Promise<NoteIndex> {
       notReviewable.set(file, `${name} is a landing file, not a note`);
       continue;
     }
-    const text = readText(checkoutRoot, file);
-    if (text === undefined) continue;
-    const extracted = noteParts(text, file);
-    if (!extracted.ok) {
-      unreadable.set(file, extracted.findings);
-      continue;
+    const kept = cache?.note(file);
+    let facts = kept?.facts;
+    if (facts === undefined) {
+      const text = readText(checkoutRoot, file);
+      if (text === undefined) continue;
+      const read = readFacts(text, file);
+      if (!read.ok) {
+        unreadable.set(file, read.findings);
+        continue;
+      }
+      facts = read.facts;
+      kept?.keep(facts);
     }
-    const frontmatter = extracted.frontmatter;
-    if (frontmatter === undefined) {
+    if (facts.kind === 'plain') {
       notReviewable.set(file, 'it is plain text (no frontmatter)');
       continue;
     }
-    if (typeof frontmatter['type'] !== 'string') {
+    if (facts.kind === 'untyped') {
       notReviewable.set(file, 'it has no `type:`');
       continue;
     }
-    const resolved = resolveKbPath(frontmatter['type'], file, checkoutRoot);
+    const resolved = resolveKbPath(facts.type, file, checkoutRoot);
     const type = resolved.ok ? resolved.path : undefined;
     if (type !== undefined && (EXCLUDED_TYPES as readonly string[]).includes(type)) {
       notReviewable.set(file, `its type ${type} is not reviewed`);
       continue;
     }
-    const traits = Array.isArray(frontmatter['traits']) ? frontmatter['traits'].filter((trait): trait is string => typeof trait === 'string') : [];
-    notes.set(file, { path: file, type, traits, collection: nearestCollection(file, collections), parts: extracted.parts });
+    notes.set(file, { path: file, type, traits: facts.traits, collection: nearestCollection(file, collections), digests: facts.digests });
   }
   const sorted = new Map([...notes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
   return { notes: sorted, files: new Set(files), unreadable, notReviewable };
+}
+
+function readFacts(text: string, file: string): { ok: true; facts: NoteFacts } | { ok: false; findings: readonly Finding[] } {
+  const extracted = noteParts(text, file);
+  if (!extracted.ok) return extracted;
+  const frontmatter = extracted.frontmatter;
+  if (frontmatter === undefined) return { ok: true, facts: { kind: 'plain' } };
+  if (typeof frontmatter['type'] !== 'string') return { ok: true, facts: { kind: 'untyped' } };
+  const traits = Array.isArray(frontmatter['traits']) ? frontmatter['traits'].filter((trait): trait is string => typeof trait === 'string') : [];
+  return { ok: true, facts: { kind: 'typed', type: frontmatter['type'], traits, digests: partDigests(extracted.parts) } };
 }
 
 function nearestCollection(file: string, collections: ReadonlySet<string>): string | undefined {

@@ -23,9 +23,10 @@ import {
 } from './criteria.js';
 import { readBytes, walkFiles } from './files.js';
 import { sha256 } from '../fs/digest.js';
-import { hashParts, type WatchedPart } from './hash.js';
+import { hashDigests, type WatchedPart } from './hash.js';
 import { isPathCriterion, pairOfResultPath, RESULTS_DIR, resultPath } from './paths.js';
 import { parseResultFile, type ResultRecord } from './result-file.js';
+import { StatusCache, type CachedResult, type ScannedFile } from './status-cache.js';
 import { EXCLUDED_DIRS, gatePatterns, indexNotes, notePatterns, selectMatching, type NoteIndex, type Pattern } from './reviewable.js';
 
 export interface SelectOptions {
@@ -38,6 +39,13 @@ export interface SelectOptions {
    * Default: gates only, what callers recorded before the other kinds were paired (the full pass, old sweeps).
    */
   readonly criteria?: readonly CriterionSelection[];
+  /**
+   * Keep and use the status cache (`.commonplace/cache/review-status.json`, src/review/status-cache.ts):
+   * result files and notes whose stat is unchanged are not read again. Default off; `review status`
+   * turns it on. `now` (milliseconds since the epoch, default the clock) is the time entries are
+   * judged too recently changed to keep against.
+   */
+  readonly cache?: boolean | { readonly now?: number };
 }
 
 /** Pair counts of one criterion kind. */
@@ -145,7 +153,9 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   const notePatternList = notePatterns(options.notes ?? []);
   const gatePatternList = gatePatterns(options.gates ?? []);
   const kinds = options.criteria ?? ['gates'];
-  const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root)]);
+  const cache =
+    options.cache === undefined || options.cache === false ? undefined : StatusCache.load(root, options.cache === true ? undefined : options.cache.now);
+  const [catalog, index] = await Promise.all([loadGates(root), indexNotes(root, cache)]);
 
   const gates = kinds.includes('gates')
     ? selectMatching(catalog.gates, gatePatternList, (gate) => gate.id, 'gate', `gates are ${GATE_HINT(catalog.gates)}`)
@@ -172,7 +182,8 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
   }
 
   // The pairs, with their hashes now: in note order, then criterion order (both sorted), so already sorted.
-  const pending = new Map<string, Omit<PairStatus, 'status'>>();
+  // Each pair's record is made once, missing until its result file is read, and judged in place.
+  const pending = new Map<string, Judged>();
   const watchKeys = criteriaList.map((gate) => gate.watches.join(','));
   const pairKinds = criteriaList.map((criterion) => pairKind(criterion.kind));
   for (const note of notes) {
@@ -182,7 +193,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
       const watchKey = watchKeys[position] as string;
       let noteSha256 = noteHashes.get(watchKey);
       if (noteSha256 === undefined) {
-        noteSha256 = hashParts(note.parts, gate.watches);
+        noteSha256 = hashDigests(note.digests, gate.watches);
         noteHashes.set(watchKey, noteSha256);
       }
       const where = resultPath(note.path, gate.id);
@@ -197,13 +208,12 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
         noteSha256,
         criterionSha256: gate.sha256,
         resultPath: where,
+        status: 'missing',
       });
     });
   }
 
   // Every file in the results tree, classified once.
-  const files = walkFiles(root, RESULTS_DIR);
-  const statuses = new Map<string, PairStatus>();
   const orphans: Orphan[] = [];
   const strays: StrayFile[] = [];
   let outside = 0;
@@ -216,8 +226,14 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     return gatePatternList.length === 0 || gatePatternList.some((pattern) => pattern.test(criterion));
   };
 
-  for (const file of files) {
+  // Results whose pair is not selected, to classify once the walk is done.
+  const unpaired: { file: string; text: string; record: ResultRecord }[] = [];
+  const visit = (file: string, scanned: ScannedFile | undefined, kept: CachedResult | undefined): void => {
     const pair = pending.get(file);
+    if (pair !== undefined && kept !== undefined) {
+      judgeResult(pair, kept);
+      return;
+    }
     const derived = pair ?? pairOfResultPath(file);
     if (derived === undefined) {
       strays.push({
@@ -226,27 +242,36 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
           { file, rule: 'result-path', severity: 'fail', message: `not a result file: results are ${RESULTS_DIR}/<note path below kb/>/<criterion ID>.md` },
         ],
       });
-      continue;
+      return;
     }
     if (pair === undefined && !selected(derived.note, derived.criterion)) {
       outside += 1;
-      continue;
+      return;
     }
-    const text = readBytes(root, file)?.toString('utf8');
-    if (text === undefined) continue; // deleted since the walk
+    const text = readBytes(root, file, scanned === undefined || cache === undefined ? undefined : (fd) => cache.opened(scanned, fd))?.toString('utf8');
+    if (text === undefined) return; // deleted since the walk
     const parsed = parseResultFile(text, file);
     if (pair !== undefined) {
-      statuses.set(file, judge(pair, parsed));
-      continue;
+      if (!parsed.ok) {
+        setState(pair, 'malformed', undefined, undefined, parsed.findings);
+        return;
+      }
+      const result = recorded(parsed.record);
+      if (scanned !== undefined) cache?.remember(scanned, result);
+      judgeResult(pair, result);
+      return;
     }
-    if (!parsed.ok) {
-      strays.push({ path: file, findings: parsed.findings });
-      continue;
-    }
-    const orphan = await classify(parsed.record, index, criteria);
+    if (parsed.ok) unpaired.push({ file, text, record: parsed.record });
+    else strays.push({ path: file, findings: parsed.findings });
+  };
+  if (cache === undefined) for (const file of walkFiles(root, RESULTS_DIR)) visit(file, undefined, undefined);
+  else cache.scan(RESULTS_DIR, (scanned, kept) => visit(scanned.path, scanned, kept));
+  for (const { file, text, record } of unpaired) {
+    const orphan = await classify(record, index, criteria);
     if (orphan === undefined) outside += 1;
-    else orphans.push({ ...orphan, resultPath: file, note: parsed.record.note, criterion: parsed.record.criterion, fileSha256: sha256(text) });
+    else orphans.push({ ...orphan, resultPath: file, note: record.note, criterion: record.criterion, fileSha256: sha256(text) });
   }
+  await cache?.save();
 
   const pairs: PairStatus[] = [];
   const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
@@ -255,8 +280,7 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions 
     type: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
     collection: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
   };
-  for (const [where, base] of pending) {
-    const pair = statuses.get(where) ?? withState(base, 'missing');
+  for (const pair of pending.values()) {
     tally[pair.status] += 1;
     const kind = byKind[pair.kind];
     kind.criteria.add(pair.criterion);
@@ -355,48 +379,31 @@ export async function pruneOrphans(checkoutRoot: string, orphans: readonly Orpha
   return { deleted, kept, removedDirs };
 }
 
-function judge(pair: Omit<PairStatus, 'status'>, parsed: ReturnType<typeof parseResultFile>): PairStatus {
-  if (!parsed.ok) return withState(pair, 'malformed', undefined, undefined, parsed.findings);
-  const { record } = parsed;
-  const result = recorded(record);
-  const kindMismatch = pair.reportCriterion !== (record.outcome === 'report');
+/** A pair's record while status judges it. */
+type Judged = { -readonly [K in keyof PairStatus]: PairStatus[K] };
+
+/** Judges a pair by its parsed result: malformed when the outcome is of the other kind, else fresh or stale by the hashes. */
+function judgeResult(pair: Judged, result: CachedResult): void {
+  const kindMismatch = pair.reportCriterion !== (result.outcome === 'report');
   if (kindMismatch) {
     const message = pair.reportCriterion
-      ? `outcome \`${record.outcome}\` for a report criterion, whose outcome is \`report\``
+      ? `outcome \`${result.outcome}\` for a report criterion, whose outcome is \`report\``
       : `outcome \`report\` for a verdict criterion, whose outcome is pass, warn or fail`;
-    return withState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
+    setState(pair, 'malformed', undefined, result, [{ file: pair.resultPath, rule: 'result-outcome', severity: 'fail', message }]);
+    return;
   }
-  const noteChanged = record.noteSha256 !== pair.noteSha256;
-  const criterionChanged = record.criterionSha256 !== pair.criterionSha256;
-  if (!noteChanged && !criterionChanged) return withState(pair, 'fresh', undefined, result);
-  return withState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
+  const noteChanged = result.noteSha256 !== pair.noteSha256;
+  const criterionChanged = result.criterionSha256 !== pair.criterionSha256;
+  if (!noteChanged && !criterionChanged) setState(pair, 'fresh', undefined, result);
+  else setState(pair, 'stale', noteChanged && criterionChanged ? 'both' : noteChanged ? 'note' : 'criterion', result);
 }
 
-/** A pair with its state; fields written out (not spread) because status builds one per pair. */
-function withState(
-  pair: Omit<PairStatus, 'status'>,
-  status: PairState,
-  staleBecause?: StaleReason,
-  result?: RecordedResult,
-  findings?: readonly Finding[],
-): PairStatus {
-  const judged: { -readonly [K in keyof PairStatus]: PairStatus[K] } = {
-    note: pair.note,
-    criterion: pair.criterion,
-    kind: pair.kind,
-    criterionPath: pair.criterionPath,
-    lens: pair.lens,
-    reportCriterion: pair.reportCriterion,
-    watches: pair.watches,
-    noteSha256: pair.noteSha256,
-    criterionSha256: pair.criterionSha256,
-    resultPath: pair.resultPath,
-    status,
-  };
-  if (staleBecause !== undefined) judged.staleBecause = staleBecause;
-  if (result !== undefined) judged.result = result;
-  if (findings !== undefined) judged.findings = findings;
-  return judged;
+/** Sets a pair's state; the optional fields are set only when there is a value (absent, not undefined, otherwise). */
+function setState(pair: Judged, status: PairState, staleBecause?: StaleReason, result?: RecordedResult, findings?: readonly Finding[]): void {
+  pair.status = status;
+  if (staleBecause !== undefined) pair.staleBecause = staleBecause;
+  if (result !== undefined) pair.result = result;
+  if (findings !== undefined) pair.findings = findings;
 }
 
 function recorded(record: ResultRecord): RecordedResult {

@@ -58,6 +58,13 @@ describe('commonplace review status', () => {
       expect(run.exitCode).toBe(0);
       expect(run.stderr).toBe('');
     });
+
+    test('keeps its cache in the checkout’s machine-local state, and a second run answers the same', async () => {
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(path.join(root, '.commonplace', 'cache', 'review-status.json'))).toBe(true);
+      const again = await status([], path.join(root, 'kb/notes'));
+      expect(again).toEqual(run);
+    });
   });
 
   test('--stale lists every pair that is not fresh, with why', async () => {
@@ -178,6 +185,20 @@ describe('commonplace review status', () => {
     expect(run.exitCode).toBe(exitCode);
     expect(run.stderr.split('\n')[0]).toContain(message);
     expect(run.stderr).not.toContain('    at ');
+  });
+
+  test('in a Git checkout, the run that makes the cache first makes Git ignore the machine-local state', async () => {
+    const { execa } = await import('execa');
+    const root = await copyToTemp(miniFixture);
+    const git = (...args: string[]) => execa('git', args, { cwd: root });
+    await git('init', '-q');
+    const first = await status([], root);
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).toContain('added /.commonplace/ /kb/reports/state/ to .git/info/exclude');
+    expect((await git('status', '--porcelain', '--untracked-files=all')).stdout.split('\n').filter((line) => line.includes('.commonplace'))).toEqual([]);
+    const second = await status([], root);
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toBe(first.stdout);
   });
 
   test('outside any checkout it exits 1 and says how to name one', async () => {

@@ -1,10 +1,13 @@
 /** The action of `review status`: freshness from the files alone, as text or the `review-status` JSON shape. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { findCheckout } from '../../../kb/checkout.js';
 import { KbError } from '../../../kb/errors.js';
 import type { Finding } from '../../../kb/findings.js';
 import { commandSelections } from '../../../review/criteria.js';
 import { ReviewError } from '../../../review/errors.js';
 import { RESULTS_DIR } from '../../../review/paths.js';
+import { STATUS_CACHE_FILE } from '../../../review/status-cache.js';
 import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../../../review/status.js';
 import { UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
@@ -34,7 +37,9 @@ async function runStatus(options: StatusOptions): Promise<void> {
   const checkout = findCheckout(process.cwd(), options.kb);
   const kinds = commandSelections(options.criteria, (options.gates ?? []).length > 0);
   if (!kinds.ok) throw new UserError(kinds.message);
-  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [], criteria: kinds.kinds });
+  // The status cache is machine-local state: the run that is about to make it makes Git ignore it first.
+  if (!existsSync(path.join(checkout.root, ...STATUS_CACHE_FILE.split('/')))) await ignoreState(checkout.root);
+  const status = await reviewStatus(checkout.root, { notes: options.notes ?? [], gates: options.gates ?? [], criteria: kinds.kinds, cache: true });
   const listOrphans = options.orphans === true || options.pruneOrphans === true;
   // Listed before anything is deleted, so the listing is the record of what went.
   let pruned: PruneReport | undefined;
@@ -45,6 +50,16 @@ async function runStatus(options: StatusOptions): Promise<void> {
     process.stdout.write(formatStatus(status, { stale: options.stale === true, orphans: listOrphans, pruned }));
   }
   process.exitCode = 0;
+}
+
+/** Makes Git ignore the checkout's machine-local state (as any command that works on it does), said once on stderr; loaded only when needed (it runs Git). */
+async function ignoreState(root: string): Promise<void> {
+  const { ignoreMachineLocal } = await import('../../../kb/machine-local.js');
+  const ignored = await ignoreMachineLocal(root);
+  if (ignored && ignored.added.length > 0) {
+    const file = path.relative(root, ignored.file) || ignored.file;
+    process.stderr.write(`added ${ignored.added.join(' ')} to ${file}: machine-local run state and review results, never committed\n`);
+  }
 }
 
 interface Listing {
