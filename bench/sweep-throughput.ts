@@ -7,7 +7,7 @@
 //   fake       the fake harness (a process per launch), with a smaller pair count.
 // Each route first sweeps one note to warm the worker up; the figures are the sweep after it.
 // bench/review-cost.ts keeps the executor-only figure (the launch activity called in-process).
-// Usage: npx tsx bench/sweep-throughput.ts [api-notes=55] [fake-notes=6] [api-concurrency=16,64] [fake-concurrency=16]
+// Usage: npx tsx bench/sweep-throughput.ts [api-notes=55] [fake-notes=6] [api-concurrency=16,64] [fake-concurrency=16] [batch-size]
 import { execa, type ResultPromise } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -30,6 +30,8 @@ const [apiNotes = 55, fakeNotes = 6] = process.argv.slice(2, 4).map(Number);
 const concurrencies = (text: string | undefined, fallback: number[]) => (text ? text.split(',').map(Number) : fallback);
 const apiConcurrency = concurrencies(process.argv[4], [16, 64]);
 const fakeConcurrency = concurrencies(process.argv[5], [16]);
+/** Launches per child workflow (`--batch-size`); absent: the profile's default, as the CLI's is (500 on a model API, 100 on a CLI). */
+const batchSize = process.argv[6] === undefined ? {} : { batchSize: Number(process.argv[6]) };
 const KEY_ENV = 'COMMONPLACE_BENCH_API_KEY';
 const TICKS = Number((await execa('getconf', ['CLK_TCK'])).stdout) || 100;
 
@@ -151,7 +153,7 @@ console.log(`sweep throughput through the system: dev server + one \`commonplace
     const route: Route = {
       name: 'live API',
       notes: await notesOf(checkout, apiNotes),
-      input: { checkout, gates: [], grouping: 'pair', profile: 'api', batchSize: 100, autoResume: false, profilesFile },
+      input: { checkout, gates: [], grouping: 'pair', profile: 'api', ...batchSize, autoResume: false, profilesFile },
       workerEnv: { [KEY_ENV]: 'stand-in-key' },
     };
     await measure(route, concurrency);
@@ -169,7 +171,7 @@ console.log(`sweep throughput through the system: dev server + one \`commonplace
     const route: Route = {
       name: 'fake',
       notes: await notesOf(checkout, fakeNotes),
-      input: { checkout, gates: [], grouping: 'pair', profile: 'fake', batchSize: 100, autoResume: false, profilesFile, env: fakeEnv },
+      input: { checkout, gates: [], grouping: 'pair', profile: 'fake', ...batchSize, autoResume: false, profilesFile, env: fakeEnv },
       workerEnv: {},
     };
     await measure(route, concurrency);

@@ -44,8 +44,8 @@ export interface SweepOptions {
   profile: string;
   /** Units in flight at once; absent: the profile's default (`defaultSweepConcurrency`: higher for a model API than for a CLI). */
   concurrency?: number;
-  /** Units per child workflow. */
-  batchSize: number;
+  /** Units per child workflow; absent: the profile's default (`defaultSweepBatchSize`: larger for a model API than for a CLI). */
+  batchSize?: number;
   /** Wait for a usage limit's reset time on a durable timer and go on (scheduled sweeps). */
   autoResume: boolean;
   /** Re-ask the problem pairs of this finished sweep instead of selecting stale pairs. */

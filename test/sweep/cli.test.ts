@@ -100,7 +100,7 @@ describe('commonplace review run gates', () => {
         '| grouping | pair |',
         '| profile | fake |',
         '| concurrency | 1 |',
-        '| batch size | 100 |',
+        "| batch size | the profile's default (500 on a model API, 100 on a CLI) |",
         '| max cost | none |',
         '| auto-resume | no |',
       ])

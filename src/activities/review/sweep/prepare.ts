@@ -4,7 +4,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { defaultSweepConcurrency, isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
+import { defaultSweepBatchSize, defaultSweepConcurrency, isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
 import { badInput } from './inputs.js';
@@ -84,12 +84,13 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
   const units = prefixed ? orderForCache(prefixed.units, concurrency) : planned;
   const cache = prefixed?.report;
-  const batches = Math.ceil(units.length / input.batchSize);
+  const batchSize = input.batchSize ?? defaultSweepBatchSize(profile.harness);
+  const batches = Math.ceil(units.length / batchSize);
   await mkdir(runDir, { recursive: true });
   if (routing !== undefined) await writeRouting(runDir, routing);
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
   for (let batch = 0; batch < batches; batch++) {
-    await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
+    await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * batchSize, (batch + 1) * batchSize)));
   }
   // A note-first pair on Anthropic offers its note's tools, one per criterion: each capture reads its note's list.
   await writeNoteTools(runDir, prefixed ? units : [], profile.harness);

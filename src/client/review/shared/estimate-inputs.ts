@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { cachedPrefixTokens, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-review.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import { defaultSweepConcurrency, isApiHarness, ProfileError, selectProfile, type HarnessName, type Profile } from '../../../harness/profiles.js';
+import {
+  defaultSweepBatchSize,
+  defaultSweepConcurrency,
+  isApiHarness,
+  ProfileError,
+  selectProfile,
+  type HarnessName,
+  type Profile,
+} from '../../../harness/profiles.js';
 import { estimateTokens, minimumCacheableTokens } from '../../../harness/prompt-cache.js';
 import { drawSample } from '../../../review/compare/sample.js';
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
@@ -167,7 +175,7 @@ async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
   const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
   const units = prefixed ? orderForCache(prefixed.units, concurrency) : planned;
   const batch = batchesChosen(input.batch, profile.harness, units.length);
-  const route = routeOf(profile.name, profile, input.grouping, batch, concurrency, input.batchSize);
+  const route = routeOf(profile.name, profile, input.grouping, batch, concurrency, input.batchSize ?? defaultSweepBatchSize(profile.harness));
   return {
     kind: 'sweep',
     routes: [await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, await everyPair(input.checkout), profile))],

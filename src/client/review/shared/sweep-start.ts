@@ -92,7 +92,7 @@ export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyAr
     ['profile', input.profile],
     ['profiles file', input.profilesFile],
     ['concurrency', input.concurrency ?? "the profile's default (32 on a model API, 4 on a CLI)"],
-    ['batch size', input.batchSize],
+    ['batch size', input.batchSize ?? "the profile's default (500 on a model API, 100 on a CLI)"],
     ['max cost', input.maxCostUsd === undefined ? 'none' : `$${input.maxCostUsd}`],
     ['auto-resume', input.autoResume ? 'yes' : 'no'],
     ...extra,

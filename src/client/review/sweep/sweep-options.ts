@@ -27,7 +27,7 @@ export function sweepOptions(command: Command): Command {
     )
     .option('--profile <name>', 'worker profile', 'claude')
     .option('--concurrency <n>', "launches in flight at once (default: the profile's, 32 on a model API, 4 on a CLI)")
-    .option('--batch-size <n>', 'launches per child workflow', '100')
+    .option('--batch-size <n>', "launches per child workflow (default: the profile's, 500 on a model API, 100 on a CLI)")
     .option('--batch', 'ask the units as provider batches: half price, results within 24 h (anthropic and openai profiles; docs/batches.md)')
     .option('--live', 'ask every unit live, also where a schedule would batch a large sweep')
     .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')

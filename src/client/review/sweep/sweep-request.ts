@@ -18,7 +18,7 @@ export interface SweepCommandOptions {
   grouping: string;
   profile: string;
   concurrency?: string;
-  batchSize: string;
+  batchSize?: string;
   autoResume?: boolean;
   batch?: boolean;
   live?: boolean;
@@ -39,7 +39,7 @@ const grouping = z.string().transform((text, context) => {
 export const SWEEP_FIELDS = {
   grouping,
   concurrency: positiveWhole('concurrency').optional(),
-  batchSize: positiveWhole('batch-size'),
+  batchSize: positiveWhole('batch-size').optional(),
   maxCost: maxCostOption,
   notes: z.array(z.string()),
   gates: z.array(z.string()),
@@ -81,7 +81,7 @@ export function parseSweepCommand(raw: SweepCommandOptions, extra: Partial<Sweep
     grouping: options.grouping,
     profile: options.profile,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-    batchSize: options.batchSize,
+    ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
     autoResume: options.autoResume ?? false,
     ...(options.maxCost !== undefined && { maxCostUsd: options.maxCost }),
     ...(options.profiles && { profilesFile: resolve(options.profiles) }),
