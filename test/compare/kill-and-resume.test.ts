@@ -27,6 +27,27 @@ function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[]
   return all.slice(before.length).filter((entry) => entry.event === 'start' && startedBefore.some((done) => done.promptSha256 === entry.promptSha256));
 }
 
+/** How many launch activities the compare run's batches record as completed (their histories, found through the run's). */
+async function completedLaunches(workflowId: string): Promise<number> {
+  const history = async (id: string) =>
+    (
+      await env()
+        .client.workflow.getHandle(id)
+        .fetchHistory()
+        .catch(() => undefined)
+    )?.events ?? [];
+  const children = (await history(workflowId)).flatMap((event) => event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? []);
+  let completed = 0;
+  for (const child of children) {
+    const events = await history(child);
+    const launches = new Set(
+      events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'launch').map((event) => String(event.eventId)),
+    );
+    completed += events.filter((event) => launches.has(String(event.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
+  }
+  return completed;
+}
+
 test('a compare run whose worker is killed while its second route asks and is replaced launches nothing answered before the kill again', async () => {
   const dir = await scratch();
   const release = join(dir, 'release');
@@ -50,6 +71,10 @@ test('a compare run whose worker is killed while its second route asks and is re
   );
   const lenientBefore = await readLedger(fixture.ledgers.lenient);
   const strictBefore = await readLedger(fixture.ledgers.strict);
+  // An answer counts as given before the kill once the server has it: every launch the snapshot saw end is recorded
+  // complete (a harness may end a moment before its worker reports it; one that ends after the snapshot is in flight).
+  const ended = [...lenientBefore, ...strictBefore].filter((entry) => entry.event === 'end').length;
+  await waitFor(`the ${ended} launches ended before the kill recorded complete`, async () => (await completedLaunches(`compare/${runId}`)) >= ended, 120_000);
   first.kill('SIGKILL');
   await first;
   await writeFile(release, '');
