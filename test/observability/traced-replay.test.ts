@@ -30,13 +30,21 @@ test('every recorded history replays on the workflow code bundled with the traci
   const plugin = new OpenTelemetryPlugin({ resource: new Resource({ 'service.name': 'replay' }), spanProcessor: new SimpleSpanProcessor(exporter) });
   const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, plugins: [plugin], logger: Runtime.instance().logger });
   expect(code).toContain('OpenTelemetryInboundInterceptor');
+  // One replay worker for every history (a worker per history loads the bundle each time): each is replayed
+  // under its own workflow ID, and its result names the history it came from.
+  const files = new Map(histories.map((file) => [ids[file]!, file]));
+  const replayed = Worker.runReplayHistories(
+    { workflowBundle: { code }, plugins: [plugin] },
+    histories.map((file) => ({ workflowId: ids[file]!, history: historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8'))) })),
+  );
   const failed: string[] = [];
-  for (const file of histories) {
-    const history = historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { code }, plugins: [plugin] }, history, ids[file]).catch((error: Error) =>
-      failed.push(`${file}: ${error.message.split('\n')[0]}`),
-    );
+  let count = 0;
+  for await (const result of replayed) {
+    count += 1;
+    if (result.error)
+      failed.push(`${files.get(result.workflowId) ?? result.workflowId}: ${String((result.error as Error).message ?? result.error).split('\n')[0]}`);
   }
+  expect(count).toBe(histories.length);
   expect(failed).toEqual([]);
   expect(exporter.getFinishedSpans()).toEqual([]);
 });
