@@ -2,7 +2,8 @@
  * A worker process with one fault, for the tests that kill a worker outright: the worker
  * `commonplace worker` builds (src/worker.ts, on the workflow bundle the test run built, which carries
  * the scaled clock: ./scaled-clock.ts), plus the fault a test names, or none (a worker the test kills
- * from outside). Started by `startFaultWorker` (./faults.ts) under tsx, never by the operator CLI.
+ * from outside). Started by `startFaultWorker` (./faults.ts) from the one module the test run's global setup bundles it
+ * into, never by the operator CLI.
  *
  *   fault-worker.ts [--address HOST:PORT] [--namespace NS] --state DIR [--kb DIR]... [--kb-list FILE] [--max-launches N] [--metrics PORT|HOST:PORT] [--heartbeat-throttle DURATION] [--fault JSON]
  *

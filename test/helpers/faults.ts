@@ -8,6 +8,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityInboundCallsInterceptor } from '@temporalio/worker';
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FaultPoint, FaultPoints } from '../../src/activities/faults.js';
 import { packageRoot } from '../../src/paths.js';
@@ -57,7 +58,17 @@ export const faultArgument = (fault: Fault): string => JSON.stringify(fault);
 export const faultFromArgument = (text: string): Fault => JSON.parse(text) as Fault;
 
 /**
- * Starts a worker process (test/helpers/fault-worker.ts, run by tsx) that carries `fault` (none when
+ * The fault worker as a process's arguments: test/helpers/fault-worker.ts as the test run's global setup
+ * bundled it (one module, its packages imported from node_modules), beside the workflow bundle.
+ */
+export function faultWorkerArgs(): string[] {
+  const bundled = join(packageRoot(), '.commonplace', 'test', 'fault-worker.mjs');
+  if (!existsSync(bundled)) throw new Error(`${bundled} is missing: the test run's global setup (test/helpers/global-setup.js) bundles it`);
+  return [bundled];
+}
+
+/**
+ * Starts a worker process (test/helpers/fault-worker.ts, bundled: faultWorkerArgs) that carries `fault` (none when
  * `undefined`: a worker the test kills from outside), serving the task queues a
  * `commonplace worker --state <state> [--kb <dir>]...` would, on the test run's workflow bundle.
  */
@@ -89,7 +100,7 @@ export function startFaultWorker(
     ...(options.heartbeatThrottle !== undefined ? ['--heartbeat-throttle', options.heartbeatThrottle] : []),
     ...(fault === undefined ? [] : ['--fault', faultArgument(fault)]),
   ];
-  return execa('node', ['--import', 'tsx', join(root, 'test', 'helpers', 'fault-worker.ts'), ...args], {
+  return execa('node', [...faultWorkerArgs(), ...args], {
     cwd: root,
     reject: false,
     ...(options.env && { env: options.env }),

@@ -1,9 +1,12 @@
 // Once per test run: the pinned Temporal binaries installed, the workflows bundled once (each test
-// worker loads the bundle instead of running webpack again), and one dev server per jest worker
+// worker loads the bundle instead of running webpack again), the fault worker bundled into one file
+// (test/helpers/faults.ts starts it: a process of its own loads one module, not the TypeScript sources
+// through tsx, which cost more than half of its start), and one dev server per jest worker
 // (test/helpers/dev-servers.js; the global teardown stops them). The test bundle alone carries the
 // scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use. The host's
 // record of named checkouts (src/kb/known-checkouts.ts) goes to a fresh XDG_STATE_HOME, never the real home.
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,18 @@ export default async function globalSetup(globalConfig) {
   const bundle = join(root, '.commonplace', 'test', 'workflow-bundle.js');
   writeFileSync(`${bundle}.${process.pid}`, code);
   renameSync(`${bundle}.${process.pid}`, bundle);
+  // The fault worker's sources as one ES module; its packages stay imports, resolved from node_modules as the CLI's are.
+  const faultWorker = join(root, '.commonplace', 'test', 'fault-worker.mjs');
+  await build({
+    entryPoints: [join(root, 'test', 'helpers', 'fault-worker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile: `${faultWorker}.${process.pid}`,
+    logLevel: 'warning',
+  });
+  renameSync(`${faultWorker}.${process.pid}`, faultWorker);
   // A script (test/histories/record.ts) wants the bundle alone: its runs start servers of their own.
   if (globalConfig === undefined) return;
   // Workers are started after this returns, and inherit the variable; the teardown reads the global.

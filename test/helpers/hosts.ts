@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { killGroup, readTryRecord, tryState, type TryRecord } from '../../src/activities/harness/tries.js';
 import { scratch, waitFor } from './fake.js';
+import { faultWorkerArgs } from './faults.js';
 import { corpusRoot } from './kb.js';
 
 /** A writable copy of the corpus at `<host>/kb`, so hiding `host` hides the whole checkout. */
@@ -72,10 +73,10 @@ function workerEnv(address: string, extra: Record<string, string> = {}): Record<
 
 /**
  * The worker `commonplace worker` builds (src/worker.ts, with its task queues and `--max-launches`), on the
- * test run's workflow bundle (test/helpers/fault-worker.ts, run by tsx): a file on the scaled clock
+ * test run's workflow bundle (test/helpers/fault-worker.ts, bundled: faultWorkerArgs): a file on the scaled clock
  * (`useDevServer({ quickerClock })`) has a dead host's heartbeat timeout and the retry after it pass quickly.
  */
-const WORKER = ['--import', 'tsx', join('test', 'helpers', 'fault-worker.ts')];
+const worker = (): string[] => faultWorkerArgs();
 
 /** A worker holding the checkouts named, with its own state directory (in the namespace named, else the file's). */
 export function startCheckoutWorker(address: string, options: { kb: string[]; state: string; maxLaunches?: number; namespace?: string }): WorkerProcess {
@@ -86,18 +87,21 @@ export function startCheckoutWorker(address: string, options: { kb: string[]; st
     ...(options.maxLaunches !== undefined ? ['--max-launches', String(options.maxLaunches)] : []),
   ];
   const extra: Record<string, string> = options.namespace !== undefined ? { TEMPORAL_NAMESPACE: options.namespace } : {};
-  return watchedWorker(execa('node', [...WORKER, ...args], { cwd: packageRoot(), env: workerEnv(address, extra), extendEnv: false, reject: false }));
+  return watchedWorker(execa('node', [...worker(), ...args], { cwd: packageRoot(), env: workerEnv(address, extra), extendEnv: false, reject: false }));
 }
 
 // Run in a mount namespace of its own: an empty tmpfs over $HIDE, a check that the checkout is gone, then the worker.
-const HIDDEN_WORKER = `mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node ${WORKER.join(' ')} --state "$STATE" --max-launches "$MAX_LAUNCHES"`;
+const hiddenWorker = (): string =>
+  `mount -t tmpfs none "$HIDE" && test ! -e "$CHECKOUT" && test ! -e "$CHECKOUT/kb" && echo "checkout hidden" >&2 && exec node ${worker()
+    .map((arg) => `'${arg}'`)
+    .join(' ')} --state "$STATE" --max-launches "$MAX_LAUNCHES"`;
 
 /**
  * A worker with no checkout, in its own mount namespace where `hide` is an empty directory (so `checkout`,
  * under it, cannot be read), in its own process group (so a test can kill it as a host dies).
  */
 export function startHiddenLaunchWorker(address: string, options: { hide: string; checkout: string; state: string; maxLaunches?: number }): WorkerProcess {
-  const child = execa('unshare', ['-m', 'sh', '-c', HIDDEN_WORKER], {
+  const child = execa('unshare', ['-m', 'sh', '-c', hiddenWorker()], {
     cwd: packageRoot(),
     env: workerEnv(address, { HIDE: options.hide, CHECKOUT: options.checkout, STATE: options.state, MAX_LAUNCHES: String(options.maxLaunches ?? 8) }),
     extendEnv: false,
