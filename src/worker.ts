@@ -7,6 +7,7 @@ import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
 import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
 import { packageRoot, sourceExtension } from './paths.js';
+import { runGitThroughHelper } from './fs/git.js';
 import { checkoutQueue } from './places.js';
 import { releaseStamp } from './release-stamp.js';
 import { TASK_QUEUE } from './search-attributes.js';
@@ -153,6 +154,8 @@ export class CommonplaceWorker {
 
 /** Builds one worker process's workers: every workflow and activity on the shared queue, and each held checkout's queue. */
 export async function createWorker(settings: WorkerSettings): Promise<CommonplaceWorker> {
+  // A worker lives long and grows: Git is started from a small helper process, not from it (src/fs/git.ts).
+  runGitThroughHelper();
   const places = new HostPlaces({ stateDir: settings.stateDir });
   // Tries this host started whose runs closed while no worker watched them: no attempt will adopt them.
   await reapClosedTries(settings.stateDir, runStateOn(new Client({ connection: settings.connection, namespace: settings.namespace }))).catch(() => []);

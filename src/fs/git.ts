@@ -1,9 +1,13 @@
 /**
  * The one way the project runs Git: `git -C <dir> <args>` as a subprocess, never prompting, never
  * taking optional locks (a status read must not race a user's own Git), with C-locale messages.
- * Besides the launch activity's harness, Git is the only program the sources start.
+ * Besides the launch activity's harness, Git is the only program the sources start; a worker starts
+ * it through a small helper process (`runGitThroughHelper`, bin/git-runner.js), a CLI command itself.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { packageRoot } from '../paths.js';
 
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
 
@@ -40,29 +44,130 @@ const lastLine = (text: string) =>
 /** Runs `git <args>` in `cwd` and reports how it ended, whatever the exit code: for callers that read a failure as an answer. */
 export function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
   const command = `git ${args.join(' ')}`;
+  const env = { ...process.env, ...GIT_ENV };
+  const ended = (out: string, err: string, code: number | null | undefined, failedToStart: string | undefined): GitResult => ({
+    command,
+    cwd,
+    stdout: out.replace(/\r?\n$/, ''),
+    // Git that could not be started at all has no stderr of its own: say why it did not start.
+    stderr: err.replace(/\r?\n$/, '') || (failedToStart !== undefined ? `${command} could not start: ${failedToStart}` : ''),
+    exitCode: failedToStart !== undefined ? undefined : (code ?? undefined),
+  });
+  if (helperWanted) return (helper ??= new GitHelper()).run(cwd, args, env, ended);
   return new Promise((resolve) => {
     // node:child_process directly: Git runs often (the checkout guard's reads), and a CLI command should not load a process library for it.
-    const child = spawn('git', ['-C', cwd, ...args], { env: { ...process.env, ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', ['-C', cwd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    let failedToStart: Error | undefined;
+    let failedToStart: string | undefined;
     child.on('error', (error) => {
-      failedToStart = error;
+      failedToStart = error.message;
     });
-    child.on('close', (code) => {
-      const stdout = Buffer.concat(out)
-        .toString('utf8')
-        .replace(/\r?\n$/, '');
-      // Git that could not be started at all has no stderr of its own: say why it did not start.
-      const stderr =
-        Buffer.concat(err)
-          .toString('utf8')
-          .replace(/\r?\n$/, '') || (failedToStart ? `${command} could not start: ${failedToStart.message}` : '');
-      resolve({ command, cwd, stdout, stderr, exitCode: failedToStart ? undefined : (code ?? undefined) });
-    });
+    child.on('close', (code) => resolve(ended(Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8'), code, failedToStart)));
   });
+}
+
+let helperWanted = false;
+let helper: GitHelper | undefined;
+
+/**
+ * From now on this process runs Git through a helper process (bin/git-runner.js) instead of starting it
+ * itself: for a long-lived worker, whose size makes each fork dear (see that file). A short CLI command
+ * keeps starting Git itself — a helper would cost it a Node start. The helper is started on the first
+ * Git command, ends after a few idle seconds, and is started again when needed; it never keeps this
+ * process alive.
+ */
+export function runGitThroughHelper(): void {
+  helperWanted = true;
+}
+
+interface HelperReply {
+  readonly id: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly code: number | null;
+  readonly error?: string;
+}
+
+const HELPER_IDLE_MS = 5000;
+
+/** One helper process and the Git commands it has been asked and not yet answered. */
+class GitHelper {
+  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  private readonly pending = new Map<number, (reply: HelperReply | undefined) => void>();
+  private nextId = 0;
+  private idle: NodeJS.Timeout | undefined;
+  private gone = false;
+
+  constructor() {
+    this.child = spawn(process.execPath, [join(packageRoot(), 'bin', 'git-runner.js')], { env: process.env, stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child.unref();
+    this.child.stdout.setEncoding('utf8');
+    let partial = '';
+    this.child.stdout.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line) this.answer(JSON.parse(line) as HelperReply);
+    });
+    // An unwritable pipe is the helper's end, reported by 'close' below.
+    this.child.stdin.on('error', () => undefined);
+    this.child.on('error', () => this.end());
+    this.child.on('close', () => this.end());
+    this.hold(false);
+  }
+
+  run(
+    cwd: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv,
+    ended: (out: string, err: string, code: number | null | undefined, failed: string | undefined) => GitResult,
+  ): Promise<GitResult> {
+    clearTimeout(this.idle);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, (reply) =>
+        resolve(
+          reply === undefined
+            ? ended('', '', undefined, 'the Git helper process (bin/git-runner.js) ended before Git did')
+            : ended(reply.stdout, reply.stderr, reply.code, reply.error),
+        ),
+      );
+      this.hold(true);
+      this.child.stdin.write(`${JSON.stringify({ id, cwd, args, env })}\n`);
+    });
+  }
+
+  private answer(reply: HelperReply): void {
+    const settle = this.pending.get(reply.id);
+    this.pending.delete(reply.id);
+    settle?.(reply);
+    if (this.pending.size > 0) return;
+    this.hold(false);
+    // Idle: close its stdin, and it ends; the next command starts another.
+    this.idle = setTimeout(() => {
+      if (helper === this) helper = undefined;
+      this.child.stdin.end();
+    }, HELPER_IDLE_MS).unref();
+  }
+
+  /** Keeps this process alive while Git commands are out, and not otherwise. */
+  private hold(busy: boolean): void {
+    for (const stream of [this.child.stdin, this.child.stdout] as unknown as { ref(): void; unref(): void }[]) {
+      if (busy) stream.ref();
+      else stream.unref();
+    }
+  }
+
+  private end(): void {
+    if (this.gone) return;
+    this.gone = true;
+    clearTimeout(this.idle);
+    if (helper === this) helper = undefined;
+    for (const settle of this.pending.values()) settle(undefined);
+    this.pending.clear();
+  }
 }
 
 /** Runs `git <args>` in `cwd` and returns its stdout (final newline kept off); a non-zero exit is a GitError naming the command, the directory and Git's last line. */
