@@ -41,19 +41,31 @@ const lastLine = (text: string) =>
     .filter(Boolean)
     .at(-1);
 
+/** How a Git process ended, as started here or by the helper: its whole output, its exit code, or why it did not start. */
+interface GitEnd {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly code: number | null;
+  readonly error?: string;
+}
+
 /** Runs `git <args>` in `cwd` and reports how it ended, whatever the exit code: for callers that read a failure as an answer. */
-export function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
+export async function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
   const command = `git ${args.join(' ')}`;
   const env = { ...process.env, ...GIT_ENV };
-  const ended = (out: string, err: string, code: number | null | undefined, failedToStart: string | undefined): GitResult => ({
+  const end = helperWanted ? await (helper ??= new GitHelper()).run(cwd, args, env) : await startGit(cwd, args, env);
+  return {
     command,
     cwd,
-    stdout: out.replace(/\r?\n$/, ''),
+    stdout: end.stdout.replace(/\r?\n$/, ''),
     // Git that could not be started at all has no stderr of its own: say why it did not start.
-    stderr: err.replace(/\r?\n$/, '') || (failedToStart !== undefined ? `${command} could not start: ${failedToStart}` : ''),
-    exitCode: failedToStart !== undefined ? undefined : (code ?? undefined),
-  });
-  if (helperWanted) return (helper ??= new GitHelper()).run(cwd, args, env, ended);
+    stderr: end.stderr.replace(/\r?\n$/, '') || (end.error !== undefined ? `${command} could not start: ${end.error}` : ''),
+    exitCode: end.error !== undefined ? undefined : (end.code ?? undefined),
+  };
+}
+
+/** Git started by this process. */
+function startGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<GitEnd> {
   return new Promise((resolve) => {
     // node:child_process directly: Git runs often (the checkout guard's reads), and a CLI command should not load a process library for it.
     const child = spawn('git', ['-C', cwd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -61,11 +73,13 @@ export function runGit(cwd: string, args: readonly string[]): Promise<GitResult>
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    let failedToStart: string | undefined;
-    child.on('error', (error) => {
-      failedToStart = error.message;
+    let error: string | undefined;
+    child.on('error', (cause) => {
+      error = cause.message;
     });
-    child.on('close', (code) => resolve(ended(Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8'), code, failedToStart)));
+    child.on('close', (code) =>
+      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code, ...(error !== undefined && { error }) }),
+    );
   });
 }
 
@@ -83,13 +97,8 @@ export function runGitThroughHelper(): void {
   helperWanted = true;
 }
 
-interface HelperReply {
-  readonly id: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly code: number | null;
-  readonly error?: string;
-}
+/** The helper's answer to one request: how its Git ended. */
+type HelperReply = GitEnd & { readonly id: number };
 
 const HELPER_IDLE_MS = 5000;
 
@@ -118,21 +127,12 @@ class GitHelper {
     this.hold(false);
   }
 
-  run(
-    cwd: string,
-    args: readonly string[],
-    env: NodeJS.ProcessEnv,
-    ended: (out: string, err: string, code: number | null | undefined, failed: string | undefined) => GitResult,
-  ): Promise<GitResult> {
+  run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<GitEnd> {
     clearTimeout(this.idle);
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, (reply) =>
-        resolve(
-          reply === undefined
-            ? ended('', '', undefined, 'the Git helper process (bin/git-runner.js) ended before Git did')
-            : ended(reply.stdout, reply.stderr, reply.code, reply.error),
-        ),
+        resolve(reply ?? { stdout: '', stderr: '', code: null, error: 'the Git helper process (bin/git-runner.js) ended before Git did' }),
       );
       this.hold(true);
       this.child.stdin.write(`${JSON.stringify({ id, cwd, args, env })}\n`);

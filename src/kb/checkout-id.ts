@@ -4,6 +4,7 @@
  * collide or block each other. It is derived once from the checkout's real path and recorded in
  * `.commonplace/checkout-id` (run state, never committed), so a checkout keeps its ID when it moves.
  */
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
@@ -26,6 +27,22 @@ export async function checkoutId(root: string): Promise<string> {
 export async function knownCheckoutId(root: string): Promise<string> {
   const recorded = (await readFile(checkoutIdFile(root), 'utf8').catch(() => '')).trim();
   return CHECKOUT_ID.test(recorded) ? recorded : deriveCheckoutId(await realpath(root));
+}
+
+/** `knownCheckoutId` read synchronously (for the checkout locator), or undefined when `root` is gone. */
+export function knownCheckoutIdSync(root: string): string | undefined {
+  let recorded = '';
+  try {
+    recorded = readFileSync(checkoutIdFile(root), 'utf8').trim();
+  } catch {
+    // none recorded yet
+  }
+  if (CHECKOUT_ID.test(recorded)) return recorded;
+  try {
+    return deriveCheckoutId(realpathSync(root));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The ID a checkout at this real path gets on first use. */

@@ -8,7 +8,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { KbError } from './errors.js';
 import { pathExistsSync } from '../fs/exists.js';
-import { checkoutIdAtSync, looksLikeCheckoutId, recordedRoot } from './known-checkouts.js';
+import { knownCheckoutIdSync } from './checkout-id.js';
+import { looksLikeCheckoutId, recordedRoot } from './known-checkouts.js';
 
 export interface Checkout {
   /** The repository root: type paths such as `kb/types/note.md` resolve against it. */
@@ -52,7 +53,7 @@ function recordedCheckout(id: string, env: NodeJS.ProcessEnv): string {
       `--kb ${id}: no directory of that name, and this host has no checkout with that ID on record (a checkout is recorded the first time a command names it); name the checkout's directory`,
     );
   }
-  const now = isDirectory(path.join(root, 'kb')) ? checkoutIdAtSync(root) : undefined;
+  const now = isDirectory(path.join(root, 'kb')) ? knownCheckoutIdSync(root) : undefined;
   if (now === undefined)
     throw new KbError('no-checkout', `--kb ${id}: this host recorded checkout ${id} at ${root}, which is no checkout now; name the checkout's directory`);
   if (now !== id)

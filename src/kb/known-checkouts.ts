@@ -4,12 +4,12 @@
  * `$XDG_STATE_HOME`, else `~/.local/state`). It lets `--kb` take a checkout ID: the commands the Web UI
  * shows name their checkout by ID, since workflow data carries no host path (src/places.ts).
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
-import { CHECKOUT_ID, checkoutIdFile, deriveCheckoutId } from './checkout-id.js';
+import { CHECKOUT_ID } from './checkout-id.js';
 
 /** Where this host keeps state that is neither configuration nor cache (the XDG base directories' rule: a relative value is ignored). */
 export function stateHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -46,21 +46,6 @@ export function recordedRoot(id: string, env: NodeJS.ProcessEnv = process.env): 
   try {
     const root = readFileSync(knownCheckoutFile(id, env), 'utf8').trim();
     return root === '' ? undefined : root;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The ID of the checkout at `root` as its commands read it (the recorded one, else the one derived from its real path), or undefined when `root` is gone. */
-export function checkoutIdAtSync(root: string): string | undefined {
-  try {
-    const recorded = readFileSync(checkoutIdFile(root), 'utf8').trim();
-    if (CHECKOUT_ID.test(recorded)) return recorded;
-  } catch {
-    // none recorded yet
-  }
-  try {
-    return deriveCheckoutId(realpathSync(root));
   } catch {
     return undefined;
   }
