@@ -304,7 +304,7 @@ export function cachedPrefixTokens(
 }
 
 /** The estimated tokens of an Anthropic request's tools: a note-first pair's note's tools, each counted apart as the stand-in counts blocks, or `record_review`. */
-export function toolTokens(criteria: readonly string[], noteTools?: readonly ToolCriterion[], outcomes: readonly string[] = ['pass', 'warn', 'fail']): number {
+export function toolTokens(criteria: readonly string[], noteTools?: readonly ToolCriterion[], outcomes: readonly string[] = outcomesOf(false)): number {
   if (noteTools !== undefined) return noteTools.reduce((sum, tool) => sum + estimateTokens(JSON.stringify(criterionTool(tool))), 0);
   return estimateTokens(JSON.stringify(reviewTool(criteria, outcomes)));
 }

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cachedPrefixTokens, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-review.js';
+import { cachedPrefixTokens, outcomesOf, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-review.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import {
@@ -86,7 +86,7 @@ async function requestUnits(checkout: string, units: readonly SweepUnit[], harne
     const ids = unit.criteria.map((criterion) => criterion.id);
     // The unit's own answer schema (its criteria as an enum), or a note-first pair's note's tools, is Anthropic's tools, ahead of the instruction.
     const tools = unit.criteria.length === 1 && unit.cachePrefix === 'note' ? noteTools.get(unit.note) : undefined;
-    const tool = harness === 'anthropic' ? toolTokens(ids, tools, report ? ['report'] : ['pass', 'warn', 'fail']) : 0;
+    const tool = harness === 'anthropic' ? toolTokens(ids, tools, outcomesOf(report)) : 0;
     const fixed = estimateTokens(reviewInstruction) + tool;
     const { shared, unit: rest } = requestParts({
       grouping: unit.criteria.length > 1 ? 'bundle' : 'pair',
@@ -95,7 +95,7 @@ async function requestUnits(checkout: string, units: readonly SweepUnit[], harne
       noteText: await text(unit.note),
       criteria,
       output: 'review.md',
-      outcomes: report ? ['report'] : ['pass', 'warn', 'fail'],
+      outcomes: outcomesOf(report),
       refusals: [],
     });
     estimated.push({
