@@ -15,8 +15,8 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY temporal temporal
-COPY scripts/bundle-workflows.js scripts/
-# The build compiles, then bundles the workflow code once (dist/workflow-bundle.js): workers load it.
+COPY scripts/compile.js scripts/bundle-workflows.js scripts/
+# The build compiles (esbuild, one module to one file), then bundles the workflow code once (dist/workflow-bundle.js): workers load it.
 RUN npm run build
 
 FROM node:20-bookworm-slim
