@@ -36,4 +36,6 @@ const result = await build({
   logLevel: 'warning',
 });
 if (result.errors.length > 0) process.exit(1);
-process.stderr.write(`compiled: ${entryPoints.length} modules into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(
+  `compiled: ${entryPoints.length} modules into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
