@@ -5,7 +5,7 @@ import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { treeDigest } from '../../src/activities/analysis/source.js';
-import type { AnalysisInput, AnalysisProgress } from '../../src/analysis/progress.js';
+import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
 import { checkoutId } from '../../src/kb/checkout-id.js';
 import { announceCheckout } from '../helpers/kb.js';
@@ -14,6 +14,7 @@ import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
+import { testWorker } from '../helpers/temporal.js';
 
 export const fixtures = join(packageRoot(), 'test', 'fixtures', 'analysis');
 export const toyPlan = 'kb/instructions/toy-analysis/plan.yaml';
@@ -243,3 +244,38 @@ export async function writeText(file: string, text: string): Promise<void> {
 }
 
 export { scratch };
+
+/** A toy run started by `withRun`, while its test worker serves it. */
+export interface Started {
+  prepared: PreparedRun;
+  ledger: string;
+  handle: WorkflowHandle;
+  dir: string;
+}
+
+/** Prepares a toy run, writes its scenario, and starts its workflow on `env`; `body` runs while a test worker serves it. */
+export async function withRun<T>(
+  env: TestWorkflowEnvironment,
+  overrides: Parameters<typeof toyScenario>[2],
+  body: (run: Started) => Promise<T>,
+  options: { beforeStart?: (prepared: PreparedRun) => Promise<void> } = {},
+): Promise<T> {
+  const checkout = await toyCheckout();
+  const prepared = await prepareToy(checkout);
+  const dir = await scratch();
+  const { env: fakeEnv, ledger } = await toyScenario(dir, prepared, overrides);
+  await options.beforeStart?.(prepared);
+  const worker = await testWorker(env, { stateDir: join(dir, 'state') });
+  return worker.runUntil(async () => {
+    const handle = await startAnalysis(env, analysisInput(prepared, await toyProfiles(dir), fakeEnv));
+    return body({ prepared, ledger, handle, dir });
+  });
+}
+
+export const result = async (handle: WorkflowHandle) => (await handle.result()) as AnalysisResult;
+export const attemptsOf = (progress: AnalysisProgress, role: string) => progress.attempts.filter((attempt) => attempt.role === role);
+
+/** Each role launched once, or as often as `expected` says. */
+export function expectLaunches(starts: Record<Role, unknown[]>, expected: Partial<Record<Role, number>>): void {
+  expect(Object.fromEntries(ROLES.map((role) => [role, starts[role].length]))).toEqual(Object.fromEntries(ROLES.map((role) => [role, expected[role] ?? 1])));
+}

@@ -8,12 +8,13 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { waitFor } from '../helpers/fake.js';
 import { startFaultWorker, type Fault } from '../helpers/faults.js';
-import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { reply } from '../helpers/model-apis/index.js';
 import { scaledClockMemo } from '../helpers/scaled-clock.js';
-import { useDevServer } from '../helpers/servers.js';
+import { useDevServerRooms } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
-const { env, address } = useDevServer();
+// Each test runs in a namespace of its own, all at once: most of a test is waiting for the server to notice a death.
+const { room } = useDevServerRooms();
 
 /**
  * A dead worker is noticed by its heartbeat timeout (the batch activities' 30 s), its activity retried after 10 s,
@@ -23,53 +24,58 @@ const { env, address } = useDevServer();
  */
 const quick = { memo: scaledClockMemo(0.1) };
 
-let standIns: StandIn[] = [];
-afterEach(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
-
-test.each(['anthropic', 'openai'] as const)(
+test.concurrent.each(['anthropic', 'openai'] as const)(
   'a %s provider batch that ended while no worker ran is collected when a worker comes back, nothing submitted twice',
   async (api) => {
+    const { env } = await room();
     const setup = await batchSweep(api, reply.review('pass'));
-    standIns.push(setup.standIn);
-    setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
-    const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
-    const first = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-    const handle = await first.runUntil(async () => {
-      const started = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
-      await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
-      return started;
-    });
-    // No worker runs now: the provider finishes the batch.
-    setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
-    const second = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-    const summary = (await second.runUntil(handle.result())) as SweepSummary;
-    expect(summary.status).toBe('completed');
-    expect(summary.counts.problems).toBe(0);
-    expect(setup.standIn.batches.list).toHaveLength(1);
-    expect(sentTwice(setup.standIn)).toEqual([]);
-    expect(liveRequests(setup.standIn)).toEqual([]);
-    expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+    try {
+      setup.standIn.batches.endAfterPolls = Number.POSITIVE_INFINITY;
+      const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
+      const first = await testWorker(env, { stateDir: join(setup.dir, 'state') });
+      const handle = await first.runUntil(async () => {
+        const started = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
+        await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
+        return started;
+      });
+      // No worker runs now: the provider finishes the batch.
+      setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
+      const second = await testWorker(env, { stateDir: join(setup.dir, 'state') });
+      const summary = (await second.runUntil(handle.result())) as SweepSummary;
+      expect(summary.status).toBe('completed');
+      expect(summary.counts.problems).toBe(0);
+      expect(setup.standIn.batches.list).toHaveLength(1);
+      expect(sentTwice(setup.standIn)).toEqual([]);
+      expect(liveRequests(setup.standIn)).toEqual([]);
+      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+    } finally {
+      await setup.standIn.close();
+    }
   },
 );
 
 /** Where the first worker dies: the provider accepted the batch and its ID is recorded nowhere; or the answers are written and not yet reported. */
 const killed: Record<'submit' | 'collect', Fault> = { submit: { do: 'kill', at: 'batch-created' }, collect: { do: 'kill', at: 'after collectProviderBatch' } };
 
-describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is killed', (api) => {
-  test.each(['submit', 'collect'] as const)('after the batch %s, the next worker finishes the sweep and no request is submitted twice', async (point) => {
+// At the file's top level, all four at once (jest runs a describe block's concurrent tests together, block after block).
+test.concurrent.each([
+  ['anthropic', 'submit'],
+  ['anthropic', 'collect'],
+  ['openai', 'submit'],
+  ['openai', 'collect'],
+] as const)(
+  'a %s sweep whose worker is killed after the batch %s, the next worker finishes the sweep and no request is submitted twice',
+  async (api, point) => {
+    const { env, address, namespace } = await room();
     const setup = await batchSweep(api, reply.review('pass'));
-    standIns.push(setup.standIn);
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
     const state = join(setup.dir, 'state');
-    const first = startFaultWorker(killed[point], { address: address(), state, env: { [KEY_ENV]: 'stand-in-key' } });
+    const first = startFaultWorker(killed[point], { address, namespace, state, env: { [KEY_ENV]: 'stand-in-key' } });
     try {
-      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
+      const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
       expect((await first).signal).toBe('SIGKILL');
       expect(setup.standIn.batches.list).toHaveLength(1);
-      const second = await testWorker(env(), { stateDir: state });
+      const second = await testWorker(env, { stateDir: state });
       const summary = (await second.runUntil(handle.result())) as SweepSummary;
       expect(summary.status).toBe('completed');
       expect(summary.counts.problems).toBe(0);
@@ -79,6 +85,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep whose worker is kill
       expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
     } finally {
       first.kill('SIGKILL');
+      await setup.standIn.close();
     }
-  });
-});
+  },
+);

@@ -7,9 +7,10 @@ import { startFaultWorker } from '../helpers/faults.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { scaledClockMemo } from '../helpers/scaled-clock.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
-import { useDevServer } from '../helpers/servers.js';
+import { useDevServerRooms } from '../helpers/servers.js';
 
-const { env, address } = useDevServer();
+// Each test runs in a namespace of its own, all at once: most of a test is waiting for the server to notice the death.
+const { room } = useDevServerRooms();
 
 // The kill is real (a worker process of its own, SIGKILL) and so is the dev server; only the waits it
 // brings shrink: each run asks for a clock a tenth of the shipped one (test/helpers/scaled-clock.ts), so
@@ -17,7 +18,8 @@ const { env, address } = useDevServer();
 // pass quickly. The shipped numbers are proved on the time-skipping server by test/harness/relaunch.test.ts.
 const quick = { memo: scaledClockMemo(0.1) };
 
-test('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
+test.concurrent('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
+  const { env, address, namespace } = await room();
   const dir = await scratch();
   const release = join(dir, 'release');
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [
@@ -27,8 +29,8 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   const workflowId = uniqueId('probe/crash');
 
   // The first worker is a separate process (the worker `commonplace worker` builds, on the test bundle), so it can be killed outright.
-  const first = startFaultWorker(undefined, { address: address(), state: join(dir, 'state') });
-  const handle = await env().client.workflow.start('probe', {
+  const first = startFaultWorker(undefined, { address, namespace, state: join(dir, 'state') });
+  const handle = await env.client.workflow.start('probe', {
     taskQueue: TASK_QUEUE,
     workflowId,
     args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
@@ -38,7 +40,7 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   first.kill('SIGKILL');
   await first;
 
-  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const second = await testWorker(env, { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(async () => {
     // The try outlived its worker; released once the next worker runs, it ends and is adopted.
     await writeFile(release, '');
@@ -58,14 +60,15 @@ test('a worker killed while a launch runs: the next worker adopts the running tr
   expect(tryLog.adoptedBy).toBeGreaterThan(1);
 });
 
-test('a worker killed after its launch ended but before reporting it: the next worker reports the ended try, not a new launch', async () => {
+test.concurrent('a worker killed after its launch ended but before reporting it: the next worker reports the ended try, not a new launch', async () => {
+  const { env, address, namespace } = await room();
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash-ended');
   // The first worker is a separate process that kills itself once the try has ended, before reading or reporting it.
-  const first = startFaultWorker({ do: 'kill', at: 'try-ended' }, { address: address(), state: join(dir, 'state') });
-  const handle = await env().client.workflow.start('probe', {
+  const first = startFaultWorker({ do: 'kill', at: 'try-ended' }, { address, namespace, state: join(dir, 'state') });
+  const handle = await env.client.workflow.start('probe', {
     taskQueue: TASK_QUEUE,
     workflowId,
     args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
@@ -74,7 +77,7 @@ test('a worker killed after its launch ended but before reporting it: the next w
   expect((await first).signal).toBe('SIGKILL');
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'end')).toHaveLength(1);
 
-  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const second = await testWorker(env, { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(handle.result())) as ProbeResult;
   expect(result.outcome.status).toBe('completed');
   if (result.outcome.status !== 'completed') return;
@@ -82,14 +85,15 @@ test('a worker killed after its launch ended but before reporting it: the next w
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
 });
 
-test('a worker killed after starting a try but before recording it: that try never runs the harness, and the prompt is launched once', async () => {
+test.concurrent('a worker killed after starting a try but before recording it: that try never runs the harness, and the prompt is launched once', async () => {
+  const { env, address, namespace } = await room();
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
   const workflowId = uniqueId('probe/crash-unrecorded');
   // The first worker dies right after spawning the try's wrapper, before `.launch/current.json` is written.
-  const first = startFaultWorker({ do: 'kill', at: 'try-spawned' }, { address: address(), state: join(dir, 'state') });
-  const handle = await env().client.workflow.start('probe', {
+  const first = startFaultWorker({ do: 'kill', at: 'try-spawned' }, { address, namespace, state: join(dir, 'state') });
+  const handle = await env.client.workflow.start('probe', {
     taskQueue: TASK_QUEUE,
     workflowId,
     args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
@@ -97,7 +101,7 @@ test('a worker killed after starting a try but before recording it: that try nev
   });
   expect((await first).signal).toBe('SIGKILL');
 
-  const second = await testWorker(env(), { stateDir: join(dir, 'state') });
+  const second = await testWorker(env, { stateDir: join(dir, 'state') });
   const result = (await second.runUntil(handle.result())) as ProbeResult;
   expect(result.outcome.status).toBe('completed');
   if (result.outcome.status !== 'completed') return;

@@ -92,6 +92,55 @@ export function useDevServer(options: DevServerOptions = {}): ServerFixture {
   return useFileDevEnvironment(undefined, options);
 }
 
+/** A test's own namespace on its file's dev server: see `useDevServerRooms`. */
+export interface Room {
+  env: TestWorkflowEnvironment;
+  address: string;
+  /** For the processes the test starts (TEMPORAL_NAMESPACE, `--namespace`): the file's tests share no process variable. */
+  namespace: string;
+}
+
+/**
+ * A dev server (its jest worker's shared one, else the file's own) whose tests each take a namespace of their
+ * own inside the test (`await room()`), so the file's tests can run at once (`test.concurrent`): the tests that
+ * kill a worker spend most of their time waiting for the server to notice (a heartbeat timeout, a relaunch rule),
+ * and in a namespace each, one test's workers never take another's tasks, nor does one's kill touch another's run.
+ * Each room's workers are stopped, its open workflows ended and its connection closed after the file; a test of
+ * its own closes what it started itself (jest runs a concurrent test's afterEach hooks when its result is read,
+ * not when it ends).
+ */
+export function useDevServerRooms(options: DevServerOptions = {}): { room(): Promise<Room> } {
+  const shared = sharedDevServerAddress();
+  const label =
+    expect
+      .getState()
+      .testPath?.replace(/^.*\/test\//, '')
+      .replace(/\.test\.ts$/, '') ?? 'file';
+  let own: TestWorkflowEnvironment | undefined;
+  const rooms: TestWorkflowEnvironment[] = [];
+  if (!shared)
+    beforeAll(async () => {
+      own = await startDevEnvironment();
+    });
+  afterAll(async () => {
+    for (const env of rooms.splice(0)) {
+      await stopTestWorkers(env);
+      await endOpenWorkflows(env);
+      await env.teardown();
+    }
+    await own?.teardown();
+  });
+  return {
+    async room() {
+      const address = shared ?? own?.connection.options.address;
+      if (!address) throw new Error('the dev server is not started: take a room inside a test');
+      const env = await attachDevEnvironment(address, label, options);
+      rooms.push(env);
+      return { env, address, namespace: env.namespace ?? 'default' };
+    },
+  };
+}
+
 /**
  * The time-skipping test server, a fresh one for each test (started in beforeEach, stopped in afterEach),
  * for tests whose subject is a timer or a retry interval. That server holds time still for every task

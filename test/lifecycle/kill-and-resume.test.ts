@@ -15,7 +15,7 @@ import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { requestedCriteria, reply } from '../helpers/model-apis/replies.js';
 import { startStandIn, type RecordedRequest } from '../helpers/model-apis/stand-in.js';
-import { useDevServer } from '../helpers/servers.js';
+import { useDevServerRooms, type Room } from '../helpers/servers.js';
 import { uniqueId } from '../helpers/temporal.js';
 import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from '../review-edit/helpers.js';
 
@@ -23,11 +23,11 @@ import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from
 // shrink: every run in the file's namespace (the CLI starts two of them) runs on a clock ten times quicker than the
 // shipped one (test/helpers/scaled-clock.ts), so the dead worker's launch heartbeat timeout (15 s, here 5 s) and the
 // relaunch rule's 30 s (here 3 s) pass quickly. The shipped numbers are proved on the time-skipping server by
-// test/harness/relaunch.test.ts.
-const { env, address } = useDevServer({ quickerClock: 10 });
+// test/harness/relaunch.test.ts. Each test runs in a namespace of its own, all at once: most of a test is waiting.
+const { room } = useDevServerRooms({ quickerClock: 10 });
 
 /** A worker process as `commonplace worker --kb <checkout>` builds it, on the test run's bundle (which carries the scaled clock). */
-const worker = (checkout: string, state: string) => startFaultWorker(undefined, { address: address(), kb: [checkout], state });
+const worker = ({ address, namespace }: Room, checkout: string, state: string) => startFaultWorker(undefined, { address, namespace, kb: [checkout], state });
 
 /** The launches that ended with an answer before the kill, and the starts after it that repeat one of them. */
 function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[] {
@@ -37,11 +37,11 @@ function repeatedAfter(before: LedgerEntry[], all: LedgerEntry[]): LedgerEntry[]
 }
 
 /** How many launch activities the workflow's history records as completed. */
-async function completedLaunches(workflowId: string): Promise<number> {
+async function completedLaunches({ env }: Room, workflowId: string): Promise<number> {
   const events =
     (
-      await env()
-        .client.workflow.getHandle(workflowId)
+      await env.client.workflow
+        .getHandle(workflowId)
         .fetchHistory()
         .catch(() => undefined)
     )?.events ?? [];
@@ -51,7 +51,8 @@ async function completedLaunches(workflowId: string): Promise<number> {
   return events.filter((event) => launchIds.has(String(event.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
 }
 
-test('a gate sweep whose worker is killed mid-batch and replaced launches no pair answered before the kill again', async () => {
+test.concurrent('a gate sweep whose worker is killed mid-batch and replaced launches no pair answered before the kill again', async () => {
+  const here = await room();
   const checkout = await corpusCopy();
   const dir = await scratch();
   const release = join(dir, 'release');
@@ -75,8 +76,8 @@ test('a gate sweep whose worker is killed mid-batch and replaced launches no pai
     profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '2m', attempts: 3 } }),
     env: fakeEnv,
   };
-  const first = worker(checkout, join(dir, 'state-1'));
-  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  const first = worker(here, checkout, join(dir, 'state-1'));
+  const handle = await here.env.client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
   await waitFor(
     "the first note's answer and the second note's held launch",
     async () => {
@@ -90,13 +91,13 @@ test('a gate sweep whose worker is killed mid-batch and replaced launches no pai
   );
   // The answer counts once the server has it: the launch's completion in the batch's history (the
   // harness may have ended a moment before its worker reported it).
-  await waitFor("the first note's launch recorded complete in the batch", async () => (await completedLaunches(`gates/${runId}/batch-1`)) >= 1, 120_000);
+  await waitFor("the first note's launch recorded complete in the batch", async () => (await completedLaunches(here, `gates/${runId}/batch-1`)) >= 1, 120_000);
   const before = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
   await writeFile(release, '');
 
-  const second = worker(checkout, join(dir, 'state-2'));
+  const second = worker(here, checkout, join(dir, 'state-2'));
   try {
     const summary: SweepSummary = await handle.result();
     expect(summary.status).toBe('completed');
@@ -110,7 +111,8 @@ test('a gate sweep whose worker is killed mid-batch and replaced launches no pai
   expect(repeatedAfter(before, all)).toEqual([]);
 });
 
-test('a full pass whose worker is killed while its editor runs and replaced launches no review again', async () => {
+test.concurrent('a full pass whose worker is killed while its editor runs and replaced launches no review again', async () => {
+  const here = await room();
   const checkout = await gitCorpus();
   const dir = await scratch();
   const release = join(dir, 'release');
@@ -121,8 +123,8 @@ test('a full pass whose worker is killed while its editor runs and replaced laun
   ]);
   const { lenses } = await gatesOf(checkout);
 
-  const first = worker(checkout, join(dir, 'state-1'));
-  const run = cliOn(checkout, address(), ['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario]);
+  const first = worker(here, checkout, join(dir, 'state-1'));
+  const run = cliOn(checkout, here.address, ['review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario], here.namespace);
   await waitFor('the editor to start', async () => (await launches(ledger)).some((launch) => launch.job === 'edit'), 180_000);
   const before = await readLedger(ledger);
   const reviewsBefore = (await launches(ledger)).filter((launch) => launch.job === 'gate-review');
@@ -131,7 +133,7 @@ test('a full pass whose worker is killed while its editor runs and replaced laun
   await first;
   await writeFile(release, '');
 
-  const second = worker(checkout, join(dir, 'state-2'));
+  const second = worker(here, checkout, join(dir, 'state-2'));
   try {
     const done = await run;
     expect(done.exitCode).toBe(0);
@@ -144,7 +146,8 @@ test('a full pass whose worker is killed while its editor runs and replaced laun
   expect(repeatedAfter(before, await readLedger(ledger))).toEqual([]);
 });
 
-test('a revision whose worker is killed while its pass runs and replaced launches no assessment again', async () => {
+test.concurrent('a revision whose worker is killed while its pass runs and replaced launches no assessment again', async () => {
+  const here = await room();
   const checkout = await gitCorpus();
   const start = await noteText(checkout);
   const dir = await scratch();
@@ -155,8 +158,8 @@ test('a revision whose worker is killed while its pass runs and replaced launche
     { match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tightened }, waitForFile: release }, { outputs: { 'edited.md': tightened } }] },
   ]);
 
-  const first = worker(checkout, join(dir, 'state-1'));
-  const run = cliOn(checkout, address(), ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', scenario]);
+  const first = worker(here, checkout, join(dir, 'state-1'));
+  const run = cliOn(checkout, here.address, ['review', 'run', 'revise', NOTE, '--assess', '--profile', 'fake', '--scenario', scenario], here.namespace);
   await waitFor('the pass to start', async () => (await launches(ledger)).some((launch) => launch.job === 'revise'), 180_000);
   const before = await readLedger(ledger);
   expect((await launches(ledger)).filter((launch) => launch.job === 'assess')).toHaveLength(1);
@@ -164,7 +167,7 @@ test('a revision whose worker is killed while its pass runs and replaced launche
   await first;
   await writeFile(release, '');
 
-  const second = worker(checkout, join(dir, 'state-2'));
+  const second = worker(here, checkout, join(dir, 'state-2'));
   try {
     const stopped = await run;
     expect(stopped.exitCode).toBe(2);
@@ -202,74 +205,84 @@ async function recordedPairs(checkout: string, runId: string): Promise<string[]>
   return pairs;
 }
 
-test('a model-API sweep whose worker dies mid-sweep after recording an answer asks no answered pair again: only requests in flight at its end', async () => {
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const KEY_ENV = 'COMMONPLACE_TEST_KILL_API_KEY';
-  const standIn = await startStandIn('anthropic', reply.review('pass'));
-  const profilesFile = join(dir, 'worker-profiles.yaml');
-  await writeFile(
-    profilesFile,
-    stringify({
-      profiles: { api: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', attempts: 3 } },
-    }),
-  );
-  const notes = await someNotes(2);
-  const pairs = (await selectPairs(checkout, { notes })).length;
-  const concurrency = 6;
-  const runId = uniqueId('GS-API').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes,
-    gates: [],
-    grouping: 'pair',
-    profile: 'api',
-    concurrency,
-    batchSize: 100,
-    autoResume: false,
-    profilesFile,
-  };
-  const workerEnv = { [KEY_ENV]: 'stand-in-key' };
-  // The worker kills itself (SIGKILL) right after recording its 12th answer, before reporting it.
-  const first = startFaultWorker(
-    { do: 'kill', at: 'answer-recorded', nth: 12 },
-    { address: address(), kb: [checkout], state: join(dir, 'state-1'), env: workerEnv },
-  );
-  const handle = await env().client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
-  try {
-    const killed = await first;
-    expect(killed.signal).toBe('SIGKILL');
-    const requestsAtKill = standIn.requests.filter((request) => !request.side).length;
-    const answeredAtKill = await recordedPairs(checkout, runId);
-    expect(answeredAtKill.length).toBeGreaterThanOrEqual(12);
-
-    const second = startFaultWorker(undefined, { address: address(), kb: [checkout], state: join(dir, 'state-2'), env: workerEnv });
-    try {
-      const summary: SweepSummary = await handle.result();
-      expect(summary.status).toBe('completed');
-      expect(summary.counts.pairsDone).toBe(pairs);
-    } finally {
-      second.kill('SIGINT');
-      await second;
-    }
-    const asked = standIn.requests.filter((request) => !request.side);
-    const times = new Map<string, number>();
-    for (const request of asked) times.set(pairOf(request), (times.get(pairOf(request)) ?? 0) + 1);
-    expect(times.size).toBe(pairs);
-    const askedAgain = [...times].filter(([, count]) => count > 1).map(([pair]) => pair);
-    // Every answer recorded before the worker died was asked once, the one it died reporting included.
-    expect(answeredAtKill.filter((pair) => askedAgain.includes(pair))).toEqual([]);
-    // What was asked again was asked before the kill and had no answer recorded: in flight, at most one a lane.
-    const inFlightAtKill = new Set(
-      asked
-        .slice(0, requestsAtKill)
-        .map(pairOf)
-        .filter((pair) => !answeredAtKill.includes(pair)),
+test.concurrent(
+  'a model-API sweep whose worker dies mid-sweep after recording an answer asks no answered pair again: only requests in flight at its end',
+  async () => {
+    const here = await room();
+    const checkout = await corpusCopy();
+    const dir = await scratch();
+    const KEY_ENV = 'COMMONPLACE_TEST_KILL_API_KEY';
+    const standIn = await startStandIn('anthropic', reply.review('pass'));
+    const profilesFile = join(dir, 'worker-profiles.yaml');
+    await writeFile(
+      profilesFile,
+      stringify({
+        profiles: { api: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', attempts: 3 } },
+      }),
     );
-    expect(askedAgain.filter((pair) => !inFlightAtKill.has(pair))).toEqual([]);
-    expect(askedAgain.length).toBeLessThanOrEqual(concurrency);
-  } finally {
-    await standIn.close();
-  }
-});
+    const notes = await someNotes(2);
+    const pairs = (await selectPairs(checkout, { notes })).length;
+    const concurrency = 6;
+    const runId = uniqueId('GS-API').replace(/\//g, '-');
+    const input: SweepInput = {
+      checkout,
+      runId,
+      notes,
+      gates: [],
+      grouping: 'pair',
+      profile: 'api',
+      concurrency,
+      batchSize: 100,
+      autoResume: false,
+      profilesFile,
+    };
+    const workerEnv = { [KEY_ENV]: 'stand-in-key' };
+    // The worker kills itself (SIGKILL) right after recording its 12th answer, before reporting it.
+    const first = startFaultWorker(
+      { do: 'kill', at: 'answer-recorded', nth: 12 },
+      { address: here.address, namespace: here.namespace, kb: [checkout], state: join(dir, 'state-1'), env: workerEnv },
+    );
+    const handle = await here.env.client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    try {
+      const killed = await first;
+      expect(killed.signal).toBe('SIGKILL');
+      const requestsAtKill = standIn.requests.filter((request) => !request.side).length;
+      const answeredAtKill = await recordedPairs(checkout, runId);
+      expect(answeredAtKill.length).toBeGreaterThanOrEqual(12);
+
+      const second = startFaultWorker(undefined, {
+        address: here.address,
+        namespace: here.namespace,
+        kb: [checkout],
+        state: join(dir, 'state-2'),
+        env: workerEnv,
+      });
+      try {
+        const summary: SweepSummary = await handle.result();
+        expect(summary.status).toBe('completed');
+        expect(summary.counts.pairsDone).toBe(pairs);
+      } finally {
+        second.kill('SIGINT');
+        await second;
+      }
+      const asked = standIn.requests.filter((request) => !request.side);
+      const times = new Map<string, number>();
+      for (const request of asked) times.set(pairOf(request), (times.get(pairOf(request)) ?? 0) + 1);
+      expect(times.size).toBe(pairs);
+      const askedAgain = [...times].filter(([, count]) => count > 1).map(([pair]) => pair);
+      // Every answer recorded before the worker died was asked once, the one it died reporting included.
+      expect(answeredAtKill.filter((pair) => askedAgain.includes(pair))).toEqual([]);
+      // What was asked again was asked before the kill and had no answer recorded: in flight, at most one a lane.
+      const inFlightAtKill = new Set(
+        asked
+          .slice(0, requestsAtKill)
+          .map(pairOf)
+          .filter((pair) => !answeredAtKill.includes(pair)),
+      );
+      expect(askedAgain.filter((pair) => !inFlightAtKill.has(pair))).toEqual([]);
+      expect(askedAgain.length).toBeLessThanOrEqual(concurrency);
+    } finally {
+      await standIn.close();
+    }
+  },
+);

@@ -81,9 +81,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the compiled CLI on a checkout (from inside it), against the test server. */
-export async function cliOn(checkout: string, address: string, args: string[]): Promise<CliResult> {
-  const result = await runCli([...args, '--kb', checkout], { env: { TEMPORAL_ADDRESS: address }, cwd: checkout });
+/** Runs the compiled CLI on a checkout (from inside it), against the test server: in `namespace` when given (a test's room, test/helpers/servers.ts), else the file's. */
+export async function cliOn(checkout: string, address: string, args: string[], namespace?: string): Promise<CliResult> {
+  const result = await runCli([...args, '--kb', checkout], {
+    env: { TEMPORAL_ADDRESS: address, ...(namespace !== undefined && { TEMPORAL_NAMESPACE: namespace }) },
+    cwd: checkout,
+  });
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
@@ -131,4 +134,14 @@ export async function editFixture(address: string, rules: (start: string) => Fak
     return file;
   };
   return { checkout, start, ledger, cli, run, planFile };
+}
+
+/** A committed corpus copy, a scenario (its rules may use the checkout and the note's start text), and the CLI on them against `address`. */
+export async function fullPassSetup(address: string, rules: FakeRule[] | ((checkout: string, start: string) => FakeRule[])) {
+  const checkout = await gitCorpus();
+  const start = await noteText(checkout);
+  const { scenario, ledger } = await fakeScenario(await scratch(), typeof rules === 'function' ? rules(checkout, start) : rules);
+  const cli = (...args: string[]) => cliOn(checkout, address, args);
+  const fullPass = (...extra: string[]) => cli('review', 'run', 'full-pass', NOTE, '--profile', 'fake', '--scenario', scenario, ...extra);
+  return { checkout, ledger, scenario, cli, fullPass };
 }
