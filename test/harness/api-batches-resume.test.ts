@@ -24,6 +24,16 @@ const { room } = useDevServerRooms();
  */
 const quick = { memo: scaledClockMemo(0.1) };
 
+/** The sweep completed without problems on the one provider batch, no request sent twice nor asked live, every note's results fresh and valid. */
+async function expectFinishedOnce(setup: Awaited<ReturnType<typeof batchSweep>>, summary: SweepSummary, notes: string[]): Promise<void> {
+  expect(summary.status).toBe('completed');
+  expect(summary.counts.problems).toBe(0);
+  expect(setup.standIn.batches.list).toHaveLength(1);
+  expect(sentTwice(setup.standIn)).toEqual([]);
+  expect(liveRequests(setup.standIn)).toEqual([]);
+  expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
+}
+
 test.concurrent.each(['anthropic', 'openai'] as const)(
   'a %s provider batch that ended while no worker ran is collected when a worker comes back, nothing submitted twice',
   async (api) => {
@@ -41,13 +51,7 @@ test.concurrent.each(['anthropic', 'openai'] as const)(
       // No worker runs now: the provider finishes the batch.
       setup.standIn.batches.end(setup.standIn.batches.list[0]!.id);
       const second = await testWorker(env, { stateDir: join(setup.dir, 'state') });
-      const summary = (await second.runUntil(handle.result())) as SweepSummary;
-      expect(summary.status).toBe('completed');
-      expect(summary.counts.problems).toBe(0);
-      expect(setup.standIn.batches.list).toHaveLength(1);
-      expect(sentTwice(setup.standIn)).toEqual([]);
-      expect(liveRequests(setup.standIn)).toEqual([]);
-      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+      await expectFinishedOnce(setup, (await second.runUntil(handle.result())) as SweepSummary, input.notes);
     } finally {
       await setup.standIn.close();
     }
@@ -76,13 +80,7 @@ test.concurrent.each([
       expect((await first).signal).toBe('SIGKILL');
       expect(setup.standIn.batches.list).toHaveLength(1);
       const second = await testWorker(env, { stateDir: state });
-      const summary = (await second.runUntil(handle.result())) as SweepSummary;
-      expect(summary.status).toBe('completed');
-      expect(summary.counts.problems).toBe(0);
-      expect(setup.standIn.batches.list).toHaveLength(1);
-      expect(sentTwice(setup.standIn)).toEqual([]);
-      expect(liveRequests(setup.standIn)).toEqual([]);
-      expect(await staleAndInvalid(setup, input.notes)).toEqual({ stale: [], invalid: [] });
+      await expectFinishedOnce(setup, (await second.runUntil(handle.result())) as SweepSummary, input.notes);
     } finally {
       first.kill('SIGKILL');
       await setup.standIn.close();

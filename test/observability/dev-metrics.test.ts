@@ -14,7 +14,17 @@ test('commonplace dev --metrics prints the metrics URL and serves the launch a p
   let output = '';
   dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
-    await waitFor('commonplace dev to report it is ready', async () => output.includes('Ctrl-C stops'), 90_000);
+    // A dev that exits, or never gets ready, fails the test with what it printed.
+    await waitFor(
+      'commonplace dev to report it is ready',
+      async () => {
+        if (dev.exitCode !== null) throw new Error(`commonplace dev exited (${dev.exitCode}) before it was ready:\n${output}`);
+        return output.includes('Ctrl-C stops');
+      },
+      90_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${output}`);
+    });
     const url = `http://127.0.0.1:${metricsPort}/metrics`;
     expect(output).toContain(`metrics:             ${url} (Prometheus)`);
     const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
