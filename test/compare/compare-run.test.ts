@@ -4,7 +4,7 @@ import { prepareCompare } from '../../src/activities/review/compare/prepare.js';
 import type { CompareSummary } from '../../src/review/compare/run-types.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { queryOnceStarted, testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 import { compareDir, compareFixture, DISPUTED, readRouteVerdicts, readSample, resultFiles, starts, type CompareFixture } from './helpers.js';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -178,8 +178,8 @@ test("a compare run's second route shows the run-wide spend: its running batch h
       async () => {
         progress = await handle.query<CompareProgress>('progress');
         if (progress.route !== 'strict:pair' || progress.currentBatch === undefined) return false;
-        batch = await env().client.workflow.getHandle(progress.currentBatch).query<BatchProgress>('batchProgress');
-        return batch.inFlight === 1;
+        batch = await queryOnceStarted<BatchProgress>(env(), progress.currentBatch, 'batchProgress');
+        return batch?.inFlight === 1;
       },
       120_000,
     );

@@ -1,4 +1,4 @@
-import { Connection } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -168,4 +168,17 @@ let counter = 0;
 export function uniqueId(prefix: string): string {
   counter += 1;
   return `${prefix}/${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+/**
+ * A query's answer from a workflow another names (a sweep's `currentBatch`), or undefined while the server has not
+ * started it yet: a parent records its child as current when it asks for the start, a moment before the child exists.
+ */
+export async function queryOnceStarted<T>(env: TestWorkflowEnvironment, workflowId: string, query: string): Promise<T | undefined> {
+  try {
+    return await env.client.workflow.getHandle(workflowId).query<T>(query);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@ import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { queryOnceStarted, testWorker, uniqueId } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
 import { progressLine } from '../../src/client/review/shared/sweep-format.js';
 import type { BatchProgress } from '../../src/workflows/gate-batch.js';
@@ -106,8 +106,8 @@ test("a sweep's running batch shows the run-wide spend: entering batch 2, its pr
       async () => {
         progress = await handle.query<SweepProgress>('progress');
         if (progress.batch !== 1 || progress.currentBatch === undefined) return false;
-        batch = await env().client.workflow.getHandle(progress.currentBatch).query<BatchProgress>('batchProgress');
-        return batch.inFlight === 1;
+        batch = await queryOnceStarted<BatchProgress>(env(), progress.currentBatch, 'batchProgress');
+        return batch?.inFlight === 1;
       },
       60_000,
     );
