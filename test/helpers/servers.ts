@@ -48,6 +48,16 @@ function useEnvironment(
   return { env: current, address: () => current().connection.options.address };
 }
 
+/** The test file's path under test/, without `.test.ts`: the label of the namespaces it registers. */
+function fileLabel(): string {
+  return (
+    expect
+      .getState()
+      .testPath?.replace(/^.*\/test\//, '')
+      .replace(/\.test\.ts$/, '') ?? 'file'
+  );
+}
+
 /**
  * This file's dev server: its jest worker's shared server (see docs/testing.md), in a namespace of the
  * file's own, which CLI processes the file starts name through TEMPORAL_NAMESPACE; outside a jest run
@@ -59,11 +69,7 @@ function useFileDevEnvironment(stopFirst?: () => Promise<void>, options: DevServ
     if (options.quickerClock !== undefined) throw new Error("a quicker clock needs the shared dev servers of a jest run (a namespace of the file's own)");
     return useEnvironment(startDevEnvironment, stopFirst);
   }
-  const label =
-    expect
-      .getState()
-      .testPath?.replace(/^.*\/test\//, '')
-      .replace(/\.test\.ts$/, '') ?? 'file';
+  const label = fileLabel();
   return useEnvironment(
     async () => {
       const env = await attachDevEnvironment(address, label, options);
@@ -111,11 +117,7 @@ export interface Room {
  */
 export function useDevServerRooms(options: DevServerOptions = {}): { room(): Promise<Room> } {
   const shared = sharedDevServerAddress();
-  const label =
-    expect
-      .getState()
-      .testPath?.replace(/^.*\/test\//, '')
-      .replace(/\.test\.ts$/, '') ?? 'file';
+  const label = fileLabel();
   let own: TestWorkflowEnvironment | undefined;
   const rooms: TestWorkflowEnvironment[] = [];
   if (!shared)
