@@ -6,6 +6,11 @@
  * Workers: COMMONPLACE_TEST_WORKERS, else one more than the machine's cores: a file waiting on the server
  * (a kill test, a timer) leaves its core to the third worker's file. On the 2-core machine the whole suite took
  * 763 s of jest with three workers against about 990 s with two (docs/testing.md).
+ *
+ * A worker is replaced by a fresh one once a file leaves its heap over COMMONPLACE_TEST_WORKER_HEAP (default
+ * 700 MB): a jest worker's heap grows by about 30 MB a file (each file loads its modules anew), and a worker
+ * grown past a gigabyte pays for it in every collection and every process it spawns (fork copies its page
+ * tables). With the limit the whole suite used a fifth less CPU (docs/testing.md, "A worker's heap").
  */
 import { availableParallelism } from 'node:os';
 
@@ -21,4 +26,5 @@ export default {
   globalTeardown: '<rootDir>/test/helpers/global-teardown.js',
   testTimeout: 240000,
   maxWorkers: Number(process.env.COMMONPLACE_TEST_WORKERS) || availableParallelism() + 1,
+  workerIdleMemoryLimit: process.env.COMMONPLACE_TEST_WORKER_HEAP || '700MB',
 };
