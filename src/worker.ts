@@ -51,6 +51,13 @@ export interface WorkerSettings {
    * timeout, so 12 s for a launch, unless set). A cancellation reaches a running activity with its next heartbeat sent.
    */
   heartbeatThrottle?: WorkerOptions['maxHeartbeatThrottleInterval'];
+  /**
+   * The threads the shared worker runs workflow code in (the SDK's default, 1, keeps it off the event loop the
+   * activities run on); 0 runs it on the main thread, as the SDK's debug mode does (without its 5 s limit on one
+   * activation). A thread's start costs about half a CPU second — nothing to a worker that runs for hours, most
+   * of the cost of the seconds-long workers the tests create by the hundred.
+   */
+  workflowThreads?: number;
 }
 
 /** The worker options a setting of this process's workers gives every worker it creates, the shared queue's and each checkout's. */
@@ -58,6 +65,16 @@ function throttleOptions(settings: WorkerSettings): Pick<WorkerOptions, 'maxHear
   return settings.heartbeatThrottle === undefined
     ? {}
     : { maxHeartbeatThrottleInterval: settings.heartbeatThrottle, defaultHeartbeatThrottleInterval: settings.heartbeatThrottle };
+}
+
+/**
+ * The SDK's options for `workflowThreads`. The SDK runs workflow code on the main thread in its debug mode
+ * only, which also lifts its 5 s limit on one activation's run: a workflow stuck in a loop holds the worker
+ * instead of failing its task.
+ */
+function workflowThreadOptions(threads: number | undefined): Pick<WorkerOptions, 'workflowThreadPoolSize' | 'debugMode'> {
+  if (threads === undefined) return {};
+  return threads === 0 ? { debugMode: true } : { workflowThreadPoolSize: threads };
 }
 
 /**
@@ -184,6 +201,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
       maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivityTaskExecutions,
     }),
     ...(settings.stickyQueueScheduleToStartTimeout !== undefined && { stickyQueueScheduleToStartTimeout: settings.stickyQueueScheduleToStartTimeout }),
+    ...workflowThreadOptions(settings.workflowThreads),
     ...throttleOptions(settings),
   });
   const worker = new CommonplaceWorker(settings, shared, places, activities);

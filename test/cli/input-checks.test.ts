@@ -1,4 +1,4 @@
-import { heartbeatThrottleOption } from '../../src/client/operate/worker-options.js';
+import { heartbeatThrottleOption, workflowThreadsOption } from '../../src/client/operate/worker-options.js';
 import { corpusCopy } from '../helpers/kb.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
@@ -75,6 +75,21 @@ describe('inputs are checked in the client before anything starts', () => {
     expect(heartbeatThrottleOption('0.5')).toBe(500);
     expect(heartbeatThrottleOption(undefined)).toBeUndefined();
     expect(heartbeatThrottleOption('')).toBeUndefined();
+  });
+
+  test('worker --workflow-threads that is not a whole number from 0 to 16 is refused, naming it and its variable', async () => {
+    for (const bad of ['-1', 'abc', '1.5', '17']) {
+      const result = await cli(['worker', '--workflow-threads', bad]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`--workflow-threads (or COMMONPLACE_WORKFLOW_THREADS) must be a whole number from 0 to 16, got "${bad}"`);
+    }
+  });
+
+  test('--workflow-threads is the number of threads, 0 the main thread; unset leaves the SDK its own', () => {
+    expect(workflowThreadsOption('0')).toBe(0);
+    expect(workflowThreadsOption('4')).toBe(4);
+    expect(workflowThreadsOption(undefined)).toBeUndefined();
+    expect(workflowThreadsOption('')).toBeUndefined();
   });
 
   test('a good input gets past the checks to the server (and says it cannot reach it)', async () => {

@@ -55,6 +55,8 @@ const worker = await createWorker({
   ...(values['max-launches'] !== undefined && { maxConcurrentActivityTaskExecutions: Number(values['max-launches']) }),
   // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.
   stickyQueueScheduleToStartTimeout: '1s',
+  // Workflow code on the main thread, as in the tests' in-process workers: a thread's start is half a CPU second.
+  workflowThreads: 0,
   // A worker no test kills (a file's shared worker) takes cancellations within this; a killed one keeps the SDK's throttle.
   ...(values['heartbeat-throttle'] !== undefined && { heartbeatThrottle: values['heartbeat-throttle'] as Duration }),
 });

@@ -194,8 +194,9 @@ export function useDevServerWithCliWorker(options: DevServerOptions = {}): Serve
     process.env.COMMONPLACE_KB_LIST = list;
     worker =
       options.quickerClock === undefined
-        ? // A cancellation reaches its launches within a second (the SDK holds heartbeats back up to 12 s).
-          startCli(['worker', '--state', state, '--kb-list', list, '--heartbeat-throttle', '1'], {
+        ? // A cancellation reaches its launches within a second (the SDK holds heartbeats back up to 12 s); workflow
+          // code on the main thread, as in the tests' in-process workers (a thread's start is half a CPU second).
+          startCli(['worker', '--state', state, '--kb-list', list, '--heartbeat-throttle', '1', '--workflow-threads', '0'], {
             env: { TEMPORAL_ADDRESS: server.address(), TEMPORAL_NAMESPACE: server.env().namespace ?? 'default' },
           })
         : // Never killed: a cancellation reaches its launches within a second (the SDK holds heartbeats back up to 80 % of the timeout).

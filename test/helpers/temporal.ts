@@ -111,6 +111,9 @@ export async function testWorker(
     // through (every 12 s): the tests that cancel mid-launch wait on that. The workers a test kills keep the SDK's
     // throttle (test/helpers/fault-worker.ts), so what a dead worker's last heartbeat carried is as in production.
     heartbeatThrottle: '1s',
+    // Workflow code on the main thread: a worker thread's start is about half a CPU second, and the suite
+    // creates hundreds of workers that live seconds (docs/testing.md, "A worker's threads").
+    workflowThreads: 0,
     ...settings,
   });
   const created = workersOf.get(env) ?? new Set<CommonplaceWorker>();

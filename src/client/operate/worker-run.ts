@@ -11,7 +11,9 @@ import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } fr
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Connects, bundles, then polls the shared queue and each held checkout's until Ctrl-C, saying each step on stderr. */
-export async function runWorker(options: { state: string; maxLaunches: number; metrics?: string; heartbeatThrottle?: number } & HoldOptions): Promise<void> {
+export async function runWorker(
+  options: { state: string; maxLaunches: number; metrics?: string; heartbeatThrottle?: number; workflowThreads?: number } & HoldOptions,
+): Promise<void> {
   const { maxLaunches } = options;
   const metrics = parseOptions(metricsOption, options.metrics);
   installQuietRuntime({ metrics });
@@ -34,6 +36,7 @@ export async function runWorker(options: { state: string; maxLaunches: number; m
     checkouts,
     maxConcurrentActivityTaskExecutions: maxLaunches,
     ...(options.heartbeatThrottle !== undefined && { heartbeatThrottle: options.heartbeatThrottle }),
+    ...(options.workflowThreads !== undefined && { workflowThreads: options.workflowThreads }),
   });
   const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
   process.stderr.write(
