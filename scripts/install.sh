@@ -16,15 +16,15 @@ install_chromium() {
 }
 install_chromium &
 chromium_pid=$!
+# The real harness CLIs (pinned), whose --help the command-line tests check the profiles' flags against.
+install_harness_clis() {
+  if [ -d tools/harness-clis/node_modules ] && [ ! tools/harness-clis/package-lock.json -nt tools/harness-clis/node_modules/.package-lock.json ]; then return 0; fi
+  npm ci --prefix tools/harness-clis --no-audit --no-fund --silent
+}
 temporal_log=$(mktemp) harness_log=$(mktemp)
 bash temporal/install.sh >"$temporal_log" 2>&1 &
 temporal_pid=$!
-# The real harness CLIs (pinned), whose --help the command-line tests check the profiles' flags against.
-if [ ! -d tools/harness-clis/node_modules ] || [ tools/harness-clis/package-lock.json -nt tools/harness-clis/node_modules/.package-lock.json ]; then
-  npm ci --prefix tools/harness-clis --no-audit --no-fund --silent >"$harness_log" 2>&1 &
-else
-  true &
-fi
+install_harness_clis >"$harness_log" 2>&1 &
 harness_pid=$!
 status=0
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
