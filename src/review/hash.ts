@@ -179,24 +179,37 @@ export function criterionHash(text: string): string {
  * it makes nesting and code blocks.
  */
 export function normaliseText(text: string): string {
-  const lines = text
-    .replace(/^\uFEFF/, '')
-    .replace(/\r\n?/g, '\n')
-    .split('\n');
+  // One pass over the lines by index, with a regular expression only on a line that has a tab or two spaces
+  // in a row: the same text as splitting and replacing line by line (test/review/hash.test.ts holds the two
+  // side by side) in under a third of the time (the corpus' notes: 34 against 112-141 ms). Every status,
+  // sweep and edit hashes each note it reads.
+  let source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.includes('\r')) source = source.replace(/\r\n?/g, '\n');
   const kept: string[] = [];
   let blank = false;
-  for (const raw of lines) {
-    const line = raw.replace(/[ \t]+$/, '');
-    if (line === '') {
+  for (let start = 0; start <= source.length;) {
+    const newline = source.indexOf('\n', start);
+    const end = newline === -1 ? source.length : newline;
+    let last = end;
+    while (last > start && isBlankChar(source.charCodeAt(last - 1))) last -= 1;
+    if (last === start) {
       blank = kept.length > 0;
-      continue;
+    } else {
+      if (blank) kept.push('');
+      blank = false;
+      let body = start;
+      while (body < last && isBlankChar(source.charCodeAt(body))) body += 1;
+      const rest = source.slice(body, last);
+      kept.push(source.slice(start, body) + (rest.includes('\t') || rest.includes('  ') ? rest.replace(/[ \t]{2,}|\t/g, ' ') : rest));
     }
-    if (blank) kept.push('');
-    blank = false;
-    const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
-    kept.push(indent + line.slice(indent.length).replace(/[ \t]{2,}|\t/g, ' '));
+    start = end + 1;
   }
   return kept.join('\n');
+}
+
+/** A space or a tab: the blanks `normaliseText` trims and collapses (other whitespace is text). */
+function isBlankChar(code: number): boolean {
+  return code === 32 || code === 9;
 }
 
 /** A parsed YAML value as canonical JSON: mapping keys sorted, strings whitespace-collapsed, list order kept. */
