@@ -1,17 +1,89 @@
 #!/usr/bin/env node
-// The operator CLI. Runs the compiled package (npm run build, done by npm install).
-import { existsSync } from 'node:fs';
+// The operator CLI. Runs the compiled package (npm run build, done by npm install): a client command from
+// the bundle dist/cli.cjs with its V8 code cache, a command that runs a worker (`worker`, `dev`, `upgrade`)
+// from the compiled modules under dist/src/. COMMONPLACE_CLI_BUNDLE=0 runs every command from the modules
+// (their source maps name the TypeScript lines in a --debug stack trace). docs/cli.md, "How a command starts".
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script, constants } from 'node:vm';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const entry = join(root, 'dist', 'src', 'client', 'main.js');
-if (!existsSync(entry)) {
-  process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);
-  process.exit(1);
+const bundle = join(root, 'dist', 'cli.cjs');
+
+/** The commands that run a worker: they load the worker's SDK, which the bundle leaves out. */
+const WORKER_COMMANDS = new Set(['worker', 'dev', 'upgrade']);
+/** The program's options that take a value, so the command is found past them (`--address host:port review …`). */
+const VALUED_OPTIONS = new Set(['--address', '--namespace', '--profile-name', '--config-file']);
+
+/** The first word of the command line that is not an option or an option's value. */
+function commandOf(args) {
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index];
+    if (VALUED_OPTIONS.has(arg)) index += 1;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
 }
-const { main } = await import(pathToFileURL(entry).href);
-await main(process.argv);
-// A finished command exits even while a client connection or a pending workflow result would keep
-// the event loop alive (a sweep that stopped is still open on the server). Pipes are synchronous on Linux.
-process.exit(process.exitCode ?? 0);
+
+/**
+ * Loads the bundle as Node loads a CommonJS module, compiled with the code cache beside it. A cache that is
+ * missing, or that V8 refuses (another Node, other V8 flags), is written anew once the command has run: to a
+ * temporary file renamed into place, so that commands started at once never read half of one. A package
+ * directory the user cannot write keeps working without one.
+ */
+function loadBundle() {
+  const cacheFile = `${bundle}.cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // latin1: the bundle is ASCII (esbuild's charset), and a one-byte string is read without decoding.
+  const source = readFileSync(bundle, 'latin1');
+  const script = new Script(Module.wrap(source), {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = new Module(bundle, undefined);
+  module.filename = bundle;
+  module.paths = Module._nodeModulePaths(dirname(bundle));
+  const moduleRequire = createRequire(bundle);
+  script.runInThisContext().call(module.exports, module.exports, moduleRequire, module, bundle, dirname(bundle));
+  const writeCache = () => {
+    if (cachedData !== undefined && !script.cachedDataRejected) return;
+    const temporary = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, script.createCachedData());
+      renameSync(temporary, cacheFile);
+    } catch {
+      // Read-only package directory: every start compiles the bundle, as without a cache.
+    }
+  };
+  return { main: module.exports.main, writeCache };
+}
+
+const args = process.argv.slice(2);
+if (process.env.COMMONPLACE_CLI_BUNDLE !== '0' && !WORKER_COMMANDS.has(commandOf(args)) && existsSync(bundle)) {
+  const { main, writeCache } = loadBundle();
+  try {
+    await main(process.argv);
+  } finally {
+    writeCache();
+  }
+} else {
+  if (!existsSync(entry)) {
+    process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);
+    process.exit(1);
+  }
+  const { main } = await import(pathToFileURL(entry).href);
+  await main(process.argv);
+}
+// A finished command exits even while a client connection or a pending workflow result would keep the
+// event loop alive, once what it printed has been written (src/client/shared/exit.ts).
+const { exitOnceWritten } = await import(pathToFileURL(join(root, 'dist', 'src', 'client', 'shared', 'exit.js')).href);
+await exitOnceWritten(process.exitCode ?? 0);
