@@ -42,8 +42,7 @@ function loadBundle() {
   } catch {
     cachedData = undefined;
   }
-  // latin1: the bundle is ASCII (esbuild's charset), and a one-byte string is read without decoding.
-  const source = readFileSync(bundle, 'latin1');
+  const source = readFileSync(bundle, 'utf8');
   const script = new Script(Module.wrap(source), {
     filename: bundle,
     cachedData,
@@ -64,26 +63,26 @@ function loadBundle() {
       // Read-only package directory: every start compiles the bundle, as without a cache.
     }
   };
-  return { main: module.exports.main, writeCache };
+  return { main: module.exports.main, exitOnceWritten: module.exports.exitOnceWritten, writeCache };
 }
 
 const args = process.argv.slice(2);
+let cli;
+let writeCache = () => {};
 if (process.env.COMMONPLACE_CLI_BUNDLE !== '0' && !WORKER_COMMANDS.has(commandOf(args)) && existsSync(bundle)) {
-  const { main, writeCache } = loadBundle();
-  try {
-    await main(process.argv);
-  } finally {
-    writeCache();
-  }
+  ({ writeCache, ...cli } = loadBundle());
 } else {
   if (!existsSync(entry)) {
     process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);
     process.exit(1);
   }
-  const { main } = await import(pathToFileURL(entry).href);
-  await main(process.argv);
+  cli = await import(pathToFileURL(entry).href);
+}
+try {
+  await cli.main(process.argv);
+} finally {
+  writeCache();
 }
 // A finished command exits even while a client connection or a pending workflow result would keep the
 // event loop alive, once what it printed has been written (src/client/shared/exit.ts).
-const { exitOnceWritten } = await import(pathToFileURL(join(root, 'dist', 'src', 'client', 'shared', 'exit.js')).href);
-await exitOnceWritten(process.exitCode ?? 0);
+await cli.exitOnceWritten(process.exitCode ?? 0);

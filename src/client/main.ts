@@ -12,6 +12,9 @@ import { registerUpgrade } from './operate/upgrade.js';
 import { packageRoot } from '../paths.js';
 import { setConnectionOverrides } from './shared/connection-overrides.js';
 
+/** How bin/commonplace.js ends the process once a command has run (from the bundle or the modules alike). */
+export { exitOnceWritten } from './shared/exit.js';
+
 /** The package's version, as package.json says. */
 function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
