@@ -1,19 +1,18 @@
 #!/usr/bin/env node
-// The operator CLI. Runs the compiled package (npm run build, done by npm install): a client command from
-// the bundle dist/cli.cjs with its V8 code cache, a command that runs a worker (`worker`, `dev`, `upgrade`)
-// from the compiled modules under dist/src/. COMMONPLACE_CLI_BUNDLE=0 runs every command from the modules
-// (their source maps name the TypeScript lines in a --debug stack trace). docs/cli.md, "How a command starts".
+// The operator CLI. Runs the compiled package (npm run build, done by npm install): a client command from the
+// bundle dist/cli.cjs, a command that runs a worker (`worker`, `dev`, `upgrade`) from dist/worker.cjs, each
+// compiled with the V8 code cache beside it. COMMONPLACE_CLI_BUNDLE=0 runs every command from the compiled
+// modules under dist/src/ (a --debug stack trace then names each module). docs/cli.md, "How a command starts".
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Script, constants } from 'node:vm';
+import { Script } from 'node:vm';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const entry = join(root, 'dist', 'src', 'client', 'main.js');
-const bundle = join(root, 'dist', 'cli.cjs');
 
-/** The commands that run a worker: they load the worker's SDK, which the bundle leaves out. */
+/** The commands that run a worker: they load the worker's SDK, which dist/cli.cjs leaves out. */
 const WORKER_COMMANDS = new Set(['worker', 'dev', 'upgrade']);
 /** The program's options that take a value, so the command is found past them (`--address host:port review …`). */
 const VALUED_OPTIONS = new Set(['--address', '--namespace', '--profile-name', '--config-file']);
@@ -34,7 +33,7 @@ function commandOf(args) {
  * temporary file renamed into place, so that commands started at once never read half of one. A package
  * directory the user cannot write keeps working without one.
  */
-function loadBundle() {
+function loadBundle(bundle) {
   const cacheFile = `${bundle}.cache`;
   let cachedData;
   try {
@@ -43,11 +42,7 @@ function loadBundle() {
     cachedData = undefined;
   }
   const source = readFileSync(bundle, 'utf8');
-  const script = new Script(Module.wrap(source), {
-    filename: bundle,
-    cachedData,
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
   const module = new Module(bundle, undefined);
   module.filename = bundle;
   module.paths = Module._nodeModulePaths(dirname(bundle));
@@ -67,10 +62,11 @@ function loadBundle() {
 }
 
 const args = process.argv.slice(2);
+const bundle = join(root, 'dist', WORKER_COMMANDS.has(commandOf(args)) ? 'worker.cjs' : 'cli.cjs');
 let cli;
 let writeCache = () => {};
-if (process.env.COMMONPLACE_CLI_BUNDLE !== '0' && !WORKER_COMMANDS.has(commandOf(args)) && existsSync(bundle)) {
-  ({ writeCache, ...cli } = loadBundle());
+if (process.env.COMMONPLACE_CLI_BUNDLE !== '0' && existsSync(bundle)) {
+  ({ writeCache, ...cli } = loadBundle(bundle));
 } else {
   if (!existsSync(entry)) {
     process.stderr.write(`commonplace: ${entry} is missing; run \`npm run build\` in ${root}\n`);

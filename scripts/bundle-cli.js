@@ -1,95 +1,117 @@
 #!/usr/bin/env node
-// The third step of `npm run build`: the operator CLI's client commands bundled into one CommonJS file,
-// dist/cli.cjs, with the V8 code cache of its first run beside it (dist/cli.cjs.cache). bin/commonplace.js
-// runs a client command from it: one file read and no module resolution instead of some four hundred
-// modules found, read and compiled at every start (docs/cli.md, "How a command starts").
+// The third step of `npm run build`: the operator CLI bundled into two CommonJS files, each with the V8 code
+// cache of its first run beside it (`<bundle>.cache`). bin/commonplace.js starts a command from one of them:
+// one file read and no module resolution instead of hundreds of modules found, read and compiled at every
+// start (docs/cli.md, "How a command starts").
 //
-// The commands that run a worker (`worker`, `dev`, `upgrade`: they load the worker's SDK and its native
-// core) are not in it: bin/commonplace.js runs them from the compiled modules under dist/src/, and the
-// bundle holds a stub in their place that says so. The bundle keeps each module's own location: every
-// `import.meta.url` in it is the URL its module has under dist/src/, so paths found from it are the same.
+// - dist/cli.cjs, the client commands: everything they load is inside, the Temporal client's SDK included.
+//   The commands that run a worker (`worker`, `dev`, `upgrade`) have a stub in it in place of their work,
+//   which says where they run from.
+// - dist/worker.cjs, the commands that run a worker: the project's modules and their packages, with every
+//   Temporal package loaded from node_modules. The worker's SDK starts its workflow threads from its own
+//   files and carries a native core, and a second copy of a Temporal package beside the SDK's own would be
+//   a second set of its classes.
+//
+// Each bundle keeps each module's own location: every `import.meta.url` in it is the URL its module has under
+// dist/src/, so the paths found from it (the package root, the workflow code, the helpers) are the same.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFile } from 'node:fs/promises';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-const bundle = join(dist, 'cli.cjs');
 const started = Date.now();
 
-/** The modules a worker command runs, left out of the bundle: bin/commonplace.js sends those commands elsewhere. */
+/** The modules a worker command runs, left out of the client bundle. */
 const WORKER_COMMAND_MODULES = /\/dist\/src\/client\/operate\/(dev-run|worker-run|upgrade-run)\.js$/;
 /**
- * Loaded from node_modules when a command needs them, not bundled: the worker's SDK and its native core (never
- * reached by a client command), the model APIs' SDKs and OpenTelemetry's exporters (only a comparison's or a
- * traced command's, with the SDK's OpenTelemetry interceptors), gray-matter (loaded through createRequire).
+ * Loaded from node_modules when a command needs them, in both bundles: the model APIs' SDKs and OpenTelemetry's
+ * exporters (only a comparison's, a worker's or a traced command's), with the Temporal SDK's OpenTelemetry
+ * interceptors, and native addons.
  */
-const EXTERNAL = [
-  '@temporalio/worker',
-  '@temporalio/core-bridge',
-  '@temporalio/testing',
-  '@temporalio/interceptors-opentelemetry',
-  '@anthropic-ai/sdk',
-  'openai',
-  '@opentelemetry/*',
-  '*.node',
+const SHARED_EXTERNAL = ['@temporalio/interceptors-opentelemetry', '@anthropic-ai/sdk', 'openai', '@opentelemetry/*', '*.node'];
+
+const BUNDLES = [
+  {
+    file: 'cli.cjs',
+    external: [...SHARED_EXTERNAL, '@temporalio/worker', '@temporalio/core-bridge', '@temporalio/testing'],
+    stubWorkerCommands: true,
+    // A client command never loads the worker's SDK: only the worker connection's code imports it.
+    refuse: (path, input) =>
+      input.imports.some((imported) => imported.path === '@temporalio/worker') && !path.endsWith('dist/src/client/shared/connection.js')
+        ? "imports the worker's SDK; a client command must not load it"
+        : undefined,
+    warm: ['--help'],
+  },
+  {
+    file: 'worker.cjs',
+    external: [...SHARED_EXTERNAL, '@temporalio/*'],
+    stubWorkerCommands: false,
+    refuse: (path) => (path.includes('node_modules/@temporalio/') ? 'is a Temporal package, which the worker bundle loads from node_modules' : undefined),
+    warm: ['worker', '--help'],
+  },
 ];
 
-const keepModuleUrls = {
-  name: 'keep-module-urls',
-  setup(builder) {
-    builder.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, async (args) => {
-      if (WORKER_COMMAND_MODULES.test(args.path)) {
-        const name = args.path.replace(/^.*\/operate\//, '');
-        return {
-          contents: `throw new Error(${JSON.stringify(`commonplace: ${name} runs from the compiled modules (bin/commonplace.js), not from dist/cli.cjs`)});`,
-          loader: 'js',
-        };
-      }
-      const source = await readFile(args.path, 'utf8');
-      const url = JSON.stringify(relative(dist, args.path).split('\\').join('/'));
-      return { contents: source.replaceAll('import.meta.url', `__commonplaceModuleUrl(${url})`), loader: 'js' };
-    });
-  },
-};
-
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: [join(dist, 'src', 'client', 'main.js')],
-  outfile: bundle,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  external: EXTERNAL,
-  plugins: [keepModuleUrls],
-  banner: {
-    js: "const __commonplaceModuleUrl = (path) => require('node:url').pathToFileURL(require('node:path').join(__dirname, path)).href;",
-  },
-  charset: 'ascii',
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: true,
-});
-if (result.errors.length > 0) process.exit(1);
-
-// A client command never loads the worker's SDK: the bundle imports it only where a worker connection is made.
-const importers = Object.entries(result.metafile.inputs)
-  .filter(([, input]) => input.imports.some((imported) => imported.path === '@temporalio/worker'))
-  .map(([path]) => path)
-  .filter((path) => !path.endsWith('dist/src/client/shared/connection.js'));
-if (importers.length > 0) {
-  rmSync(bundle, { force: true });
-  process.stderr.write(`client bundle: ${importers.join(', ')} import the worker's SDK; a client command must not load it\n`);
-  process.exit(1);
+/** Keeps each project module's `import.meta.url`, and puts the stubs in the client bundle. */
+function projectModules(stubWorkerCommands) {
+  return {
+    name: 'project-modules',
+    setup(builder) {
+      builder.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, async (args) => {
+        if (stubWorkerCommands && WORKER_COMMAND_MODULES.test(args.path)) {
+          const name = args.path.replace(/^.*\/operate\//, '');
+          return {
+            contents: `throw new Error(${JSON.stringify(`commonplace: ${name} runs from dist/worker.cjs (bin/commonplace.js), not from dist/cli.cjs`)});`,
+            loader: 'js',
+          };
+        }
+        const source = await readFile(args.path, 'utf8');
+        const url = JSON.stringify(relative(dist, args.path).split('\\').join('/'));
+        return { contents: source.replaceAll('import.meta.url', `__commonplaceModuleUrl(${url})`), loader: 'js' };
+      });
+    },
+  };
 }
 
-// The code cache: the bundle run once (its help), its compiled code written for every later start.
-rmSync(`${bundle}.cache`, { force: true });
-execFileSync(process.execPath, [join(root, 'bin', 'commonplace.js'), '--help'], { stdio: ['ignore', 'ignore', 'inherit'] });
-process.stderr.write(
-  `client bundle: ${relative(process.cwd(), bundle) || bundle} from ${Object.keys(result.metafile.inputs).length} modules in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-);
+for (const spec of BUNDLES) {
+  const outfile = join(dist, spec.file);
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [join(dist, 'src', 'client', 'main.js')],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: spec.external,
+    plugins: [projectModules(spec.stubWorkerCommands)],
+    banner: {
+      js: "const __commonplaceModuleUrl = (path) => require('node:url').pathToFileURL(require('node:path').join(__dirname, path)).href;",
+    },
+    // import() of a package left outside becomes a require(): a script compiled with a code cache has no ES
+    // module loader of its own to import with (Node 20), and every package left outside is CommonJS.
+    supported: { 'dynamic-import': false },
+    charset: 'ascii',
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  if (result.errors.length > 0) process.exit(1);
+  const refused = Object.entries(result.metafile.inputs).flatMap(([path, input]) => {
+    const why = spec.refuse(path, input);
+    return why === undefined ? [] : [`${path} ${why}`];
+  });
+  if (refused.length > 0) {
+    rmSync(outfile, { force: true });
+    process.stderr.write(`CLI bundle ${spec.file}: ${refused.join('; ')}\n`);
+    process.exit(1);
+  }
+  // The code cache: the bundle run once (a help page), its compiled code written for every later start.
+  rmSync(`${outfile}.cache`, { force: true });
+  execFileSync(process.execPath, [join(root, 'bin', 'commonplace.js'), ...spec.warm], { stdio: ['ignore', 'ignore', 'inherit'] });
+  process.stderr.write(`CLI bundle: dist/${spec.file} from ${Object.keys(result.metafile.inputs).length} modules\n`);
+}
+process.stderr.write(`CLI bundles in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -1,13 +1,13 @@
 /**
- * How a command starts (docs/cli.md): a client command runs from the bundle dist/cli.cjs with its V8 code
- * cache, a worker command (`worker`, `dev`, `upgrade`) from the compiled modules, and both give the same
- * answers. A resolve hook (test/helpers/load-trace.mjs) records which modules each process loads.
+ * How a command starts (docs/cli.md): a client command runs from the bundle dist/cli.cjs, a worker command
+ * (`worker`, `dev`, `upgrade`) from dist/worker.cjs, each with its V8 code cache, and the bundles answer as
+ * the compiled modules do.
  */
 import { execa } from 'execa';
 import { copyFile, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { cliPath, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 import { corpusCopy } from '../helpers/kb.js';
 
@@ -15,30 +15,33 @@ const root = packageRoot();
 // No Temporal server listens here: a command that needs one says so in one line.
 const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
 
-/** The module URLs a CLI process resolved through the module loader (the bundle's own modules are inside one file). */
-async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const trace = join(await scratch(), 'trace.txt');
-  const result = await execa('node', ['--import', join(root, 'test', 'helpers', 'load-trace.mjs'), cliPath, ...args], {
-    reject: false,
-    env: { ...offline, COMMONPLACE_LOAD_TRACE: trace, ...env },
-  });
-  expect(result.exitCode).toBe(0);
-  return (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
+/** Where a command ran from, read from the stack trace `--debug` prints with its one-line failure. */
+async function ranFrom(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const result = await runCli(['--debug', ...args], { env: { ...offline, ...env } });
+  expect(result.exitCode).toBe(1);
+  expect(String(result.stderr)).toMatch(/^commonplace: cannot reach Temporal at 127\.0\.0\.1:1/m);
+  const frames = String(result.stderr).match(/dist\/(cli\.cjs|worker\.cjs|src\/)/g) ?? [];
+  expect(new Set(frames).size).toBe(1);
+  return frames[0] ?? 'no frame';
 }
 
-test('a client command runs from the bundle; a worker command, and any with COMMONPLACE_CLI_BUNDLE=0, from the modules', async () => {
-  const fromModules = (urls: string[]) => urls.some((url) => url.endsWith('/dist/src/client/main.js'));
-  expect(fromModules(await loadedModules(['review', 'status', '--help']))).toBe(false);
-  expect(fromModules(await loadedModules(['--address', '127.0.0.1:1', 'quota', '--help']))).toBe(false);
-  expect(fromModules(await loadedModules(['worker', '--help']))).toBe(true);
-  expect(fromModules(await loadedModules(['--namespace', 'x', 'dev', '--help']))).toBe(true);
-  expect(fromModules(await loadedModules(['upgrade', 'check', '--help']))).toBe(true);
-  expect(fromModules(await loadedModules(['review', 'status', '--help'], { COMMONPLACE_CLI_BUNDLE: '0' }))).toBe(true);
+test('a client command runs from dist/cli.cjs, a worker command from dist/worker.cjs, and any from the modules with COMMONPLACE_CLI_BUNDLE=0', async () => {
+  const state = await scratch();
+  expect(await ranFrom(['quota'])).toBe('dist/cli.cjs');
+  expect(await ranFrom(['--address', '127.0.0.1:1', 'review', 'schedule', 'list'])).toBe('dist/cli.cjs');
+  expect(await ranFrom(['worker', '--state', state])).toBe('dist/worker.cjs');
+  expect(await ranFrom(['--namespace', 'x', 'worker', '--state', state])).toBe('dist/worker.cjs');
+  expect(await ranFrom(['quota'], { COMMONPLACE_CLI_BUNDLE: '0' })).toBe('dist/src/');
+  expect(await ranFrom(['worker', '--state', state], { COMMONPLACE_CLI_BUNDLE: '0' })).toBe('dist/src/');
 });
 
-test('the bundle answers as the modules do: help, version, a validation, a refused input, an unreachable server', async () => {
+test('the bundles answer as the modules do: help, version, a validation, a refused input, an unreachable server', async () => {
   const checkout = await corpusCopy();
+  const state = await scratch();
   const commands = [
+    ['worker', '--help'],
+    ['upgrade', 'check', '--help'],
+    ['worker', '--state', state],
     ['--help'],
     ['--version'],
     ['review', 'run', 'gates', '--help'],
@@ -63,7 +66,7 @@ test('a worker command reached inside the bundle says where it runs from', async
   const script = `require(${JSON.stringify(join(root, 'dist', 'cli.cjs'))}).main(['node', 'commonplace', 'worker']).catch((error) => { console.error(error.message); process.exitCode = 1; });`;
   const result = await execa('node', ['-e', script], { reject: false, env: offline });
   expect(result.exitCode).toBe(1);
-  expect(result.stderr).toContain('worker-run.js runs from the compiled modules (bin/commonplace.js), not from dist/cli.cjs');
+  expect(result.stderr).toContain('worker-run.js runs from dist/worker.cjs (bin/commonplace.js), not from dist/cli.cjs');
 });
 
 test('a code cache V8 refuses is written anew once the command has run, and the command is not changed by it', async () => {
