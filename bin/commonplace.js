@@ -3,7 +3,7 @@
 // bundle dist/cli.cjs, a command that runs a worker (`worker`, `dev`, `upgrade`) from dist/worker.cjs, each
 // compiled with the V8 code cache beside it. COMMONPLACE_CLI_BUNDLE=0 runs every command from the compiled
 // modules under dist/src/ (a --debug stack trace then names each module). docs/cli.md, "How a command starts".
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -55,7 +55,8 @@ function loadBundle(bundle) {
       writeFileSync(temporary, script.createCachedData());
       renameSync(temporary, cacheFile);
     } catch {
-      // Read-only package directory: every start compiles the bundle, as without a cache.
+      // A package directory the user cannot write: every start compiles the bundle, as without a cache.
+      rmSync(temporary, { force: true });
     }
   };
   return { main: module.exports.main, exitOnceWritten: module.exports.exitOnceWritten, writeCache };
