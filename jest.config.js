@@ -23,6 +23,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/helpers/global-setup.js',
+  setupFiles: ['<rootDir>/test/helpers/process-hooks.js'],
   globalTeardown: '<rootDir>/test/helpers/global-teardown.js',
   testTimeout: 240000,
   maxWorkers: Number(process.env.COMMONPLACE_TEST_WORKERS) || availableParallelism() + 1,
