@@ -28,38 +28,57 @@ function commandOf(args) {
 }
 
 /**
+ * The code cache beside a bundle: a first line naming the commands whose run it holds (JSON), then V8's data.
+ * V8 caches the functions a script has compiled when the cache is made; a command compiles the code it runs
+ * (the connection, the protobuf types, the command's own work) as it runs it, so a cache made after a help page
+ * holds little of it. Each command the cache has not seen writes it anew after its run, with its own code
+ * added; once each command has run, it is only read.
+ */
+function readCache(cacheFile) {
+  try {
+    const file = readFileSync(cacheFile);
+    const newline = file.indexOf(10);
+    if (newline < 0) return undefined;
+    const commands = JSON.parse(file.subarray(0, newline).toString('utf8'));
+    if (!Array.isArray(commands)) return undefined;
+    return { commands, data: file.subarray(newline + 1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Loads the bundle as Node loads a CommonJS module, compiled with the code cache beside it. A cache that is
- * missing, or that V8 refuses (another Node, other V8 flags), is written anew once the command has run: to a
- * temporary file renamed into place, so that commands started at once never read half of one. A package
- * directory the user cannot write keeps working without one.
+ * missing, that V8 refuses (another Node, other V8 flags), or that has not seen the command is written anew
+ * once the command has run: to a temporary file renamed into place, so that commands started at once never
+ * read half of one. A package directory the user cannot write keeps working without one.
  */
 function loadBundle(bundle) {
   const cacheFile = `${bundle}.cache`;
-  let cachedData;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
+  const cache = readCache(cacheFile);
   const source = readFileSync(bundle, 'utf8');
-  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData: cache?.data });
   const module = new Module(bundle, undefined);
   module.filename = bundle;
   module.paths = Module._nodeModulePaths(dirname(bundle));
   const moduleRequire = createRequire(bundle);
   script.runInThisContext().call(module.exports, module.exports, moduleRequire, module, bundle, dirname(bundle));
+  const { main, exitOnceWritten, ranCommand } = module.exports;
   const writeCache = () => {
-    if (cachedData !== undefined && !script.cachedDataRejected) return;
+    const command = ranCommand() ?? 'help';
+    const accepted = cache !== undefined && !script.cachedDataRejected;
+    if (accepted && cache.commands.includes(command)) return;
+    const commands = accepted ? [...cache.commands, command] : [command];
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     try {
-      writeFileSync(temporary, script.createCachedData());
+      writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(commands)}\n`), script.createCachedData()]));
       renameSync(temporary, cacheFile);
     } catch {
       // A package directory the user cannot write: every start compiles the bundle, as without a cache.
       rmSync(temporary, { force: true });
     }
   };
-  return { main: module.exports.main, exitOnceWritten: module.exports.exitOnceWritten, writeCache };
+  return { main, exitOnceWritten, writeCache };
 }
 
 const args = process.argv.slice(2);

@@ -14,6 +14,15 @@ import { setConnectionOverrides } from './shared/connection-overrides.js';
 
 /** How bin/commonplace.js ends the process once a command has run (from the bundle or the modules alike). */
 export { exitOnceWritten } from './shared/exit.js';
+import { quietOnClosedPipe } from './shared/exit.js';
+
+/** The command this process ran (`review status`), once commander has chosen it: bin/commonplace.js keys its code cache by it. */
+let ran: string | undefined;
+
+/** The command this process ran, if one ran (not for a help page, a version or a usage error). */
+export function ranCommand(): string | undefined {
+  return ran;
+}
 
 /** The package's version, as package.json says. */
 function packageVersion(): string {
@@ -30,7 +39,10 @@ export function buildProgram(): Command {
     .option('--namespace <namespace>', "Temporal namespace (else TEMPORAL_NAMESPACE, the profile's namespace, default)")
     .option('--profile-name <name>', 'connection profile in temporal.toml (else TEMPORAL_PROFILE, then "default")')
     .option('--config-file <file>', 'temporal.toml to read profiles from (else TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml)')
-    .hook('preAction', (command) => {
+    .hook('preAction', (command, action) => {
+      const path: string[] = [];
+      for (let at: Command | null = action; at && at !== command; at = at.parent) path.unshift(at.name());
+      ran = path.join(' ');
       const { address, namespace, profileName, configFile } = command.opts<{
         address?: string;
         namespace?: string;
@@ -63,6 +75,7 @@ function hintAfterUsageErrors(command: Command, path = command.name()): void {
 
 /** Runs the CLI; usage errors exit 1 like every bad input (2 is for stops), as docs/cli.md says. */
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

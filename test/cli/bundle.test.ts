@@ -69,8 +69,8 @@ test('a worker command reached inside the bundle says where it runs from', async
   expect(result.stderr).toContain('worker-run.js runs from dist/worker.cjs (bin/commonplace.js), not from dist/cli.cjs');
 });
 
-test('a code cache V8 refuses is written anew once the command has run, and the command is not changed by it', async () => {
-  // A copy of the package's CLI (its bin, bundle, manifest and packages), so the real cache is not touched.
+/** A copy of the package's CLI (its bin, client bundle, manifest and packages), so the real cache is not touched. */
+async function cliCopy(): Promise<{ run(args: string[], cwd?: string): ReturnType<typeof execa>; cache: string }> {
   const copy = await scratch();
   await mkdir(join(copy, 'bin'));
   await mkdir(join(copy, 'dist'));
@@ -78,11 +78,23 @@ test('a code cache V8 refuses is written anew once the command has run, and the 
   await copyFile(join(root, 'bin', 'commonplace.js'), join(copy, 'bin', 'commonplace.js'));
   await copyFile(join(root, 'dist', 'cli.cjs'), join(copy, 'dist', 'cli.cjs'));
   await symlink(join(root, 'node_modules'), join(copy, 'node_modules'));
-  const cache = join(copy, 'dist', 'cli.cjs.cache');
-  const garbage = Buffer.from('not a V8 code cache');
+  return {
+    run: (args, cwd) => execa('node', [join(copy, 'bin', 'commonplace.js'), ...args], { reject: false, env: offline, ...(cwd && { cwd }) }),
+    cache: join(copy, 'dist', 'cli.cjs.cache'),
+  };
+}
+
+/** The commands a cache names on its first line. */
+async function cachedCommands(cache: string): Promise<unknown> {
+  const file = await readFile(cache);
+  return JSON.parse(file.subarray(0, file.indexOf(10)).toString('utf8'));
+}
+
+test('a code cache V8 refuses is written anew once the command has run, and the command is not changed by it', async () => {
+  const { run, cache } = await cliCopy();
+  const garbage = Buffer.from('["help"]\nnot a V8 code cache');
   await writeFile(cache, garbage);
-  const version = async () => execa('node', [join(copy, 'bin', 'commonplace.js'), '--version'], { reject: false });
-  const first = await version();
+  const first = await run(['--version']);
   expect({ exitCode: first.exitCode, stdout: first.stdout }).toEqual({
     exitCode: 0,
     stdout: JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version,
@@ -90,9 +102,34 @@ test('a code cache V8 refuses is written anew once the command has run, and the 
   const written = await readFile(cache);
   expect(written.length).toBeGreaterThan(10_000);
   expect(written.equals(garbage)).toBe(false);
+  expect(await cachedCommands(cache)).toEqual(['help']);
   // Read by the next start: it answers the same and keeps the cache it accepted (a rewrite is a new file renamed in).
   const accepted = (await stat(cache)).ino;
-  const second = await version();
+  const second = await run(['--version']);
   expect({ exitCode: second.exitCode, stdout: second.stdout }).toEqual({ exitCode: first.exitCode, stdout: first.stdout });
   expect((await stat(cache)).ino).toBe(accepted);
+});
+
+test('a command the cache has not seen adds the code it ran to the cache, once; the next starts keep it', async () => {
+  const { run, cache } = await cliCopy();
+  await run(['--help']);
+  const helpOnly = await stat(cache);
+  expect(await cachedCommands(cache)).toEqual(['help']);
+  // A refused validation still runs the command's code (its options, the checkout's lookup).
+  const dir = await scratch();
+  const refused = await run(['validate', '--kb', '.'], dir);
+  expect(refused.exitCode).toBe(1);
+  expect(refused.stderr).toContain('holds no kb/ directory');
+  expect(await cachedCommands(cache)).toEqual(['help', 'validate']);
+  const learned = await stat(cache);
+  expect(learned.ino).not.toBe(helpOnly.ino);
+  expect(learned.size).toBeGreaterThan(helpOnly.size);
+  // Seen: the same command and a help page read the cache and leave it as it is.
+  const again = await run(['validate', '--kb', '.'], dir);
+  expect({ exitCode: again.exitCode, stderr: again.stderr }).toEqual({ exitCode: refused.exitCode, stderr: refused.stderr });
+  await run(['--help']);
+  expect((await stat(cache)).ino).toBe(learned.ino);
+  // A subcommand is its own entry: `review status` after `validate`.
+  await run(['review', 'status', '--kb', '.'], dir);
+  expect(await cachedCommands(cache)).toEqual(['help', 'validate', 'review status']);
 });

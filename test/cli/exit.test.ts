@@ -2,7 +2,11 @@
  * A finished command exits once what it printed has left the process (src/client/shared/exit.ts): a pipe
  * takes 64 KiB at a time, and an exit before a slow reader had the rest cut a long `--json` answer short.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { packageRoot } from '../../src/paths.js';
 import { exitOnceWritten } from '../../src/client/shared/exit.js';
 
 /** A stream that hands a chunk on only when the test releases it, as a pipe whose reader is busy. */
@@ -50,4 +54,14 @@ test('a stream already closed does not hold the exit, nor does one with nothing 
   const exits: number[] = [];
   await exitOnceWritten(0, [closed, idle], (code) => exits.push(code));
   expect(exits).toEqual([0]);
+});
+
+test('a command whose reader closed the pipe ends quietly, with its own exit code', async () => {
+  // The read end closed before the command writes: every write it makes fails with EPIPE.
+  const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'commonplace.js'), '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
 });

@@ -25,3 +25,14 @@ export async function exitOnceWritten(
   );
   exit(code);
 }
+
+/**
+ * A reader that stops reading (`commonplace validate --json | head`) closes the pipe: the command's next write
+ * fails with EPIPE, which is not the command's error. It ends as if its output had been read, without a stack.
+ */
+export function quietOnClosedPipe(stream: Writable = process.stdout, exit: (code: number) => void = (value) => process.exit(value)): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+  });
+}
