@@ -44,14 +44,32 @@ async function answered(address, child, timeoutMs) {
   }
 }
 
-/** Starts `count` in-memory dev servers with the project's dynamic config; returns their addresses and a stop. */
-export async function startDevServers(root, count) {
+/** Stops a dev server, SIGKILL if it has not gone 10 s after SIGTERM. */
+function stopServer(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts `count` in-memory dev servers with the project's dynamic config, their logs in `logs`; returns their
+ * addresses and a stop.
+ * A port found free can be taken before the server binds it (the kernel hands the same range to outgoing
+ * connections): a server that exits at start is started again on another port, up to three times.
+ */
+export async function startDevServers(root, count, logs = join(root, '.commonplace', 'test')) {
   const dynamicConfig = JSON.parse(readFileSync(join(root, 'temporal', 'dynamic-config.json'), 'utf8'));
   const flags = Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
-  const logs = join(root, '.commonplace', 'test');
   mkdirSync(logs, { recursive: true });
-  const started = await Promise.all(
-    Array.from({ length: count }, async (_, index) => {
+  const children = [];
+  const startOne = async (index) => {
+    for (let attempt = 1; ; attempt += 1) {
       const port = await freePort();
       const address = `127.0.0.1:${port}`;
       const log = openSync(join(logs, `dev-server-${index + 1}.log`), 'w');
@@ -60,29 +78,24 @@ export async function startDevServers(root, count) {
         ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn', ...flags],
         { stdio: ['ignore', log, log] },
       );
-      return { address, child };
-    }),
-  );
+      children.push(child);
+      try {
+        await answered(address, child, 60_000);
+        return address;
+      } catch (error) {
+        const exited = child.exitCode !== null || child.signalCode !== null;
+        if (!exited || attempt === 3) throw error;
+      }
+    }
+  };
   const stop = async () => {
-    await Promise.all(
-      started.map(({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return undefined;
-        return new Promise((done) => {
-          const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            done();
-          });
-          child.kill('SIGTERM');
-        });
-      }),
-    );
+    await Promise.all(children.map(stopServer));
   };
   try {
-    await Promise.all(started.map(({ address, child }) => answered(address, child, 60_000)));
+    const addresses = await Promise.all(Array.from({ length: count }, (_, index) => startOne(index)));
+    return { addresses, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-  return { addresses: started.map(({ address }) => address), stop };
 }
