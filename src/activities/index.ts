@@ -48,7 +48,11 @@ function placed<T extends Record<string, AnyActivity>>(activities: T, places: Ho
 /** Every activity the worker registers, built over its dependencies (the samples' injection pattern). */
 export function createActivities(dependencies: ActivityDependencies) {
   const places = dependencies.places ?? new HostPlaces({ stateDir: dependencies.stateDir });
-  const harness = createHarnessActivities({ portable: (value) => places.toPortable(value), ...dependencies });
+  const harness = createHarnessActivities({
+    portable: (value) => places.toPortable(value),
+    checkoutDirs: () => places.checkouts().flatMap((checkout) => [checkout.root, checkout.worktrees]),
+    ...dependencies,
+  });
   const activities = allHeartbeating(
     {
       ...harness,

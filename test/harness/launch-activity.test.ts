@@ -106,6 +106,46 @@ describe("a write into the worker's state directory", () => {
     await expect(readFile(join(input.dir, result.logDir, 'stray-writes.txt'), 'utf8')).resolves.toBe(`${join('planted', 'notes.txt')}\n`);
   });
 
+  test("a held checkout and its worktrees inside the state directory are not walked: a try writing its outputs in a worktree there names nothing, and says nothing of the checkout's files", async () => {
+    const stateDir = await scratch();
+    const checkout = join(stateDir, 'kb-checkout');
+    const worktrees = join(stateDir, 'kb-checkout.worktrees');
+    await mkdir(join(checkout, 'notes'), { recursive: true });
+    const past = new Date(Date.now() - 3_600_000);
+    for (let index = 0; index <= STRAY_WALK_LIMIT; index += 1) {
+      await writeFile(join(checkout, 'notes', `note-${index}.md`), '');
+      await utimes(join(checkout, 'notes', `note-${index}.md`), past, past);
+    }
+    const dir = join(worktrees, 'AAS-2026-12-06-quill-01', '.commonplace', 'analysis', 'launches', 'boundary', '1');
+    await mkdir(dir, { recursive: true });
+    const { env } = await fakeScenario(await scratch(), [
+      { attempts: [{ writeDeclared: 'done\n', writeOutside: { [join(checkout, 'notes', 'edited.md')]: 'the guard sees it\n' } }] },
+    ]);
+    const held = createHarnessActivities({
+      fakeHarnessPath,
+      stateDir,
+      checkoutDirs: () => [checkout, worktrees],
+      clock: () => now,
+      timeZone: 'UTC',
+      heartbeatIntervalMs: 100,
+      killGraceMs: 500,
+    });
+    const input: LaunchInput = { launchId: 'test/in-worktree', profile: fakeProfile({ env }), dir, prompt: 'write it\noutput = out.md\n', outputs: ['out.md'] };
+    const result = (await new MockActivityEnvironment().run(held.launch, input)) as LaunchResult;
+    expect(result.exitCode).toBe(0);
+    expect(result.strayWrites).toBeUndefined();
+    await expect(readFile(join(dir, result.logDir, 'stray-writes.txt'))).rejects.toThrow(/ENOENT/);
+    // The same check without the checkouts held walks into them: it names their files or stops at its bound there.
+    const unheld = await watchStateWrites(stateDir, dir);
+    try {
+      const check = await unheld.check(Date.now() - 60_000);
+      expect([...check.written, ...check.unexamined].filter((path) => path.startsWith('kb-checkout'))).not.toEqual([]);
+      expect(check.visited).toBeGreaterThan(STRAY_WALK_LIMIT);
+    } finally {
+      unheld.close();
+    }
+  });
+
   test('nothing is named when the try wrote only its outputs', async () => {
     const stateDir = await scratch();
     const withState = createHarnessActivities({ fakeHarnessPath, stateDir, clock: () => now, timeZone: 'UTC', heartbeatIntervalMs: 100, killGraceMs: 500 });

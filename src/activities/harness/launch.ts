@@ -52,6 +52,8 @@ export interface HarnessDependencies {
   portable?: <T>(value: T) => T;
   /** Where this worker lists the tries it starts (`<state>/tries/`), so a worker that starts ends those whose runs closed. */
   stateDir?: string;
+  /** The directories of the checkouts the worker holds and of their run worktrees: the stray-write check does not walk them (`state-writes.ts`). */
+  checkoutDirs?: () => string[];
   /** Executors that replace the registered ones by name (tests hand in their own). */
   executors?: Partial<Record<HarnessName, Executor>>;
   /** Where a test makes the worker fail inside an activity (src/activities/faults.ts); none in production. */
@@ -187,7 +189,7 @@ async function runLaunch(w: LaunchWiring, input: LaunchInput): Promise<LaunchRes
   const executor = w.deps.executors?.[input.profile.harness] ?? executorFor(input.profile.harness);
   if (executor.kind === 'api') return answer(w, executor, input);
   // Where a try could write outside its launch directory is watched while it runs (see `state-writes.ts`).
-  const watch = w.deps.stateDir === undefined ? undefined : await watchStateWrites(w.deps.stateDir, input.dir);
+  const watch = w.deps.stateDir === undefined ? undefined : await watchStateWrites(w.deps.stateDir, input.dir, w.deps.checkoutDirs?.());
   try {
     return await runTry(w, executor, input, watch);
   } finally {

@@ -14,9 +14,11 @@
  * directories are not looked into: what a try writes there is that launch's to check.
  *
  * A stray directory at the top of the state directory is walked up to a bound; where the bound stops
- * the walk, the check says so (`unexamined`).
+ * the walk, the check says so (`unexamined`). The checkouts the worker holds and their run worktrees
+ * are not walked where they lie in the state directory (the demo keeps its checkout there): what a
+ * try writes in them is their guards' to check, and an analysis's launch directories are in them.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { realpathSync, watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -50,12 +52,31 @@ export interface StrayCheck {
  * Watches the directories between the state directory and a launch directory inside it while a try
  * runs; `check` then names what was written outside every launch directory since `sinceMs`.
  */
-export async function watchStateWrites(stateDir: string, launchDir: string): Promise<StrayWatch> {
+export async function watchStateWrites(stateDir: string, launchDir: string, checkouts: string[] = []): Promise<StrayWatch> {
   const root = resolve(stateDir);
   const dir = resolve(launchDir);
   // The launch makes its directory as it starts: its folders are made first, so that they can be watched from the start.
   if (insideLaunchArea(root, dir)) await mkdir(dirname(dir), { recursive: true }).catch(() => undefined);
-  return new StrayWatch(root, dir);
+  return new StrayWatch(root, dir, checkoutsWithin(root, checkouts));
+}
+
+/** The held checkouts' directories as the walk from `root` spells them: each as given, and as its real path read from the state directory's. */
+function checkoutsWithin(root: string, checkouts: string[]): Set<string> {
+  const real = (path: string): string | undefined => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined; // not there (a worktrees root before the first run)
+    }
+  };
+  const realRoot = real(root);
+  const spelled = new Set<string>();
+  for (const checkout of checkouts) {
+    spelled.add(resolve(checkout));
+    const realCheckout = real(checkout);
+    if (realRoot !== undefined && realCheckout !== undefined) spelled.add(join(root, relative(realRoot, realCheckout)));
+  }
+  return spelled;
 }
 
 function insideLaunchArea(root: string, dir: string): boolean {
@@ -109,6 +130,8 @@ export class StrayWatch {
   constructor(
     private readonly root: string,
     private readonly launchDir: string,
+    /** Held checkouts and their worktrees roots: not walked. */
+    private readonly checkouts: Set<string> = new Set(),
   ) {
     this.between = [];
     if (!insideLaunchArea(root, launchDir)) return;
@@ -165,6 +188,7 @@ export class StrayWatch {
       result.visited += 1;
       if (WORKER_OWNED.some((pattern) => pattern.test(entry.name)) || LAUNCH_AREAS.has(entry.name) || TEMPORARY.test(entry.name)) continue;
       const path = join(this.root, entry.name);
+      if (this.checkouts.has(path)) continue;
       if (!entry.isDirectory()) {
         const stat = await lstat(path).catch(() => undefined);
         if (stat && stat.mtimeMs >= sinceMs) result.written.push(entry.name);
@@ -191,7 +215,7 @@ export class StrayWatch {
         result.visited += 1;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {
-          pending.push(path);
+          if (!this.checkouts.has(path)) pending.push(path);
           continue;
         }
         if (TEMPORARY.test(entry.name)) continue;
