@@ -85,7 +85,7 @@ function tracedWorker(args: string[], env: Record<string, string>, loadTrace: st
   );
 }
 
-/** What tracing loads: the OpenTelemetry SDK, exporter and the Temporal interceptors (not `@opentelemetry/api`, which the Anthropic SDK loads for itself). */
+/** What tracing loads: the OpenTelemetry SDK, exporter and the Temporal interceptors (not `@opentelemetry/api`, which a model API's SDK may load for itself). */
 const loadsOpenTelemetry = (urls: string[]) =>
   urls.filter((url) => /@opentelemetry\/(?!api\/)|interceptors-opentelemetry|observability\/tracing\.js/.test(url));
 
@@ -170,10 +170,14 @@ describe('traces over OTLP', () => {
     }
   });
 
-  test('without an OTLP endpoint the worker loads neither the OpenTelemetry SDK nor the interceptors', async () => {
+  test("without an OTLP endpoint the worker loads neither the OpenTelemetry SDK nor the interceptors; a worker whose launches are the fake harness's loads no model API's SDK", async () => {
     const { worker, loaded } = await sweepOnce({});
     worker.process.kill('SIGINT');
     await worker.process;
-    expect(loadsOpenTelemetry(await loaded())).toEqual([]);
+    const urls = await loaded();
+    expect(loadsOpenTelemetry(urls)).toEqual([]);
+    // The SDKs load with a model API's first request or batch (src/harness/sdks.ts), not with the worker.
+    expect(urls.filter((url) => /\/node_modules\/(@anthropic-ai\/sdk|openai)\//.test(url))).toEqual([]);
+    expect(urls.filter((url) => /\/node_modules\/@temporalio\/worker\//.test(url))).not.toEqual([]);
   });
 });

@@ -1,16 +1,23 @@
 /** Anthropic Message Batches through `@anthropic-ai/sdk`: each request the same Messages request the live executor sends. */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { clientOptions, toolCallsOf } from '../executors/api-review.js';
+import { anthropicSdk } from '../sdks.js';
 import { messageParams } from '../executors/anthropic.js';
 import type { Profile } from '../profiles.js';
 import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type ProviderBatches } from './provider.js';
 
 /** Message Batches for one profile. */
 export function anthropicBatches(profile: Profile): ProviderBatches {
-  const client = new Anthropic(clientOptions(profile, 'ANTHROPIC_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
-  const batches = client.messages.batches;
+  // The SDK loads with the first call, not with the module: a worker that never batches never loads it (src/harness/sdks.ts).
+  let client: Anthropic | undefined;
+  const messageBatches = async () => {
+    const { default: Anthropic } = anthropicSdk();
+    client ??= new Anthropic(clientOptions(profile, 'ANTHROPIC_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
+    return client.messages.batches;
+  };
   return {
     async create(requests) {
+      const batches = await messageBatches();
       const batch = await batches.create({
         requests: requests.map(({ customId, request }) => ({ custom_id: customId, params: messageParams(profile, request) })),
       });
@@ -20,7 +27,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       // Message batches carry no metadata: the candidate is a batch of the same size created since the intent, not already recorded.
       const from = Date.parse(since) - 60_000;
       const found: string[] = [];
-      for await (const batch of batches.list({ limit: 100 })) {
+      for await (const batch of (await messageBatches()).list({ limit: 100 })) {
         if (Date.parse(batch.created_at) < from) break; // newest first
         const counts = batch.request_counts;
         const total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired;
@@ -31,7 +38,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       return found[0];
     },
     async state(id) {
-      const batch = await batches.retrieve(id);
+      const batch = await (await messageBatches()).retrieve(id);
       const counts = emptyBatchCounts();
       const given = batch.request_counts;
       counts.processing = given.processing;
@@ -44,7 +51,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
     },
     async results(id) {
       const outcomes = new Map<string, BatchOutcome>();
-      for await (const line of await batches.results(id)) {
+      for await (const line of await (await messageBatches()).results(id)) {
         const result = line.result;
         if (result.type === 'succeeded') {
           const message = result.message;
@@ -65,6 +72,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       return outcomes;
     },
     async cancel(id) {
+      const batches = await messageBatches();
       const batch = await batches.retrieve(id);
       if (batch.processing_status === 'in_progress') await batches.cancel(id);
     },

@@ -2,6 +2,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
+import { anthropicSdk } from '../sdks.js';
 import {
   answerReview,
   answerTools,
@@ -50,7 +51,7 @@ const messagesApi: ReviewApi<Anthropic.Message> = {
   request: 'anthropic messages',
   // The SDK loads with the first request, not with the module: a client command that checks a profile never loads it.
   send: async (options, profile, request, signal) => {
-    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const { default: Anthropic } = anthropicSdk();
     return new Anthropic(options).messages.create(messageParams(profile, request), { signal }).withResponse();
   },
   read: (message) => ({

@@ -2,6 +2,7 @@
 import type OpenAI from 'openai';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
+import { openaiSdk } from '../sdks.js';
 import {
   answerReview,
   defaultMaxOutputTokens,
@@ -58,7 +59,7 @@ const responsesApi: ReviewApi<OpenAI.Responses.Response> = {
   request: 'openai responses',
   // The SDK loads with the first request, not with the module: a client command that checks a profile never loads it.
   send: async (options, profile, request, signal) => {
-    const { default: OpenAI } = await import('openai');
+    const { default: OpenAI } = openaiSdk();
     return new OpenAI(options).responses.create(responseParams(profile, request), { signal }).withResponse();
   },
   read: ({ model, usage, output_text }) => ({
