@@ -3,6 +3,7 @@
 // bundle dist/cli.cjs, a command that runs a worker (`worker`, `dev`, `upgrade`) from dist/worker.cjs, each
 // compiled with the V8 code cache beside it. COMMONPLACE_CLI_BUNDLE=0 runs every command from the compiled
 // modules under dist/src/ (a --debug stack trace then names each module). docs/cli.md, "How a command starts".
+import { isAscii } from 'node:buffer';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -56,7 +57,9 @@ function readCache(cacheFile) {
 function loadBundle(bundle) {
   const cacheFile = `${bundle}.cache`;
   const cache = readCache(cacheFile);
-  const source = readFileSync(bundle, 'utf8');
+  // An ASCII bundle (scripts/bundle-cli.js makes each one so) is read as one-byte text, without decoding UTF-8.
+  const bytes = readFileSync(bundle);
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const script = new Script(Module.wrap(source), { filename: bundle, cachedData: cache?.data });
   const module = new Module(bundle, undefined);
   module.filename = bundle;

@@ -16,7 +16,7 @@
 // dist/src/, so the paths found from it (the package root, the workflow code, the helpers) are the same.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,20 @@ function projectModules(stubWorkerCommands) {
   };
 }
 
+/**
+ * The bundle in ASCII only: esbuild escapes strings and names (`charset: 'ascii'`) but leaves a regular
+ * expression's characters and comments as written, and one character past U+00FF made the whole 6 MB source a
+ * two-byte string, decoded from UTF-8 at every start (tens of milliseconds). Each such character is written as
+ * its `\u` escape, which means the same in a regular expression, a string or a comment (template literals are
+ * lowered to strings above); bin/commonplace.js reads an ASCII bundle as one-byte text.
+ */
+function asciiOnly(file) {
+  const text = readFileSync(file, 'utf8');
+  const escape = (unit) => `\\u${unit.toString(16).padStart(4, '0')}`;
+  const ascii = text.replace(/[\u0080-\uffff]/g, (char) => escape(char.charCodeAt(0)));
+  if (ascii !== text) writeFileSync(file, ascii);
+}
+
 for (const spec of BUNDLES) {
   const outfile = join(dist, spec.file);
   const result = await build({
@@ -93,7 +107,9 @@ for (const spec of BUNDLES) {
     },
     // import() of a package left outside becomes a require(): a script compiled with a code cache has no ES
     // module loader of its own to import with (Node 20), and every package left outside is CommonJS.
-    supported: { 'dynamic-import': false },
+    // Template literals are lowered to strings, so that a raw one (String.raw) holds no character that escaping
+    // would change (asciiOnly).
+    supported: { 'dynamic-import': false, 'template-literal': false },
     charset: 'ascii',
     legalComments: 'none',
     logLevel: 'warning',
@@ -109,6 +125,7 @@ for (const spec of BUNDLES) {
     process.stderr.write(`CLI bundle ${spec.file}: ${refused.join('; ')}\n`);
     process.exit(1);
   }
+  asciiOnly(outfile);
   // The code cache: the bundle run once (a help page), its compiled code written for every later start.
   rmSync(`${outfile}.cache`, { force: true });
   execFileSync(process.execPath, [join(root, 'bin', 'commonplace.js'), ...spec.warm], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -2,11 +2,11 @@
 // its own: it is the longest test of the suite).
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { scratch, waitFor } from './helpers/fake.js';
-import { freePort } from './helpers/ports.js';
+import { freePort, listening } from './helpers/ports.js';
 
 test('Ctrl-C of the demo (SIGINT to its process group, as a terminal sends it) stops its Temporal server: nothing listens on its ports once it has exited', async () => {
   const state = await scratch('commonplace-demo-');
@@ -51,15 +51,3 @@ test('a demo whose port is taken says which process holds it and the variable th
     await new Promise<void>((done) => other.close(() => done()));
   }
 });
-
-/** Whether something accepts connections on a loopback port. */
-async function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

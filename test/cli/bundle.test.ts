@@ -4,6 +4,7 @@
  * the compiled modules do.
  */
 import { execa } from 'execa';
+import { isAscii } from 'node:buffer';
 import { copyFile, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -60,6 +61,21 @@ test('the bundles answer as the modules do: help, version, a validation, a refus
       stderr: modules.stderr,
     });
   }
+});
+
+test('each bundle is ASCII, so a start reads it as one-byte text: what esbuild leaves as written (regular expressions, comments) is escaped', async () => {
+  for (const bundle of ['cli.cjs', 'worker.cjs']) {
+    const bytes = await readFile(join(root, 'dist', bundle));
+    expect({ bundle, ascii: isAscii(bytes) }).toEqual({ bundle, ascii: true });
+  }
+  // claude's usage-limit pattern, written with a curly apostrophe (src/harness/executors/claude.ts), is in the bundle as
+  // its escape, and matches the notice it matches in the modules.
+  expect(await readFile(join(root, 'dist', 'src', 'harness', 'executors', 'claude.js'), 'utf8')).toContain("/you['’]ve hit your (?:usage |session ");
+  const bundled = await readFile(join(root, 'dist', 'worker.cjs'), 'latin1');
+  const written = /\/you\['\\u2019\]ve hit your \(\?:usage \|session [^\n]*?limit\/i/.exec(bundled)?.[0];
+  expect(written).toBeDefined();
+  const pattern = new Function(`return ${written}`)() as RegExp;
+  expect(pattern.test('You’ve hit your limit · resets 1:30am (Asia/Dhaka)')).toBe(true);
 });
 
 test('a worker command reached inside the bundle says where it runs from', async () => {

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { locateBinary } from '../../temporal/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort, listening } from '../helpers/ports.js';
 import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
 
 test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, a worker beside it says each step, and Ctrl-C stops both', async () => {
@@ -95,19 +95,6 @@ test('commonplace dev refuses a Web UI port that is taken, naming --ui-port', as
     await new Promise<void>((done) => other.close(() => done()));
   }
 });
-
-/** Whether something accepts connections on a loopback port. */
-async function listening(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 test('after kill -9 of commonplace dev its Temporal server stops too (it neither outlives dev nor dies silently): the ports are freed and the server log says why', async () => {
   const state = await scratch();

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /**
  * The ports `freePort` picks from: below Linux's ephemeral range (32768–60999), where the kernel takes the local
@@ -24,4 +24,16 @@ export async function freePort(): Promise<number> {
     if (await bindable(port)) return port;
   }
   throw new Error(`no free port on 127.0.0.1 between ${LOWEST} and ${HIGHEST} after 200 tries`);
+}
+
+/** Whether something accepts connections on a loopback port. */
+export async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
