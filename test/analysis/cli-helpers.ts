@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
 import { checkoutIdOf } from '../helpers/kb.js';
-import { cleanMembers, git, roleRules, scratch, sourceFixture, sourceIdentity, toyCheckout, toyPlan, toyProfiles, type Role } from './helpers.js';
+import { cleanMembers, git, roleRules, scratch, sourceIdentity, toyCheckout, toyPrepareArgs, toyProfiles, type Role } from './helpers.js';
 
 export interface Prepared {
   checkout: string;
@@ -23,25 +23,7 @@ export function analysisCli(address: () => string) {
   const nextSystem = () => `toy-cli-${(systems += 1)}`;
 
   const prepare = (checkout: string, system: string, extra: string[] = []) =>
-    runCli(
-      [
-        'analysis',
-        'prepare',
-        system,
-        '--source',
-        sourceFixture,
-        '--profile',
-        'fake',
-        '--plan',
-        join(checkout, toyPlan),
-        '--worktrees',
-        join(checkout, '..', 'worktrees'),
-        '--kb',
-        checkout,
-        ...extra,
-      ],
-      { env: { TEMPORAL_ADDRESS: address() } },
-    );
+    runCli([...toyPrepareArgs(checkout, system), ...extra], { env: { TEMPORAL_ADDRESS: address() } });
 
   const prepared = async (system = nextSystem()): Promise<Prepared> => {
     const checkout = await toyCheckout();

@@ -7,7 +7,7 @@ import type { Manifest } from '../../src/analysis/manifest.js';
 import type { RunParameters } from '../../src/analysis/parameters.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { git, readJson, sourceFixture, startsByRole, toyCheckout, toyPlan, writes, type Role } from './helpers.js';
+import { git, readJson, sourceFixture, startsByRole, toyCheckout, toyPlan, toyPrepareArgs, writes, type Role } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { analysisCli, branches, scenarioFor, workflowOf } from './cli-helpers.js';
 
@@ -314,26 +314,9 @@ describe('commonplace analysis run', () => {
 describe("commonplace analysis prepare: the profile's CLI", () => {
   test('a profile whose CLI is not installed is refused at prepare, naming the CLI and how to install it, and nothing is made', async () => {
     const checkout = await toyCheckout();
-    const result = await runCli(
-      [
-        'analysis',
-        'prepare',
-        nextSystem(),
-        '--source',
-        sourceFixture,
-        '--profile',
-        'codex',
-        '--plan',
-        join(checkout, toyPlan),
-        '--worktrees',
-        join(checkout, '..', 'worktrees'),
-        '--kb',
-        checkout,
-      ],
-      {
-        env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
-      },
-    );
+    const result = await runCli(toyPrepareArgs(checkout, nextSystem(), 'codex'), {
+      env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
+    });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
       /^commonplace: profile codex needs the codex CLI "codex", which is not installed \(not found on PATH\): npm install -g @openai\/codex/,

@@ -20,6 +20,25 @@ export const fixtures = join(packageRoot(), 'test', 'fixtures', 'analysis');
 export const toyPlan = 'kb/instructions/toy-analysis/plan.yaml';
 export const sourceFixture = join(fixtures, 'source');
 
+/** `commonplace analysis prepare` of a system on a toy checkout: the source fixture, the toy plan, worktrees beside the checkout. */
+export function toyPrepareArgs(checkout: string, system: string, profile = 'fake'): string[] {
+  return [
+    'analysis',
+    'prepare',
+    system,
+    '--source',
+    sourceFixture,
+    '--profile',
+    profile,
+    '--plan',
+    join(checkout, toyPlan),
+    '--worktrees',
+    join(checkout, '..', 'worktrees'),
+    '--kb',
+    checkout,
+  ];
+}
+
 /** Every role of the toy plan, in the workflow's order. */
 export const ROLES = [
   'boundary',

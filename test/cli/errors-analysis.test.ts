@@ -6,7 +6,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { git, scratch, sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
+import { git, scratch, sourceFixture, toyCheckout, toyPlan, toyPrepareArgs } from '../analysis/helpers.js';
 
 const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
 /** Stands for the run beforeAll prepares in a table row (test.each rows are built before it runs). */
@@ -31,25 +31,7 @@ let outside: string;
 beforeAll(async () => {
   checkout = await toyCheckout();
   outside = await scratch('commonplace-errors-analysis-');
-  const prepared = await runCli(
-    [
-      'analysis',
-      'prepare',
-      'toy-errors',
-      '--source',
-      sourceFixture,
-      '--profile',
-      'fake',
-      '--plan',
-      join(checkout, toyPlan),
-      '--worktrees',
-      join(checkout, '..', 'worktrees'),
-      '--kb',
-      checkout,
-      '--json',
-    ],
-    { env: offline },
-  );
+  const prepared = await runCli([...toyPrepareArgs(checkout, 'toy-errors'), '--json'], { env: offline });
   expect(prepared.exitCode).toBe(0);
   runId = (JSON.parse(String(prepared.stdout)) as { runId: string }).runId;
 });

@@ -12,7 +12,7 @@ import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
 import { cliPath, runCli } from '../helpers/cli.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
-import { sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
+import { toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 import { freePort } from '../helpers/ports.js';
@@ -203,27 +203,10 @@ test('the hints of a started sweep run as printed: `temporal workflow describe` 
 test("prepare's `next:` line runs as printed from any directory: it starts and follows the prepared run on the checkout prepare was given, and the next line it prints runs too", async () => {
   const checkout = await toyCheckout();
   const elsewhere = await scratch();
-  const prepared = await runCli(
-    [
-      'analysis',
-      'prepare',
-      'toy-next',
-      '--source',
-      sourceFixture,
-      '--profile',
-      'fake',
-      '--plan',
-      join(checkout, toyPlan),
-      '--worktrees',
-      join(checkout, '..', 'worktrees'),
-      '--kb',
-      checkout,
-    ],
-    {
-      cwd: elsewhere,
-      env: printingEnv(),
-    },
-  );
+  const prepared = await runCli(toyPrepareArgs(checkout, 'toy-next'), {
+    cwd: elsewhere,
+    env: printingEnv(),
+  });
   expect(prepared.exitCode).toBe(0);
   const runId = /^prepared (\S+)$/m.exec(String(prepared.stdout))?.[1];
   const line = printed(prepared.stdout, 'next');

@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ignoreMachineLocal } from '../../src/kb/machine-local.js';
-import { git, sourceFixture, toyCheckout, toyPlan } from '../analysis/helpers.js';
+import { git, toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 
@@ -72,21 +72,7 @@ describe('commonplace validate beside review results', () => {
 test('analysis prepare on a checkout whose only changes are review results prepares, saying what Git now ignores', async () => {
   const checkout = await toyCheckout({ stateIgnored: false });
   await withResultFile(checkout);
-  const prepared = await runCli([
-    'analysis',
-    'prepare',
-    'toy-local',
-    '--source',
-    sourceFixture,
-    '--profile',
-    'fake',
-    '--plan',
-    join(checkout, toyPlan),
-    '--worktrees',
-    join(checkout, '..', 'worktrees'),
-    '--kb',
-    checkout,
-  ]);
+  const prepared = await runCli(toyPrepareArgs(checkout, 'toy-local'));
   expect(prepared.exitCode).toBe(0);
   expect(prepared.stdout).toMatch(/^prepared AAS-/m);
   expect(prepared.stderr).toMatch(/^added .*\/kb\/reports\/state\/ to \.git\/info\/exclude: machine-local run state and review results, never committed$/m);
