@@ -10,14 +10,13 @@ import { batchRequestTimeoutMs, emptyBatchCounts, type BatchOutcome, type Provid
 export function anthropicBatches(profile: Profile): ProviderBatches {
   // The SDK loads with the first call, not with the module: a worker that never batches never loads it (src/harness/sdks.ts).
   let client: Anthropic | undefined;
-  const messageBatches = async () => {
-    const { default: Anthropic } = anthropicSdk();
-    client ??= new Anthropic(clientOptions(profile, 'ANTHROPIC_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
+  const messageBatches = () => {
+    client ??= new (anthropicSdk().default)(clientOptions(profile, 'ANTHROPIC_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
     return client.messages.batches;
   };
   return {
     async create(requests) {
-      const batches = await messageBatches();
+      const batches = messageBatches();
       const batch = await batches.create({
         requests: requests.map(({ customId, request }) => ({ custom_id: customId, params: messageParams(profile, request) })),
       });
@@ -27,7 +26,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       // Message batches carry no metadata: the candidate is a batch of the same size created since the intent, not already recorded.
       const from = Date.parse(since) - 60_000;
       const found: string[] = [];
-      for await (const batch of (await messageBatches()).list({ limit: 100 })) {
+      for await (const batch of messageBatches().list({ limit: 100 })) {
         if (Date.parse(batch.created_at) < from) break; // newest first
         const counts = batch.request_counts;
         const total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired;
@@ -38,7 +37,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       return found[0];
     },
     async state(id) {
-      const batch = await (await messageBatches()).retrieve(id);
+      const batch = await messageBatches().retrieve(id);
       const counts = emptyBatchCounts();
       const given = batch.request_counts;
       counts.processing = given.processing;
@@ -51,7 +50,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
     },
     async results(id) {
       const outcomes = new Map<string, BatchOutcome>();
-      for await (const line of await (await messageBatches()).results(id)) {
+      for await (const line of await messageBatches().results(id)) {
         const result = line.result;
         if (result.type === 'succeeded') {
           const message = result.message;
@@ -72,7 +71,7 @@ export function anthropicBatches(profile: Profile): ProviderBatches {
       return outcomes;
     },
     async cancel(id) {
-      const batches = await messageBatches();
+      const batches = messageBatches();
       const batch = await batches.retrieve(id);
       if (batch.processing_status === 'in_progress') await batches.cancel(id);
     },

@@ -47,15 +47,10 @@ function outcomeOf(line: OutputLine): BatchOutcome {
 export function openaiBatches(profile: Profile): ProviderBatches {
   // The SDK loads with the first call, not with the module: a worker that never batches never loads it (src/harness/sdks.ts).
   let client: OpenAI | undefined;
-  const sdk = async () => {
-    const { default: OpenAI, toFile } = openaiSdk();
-    client ??= new OpenAI(clientOptions(profile, 'OPENAI_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs)));
-    return { client, toFile };
-  };
+  const openai = () => (client ??= new (openaiSdk().default)(clientOptions(profile, 'OPENAI_API_KEY', Math.max(profile.timeoutMs, batchRequestTimeoutMs))));
   const lines = async (fileId: string | null | undefined): Promise<OutputLine[]> => {
     if (!fileId) return [];
-    const { client } = await sdk();
-    const text = await (await client.files.content(fileId)).text();
+    const text = await (await openai().files.content(fileId)).text();
     return text
       .split('\n')
       .filter((line) => line.trim() !== '')
@@ -66,9 +61,8 @@ export function openaiBatches(profile: Profile): ProviderBatches {
       const jsonl = requests
         .map(({ customId, request }) => JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/responses', body: responseParams(profile, request) }))
         .join('\n');
-      const { client, toFile } = await sdk();
-      const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), `${key}.jsonl`), purpose: 'batch' });
-      const batch = await client.batches.create({
+      const file = await openai().files.create({ file: await openaiSdk().toFile(Buffer.from(`${jsonl}\n`), `${key}.jsonl`), purpose: 'batch' });
+      const batch = await openai().batches.create({
         input_file_id: file.id,
         endpoint: '/v1/responses',
         completion_window: '24h',
@@ -78,14 +72,14 @@ export function openaiBatches(profile: Profile): ProviderBatches {
     },
     async find(key, since) {
       const from = Date.parse(since) / 1000 - 60;
-      for await (const batch of (await sdk()).client.batches.list({ limit: 100 })) {
+      for await (const batch of openai().batches.list({ limit: 100 })) {
         if (batch.created_at < from) break; // newest first
         if (batch.metadata?.[SUBMISSION_METADATA] === key) return batch.id;
       }
       return undefined;
     },
     async state(id) {
-      const batch = await (await sdk()).client.batches.retrieve(id);
+      const batch = await openai().batches.retrieve(id);
       const counts = emptyBatchCounts();
       const given = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
       counts.submitted = given.total;
@@ -97,15 +91,14 @@ export function openaiBatches(profile: Profile): ProviderBatches {
       return { ended, counts };
     },
     async results(id) {
-      const batch = await (await sdk()).client.batches.retrieve(id);
+      const batch = await openai().batches.retrieve(id);
       const outcomes = new Map<string, BatchOutcome>();
       for (const line of [...(await lines(batch.output_file_id)), ...(await lines(batch.error_file_id))]) outcomes.set(line.custom_id, outcomeOf(line));
       return outcomes;
     },
     async cancel(id) {
-      const { client } = await sdk();
-      const batch = await client.batches.retrieve(id);
-      if (['validating', 'in_progress', 'finalizing'].includes(batch.status)) await client.batches.cancel(id);
+      const batch = await openai().batches.retrieve(id);
+      if (['validating', 'in_progress', 'finalizing'].includes(batch.status)) await openai().batches.cancel(id);
     },
   };
 }
