@@ -314,7 +314,7 @@ describe('commonplace analysis run', () => {
 describe("commonplace analysis prepare: the profile's CLI", () => {
   test('a profile whose CLI is not installed is refused at prepare, naming the CLI and how to install it, and nothing is made', async () => {
     const checkout = await toyCheckout();
-    const result = await runCli(toyPrepareArgs(checkout, nextSystem(), 'codex'), {
+    const result = await runCli(toyPrepareArgs(checkout, nextSystem(), { profile: 'codex' }), {
       env: { TEMPORAL_ADDRESS: address(), PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter) },
     });
     expect(result.exitCode).toBe(1);

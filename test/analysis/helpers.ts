@@ -20,14 +20,16 @@ export const fixtures = join(packageRoot(), 'test', 'fixtures', 'analysis');
 export const toyPlan = 'kb/instructions/toy-analysis/plan.yaml';
 export const sourceFixture = join(fixtures, 'source');
 
-/** `commonplace analysis prepare` of a system on a toy checkout: the source fixture, the toy plan, worktrees beside the checkout. */
-export function toyPrepareArgs(checkout: string, system: string, profile = 'fake'): string[] {
+/**
+ * `commonplace analysis prepare` of a system on a toy checkout: the toy plan, worktrees beside the checkout, the
+ * source fixture and the fake profile unless told otherwise (`source: false` leaves --source out).
+ */
+export function toyPrepareArgs(checkout: string, system: string, { profile = 'fake', source = sourceFixture as string | false } = {}): string[] {
   return [
     'analysis',
     'prepare',
     system,
-    '--source',
-    sourceFixture,
+    ...(source === false ? [] : ['--source', source]),
     '--profile',
     profile,
     '--plan',

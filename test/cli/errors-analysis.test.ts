@@ -6,7 +6,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { git, scratch, sourceFixture, toyCheckout, toyPlan, toyPrepareArgs } from '../analysis/helpers.js';
+import { git, scratch, sourceFixture, toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 
 const offline = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
 /** Stands for the run beforeAll prepares in a table row (test.each rows are built before it runs). */
@@ -37,33 +37,18 @@ beforeAll(async () => {
 });
 
 describe('analysis prepare', () => {
-  const prepareArgs = (system: string, extra: string[]) => [
-    'analysis',
-    'prepare',
-    system,
-    '--profile',
-    'fake',
-    '--plan',
-    join(checkout, toyPlan),
-    '--worktrees',
-    join(checkout, '..', 'worktrees'),
-    '--kb',
-    checkout,
-    ...extra,
-  ];
-
   test.each([
-    ['with a source that does not exist', ['--source', '/nonexistent/quill'], /\/nonexistent\/quill/],
-    ['with an unknown profile', ['--source', sourceFixture, '--profile', 'no-such-profile'], /no-such-profile/],
-  ])('prepare %s is refused and makes nothing', async (_label, extra, message) => {
+    ['with a source that does not exist', { source: '/nonexistent/quill' }, /\/nonexistent\/quill/],
+    ['with an unknown profile', { profile: 'no-such-profile' }, /no-such-profile/],
+  ])('prepare %s is refused and makes nothing', async (_label, options, message) => {
     const before = await readdir(join(checkout, '..', 'worktrees'));
-    expect(await refused(prepareArgs('toy-refused', extra as string[]))).toMatch(message);
+    expect(await refused(toyPrepareArgs(checkout, 'toy-refused', options))).toMatch(message);
     expect(await readdir(join(checkout, '..', 'worktrees'))).toEqual(before);
     expect(await branches(checkout)).toEqual([`analysis/${runId}`]);
   });
 
   test('prepare without --source is a usage error: exit 1, commander names the option, nothing is made', async () => {
-    const result = await runCli(prepareArgs('toy-refused', ['--json']), { env: offline });
+    const result = await runCli([...toyPrepareArgs(checkout, 'toy-refused', { source: false }), '--json'], { env: offline });
     expect({ exitCode: result.exitCode, stdout: result.stdout }).toEqual({ exitCode: 1, stdout: '' });
     expect(result.stderr).toMatch(/^error: required option '--source <source>' not specified$/m);
     expect(await branches(checkout)).toEqual([`analysis/${runId}`]);
