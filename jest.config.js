@@ -11,8 +11,12 @@
  * 700 MB): a jest worker's heap grows by about 30 MB a file (each file loads its modules anew), and a worker
  * grown past a gigabyte pays for it in every collection and every process it spawns (fork copies its page
  * tables). With the limit the whole suite used a fifth less CPU (docs/testing.md, "A worker's heap").
+ *
+ * Third-party packages of many small modules (rxjs, ajv, grpc-js, execa, zod, …) load from one bundled file
+ * each, written by the global setup: a test file loads about half as many modules (test/helpers/dependency-bundles.js).
  */
 import { availableParallelism } from 'node:os';
+import { dependencyMapper } from './test/helpers/dependency-bundles.js';
 
 export default {
   testEnvironment: 'node',
@@ -20,7 +24,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { ...dependencyMapper(), '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/helpers/global-setup.js',
   setupFiles: ['<rootDir>/test/helpers/process-hooks.js'],

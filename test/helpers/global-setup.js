@@ -2,7 +2,8 @@
 // worker loads the bundle instead of running webpack again), the fault worker bundled into one file
 // (test/helpers/faults.ts starts it: a process of its own loads one module, not the TypeScript sources
 // through tsx, which cost more than half of its start), and one dev server per jest worker
-// (test/helpers/dev-servers.js; the global teardown stops them). The test bundle alone carries the
+// (test/helpers/dev-servers.js; the global teardown stops them), and the third-party packages of many small
+// modules bundled one file each for the test files (test/helpers/dependency-bundles.js). The test bundle alone carries the
 // scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use. The host's
 // record of named checkouts (src/kb/known-checkouts.ts) goes to a fresh XDG_STATE_HOME, never the real home.
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -12,6 +13,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleDependencies } from './dependency-bundles.js';
 import { startDevServers } from './dev-servers.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -48,6 +50,8 @@ export default async function globalSetup(globalConfig) {
   renameSync(`${faultWorker}.${process.pid}`, faultWorker);
   // A script (test/histories/record.ts) wants the bundle alone: its runs start servers of their own.
   if (globalConfig === undefined) return;
+  // The packages of many small modules, one file each for the test files to load (test/helpers/dependency-bundles.js).
+  await bundleDependencies(root);
   // Workers are started after this returns, and inherit the variable; the teardown reads the global.
   const servers = await startDevServers(root, Math.max(1, globalConfig.maxWorkers ?? 1));
   globalThis.commonplaceDevServers = servers;
