@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
 # (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
-# analysis method, an analysis of the example system published and integrated, a review sweep, a full
+# analysis method, an analysis of the example system published and integrated, a review sweep (one launch per note and
+# lens), a full
 # pass over one note stopped for approval and approved by the command it printed, a tiny comparison of
 # two routes with scripted disagreements, then a clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
@@ -101,9 +102,9 @@ published="kb/agentic-systems/quill/$run"
 (cd "$kb" && node "$OLDPWD/bin/commonplace.js" validate "$published" | tail -n 1)
 
 echo
-echo "== a review sweep over it: its gates, type specs and collection (the fake harness writes every review; no model is called)"
+echo "== a review sweep over it: its gates, type specs and collection, one launch per note and lens (the fake harness writes every review; no model is called)"
 TEMPORAL_ADDRESS=127.0.0.1:$port node bin/commonplace.js review run gates --kb "$kb" --profile fake \
-  --scenario examples/scenarios/review-sweep.json --concurrency 4
+  --scenario examples/scenarios/review-sweep.json --grouping bundle --concurrency 4
 echo
 node bin/commonplace.js review status --kb "$kb"
 echo "  a result file: $(find "$kb/kb/reports/state/review/results" -type f -name '*.md' | head -n 1)"
