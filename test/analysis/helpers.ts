@@ -1,6 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
 import { execa } from 'execa';
+import { createHash } from 'node:crypto';
 import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prepare.js';
@@ -300,3 +301,8 @@ export const attemptsOf = (progress: AnalysisProgress, role: string) => progress
 export function expectLaunches(starts: Record<Role, unknown[]>, expected: Partial<Record<Role, number>>): void {
   expect(Object.fromEntries(ROLES.map((role) => [role, starts[role].length]))).toEqual(Object.fromEntries(ROLES.map((role) => [role, expected[role] ?? 1])));
 }
+
+export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** A file of a role's launch directory under the run directory (`launches/<role>/<n>/<file>`). */
+export const launchFile = (prepared: PreparedRun, role: string, launch: number, file: string) => join(prepared.runDir, 'launches', role, String(launch), file);

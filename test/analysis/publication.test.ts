@@ -1,89 +1,20 @@
-import type { WorkflowHandle } from '@temporalio/client';
-import { createHash } from 'node:crypto';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { integrateRun, IntegrateError } from '../../src/activities/analysis/integrate.js';
 import { locateRun } from '../../src/activities/analysis/runs.js';
-import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import type { Manifest } from '../../src/analysis/manifest.js';
-import type { AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
+import type { AnalysisResult } from '../../src/analysis/progress.js';
 import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/fake.js';
-import { startFaultWorker } from '../helpers/faults.js';
 import { testWorker } from '../helpers/temporal.js';
-import {
-  analysisInput,
-  git,
-  prepareToy,
-  progressUntil,
-  readJson,
-  ROLES,
-  scratch,
-  sourceIdentity,
-  startAnalysis,
-  toyCheckout,
-  toyProfiles,
-  toyScenario,
-} from './helpers.js';
 import { useDevServer } from '../helpers/servers.js';
+import { git, readJson, ROLES, sha256, sourceIdentity, startAnalysis } from './helpers.js';
+import { branchCommits, destinationOf, exists, journalOf, prepared, publishedPaths, stoppedRun, type Run } from './publication-helpers.js';
 
-// The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
-// file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
-// worker's heartbeat timeout and the retry after it pass quickly. test/harness/relaunch.test.ts proves the shipped
-// numbers on the time-skipping server.
-const { env, address } = useDevServer({ quickerClock: 10 });
-
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-const destinationOf = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
-interface JournalLine {
-  event: string;
-  path?: string;
-  commit?: string;
-}
-const journalOf = async (prepared: PreparedRun): Promise<JournalLine[]> =>
-  (await readFile(publicationJournalFile(prepared.runDir), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as JournalLine);
-
-/** The commits the run branch has beyond the preparation commit, and the paths each touched. */
-async function branchCommits(prepared: PreparedRun): Promise<{ commit: string; paths: string[] }[]> {
-  const log = await git(prepared.worktree, 'log', '--format=%H', `${prepared.parameters.preparationCommit}..HEAD`);
-  const commits = log.split('\n').filter(Boolean);
-  return Promise.all(
-    commits.map(async (commit) => ({
-      commit,
-      paths: (await git(prepared.worktree, 'show', '--name-only', '--format=', commit)).split('\n').filter(Boolean).sort(),
-    })),
-  );
-}
-
-/** Every file publication writes, repository-relative: the members at their layout paths and the published manifest. */
-async function publishedPaths(prepared: PreparedRun, manifest: Manifest): Promise<string[]> {
-  return [...Object.keys(manifest.files).map((file) => `${destinationOf(prepared)}/${file}`), `${destinationOf(prepared)}/manifest.json`].sort();
-}
-
-interface Run {
-  checkout: string;
-  prepared: PreparedRun;
-  dir: string;
-  input: ReturnType<typeof analysisInput>;
-}
-
-async function prepared(): Promise<Run> {
-  const checkout = await toyCheckout();
-  const run = await prepareToy(checkout);
-  const dir = await scratch();
-  const { env: fakeEnv } = await toyScenario(dir, run);
-  return { checkout, prepared: run, dir, input: analysisInput(run, await toyProfiles(dir), fakeEnv) };
-}
+// Publication of a finished run, integration into main, and a destination taken on main. A worker killed
+// mid-publication and a journal of unknown outcome are test/analysis/publication-journal.test.ts.
+const { env } = useDevServer({ quickerClock: 10 });
 
 describe('a published run', () => {
   let run: Run;
@@ -201,73 +132,6 @@ test('integrate refuses when main changed a path the published run also wrote, n
   expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
 });
 
-test('a worker killed between journal steps of publication: the retry on another worker completes it, writing each file and committing exactly once', async () => {
-  const run = await prepared();
-  // The first worker is a process that kills itself once the journal says the third file is written.
-  const first = startFaultWorker(
-    { do: 'kill', at: 'publication-journaled', detail: 'written', nth: 3 },
-    { address: address(), state: join(run.dir, 'state-1') },
-  );
-  const handle = await startAnalysis(env(), run.input);
-  expect((await first).signal).toBe('SIGKILL');
-  const interrupted = await journalOf(run.prepared);
-  expect(interrupted.filter((entry) => entry.event === 'written')).toHaveLength(3);
-  expect(interrupted.map((entry) => entry.event)).not.toContain('committing');
-  expect((await branchCommits(run.prepared)).length).toBe(0);
-
-  const second = await testWorker(env(), { stateDir: join(run.dir, 'state-2') });
-  const outcome = (await second.runUntil(handle.result())) as AnalysisResult;
-  expect(outcome.status).toBe('completed');
-  const manifest = await readJson<Manifest>(outcome.manifest!);
-  expect(manifest.status).toBe('published');
-  const journal = await journalOf(run.prepared);
-  const writes = journal.filter((entry) => entry.event === 'writing').map((entry) => entry.path);
-  expect(writes.sort()).toEqual(await publishedPaths(run.prepared, manifest));
-  expect(journal.filter((entry) => entry.event === 'begin')).toHaveLength(1);
-  expect(journal.filter((entry) => entry.event === 'committed')).toHaveLength(1);
-  const commits = await branchCommits(run.prepared);
-  expect(commits).toEqual([{ commit: manifest.publication?.commit, paths: await publishedPaths(run.prepared, manifest) }]);
-});
-
-async function stoppedRun(run: Run, handle: WorkflowHandle): Promise<AnalysisProgress> {
-  return progressUntil(handle, (progress) => progress.status === 'stopped' || progress.status === 'completed', 180_000);
-}
-
-test.each([
-  ['a torn last line', (begin: string) => `${begin}\n{"event":"writ`],
-  ['a begin of other bytes', (begin: string) => `${begin.replace(/"publication":"[0-9a-f]+"/, `"publication":"${'0'.repeat(64)}"`)}\n`],
-])(
-  'a journal with an unknown outcome (%s) stops the run as publication-uncertain with the journal as evidence, and writes nothing',
-  async (_label, journalText) => {
-    const run = await prepared();
-    const journal = publicationJournalFile(run.prepared.runDir);
-    const begin = JSON.stringify({
-      event: 'begin',
-      publication: 'x',
-      destination: destinationOf(run.prepared),
-      base: run.prepared.parameters.preparationCommit,
-      files: {},
-      at: '2030-01-01T00:00:00.000Z',
-    });
-    await writeFile(journal, journalText(begin));
-    const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
-    await worker.runUntil(async () => {
-      const handle = await startAnalysis(env(), run.input);
-      const progress = await stoppedRun(run, handle);
-      expect(progress.status).toBe('stopped');
-      expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
-      expect(progress.stage).toBe('publication');
-      expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
-      expect(await branchCommits(run.prepared)).toEqual([]);
-      // The operator reads the journal, finds nothing was published, sets it aside, and resumes: publication starts afresh.
-      await rm(journal);
-      await handle.executeUpdate('resume');
-      expect(((await handle.result()) as AnalysisResult).status).toBe('completed');
-      expect(await branchCommits(run.prepared)).toHaveLength(1);
-    });
-  },
-);
-
 test('a destination changed on main since preparation stops the run with conflict and writes nothing; once main is restored, resume publishes', async () => {
   const run = await prepared();
   const clash = `${destinationOf(run.prepared)}/runtime-report.md`;
@@ -278,7 +142,7 @@ test('a destination changed on main since preparation stops the run with conflic
   const worker = await testWorker(env(), { stateDir: join(run.dir, 'state') });
   await worker.runUntil(async () => {
     const handle = await startAnalysis(env(), run.input);
-    const progress = await stoppedRun(run, handle);
+    const progress = await stoppedRun(handle);
     expect(progress.status).toBe('stopped');
     expect(progress.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['conflict', 'operator']]);
     expect(progress.stops[0]?.reason).toContain(clash);
