@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: set-up, a local Temporal dev server and a worker
 # (`commonplace dev`), a probe of the fake worker profile, a scratch KB checkout with the shipped
-# analysis method, an analysis of the example system published and integrated, a review sweep (one launch per note and
-# lens), a full
-# pass over one note stopped for approval and approved by the command it printed, a tiny comparison of
-# two routes with scripted disagreements, then a clean stop. The fake harness writes every member and review: no model is called.
+# analysis method, an analysis of the example system published and integrated, a review sweep (one launch per
+# note and lens), a full pass over one note stopped for approval and approved by the command it printed, a tiny
+# comparison of two routes with scripted disagreements, then a clean stop. The fake harness writes every member and review: no model is called.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # COMMONPLACE_DEMO_PREPARED=1 skips the set-up (the test suite, which has just done it, sets it so the

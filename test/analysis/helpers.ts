@@ -1,7 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowIdConflictPolicy, type WorkflowHandle } from '@temporalio/client';
 import { execa } from 'execa';
-import { createHash } from 'node:crypto';
 import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prepare.js';
@@ -191,6 +190,23 @@ export function cleanMembers(runId: string, source: string): Record<Role, string
 /** One attempt writing a role's output. */
 export const writes = (role: string, text: string, extra: FakeAttempt = {}): FakeAttempt => ({ outputs: { [`${role}.md`]: text }, ...extra });
 
+/**
+ * The verifier refuses the runtime report; its first correction is the refused bytes again (the check rejects it
+ * before the verifier is asked), its second changes them. The recorded history `analysis-unchanged-correction` too.
+ */
+export const unchangedCorrection = (clean: Record<Role, string>, runId: string): Partial<Record<Role, FakeAttempt[]>> => ({
+  'report-verification': [
+    writes('report-verification', member.verification(runId, ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
+    writes('report-verification', clean['report-verification']),
+  ],
+  'runtime-report': [
+    writes('runtime-report', clean['runtime-report']),
+    writes('runtime-report', clean['runtime-report']),
+    writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
+  ],
+  reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
+});
+
 /** Rules matching each role's prompt: per role, the attempts in order (a role without entry gets its clean member once). */
 export function roleRules(clean: Record<Role, string>, overrides: Partial<Record<Role, FakeAttempt[]>> = {}): FakeRule[] {
   return ROLES.map((role) => ({ match: `^role = ${role}$`, attempts: overrides[role] ?? [writes(role, clean[role])] }));
@@ -301,8 +317,6 @@ export const attemptsOf = (progress: AnalysisProgress, role: string) => progress
 export function expectLaunches(starts: Record<Role, unknown[]>, expected: Partial<Record<Role, number>>): void {
   expect(Object.fromEntries(ROLES.map((role) => [role, starts[role].length]))).toEqual(Object.fromEntries(ROLES.map((role) => [role, expected[role] ?? 1])));
 }
-
-export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 /** A file of a role's launch directory under the run directory (`launches/<role>/<n>/<file>`). */
 export const launchFile = (prepared: PreparedRun, role: string, launch: number, file: string) => join(prepared.runDir, 'launches', role, String(launch), file);

@@ -10,7 +10,20 @@ import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
 import { checkoutAt } from '../../src/held-checkouts.js';
 import { recordable, recordingState } from '../histories/recording.js';
-import { analysisInput, git, member, prepareToy, progressUntil, startAnalysis, toyCheckout, toyProfiles, toyScenario, writes, type Role } from './helpers.js';
+import {
+  analysisInput,
+  git,
+  member,
+  prepareToy,
+  progressUntil,
+  startAnalysis,
+  toyCheckout,
+  toyProfiles,
+  toyScenario,
+  unchangedCorrection,
+  writes,
+  type Role,
+} from './helpers.js';
 
 export type Save = (env: TestWorkflowEnvironment, workflowId: string, name: string) => Promise<void>;
 type Overrides = (clean: Record<Role, string>, runId: string) => Partial<Record<Role, FakeAttempt[]>>;
@@ -134,24 +147,7 @@ export async function recordAnalysisHistories(env: TestWorkflowEnvironment, save
   // analysis-budget-exhausted.json was recorded by code in which a spent budget stopped the run for good; it is
   // kept as that code recorded it (runs begun then must replay). Since the lifecycle's exhausted close:
   await record(env, save, 'analysis-exhausted', (clean) => ({ synthesis: [writes('synthesis', clean.synthesis.replace('## Findings', '## Notes'))] }), finish);
-  await record(
-    env,
-    save,
-    'analysis-unchanged-correction',
-    (clean, runId) => ({
-      'report-verification': [
-        writes('report-verification', member.verification(runId, ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
-        writes('report-verification', clean['report-verification']),
-      ],
-      'runtime-report': [
-        writes('runtime-report', clean['runtime-report']),
-        writes('runtime-report', clean['runtime-report']),
-        writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
-      ],
-      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
-    }),
-    finish,
-  );
+  await record(env, save, 'analysis-unchanged-correction', unchangedCorrection, finish);
   await record(
     env,
     save,

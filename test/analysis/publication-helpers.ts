@@ -1,7 +1,7 @@
 // What the publication files share: a toy run prepared for publishing, and what its publication left behind (the
 // journal, the run branch's commits, the paths it writes).
 import type { WorkflowHandle } from '@temporalio/client';
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import type { Manifest } from '../../src/analysis/manifest.js';
 import type { AnalysisProgress } from '../../src/analysis/progress.js';
@@ -9,11 +9,6 @@ import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { analysisInput, git, prepareToy, progressUntil, scratch, toyCheckout, toyProfiles, toyScenario } from './helpers.js';
 
 export const destinationOf = (prepared: PreparedRun) => `kb/analyses/toy/${prepared.runId}`;
-export const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
 
 export interface JournalLine {
   event: string;

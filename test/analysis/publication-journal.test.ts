@@ -5,9 +5,10 @@ import type { AnalysisResult } from '../../src/analysis/progress.js';
 import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { testWorker } from '../helpers/temporal.js';
+import { pathExists } from '../../src/fs/exists.js';
 import { useDevServer } from '../helpers/servers.js';
 import { readJson, startAnalysis } from './helpers.js';
-import { branchCommits, destinationOf, exists, journalOf, prepared, publishedPaths, stoppedRun } from './publication-helpers.js';
+import { branchCommits, destinationOf, journalOf, prepared, publishedPaths, stoppedRun } from './publication-helpers.js';
 
 // Publication's journal: a worker killed between its steps, and a journal whose outcome is unknown. The rest of
 // publication is test/analysis/publication.test.ts.
@@ -69,7 +70,7 @@ test.each([
       expect(progress.status).toBe('stopped');
       expect(progress.stops.map((stop) => [stop.kind, stop.disposition, stop.evidence])).toEqual([['publication-uncertain', 'inspect', journal]]);
       expect(progress.stage).toBe('publication');
-      expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
+      expect(await pathExists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
       expect(await branchCommits(run.prepared)).toEqual([]);
       // The operator reads the journal, finds nothing was published, sets it aside, and resumes: publication starts afresh.
       await rm(journal);

@@ -8,9 +8,11 @@ import { publicationJournalFile } from '../../src/analysis/run-dir.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
+import { sha256 } from '../../src/fs/digest.js';
+import { pathExists } from '../../src/fs/exists.js';
 import { useDevServer } from '../helpers/servers.js';
-import { git, readJson, ROLES, sha256, sourceIdentity, startAnalysis } from './helpers.js';
-import { branchCommits, destinationOf, exists, journalOf, prepared, publishedPaths, stoppedRun, type Run } from './publication-helpers.js';
+import { git, readJson, ROLES, sourceIdentity, startAnalysis } from './helpers.js';
+import { branchCommits, destinationOf, journalOf, prepared, publishedPaths, stoppedRun, type Run } from './publication-helpers.js';
 
 // Publication of a finished run, integration into main, and a destination taken on main. A worker killed
 // mid-publication and a journal of unknown outcome are test/analysis/publication-journal.test.ts.
@@ -105,7 +107,7 @@ describe('a published run', () => {
     const located = await locateRun(run.checkout, run.prepared.runId);
     const merged = await integrateRun(run.checkout, located);
     expect(merged.outcome).toBe('merged');
-    expect(await exists(join(run.checkout, destinationOf(run.prepared), 'manifest.json'))).toBe(true);
+    expect(await pathExists(join(run.checkout, destinationOf(run.prepared), 'manifest.json'))).toBe(true);
     const head = await git(run.checkout, 'rev-parse', 'HEAD');
     expect((await integrateRun(run.checkout, located)).outcome).toBe('already-integrated');
     expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
@@ -146,8 +148,8 @@ test('a destination changed on main since preparation stops the run with conflic
     expect(progress.status).toBe('stopped');
     expect(progress.stops.map((stop) => [stop.kind, stop.disposition])).toEqual([['conflict', 'operator']]);
     expect(progress.stops[0]?.reason).toContain(clash);
-    expect(await exists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
-    expect(await exists(publicationJournalFile(run.prepared.runDir))).toBe(false);
+    expect(await pathExists(join(run.prepared.worktree, destinationOf(run.prepared)))).toBe(false);
+    expect(await pathExists(publicationJournalFile(run.prepared.runDir))).toBe(false);
     expect(await branchCommits(run.prepared)).toEqual([]);
     // The manifest is written by the activity that records the stop: wait for it, not for a moment.
     await waitFor(

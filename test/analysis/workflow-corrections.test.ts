@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLedger } from '../helpers/fake.js';
-import { attemptsOf, launchFile, sha256, expectLaunches, result, withRun, member, ROLES, startsByRole, writes, type Role } from './helpers.js';
+import { attemptsOf, launchFile, expectLaunches, result, withRun, member, ROLES, startsByRole, unchangedCorrection, writes, type Role } from './helpers.js';
+import { sha256 } from '../../src/fs/digest.js';
 import { useDevServer } from '../helpers/servers.js';
 
 // The report verifier's refusals and the corrections they ask for. The clean run, a check's rejection and the
@@ -97,18 +98,7 @@ async function verifierKeys(ledger: string): Promise<string[]> {
 test('a correction with the exact bytes the verifier refused is rejected by its check before the verifier is asked again', async () => {
   await withRun(
     env(),
-    (clean) => ({
-      'report-verification': [
-        writes('report-verification', member.verification(runOf(clean), ['runtime-report: the loop is said to read once, which src/main.ts does not show'])),
-        writes('report-verification', clean['report-verification']),
-      ],
-      'runtime-report': [
-        writes('runtime-report', clean['runtime-report']),
-        writes('runtime-report', clean['runtime-report']),
-        writes('runtime-report', clean['runtime-report'].replace('reads its input once (SRC-2)', 'reads in.txt whole (SRC-2)')),
-      ],
-      reconciliation: [writes('reconciliation', clean.reconciliation), writes('reconciliation', clean.reconciliation)],
-    }),
+    (clean) => unchangedCorrection(clean, runOf(clean)),
     async ({ handle, ledger }) => {
       const outcome = await result(handle);
       expect(outcome.status).toBe('completed');

@@ -7,7 +7,6 @@ import { readLedger, waitFor } from '../helpers/fake.js';
 import {
   attemptsOf,
   launchFile,
-  sha256,
   expectLaunches,
   result,
   withRun,
@@ -22,6 +21,7 @@ import {
   type Role,
 } from './helpers.js';
 import type { FakeAttempt } from '../helpers/fake.js';
+import { sha256 } from '../../src/fs/digest.js';
 import { useDevServer } from '../helpers/servers.js';
 
 // The clean run, a check's rejection, the boundary's early end and the lenses' concurrency. The report

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 /**
  * Each group is one bundle. `cjs` for packages CommonJS code requires (the Temporal SDK's lib/): a shim per
  * name hands out its part of the group's exports, listing their names for jest's import of CommonJS from an
- * ES module. `esm` for packages only ES modules import.
+ * ES module. `esm` for packages only ES modules import (`defaultExport` when the package has one).
  */
 export const DEPENDENCY_GROUPS = [
   { name: 'rxjs', format: 'cjs', specifiers: ['rxjs', 'rxjs/operators'] },
@@ -34,7 +34,7 @@ export const DEPENDENCY_GROUPS = [
   { name: 'nexus-rpc', format: 'cjs', specifiers: ['nexus-rpc'] },
   { name: 'pure-rand', format: 'cjs', specifiers: ['pure-rand'] },
   { name: 'execa', format: 'esm', specifiers: ['execa'] },
-  { name: 'zod', format: 'esm', specifiers: ['zod'] },
+  { name: 'zod', format: 'esm', specifiers: ['zod'], defaultExport: true },
 ];
 
 const fileName = (specifier, format) => `${specifier.replace(/[^a-z0-9]+/gi, '-').replace(/^-/, '')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
@@ -59,13 +59,13 @@ const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export async function bundleDependencies(root) {
   const dir = join(root, '.commonplace', 'test', 'deps');
   mkdirSync(dir, { recursive: true });
-  const require = createRequire(join(root, 'package.json'));
+  const require = createRequire(import.meta.url);
   const common = { bundle: true, platform: 'node', logLevel: 'warning', absWorkingDir: root };
   await Promise.all(
-    DEPENDENCY_GROUPS.map(async ({ name, format, specifiers }) => {
+    DEPENDENCY_GROUPS.map(async ({ name, format, specifiers, defaultExport }) => {
       if (format === 'esm') {
         const [specifier] = specifiers;
-        const contents = `export * from '${specifier}';${specifier === 'zod' ? " export { default } from 'zod';" : ''}`;
+        const contents = `export * from '${specifier}';${defaultExport ? ` export { default } from '${specifier}';` : ''}`;
         // The CommonJS modules inside (execa's cross-spawn) require Node's built-ins: a require of the bundle's own.
         const banner = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
         await writeWhole(join(dir, fileName(specifier, format)), (outfile) =>
@@ -76,9 +76,11 @@ export async function bundleDependencies(root) {
       const group = `${name}.group.cjs`;
       const contents = `module.exports = {${specifiers.map((specifier) => `${JSON.stringify(specifier)}: require(${JSON.stringify(specifier)})`).join(', ')}};`;
       await writeWhole(join(dir, group), (outfile) => build({ ...common, stdin: { contents, resolveDir: root, loader: 'js' }, format: 'cjs', outfile }));
+      // The names each shim hands out, read from the bundle itself (one file, not the package's many).
+      const exported = require(join(dir, group));
       for (const specifier of specifiers) {
-        // The names as cjs-module-lexer reads them (`0 && (module.exports = {…})`, as esbuild annotates its own output).
-        const names = Object.keys(require(specifier)).filter((key) => key !== 'default' && key !== '__esModule');
+        // Listed as cjs-module-lexer reads them (`0 && (module.exports = {…})`, as esbuild annotates its own output).
+        const names = Object.keys(exported[specifier]).filter((key) => key !== 'default' && key !== '__esModule');
         const listed = names.map((key) => `${identifier.test(key) ? key : JSON.stringify(key)}: 0`).join(', ');
         const shim = `'use strict';\nmodule.exports = require('./${group}')[${JSON.stringify(specifier)}];\n0 && (module.exports = { ${listed} });\n`;
         await writeWhole(join(dir, fileName(specifier, format)), (path) => writeFileSync(path, shim));
