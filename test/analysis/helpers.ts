@@ -306,11 +306,47 @@ export async function withRun<T>(
   const worker = await testWorker(env, { stateDir: join(dir, 'state') });
   return worker.runUntil(async () => {
     const handle = await startAnalysis(env, analysisInput(prepared, await toyProfiles(dir), fakeEnv));
-    return body({ prepared, ledger, handle, dir });
+    try {
+      return await body({ prepared, ledger, handle, dir });
+    } catch (error) {
+      // A failed body ends its run, so the worker's shutdown does not wait on a launch of it: the file's next tests
+      // then find the task queue free. The error says where the run stood.
+      const where = await whereItStood(handle);
+      await handle.terminate('its test failed').catch(() => undefined);
+      throw Object.assign(error instanceof Error ? error : new Error(String(error)), {
+        message: `${error instanceof Error ? error.message : String(error)}\n${where}`,
+      });
+    }
   });
 }
 
-export const result = async (handle: WorkflowHandle) => (await handle.result()) as AnalysisResult;
+/** The run's status, stage and pending activities, for a failed test's message. */
+async function whereItStood(handle: WorkflowHandle): Promise<string> {
+  const progress = await handle.query<AnalysisProgress>('progress').catch((error: unknown) => `progress not answered: ${String(error)}`);
+  const described = await handle.describe().catch(() => undefined);
+  const pending = (described?.raw.pendingActivities ?? []).map(
+    (activity) =>
+      `${activity.activityType?.name ?? '?'} ${activity.activityId ?? ''} (attempt ${activity.attempt ?? 0}, state ${activity.state ?? '?'}${activity.lastFailure?.message ? `, last failure: ${activity.lastFailure.message}` : ''})`,
+  );
+  const status =
+    typeof progress === 'string'
+      ? progress
+      : `${progress.status} at ${progress.stage}, stops [${progress.stops.map((stop) => stop.kind).join(', ')}], in flight [${progress.inFlight.map((launch) => `${launch.role} since ${launch.since}`).join(', ')}], attempts [${progress.attempts.map((attempt) => `${attempt.role} ${attempt.outcome}`).join(', ')}]`;
+  return `the run ${handle.workflowId} stood ${status} (${described?.status.name ?? 'not described'}); pending activities: ${pending.join('; ') || 'none'}`;
+}
+
+/** The run's result; a run not closed within 180 s fails its test before jest's 240 s, so `withRun` can end it and say where it stood. */
+export async function result(handle: WorkflowHandle, timeoutMs = 180_000): Promise<AnalysisResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the run ${handle.workflowId} did not close within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  try {
+    return (await Promise.race([handle.result(), late])) as AnalysisResult;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 export const attemptsOf = (progress: AnalysisProgress, role: string) => progress.attempts.filter((attempt) => attempt.role === role);
 
 /** Each role launched once, or as often as `expected` says. */
