@@ -14,17 +14,19 @@
  *
  * Third-party packages of many small modules (rxjs, ajv, grpc-js, execa, zod, …) load from one bundled file
  * each, written by the global setup: a test file loads about half as many modules (test/helpers/dependency-bundles.js).
+ * The Temporal API's protobuf types are built once a jest worker, not once a file (test/helpers/test-environment.js).
  */
 import { availableParallelism } from 'node:os';
 import { dependencyMapper } from './test/helpers/dependency-bundles.js';
+import { sharedMapper } from './test/helpers/shared-modules.js';
 
 export default {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/helpers/test-environment.js',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
-  moduleNameMapper: { ...dependencyMapper(), '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { ...dependencyMapper(), ...sharedMapper(), '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/helpers/global-setup.js',
   setupFiles: ['<rootDir>/test/helpers/process-hooks.js'],

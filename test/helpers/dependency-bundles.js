@@ -10,7 +10,8 @@
 // in one bundle, so that what they share (ajv-formats' code generator and ajv's, rxjs's operators and its
 // Observable) is one copy, as in node_modules. Left out: packages that read files beside their own
 // (source-map's WebAssembly), and the Temporal SDK's, which starts threads and a native library from its
-// own paths. Only jest's workers load these files; the CLI, the workers it starts and every other process
+// own paths, and protobufjs, which the test environment loads once a jest worker with the Temporal API's types
+// (test/helpers/test-environment.js). Only jest's workers load these files; the CLI, the workers it starts and every other process
 // load node_modules as an operator's do.
 import { build } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,6 @@ export const DEPENDENCY_GROUPS = [
   { name: 'yaml', format: 'cjs', specifiers: ['yaml'] },
   { name: 'ajv', format: 'cjs', specifiers: ['ajv', 'ajv/dist/2020.js', 'ajv-formats'] },
   { name: 'grpc-js', format: 'cjs', specifiers: ['@grpc/grpc-js'] },
-  { name: 'protobufjs', format: 'cjs', specifiers: ['protobufjs/light', 'protobufjs/ext/protojson'] },
   { name: 'nexus-rpc', format: 'cjs', specifiers: ['nexus-rpc'] },
   { name: 'pure-rand', format: 'cjs', specifiers: ['pure-rand'] },
   { name: 'execa', format: 'esm', specifiers: ['execa'] },

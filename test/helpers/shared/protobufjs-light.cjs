@@ -1,0 +1,3 @@
+'use strict';
+// protobufjs/light, loaded once a jest worker (test/helpers/test-environment.js).
+module.exports = globalThis.__commonplaceShared('protobufjs/light');
