@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { isAscii } from 'node:buffer';
 import { copyFile, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import protobuf from 'protobufjs/light.js';
 import { packageRoot } from '../../src/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
@@ -148,4 +149,22 @@ test('a command the cache has not seen adds the code it ran to the cache, once; 
   // A subcommand is its own entry: `review status` after `validate`.
   await run(['review', 'status', '--kb', '.'], dir);
   expect(await cachedCommands(cache)).toEqual(['help', 'validate', 'review status']);
+});
+
+test("the client bundle builds the client's protobuf types only: no core protocol or Cloud types, and every type it keeps resolves", async () => {
+  const bundled = await readFile(join(root, 'dist', 'cli.cjs'), 'latin1');
+  // The types as the bundle hands them to protobufjs: a string literal (esbuild picks its quotes), parsed as JSON.
+  const literal = /\.addJSON\(JSON\.parse\(('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\)\)/.exec(bundled)?.[1];
+  expect(literal).toBeDefined();
+  const types = JSON.parse(new Function(`return ${literal}`)() as string) as Record<string, protobuf.INamespace>;
+  expect(Object.keys(types).sort()).toEqual(['google', 'grpc', 'nexusannotations', 'temporal']);
+  const api = Object.keys((types.temporal?.nested?.api as protobuf.INamespace | undefined)?.nested ?? {});
+  expect(api).not.toContain('cloud');
+  expect(api).toEqual(expect.arrayContaining(['workflowservice', 'operatorservice', 'testservice', 'history', 'common']));
+  // A kept type that named a pruned one would fail here, as it would in the command that first used it.
+  const reflected = protobuf.Root.fromJSON({ nested: types });
+  expect(() => reflected.resolveAll()).not.toThrow();
+  const service = reflected.lookupService('temporal.api.workflowservice.v1.WorkflowService');
+  expect(service.methodsArray.length).toBeGreaterThan(50);
+  for (const method of service.methodsArray) expect([method.resolvedRequestType?.name, method.resolvedResponseType?.name]).not.toContain(undefined);
 });
