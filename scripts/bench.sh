@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 bash temporal/install.sh
-npm run --silent build
+bash scripts/build-if-stale.sh
 node -e "import('./test/helpers/global-setup.js').then((setup) => setup.default())"
 for bench in bench/*.ts; do
   echo "== $bench"

@@ -168,3 +168,5 @@ for (const spec of BUNDLES) {
   process.stderr.write(`CLI bundle: dist/${spec.file} from ${Object.keys(result.metafile.inputs).length} modules\n`);
 }
 process.stderr.write(`CLI bundles in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+// The build is whole: scripts/build-if-stale.sh builds again only when a file it reads is newer than this.
+writeFileSync(join(dist, '.built'), `${new Date().toISOString()}\n`);

@@ -13,7 +13,7 @@ if [ "${COMMONPLACE_DEMO_PREPARED:-}" != 1 ]; then
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   else
-    npm run --silent build
+    bash scripts/build-if-stale.sh
   fi
   bash temporal/install.sh
 fi

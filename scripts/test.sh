@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install.sh || exit 1
-npm run --silent build || { echo "0 passed, 1 failed"; exit 1; }
+bash scripts/build-if-stale.sh || { echo "0 passed, 1 failed"; exit 1; }
 mkdir -p .commonplace
 results=.commonplace/jest-results.json
 rm -f "$results"
