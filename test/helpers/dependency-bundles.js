@@ -11,8 +11,8 @@
 // Observable) is one copy, as in node_modules. Left out: packages that read files beside their own
 // (source-map's WebAssembly), and the Temporal SDK's, which starts threads and a native library from its
 // own paths, and protobufjs, which the test environment loads once a jest worker with the Temporal API's types
-// (test/helpers/test-environment.js). Only jest's workers load these files; the CLI, the workers it starts and every other process
-// load node_modules as an operator's do.
+// (test/helpers/test-environment.js). Only jest's workers load these files; the CLI, the workers it starts and
+// every other process load node_modules as an operator's do.
 import { build } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,12 +37,19 @@ export const DEPENDENCY_GROUPS = [
   { name: 'zod', format: 'esm', specifiers: ['zod'], defaultExport: true },
 ];
 
-const fileName = (specifier, format) => `${specifier.replace(/[^a-z0-9]+/gi, '-').replace(/^-/, '')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
+/** The file a package name is mapped to: the name in a file's letters, with the module format's extension. */
+export const fileName = (specifier, format) => `${specifier.replace(/[^a-z0-9]+/gi, '-').replace(/^-/, '')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
+
+/** A moduleNameMapper entry: exactly this package name, to `file` under `dir` (relative to `<rootDir>`). */
+export const mapperEntry = (specifier, dir, format = 'cjs') => [
+  `^${specifier.replace(/[/.]/g, (c) => `\\${c}`)}$`,
+  `<rootDir>/${dir}/${fileName(specifier, format)}`,
+];
 
 /** jest's moduleNameMapper entries: each package name to its file under `<rootDir>/.commonplace/test/deps/`. */
 export function dependencyMapper() {
   const entries = DEPENDENCY_GROUPS.flatMap(({ format, specifiers }) =>
-    specifiers.map((specifier) => [`^${specifier.replace(/[/.]/g, (c) => `\\${c}`)}$`, `<rootDir>/.commonplace/test/deps/${fileName(specifier, format)}`]),
+    specifiers.map((specifier) => mapperEntry(specifier, '.commonplace/test/deps', format)),
   );
   return Object.fromEntries(entries);
 }
