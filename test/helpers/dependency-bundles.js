@@ -38,7 +38,7 @@ export const DEPENDENCY_GROUPS = [
 ];
 
 /** The file a package name is mapped to: the name in a file's letters, with the module format's extension. */
-export const fileName = (specifier, format) => `${specifier.replace(/[^a-z0-9]+/gi, '-').replace(/^-/, '')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
+const fileName = (specifier, format) => `${specifier.replace(/[^a-z0-9]+/gi, '-').replace(/^-/, '')}.${format === 'esm' ? 'mjs' : 'cjs'}`;
 
 /** A moduleNameMapper entry: exactly this package name, to `file` under `dir` (relative to `<rootDir>`). */
 export const mapperEntry = (specifier, dir, format = 'cjs') => [
