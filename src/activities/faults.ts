@@ -16,9 +16,11 @@ export type FaultPoint =
   /** An edit's note is written into the checkout, and the packet and results that describe it are not (src/activities/review/edit/publish.ts). */
   | 'note-written'
   /** An analysis publication's journal has one more entry, flushed; the step it announces is not yet taken (src/activities/analysis/publish.ts). */
-  | 'publication-journaled';
+  | 'publication-journaled'
+  /** Either publication has written a file's temporary copy (src/fs/atomic.ts), and not yet renamed it over the file. */
+  | 'temp-written';
 
-/** The activities' fault points, handed to their factories; `at` may kill the process, throw, or wait. `detail` says which step a point is at (a journal's event). */
+/** The activities' fault points, handed to their factories; `at` may kill the process, throw, or wait. `detail` says which step a point is at (a journal's event, a file's path). */
 export interface FaultPoints {
   at(point: FaultPoint, detail?: string): void | Promise<void>;
 }

@@ -1,10 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
   /** Flush the file and its directory to disk before returning. Default true. */
   fsync?: boolean;
+  /** Called once the temporary file is written, before the rename: where a test's fault point kills the writer. */
+  beforeRename?: () => void | Promise<void>;
+}
+
+const TEMP_TAIL = /^\d+\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+
+/** Whether `name` is the temporary file of a writeFileAtomic of the file named `target`. */
+export function isAtomicTemp(name: string, target: string): boolean {
+  const head = `.${target}.`;
+  return name.startsWith(head) && TEMP_TAIL.test(name.slice(head.length));
+}
+
+/**
+ * Removes the temporary files that writes of `target` left beside it when their process died
+ * before the rename, so a retried write leaves none and nothing stages them. Returns their paths.
+ */
+export async function removeAtomicLeftovers(target: string): Promise<string[]> {
+  const dir = dirname(target);
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const leftovers = names.filter((name) => isAtomicTemp(name, basename(target))).map((name) => join(dir, name));
+  for (const leftover of leftovers) await rm(leftover, { force: true });
+  return leftovers;
 }
 
 /**
@@ -24,6 +49,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     } finally {
       await handle.close();
     }
+    await options.beforeRename?.();
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });

@@ -73,6 +73,8 @@ export interface LaunchResult {
   strayWrites?: string[];
   /** Earlier tries of this launch that the provider billed and the relaunch rule set aside (a malformed answer, a CLI that failed after reporting its cost): counted in the spend with this one. */
   billedBefore?: BilledTry[];
+  /** The run's recorded answer to the same ask, from an earlier execution that counted it: nothing was asked, nothing is counted again. */
+  adopted?: true;
 }
 
 /** One try the provider billed, whatever became of its answer: enough to count and price it. */

@@ -17,6 +17,7 @@ import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-cont
 import { launchCost } from '../harness/prices.js';
 import { opensAt as gateOpensAt, type QuotaState } from '../runs/quota.js';
 import type { Stop } from '../runs/stop.js';
+import type { SpendTotals } from '../runs/spend.js';
 import { CRITIQUE_INSTRUCTION, isPathCriterion } from '../review/paths.js';
 
 export type MetricKind = 'counter' | 'histogram' | 'gauge';
@@ -234,6 +235,23 @@ export function recordBilled(meter: MetricMeter, profile: { name: string; harnes
     const { costUsd } = launchCost(each);
     if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
   }
+}
+
+/** A provider batch's collected results, as the launches, tokens and cost they were billed (one figure each, recorded once). */
+export function recordBilledTotals(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, billed: SpendTotals): void {
+  if (billed.launches === 0) return;
+  const executor = profile.harness;
+  const model = label(profile.model ?? null);
+  counter(meter, 'launches').add(billed.launches, tags('launches', { executor, profile: profile.name, model, outcome: 'completed' }));
+  const tokens = billed.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const kinds: [string, number][] = [
+    ['input', tokens.input],
+    ['output', tokens.output],
+    ['cache_read', tokens.cacheRead],
+    ['cache_write', tokens.cacheWrite],
+  ];
+  for (const [kind, count] of kinds) if (count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
+  if (billed.costUsd > 0) histogram(meter, 'cost').record(billed.costUsd, tags('cost', { profile: profile.name, model }));
 }
 
 /** The `criterion_kind` label of a criterion ID, from its shape alone (gate IDs are `{lens}/{name}`, the others KB paths). */

@@ -104,14 +104,22 @@ export interface CapturedUnit {
    */
   files?: Record<string, string>;
   launchDir?: string;
+  /** The digest of the unit's answer key: the run keeps the answer under it (src/activities/review/sweep/answers.ts). */
+  answer: string;
+  /** The run's recorded answer to this ask, from any of its executions: adopted, not asked again. */
+  adopted?: LaunchResult;
 }
 
 export interface AcceptInput {
   runId: string;
   checkout: string;
   unit: SweepUnit;
-  captured: CapturedUnit;
-  launch: LaunchResult;
+  /** The attempt whose capture (`capture.json` in its launch directory) the answer is checked against. */
+  attempt: number;
+  /** A launch that just answered (its output's bytes in `outputBytes` when it ran elsewhere): recorded in the run's answers first. Absent: the run's recorded answer to the captured ask. */
+  launch?: LaunchResult;
+  /** The batch's KB snapshot (`sweepGuardBaseline`): an answer that came while the KB changed outside review state is not accepted. */
+  guard?: string;
   /** The cap on the output (the profile's `max-output`); absent: the default. */
   maxOutputBytes?: number;
   /** Set for a compare run's route: the accepted verdict goes to that run's directory, never to a result file. */
@@ -140,6 +148,8 @@ export interface AcceptOutcome {
   written: AcceptedResult[];
   rejected: Rejection[];
   staleOnArrival: string[];
+  /** KB paths that changed since the batch's snapshot: when any, nothing was judged (the answer stays recorded). */
+  changed?: string[];
 }
 
 export interface SweepProblem {

@@ -4,11 +4,10 @@
  * attempts asked as a provider batch where the sweep chose one; it continues as new when its
  * history grows, and hands a stop with the units left back to its parent.
  */
-import { continueAsNew, metricMeter, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, metricMeter, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Profile } from '../harness/profiles.js';
-import type { CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
-import { Answers } from './asking/answers.js';
+import type { AcceptOutcome, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { armedBreaker, releaseHeld, type BreakerState } from '../review/breaker.js';
 import { emptyCounts } from '../review/sweep-types.js';
 import { runCommand } from '../runs/run-commands.js';
@@ -20,7 +19,7 @@ import { lowered, paceLimit, startPace, type Pace } from './asking/pace.js';
 import type { SpendTotals } from '../runs/spend.js';
 import { recordBatchRequestsPending } from '../observability/metrics.js';
 import { batchedUnits, type BatchedOutcome, type ProviderBatchProgress } from './asking/provider-batch.js';
-import { sweepUnit, unitActivities, type HeldUnit, type UnitAnswer } from './sweep-unit.js';
+import { sweepUnit, unitActivities, type HeldUnit } from './sweep-unit.js';
 
 const { loadBatch } = proxyActivities<Activities>({ startToCloseTimeout: '1m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
@@ -79,18 +78,23 @@ function profileOf(input: GateBatchInput, unit: SweepUnit): Profile {
   return (unit.profile !== undefined ? input.profiles?.[unit.profile] : undefined) ?? input.profile;
 }
 
+/** Recorded answers judged by one accept activity: a few hundred results a group keep its result far under Temporal's payload limit. */
+const JUDGED_GROUP = 200;
+
 /**
  * The provider-batch step: where the sweep chose one, an API profile's batch asks its units' first
- * attempts as one provider batch (accepted in the gather), its progress shown in the batch's stage
- * and the pending-requests metric as it polls. Units per-criterion routing gave another profile are
- * asked live under it, as are units whose requests expired twice; undefined when none is batched.
+ * attempts as one provider batch, its progress shown in the batch's stage and the pending-requests
+ * metric as it polls, and judges the recorded answers in groups (the gather goes on from each unit's
+ * outcome). Units per-criterion routing gave another profile are asked live under it, as are units
+ * whose requests expired twice or errored; undefined when none is batched.
  */
 async function providerBatchStep(
   input: GateBatchInput,
   units: SweepUnit[],
   lifecycle: Lifecycle<BatchProgress>,
+  guard: string,
   progressed: (progress: ProviderBatchProgress) => void,
-): Promise<BatchedOutcome | undefined> {
+): Promise<(BatchedOutcome & { judged: Map<string, AcceptOutcome> }) | undefined> {
   const batchable = units.filter((unit) => unit.profile === undefined && unit.live !== true);
   const report = (progress: ProviderBatchProgress) => {
     progressed(progress);
@@ -100,12 +104,30 @@ async function providerBatchStep(
     );
     recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, c.processing);
   };
-  const provider =
-    input.providerBatch === true && batchable.length > 0
-      ? await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, report }, batchable, lifecycle.spend)
-      : undefined;
-  if (provider !== undefined) recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
-  return provider;
+  if (input.providerBatch !== true || batchable.length === 0) return undefined;
+  const requests = `batch-${input.batch + 1}-${workflowInfo().runId}`;
+  const provider = await batchedUnits({ runId: input.runId, checkout: input.checkout, profile: input.profile, requests, report }, batchable, lifecycle.spend);
+  recordBatchRequestsPending(metricMeter, input.profile.harness, input.profile.name, 0);
+  const groups: SweepUnit[][] = [];
+  for (let at = 0; at < provider.answered.length; at += JUDGED_GROUP) groups.push(provider.answered.slice(at, at + JUDGED_GROUP));
+  const judged = new Map<string, AcceptOutcome>();
+  await gather(groups, 4, async (group, index) => {
+    const outcomes = await unitActivities.acceptUnits.executeWithOptions(
+      { summary: `judge the provider batch's answers ${index * JUDGED_GROUP + 1}-${index * JUDGED_GROUP + group.length}` },
+      [
+        {
+          runId: input.runId,
+          checkout: input.checkout,
+          units: group,
+          guard,
+          ...(input.profile.maxOutputBytes !== undefined && { maxOutputBytes: input.profile.maxOutputBytes }),
+          ...(input.compare !== undefined && { compare: input.compare }),
+        },
+      ],
+    );
+    for (const [key, outcome] of Object.entries(outcomes)) judged.set(key, outcome);
+  });
+  return { ...provider, judged };
 }
 
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
@@ -142,8 +164,6 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
   return lifecycle.close(
     async () => {
       startPace(input.concurrency, input.pace);
-      // One batch's answers: a unit's keys name its note and criteria, so units never share one.
-      const answers = new Answers<UnitAnswer>();
       const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [
         { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` },
       ]);
@@ -153,7 +173,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           { runId: input.runId, checkout: input.checkout, batch: input.batch },
         ]));
       tally.units = units.length;
-      const provider = await providerBatchStep(input, units, lifecycle, (progress) => (providerProgress = progress));
+      const provider = await providerBatchStep(input, units, lifecycle, guard, (progress) => (providerProgress = progress));
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);
@@ -173,14 +193,13 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const batched = provider?.answers.get(unit.key);
+          const batched = provider?.judged.get(unit.key);
           const end = await sweepUnit(unit, {
             runId: input.runId,
             checkout: input.checkout,
             profile: profileOf(input, unit),
             counts,
             spend: lifecycle.spend,
-            answers,
             guard,
             breaker,
             record,
@@ -195,7 +214,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           );
           return true;
         },
-        () => !stop && !overBudget(),
+        // Every execution starts one unit at least, so one that continues as new hands on fewer than it received.
+        () => !stop && (tally.started === 0 || !overBudget()),
       );
       const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
       if (provider?.stop) {
@@ -216,6 +236,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         return { counts, problems, stop, remaining, ...withPace() };
       }
       if (remaining.length > 0) {
+        if (remaining.length >= units.length)
+          throw ApplicationFailure.create({ type: 'no-progress', nonRetryable: true, message: `batch ${input.batch + 1} would continue as new with all ${units.length} of its units` });
         await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);

@@ -9,6 +9,7 @@ import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-cont
 import { recordSpendCap } from '../observability/metrics.js';
 import {
   addLaunch,
+  addTotals,
   billedTries,
   settledSpendLimit,
   spendDecision,
@@ -59,7 +60,9 @@ export class Spend {
     this.inFlight += 1;
     try {
       const outcome = await launch();
-      if ('result' in outcome) this.add(outcome.result);
+      if ('result' in outcome) {
+        if (!outcome.result.adopted) this.add(outcome.result);
+      }
       else for (const billed of billedTries(outcome)) this.addBilled(billed);
       return outcome;
     } finally {
@@ -76,6 +79,12 @@ export class Spend {
   /** Adds one billed try: a launch that ran, or a try whose answer failed its check (a provider batch's too). */
   addBilled(billed: BilledTry): void {
     addLaunch(this.totals, billed);
+    recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);
+  }
+
+  /** Adds what a provider batch's collected results were billed, all at once. */
+  addTotals(billed: SpendTotals): void {
+    addTotals(this.totals, billed);
     recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);
   }
 

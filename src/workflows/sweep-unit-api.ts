@@ -1,12 +1,10 @@
 /**
- * A model-API unit's try as one activity (`reviewUnit`: capture → request → checkout guard → accept, on
- * the checkout's host) instead of the four a CLI unit's try takes: a request needs no process of its
- * own, so the steps run where the inputs are, and a sweep pays one activity's events and round trips a
- * try. The quota gate and the spend decide before it as before any launch (`launchOnce`), and a stop,
- * a spent attempt and an accepted answer come back in the same shapes as the launch path's.
- *
- * Its answer key is kept by the activity, not the batch's `Answers`: the activity records each answer
- * as it arrives and a retry of it (a worker that died) reads it instead of asking again.
+ * A model-API unit's try as one activity (`reviewUnit`: capture → request → accept, on the checkout's
+ * host) instead of the three a CLI unit's try takes: a request needs no process of its own, so the steps
+ * run where the inputs are, and a sweep pays one activity's events a try. The quota gate and the spend
+ * decide before it as before any launch (`launchOnce`); an answer the run already had is adopted by the
+ * activity and counted nowhere again; a stop, a spent attempt and an accepted answer come back in the
+ * same shapes as the CLI path's.
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
@@ -32,9 +30,9 @@ export interface InOnePath {
 /** The output a review writes (src/activities/review/sweep/run-dir.ts). */
 const REVIEW_OUTPUT = 'review.md';
 
-/** Whether a profile's units are asked in one activity: a model API's, outside a provider batch. */
-export function askedInOne(profile: Profile, batched: object | undefined): boolean {
-  return batched === undefined && (profile.harness === 'anthropic' || profile.harness === 'openai');
+/** Whether a profile's units are asked in one activity: a model API's. */
+export function askedInOne(profile: Profile): boolean {
+  return profile.harness === 'anthropic' || profile.harness === 'openai';
 }
 
 type Accepted = { kind: 'accepted'; check: Awaited<ReturnType<Activities['acceptUnit']>> };
@@ -55,9 +53,9 @@ export async function askInOne(
     { launchId, profile, dir: '', prompt: '', outputs: [REVIEW_OUTPUT] },
     try_.name,
     async () => {
-      const done = reviewed as NonNullable<typeof reviewed>;
-      if (done.changed.length > 0) return { kind: 'stop', stop: checkoutChanged(done.changed, launchId) };
-      return { kind: 'accepted', check: done.check as Accepted['check'] };
+      const check = (reviewed as NonNullable<typeof reviewed>).check as Accepted['check'];
+      if (check.changed !== undefined) return { kind: 'stop', stop: checkoutChanged(check.changed, launchId) };
+      return { kind: 'accepted', check };
     },
     ran,
     path.spend,

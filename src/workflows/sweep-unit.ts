@@ -1,10 +1,10 @@
 /**
- * One unit of a gate batch, as one path read top to bottom: capture its inputs → ask under its
- * answer key (a launch, or the provider batch's answer for its first attempt) → accept (the
- * checkout guard, then the accept activity, writing to the compare run's directory where the
- * batch has a compare target) → the breaker judges what the unit came to. The attempt budget
- * re-asks it with the findings (`checked`). Every step is always on; what a batch may or may not
- * have (a compare target, a provider batch's answer) is a named field of `UnitPath`.
+ * One unit of a gate batch, as one path read top to bottom: capture its inputs (with the run's answer
+ * to the same ask, when any execution of the run had one) → ask (a launch, or the provider batch's
+ * answer for its first attempt) → accept (which records the answer, then the checkout guard, the check
+ * and the results, in the compare run's directory where the batch has a compare target) → the breaker
+ * judges what the unit came to. The attempt budget re-asks it with the findings (`checked`). What a
+ * batch may or may not have (a compare target, a provider batch's answer) is a named field of `UnitPath`.
  */
 import { metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
@@ -13,12 +13,10 @@ import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import { settleUnit, type BreakerState } from '../review/breaker.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
-import type { AcceptedResult, CapturedUnit, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
-import { unitIdentity } from '../review/unit-identity.js';
+import type { AcceptedResult, AcceptOutcome, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
 import { launchOnce, type LaunchOnce } from './asking/ask.js';
-import { keyedAsk, type Answers } from './asking/answers.js';
 import { checked, findingMessages } from './asking/checked.js';
 import { paceLaunch } from './asking/pace.js';
 import { askedInOne, askInOne } from './sweep-unit-api.js';
@@ -26,12 +24,6 @@ import type { Spend } from './spend-cap.js';
 
 /** The activities of a unit's path (and of the batch's capture for a provider batch, and its snapshot). */
 export const unitActivities = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
-
-/** The answer a unit's launch came to: the capture it was asked with and the launch's result. */
-export interface UnitAnswer {
-  captured: CapturedUnit;
-  result: LaunchResult;
-}
 
 /** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
 export interface HeldUnit {
@@ -49,8 +41,6 @@ export interface UnitPath {
   counts: SweepCounts;
   /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend;
-  /** The batch's answers by answer key: an answered key is checked again, not launched. */
-  answers: Answers<UnitAnswer>;
   /** The KB snapshot the batch began with: an answer whose launch ran while the KB changed is not accepted. */
   guard: string;
   /** The breaker over the batch's first settled units (one state for every unit of the batch). */
@@ -59,8 +49,8 @@ export interface UnitPath {
   record: (problems: readonly SweepProblem[]) => void;
   /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
   compare?: CompareTarget;
-  /** The unit's first attempt as the provider batch answered it: accepted through the same checks as a launch's. */
-  batched?: UnitAnswer;
+  /** The unit's first attempt as the provider batch answered it, judged with its group (accept-provider.ts). */
+  batched?: AcceptOutcome;
 }
 
 /** Where a unit's path ended: a stop (with the criteria not yet accepted), or settled (accepted, a problem, or held by the breaker, which may stop the batch). */
@@ -72,7 +62,7 @@ type Asked =
   | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
 
 /** What one try's ask came to: a stop, a spent attempt, or the accept's outcome. */
-type TryAnswer = LaunchOnce<Awaited<ReturnType<typeof acceptAnswer>>>;
+type TryAnswer = LaunchOnce<Judged>;
 
 /** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
 export function unitName(unit: SweepUnit): string {
@@ -92,48 +82,43 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
   /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
   const refusals = new Map<string, Finding[]>();
   const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
-    const fromBatch = attempt === 1 ? path.batched : undefined;
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
     const ran = (launched: LaunchResult) => {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
     let outcome: TryAnswer;
-    if (askedInOne(profile, fromBatch)) {
-      // A model API's try is one activity that captures, asks, guards and accepts (sweep-unit-api.ts).
+    if (attempt === 1 && path.batched !== undefined) {
+      // The provider batch answered the first attempt: counted when its results were collected, judged in a group.
+      outcome = judged(path.batched, `${path.runId}/${pending.key}/batch`);
+    } else if (askedInOne(profile)) {
+      // A model API's try is one activity that captures, asks (or adopts the run's answer) and accepts (sweep-unit-api.ts).
       outcome = await askInOne(pending, { attempt, findings, name: unitName(pending) }, path, ran, checkoutChanged);
     } else {
-      // Capture: the unit's inputs as they stand (a provider batch captured its first attempt already).
-      const captured =
-        fromBatch?.captured ??
-        (await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
-          { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings },
-        ]));
-      const accept = (asked: CapturedUnit, launched: LaunchResult, keep: (answer: UnitAnswer) => void) =>
-        acceptAnswer(pending, attempt, { asked, guarded: asked === captured, launched, keep }, path);
-      // Keyed ask: an ask whose key (the unit's identity, as its batch `custom_id`'s) was answered in this batch is not launched; the recorded answer is checked again, and spends the attempt.
-      outcome = await keyedAsk(path.answers, unitIdentity(captured, profile.name), {
-        answered: (earlier) => accept(earlier.captured, earlier.result, () => undefined),
-        launch: (keep) =>
-          fromBatch !== undefined
-            ? acceptBatched(fromBatch.result, (launched) => accept(captured, launched, keep), ran, path.spend)
-            : launchOnce(
-                {
-                  launchId: `${path.runId}/${pending.key}/${attempt}`,
-                  profile,
-                  prompt: captured.prompt,
-                  outputs: captured.outputs,
-                  // A capture that carries its inputs launches on any worker, which returns the output; an older one launches in its directory on the checkout's host.
-                  ...(captured.files !== undefined && captured.launchDir !== undefined
-                    ? { dir: captured.launchDir, files: captured.files, returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES } }
-                    : { dir: captured.dir }),
-                },
-                `${unitName(pending)}, attempt ${attempt}`,
-                (launched) => accept(captured, launched, keep),
-                ran,
-                path.spend,
-              ),
-      });
+      // Capture: the unit's inputs as they stand, and the run's answer to the same ask when any execution of it had one.
+      const captured = await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
+        { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings, profile: profile.name },
+      ]);
+      const launchId = `${path.runId}/${pending.key}/${attempt}`;
+      outcome =
+        captured.adopted !== undefined
+          ? await acceptAnswer(pending, attempt, undefined, path)
+          : await launchOnce(
+              {
+                launchId,
+                profile,
+                prompt: captured.prompt,
+                outputs: captured.outputs,
+                // The launch carries the captured inputs and returns its output: it runs on any worker.
+                dir: captured.launchDir!,
+                files: captured.files!,
+                returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES },
+              },
+              `${unitName(pending)}, attempt ${attempt}`,
+              (launched) => acceptAnswer(pending, attempt, launched, path),
+              ran,
+              path.spend,
+            );
     }
     if (outcome.kind === 'stop') return outcome;
     if (outcome.kind === 'spent') {
@@ -182,39 +167,33 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
 }
 
 /**
- * Accept: a launch that ran while the KB changed outside review state is not accepted (the checkout
- * guard, for this attempt's own capture); otherwise the accept activity checks the output and
- * writes the results — into the compare run's directory when the batch has a compare target.
+ * Accept: the accept activity records a fresh answer in the run's answers, then — unless the KB changed
+ * outside review state since the batch's snapshot (the checkout guard) — checks the output and writes the
+ * results, into the compare run's directory when the batch has a compare target. Without a launch it
+ * judges the run's recorded answer to the captured ask.
  */
-async function acceptAnswer(
-  pending: SweepUnit,
-  attempt: number,
-  answer: { asked: CapturedUnit; guarded: boolean; launched: LaunchResult; keep: (answer: UnitAnswer) => void },
-  path: UnitPath,
-): Promise<{ kind: 'stop'; stop: StopOf<'checkout-changed'> } | { kind: 'accepted'; check: Awaited<ReturnType<Activities['acceptUnit']>> }> {
-  const { asked, launched } = answer;
-  if (answer.guarded) {
-    const { changed } = await unitActivities.sweepGuardCheck.executeWithOptions(
-      { summary: `compare the KB with the batch's snapshot before accepting ${unitName(pending)}` },
-      [{ checkout: path.checkout, runId: path.runId, baseline: path.guard }],
-    );
-    if (changed.length > 0) return { kind: 'stop', stop: checkoutChanged(changed, launched.launchId) };
-  }
+async function acceptAnswer(pending: SweepUnit, attempt: number, launched: LaunchResult | undefined, path: UnitPath): Promise<Judged> {
   const { profile, compare } = path;
   const check = await unitActivities.acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
-    // The carried inputs stay out of the accept's input: it reads the checkout's own copies.
     {
       runId: path.runId,
       checkout: path.checkout,
       unit: pending,
-      captured: { ...asked, files: undefined },
-      launch: launched,
+      attempt,
+      guard: path.guard,
+      ...(launched !== undefined && { launch: launched }),
       ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
       ...(compare !== undefined && { compare }),
     },
   ]);
-  answer.keep({ captured: asked, result: launched });
-  return { kind: 'accepted', check };
+  return judged(check, launched?.launchId ?? `${path.runId}/${pending.key}/${attempt}`);
+}
+
+type Judged = { kind: 'stop'; stop: StopOf<'checkout-changed'> } | { kind: 'accepted'; check: AcceptOutcome };
+
+/** An accept's outcome as a try's: a KB that changed under the answer stops the batch (the answer stays recorded, to be judged after the acknowledge). */
+function judged(check: AcceptOutcome, launchId: string): Judged {
+  return check.changed !== undefined ? { kind: 'stop', stop: checkoutChanged(check.changed, launchId) } : { kind: 'accepted', check };
 }
 
 /** The breaker: a unit that spent its budget with nothing accepted counts as failed; one with any accepted criterion (part of a bundle) counts as accepted, its refused criteria problems. */
@@ -236,18 +215,6 @@ function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, pa
   path.breaker.state = step.state;
   for (const held of step.record) path.record(held.problems);
   return { kind: 'settled', ...(step.stop !== undefined && { stop: step.stop }) };
-}
-
-/** A provider batch's answer as a launch that ran: counted in the spend, then checked as any launch's output. */
-async function acceptBatched<A>(
-  result: LaunchResult,
-  check: (result: LaunchResult) => Promise<A>,
-  ran: (result: LaunchResult) => void,
-  spend: Spend,
-): Promise<A> {
-  spend.add(result);
-  ran(result);
-  return check(result);
 }
 
 /** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */

@@ -1,6 +1,7 @@
 // A model-API unit's try in one activity (src/activities/review/sweep/review-unit.ts): capture, the request,
-// the checkout guard's check and acceptance; the answer recorded as it arrives, so a retry of the same activity
-// asks nothing again. The request is a stub that writes the review as the executor would.
+// the checkout guard's check and acceptance; the answer recorded in the run's answers as it arrives, so a retry
+// of the same activity, and any later activity asking the same, asks nothing again. The request is a stub that
+// writes the review as the executor would.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -61,7 +62,8 @@ test('a model-API unit is captured, asked once and accepted in one activity: its
   const request = stubRequest();
   const reviewed: ReviewUnitResult = await new MockActivityEnvironment().run(createReviewUnit({ launch: request.launch }), input);
   expect(request.asked).toEqual([input.launchId]);
-  expect(reviewed.changed).toEqual([]);
+  expect(reviewed.check?.changed).toBeUndefined();
+  expect(reviewed.launch.adopted).toBeUndefined();
   expect(reviewed.check?.written).toEqual([{ criterion: input.unit.criteria[0]!.id, outcome: 'pass' }]);
   expect(await readFile(result, 'utf8')).toMatch(/outcome: pass/);
 });
@@ -75,16 +77,21 @@ test('a retry of the activity after its worker died with the answer recorded ask
   await expect(env.run(dying, input)).rejects.toThrow('died at answer-recorded');
   const reviewed: ReviewUnitResult = await env.run(createReviewUnit({ launch: request.launch }), input);
   expect(request.asked).toHaveLength(1);
+  // Its own answer: the workflow never saw the first attempt's result, so this one is counted.
+  expect(reviewed.launch.adopted).toBeUndefined();
   expect(reviewed.check?.written).toHaveLength(1);
   expect(await readFile(result, 'utf8')).toMatch(/outcome: pass/);
 });
 
-test("another activity's recorded answer in the same launch directory is not taken: that activity asks for its own", async () => {
-  const { input } = await oneUnit();
+test("another activity asking the same (a later execution of the run) adopts the recorded answer: nothing is asked, and it comes back adopted, not to be counted again", async () => {
+  const { input, result } = await oneUnit();
   const request = stubRequest();
   await new MockActivityEnvironment({ activityId: 'first' }).run(createReviewUnit({ launch: request.launch }), input);
-  await new MockActivityEnvironment({ activityId: 'second' }).run(createReviewUnit({ launch: request.launch }), input);
-  expect(request.asked).toHaveLength(2);
+  const later: ReviewUnitResult = await new MockActivityEnvironment({ activityId: 'second' }).run(createReviewUnit({ launch: request.launch }), input);
+  expect(request.asked).toHaveLength(1);
+  expect(later.launch.adopted).toBe(true);
+  expect(later.check?.written).toEqual([{ criterion: input.unit.criteria[0]!.id, outcome: 'pass' }]);
+  expect(await readFile(result, 'utf8')).toMatch(/outcome: pass/);
 });
 
 test('an answer that came while the KB changed is not accepted: the changed path is named and no result file is written', async () => {
@@ -92,7 +99,7 @@ test('an answer that came while the KB changed is not accepted: the changed path
   const [, other] = await someNotes(2);
   const request = stubRequest(() => appendFile(join(checkout, other!), '\nAn edit made while the request ran.\n'));
   const reviewed: ReviewUnitResult = await new MockActivityEnvironment().run(createReviewUnit({ launch: request.launch }), input);
-  expect(reviewed.changed).toEqual([other]);
-  expect(reviewed.check).toBeUndefined();
+  expect(reviewed.check?.changed).toEqual([other]);
+  expect(reviewed.check?.written).toEqual([]);
   await expect(readFile(result, 'utf8')).rejects.toThrow(/ENOENT/);
 });

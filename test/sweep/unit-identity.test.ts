@@ -1,10 +1,11 @@
-// A unit's live answer key (a gate batch's Answers) and its provider-batch request's custom_id are
-// derived from one identity (src/review/unit-identity.ts): the same unit names the same ask both ways,
-// and any change to what the unit is handed changes both.
+// A unit's answer key (the run's answers, src/activities/review/sweep/answers.ts) and its provider-batch
+// request's custom_id are derived from one identity (src/review/unit-identity.ts): the same unit names the
+// same ask both ways, and any change to what the unit is handed changes both.
 import { sha256 } from '../../src/fs/digest.js';
 import { answerKey } from '../../src/runs/answer-key.js';
 import type { CapturedUnit } from '../../src/review/sweep-types.js';
-import { batchRequest, requestCustomId, unitIdentity } from '../../src/review/unit-identity.js';
+import { answerDigest } from '../../src/activities/review/sweep/answers.js';
+import { requestCustomId, unitIdentity } from '../../src/review/unit-identity.js';
 
 const captured: CapturedUnit = {
   dir: 'runs/r1/launches/u1/1',
@@ -12,14 +13,14 @@ const captured: CapturedUnit = {
   prompt: 'Review the note against each gate.\n',
   outputs: ['review.md'],
   hashes: { 'structure/title': { note: 'a'.repeat(64), criterion: 'b'.repeat(64) }, 'structure/links': { note: 'c'.repeat(64), criterion: 'd'.repeat(64) } },
+  answer: '',
 };
 const profile = 'api-haiku';
 
-/** The key the live ask looks up (sweep-unit.ts keys its ask by `unitIdentity`). */
+/** The key the run's answers keep an ask by (its digest names the answer's file). */
 const liveKey = (unit: CapturedUnit, under = profile) => answerKey(unitIdentity(unit, under));
-/** The custom_id the submit activity gives the unit's request: from the request the workflow hands it, and the prompt it reads from the unit's directory. */
-const customId = (unit: CapturedUnit, under = profile, round = 1) =>
-  requestCustomId(batchRequest('u1', unit, 'r1/u1/batch-1'), unit.prompt, under, round, sha256);
+/** The custom_id the submit activity gives the unit's request: from the answer digest the capture recorded. */
+const customId = (unit: CapturedUnit, under = profile, round = 1) => requestCustomId(answerDigest(unit, under), round);
 
 test("a unit's custom_id is the digest of its live answer key, with the round", () => {
   expect(customId(captured)).toBe(`cp-${sha256(liveKey(captured)).slice(0, 48)}-1`);

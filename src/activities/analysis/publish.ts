@@ -11,7 +11,7 @@
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeFileAtomic } from '../../fs/atomic.js';
+import { removeAtomicLeftovers, writeFileAtomic } from '../../fs/atomic.js';
 import { destinationFor, type Layout } from '../../kb/layouts.js';
 import { PUBLISHED_MANIFEST } from '../../kb/published.js';
 import type { Manifest, PublicationRecord } from '../../analysis/manifest.js';
@@ -33,7 +33,7 @@ export interface PublishRequest {
   heartbeat?: () => void;
   /** How long to wait for another publication's lock before giving up (this try fails and is retried). */
   lockWaitMs?: number;
-  /** Where a test makes the publication fail (after each journal entry); none in production. */
+  /** Where a test makes the publication fail (after each journal entry, or before a file's rename); none in production. */
   faults?: FaultPoints;
 }
 
@@ -271,7 +271,8 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
     if (!read.ok) return uncertain(read.reason);
     const entries = read.entries;
     const at = () => new Date().toISOString();
-    const log = (entry: JournalEntry) => appendEntry(journal, entry, request.faults ?? noFaults);
+    const faults = request.faults ?? noFaults;
+    const log = (entry: JournalEntry) => appendEntry(journal, entry, faults);
 
     let begin = entries.find((entry): entry is Extract<JournalEntry, { event: 'begin' }> => entry.event === 'begin');
     if (begin !== undefined && begin.publication !== manifestDigest) {
@@ -313,12 +314,14 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
         heartbeat();
         const expected = targets[file] as string;
         const target = path.join(worktree, ...file.split('/'));
+        // A try killed inside the atomic write left its temporary file beside the target: never stage it.
+        await removeAtomicLeftovers(target);
         const current = await digestOf(target);
         if (current === expected) continue;
         if (current !== null)
           return uncertain(`${file} holds bytes (sha256 ${current.slice(0, 12)}) this publication did not write (expected ${expected.slice(0, 12)})`);
         await log({ event: 'writing', path: file, sha256: expected, at: at() });
-        await writeFileAtomic(target, await get(runDir, expected));
+        await writeFileAtomic(target, await get(runDir, expected), { beforeRename: () => faults.at('temp-written', file) });
         await log({ event: 'written', path: file, sha256: expected, at: at() });
       }
     }

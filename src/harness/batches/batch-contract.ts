@@ -5,7 +5,7 @@
  *
  * PURE MODULE: types and constants only; workflows import it.
  */
-import type { BilledTry, LaunchResult } from '../launch-contract.js';
+import type { SpendTotals } from '../../runs/spend.js';
 import type { Profile } from '../profiles.js';
 
 /** Sweeps of at least this many units on a model-API profile go as provider batches when the sweep says `auto` (schedules): docs/batches.md says why. */
@@ -20,34 +20,44 @@ export const BATCH_POLL = { firstSeconds: 30, longestSeconds: 600 } as const;
 /** A submission is tried again this many times at most (the provider unreachable); then the sweep stops `launch-failed`. */
 export const BATCH_ACTIVITY_ATTEMPTS = 5;
 
-/** One unit's request, as the batch activities find it: its captured launch directory and its answer key's parts. */
+/** One unit's request, as the batch activities find it in the batch's requests file: its captured launch directory and its answer key's digest. */
 export interface BatchRequestRef {
   /** The unit's key (its launch directory's name). */
   unit: string;
   /** The captured launch directory on the checkout's host (prompt.md and inputs/). */
   dir: string;
   launchId: string;
-  /** Per criterion ID, the note's and the criterion's hashes, and the outputs: with the prompt (read from `dir`), the unit's identity (src/review/unit-identity.ts). */
-  hashes: Record<string, { note: string; criterion: string }>;
   outputs: string[];
+  /** The digest of the unit's answer key (src/activities/review/sweep/answers.ts): its `custom_id` and the name its answer is kept by. */
+  answer: string;
 }
 
-export interface SubmitBatchInput {
+/** What the batch activities are handed: the requests file the capture wrote (the history carries its name, not the requests). */
+export interface BatchRequests {
   checkout: string;
   runId: string;
   profile: Profile;
-  requests: BatchRequestRef[];
+  /** The requests file's name in the run directory (`provider-requests/<name>.json`). */
+  requests: string;
   /** 1 for a unit's first submission, 2 for the resubmission of an expired request. */
   round: number;
+  /** Only these units' requests (round 2: the expired ones); absent: every request in the file. */
+  only?: string[];
 }
+
+export type SubmitBatchInput = BatchRequests;
 
 export interface SubmittedBatch {
   /** Every provider batch holding one of the requests (an earlier submission's, or this one's). */
   batches: string[];
-  /** Each unit's `custom_id`. */
-  customIds: Record<string, string>;
   /** Requests sent by this submission (0 when every one was submitted before). */
   sent: number;
+}
+
+/** The units captured for a provider batch: how many requests the file holds, and how many units the run had answered already. */
+export interface PreparedRequests {
+  requests: number;
+  answered: number;
 }
 
 /** Requests by state, summed over the batches: what the progress shows. */
@@ -80,22 +90,19 @@ export interface BatchState {
   counts: BatchCounts;
 }
 
-export interface CollectBatchInput {
-  checkout: string;
-  runId: string;
-  profile: Profile;
+export interface CollectBatchInput extends BatchRequests {
   batches: string[];
-  requests: (BatchRequestRef & { customId: string })[];
 }
 
-/** What each unit's request came to: an answer written and digested like any launch's, an error (re-asked live), or expired. */
+/** What the requests came to: each answer recorded in the run's answers, the errors (re-asked live) and the expired, and everything the provider billed. */
 export interface CollectedBatch {
-  answered: Record<string, LaunchResult>;
+  /** Units whose answer is recorded. */
+  answered: number;
   errored: Record<string, string>;
   /** Units whose request expired or was canceled before it ran. */
   expired: string[];
-  /** Units whose answer the provider billed but the check refused (asked again live): counted in the spend all the same. */
-  billed?: Record<string, BilledTry>;
+  /** Every answer the provider billed, recorded or refused: counted in the spend when collected. */
+  billed: SpendTotals;
 }
 
 export interface CancelBatchInput {

@@ -43,6 +43,7 @@ export async function ask(input: LaunchInput, summary?: string, via?: LaunchVia)
   const closed = await consultQuotaGate(input);
   if (closed) return closed;
   const outcome = await launched(via ?? (() => launchActivity(input.profile, summary)(input)), input);
+  if ('result' in outcome && outcome.result.adopted) return outcome;
   // Counted once: the SDK drops a workflow's metric records while it replays.
   recordLaunch(metricMeter, input.profile, outcome);
   // The tries the provider billed besides the launch recordLaunch counted: relaunched ones, or all of a failed launch's.
@@ -129,7 +130,7 @@ export async function launchOnce<A>(
   const outcome = await askWithin(spend, input, summary, via);
   if (outcome.status === 'spend-limit') return { kind: 'stop', stop: outcome.stop };
   if (outcome.status === 'usage-limit' || outcome.status === 'launch-failed') return { kind: 'stop', stop: stopFor(outcome) as Stop };
-  ran?.(outcome.result);
+  if (!outcome.result.adopted) ran?.(outcome.result);
   if (outcome.status !== 'completed') return { kind: 'spent', findings: [spentFinding(outcome, input.outputs)] };
   return check(outcome.result);
 }

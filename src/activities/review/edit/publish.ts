@@ -1,6 +1,6 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../../../fs/atomic.js';
+import { removeAtomicLeftovers, writeFileAtomic } from '../../../fs/atomic.js';
 import { sha256 } from '../../../fs/digest.js';
 import { noteTitle, extractHeadings } from '../../../kb/notes.js';
 import { criterionHash, hashParts, noteParts } from '../../../review/hash.js';
@@ -284,6 +284,8 @@ export async function publishEdit(
   for (const file of ordered) {
     const target = manifest.files[file]!;
     const destination = path.join(input.checkout, ...file.split('/'));
+    // A try killed inside the atomic write left its temporary file beside the target.
+    await removeAtomicLeftovers(destination);
     // A retry finds what an earlier try wrote: a file that already holds its bytes is not written again.
     const now = await readFile(destination).then(
       (bytes) => sha256(bytes),
@@ -296,7 +298,7 @@ export async function publishEdit(
     const text = await getText(input.runDir, target);
     if (note(file)) await log({ event: 'note-writing' });
     if (!guardExcluded(file)) await recordSanctionedWrite(input.checkout, { path: file, sha256: target, run: path.basename(input.runDir) });
-    await writeFileAtomic(destination, text);
+    await writeFileAtomic(destination, text, { beforeRename: () => faults.at('temp-written', file) });
     if (note(file)) await faults.at('note-written');
   }
   await log({ event: 'done', written: ordered, ...(skipped.length > 0 && { skipped }) });

@@ -1,25 +1,39 @@
 /** A unit's answer: its output checked, and a result file written for each accepted criterion whose inputs are unchanged. */
 import { appendFile, readFile } from 'node:fs/promises';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { outputText, outputTooLarge } from '../../../review/output-bounds.js';
 import { resultSpend, writeResultFile } from '../../../review/result-file.js';
 import { checkBundle, checkResultLine, missingSection } from '../../../review/result-line.js';
-import type { AcceptInput, AcceptOutcome } from '../../../review/sweep-types.js';
+import type { LaunchResult } from '../../../harness/launch-contract.js';
+import type { AcceptInput, AcceptOutcome, SweepUnit } from '../../../review/sweep-types.js';
 import { writeCompareVerdict } from '../compare/verdicts.js';
+import { activityOwner, findAnswer, recordAnswer } from './answers.js';
+import { launchDirOf, readCapture } from './capture.js';
+import { sweepGuardCheck } from './guard.js';
 import { inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
 
 /**
- * Checks one output and writes a result file for each accepted criterion — but only while the
- * note and criterion still hash to what the worker was given; otherwise the pair arrived stale.
+ * Records a fresh answer in the run's answers, then — unless the KB changed outside review state since
+ * the batch's snapshot (the checkout guard) — checks the output and writes a result file for each
+ * accepted criterion, but only while the note and criterion still hash to what the worker was given;
+ * otherwise the pair arrived stale. A recorded answer (adopted from any execution of the run) is judged
+ * the same way, against the checkout as it is now.
  */
 export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
-  const { unit, captured, launch } = input;
-  const file = join(captured.dir, REVIEW_OUTPUT);
+  const { unit } = input;
+  const dir = launchDirOf(input.checkout, input.runId, unit.key, input.attempt);
+  const captured = await readCapture(dir);
+  const file = join(dir, REVIEW_OUTPUT);
+  const launch = await answerOf(input, captured.answer, file);
+  if (input.guard !== undefined) {
+    const { changed } = await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: input.guard });
+    if (changed.length > 0) return { written: [], rejected: [], staleOnArrival: [], changed };
+  }
   const bounds = { file: REVIEW_OUTPUT, ...(input.maxOutputBytes !== undefined && { maxBytes: input.maxOutputBytes }) };
-  // A launch that ran elsewhere returned its output's bytes: they are kept beside the captured inputs, then checked.
-  if (launch.outputBytes?.[REVIEW_OUTPUT] !== undefined) await writeFileAtomic(file, Buffer.from(launch.outputBytes[REVIEW_OUTPUT], 'base64'));
   const oversize = launch.oversize?.includes(REVIEW_OUTPUT) ? launch.outputs.find((output) => output.path === REVIEW_OUTPUT)?.size : undefined;
   const read = oversize !== undefined ? outputTooLarge(oversize, bounds) : outputText(await readFile(file), bounds);
   if (!read.ok) {
@@ -99,4 +113,40 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
     );
   }
   return { written, rejected, staleOnArrival };
+}
+
+/**
+ * The answer to judge, with its output in the launch directory: a fresh launch's is recorded first (its
+ * bytes returned by a launch on another worker, or written here), a recorded one is read back.
+ */
+async function answerOf(input: AcceptInput, digest: string, file: string): Promise<LaunchResult> {
+  if (input.launch !== undefined) {
+    const { launch } = input;
+    const bytes = launch.outputBytes?.[REVIEW_OUTPUT];
+    if (bytes !== undefined) await writeFileAtomic(file, Buffer.from(bytes, 'base64'));
+    const written = await readFile(file).catch(() => undefined);
+    const outputs: Record<string, string> = written === undefined ? {} : { [REVIEW_OUTPUT]: written.toString('base64') };
+    await recordAnswer(input.checkout, input.runId, digest, { owner: activityOwner(), launch, outputs });
+    return launch;
+  }
+  const recorded = await findAnswer(input.checkout, input.runId, digest);
+  if (recorded === undefined)
+    throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: `unit ${input.unit.key}: no recorded answer for attempt ${input.attempt}` });
+  const bytes = recorded.outputs[REVIEW_OUTPUT];
+  if (bytes !== undefined) await writeFileAtomic(file, Buffer.from(bytes, 'base64'));
+  return recorded.launch;
+}
+
+/** Judges a provider batch's recorded answers (each unit's first attempt) as one group: one guard check, then each unit's accept. */
+export async function acceptUnits(
+  input: Omit<AcceptInput, 'unit' | 'attempt' | 'launch'> & { units: SweepUnit[] },
+): Promise<Record<string, AcceptOutcome>> {
+  const { units, guard, ...common } = input;
+  const changed = guard === undefined ? [] : (await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: guard })).changed;
+  const outcomes: Record<string, AcceptOutcome> = {};
+  for (const [index, unit] of units.entries()) {
+    outcomes[unit.key] = changed.length > 0 ? { written: [], rejected: [], staleOnArrival: [], changed } : await acceptUnit({ ...common, unit, attempt: 1 });
+    if (index % 50 === 49) Context.current().heartbeat(`judged ${index + 1} of ${units.length} answers`);
+  }
+  return outcomes;
 }

@@ -1,10 +1,11 @@
 /** A unit's capture: its note and criteria copied into a fresh launch directory, with the prompt and the hashes the answer is checked against. */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Finding } from '../../../kb/findings.js';
 import type { CapturedUnit, Grouping, SweepUnit } from '../../../review/sweep-types.js';
 import { STATE_ROOT } from '../../../places.js';
 import { reviewPrompt } from '../prompt.js';
+import { answerDigest, findAnswer } from './answers.js';
 import { readNoteTools } from './cache-prefix.js';
 import { badInput, inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf } from './run-dir.js';
@@ -15,12 +16,34 @@ export interface CaptureUnitInput {
   unit: SweepUnit;
   attempt: number;
   findings: Finding[];
+  /** The profile the unit is asked under: with the capture, its answer key. */
+  profile: string;
 }
 
-/** Copies one unit's note and criteria into a fresh launch directory and records their hashes: the worker sees only these copies. */
+/** What the accept reads back of a capture (`capture.json` in its launch directory): the history carries none of it. */
+export type CaptureRecord = Pick<CapturedUnit, 'grouping' | 'outputs' | 'hashes' | 'answer'>;
+
+export const launchDirOf = (checkout: string, runId: string, unit: string, attempt: number) =>
+  join(runDirOf(checkout, runId), 'launches', unit, `attempt-${attempt}`);
+
+export async function readCapture(dir: string): Promise<CaptureRecord> {
+  return JSON.parse(await readFile(join(dir, 'capture.json'), 'utf8')) as CaptureRecord;
+}
+
+/**
+ * Copies one unit's note and criteria into a fresh launch directory and records their hashes: the worker
+ * sees only these copies. An ask the run has answered already (in any execution) comes back `adopted`.
+ */
 export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit> {
+  const captured = await captureInputs(input);
+  const recorded = await findAnswer(input.checkout, input.runId, captured.answer);
+  return recorded === undefined ? captured : { ...captured, adopted: recorded.launch };
+}
+
+/** The capture itself: the launch directory written, and `capture.json` beside the inputs. */
+export async function captureInputs(input: CaptureUnitInput): Promise<CapturedUnit> {
   const { unit } = input;
-  const dir = join(runDirOf(input.checkout, input.runId), 'launches', unit.key, `attempt-${input.attempt}`);
+  const dir = launchDirOf(input.checkout, input.runId, unit.key, input.attempt);
   // A run ID names its selection, so a later sweep of the same selection reuses this directory: start it empty.
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'inputs'), { recursive: true });
@@ -57,5 +80,8 @@ export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit
   // The launch carries these copies and runs under its own worker's state: any worker can run it.
   const launchDir = `${STATE_ROOT}/review/${input.runId}/${unit.key}/attempt-${input.attempt}`;
   files['prompt.md'] = prompt;
-  return { dir, prompt, outputs: [REVIEW_OUTPUT], hashes, grouping, files, launchDir };
+  const outputs = [REVIEW_OUTPUT];
+  const answer = answerDigest({ prompt, hashes, outputs }, input.profile);
+  await writeFile(join(dir, 'capture.json'), JSON.stringify({ grouping, outputs, hashes, answer } satisfies CaptureRecord));
+  return { dir, prompt, outputs, hashes, grouping, answer, files, launchDir };
 }

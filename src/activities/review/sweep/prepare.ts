@@ -7,6 +7,7 @@ import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js'
 import { defaultSweepBatchSize, defaultSweepConcurrency, isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
+import { adoptAnswersOf } from './answers.js';
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
 import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
@@ -87,6 +88,8 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   const batchSize = input.batchSize ?? defaultSweepBatchSize(profile.harness);
   const batches = Math.ceil(units.length / batchSize);
   await mkdir(runDir, { recursive: true });
+  // A retry is the same work asked again: the answers its origin was paid for are judged again, not asked again.
+  if (input.retryOf) await adoptAnswersOf(input.checkout, input.runId, input.retryOf);
   if (routing !== undefined) await writeRouting(runDir, routing);
   await writeFileAtomic(join(runDir, 'input.json'), `${JSON.stringify(input, null, 2)}\n`);
   for (let batch = 0; batch < batches; batch++) {

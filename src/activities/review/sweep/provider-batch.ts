@@ -1,7 +1,8 @@
 /**
- * A sweep's provider batches: submit a batch's captured units (never a request twice: the
- * submissions ledger and the provider are consulted first), read its state, collect its results
- * into the units' launch directories as the live executors write them, and cancel it.
+ * A sweep's provider batches: capture a batch's units into a requests file (the units the run has
+ * answered already are left out), submit them (never a request twice: the submissions ledger and the
+ * provider are consulted first), read its state, collect its results into the run's answers as they are
+ * billed, and cancel it. The history carries the requests file's name and counts, never the requests.
  * docs/batches.md explains the ledger and the crash window it closes.
  */
 import { Context } from '@temporalio/activity';
@@ -11,11 +12,13 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { sha256 } from '../../../fs/digest.js';
 import type {
+  BatchRequests,
   BatchState,
   CancelBatchInput,
   CollectBatchInput,
   CollectedBatch,
   PollBatchInput,
+  PreparedRequests,
   SubmitBatchInput,
   SubmittedBatch,
   BatchRequestRef,
@@ -26,8 +29,12 @@ import { reviewRequest, writeReview } from '../../../harness/executors/api-revie
 import type { LaunchExitDetails, LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { Profile } from '../../../harness/profiles.js';
 import { batchLaunchCost } from '../../../harness/prices.js';
-import { noFaults, type FaultPoints } from '../../faults.js';
+import type { SweepUnit } from '../../../review/sweep-types.js';
 import { requestCustomId } from '../../../review/unit-identity.js';
+import { addLaunch, emptyTokens, type SpendTotals } from '../../../runs/spend.js';
+import { noFaults, type FaultPoints } from '../../faults.js';
+import { findAnswer, recordAnswer } from './answers.js';
+import { captureInputs } from './capture.js';
 import { runDirOf } from './run-dir.js';
 
 /** One submission as the ledger keeps it: written before the provider is asked, completed with the batch's ID once it answers. */
@@ -60,9 +67,31 @@ async function launchOf(profile: Profile, ref: BatchRequestRef): Promise<LaunchI
   return { launchId: ref.launchId, profile, dir: ref.dir, prompt: await readFile(join(ref.dir, 'prompt.md'), 'utf8'), outputs: ref.outputs };
 }
 
-/** A request's `custom_id`: from the unit's identity, as its live answer key is (src/review/unit-identity.ts). */
-function customIdOf(launch: LaunchInput, ref: BatchRequestRef, round: number): string {
-  return requestCustomId(ref, launch.prompt, launch.profile.name, round, sha256);
+const requestsFile = (checkout: string, runId: string, name: string) => join(runDirOf(checkout, runId), 'provider-requests', `${name}.json`);
+
+/** The requests a batch activity is handed: the file's, or only the named units'. */
+async function requestsOf(input: BatchRequests): Promise<BatchRequestRef[]> {
+  const all = JSON.parse(await readFile(requestsFile(input.checkout, input.runId, input.requests), 'utf8')) as BatchRequestRef[];
+  if (input.only === undefined) return all;
+  const only = new Set(input.only);
+  return all.filter((ref) => only.has(ref.unit));
+}
+
+/**
+ * Captures a gate batch's units for a provider batch (their first attempts) and writes their requests
+ * file; a unit the run has answered already (in any execution) gets no request: its answer is judged.
+ */
+export async function prepareProviderRequests(input: { checkout: string; runId: string; profile: Profile; units: SweepUnit[]; name: string }): Promise<PreparedRequests> {
+  const refs: BatchRequestRef[] = [];
+  let answered = 0;
+  for (const [index, unit] of input.units.entries()) {
+    const captured = await captureInputs({ checkout: input.checkout, runId: input.runId, unit, attempt: 1, findings: [], profile: input.profile.name });
+    if ((await findAnswer(input.checkout, input.runId, captured.answer)) !== undefined) answered += 1;
+    else refs.push({ unit: unit.key, dir: captured.dir, launchId: `${input.runId}/${unit.key}/batch`, outputs: captured.outputs, answer: captured.answer });
+    if (index % 100 === 99) Context.current().heartbeat(`captured ${index + 1} of ${input.units.length} units`);
+  }
+  await writeFileAtomic(requestsFile(input.checkout, input.runId, input.name), JSON.stringify(refs));
+  return { requests: refs.length, answered };
 }
 
 /**
@@ -74,8 +103,9 @@ export async function submitProviderBatch(input: SubmitBatchInput, faults: Fault
   const provider = providerBatchesFor(input.profile);
   const file = ledgerFile(input.checkout, input.runId);
   const ledger = await readLedger(file);
-  const launches = await Promise.all(input.requests.map((ref) => launchOf(input.profile, ref)));
-  const customIds = Object.fromEntries(input.requests.map((ref, index) => [ref.unit, customIdOf(launches[index]!, ref, input.round)]));
+  const refs = await requestsOf(input);
+  const launches = await Promise.all(refs.map((ref) => launchOf(input.profile, ref)));
+  const customIds = Object.fromEntries(refs.map((ref) => [ref.unit, requestCustomId(ref.answer, input.round)]));
   const known = new Set(ledger.submissions.flatMap((submission) => (submission.batchId !== undefined ? [submission.batchId] : [])));
   // An intent without its batch: the provider may hold it. Adopt it, or forget it when the provider never got it.
   for (const submission of ledger.submissions.filter((entry) => entry.batchId === undefined && entry.provider === input.profile.harness)) {
@@ -88,7 +118,7 @@ export async function submitProviderBatch(input: SubmitBatchInput, faults: Fault
   ledger.submissions = ledger.submissions.filter((entry) => entry.batchId !== undefined || entry.provider !== input.profile.harness);
   await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
   const holding = (customId: string) => ledger.submissions.find((entry) => entry.customIds.includes(customId));
-  const fresh = input.requests.flatMap((ref, index) =>
+  const fresh = refs.flatMap((ref, index) =>
     holding(customIds[ref.unit]!) === undefined ? [{ customId: customIds[ref.unit]!, launch: launches[index]! }] : [],
   );
   if (fresh.length > 0) {
@@ -109,7 +139,7 @@ export async function submitProviderBatch(input: SubmitBatchInput, faults: Fault
     await writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
   }
   const batches = [...new Set(Object.values(customIds).map((customId) => holding(customId)!.batchId!))];
-  return { batches, customIds, sent: fresh.length };
+  return { batches, sent: fresh.length };
 }
 
 /** The batches' state, summed: whether all have ended, and their requests by state. */
@@ -126,11 +156,7 @@ export async function pollProviderBatch(input: PollBatchInput): Promise<BatchSta
 }
 
 /** A succeeded request's answer, checked and written as the live executor writes it, and reported as its launch. */
-async function answered(
-  profile: Profile,
-  ref: CollectBatchInput['requests'][number],
-  outcome: Extract<BatchOutcome, { kind: 'succeeded' }>,
-): Promise<LaunchResult> {
+async function answered(profile: Profile, ref: BatchRequestRef, outcome: Extract<BatchOutcome, { kind: 'succeeded' }>): Promise<LaunchResult> {
   const launch = await launchOf(profile, ref);
   const request = await reviewRequest(launch);
   const cost = batchLaunchCost(outcome.model, outcome.usage);
@@ -167,8 +193,9 @@ async function answered(
 }
 
 /**
- * Reads the ended batches' results by `custom_id` into each unit's launch directory. Collecting
- * again (a retried activity, a resume) reads the same results: nothing is submitted.
+ * Reads the ended batches' results by `custom_id` into the run's answers, and sums what the provider
+ * billed. Collecting again (a retried activity, a resume) reads the same results: nothing is submitted,
+ * and an answer recorded before stays as it was.
  */
 export async function collectProviderBatch(input: CollectBatchInput): Promise<CollectedBatch> {
   const provider = providerBatchesFor(input.profile);
@@ -184,19 +211,26 @@ export async function collectProviderBatch(input: CollectBatchInput): Promise<Co
     }
     for (const [customId, outcome] of results) outcomes.set(customId, outcome);
   }
-  const collected: CollectedBatch = { answered: {}, errored: {}, expired: [] };
-  for (const ref of input.requests) {
-    const outcome = outcomes.get(ref.customId);
+  const billed: SpendTotals = { launches: 0, costUsd: 0, unpriced: 0, tokens: emptyTokens() };
+  const collected: CollectedBatch = { answered: 0, errored: {}, expired: [], billed };
+  const owner = `provider-batch ${input.batches.join(', ')}`;
+  for (const [index, ref] of (await requestsOf(input)).entries()) {
+    const outcome = outcomes.get(requestCustomId(ref.answer, input.round));
+    if (index % 100 === 99) Context.current().heartbeat(`collected ${index + 1} results`);
     if (outcome === undefined || outcome.kind === 'expired') collected.expired.push(ref.unit);
     else if (outcome.kind === 'errored') collected.errored[ref.unit] = outcome.why.slice(0, 500);
     else {
       try {
-        collected.answered[ref.unit] = await answered(input.profile, ref, outcome);
+        const launch = await answered(input.profile, ref, outcome);
+        const bytes = await readFile(join(ref.dir, ref.outputs[0]!));
+        await recordAnswer(input.checkout, input.runId, ref.answer, { owner, launch, outputs: { [ref.outputs[0]!]: bytes.toString('base64') } });
+        addLaunch(billed, launch);
+        collected.answered += 1;
       } catch (error) {
         // A malformed structured answer is the request's error: the unit is asked again live, under the relaunch rule; the provider billed it all the same.
         collected.errored[ref.unit] = (error as Error).message.slice(0, 500);
-        const billed = ((error as ApplicationFailure).details?.[0] as LaunchExitDetails | undefined)?.billed?.[0];
-        if (billed !== undefined) (collected.billed ??= {})[ref.unit] = billed;
+        const refused = ((error as ApplicationFailure).details?.[0] as LaunchExitDetails | undefined)?.billed?.[0];
+        if (refused !== undefined) addLaunch(billed, refused);
       }
     }
   }
