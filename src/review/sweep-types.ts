@@ -35,6 +35,8 @@ export interface SweepUnit {
   cachePrefix?: CachePrefix;
   /** Asked live even in a `--batch` sweep: its requests expired in two provider batches, so a resume asks it live (docs/batches.md). */
   live?: true;
+  /** Asked anew, past the run's recorded answers: a tripped breaker refused them as a systematic failure, which the operator fixed before the resume. */
+  reask?: true;
 }
 
 export interface SweepOptions {

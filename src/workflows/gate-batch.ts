@@ -225,7 +225,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       }
       if (stop || remaining.length === 0) {
         // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
-        if (breaker.state.status === 'tripped') remaining.unshift(...breaker.state.held.map((held) => held.pending));
+        // Their answers were refused as a systematic failure: after the operator's fix they are asked anew, not judged again.
+        if (breaker.state.status === 'tripped') remaining.unshift(...breaker.state.held.map((held): SweepUnit => ({ ...held.pending, reask: true })));
         const step = releaseHeld(breaker.state);
         breaker.state = step.state;
         for (const held of step.record) record(held.problems);

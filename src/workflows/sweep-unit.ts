@@ -140,7 +140,11 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
       next: { ...pending, criteria: pending.criteria.filter((criterion) => again.has(criterion.id)) },
     };
   });
-  if (result.status === 'stopped') return { stop: result.stop, pending: result.pending };
+  if (result.status === 'stopped') {
+    // A unit asked anew that got a fresh answer before the stop is judged from that answer on the resume.
+    const { reask: _reask, ...judged } = result.pending;
+    return { stop: result.stop, pending: result.attempts > 0 ? judged : result.pending };
+  }
   if (result.status === 'exhausted') {
     const failed = result.pending.criteria.map((criterion): SweepProblem => {
       const findings = refusals.get(criterion.id) ?? [];

@@ -186,17 +186,17 @@ function pairOf(request: RecordedRequest): string {
   return `${/<note path=\\"([^"\\]+)\\"/.exec(text)?.[1] ?? '?'} × ${requestedCriteria(text).join(', ')}`;
 }
 
-/** The pairs whose answers a sweep's model-API units recorded in their launch directories (`answer.json`). */
+/** The pairs whose answers a sweep's model-API units recorded in the run's answers (each names its launch, whose prompt says the pair). */
 async function recordedPairs(checkout: string, runId: string): Promise<string[]> {
-  const launches = join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId, 'launches');
+  const runDir = join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId);
   const pairs: string[] = [];
-  for (const unit of await readdir(launches).catch(() => [] as string[]))
-    for (const attempt of await readdir(join(launches, unit)).catch(() => [] as string[])) {
-      const text = await readFile(join(launches, unit, attempt, 'answer.json'), 'utf8').catch(() => undefined);
-      if (text === undefined) continue;
-      const { captured } = JSON.parse(text) as { captured: { prompt: string } };
+  for (const shard of await readdir(join(runDir, 'answers')).catch(() => [] as string[]))
+    for (const file of await readdir(join(runDir, 'answers', shard)).catch(() => [] as string[])) {
+      const { launch } = JSON.parse(await readFile(join(runDir, 'answers', shard, file), 'utf8')) as { launch: { launchId: string } };
+      const [unit, attempt] = launch.launchId.split('/').slice(-2);
+      const prompt = await readFile(join(runDir, 'launches', unit!, `attempt-${attempt}`, 'prompt.md'), 'utf8');
       const line = (name: string) =>
-        captured.prompt
+        prompt
           .split('\n')
           .find((entry) => entry.startsWith(`${name} = `))
           ?.slice(name.length + 3);

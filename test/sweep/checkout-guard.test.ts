@@ -45,9 +45,9 @@ describe('a gate-review worker that writes a new file under kb/notes/', () => {
     expect(freshAtStop).toBe(0);
   });
 
-  test('once acknowledged, the sweep goes on and asks the pair again', () => {
+  test('once acknowledged, the sweep goes on and judges the recorded answer again, asking nothing again: its note did not change', () => {
     expect(acknowledged.exitCode).toBe(0);
     expect(freshAfter).toBe(true);
-    expect(launches).toBe(2);
+    expect(launches).toBe(1);
   });
 });

@@ -26,7 +26,7 @@ async function sweepSetup(rules: FakeRule[], notes: string[]): Promise<Sweep> {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
+  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 }, 'fake-again': { harness: 'fake', timeout: '1m', attempts: 3 } });
   const worker = () => testWorker(env(), { stateDir: join(dir, 'state') });
   const input = (runId: string, extra: Partial<SweepInput> = {}): SweepInput => ({
     checkout,
@@ -221,7 +221,7 @@ describe('the gate sweep', () => {
     expect(second).toContain('criterion = frontmatter/description-discrimination');
   });
 
-  test('a pair whose outputs keep failing the check becomes a problem after the budget, the sweep goes on, and retry re-asks only it', async () => {
+  test('a pair whose outputs keep failing the check becomes a problem after the budget, the sweep goes on; a retry judges its paid answers again, and asks only under another profile', async () => {
     const notes = await someNotes(1);
     const bad = { review: 'pass' as const, malformed: ['sentence/framing-mismatch'] };
     const setup = await sweepSetup(
@@ -243,9 +243,15 @@ describe('the gate sweep', () => {
     expect(summary.counts.written.pass).toBe(pairs.length - 1);
     expect((await starts(setup.ledger)).filter((entry) => entry.rule === 0)).toHaveLength(2);
 
+    // The same asks under the same profile: the run's answers are judged again, nothing is launched, the pair stays a problem.
     const retry = await sweep(setup, { retryOf: summary.runId });
     expect(retry.pairs).toBe(1);
-    expect(retry.counts.written.fail).toBe(1);
+    expect(retry.counts.problems).toBe(1);
+    expect(retry.counts.launches).toBe(0);
+    expect(await starts(setup.ledger)).toHaveLength(pairs.length - 1 + 2);
+    // Another profile is another ask: it is launched.
+    const elsewhere = await sweep(setup, { retryOf: retry.runId, profile: 'fake-again' });
+    expect(elsewhere.counts.written.fail).toBe(1);
     expect(await starts(setup.ledger)).toHaveLength(pairs.length - 1 + 2 + 1);
     expect(await stale(setup.checkout, notes)).toEqual([]);
   });

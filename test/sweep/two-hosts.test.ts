@@ -190,7 +190,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
     test('every checkout activity ran on the checkout queue, on the checkout worker; the shared queue carried only launches and quota-gate calls', () => {
       const onCheckout = activities.filter((activity) => activity.taskQueue === checkoutQueue(checkoutIdOf(checkout)));
       expect(new Set(onCheckout.map((activity) => activity.type))).toEqual(
-        new Set(['prepareSweep', 'sweepGuardBaseline', 'loadBatch', 'captureUnit', 'sweepGuardCheck', 'acceptUnit', 'finishSweep']),
+        new Set(['prepareSweep', 'sweepGuardBaseline', 'loadBatch', 'captureUnit', 'acceptUnit', 'finishSweep']),
       );
       expect(onCheckout.filter((activity) => activity.identity !== holderIdentity)).toEqual([]);
       // The shared queue carries the launches and the quota gate's signals (Temporal calls, no file): nothing else.

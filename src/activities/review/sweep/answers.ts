@@ -37,10 +37,9 @@ export function activityOwner(): string {
   return `${info.workflowExecution?.workflowId ?? ''}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
 }
 
-/** Records an answer as it arrived; a key answered already keeps its first answer. */
+/** Records an answer as it arrived (a unit asked anew replaces the answer it was asked past). */
 export async function recordAnswer(checkout: string, runId: string, digest: string, answer: RecordedAnswer): Promise<void> {
   const file = answerFile(runDirOf(checkout, runId), digest);
-  if ((await readFile(file).catch(() => undefined)) !== undefined) return;
   const { outputBytes: _bytes, ...launch } = answer.launch;
   await writeFileAtomic(file, JSON.stringify({ ...answer, launch }));
 }

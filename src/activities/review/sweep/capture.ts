@@ -36,7 +36,7 @@ export async function readCapture(dir: string): Promise<CaptureRecord> {
  */
 export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit> {
   const captured = await captureInputs(input);
-  const recorded = await findAnswer(input.checkout, input.runId, captured.answer);
+  const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
   return recorded === undefined ? captured : { ...captured, adopted: recorded.launch };
 }
 

@@ -86,7 +86,7 @@ export async function prepareProviderRequests(input: { checkout: string; runId: 
   let answered = 0;
   for (const [index, unit] of input.units.entries()) {
     const captured = await captureInputs({ checkout: input.checkout, runId: input.runId, unit, attempt: 1, findings: [], profile: input.profile.name });
-    if ((await findAnswer(input.checkout, input.runId, captured.answer)) !== undefined) answered += 1;
+    if (!unit.reask && (await findAnswer(input.checkout, input.runId, captured.answer)) !== undefined) answered += 1;
     else refs.push({ unit: unit.key, dir: captured.dir, launchId: `${input.runId}/${unit.key}/batch`, outputs: captured.outputs, answer: captured.answer });
     if (index % 100 === 99) Context.current().heartbeat(`captured ${index + 1} of ${input.units.length} units`);
   }

@@ -44,7 +44,7 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
   return async function reviewUnit(input: ReviewUnitInput): Promise<ReviewUnitResult> {
     const { files: _files, ...captured } = await captureInputs({ ...input, profile: input.profile.name });
     const owner = activityOwner();
-    const recorded = await findAnswer(input.checkout, input.runId, captured.answer);
+    const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
     let launch: LaunchResult;
     if (recorded !== undefined) {
       // This activity's own answer (an earlier attempt of it recorded it) is still to be counted; another's was counted by its run.
