@@ -148,3 +148,22 @@ export type AskOutcome =
       billed?: BilledTry[];
     }
   | { status: 'launch-failed'; reason: string; exitCode: number | null; logDir: string | null; billed?: BilledTry[] };
+
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * A run's spend so far. `launches` counts every launch that ran to an end; `costUsd` sums the known
+ * costs; `unpriced` counts the launches whose cost is unknown (no harness report, no price).
+ */
+export interface SpendTotals {
+  launches: number;
+  costUsd: number;
+  /** Absent in records made before spend was tracked: read as 0. */
+  unpriced?: number;
+  tokens?: TokenTotals;
+}

@@ -5,27 +5,10 @@
  * PURE MODULE: data and arithmetic only; workflows import it.
  */
 import { launchCost } from '../harness/prices.js';
-import type { AskOutcome, BilledTry } from '../harness/launch-contract.js';
+import type { AskOutcome, BilledTry, SpendTotals, TokenTotals } from '../harness/launch-contract.js';
 import type { TokenUsage } from '../harness/report.js';
 
-export interface TokenTotals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-
-/**
- * A run's spend so far. `launches` counts every launch that ran to an end; `costUsd` sums the known
- * costs; `unpriced` counts the launches whose cost is unknown (no harness report, no price).
- */
-export interface SpendTotals {
-  launches: number;
-  costUsd: number;
-  /** Absent in records made before spend was tracked: read as 0. */
-  unpriced?: number;
-  tokens?: TokenTotals;
-}
+export type { SpendTotals, TokenTotals } from '../harness/launch-contract.js';
 
 /** The part of every run's progress that says what it spent and may spend. */
 export interface SpendProgress {

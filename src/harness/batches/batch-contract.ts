@@ -5,7 +5,7 @@
  *
  * PURE MODULE: types and constants only; workflows import it.
  */
-import type { SpendTotals } from '../../runs/spend.js';
+import type { SpendTotals } from '../launch-contract.js';
 import type { Profile } from '../profiles.js';
 
 /** Sweeps of at least this many units on a model-API profile go as provider batches when the sweep says `auto` (schedules): docs/batches.md says why. */
