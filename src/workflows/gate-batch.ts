@@ -165,7 +165,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     async () => {
       startPace(input.concurrency, input.pace);
       const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [
-        { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId}` },
+        // Short: every model-API unit's input names it. An execution's run ID's first part tells it from the batch's other executions.
+        { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId.slice(0, 8)}` },
       ]);
       const units =
         input.units ??

@@ -47,13 +47,13 @@ export async function askInOne(
 ): Promise<LaunchOnce<Accepted | { kind: 'stop'; stop: StopOf<'checkout-changed'> }>> {
   const { profile } = path;
   const launchId = `${path.runId}/${pending.key}/${try_.attempt}`;
-  const { reviewUnit } = proxyActivities<Activities>(launchOptions(profile, `ask and accept ${try_.name}, attempt ${try_.attempt}`));
+  const { reviewUnit } = proxyActivities<Activities>(launchOptions(profile, try_.attempt === 1 ? try_.name : `${try_.name}, attempt ${try_.attempt}`));
   let reviewed: Awaited<ReturnType<Activities['reviewUnit']>> | undefined;
   return launchOnce(
     { launchId, profile, dir: '', prompt: '', outputs: [REVIEW_OUTPUT] },
     try_.name,
     async () => {
-      const check = (reviewed as NonNullable<typeof reviewed>).check as Accepted['check'];
+      const check: Accepted['check'] = { written: [], rejected: [], staleOnArrival: [], ...(reviewed as NonNullable<typeof reviewed>).check };
       if (check.changed !== undefined) return { kind: 'stop', stop: checkoutChanged(check.changed, launchId) };
       return { kind: 'accepted', check };
     },
@@ -65,14 +65,27 @@ export async function askInOne(
         checkout: path.checkout,
         unit: pending,
         attempt: try_.attempt,
-        findings: try_.findings,
-        launchId,
-        profile,
+        ...(try_.findings.length > 0 && { findings: try_.findings }),
+        profile: profile.name,
         guard: path.guard,
         ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
         ...(path.compare !== undefined && { compare: path.compare }),
       });
-      return reviewed.launch;
+      // The figures the activity returns, with what the workflow knows of the launch itself.
+      return {
+        missing: [],
+        timedOut: false,
+        ...reviewed.launch,
+        launchId,
+        profile: profile.name,
+        harness: profile.harness,
+        outputs: [],
+        logDir: '',
+        exitCode: 0,
+        modelSource: 'harness',
+        turns: 1,
+        toolUses: 0,
+      };
     },
   );
 }

@@ -49,10 +49,12 @@ async function oneUnit(): Promise<{ checkout: string; input: ReviewUnitInput; re
   const pair = (await selectPairs(checkout, { notes: [note!] }))[0]!;
   const runId = 'GS-review-unit';
   const guard = await sweepGuardBaseline({ checkout, runId, name: 'batch-1' });
+  // The profiles the run prepared, as prepareSweep writes them: the activity is handed the name.
+  await writeFile(join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId, 'profiles.json'), JSON.stringify({ [profile.name]: profile }));
   const unit = { key: 'unit-1', note: pair.note, lens: pair.lens ?? 'all', criteria: [{ id: pair.criterion, path: pair.criterionPath, report: false }] };
   return {
     checkout,
-    input: { runId, checkout, unit, attempt: 1, findings: [], launchId: `${runId}/unit-1/1`, profile, guard },
+    input: { runId, checkout, unit, attempt: 1, findings: [], profile: profile.name, guard },
     result: join(checkout, resultPath(pair.note, pair.criterion)),
   };
 }
@@ -61,7 +63,7 @@ test('a model-API unit is captured, asked once and accepted in one activity: its
   const { input, result } = await oneUnit();
   const request = stubRequest();
   const reviewed: ReviewUnitResult = await new MockActivityEnvironment().run(createReviewUnit({ launch: request.launch }), input);
-  expect(request.asked).toEqual([input.launchId]);
+  expect(request.asked).toEqual([`${input.runId}/unit-1/1`]);
   expect(reviewed.check?.changed).toBeUndefined();
   expect(reviewed.launch.adopted).toBeUndefined();
   expect(reviewed.check?.written).toEqual([{ criterion: input.unit.criteria[0]!.id, outcome: 'pass' }]);

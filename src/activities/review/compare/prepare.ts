@@ -17,7 +17,7 @@ import { routeVerdict } from '../../../review/compare/verdict-record.js';
 import { gatePatterns, selectMatching } from '../../../review/reviewable.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import { badInput } from '../sweep/inputs.js';
-import { batchFile, problemsFile, runDirOf } from '../sweep/run-dir.js';
+import { batchFile, problemsFile, profilesFile, runDirOf } from '../sweep/run-dir.js';
 import { bundleSizes, planUnits } from '../sweep/units.js';
 import { askRunIdOf, compareRunDir, sampleFile } from './run-dir.js';
 import { writeVerdicts } from './verdicts.js';
@@ -148,6 +148,7 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
       await writeFileAtomic(batchFile(askDir, batch), JSON.stringify(units.slice(batch * COMPARE_BATCH_SIZE, (batch + 1) * COMPARE_BATCH_SIZE)));
     }
     await writeFileAtomic(problemsFile(askDir), '');
+    await writeFileAtomic(profilesFile(askDir), JSON.stringify({ [resolved.get(route.name)!.name]: resolved.get(route.name)! }));
     prepared.push({ route: route.name, askRunId, profile: resolved.get(route.name)!, pairs: sampled.length, units: units.length, batches });
   }
   const read: PreparedCompare['read'] = [];

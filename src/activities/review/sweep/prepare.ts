@@ -10,7 +10,7 @@ import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep
 import { adoptAnswersOf } from './answers.js';
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
-import { batchFile, problemsFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
+import { batchFile, problemsFile, profilesFile, runDirOf, staleOnArrivalFile } from './run-dir.js';
 import { planCachePrefixes, writeNoteTools } from './cache-prefix.js';
 import { routeCriteria, writeRouting, type SweepRouting } from './routing.js';
 import { bundleSizes, orderForCache, planUnits } from './units.js';
@@ -100,6 +100,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
   const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));
+  await writeFileAtomic(profilesFile(runDir), JSON.stringify(Object.fromEntries([[profile.name, profile], ...others])));
   return {
     runId: input.runId,
     runDir,

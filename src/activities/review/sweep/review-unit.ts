@@ -15,26 +15,51 @@ import { noFaults, type FaultPoints } from '../../faults.js';
 import { acceptUnit } from './accept.js';
 import { activityOwner, findAnswer, recordAnswer } from './answers.js';
 import { captureInputs } from './capture.js';
+import { profilesFile, runDirOf } from './run-dir.js';
+
+/** The run's prepared profiles, by run directory: every unit of a sweep reads the same. */
+const prepared = new Map<string, Record<string, Profile>>();
+
+async function runProfile(checkout: string, runId: string, name: string): Promise<Profile> {
+  const file = profilesFile(runDirOf(checkout, runId));
+  let profiles = prepared.get(file);
+  if (profiles?.[name] === undefined) {
+    profiles = JSON.parse(await readFile(file, 'utf8')) as Record<string, Profile>;
+    if (prepared.size >= 16) prepared.delete(prepared.keys().next().value as string);
+    prepared.set(file, profiles);
+  }
+  const profile = profiles[name];
+  if (profile === undefined) throw new Error(`${file}: no profile ${name}`);
+  return profile;
+}
 
 export interface ReviewUnitInput {
   runId: string;
   checkout: string;
   unit: SweepUnit;
   attempt: number;
-  findings: Finding[];
-  launchId: string;
-  profile: Profile;
+  /** The last try's findings (absent: none). */
+  findings?: Finding[];
+  /** The profile's name: the activity reads the profile the run prepared (`profiles.json` in its directory). */
+  profile: string;
   /** The batch's KB snapshot (`sweepGuardBaseline`): an answer that came while the KB changed is not accepted. */
   guard: string;
   maxOutputBytes?: number;
   compare?: CompareTarget;
 }
 
+/** What the workflow reads of the launch (the rest stays in the run's answers): its tokens, cost, tries and pace. */
+export type LaunchFigures = Omit<
+  LaunchResult,
+  'launchId' | 'profile' | 'harness' | 'outputs' | 'logDir' | 'outputBytes' | 'oversize' | 'strayWrites' | 'turns' | 'toolUses' | 'modelSource' | 'exitCode' | 'missing' | 'timedOut'
+> &
+  Partial<Pick<LaunchResult, 'missing' | 'timedOut'>>;
+
 export interface ReviewUnitResult {
   /** The launch that answered (`adopted` when an earlier execution of the run had answered the same ask: counted then). */
-  launch: LaunchResult;
-  /** The accept's outcome; absent when the launch timed out or missed its output. */
-  check?: AcceptOutcome;
+  launch: LaunchFigures;
+  /** The accept's outcome (its empty lists left out); absent when the launch timed out or missed its output. */
+  check?: Partial<AcceptOutcome>;
 }
 
 /** Builds the activity over the launch activity's own function (the request, as any launch makes it). */
@@ -42,7 +67,8 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
   const faults = dependencies.faults ?? noFaults;
   /** Asks one model-API unit and accepts its answer: capture, request (or the run's answer to the same ask), accept. */
   return async function reviewUnit(input: ReviewUnitInput): Promise<ReviewUnitResult> {
-    const { files: _files, ...captured } = await captureInputs({ ...input, profile: input.profile.name });
+    const profile = await runProfile(input.checkout, input.runId, input.profile);
+    const { files: _files, ...captured } = await captureInputs({ ...input, findings: input.findings ?? [] });
     const owner = activityOwner();
     const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
     let launch: LaunchResult;
@@ -50,8 +76,9 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
       // This activity's own answer (an earlier attempt of it recorded it) is still to be counted; another's was counted by its run.
       launch = recorded.owner === owner ? recorded.launch : { ...recorded.launch, adopted: true };
     } else {
-      launch = await dependencies.launch({ launchId: input.launchId, profile: input.profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs });
-      if (launch.timedOut || launch.missing.length > 0) return { launch };
+      const launchId = `${input.runId}/${input.unit.key}/${input.attempt}`;
+      launch = await dependencies.launch({ launchId, profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs });
+      if (launch.timedOut || launch.missing.length > 0) return { launch: figures(launch) };
       const output = await readFile(join(captured.dir, captured.outputs[0]!));
       await recordAnswer(input.checkout, input.runId, captured.answer, { owner, launch, outputs: { [captured.outputs[0]!]: output.toString('base64') } });
       await faults.at('answer-recorded');
@@ -65,6 +92,20 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
       ...(input.maxOutputBytes !== undefined && { maxOutputBytes: input.maxOutputBytes }),
       ...(input.compare !== undefined && { compare: input.compare }),
     });
-    return { launch, check };
+    const { rejected, staleOnArrival, ...judged } = check;
+    return { launch: figures(launch), check: { ...judged, ...(rejected.length > 0 && { rejected }), ...(staleOnArrival.length > 0 && { staleOnArrival }) } };
   };
+}
+
+/** The launch's figures without what the workflow knows already, nor what a request always reports the same (one turn, no tools, exit 0, its model from the API). */
+function figures(launch: LaunchResult): LaunchFigures {
+  const { launchId: _id, profile: _profile, harness: _harness, outputs: _outputs, logDir: _logDir, outputBytes: _bytes, oversize: _oversize, strayWrites: _strays, ...kept } = launch;
+  const { turns: _turns, toolUses: _tools, modelSource: _source, exitCode: _exit, missing, timedOut, usage, ...rest } = kept;
+  // Only what was counted: a cache the request did not touch says nothing.
+  const counted = usage && {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    ...Object.fromEntries(Object.entries(usage).filter(([kind, count]) => kind.startsWith('cache') && count !== 0)),
+  };
+  return { ...rest, usage: counted, ...(missing.length > 0 && { missing }), ...(timedOut && { timedOut }) };
 }

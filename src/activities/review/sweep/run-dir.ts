@@ -10,5 +10,7 @@ export const batchFile = (runDir: string, batch: number) => join(runDir, 'batche
 export const problemsFile = (runDir: string) => join(runDir, 'problems.jsonl');
 /** The pairs whose inputs changed while their launch ran, one JSON line each. */
 export const staleOnArrivalFile = (runDir: string) => join(runDir, 'stale-on-arrival.jsonl');
+/** The profiles the run's units are asked under, resolved at prepare time: a unit's activity is handed a name, not the profile. */
+export const profilesFile = (runDir: string) => join(runDir, 'profiles.json');
 /** The one output a review launch writes. */
 export const REVIEW_OUTPUT = 'review.md';
