@@ -135,7 +135,7 @@ export function spendLimitStop(
   return {
     kind: 'spend-limit',
     disposition: 'operator',
-    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${capText(decision.spentUsd + decision.meanUsd)})`,
+    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${capText(leastCap(decision.spentUsd + decision.meanUsd, decision.capUsd))})`,
     spentUsd: decision.spentUsd,
     capUsd: decision.capUsd,
     meanUsd: decision.meanUsd,
@@ -154,6 +154,14 @@ export function settledSpendLimit<S extends Partial<SpendLimitFields> & { reason
   return { ...stop, reason: settled.reason, spentUsd: settled.spentUsd, capUsd: settled.capUsd, meanUsd: settled.meanUsd };
 }
 
+/**
+ * The least cap a resume takes: room for the next launch, and above the cap it stopped at (a provider
+ * batch's half-price answers can leave the spend plus one live launch under the cap the batch filled).
+ */
+function leastCap(next: number, capUsd: number | undefined): number {
+  return capUsd === undefined ? next : Math.max(next, Math.floor(capUsd * 100 + 1e-9) / 100 + 0.01);
+}
+
 /** A least cap as the operator types it: rounded up to whole cents, so the figure printed is one the resume's check accepts. */
 export function capText(amount: number): string {
   return `$${centsUp(amount).toFixed(2)}`;
@@ -164,11 +172,11 @@ export function capText(amount: number): string {
  * only with a cap that leaves room for one more launch at the mean cost (above the spent amount); a
  * cap that is not a positive number is refused everywhere.
  */
-export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: number | undefined; totals: SpendTotals }): string | undefined {
+export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: number | undefined; totals: SpendTotals; capUsd?: number }): string | undefined {
   const { stoppedAtCap, newCapUsd, totals } = input;
   if (newCapUsd !== undefined && !(Number.isFinite(newCapUsd) && newCapUsd > 0)) return `--max-cost must be a positive amount of US dollars, got ${newCapUsd}`;
   if (!stoppedAtCap) return undefined;
-  const next = totals.costUsd + (meanCost(totals) ?? 0);
+  const next = leastCap(totals.costUsd + (meanCost(totals) ?? 0), input.capUsd);
   if (newCapUsd === undefined)
     return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${capText(next)})`;
   if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next)

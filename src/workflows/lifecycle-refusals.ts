@@ -19,6 +19,8 @@ export interface RefusalContext {
   resuming: boolean;
   next: NextCommands;
   spent: SpendTotals;
+  /** The cap the run stopped at, if any: a resume raises it. */
+  capUsd?: number;
 }
 
 /** Refuses an Update with a message the CLI prints as it is. */
@@ -38,7 +40,7 @@ export function checkResume(run: RefusalContext, request?: ResumeRequest): void 
     const ended = run.status === 'exhausted' ? `; it ended (next: \`${run.next.ended}\`)` : '';
     throw refuse('nothing-to-resume', `run ${run.runId} is ${describeState(run)}: there is nothing to resume${ended}`);
   }
-  const problem = resumeCapProblem({ stoppedAtCap: run.stops.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: run.spent });
+  const problem = resumeCapProblem({ stoppedAtCap: run.stops.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: run.spent, ...(run.capUsd !== undefined && { capUsd: run.capUsd }) });
   if (problem !== undefined) throw refuse('spend-cap', `run ${run.runId} was not resumed: ${problem}`);
 }
 

@@ -291,6 +291,7 @@ export class Lifecycle<P extends LifecycleProgress> {
       resuming: this.resuming,
       next: this.settings.view.next,
       spent: this.spend.all(),
+      ...(this.spend.capUsd !== undefined && { capUsd: this.spend.capUsd }),
     };
   }
 }

@@ -94,11 +94,19 @@ describe('the spend decision before a launch', () => {
     const decision = spendDecision({ capUsd: 0.25, totals: totals(0.1, 1), inFlight: 1 });
     if (decision.go) throw new Error('expected a stop');
     const stop = { ...spendLimitStop(decision), disposition: 'operator' as const };
-    expect(stop.reason).toMatch(/^spent \$0\.1000 of the \$0\.2500 cap.*at least \$0\.20\)$/);
+    expect(stop.reason).toMatch(/^spent \$0\.1000 of the \$0\.2500 cap.*at least \$0\.26\)$/);
     const settled = settledSpendLimit(stop, totals(0.2, 2), 0.25);
     expect(settled).toMatchObject({ kind: 'spend-limit', spentUsd: 0.2, capUsd: 0.25 });
     expect(settled.reason).toMatch(/^spent \$0\.2000 of the \$0\.2500 cap; the next launch \(about \$0\.1000, the mean so far\).*at least \$0\.30\)$/);
     expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.2, 2), newCapUsd: 0.3 })).toBeUndefined();
+  });
+
+  test('after a provider batch filled the cap at half price, the least cap named is above the cap, not the spend plus one launch under it', () => {
+    // $1.00 cap: a batch's answers cost $0.60 in all; one launch at the mean ($0.10) would still fit under the cap.
+    const stop = spendLimitStop({ go: false, spentUsd: 0.6, meanUsd: 0.1, estimateUsd: 1.05, capUsd: 1 });
+    expect(stop.reason).toMatch(/at least \$1\.01\)$/);
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.6, 6), newCapUsd: 0.9, capUsd: 1 })).toMatch(/give at least \$1\.01\)$/);
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.6, 6), newCapUsd: 1.01, capUsd: 1 })).toBeUndefined();
   });
 
   test('the suggested cap is the spend plus one mean launch, rounded up to whole cents, and a resume with it is accepted', () => {
