@@ -135,7 +135,7 @@ export function spendLimitStop(
   return {
     kind: 'spend-limit',
     disposition: 'operator',
-    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${capText(leastCap(decision.spentUsd + decision.meanUsd, decision.capUsd))})`,
+    reason: `spent ${usd(decision.spentUsd)} of the ${usd(decision.capUsd)} cap; the next launch (about ${usd(decision.meanUsd)}, the mean so far) would pass it — resume with a higher --max-cost (at least ${leastCapText(decision.spentUsd + decision.meanUsd, decision.capUsd)})`,
     spentUsd: decision.spentUsd,
     capUsd: decision.capUsd,
     meanUsd: decision.meanUsd,
@@ -155,11 +155,12 @@ export function settledSpendLimit<S extends Partial<SpendLimitFields> & { reason
 }
 
 /**
- * The least cap a resume takes: room for the next launch, and above the cap it stopped at (a provider
- * batch's half-price answers can leave the spend plus one live launch under the cap the batch filled).
+ * The least cap a resume takes, as the operator types it: room for the next launch, and above the cap it
+ * stopped at (a provider batch's half-price answers can leave the spend plus one launch under the cap).
  */
-function leastCap(next: number, capUsd: number | undefined): number {
-  return capUsd === undefined ? next : Math.max(next, Math.floor(capUsd * 100 + 1e-9) / 100 + 0.01);
+function leastCapText(next: number, capUsd: number | undefined): string {
+  const least = centsUp(Math.max(next, capUsd ?? 0));
+  return `$${(capUsd !== undefined && least <= capUsd ? least + 0.01 : least).toFixed(2)}`;
 }
 
 /** A least cap as the operator types it: rounded up to whole cents, so the figure printed is one the resume's check accepts. */
@@ -176,11 +177,12 @@ export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: numb
   const { stoppedAtCap, newCapUsd, totals } = input;
   if (newCapUsd !== undefined && !(Number.isFinite(newCapUsd) && newCapUsd > 0)) return `--max-cost must be a positive amount of US dollars, got ${newCapUsd}`;
   if (!stoppedAtCap) return undefined;
-  const next = leastCap(totals.costUsd + (meanCost(totals) ?? 0), input.capUsd);
-  if (newCapUsd === undefined)
-    return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${capText(next)})`;
+  const next = totals.costUsd + (meanCost(totals) ?? 0);
+  const least = leastCapText(next, input.capUsd);
+  if (newCapUsd === undefined) return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${least})`;
+  if (input.capUsd !== undefined && newCapUsd <= input.capUsd) return `--max-cost ${usd(newCapUsd)} is not above the ${usd(input.capUsd)} cap it stopped at (give at least ${least})`;
   if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next)
-    return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${capText(next)})`;
+    return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${least})`;
   return undefined;
 }
 
