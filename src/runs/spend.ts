@@ -163,11 +163,6 @@ function leastCapText(next: number, capUsd: number | undefined): string {
   return `$${(capUsd !== undefined && least <= capUsd ? least + 0.01 : least).toFixed(2)}`;
 }
 
-/** A least cap as the operator types it: rounded up to whole cents, so the figure printed is one the resume's check accepts. */
-export function capText(amount: number): string {
-  return `$${centsUp(amount).toFixed(2)}`;
-}
-
 /**
  * Why a resume with this cap is refused, or undefined to accept it. A run stopped at its cap resumes
  * only with a cap that leaves room for one more launch at the mean cost (above the spent amount); a
