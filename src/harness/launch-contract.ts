@@ -24,8 +24,8 @@ export interface LaunchInput {
   /** Declared outputs, relative to `dir`. */
   outputs: string[];
   /**
-   * Files written into `dir` (relative path → text) before a fresh try: a launch carrying its inputs
-   * runs in a directory under its own worker's state (`<state>/…`), so it runs on any worker.
+   * Files written into `dir` (relative path → text) before a fresh try, with the prompt as `prompt.md`: a
+   * launch carrying its inputs runs in a directory under its own worker's state (`<state>/…`), so it runs on any worker.
    */
   files?: Record<string, string>;
   /** Return the declared outputs' bytes in the result (`outputBytes`), each up to this many bytes; a larger one is listed in `oversize`. */

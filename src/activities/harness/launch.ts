@@ -215,7 +215,7 @@ async function runTry(w: LaunchWiring, executor: CliExecutor, input: LaunchInput
   const adopted = record !== undefined && (await tryState(dir, record)) !== 'gone';
   if (!adopted || !record) {
     await clearTryRecord(dir); // killed with its worker (or none): nothing to adopt
-    if (input.files) await writeFiles(dir, input.files, input.launchId);
+    if (input.files) await writeFiles(dir, { ...input.files, 'prompt.md': input.prompt }, input.launchId);
     const prepared = await prepareLaunch(executor, profile, dir, launchStateDir);
     const command = executor.commandLine(prepared.profile, w.deps.fakeHarnessPath, prepared.files);
     if (resolveCommand(command.file, { ...process.env, ...prepared.env }) === undefined) {
@@ -446,7 +446,7 @@ async function noticeStrayWrites(stateDir: string, watch: StrayWatch, dir: strin
 async function answer(w: LaunchWiring, executor: ApiExecutor, input: LaunchInput): Promise<LaunchResult> {
   const context = Context.current();
   const { dir } = input;
-  if (input.files) await writeFiles(dir, input.files, input.launchId);
+  if (input.files) await writeFiles(dir, { ...input.files, 'prompt.md': input.prompt }, input.launchId);
   const logDir = join(launchStateDir, `try-${context.info.attempt}`);
   await mkdir(join(dir, logDir), { recursive: true });
   await setAside(dir, input.outputs, join(dir, logDir, 'leftover'));

@@ -79,7 +79,6 @@ export async function captureInputs(input: CaptureUnitInput): Promise<CapturedUn
   await writeFile(join(dir, 'prompt.md'), prompt);
   // The launch carries these copies and runs under its own worker's state: any worker can run it.
   const launchDir = `${STATE_ROOT}/review/${input.runId}/${unit.key}/attempt-${input.attempt}`;
-  files['prompt.md'] = prompt;
   const outputs = [REVIEW_OUTPUT];
   const answer = answerDigest({ prompt, hashes, outputs }, input.profile);
   await writeFile(join(dir, 'capture.json'), JSON.stringify({ grouping, outputs, hashes, answer } satisfies CaptureRecord));
