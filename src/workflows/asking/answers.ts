@@ -1,14 +1,9 @@
 /**
- * One keyed ask: every workflow asks a worker through `keyedAsk`, so an ask whose answer key
- * (prompt, input digests, declared outputs, profile: src/runs/answer-key.ts) was answered in the
- * same `Answers` is never launched again — its recorded answer is checked again instead. A resume,
- * a stop's retry of the step, or a re-ask that would hand the worker exactly the same as before
- * reuse it.
- *
- * The answers are one workflow execution's own (in its memory, rebuilt by replay): an analysis's and
- * an editing run's span the run; a sweep's live per batch execution (each gate batch child, and each
- * of its continue-as-new runs, begins with none), which is enough since a unit's keys name its note
- * and criteria and no two units share one.
+ * One keyed ask for the analysis and editing workflows: an ask whose answer key (prompt, input digests,
+ * declared outputs, profile: src/runs/answer-key.ts) was answered in the same `Answers` is never launched
+ * again — its recorded answer is checked again instead. Those runs are one execution from start to close
+ * (their stops wait inside it), so the answers, in its memory and rebuilt by replay, span the run. A
+ * sweep's run spans many executions: its answers live in its run directory (src/activities/review/sweep/answers.ts).
  */
 import { answerKey, type AskIdentity } from '../../runs/answer-key.js';
 
