@@ -80,7 +80,9 @@ async function measure(route: string): Promise<void> {
     const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
     await writeFile(
       profilesFile,
-      stringify({ profiles: { bench: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }),
+      stringify({
+        profiles: { bench: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } },
+      }),
     );
     workerEnv = { [KEY_ENV]: 'stand-in-key' };
     if (route.endsWith('-batch')) extra = { batch: 'always' };

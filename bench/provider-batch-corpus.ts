@@ -64,12 +64,27 @@ async function run(label: string, notes: string[], batchSize?: number): Promise<
   const profilesFile = join(dir, 'worker-profiles.yaml');
   await writeFile(
     profilesFile,
-    stringify({ profiles: { bench: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } } }),
+    stringify({
+      profiles: {
+        bench: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 },
+      },
+    }),
   );
   const { child: worker } = await startWorker(checkout);
   const runId = `GS-batch-corpus-${Date.now().toString(36)}`;
   const started = performance.now();
-  const input: SweepInput = { checkout, runId, notes, gates: [], grouping: 'pair', profile: 'bench', autoResume: false, profilesFile, batch: 'always', ...(batchSize && { batchSize }) };
+  const input: SweepInput = {
+    checkout,
+    runId,
+    notes,
+    gates: [],
+    grouping: 'pair',
+    profile: 'bench',
+    autoResume: false,
+    profilesFile,
+    batch: 'always',
+    ...(batchSize && { batchSize }),
+  };
   const summary = (await env.client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] })) as SweepSummary;
   const seconds = (performance.now() - started) / 1000;
   const executions = new Map<string, number>();

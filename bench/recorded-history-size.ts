@@ -8,7 +8,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const dir = process.argv[2] ?? 'test/histories';
-const prefixes = process.argv.slice(3).length > 0 ? process.argv.slice(3) : ['compare-stopped-resumed', 'gates-completed', 'gates-provider-batch', 'analysis-published'];
+const prefixes =
+  process.argv.slice(3).length > 0 ? process.argv.slice(3) : ['compare-stopped-resumed', 'gates-completed', 'gates-provider-batch', 'analysis-published'];
 const files = (await readdir(dir)).filter((file) => file.endsWith('.json'));
 
 /** Activities that judge or answer a unit: a sweep's accept, a model-API unit, an analysis launch (and a provider batch's groups, by their units). */
@@ -35,5 +36,7 @@ for (const prefix of prefixes) {
       }
     }
   }
-  console.log(`| ${prefix} | ${runs.length} | ${events} | ${bytes.toLocaleString('en')} | ${asked} | ${asked > 0 ? Math.round(bytes / asked).toLocaleString('en') : '-'} |`);
+  console.log(
+    `| ${prefix} | ${runs.length} | ${events} | ${bytes.toLocaleString('en')} | ${asked} | ${asked > 0 ? Math.round(bytes / asked).toLocaleString('en') : '-'} |`,
+  );
 }

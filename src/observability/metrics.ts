@@ -250,7 +250,8 @@ export function recordBilledTotals(meter: MetricMeter, profile: { name: string; 
     ['cache_read', tokens.cacheRead],
     ['cache_write', tokens.cacheWrite],
   ];
-  for (const [kind, count] of kinds) if (count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
+  for (const [kind, count] of kinds)
+    if (count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
   if (billed.costUsd > 0) histogram(meter, 'cost').record(billed.costUsd, tags('cost', { profile: profile.name, model }));
 }
 

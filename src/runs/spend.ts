@@ -174,8 +174,10 @@ export function resumeCapProblem(input: { stoppedAtCap: boolean; newCapUsd: numb
   if (!stoppedAtCap) return undefined;
   const next = totals.costUsd + (meanCost(totals) ?? 0);
   const least = leastCapText(next, input.capUsd);
-  if (newCapUsd === undefined) return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${least})`;
-  if (input.capUsd !== undefined && newCapUsd <= input.capUsd) return `--max-cost ${usd(newCapUsd)} is not above the ${usd(input.capUsd)} cap it stopped at (give at least ${least})`;
+  if (newCapUsd === undefined)
+    return `it stopped at its spend cap, having spent ${usd(totals.costUsd)}: resume it with a higher --max-cost (at least ${least})`;
+  if (input.capUsd !== undefined && newCapUsd <= input.capUsd)
+    return `--max-cost ${usd(newCapUsd)} is not above the ${usd(input.capUsd)} cap it stopped at (give at least ${least})`;
   if (newCapUsd <= totals.costUsd || newCapUsd + 1e-9 < next)
     return `--max-cost ${usd(newCapUsd)} leaves no room for the next launch: ${usd(totals.costUsd)} is spent and a launch costs about ${usd(next - totals.costUsd)} (give at least ${least})`;
   return undefined;

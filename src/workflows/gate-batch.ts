@@ -239,7 +239,11 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       }
       if (remaining.length > 0) {
         if (remaining.length >= units.length)
-          throw ApplicationFailure.create({ type: 'no-progress', nonRetryable: true, message: `batch ${input.batch + 1} would continue as new with all ${units.length} of its units` });
+          throw ApplicationFailure.create({
+            type: 'no-progress',
+            nonRetryable: true,
+            message: `batch ${input.batch + 1} would continue as new with all ${units.length} of its units`,
+          });
         await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
       }
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);

@@ -40,7 +40,12 @@ export function checkResume(run: RefusalContext, request?: ResumeRequest): void 
     const ended = run.status === 'exhausted' ? `; it ended (next: \`${run.next.ended}\`)` : '';
     throw refuse('nothing-to-resume', `run ${run.runId} is ${describeState(run)}: there is nothing to resume${ended}`);
   }
-  const problem = resumeCapProblem({ stoppedAtCap: run.stops.some((stop) => stop.kind === 'spend-limit'), newCapUsd: request?.maxCostUsd, totals: run.spent, ...(run.capUsd !== undefined && { capUsd: run.capUsd }) });
+  const problem = resumeCapProblem({
+    stoppedAtCap: run.stops.some((stop) => stop.kind === 'spend-limit'),
+    newCapUsd: request?.maxCostUsd,
+    totals: run.spent,
+    ...(run.capUsd !== undefined && { capUsd: run.capUsd }),
+  });
   if (problem !== undefined) throw refuse('spend-cap', `run ${run.runId} was not resumed: ${problem}`);
 }
 

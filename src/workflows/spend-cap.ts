@@ -62,8 +62,7 @@ export class Spend {
       const outcome = await launch();
       if ('result' in outcome) {
         if (!outcome.result.adopted) this.add(outcome.result);
-      }
-      else for (const billed of billedTries(outcome)) this.addBilled(billed);
+      } else for (const billed of billedTries(outcome)) this.addBilled(billed);
       return outcome;
     } finally {
       this.inFlight -= 1;

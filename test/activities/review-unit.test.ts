@@ -85,7 +85,7 @@ test('a retry of the activity after its worker died with the answer recorded ask
   expect(await readFile(result, 'utf8')).toMatch(/outcome: pass/);
 });
 
-test("another activity asking the same (a later execution of the run) adopts the recorded answer: nothing is asked, and it comes back adopted, not to be counted again", async () => {
+test('another activity asking the same (a later execution of the run) adopts the recorded answer: nothing is asked, and it comes back adopted, not to be counted again', async () => {
   const { input, result } = await oneUnit();
   const request = stubRequest();
   await new MockActivityEnvironment({ activityId: 'first' }).run(createReviewUnit({ launch: request.launch }), input);

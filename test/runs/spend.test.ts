@@ -105,7 +105,9 @@ describe('the spend decision before a launch', () => {
     // $1.00 cap: a batch's answers cost $0.60 in all; one launch at the mean ($0.10) would still fit under the cap.
     const stop = spendLimitStop({ go: false, spentUsd: 0.6, meanUsd: 0.1, estimateUsd: 1.05, capUsd: 1 });
     expect(stop.reason).toMatch(/at least \$1\.01\)$/);
-    expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.6, 6), newCapUsd: 0.9, capUsd: 1 })).toMatch(/not above the \$1\.00 cap .*give at least \$1\.01\)$/);
+    expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.6, 6), newCapUsd: 0.9, capUsd: 1 })).toMatch(
+      /not above the \$1\.00 cap .*give at least \$1\.01\)$/,
+    );
     expect(resumeCapProblem({ stoppedAtCap: true, totals: totals(0.6, 6), newCapUsd: 1.01, capUsd: 1 })).toBeUndefined();
   });
 

@@ -26,7 +26,10 @@ async function sweepSetup(rules: FakeRule[], notes: string[]): Promise<Sweep> {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 }, 'fake-again': { harness: 'fake', timeout: '1m', attempts: 3 } });
+  const profilesFile = await fakeProfilesFile(dir, {
+    fake: { harness: 'fake', timeout: '1m', attempts: 3 },
+    'fake-again': { harness: 'fake', timeout: '1m', attempts: 3 },
+  });
   const worker = () => testWorker(env(), { stateDir: join(dir, 'state') });
   const input = (runId: string, extra: Partial<SweepInput> = {}): SweepInput => ({
     checkout,

@@ -112,10 +112,9 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
   const capStop = capped?.stop;
   // Past `over()` the cap has room for one at least; this guards the float arithmetic from submitting an empty batch.
   if (units.length === 0) return { answered: [], expired: [], deferred, ...(capStop && { stop: capStop }) };
-  const prepared = await batchActivities.prepareProviderRequests.executeWithOptions(
-    { summary: `capture ${units.length} units for a provider batch` },
-    [{ checkout: context.checkout, runId: context.runId, profile: context.profile, units, name: context.requests }],
-  );
+  const prepared = await batchActivities.prepareProviderRequests.executeWithOptions({ summary: `capture ${units.length} units for a provider batch` }, [
+    { checkout: context.checkout, runId: context.runId, profile: context.profile, units, name: context.requests },
+  ]);
   const unanswered = new Set<string>();
   let expiredKeys: string[] = [];
   let batches: string[] = [];

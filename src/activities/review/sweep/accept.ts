@@ -131,16 +131,18 @@ async function answerOf(input: AcceptInput, digest: string, file: string): Promi
   }
   const recorded = await findAnswer(input.checkout, input.runId, digest);
   if (recorded === undefined)
-    throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: `unit ${input.unit.key}: no recorded answer for attempt ${input.attempt}` });
+    throw ApplicationFailure.create({
+      type: 'bad-launch-input',
+      nonRetryable: true,
+      message: `unit ${input.unit.key}: no recorded answer for attempt ${input.attempt}`,
+    });
   const bytes = recorded.outputs[REVIEW_OUTPUT];
   if (bytes !== undefined) await writeFileAtomic(file, Buffer.from(bytes, 'base64'));
   return recorded.launch;
 }
 
 /** Judges a provider batch's recorded answers (each unit's first attempt) as one group: one guard check, then each unit's accept. */
-export async function acceptUnits(
-  input: Omit<AcceptInput, 'unit' | 'attempt' | 'launch'> & { units: SweepUnit[] },
-): Promise<Record<string, AcceptOutcome>> {
+export async function acceptUnits(input: Omit<AcceptInput, 'unit' | 'attempt' | 'launch'> & { units: SweepUnit[] }): Promise<Record<string, AcceptOutcome>> {
   const { units, guard, ...common } = input;
   const changed = guard === undefined ? [] : (await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: guard })).changed;
   const outcomes: Record<string, AcceptOutcome> = {};

@@ -81,7 +81,13 @@ async function requestsOf(input: BatchRequests): Promise<BatchRequestRef[]> {
  * Captures a gate batch's units for a provider batch (their first attempts) and writes their requests
  * file; a unit the run has answered already (in any execution) gets no request: its answer is judged.
  */
-export async function prepareProviderRequests(input: { checkout: string; runId: string; profile: Profile; units: SweepUnit[]; name: string }): Promise<PreparedRequests> {
+export async function prepareProviderRequests(input: {
+  checkout: string;
+  runId: string;
+  profile: Profile;
+  units: SweepUnit[];
+  name: string;
+}): Promise<PreparedRequests> {
   const refs: BatchRequestRef[] = [];
   let answered = 0;
   for (const [index, unit] of input.units.entries()) {

@@ -51,7 +51,20 @@ export interface ReviewUnitInput {
 /** What the workflow reads of the launch (the rest stays in the run's answers): its tokens, cost, tries and pace. */
 export type LaunchFigures = Omit<
   LaunchResult,
-  'launchId' | 'profile' | 'harness' | 'outputs' | 'logDir' | 'outputBytes' | 'oversize' | 'strayWrites' | 'turns' | 'toolUses' | 'modelSource' | 'exitCode' | 'missing' | 'timedOut'
+  | 'launchId'
+  | 'profile'
+  | 'harness'
+  | 'outputs'
+  | 'logDir'
+  | 'outputBytes'
+  | 'oversize'
+  | 'strayWrites'
+  | 'turns'
+  | 'toolUses'
+  | 'modelSource'
+  | 'exitCode'
+  | 'missing'
+  | 'timedOut'
 > &
   Partial<Pick<LaunchResult, 'missing' | 'timedOut'>>;
 
@@ -99,7 +112,17 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
 
 /** The launch's figures without what the workflow knows already, nor what a request always reports the same (one turn, no tools, exit 0, its model from the API). */
 function figures(launch: LaunchResult): LaunchFigures {
-  const { launchId: _id, profile: _profile, harness: _harness, outputs: _outputs, logDir: _logDir, outputBytes: _bytes, oversize: _oversize, strayWrites: _strays, ...kept } = launch;
+  const {
+    launchId: _id,
+    profile: _profile,
+    harness: _harness,
+    outputs: _outputs,
+    logDir: _logDir,
+    outputBytes: _bytes,
+    oversize: _oversize,
+    strayWrites: _strays,
+    ...kept
+  } = launch;
   const { turns: _turns, toolUses: _tools, modelSource: _source, exitCode: _exit, missing, timedOut, usage, ...rest } = kept;
   // Only what was counted: a cache the request did not touch says nothing.
   const counted = usage && {
