@@ -130,6 +130,17 @@ async function providerBatchStep(
   return { ...provider, judged };
 }
 
+/** Continues as new with the units left, which must be fewer than the execution received: a loop that makes no progress fails instead. */
+async function continueWith(input: GateBatchInput, received: SweepUnit[], next: GateBatchInput): Promise<never> {
+  if ((next.units ?? received).length >= received.length)
+    throw ApplicationFailure.create({
+      type: 'no-progress',
+      nonRetryable: true,
+      message: `batch ${input.batch + 1} would continue as new with all ${received.length} of its units`,
+    });
+  return continueAsNew<typeof gateBatch>(next);
+}
+
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
   const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
@@ -225,8 +236,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         remaining.push(...provider.expired, ...provider.deferred);
       }
       if (stop || remaining.length === 0) {
-        // A tripped breaker hands its failed units back, to be asked again after the fix; otherwise they are problems.
-        // Their answers were refused as a systematic failure: after the operator's fix they are asked anew, not judged again.
+        // A tripped breaker hands its failed units back, asked anew after the fix (their answers were refused as a systematic failure); otherwise they are problems.
         if (breaker.state.status === 'tripped') remaining.unshift(...breaker.state.held.map((held): SweepUnit => ({ ...held.pending, reask: true })));
         const step = releaseHeld(breaker.state);
         breaker.state = step.state;
@@ -237,15 +247,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
         return { counts, problems, stop, remaining, ...withPace() };
       }
-      if (remaining.length > 0) {
-        if (remaining.length >= units.length)
-          throw ApplicationFailure.create({
-            type: 'no-progress',
-            nonRetryable: true,
-            message: `batch ${input.batch + 1} would continue as new with all ${units.length} of its units`,
-          });
-        await continueAsNew<typeof gateBatch>({ ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
-      }
+      if (remaining.length > 0) await continueWith(input, units, { ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
       lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
       return { counts, problems, remaining: [], ...withPace() };
     },

@@ -8,11 +8,10 @@
  */
 import { metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { LaunchResult } from '../harness/launch-contract.js';
+import { RETURNED_OUTPUT_CAP, type LaunchResult } from '../harness/launch-contract.js';
 import type { Profile } from '../harness/profiles.js';
 import type { Finding } from '../kb/findings.js';
 import { settleUnit, type BreakerState } from '../review/breaker.js';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../review/output-bounds.js';
 import type { AcceptedResult, AcceptOutcome, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
@@ -97,7 +96,15 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
     } else {
       // Capture: the unit's inputs as they stand, and the run's answer to the same ask when any execution of it had one.
       const captured = await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
-        { runId: path.runId, checkout: path.checkout, unit: pending, attempt, findings, profile: profile.name },
+        {
+          runId: path.runId,
+          checkout: path.checkout,
+          unit: pending,
+          attempt,
+          findings,
+          profile: profile.name,
+          ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
+        },
       ]);
       const launchId = `${path.runId}/${pending.key}/${attempt}`;
       outcome =
@@ -109,10 +116,10 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
                 profile,
                 prompt: captured.prompt,
                 outputs: captured.outputs,
-                // The launch carries the captured inputs and returns its output: it runs on any worker.
+                // The launch carries the captured inputs and returns its output (whole up to the returned cap: the run's answers keep it for any later cap): it runs on any worker.
                 dir: captured.launchDir!,
                 files: captured.files!,
-                returnOutputs: { maxBytes: profile.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES },
+                returnOutputs: { maxBytes: RETURNED_OUTPUT_CAP },
               },
               `${unitName(pending)}, attempt ${attempt}`,
               (launched) => acceptAnswer(pending, attempt, launched, path),

@@ -54,7 +54,9 @@ test('an analysis with --max-cost stops with spend-limit before a launch would p
     expect(await updateRejection(handle.executeUpdate('resume', { args: [{}] }))).toMatch(
       /stopped at its spend cap, having spent \$0\.2000: resume it with a higher --max-cost \(at least \$0\.30\)/,
     );
-    expect(await updateRejection(handle.executeUpdate('resume', { args: [{ maxCostUsd: 0.25 }] }))).toMatch(/leaves no room for the next launch/);
+    expect(await updateRejection(handle.executeUpdate('resume', { args: [{ maxCostUsd: 0.25 }] }))).toMatch(
+      /not above the \$0\.2500 cap it stopped at \(give at least \$0\.30\)/,
+    );
     await handle.executeUpdate('resume', { args: [{ maxCostUsd: 5 }] });
     const result = (await handle.result()) as AnalysisResult;
     expect(result.status).toBe('completed');
