@@ -4,11 +4,9 @@
 // (test/helpers/model-apis/). A dev server and one `commonplace worker` process (the compiled CLI: run
 // `npm run build` first) over a copy of the shared corpus, pair grouping.
 // Usage: npx tsx bench/history-per-unit.ts [notes=3] [routes=fake,anthropic,openai,anthropic-batch,openai-batch]
-import { execa, type ResultPromise } from 'execa';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { packageRoot } from '../src/paths.js';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -18,6 +16,7 @@ import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn } from '../test/helpers/model-apis/stand-in.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const notesWanted = Number(process.argv[2] ?? 3);
 const routes = (process.argv[3] ?? 'fake,anthropic,openai,anthropic-batch,openai-batch').split(',');
@@ -25,27 +24,6 @@ const KEY_ENV = 'COMMONPLACE_BENCH_API_KEY';
 const models = { anthropic: 'claude-haiku-4-5', openai: 'gpt-5-mini' } as const;
 
 const env = await startDevEnvironment();
-
-/** A `commonplace worker` process holding the checkout; resolves once it polls. */
-async function startWorker(checkout: string, extraEnv: Record<string, string>): Promise<{ child: ResultPromise }> {
-  const state = await scratch('commonplace-bench-state-');
-  const child = execa('node', [join(packageRoot(), 'bin', 'commonplace.js'), 'worker', '--kb', checkout, '--state', state], {
-    env: { ...extraEnv, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default' },
-    reject: false,
-    buffer: false,
-    stdout: 'ignore',
-  });
-  await new Promise<void>((ready, failed) => {
-    let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/worker ready/.test(seen)) ready();
-    });
-    void child.then((result) => failed(new Error(`bench: the worker ended before it polled (exit ${result.exitCode}): ${seen}`)));
-  });
-  // Not the child itself: it is a promise of the process's end, which an async function would wait for.
-  return { child };
-}
 
 /** Bytes and events over every run of the sweep's workflows, and the longest single history. */
 async function history(runId: string): Promise<{ bytes: number; events: number; runs: number; longest: number }> {
@@ -87,7 +65,7 @@ async function measure(route: string): Promise<void> {
     workerEnv = { [KEY_ENV]: 'stand-in-key' };
     if (route.endsWith('-batch')) extra = { batch: 'always' };
   }
-  const { child: worker } = await startWorker(checkout, workerEnv);
+  const { child: worker } = await startWorkerProcess(env, checkout, workerEnv);
   const runId = `GS-history-${route}-${Date.now().toString(36)}`;
   const summary = (await env.client.workflow.execute('gateSweep', {
     taskQueue: TASK_QUEUE,

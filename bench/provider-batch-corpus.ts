@@ -5,11 +5,9 @@
 // submitted more than once, and the tokens and requests the stand-in billed against those the sweep counted.
 // The stand-in ends each provider batch at its first poll, so the sweep's timers do not wait.
 // Usage: npx tsx bench/provider-batch-corpus.ts [single-batch-units=5000]
-import { execa, type ResultPromise } from 'execa';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { packageRoot } from '../src/paths.js';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -18,29 +16,11 @@ import { corpusCopy } from '../test/helpers/kb.js';
 import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn, type StandIn } from '../test/helpers/model-apis/stand-in.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const singleBatch = Number(process.argv[2] ?? 5000);
 const KEY_ENV = 'COMMONPLACE_BENCH_API_KEY';
 const env = await startDevEnvironment();
-
-async function startWorker(checkout: string): Promise<{ child: ResultPromise }> {
-  const state = await scratch('commonplace-bench-state-');
-  const child = execa('node', [join(packageRoot(), 'bin', 'commonplace.js'), 'worker', '--kb', checkout, '--state', state], {
-    env: { [KEY_ENV]: 'stand-in-key', TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default' },
-    reject: false,
-    buffer: false,
-    stdout: 'ignore',
-  });
-  await new Promise<void>((ready, failed) => {
-    let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/worker ready/.test(seen)) ready();
-    });
-    void child.then((result) => failed(new Error(`bench: the worker ended before it polled (exit ${result.exitCode}): ${seen}`)));
-  });
-  return { child };
-}
 
 /** What the stand-in answered inside its provider batches: requests and tokens, as the provider would bill them. */
 function billed(standIn: StandIn): { requests: number; input: number; output: number } {
@@ -70,7 +50,7 @@ async function run(label: string, notes: string[], batchSize?: number): Promise<
       },
     }),
   );
-  const { child: worker } = await startWorker(checkout);
+  const { child: worker } = await startWorkerProcess(env, checkout, { [KEY_ENV]: 'stand-in-key' });
   const runId = `GS-batch-corpus-${Date.now().toString(36)}`;
   const started = performance.now();
   const input: SweepInput = {

@@ -8,13 +8,12 @@
 // Each route first sweeps one note to warm the worker up; the figures are the sweep after it.
 // bench/review-cost.ts keeps the executor-only figure (the launch activity called in-process).
 // Usage: npx tsx bench/sweep-throughput.ts [api-notes=55] [fake-notes=6] [api-concurrency=16,64] [fake-concurrency=16] [batch-size]
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { writeFile } from 'node:fs/promises';
-import { packageRoot } from '../src/paths.js';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -24,6 +23,7 @@ import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn } from '../test/helpers/model-apis/stand-in.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
+import { startWorkerProcess } from './worker-process.js';
 import { sweepHistory } from './sweep-history.js';
 
 const [apiNotes = 55, fakeNotes = 6] = process.argv.slice(2, 4).map(Number);
@@ -61,30 +61,6 @@ function serverPid(): number {
 
 const env = await startDevEnvironment();
 const server = serverPid();
-const address = env.address;
-const root = packageRoot();
-
-/** A `commonplace worker` process holding the checkout, on the bench's dev server; resolves once it polls. */
-async function startWorker(checkout: string, state: string, extraEnv: Record<string, string>): Promise<{ child: ResultPromise }> {
-  const workerLog = join(state, 'worker.log');
-  const child = execa('node', [join(root, 'bin', 'commonplace.js'), 'worker', '--kb', checkout, '--state', state], {
-    env: { ...extraEnv, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: env.namespace ?? 'default' },
-    reject: false,
-    buffer: false,
-    stdout: 'ignore',
-    stderr: ['pipe', { file: workerLog }],
-  });
-  await new Promise<void>((ready, failed) => {
-    let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/worker ready/.test(seen)) ready();
-    });
-    void child.then((result) => failed(new Error(`bench: the worker ended before it polled (exit ${result.exitCode}): ${seen}`)));
-  });
-  // Not the child itself: it is a promise of the process's end, which an async function would wait for.
-  return { child };
-}
 
 interface Route {
   name: string;
@@ -106,7 +82,7 @@ async function sweep(route: Route, runId: string, notes: string[], concurrency: 
 async function measure(route: Route, concurrency: number): Promise<void> {
   const checkout = route.input.checkout;
   const pairs = (await selectPairs(checkout, { notes: route.notes.slice(1) })).filter((pair) => pair.status !== 'fresh').length;
-  const { child: worker } = await startWorker(checkout, await scratch('commonplace-bench-state-'), route.workerEnv);
+  const { child: worker } = await startWorkerProcess(env, checkout, route.workerEnv);
   const tag = `${route.name.replace(/\W+/g, '-')}-${concurrency}-${Date.now().toString(36)}`;
   await sweep(route, `GS-warm-${tag}`, route.notes.slice(0, 1), concurrency);
   const load = loadavg()[0]!;
