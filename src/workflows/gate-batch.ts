@@ -199,13 +199,16 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
       const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
       // Units the provider batch hands back with its stop are not asked here.
       const handedBack = new Set([...(provider?.expired ?? []), ...(provider?.deferred ?? [])].map((unit) => unit.key));
-      const asked = handedBack.size > 0 ? units.filter((unit) => !handedBack.has(unit.key)) : units;
+      const left = handedBack.size > 0 ? units.filter((unit) => !handedBack.has(unit.key)) : units;
+      // Units the provider batch answered go first: their judging is in the history already, so settling them costs it nothing.
+      const judged = provider?.judged ?? new Map<string, AcceptOutcome>();
+      const asked = [...left.filter((unit) => judged.has(unit.key)), ...left.filter((unit) => !judged.has(unit.key))];
       const done = await gather(
         asked,
         paceLimit,
         async (unit) => {
           tally.started += 1;
-          const batched = provider?.judged.get(unit.key);
+          const batched = judged.get(unit.key);
           const end = await sweepUnit(unit, {
             runId: input.runId,
             checkout: input.checkout,
@@ -227,7 +230,7 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
           return true;
         },
         // Every execution starts one unit at least, so one that continues as new hands on fewer than it received.
-        () => !stop && (tally.started === 0 || !overBudget()),
+        () => !stop && (tally.started === 0 || tally.started < judged.size || !overBudget()),
       );
       const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
       if (provider?.stop) {

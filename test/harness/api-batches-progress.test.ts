@@ -1,7 +1,8 @@
-// A provider-batch sweep whose gate batch is over its history budget from its first event: every execution
-// starts one unit at least, so each one that continues as new hands on fewer units than it received, and the
-// sweep completes — the loop where a batch continued with every unit it got, forever, cannot come back. The
-// provider batch is submitted once, its answers recorded in the run's answers and adopted by each continuation.
+// A provider-batch sweep whose gate batch is over its history budget from its first event: the units the provider
+// batch answered settle in the first execution (their judging is in its history already), and of the units asked
+// live every execution starts one at least, so each one that continues as new hands on fewer units than it
+// received, and the sweep completes — the loop where a batch continued with every unit it got, forever, cannot come
+// back. The provider batch is submitted once, its answers recorded in the run's answers.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { join } from 'node:path';
 import type { SweepInput, SweepSummary, SweepUnit } from '../../src/review/sweep-types.js';
@@ -13,8 +14,9 @@ import { testWorker } from '../helpers/temporal.js';
 
 const { env } = useDevServer();
 
-test('a provider-batch gate batch over its history budget at once continues as new with fewer units each time, and completes with one provider batch', async () => {
-  const setup = await batchSweep('anthropic', reply.review('pass'));
+test('a provider-batch gate batch over its history budget at once settles its batch answers, continues as new with fewer live units each time, and completes with one provider batch', async () => {
+  // The first three requests of the batch come back malformed: their units are asked live, under the budget.
+  const setup = await batchSweep('anthropic', reply.malformedReview(), reply.malformedReview(), reply.malformedReview(), reply.review('pass'));
   try {
     // The batch ends at its first poll: no timer to wait on.
     setup.standIn.batches.endAfterPolls = 1;
@@ -29,7 +31,9 @@ test('a provider-batch gate batch over its history budget at once continues as n
     const executions: WorkflowExecutionInfo[] = [];
     for await (const execution of env().client.workflow.list({ query: `WorkflowId = "gates/${input.runId}/batch-1"` })) executions.push(execution);
     executions.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+    // The first execution settles every unit but the three live ones; each later one at least one of those.
     expect(executions.length).toBeGreaterThan(1);
+    expect(executions.length).toBeLessThanOrEqual(4);
     // What each execution received: the first reads its batch file (all units), each continuation the units handed on.
     const received: number[] = [];
     for (const execution of executions) {
