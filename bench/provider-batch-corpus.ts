@@ -20,6 +20,8 @@ import { startWorkerProcess } from './worker-process.js';
 
 const singleBatch = Number(process.argv[2] ?? 5000);
 const KEY_ENV = 'COMMONPLACE_BENCH_API_KEY';
+/** Every criterion kind, as `review run gates` sweeps by default: gates, type specs, COLLECTION.md files. */
+const criteria: SweepInput['criteria'] = ['gates', 'types', 'collections'];
 const env = await startDevEnvironment();
 
 /** What the stand-in answered inside its provider batches: requests and tokens, as the provider would bill them. */
@@ -58,6 +60,7 @@ async function run(label: string, notes: string[], batchSize?: number): Promise<
     runId,
     notes,
     gates: [],
+    criteria,
     grouping: 'pair',
     profile: 'bench',
     autoResume: false,
@@ -88,7 +91,7 @@ async function run(label: string, notes: string[], batchSize?: number): Promise<
 }
 
 const corpus = await corpusCopy();
-const all = await selectPairs(corpus, {});
+const all = await selectPairs(corpus, { criteria });
 const notes = [...new Set(all.map((pair) => pair.note))].sort();
 await run('the whole corpus, defaults', notes);
 // The first notes whose pairs make up the single batch's units.
