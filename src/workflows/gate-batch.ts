@@ -186,6 +186,8 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
         ]));
       tally.units = units.length;
       const provider = await providerBatchStep(input, units, lifecycle, guard, (progress) => (providerProgress = progress));
+      // Each billed request is a try, as a live launch's is; the spend counted them as launches when collected.
+      counts.tries += provider?.billed ?? 0;
       const problems = input.problems ?? [];
       const record = (failed: readonly SweepProblem[]) => {
         problems.push(...failed);

@@ -48,7 +48,7 @@ export interface UnitPath {
   record: (problems: readonly SweepProblem[]) => void;
   /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
   compare?: CompareTarget;
-  /** The unit's first attempt as the provider batch answered it, judged with its group (accept-provider.ts). */
+  /** The unit's first attempt as the provider batch answered it, judged with its group (`acceptUnits`). */
   batched?: AcceptOutcome;
 }
 

@@ -36,6 +36,8 @@ export interface ProviderRound {
   answered: number;
   errored: Map<string, string>;
   expired: string[];
+  /** Requests the provider billed (answers recorded or refused). */
+  billed: number;
 }
 
 export interface ProviderBatchContext {
@@ -81,7 +83,13 @@ export async function askProviderBatch(context: ProviderBatchContext, round: num
   // Every answer the provider billed counts as it is collected, the refused ones too.
   spend.addTotals(collected.billed);
   recordBilledTotals(metricMeter, profile, collected.billed);
-  return { batches, answered: collected.answered, errored: new Map(Object.entries(collected.errored)), expired: collected.expired };
+  return {
+    batches,
+    answered: collected.answered,
+    errored: new Map(Object.entries(collected.errored)),
+    expired: collected.expired,
+    billed: collected.billed.launches,
+  };
 }
 
 /** What a provider batch came to: the units whose answers are recorded, and the units it hands back with its stop. */
@@ -92,6 +100,8 @@ export interface BatchedOutcome {
   expired: SweepUnit[];
   /** Units not submitted: the cap had no room for them (asked on the resume, under the raised cap). */
   deferred: SweepUnit[];
+  /** Requests the provider billed in this execution's rounds (the batch's tries). */
+  billed?: number;
   stop?: StopOf<'launch-failed'> | StopOf<'spend-limit'>;
 }
 
@@ -120,6 +130,7 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
   let batches: string[] = [];
   const evidence = { evidence: `kb/reports/state/review/runs/${context.runId}/provider-batches.json` };
   let only: string[] | undefined;
+  let billed = 0;
   for (const round of prepared.requests > 0 ? [1, 2] : []) {
     let asked: ProviderRound;
     try {
@@ -141,6 +152,7 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
       };
     }
     batches = asked.batches;
+    billed += asked.billed;
     for (const key of asked.errored.keys()) unanswered.add(key);
     expiredKeys = asked.expired;
     if (expiredKeys.length === 0) break;
@@ -148,13 +160,14 @@ export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit
   }
   const expiredSet = new Set(expiredKeys);
   const answered = units.filter((unit) => !unanswered.has(unit.key) && !expiredSet.has(unit.key));
-  if (expiredKeys.length === 0) return { answered, expired: [], deferred, ...(capStop && { stop: capStop }) };
+  if (expiredKeys.length === 0) return { answered, expired: [], deferred, billed, ...(capStop && { stop: capStop }) };
   // An expired request is not billed: a resume asks these units live rather than in a third batch.
   const expired = units.filter((unit) => expiredSet.has(unit.key)).map((unit): SweepUnit => ({ ...unit, live: true }));
   return {
     answered,
     expired,
     deferred,
+    billed,
     stop: {
       kind: 'launch-failed',
       disposition: 'inspect',
