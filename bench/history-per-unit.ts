@@ -4,9 +4,6 @@
 // (test/helpers/model-apis/). A dev server and one `commonplace worker` process (the compiled CLI: run
 // `npm run build` first) over a copy of the shared corpus, pair grouping.
 // Usage: npx tsx bench/history-per-unit.ts [notes=3] [routes=fake,anthropic,openai,anthropic-batch,openai-batch]
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -16,7 +13,7 @@ import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn } from '../test/helpers/model-apis/stand-in.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
-import { startWorkerProcess } from './worker-process.js';
+import { standInProfiles, startWorkerProcess } from './sweep-parts.js';
 
 const notesWanted = Number(process.argv[2] ?? 3);
 const routes = (process.argv[3] ?? 'fake,anthropic,openai,anthropic-batch,openai-batch').split(',');
@@ -54,14 +51,7 @@ async function measure(route: string): Promise<void> {
   } else {
     const standIn = await startStandIn(api, reply.review('pass'));
     close = () => standIn.close();
-    profilesFile = join(dir, 'worker-profiles.yaml');
-    const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
-    await writeFile(
-      profilesFile,
-      stringify({
-        profiles: { bench: { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 } },
-      }),
-    );
+    profilesFile = await standInProfiles(dir, 'bench', api, models[api], standIn.url, KEY_ENV);
     workerEnv = { [KEY_ENV]: 'stand-in-key' };
     if (route.endsWith('-batch')) extra = { batch: 'always' };
   }

@@ -5,9 +5,6 @@
 // submitted more than once, and the tokens and requests the stand-in billed against those the sweep counted.
 // The stand-in ends each provider batch at its first poll, so the sweep's timers do not wait.
 // Usage: npx tsx bench/provider-batch-corpus.ts [single-batch-units=5000]
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -16,7 +13,7 @@ import { corpusCopy } from '../test/helpers/kb.js';
 import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn, type StandIn } from '../test/helpers/model-apis/stand-in.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
-import { startWorkerProcess } from './worker-process.js';
+import { standInProfiles, startWorkerProcess } from './sweep-parts.js';
 
 const singleBatch = Number(process.argv[2] ?? 5000);
 const KEY_ENV = 'COMMONPLACE_BENCH_API_KEY';
@@ -43,15 +40,7 @@ async function run(label: string, notes: string[], batchSize?: number): Promise<
   const standIn = await startStandIn('anthropic', reply.review('pass'));
   standIn.batches.endAfterPolls = 1;
   const dir = await scratch();
-  const profilesFile = join(dir, 'worker-profiles.yaml');
-  await writeFile(
-    profilesFile,
-    stringify({
-      profiles: {
-        bench: { harness: 'anthropic', model: 'claude-haiku-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 },
-      },
-    }),
-  );
+  const profilesFile = await standInProfiles(dir, 'bench', 'anthropic', 'claude-haiku-4-5', standIn.url, KEY_ENV);
   const { child: worker } = await startWorkerProcess(env, checkout, { [KEY_ENV]: 'stand-in-key' });
   const runId = `GS-batch-corpus-${Date.now().toString(36)}`;
   const started = performance.now();

@@ -11,9 +11,6 @@
 import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { writeFile } from 'node:fs/promises';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';
@@ -23,7 +20,7 @@ import { reply } from '../test/helpers/model-apis/replies.js';
 import { startStandIn } from '../test/helpers/model-apis/stand-in.js';
 import { fakeProfilesFile } from '../test/helpers/probe.js';
 import { startDevEnvironment } from '../test/helpers/temporal.js';
-import { startWorkerProcess } from './worker-process.js';
+import { standInProfiles, startWorkerProcess } from './sweep-parts.js';
 import { sweepHistory } from './sweep-history.js';
 
 const [apiNotes = 55, fakeNotes = 6] = process.argv.slice(2, 4).map(Number);
@@ -115,15 +112,7 @@ console.log(`sweep throughput through the system: dev server + one \`commonplace
 {
   const standIn = await startStandIn('anthropic', reply.review('pass'));
   const dir = await scratch();
-  const profilesFile = join(dir, 'worker-profiles.yaml');
-  await writeFile(
-    profilesFile,
-    stringify({
-      profiles: {
-        api: { harness: 'anthropic', model: 'claude-sonnet-4-5', 'base-url': standIn.url, 'api-key-env': KEY_ENV, timeout: '1m', 'max-output-tokens': 1024 },
-      },
-    }),
-  );
+  const profilesFile = await standInProfiles(dir, 'api', 'anthropic', 'claude-sonnet-4-5', standIn.url, KEY_ENV);
   for (const concurrency of apiConcurrency) {
     const checkout = await corpusCopy();
     const route: Route = {

@@ -53,6 +53,22 @@ export function runOf(kind: EditKind, note: string, text: string, checkout: stri
   return { runId: editRunId(kind, note, sha256(text), sha256(note), namespace), workflowId: editWorkflowId(kind, checkoutIdOf(checkout), note, sha256(text)) };
 }
 
+/** A line of an editing run's publication journal. */
+export interface JournalLine {
+  event: string;
+  written?: string[];
+  skipped?: string[];
+}
+
+/** An editing run's publication journal, line by line. */
+export async function publicationJournal(checkout: string, runId: string): Promise<JournalLine[]> {
+  const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
+  return lines
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as JournalLine);
+}
+
 export function runDir(checkout: string, runId: string): string {
   return join(checkout, 'kb', 'reports', 'state', 'review', 'runs', runId);
 }

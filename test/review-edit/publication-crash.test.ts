@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { EditSummary } from '../../src/review/edit/types.js';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
@@ -8,19 +6,13 @@ import { startFaultWorker } from '../helpers/faults.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 import { checkoutsAt } from '../../src/worker.js';
-import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from './helpers.js';
+import { editedText, editorRule, gitCorpus, NOTE, noteText, publicationJournal, reviewsPass, runOf, type JournalLine } from './helpers.js';
 
 // The kill is real (a worker process of its own, SIGKILL, on the dev server); only the waits it brings shrink: the
 // file's runs are on a clock ten times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead
 // worker's heartbeat timeout and the retry after it pass quickly. test/harness/relaunch.test.ts proves the shipped
 // numbers on the time-skipping server.
 const { env, address } = useDevServer({ quickerClock: 10 });
-
-interface JournalLine {
-  event: string;
-  written?: string[];
-  skipped?: string[];
-}
 
 // kill -9 of the worker during a full pass's publication: a worker process with the fault that kills
 // it right after the note is written, before the packet and the results (test/helpers/faults.ts).
@@ -43,11 +35,7 @@ describe("a worker killed during a full pass's publication, right after the note
     expect((await doomed).signal).toBe('SIGKILL'); // it kills itself after the note
     const replacement = await testWorker(env(), { stateDir: await scratch(), checkouts: await checkoutsAt([checkout]) });
     summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
-    const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
-    journal = lines
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as JournalLine);
+    journal = await publicationJournal(checkout, runId);
     final = await noteText(checkout);
     freshAfter = (await selectPairs(checkout, { notes: [NOTE] })).every((pair) => pair.status === 'fresh');
   });

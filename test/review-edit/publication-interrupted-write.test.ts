@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EditSummary } from '../../src/review/edit/types.js';
 import { checkoutsAt } from '../../src/worker.js';
@@ -8,17 +8,11 @@ import { fakeScenario, scratch } from '../helpers/fake.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { useDevServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
-import { editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from './helpers.js';
+import { editedText, editorRule, gitCorpus, NOTE, noteText, publicationJournal, reviewsPass, runOf, type JournalLine } from './helpers.js';
 
 // The kill is real (a worker process of its own, SIGKILL, on the dev server); the file's runs are on a clock ten
 // times quicker than the shipped one (test/helpers/scaled-clock.ts), so the dead worker's heartbeat timeout passes quickly.
 const { env, address } = useDevServer({ quickerClock: 10 });
-
-interface JournalLine {
-  event: string;
-  written?: string[];
-  skipped?: string[];
-}
 
 /** The hidden temporary files beside the note. */
 async function tempFilesBesideNote(checkout: string): Promise<string[]> {
@@ -48,11 +42,7 @@ describe("a worker killed during a full pass's publication, between the note's t
     noteAfterKill = await noteText(checkout);
     const replacement = await testWorker(env(), { stateDir: await scratch(), checkouts: await checkoutsAt([checkout]) });
     summary = (await replacement.runUntil(env().client.workflow.getHandle(workflowId).result())) as EditSummary;
-    const lines = await readFile(join(runDir(checkout, runId), 'publication.journal.jsonl'), 'utf8');
-    journal = lines
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as JournalLine);
+    journal = await publicationJournal(checkout, runId);
   });
 
   test("the killed worker left the note's temporary copy beside it, and the note unchanged", () => {

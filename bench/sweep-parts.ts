@@ -1,6 +1,9 @@
-// A `commonplace worker` process for the benches (the compiled CLI: run `npm run build` first), holding one checkout.
+// What the sweep benches share: a `commonplace worker` process (the compiled CLI: run `npm run build` first) holding
+// one checkout, and a profiles file naming one model-API profile at a stand-in.
 import { execa, type ResultPromise } from 'execa';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { packageRoot } from '../src/paths.js';
 import { scratch } from '../test/helpers/fake.js';
 
@@ -29,4 +32,13 @@ export async function startWorkerProcess(
   });
   // Not the child itself: it is a promise of the process's end, which an async function would wait for.
   return { child };
+}
+
+/** A profiles file in `dir` with one profile `name` of the API's executor at a stand-in's URL, its key read from `keyEnv`. */
+export async function standInProfiles(dir: string, name: string, api: 'anthropic' | 'openai', model: string, url: string, keyEnv: string): Promise<string> {
+  const file = join(dir, 'worker-profiles.yaml');
+  const baseUrl = api === 'openai' ? `${url}/v1` : url;
+  const profile = { harness: api, model, 'base-url': baseUrl, 'api-key-env': keyEnv, timeout: '1m', 'max-output-tokens': 1024 };
+  await writeFile(file, stringify({ profiles: { [name]: profile } }));
+  return file;
 }
