@@ -60,6 +60,11 @@ interface Needs {
   costUsd?: number;
   /** The long gate's answers run over the origin's max-output. */
   long?: boolean;
+  /**
+   * The provider batch's first request errors, so its unit is asked live: the units a provider batch answered
+   * settle before the history budget applies, and only a batch's live units continue as new.
+   */
+  erroredFirst?: boolean;
 }
 
 /** A small sweep on one route, with its asks as counted where they are made. */
@@ -175,7 +180,11 @@ async function apiSweep(route: 'api' | 'batch', needs: Needs): Promise<MatrixSwe
   const answer: Reply = needs.long
     ? { kind: 'review', verdict: 'pass', findings: [], perCriterion: { [LONG_GATE]: { verdict: 'warn', findings: LONG_FINDINGS } } }
     : reply.review('pass');
-  const script = needs.usageLimitOnce ? [answer, reply.usageLimit({ retryAfterSeconds: 3600 }), answer] : [answer];
+  const script = needs.usageLimitOnce
+    ? [answer, reply.usageLimit({ retryAfterSeconds: 3600 }), answer]
+    : needs.erroredFirst && route === 'batch'
+      ? [reply.serverError(), answer]
+      : [answer];
   const standIn = await startStandIn('anthropic', ...script);
   // A provider batch ends at its first poll (no poll's wait), unless the row holds it open.
   standIn.batches.endAfterPolls = needs.hold ? Number.POSITIVE_INFINITY : 1;
@@ -317,7 +326,7 @@ const WAYS: Record<Way, WayOfGoingOn> = {
   },
   // A batch past its history budget finishes its asks in flight and continues as new with the units left.
   'continue-as-new': {
-    needs: {},
+    needs: { erroredFirst: true },
     async play(here, sweep) {
       const input = sweep.input({ historyBudget: { batch: 20 } });
       const summary = (await (await start(here, sweep, input)).result()) as SweepSummary;
