@@ -45,7 +45,7 @@ const KEY_ENV = 'COMMONPLACE_TEST_STOP_MATRIX_KEY';
 const MODEL = 'claude-haiku-4-5';
 
 /** One ask as its route counted it: the prompt's key, and whether an answer came back. */
-interface Ask {
+export interface Ask {
   key: string;
   answered: boolean;
 }
@@ -161,7 +161,7 @@ async function cliSweep(needs: Needs): Promise<MatrixSweep> {
 const promptKey = (body: Record<string, unknown>) => JSON.stringify([body.system, body.messages, body.tools]);
 
 /** Every ask the stand-in received, in order: live requests, and each request of each provider batch created. */
-function standInAsks(standIn: StandIn): Ask[] {
+export function standInAsks(standIn: StandIn): Ask[] {
   const asks: Ask[] = [];
   let created = 0;
   for (const request of standIn.requests) {
@@ -225,7 +225,7 @@ async function apiSweep(route: 'api' | 'batch', needs: Needs): Promise<MatrixSwe
 const setUp = (route: Route, needs: Needs) => (route === 'cli' ? cliSweep(needs) : apiSweep(route, needs));
 
 /** The asks made after an earlier ask with the same prompt had been answered. */
-function askedAgain(asks: readonly Ask[]): string[] {
+export function askedAgain(asks: readonly Ask[]): string[] {
   const answered = new Set<string>();
   const again: string[] = [];
   for (const ask of asks) {
