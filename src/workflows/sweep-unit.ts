@@ -103,7 +103,6 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
           attempt,
           findings,
           profile: profile.name,
-          ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
         },
       ]);
       const launchId = `${path.runId}/${pending.key}/${attempt}`;

@@ -5,8 +5,7 @@ import type { Finding } from '../../../kb/findings.js';
 import type { CapturedUnit, Grouping, SweepUnit } from '../../../review/sweep-types.js';
 import { STATE_ROOT } from '../../../places.js';
 import { reviewPrompt } from '../prompt.js';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../../../review/output-bounds.js';
-import { answerDigest, findAnswer, type RecordedAnswer } from './answers.js';
+import { answerDigest, findAnswer } from './answers.js';
 import { readNoteTools } from './cache-prefix.js';
 import { badInput, inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf } from './run-dir.js';
@@ -19,8 +18,6 @@ export interface CaptureUnitInput {
   findings: Finding[];
   /** The profile the unit is asked under: with the capture, its answer key. */
   profile: string;
-  /** The cap the answer is judged under (the profile's `max-output`); absent: the default. */
-  maxOutputBytes?: number;
 }
 
 /** What the accept reads back of a capture (`capture.json` in its launch directory): the history carries none of it. */
@@ -40,14 +37,7 @@ export async function readCapture(dir: string): Promise<CaptureRecord> {
 export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit> {
   const captured = await captureInputs(input);
   const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
-  return recorded === undefined || unjudgeable(recorded, input.maxOutputBytes) ? captured : { ...captured, adopted: recorded.launch };
-}
-
-/** An output too large to be returned was recorded without its bytes: under a cap it now fits, it cannot be judged again, only asked. */
-function unjudgeable(recorded: RecordedAnswer, maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES): boolean {
-  return recorded.launch.outputs.some(
-    (output) => recorded.launch.oversize?.includes(output.path) === true && recorded.outputs[output.path] === undefined && output.size <= maxOutputBytes,
-  );
+  return recorded === undefined ? captured : { ...captured, adopted: recorded.launch };
 }
 
 /** The capture itself: the launch directory written, and `capture.json` beside the inputs. */
