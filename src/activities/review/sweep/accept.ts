@@ -10,8 +10,8 @@ import { checkBundle, checkResultLine, missingSection } from '../../../review/re
 import type { LaunchResult } from '../../../harness/launch-contract.js';
 import type { AcceptInput, AcceptOutcome, SweepUnit } from '../../../review/sweep-types.js';
 import { writeCompareVerdict } from '../compare/verdicts.js';
-import { activityOwner, findAnswer, recordAnswer } from './answers.js';
-import { launchDirOf, readCapture } from './capture.js';
+import { activityOwner, findAnswer, recordAnswer, restoreOutputs } from './answers.js';
+import { launchDirOf, readCapture, type CaptureRecord } from './capture.js';
 import { sweepGuardCheck } from './guard.js';
 import { inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
@@ -24,11 +24,20 @@ import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
  * the same way, against the checkout as it is now.
  */
 export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
-  const { unit } = input;
-  const dir = launchDirOf(input.checkout, input.runId, unit.key, input.attempt);
+  const dir = launchDirOf(input.checkout, input.runId, input.unit.key, input.attempt);
   const captured = await readCapture(dir);
+  return judgeAnswer(input, dir, captured, await answerOf(input, captured.answer, dir));
+}
+
+/** The checkout guard, then the check of the output in `dir` and the result files: an answer judged against the checkout as it is now. */
+export async function judgeAnswer(
+  input: Omit<AcceptInput, 'attempt' | 'launch'>,
+  dir: string,
+  captured: CaptureRecord,
+  launch: LaunchResult,
+): Promise<AcceptOutcome> {
+  const { unit } = input;
   const file = join(dir, REVIEW_OUTPUT);
-  const launch = await answerOf(input, captured.answer, file);
   if (input.guard !== undefined) {
     const { changed } = await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: input.guard });
     if (changed.length > 0) return { written: [], rejected: [], staleOnArrival: [], changed };
@@ -119,15 +128,12 @@ export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
  * The answer to judge, with its output in the launch directory: a fresh launch's is recorded first (its
  * bytes returned by a launch on another worker, or written here), a recorded one is read back.
  */
-async function answerOf(input: AcceptInput, digest: string, file: string): Promise<LaunchResult> {
+async function answerOf(input: AcceptInput, digest: string, dir: string): Promise<LaunchResult> {
   if (input.launch !== undefined) {
-    const { launch } = input;
-    const bytes = launch.outputBytes?.[REVIEW_OUTPUT];
-    if (bytes !== undefined) await writeFileAtomic(file, Buffer.from(bytes, 'base64'));
-    const written = await readFile(file).catch(() => undefined);
-    const outputs: Record<string, string> = written === undefined ? {} : { [REVIEW_OUTPUT]: written.toString('base64') };
-    await recordAnswer(input.checkout, input.runId, digest, { owner: activityOwner(), launch, outputs });
-    return launch;
+    const bytes = input.launch.outputBytes?.[REVIEW_OUTPUT];
+    if (bytes !== undefined) await writeFileAtomic(join(dir, REVIEW_OUTPUT), Buffer.from(bytes, 'base64'));
+    await recordAnswer(input.checkout, input.runId, digest, { owner: activityOwner(), launch: input.launch }, dir);
+    return input.launch;
   }
   const recorded = await findAnswer(input.checkout, input.runId, digest);
   if (recorded === undefined)
@@ -136,8 +142,7 @@ async function answerOf(input: AcceptInput, digest: string, file: string): Promi
       nonRetryable: true,
       message: `unit ${input.unit.key}: no recorded answer for attempt ${input.attempt}`,
     });
-  const bytes = recorded.outputs[REVIEW_OUTPUT];
-  if (bytes !== undefined) await writeFileAtomic(file, Buffer.from(bytes, 'base64'));
+  await restoreOutputs(recorded, dir);
   return recorded.launch;
 }
 

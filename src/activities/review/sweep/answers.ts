@@ -37,11 +37,20 @@ export function activityOwner(): string {
   return `${info.workflowExecution?.workflowId ?? ''}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
 }
 
-/** Records an answer as it arrived (a unit asked anew replaces the answer it was asked past). */
-export async function recordAnswer(checkout: string, runId: string, digest: string, answer: RecordedAnswer): Promise<void> {
-  const file = answerFile(runDirOf(checkout, runId), digest);
+/** Records an answer as it arrived, with the bytes of its outputs in `dir` (a unit asked anew replaces the answer it was asked past). */
+export async function recordAnswer(checkout: string, runId: string, digest: string, answer: Omit<RecordedAnswer, 'outputs'>, dir: string): Promise<void> {
   const { outputBytes: _bytes, ...launch } = answer.launch;
-  await writeFileAtomic(file, JSON.stringify({ ...answer, launch }));
+  const outputs: Record<string, string> = {};
+  for (const { path } of launch.outputs) {
+    const bytes = await readFile(join(dir, path)).catch(() => undefined);
+    if (bytes !== undefined) outputs[path] = bytes.toString('base64');
+  }
+  await writeFileAtomic(answerFile(runDirOf(checkout, runId), digest), JSON.stringify({ ...answer, launch, outputs }));
+}
+
+/** Puts a recorded answer's outputs back into a launch directory (a capture starts it empty). */
+export async function restoreOutputs(recorded: RecordedAnswer, dir: string): Promise<void> {
+  for (const [path, bytes] of Object.entries(recorded.outputs)) await writeFileAtomic(join(dir, path), Buffer.from(bytes, 'base64'));
 }
 
 /** The answer recorded for a key in this run, or in a run it adopts answers from. */

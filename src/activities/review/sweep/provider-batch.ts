@@ -228,8 +228,7 @@ export async function collectProviderBatch(input: CollectBatchInput): Promise<Co
     else {
       try {
         const launch = await answered(input.profile, ref, outcome);
-        const bytes = await readFile(join(ref.dir, ref.outputs[0]!));
-        await recordAnswer(input.checkout, input.runId, ref.answer, { owner, launch, outputs: { [ref.outputs[0]!]: bytes.toString('base64') } });
+        await recordAnswer(input.checkout, input.runId, ref.answer, { owner, launch }, ref.dir);
         addLaunch(billed, launch);
         collected.answered += 1;
       } catch (error) {

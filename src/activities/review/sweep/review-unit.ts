@@ -6,14 +6,13 @@
  * and every later execution of the run adopt it instead of asking again.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { Profile } from '../../../harness/profiles.js';
 import type { Finding } from '../../../kb/findings.js';
 import type { AcceptOutcome, CompareTarget, SweepUnit } from '../../../review/sweep-types.js';
 import { noFaults, type FaultPoints } from '../../faults.js';
-import { acceptUnit } from './accept.js';
-import { activityOwner, findAnswer, recordAnswer } from './answers.js';
+import { judgeAnswer } from './accept.js';
+import { activityOwner, findAnswer, recordAnswer, restoreOutputs } from './answers.js';
 import { captureInputs } from './capture.js';
 import { profilesFile, runDirOf } from './run-dir.js';
 
@@ -86,25 +85,19 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
     const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
     let launch: LaunchResult;
     if (recorded !== undefined) {
+      await restoreOutputs(recorded, captured.dir);
       // This activity's own answer (an earlier attempt of it recorded it) is still to be counted; another's was counted by its run.
       launch = recorded.owner === owner ? recorded.launch : { ...recorded.launch, adopted: true };
     } else {
       const launchId = `${input.runId}/${input.unit.key}/${input.attempt}`;
       launch = await dependencies.launch({ launchId, profile, dir: captured.dir, prompt: captured.prompt, outputs: captured.outputs });
       if (launch.timedOut || launch.missing.length > 0) return { launch: figures(launch) };
-      const output = await readFile(join(captured.dir, captured.outputs[0]!));
-      await recordAnswer(input.checkout, input.runId, captured.answer, { owner, launch, outputs: { [captured.outputs[0]!]: output.toString('base64') } });
+      await recordAnswer(input.checkout, input.runId, captured.answer, { owner, launch }, captured.dir);
       await faults.at('answer-recorded');
     }
-    const check = await acceptUnit({
-      runId: input.runId,
-      checkout: input.checkout,
-      unit: input.unit,
-      attempt: input.attempt,
-      guard: input.guard,
-      ...(input.maxOutputBytes !== undefined && { maxOutputBytes: input.maxOutputBytes }),
-      ...(input.compare !== undefined && { compare: input.compare }),
-    });
+    // Judged here from the answer in hand: the capture and the output are in the launch directory already.
+    const { findings: _findings, attempt: _attempt, profile: _profile, ...judging } = input;
+    const check = await judgeAnswer(judging, captured.dir, captured, launch);
     const { rejected, staleOnArrival, ...judged } = check;
     return { launch: figures(launch), check: { ...judged, ...(rejected.length > 0 && { rejected }), ...(staleOnArrival.length > 0 && { staleOnArrival }) } };
   };
