@@ -1,8 +1,6 @@
 /**
- * File validation: each note by its type and by the base checks, each schema file by
- * compiling it, each layout file by loading it. A run shares one TypeRegistry, so a
- * schema compiles once however many notes use it, and one bad file never stops the
- * others. A run reads the KB's `kb/instructions/validation.yaml` once.
+ * File validation: notes by type and base checks, schemas by compiling, layouts by loading. One TypeRegistry a run
+ * (a schema compiles once); one bad file never stops the others.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,11 +17,7 @@ import { DEFAULT_VALIDATION_CONFIG, loadValidationConfig, VALIDATION_CONFIG_FILE
 /** Files above this are not read at all: a note this size is not a note, and reading it risks the run. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/**
- * The check of a calibration record (`kb/reports/calibration/*.json`): its findings, given its bytes.
- * It belongs to the compare domain above this one (`calibrationFindings` in
- * src/review/compare/calibration-files.ts), so the caller hands it in.
- */
+/** A calibration record's check: it belongs to the compare domain above (src/review/compare/calibration-files.ts), so the caller hands it in. */
 export type CalibrationCheck = (file: string, bytes: Uint8Array, repoRoot: string) => Promise<Finding[]>;
 
 export interface ValidateOptions {
@@ -44,10 +38,7 @@ export interface FileOptions {
   readonly registry: TypeRegistry;
   /** The run's base checks; default: the default settings. */
   readonly baseChecks?: BaseChecker;
-  /**
-   * Collects the types whose schema cannot be used, to report each once at its type spec. Without it
-   * (one file on its own) the note itself carries the `schema-unavailable` finding.
-   */
+  /** Types whose schema cannot be used, reported once at the type spec (without it the note carries `schema-unavailable`). */
   readonly typeSpecs?: TypeSpecSchemas;
   readonly calibration?: CalibrationCheck;
 }
@@ -75,10 +66,7 @@ export function isValidatable(file: string): boolean {
   return file.endsWith('.md') || fileKindOf(file) !== 'note';
 }
 
-/**
- * Validates the given repository-relative files, collecting every finding of every file. A type
- * whose schema cannot be used is reported once, on its type spec; a bad settings file, on itself.
- */
+/** Validates repository-relative files, every finding of every file; an unusable schema is reported once, on its type spec. */
 export async function validateFiles(files: readonly string[], options: ValidateOptions): Promise<ValidationReport> {
   const root = path.resolve(options.repoRoot);
   const registry = options.registry ?? new TypeRegistry(root);
@@ -182,11 +170,7 @@ export async function validateFile(file: string, options: FileOptions): Promise<
   return { file, kind: 'note', type: type.typePath, findings: sortFindings(findings) };
 }
 
-/**
- * Expands command-line targets (files, directories, globs; relative to `cwd`) into
- * repository-relative files. No targets means the whole KB (`kb/`). A target that
- * names nothing, or lies outside the checkout, is an error rather than an empty run.
- */
+/** Expands targets (files, directories, globs) into repository-relative files; none means `kb/`; a target naming nothing is an error. */
 export async function collectFiles(repoRoot: string, targets: readonly string[], cwd: string): Promise<string[]> {
   const root = path.resolve(repoRoot);
   // Machine-local run state (review results, run directories) is the project's own, not the KB's:

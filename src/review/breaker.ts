@@ -1,11 +1,6 @@
 /**
- * The breaker for systematic failure: when the first units a batch settles (accepted, or failed with
- * their attempt budget spent) all fail the same check, the sweep stops instead of paying for the rest
- * of its selection — a harness that never writes the result line, a profile mistake, a CLI update.
- * Failed units are held while the breaker judges: a tripped breaker hands them back to be asked again
- * after the operator's fix; a breaker that lets the batch go on records them as problems.
- *
- * PURE MODULE: no Node built-ins; the gate batch workflow imports it.
+ * The systematic-failure breaker: when a batch's first settled units all fail the same check, the sweep stops instead of
+ * paying for the rest; held units are asked again after the fix, or become problems if it goes on. Pure: workflow code.
  */
 import type { Finding } from '../kb/findings.js';
 import type { StopOf } from '../runs/stop.js';
@@ -16,10 +11,7 @@ export const BREAKER_UNITS = 10;
 /** An example finding is clipped to this many characters in the stop's reason. */
 const EXAMPLE_CHARS = 300;
 
-/**
- * `armed`: judging the first units; `off`: a unit was accepted or failed differently, so the batch
- * goes on unjudged; `tripped`: the first units all failed the same check, the batch stops.
- */
+/** `armed`: judging the first units; `off`: the batch goes on unjudged; `tripped`: the first units failed alike, the batch stops. */
 export interface BreakerState<T> {
   readonly status: 'armed' | 'off' | 'tripped';
   /** Units that failed the same check while armed (or since the trip), and the launches they spent. */
@@ -80,11 +72,7 @@ export function systematicFailure(state: Pick<BreakerState<unknown>, 'units' | '
   };
 }
 
-/**
- * Settles one unit with the breaker: an accepted unit, or one failed another way than the units
- * before it, turns the breaker off (the held units become problems); the `window`-th unit failed the
- * same way trips it. Once tripped, later failed units are held too (they are handed back with the rest).
- */
+/** Settles one unit: an accept or a different failure turns it off; the `window`-th alike failure trips it (later failures are held too). */
 export function settleUnit<T>(state: BreakerState<T>, unit: SettledUnit<T>, window = BREAKER_UNITS): BreakerStep<T> {
   if (state.status === 'off') return { state, record: unit.outcome === 'failed' ? [unit.item] : [] };
   if (state.status === 'tripped') return { state: unit.outcome === 'failed' ? { ...state, held: [...state.held, unit.item] } : state, record: [] };

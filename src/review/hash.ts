@@ -1,10 +1,6 @@
 /**
- * Freshness hashes. A pair is fresh while both hashes recorded in its result file
- * match the current files: the note hash over the parts of the note its criterion
- * watches, and the criterion hash over the criterion file. Both are taken over
- * normalised text, so whitespace-only edits (trailing blanks, blank-line runs, CRLF,
- * a final newline, runs of spaces inside a line) change nothing and every other
- * edit changes the hash. docs/freshness.md states the rules with examples.
+ * Freshness hashes: a pair is fresh while the note hash (over the parts its criterion watches) and the criterion hash
+ * both match; taken over normalised text, so whitespace-only edits change nothing (docs/freshness.md).
  */
 import { sha256 } from '../fs/digest.js';
 import type { Finding } from '../kb/findings.js';
@@ -48,12 +44,8 @@ export interface NoteParts {
 }
 
 /**
- * Extracts a note's watchable parts; a note whose frontmatter cannot be read has none
- * (its findings say why), and a file without frontmatter is all body.
- *
- * It reads a note as `parseNote` does (the same delimiters, the same YAML options,
- * the same title) but skips the document model's links, dates and per-field lines,
- * which status does not need and which would double its time over a whole KB.
+ * A note's watchable parts (none when its frontmatter cannot be read; all body without frontmatter). Reads as
+ * `parseNote` does but skips links, dates and field lines, which would double status's time over a whole KB.
  */
 export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   let text = noteText.charCodeAt(0) === 0xfeff ? noteText.slice(1) : noteText;
@@ -133,11 +125,7 @@ export function partDigests(parts: NoteParts): PartDigests {
   return digests;
 }
 
-/**
- * Hashes the watched parts: SHA-256 of the JSON array of `[part, SHA-256 of the part's
- * JSON value]` pairs in `WATCHED_PARTS` order. Hashing each part once and then the
- * short list lets one note be hashed under every watch set for the cost of one pass.
- */
+/** SHA-256 of the `[part, part digest]` pairs in `WATCHED_PARTS` order: one pass hashes a note under every watch set. */
 export function hashParts(parts: NoteParts, watches: readonly WatchedPart[]): string {
   return hashDigests(partDigests(parts), watches);
 }
@@ -149,11 +137,7 @@ export function hashDigests(digests: PartDigests, watches: readonly WatchedPart[
 
 const digestsOf = new WeakMap<NoteParts, PartDigests>();
 
-/**
- * The note hash a result records: over the parts `watches` names (undefined or an
- * empty list: the whole note). Throws a ReviewError when the note's frontmatter
- * cannot be read, since such a note has no parts to hash.
- */
+/** The note hash a result records, over the parts `watches` names (none: the whole note); throws when the frontmatter is unreadable. */
 export function noteHash(noteText: string, watches?: readonly WatchedPart[], file = 'note'): string {
   const extracted = noteParts(noteText, file);
   if (!extracted.ok) {
@@ -172,17 +156,11 @@ export function criterionHash(text: string): string {
 }
 
 /**
- * Text normalisation shared by bodies and criteria: a leading BOM dropped, CRLF and
- * CR made LF, trailing spaces and tabs of each line dropped, runs of spaces and tabs
- * after a line's indentation made one space, runs of blank lines made one, and
- * blank lines at the start and end dropped. Leading indentation is kept: in Markdown
- * it makes nesting and code blocks.
+ * Bodies' and criteria's normal form: no BOM, LF, no trailing blanks, inner blank runs one space, blank-line runs one,
+ * none at the ends; leading indentation kept (Markdown nesting and code).
  */
 export function normaliseText(text: string): string {
-  // One pass over the lines by index, with a regular expression only on a line that has a tab or two spaces
-  // in a row: the same text as splitting and replacing line by line (test/review/hash.test.ts holds the two
-  // side by side) in under a third of the time (the corpus' notes: 34 against 112-141 ms). Every status,
-  // sweep and edit hashes each note it reads.
+  // One pass by index, a regex only on lines with a tab or two spaces: a third of split-and-replace's time (test/review/hash.test.ts).
   let source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (source.includes('\r')) source = source.replace(/\r\n?/g, '\n');
   const kept: string[] = [];

@@ -1,12 +1,7 @@
 /**
- * The output contract of a review worker, checked in code: the last non-empty line
- * of the output is the strict result line `Result: pass|warn|fail` (a report
- * criterion ends `Result: report`), and a bundle output is one section per gate,
- * each `## <gate_id>` heading opening a section that ends in its own result line.
- *
- * This module is pure and dependency-free (no Node built-ins, no parsers): the gate
- * sweep's workflow code imports it to decide whether an output is accepted or
- * re-asked with these findings. See docs/review-status.md, "Result lines and bundles".
+ * A review worker's output contract, checked in code: the last non-empty line is `Result: pass|warn|fail` (`report` for a
+ * report criterion); a bundle is one `## <gate_id>` section a gate, each ending in its own result line. Pure: workflow code
+ * imports it (docs/review-status.md, "Result lines and bundles").
  */
 import type { Finding } from '../kb/findings.js';
 

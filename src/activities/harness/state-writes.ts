@@ -1,22 +1,8 @@
 /**
- * A harness write into the worker's own state directory outside every launch directory: outside any
- * checkout too, so neither a launch's output checks nor a checkout's guard sees it.
- *
- * The check looks where a try can write without naming a launch's place: the state directory's own
- * entries (besides what the worker keeps there and the launch areas `review/` and `probes/`, whose
- * directories are launch directories and the runs' folders of them), and the directories between
- * the state directory and the try's launch directory, where a write that climbs out of it
- * (`../notes.txt`) lands. Those directories are watched while the try runs (one non-recursive watch
- * each), so the check reads the names written there, not the directory: its cost does not grow with
- * the runs a worker has held or the units of the run. A directory in them is a launch's place (a
- * run's folder, a unit's folder, a launch directory), so what concurrent launches write in their own
- * directories is never named; a file is named when it changed during the try. Other launches'
- * directories are not looked into: what a try writes there is that launch's to check.
- *
- * A stray directory at the top of the state directory is walked up to a bound; where the bound stops
- * the walk, the check says so (`unexamined`). The checkouts the worker holds and their run worktrees
- * are not walked where they lie in the state directory (the demo keeps its checkout there): what a
- * try writes in them is their guards' to check, and an analysis's launch directories are in them.
+ * A harness write into the worker's state directory outside every launch directory (and every checkout): neither the
+ * output checks nor a guard sees it. The directories between the state directory and the launch directory are watched
+ * while the try runs, so the cost does not grow with the runs held; stray top-level directories are walked to a bound
+ * (`unexamined` where it stopped). Directories are launches' places, so only files are named; held checkouts are not walked.
  */
 import { realpathSync, watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, opendir, readdir, rm, writeFile } from 'node:fs/promises';
@@ -48,10 +34,7 @@ export interface StrayCheck {
   failed?: string;
 }
 
-/**
- * Watches the directories between the state directory and a launch directory inside it while a try
- * runs; `check` then names what was written outside every launch directory since `sinceMs`.
- */
+/** Watches the directories between the state directory and a launch directory while a try runs. */
 export async function watchStateWrites(stateDir: string, launchDir: string, checkouts: string[] = []): Promise<StrayWatch> {
   const root = resolve(stateDir);
   const dir = resolve(launchDir);
@@ -96,10 +79,7 @@ interface Watched {
 const MARKER_WAIT_MS = 2_000;
 let markers = 0;
 
-/**
- * Whether a watch has reported everything written before now: a marker file is made in its directory
- * and its event awaited (events of one watch arrive in order). False when it did not come in time.
- */
+/** Whether a watch has reported everything written before now: a marker's event awaited (one watch's events arrive in order). */
 async function flushed(watched: Watched): Promise<boolean> {
   if (watched.watcher === undefined) return false;
   markers += 1;

@@ -1,10 +1,6 @@
 /**
- * A harness try as a process that outlives the activity attempt that started it. The harness runs
- * under a small `sh` wrapper in its own process group, writing its stdout, stderr and exit code to
- * files in the try's log directory, and the launch directory records the try in `.launch/current.json`.
- * So when an attempt ends without the harness ending — the worker was killed, or the server timed the
- * attempt out while it was unreachable — the next attempt adopts the running (or finished, unreported)
- * try instead of paying for the same answer again.
+ * A harness try as a process that outlives its activity attempt (an `sh` wrapper in its own group, recorded in
+ * `.launch/current.json`): the next attempt adopts a running or unreported try instead of paying for it again.
  */
 import { execa, type ResultPromise } from 'execa';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,11 +11,7 @@ import { noFaults, type FaultPoints } from '../faults.js';
 
 export const launchStateDir = '.launch';
 
-/**
- * The try a launch directory is running or last ran. It stays recorded after a completed try is
- * reported — a report the server never took (the attempt had timed out meanwhile) is made again from
- * the same try by the next attempt — and is cleared when the try failed, so a relaunch starts afresh.
- */
+/** The try a launch directory runs or last ran: kept after a report (a lost report is made again), cleared when the try failed. */
 export interface TryRecord {
   /** The wrapper's pid, which is also its process group's. */
   pid: number;
@@ -94,11 +86,7 @@ export async function readExitCode(dir: string, record: Pick<TryRecord, 'logDir'
   return Number.isInteger(code) ? code : undefined;
 }
 
-/**
- * Starts a try: the harness under the wrapper, detached in its own group; records it, and only then
- * lets the wrapper start the harness with the prompt on stdin. So no harness runs unrecorded: a try
- * the next attempt cannot find was never started.
- */
+/** Starts a try: records it, then lets the wrapper start the harness, so no harness runs unrecorded. */
 export async function startTry(
   dir: string,
   owner: string,

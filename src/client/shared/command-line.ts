@@ -1,12 +1,6 @@
 /**
- * Commands printed for the operator to type next, written so that they run as printed: the binary as
- * this command was invoked (`commonplace` when that is what PATH finds, `npx commonplace` under npx,
- * else `node <absolute path of bin/commonplace.js>`), the checkout it worked on (`--kb`), and the connection it
- * used (`--address`, `--namespace` when given or set in the environment; `--profile-name`,
- * `--config-file` when given). `temporal …` hints name the Temporal CLI that is actually there.
- *
- * Commands are written in their plain form (`commonplace review run gates --resume GS-…`) where they
- * are built; `runnable` turns one into the line this command prints.
+ * Commands printed for the operator, written to run as printed: the binary as invoked, the checkout (`--kb`) and the
+ * connection flags used. Built in their plain form where they are made; `runnable` turns one into the printed line.
  */
 import { accessSync, constants, realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -86,12 +80,7 @@ export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] 
   ].map(shellWord);
 }
 
-/**
- * A `commonplace …` command as this command prints it: the binary as invoked, the checkout it worked
- * on (`--kb`, for a command that takes one and does not name one), and its connection flags; a note in
- * parentheses after it becomes a shell comment, so the whole line can be pasted. Any other text is
- * returned as it is.
- */
+/** A `commonplace …` command as printed: binary, `--kb` and connection flags added; a trailing `(note)` becomes a shell comment. */
 export function runnable(command: string, kb: string | undefined = workingCheckout ?? namedCheckout()): string {
   // A note after the command (`commonplace analysis reset R   (it says what it discards …)`) follows it as a shell comment.
   const { line, note } = splitNote(command);
