@@ -1,10 +1,4 @@
-/**
- * The base checks every note gets beside its type's schema (design §3): local links
- * resolve, the title and the file-name slug stay within their limits, and a type spec
- * whose schema cannot load is reported once, at the type spec. A schema cannot follow a
- * link or see a file name, so these live in code. Settings come from
- * `validation-config.ts`; see docs/validation.md.
- */
+/** The checks a schema cannot make (links resolve, title and slug limits, an unloadable type schema once): docs/validation.md. */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Finding, Severity } from './findings.js';
@@ -111,12 +105,7 @@ export class BaseChecker {
   }
 }
 
-/**
- * The path part of a link target when it is a local relative link, else undefined: anchors
- * (`#x`), URLs of any scheme (`https:`, `mailto:`), protocol-relative (`//host`) and
- * root-absolute (`/x`) targets are not checked. `path#anchor` and `path?query` check the path;
- * percent-escapes are decoded.
- */
+/** The path of a local relative link target (anchors, URLs, `//host`, `/x` are not checked; `#`/`?` cut; escapes decoded). */
 export function localPath(target: string): string | undefined {
   const trimmed = target.trim();
   if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('/') || trimmed.startsWith('\\')) return undefined;
@@ -156,10 +145,7 @@ interface UnusableType {
   readonly notes: string[];
 }
 
-/**
- * Collects, over one run, the types whose `schema:` cannot load or compile, so each is
- * reported once at its type spec (`type-spec-schema`) instead of at every note of the type.
- */
+/** Types whose `schema:` cannot load, each reported once at its type spec (`type-spec-schema`). */
 export class TypeSpecSchemas {
   private readonly types = new Map<string, UnusableType>();
 

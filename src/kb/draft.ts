@@ -1,10 +1,6 @@
 /**
- * Role-scoped draft validation: is this candidate acceptable as role R of this
- * artifact? The draft's bytes are placed at the role's path in a temporary copy of
- * the artifact, the whole working artifact is validated, and the findings that
- * belong to R are reported, with absent-member findings dropped (a working artifact
- * is expected to be incomplete). The CLI, the workflow's candidate checks and a
- * worker's self-check all call `validateDraft`, so they cannot disagree.
+ * Is this candidate acceptable as role R? Placed in a temporary copy of the artifact, validated whole, R's findings kept
+ * (absent members dropped). The CLI, the workflow and a worker's self-check all call `validateDraft`, so they agree.
  */
 import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';

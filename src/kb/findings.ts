@@ -1,12 +1,6 @@
 /**
- * Findings: what a check says about a file — validation, the review checks (result lines,
- * bundles), the edit checks (bounds, decision line, selections, plans) and the analysis
- * checks all speak this one type. Producing findings and formatting them are kept apart
- * (formatting lives in `format.ts` for people, and in the re-ask prompt's findings block),
- * so the CLI, the workflow checks and a worker's self-check read the same records.
- *
- * This module is pure (no Node built-ins): `verification.ts`, which workflows
- * import, builds on it.
+ * Findings: what any check says about a file (validation, review, edit, analysis), one type for all; formatting is apart
+ * (`format.ts`), so the CLI, the workflow checks and a worker's self-check read the same records. Pure.
  */
 
 /** `fail` blocks (exit 1, a refused candidate); `warn` is reported and does not. */

@@ -1,7 +1,4 @@
-/**
- * Formatting findings for people and for machines. Kept apart from producing them,
- * so every producer (files, artifacts, drafts) prints the same way.
- */
+/** Findings for people and machines, apart from producing them, so every producer prints alike. */
 import { summarize, type Finding, type Summary } from './findings.js';
 import type { DraftReport } from './draft.js';
 import type { ValidationReport } from './validate.js';
@@ -45,10 +42,7 @@ export function formatFindingLine(finding: Finding): string {
   return `  ${line.padStart(4)}  ${finding.severity}  ${finding.message}  [${finding.rule}]`;
 }
 
-/**
- * One finding on one line, where the reader has no file grouping around it (a re-ask's findings
- * block, a one-line CLI error): `criterion: file:line: path: message (rule)`, each part when known.
- */
+/** One finding on one line (a re-ask's block, a CLI error): `criterion: file:line: path: message (rule)`, each part when known. */
 export function formatFindingInline(finding: Finding): string {
   const where = `${finding.file}${finding.line === undefined ? '' : `:${finding.line}`}`;
   return `${finding.criterion === undefined ? '' : `${finding.criterion}: `}${where}: ${finding.path ? `${finding.path}: ` : ''}${finding.message} (${finding.rule}${finding.severity === 'warn' ? ', a warning' : ''})`;

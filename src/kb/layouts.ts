@@ -1,9 +1,4 @@
-/**
- * Layouts (directory types): what a composite artifact directory holds. A layout is a
- * YAML file (`*.layout.yaml`) loaded through a zod schema; it declares per role the
- * member's path, its member type, the dispositions under which it is required, and
- * its relations (`cites`, `identity`, `verifies`). See docs/layouts.md.
- */
+/** Layouts (directory types): a `*.layout.yaml` declaring each role's path, member type, required dispositions and relations (docs/layouts.md). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';

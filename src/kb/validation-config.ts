@@ -1,9 +1,4 @@
-/**
- * The per-KB settings of the validator's base checks: `kb/instructions/validation.yaml`,
- * a small YAML mapping with hyphenated keys, each checked on its own through zod so a
- * bad key is one finding (file, line, key) and the run goes on with that key's default.
- * See docs/validation.md.
- */
+/** `kb/instructions/validation.yaml`, each key checked on its own so a bad one is one finding and keeps its default (docs/validation.md). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';

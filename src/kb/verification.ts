@@ -1,12 +1,6 @@
 /**
- * The verification protocol: a verifying role's document has `## Blockers` and
- * `## Limits`, each `none` or a list. With several subjects every blocker starts
- * with the role it addresses (`- runtime-report: …`). Code applies the verdict to
- * the exact versions the verifier was handed: an addressed subject is refused, the
- * others accepted; a verdict that does not parse is itself a rejected candidate.
- *
- * PURE MODULE: workflows import it, so it must import nothing from Node built-ins,
- * nor anything that does (only `import type` from `findings.ts`). A test enforces this.
+ * The verification protocol: `## Blockers` and `## Limits`, each `none` or a list (blockers name their role when several).
+ * Code applies the verdict to the exact versions verified; an unparsable verdict is a rejected candidate. Pure: workflows import it.
  */
 import type { Finding } from './findings.js';
 

@@ -1,12 +1,4 @@
-/**
- * The file access review status needs: walking a tree and reading many small files,
- * with paths kept repository-relative (POSIX).
- *
- * Reads are synchronous on purpose: status reads one small file per pair (thousands).
- * A synchronous read is three system calls on the calling thread (open, read, close);
- * the promise API makes four thread-pool round trips per file (open, fstat, read,
- * close) and measured 5–13× slower over the corpus's 13,783 result files.
- */
+/** Review status's file access: synchronous on purpose, one small file a pair read 5–13× faster than the promise API. */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import path from 'node:path';
 
@@ -45,12 +37,7 @@ export function readText(root: string, file: string): string | undefined {
 
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
-/**
- * Reads a repository-relative file's bytes, or undefined when it does not exist. The
- * returned buffer is a view of a shared scratch buffer, valid until the next call:
- * decode or copy it before reading another file. `opened` is called with the open file
- * descriptor before anything is read (to fstat it, say).
- */
+/** A repository-relative file's bytes (undefined: absent), as a view of a shared buffer valid until the next call; `opened` gets the fd first. */
 export function readBytes(root: string, file: string, opened?: (fd: number) => void): Buffer | undefined {
   let fd: number;
   try {

@@ -1,16 +1,7 @@
 /**
- * Where review state lives in a checkout, as repository-relative POSIX paths.
- *
- * A result file is `kb/reports/state/review/results/<note-path>/<criterion-id>.md`,
- * where `<note-path>` is the note's path relative to `kb/` (`notes/x.md`, the `kb/`
- * dropped because results live inside `kb/` themselves) with its `.md` kept, so a
- * note `kb/notes/types.md` and a folder `kb/notes/types/` never share a directory.
- * A gate's criterion ID is `{lens}/{name}`; a type spec's, a COLLECTION.md's or the
- * critique instruction's is its KB path (`kb/types/note.md`), so the result path nests
- * (`…/notes/x.md/kb/types/note.md.md`). The `.md` is always appended, so the mapping
- * is reversible: the note path ends at the first segment ending `.md`.
- *
- * Pure string code (no Node built-ins), so workflow code can name result paths too.
+ * Review state paths in a checkout (POSIX, repository-relative): a result is
+ * `kb/reports/state/review/results/<note path under kb/, .md kept>/<criterion id>.md`, `.md` always appended so the
+ * mapping reverses (the note path ends at the first `.md` segment). Pure: workflow code names result paths too.
  */
 
 /** The results tree, relative to the checkout root. */

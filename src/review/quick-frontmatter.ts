@@ -1,10 +1,6 @@
 /**
- * A note's frontmatter in the form notes are written in — one `key: value` line per field, each value
- * plain one-line text, a double-quoted one-line string, or a flow list of plain words — read without a YAML
- * parser. Review status reads every note of the KB on each run, and the YAML parser was most of that
- * time. Anything outside that form is left to the YAML parser (undefined), so the result is always
- * what `YAML.parseDocument(…).toJS()` gives for the same text (test/review/quick-frontmatter.test.ts
- * holds that over the whole shared corpus).
+ * Frontmatter in the form notes are written in, read without the YAML parser (most of status's time); anything else is
+ * left to YAML (undefined), so the result always equals YAML's (test/review/quick-frontmatter.test.ts, whole corpus).
  */
 import { isSafePlain } from './result-file.js';
 
@@ -18,11 +14,7 @@ const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 // eslint-disable-next-line no-control-regex -- the point is to refuse raw control characters
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 
-/**
- * Whether one line's value is a block plain scalar that YAML reads as this same string: not starting
- * with an indicator or a blank, no `: ` (a nested mapping) or ` #` (a comment), not ending in `:` or a
- * blank, no control character, and — a single word — not a null, bool or number of the core schema.
- */
+/** Whether a value is a plain scalar YAML reads as the same string (no indicator, `: `, ` #`, control char, core-schema word). */
 function isPlainText(raw: string): boolean {
   if (raw === '' || INDICATOR_START.test(raw) || /^\s|\s$/.test(raw) || UNPRINTABLE.test(raw)) return false;
   if (raw.includes(': ') || raw.includes(' #') || raw.endsWith(':')) return false;
