@@ -1,9 +1,4 @@
-/**
- * The address this command was given (`--address`, else TEMPORAL_ADDRESS: `givenAddress`), in the memo of
- * each run it starts (`ADDRESS_MEMO`), so the commands the Web UI shows for the run name the same server
- * (src/workflows/lifecycle-view.ts); children carry it on (src/workflows/interceptors.ts). Given no
- * address, the runs carry none, and their commands reach the default one, as this command did.
- */
+/** The address this command was given, in each run's memo, so the Web UI's commands reach the same server (none given: none carried). */
 import type { ClientInterceptors, ScheduleClientInterceptor, WorkflowClientInterceptor } from '@temporalio/client';
 import { ADDRESS_MEMO } from '../../runs/run-commands.js';
 

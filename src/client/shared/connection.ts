@@ -69,11 +69,7 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
   return config;
 }
 
-/**
- * Connection settings as Temporal's own tools resolve them: the global options, then the TEMPORAL_* variables, then the
- * profile in temporal.toml (--profile-name / TEMPORAL_PROFILE, else "default"); IPv4 loopback, where `commonplace dev`
- * listens, when nothing names an address.
- */
+/** Connection settings as Temporal's tools resolve them: options, TEMPORAL_* variables, temporal.toml profile; else IPv4 loopback. */
 export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = connectionOverrides()): ConnectionSettings {
   if (overrides.configFile && !existsSync(overrides.configFile))
     throw new UserError(`the Temporal config file ${overrides.configFile} (--config-file) does not exist`);

@@ -22,10 +22,7 @@ export function reportError(error: unknown): void {
   process.exitCode = exitCode;
 }
 
-/**
- * An error whose message carries its innermost cause's first line when that says more: the SDK's
- * "Failed to start Workflow" has what the server refused only in its cause.
- */
+/** A message with its innermost cause's first line when that says more (the SDK's start failure hides the refusal in its cause). */
 function withCause(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof UserError || error.cause === undefined) return error;
   const cause = rootMessage(error).split('\n')[0]!.trim();

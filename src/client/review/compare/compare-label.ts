@@ -3,10 +3,7 @@ import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { LabelOptions } from './compare-label-run.js';
 
-/**
- * The operator's verdicts on a compare run's disagreements, one pair at a time in the terminal or from
- * a file; every route is then also scored against them.
- */
+/** The operator's verdicts on a compare run's disagreements (terminal or file); every route is then scored against them. */
 export function registerCompareLabel(compare: Command): void {
   compare
     .command('label')

@@ -1,9 +1,4 @@
-/**
- * `commonplace review compare`: one run that asks a reproducible sample of pairs under two or more
- * routes and reports how they agree. `review compare [options]` starts (or attaches to, or resumes)
- * the run; subcommands about a run (`review compare label RUN`, …) hang off the command this returns.
- * Options and help only; the action loads from compare-run.ts.
- */
+/** `review compare`: a reproducible sample asked under two or more routes, and how they agree. Options and help; the action is compare-run.ts. */
 import { Option, type Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { CompareCommandOptions } from './compare-run.js';

@@ -21,10 +21,7 @@ import { compareWorkflowId, namedCompareRun, namedSweep, sweepWorkflowId } from 
 /** Past this size a file is not a proposal answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/**
- * The approval answer for a file of a run: the file as it stands (edited or not), bound to the key,
- * with the proposal's inputs hashed as they stand now, so the validator can refuse a changed one.
- */
+/** The approval for a file: as it stands, bound to the key, with the proposal's inputs hashed now so a changed one is refused. */
 export async function approvalAnswer(runDir: string, progress: EditProgress | undefined, file: string, key: string): Promise<ApprovalAnswer> {
   const bytes = await readFile(path.join(runDir, ...file.split('/')));
   if (bytes.length > MAX_ANSWER_BYTES) throw new UserError(`${file} is ${bytes.length} bytes; a proposal answer is at most ${MAX_ANSWER_BYTES}`);

@@ -1,8 +1,4 @@
-/**
- * `commonplace review cancel RUN`: ends a sweep or an editing run honestly — cancels it (its launches
- * are cancelled and it records `cancelled`), waits for it to close up to the grace period, and
- * terminates it only then; says which. Options and help only; the action loads from review-cancel-run.ts.
- */
+/** `review cancel RUN`: cancels a run, waits out the grace period, terminates only then, and says which. Action: review-cancel-run.ts. */
 import type { Command } from 'commander';
 import { graceOption } from '../../shared/run-end.js';
 import { action } from '../../shared/errors.js';

@@ -103,11 +103,7 @@ function reportLines(report: PacketReport): string[] {
   return lines;
 }
 
-/**
- * `commonplace review packet <note|RUN>`: a note's published packets, or a run's packet, with whether
- * each still describes the note. No server, no Git. Exit 0 when every packet shown describes the
- * note, 2 when one does not, 1 when there is none.
- */
+/** `review packet <note|RUN>`: packets and whether each still describes the note (no server, no Git). Exit 0 all do, 2 one does not, 1 none. */
 export async function runPacket(subject: string, options: { kb?: string; json?: boolean }): Promise<void> {
   const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   const reports: PacketReport[] = [];

@@ -11,10 +11,7 @@ import { parseEditCommand, startOrContinue, type EditCommandOptions } from './ed
 
 export type ReviseCommandOptions = EditCommandOptions & { plan?: string; assess?: boolean };
 
-/**
- * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
- * needs a mode; a repeat over the same text keeps the run's; an edited note needs a new choice.
- */
+/** `review run revise <note>`: a new run needs a mode; a repeat over the same text keeps the run's; an edited note needs a new choice. */
 export async function runRevise(noteArg: string, options: ReviseCommandOptions): Promise<void> {
   if (options.plan && options.assess) throw new UserError('--plan and --assess choose the work two ways; give one');
   let planText: string | undefined;

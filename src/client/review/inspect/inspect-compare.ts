@@ -1,8 +1,4 @@
-/**
- * `review inspect` for a compare run: its status (live from the workflow while it is open), each
- * route's verdicts, and once it has closed the report's overall lines and its files. Read from the
- * run's directory (kb/reports/state/review/compare/<run-id>/); the server is asked only while the run is open.
- */
+/** `review inspect` for a compare run: status (live while open), each route's verdicts, then the report's lines and files. */
 import type { Client } from '@temporalio/client';
 import path from 'node:path';
 import type { CompareProgress, CompareSummary, RouteProgress } from '../../../review/compare/run-types.js';

@@ -1,8 +1,4 @@
-/**
- * `review inspect`'s gathering: a run's state, live from its workflow while it runs, else from its
- * run directory's summary, else from the closed execution; with its launches (from the histories)
- * and what its run directory holds. Rendering is inspect-format.ts's.
- */
+/** `review inspect`'s gathering: state live, else from the run directory, else the closed execution; launches from the histories. */
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import type { EditKind, EditProgress, EditSummary } from '../../../review/edit/types.js';

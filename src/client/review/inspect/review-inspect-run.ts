@@ -1,10 +1,4 @@
-/**
- * The action of `review inspect RUN`: a sweep's or an editing run's whole record. Its state comes
- * live from the workflow while the run is open, and from the run directory once it has closed (or
- * when no server answers). Launch records live only in the workflow histories: they are read from
- * the server whenever it answers, and the output says when it does not. Gathering is
- * inspect-gather.ts's (with inspect-history.ts and inspect-files.ts), rendering inspect-format.ts's.
- */
+/** `review inspect RUN`: state live while open, else from the run directory; launches only from the histories (said when the server is away). */
 import { findCheckout } from '../../../kb/checkout.js';
 import { printJson } from '../../shared/json-output.js';
 import { checkoutPlaces } from '../../shared/places.js';

@@ -1,8 +1,4 @@
-/**
- * `commonplace review inspect RUN`: a sweep's or an editing run's whole record — status and stops,
- * every launch, problems with their findings, proposals and their keys, the packet. Options and help
- * only; the action loads from review-inspect-run.ts.
- */
+/** `review inspect RUN`: a run's whole record. Options and help; the action is review-inspect-run.ts. */
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { InspectOptions } from './review-inspect-run.js';
