@@ -1,7 +1,7 @@
 /**
  * Jest runs the TypeScript sources as native ES modules (node --experimental-vm-modules),
  * transformed by @swc/jest — the same SWC the Temporal bundler uses for workflow code.
- * See docs/modules.md for why the project is ESM.
+ * See docs/build.md for why the project is ESM.
  *
  * Workers: COMMONPLACE_TEST_WORKERS, else one more than the machine's cores: a file waiting on the server
  * (a kill test, a timer) leaves its core to the third worker's file. On the 2-core machine the whole suite took
