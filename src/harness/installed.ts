@@ -21,10 +21,7 @@ export function resolveCommand(command: string, env: NodeJS.ProcessEnv = process
   return undefined;
 }
 
-/**
- * Says, before any run starts, that a profile's CLI is not installed — naming the CLI and how to
- * install it — instead of letting the first launch fail; undefined when it is there.
- */
+/** A profile's CLI is not installed: the CLI and how to install it, before any run starts; undefined when it is there. */
 export function missingHarness(profile: Profile, fakeHarnessPath: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const executor = executorFor(profile.harness);
   if (executor.kind !== 'cli') return undefined; // a model API has no CLI to install

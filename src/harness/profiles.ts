@@ -8,18 +8,12 @@ export type HarnessName = (typeof harnessNames)[number];
 export const apiHarnessNames = ['anthropic', 'openai'] as const satisfies readonly HarnessName[];
 export const isApiHarness = (name: HarnessName): boolean => (apiHarnessNames as readonly string[]).includes(name);
 
-/**
- * A sweep's units in flight when `--concurrency` is not given. A model-API unit is one request, cheap to
- * hold open, and the quota gate and the rate-limit headers (the pace halves it on a warning) keep it under
- * the provider's limit; a CLI unit is a process of its own (docs/performance.md).
- */
+/** Units in flight without `--concurrency`: a model-API unit is a cheap request paced under the provider's limit; a CLI unit is a process. */
 export const defaultSweepConcurrency = (name: HarnessName): number => (isApiHarness(name) ? 32 : 4);
 
 /**
- * A sweep's units per child workflow when `--batch-size` is not given. A batch's last units run with fewer in
- * flight, and the next batch starts only when they end: a model-API sweep at 32 in flight spent about a fifth of
- * its time in those tails at 100 units a batch (docs/performance.md), while its unit is 4–5 history events, so
- * 500 units keep a batch's history near 2,500 events. A CLI unit is about 18 events: 100 keep its batch near 1,800.
+ * Units a child workflow without `--batch-size`: batch tails cost a fifth of the time at 100 units (docs/performance.md); 500
+ * model-API units (4–5 events each) keep a batch near 2,500 events, 100 CLI units (about 18) near 1,800.
  */
 export const defaultSweepBatchSize = (name: HarnessName): number => (isApiHarness(name) ? 500 : 100);
 

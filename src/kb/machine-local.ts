@@ -1,9 +1,4 @@
-/**
- * Machine-local state in a KB checkout: the checkout ID and run state under `.commonplace/`, and the
- * review state (result files, run directories, packets) under `kb/reports/state/`. It is never
- * committed: the first command that works on a checkout makes Git ignore it through the
- * repository's own `info/exclude` (never a tracked `.gitignore` change), and says what it added.
- */
+/** Machine-local state (`.commonplace/`, `kb/reports/state/`) is never committed: the first command adds it to Git's `info/exclude` and says so. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
@@ -14,11 +9,7 @@ export const MACHINE_LOCAL_DIRS = ['.commonplace', 'kb/reports/state'] as const;
 
 const MARK = '# machine-local state of commonplace (run state, review results): never committed';
 
-/**
- * Makes Git ignore the machine-local directories of a checkout, adding to `info/exclude` what no
- * ignore rule covers yet. Returns the exclude file and the entries added (none when all were
- * ignored already, or when the checkout is not a Git repository).
- */
+/** Adds to `info/exclude` what no ignore rule covers; returns the file and the entries added (none when ignored already or not a Git repository). */
 export async function ignoreMachineLocal(root: string): Promise<{ file: string; added: string[] } | undefined> {
   const located = await runGit(root, ['rev-parse', '--git-path', 'info/exclude']);
   if (located.exitCode !== 0 || located.stdout === '') return undefined;

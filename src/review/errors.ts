@@ -1,8 +1,4 @@
-/**
- * Errors that stop a review command before it can report: the request names nothing
- * (a glob that matches no note), a record that cannot be written, a note that cannot
- * be hashed. Defects found *in* result files are findings, never these.
- */
+/** Errors that stop a review command before it reports (a glob matching nothing, an unwritable record); defects in result files are findings. */
 import type { Finding } from '../kb/findings.js';
 
 export type ReviewErrorCode =

@@ -1,10 +1,6 @@
 /**
- * A sweep unit's ask identity: the one place that says which parts of a captured unit name its ask.
- * Every way a unit is asked derives from it — the run's answers by key (the capture's lookup, live or
- * CLI) and a provider batch request's `custom_id` — so a live answer and a batch answer of the same
- * unit can never be told apart by key, nor two different asks share one.
- *
- * PURE MODULE: no Node built-ins.
+ * A sweep unit's ask identity, in one place: the run's answers and a provider batch's `custom_id` derive from it, so live
+ * and batch answers of a unit share a key and two asks never do. Pure.
  */
 import type { AskIdentity } from '../runs/answer-key.js';
 import type { CapturedUnit } from './sweep-types.js';

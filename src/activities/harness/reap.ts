@@ -1,9 +1,4 @@
-/**
- * No orphaned tries. A try outlives the attempt that started it on purpose (a killed worker's try is
- * adopted by the next attempt), so each try this host starts is also listed under the worker's state
- * (`<state>/tries/<pid>.json`, naming its workflow execution); a worker that starts ends the tries
- * whose runs have closed, which no attempt will ever adopt.
- */
+/** No orphaned tries: each try is listed under `<state>/tries/<pid>.json`, and a starting worker ends those whose runs have closed. */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { readdir, readFile, rm } from 'node:fs/promises';
@@ -36,10 +31,7 @@ async function stillTheWrapper(listed: ListedTry): Promise<boolean> {
   return cmdline === undefined ? true : cmdline.split('\0').includes(tryFiles(listed.dir, listed.logDir).stdout);
 }
 
-/**
- * Ends the listed tries whose workflow execution has closed (their process groups: SIGTERM, then
- * SIGKILL after the grace), and unlists tries that have ended; returns the tries it ended.
- */
+/** Ends listed tries whose execution closed (SIGTERM, SIGKILL after the grace), unlists ended ones; returns those it ended. */
 export async function reapClosedTries(
   stateDir: string,
   runState: (workflow: NonNullable<TryRecord['workflow']>) => Promise<RunState>,

@@ -1,8 +1,4 @@
-/**
- * What the workers of a run are doing right now, read from the heartbeat details of its pending
- * `launch` activities (the same details the Web UI shows under Pending Activities): one short phrase
- * per launch, e.g. "turn 3 · Write lens-memory.md · 12.4k tokens · 41 s".
- */
+/** What a run's workers are doing now, from its pending `launch` activities' heartbeat details: a phrase a launch. */
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
 import { describeLaunchActivity } from '../../harness/activity.js';
 import type { LaunchActivity } from '../../harness/launch-contract.js';

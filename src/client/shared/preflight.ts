@@ -1,8 +1,4 @@
-/**
- * The pre-flight of every command that starts work or sends a run an answer: once per namespace, the
- * project's search attributes are there (else nothing starts: one line naming the missing ones and the
- * command that registers them), and, for an answer, a worker polls the queue that applies it.
- */
+/** Every start's pre-flight, once a namespace: the search attributes are there, and for an answer a worker polls its queue. */
 import type { Client } from '@temporalio/client';
 import { searchAttributeKeys, TASK_QUEUE } from '../../search-attributes.js';
 import { connectionSettings, type ConnectionSettings } from './connection.js';
@@ -20,10 +16,7 @@ interface OperatorService {
   listSearchAttributes(request: { namespace: string }): Promise<{ customAttributes?: Record<string, unknown> | null }>;
 }
 
-/**
- * The project's search attributes the namespace lacks (empty when all are there), or undefined when the
- * server does not say (Temporal Cloud without operator rights): then the start itself is the check.
- */
+/** The search attributes the namespace lacks, or undefined when the server does not say (then the start is the check). */
 export async function missingSearchAttributes(operator: OperatorService, namespace: string): Promise<string[] | undefined> {
   const listed = await operator.listSearchAttributes({ namespace }).catch(() => undefined);
   if (listed === undefined) return undefined;
@@ -74,10 +67,7 @@ export async function queuePolled(client: Client, queue: string, type: number): 
   });
 }
 
-/**
- * Refuses to send an answer (an approval, an acknowledgement) that no worker would apply: the server
- * would hold it about half a minute and then fail it, and the operator could not tell whether it counted.
- */
+/** Refuses an answer no worker would apply: the server would hold it half a minute and fail it, leaving the operator unsure. */
 export async function requireWorkflowWorker(client: Client, what: string, kb?: string): Promise<void> {
   if ((await queuePolled(client, TASK_QUEUE, TASK_QUEUE_TYPE.workflow)) !== false) return;
   const settings = connectionSettings();

@@ -1,11 +1,6 @@
 /**
- * The one renderer for paths a person reads in the CLI. Workflow data names places by tokens
- * (src/places.ts); what this command prints shows them as the paths of the machine it runs on — a
- * checkout it named at its root here, that checkout's run worktrees, the package it runs from — or in
- * plain words where this host has no such path (`the worker's state directory › probes/…`,
- * `checkout 32ae503a › kb/notes/x.md` for a checkout this command did not name).
- *
- * Light on purpose (no SDK): errors.ts prints through it, and registrations import errors.ts.
+ * The renderer of place tokens (src/places.ts) as this machine's paths, or plain words where it has none. Light on
+ * purpose (no SDK): errors.ts prints through it.
  */
 import { PLACE_PATTERN, placeWords } from '../../place-words.js';
 import { packageRoot } from '../../paths.js';
@@ -40,10 +35,7 @@ export function rendered(text: string): string {
   });
 }
 
-/**
- * What `--json` prints: the tokens of a checkout this command named as its paths here; every other
- * token stays as written, so a script can still tell where a path lies.
- */
+/** `--json`'s places: a named checkout's tokens as paths here, every other token kept so a script can tell where it lies. */
 export function hostPaths(text: string): string {
   if (!text.includes('<')) return text;
   return text.replace(/<(checkout|worktrees):([0-9a-f]{8})>/g, (token, kind: string, id: string) => {

@@ -1,8 +1,4 @@
-/**
- * Ending a run honestly: ask the workflow to cancel (it cancels its launches, records
- * `CommonplaceStatus=cancelled` and closes), wait for the execution to close up to a grace period,
- * and terminate it only after that — and say which of these happened.
- */
+/** Ending a run honestly: cancel, wait for it to close up to a grace period, terminate only then, and say which happened. */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { UserError } from './errors.js';
@@ -62,10 +58,7 @@ async function closedAs(handle: WorkflowHandle, how: EndedHow): Promise<Ended> {
   return now ? { how, ...now } : { how, status: 'NOT_FOUND' };
 }
 
-/**
- * Cancels the run's open execution and waits (polling describe) until it closes, up to `graceMs`;
- * terminates it with `reason` only when it is still open then.
- */
+/** Cancels the open execution, polls until it closes up to `graceMs`, then terminates it with `reason` if still open. */
 export async function endRun(handle: WorkflowHandle, options: { graceMs: number; reason: string; onWaiting?: () => void }): Promise<Ended> {
   const before = await describeOf(handle);
   if (before === undefined) return { how: 'not-found', status: 'NOT_FOUND' };

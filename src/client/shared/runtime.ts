@@ -8,12 +8,7 @@ import { refusalIn } from '../../release.js';
 /** What a worker holding a checkout says of its checkout queue's worker, which serves activities only by design. */
 const expected = /^No workflows registered, not polling for workflow tasks/;
 
-/**
- * An activity's expected failure, in one line: an ApplicationFailure is one the activities throw on
- * purpose, with a type the run's stop reads (bad input, a usage limit, a launch that exited), so the
- * operator needs what and where, not the SDK's warning object with its task token; and a run that
- * failed, in one line. Else undefined.
- */
+/** An activity's expected failure (an ApplicationFailure thrown on purpose) or a failed run, in one line; else undefined. */
 export function operatorFailureLine(entry: Pick<LogEntry, 'message' | 'meta'>): string | undefined {
   const error = entry.meta?.error;
   // A run that fails on such an error: its history holds the whole failure; the log says which run and why.
@@ -25,11 +20,7 @@ export function operatorFailureLine(entry: Pick<LogEntry, 'message' | 'meta'>): 
   return `commonplace: activity ${where.join(' of ')} failed (${error.type}): ${error.message.split('\n')[0]}`;
 }
 
-/**
- * A run this release does not run (src/release.ts), in its one line: from the workflow's own log of the
- * failure, or from the SDK core's `Failing workflow task` (a run replayed from its history logs only that).
- * Else undefined.
- */
+/** A run this release does not run, in its one line, from the workflow's log or the core's `Failing workflow task`; else undefined. */
 export function refusalLine(entry: Pick<LogEntry, 'message' | 'meta'>): string | undefined {
   const error = entry.meta?.error;
   const failure = entry.meta?.failure;
@@ -40,11 +31,7 @@ export function refusalLine(entry: Pick<LogEntry, 'message' | 'meta'>): string |
   return undefined;
 }
 
-/**
- * Keeps the worker's own logging to warnings in the CLI (the bundler's report included), everything
- * with --debug; with `metrics` (a bind address), serves the SDK's and the project's metrics there for
- * Prometheus. The runtime is installed once per process, before any connection or worker.
- */
+/** Worker logging at warnings (everything with --debug), metrics served at `metrics`; installed once, before any connection. */
 export function installQuietRuntime(options: { metrics?: string } = {}): void {
   const debug = debugEnabled();
   const level = debug ? 'DEBUG' : 'WARN';

@@ -1,9 +1,4 @@
-/**
- * How a stop reads to the operator, whatever the workflow: its kind, disposition, reason, what
- * its kind carries (a reset time, paths, a proposal's key) and its evidence — and then exactly one
- * next command, chosen by the stop's rule in `STOP_RULES`, printed runnable as it stands
- * (command-line.ts: the binary as invoked, `--kb`, the connection).
- */
+/** How a stop reads: kind, disposition, reason, evidence, and exactly one next command (`STOP_RULES`), runnable as printed. */
 import path from 'node:path';
 import { STOP_RULES, type RunStatus, type Stop } from '../../runs/stop.js';
 import { centsUp, nextCap, type SpendTotals } from '../../runs/spend.js';
@@ -39,12 +34,7 @@ export function stopLines(stop: Stop, indent = '  ', runDir?: string | null): st
   return [`${indent}${stop.kind} (${stop.disposition}): ${stop.reason}`, ...stopDetails(stop, `${indent}  `, runDir)];
 }
 
-/**
- * The one next command for a run in these stops (the first one decides, as the workflow's own
- * current details do), with the label the operator reads it by. A spend-limit stop's new cap is
- * computed from `spend`, the run's spend as it stands now (launches in flight at the stop report
- * after it, and the resume asks for room above all of them), else from what the stop recorded.
- */
+/** The one next command for these stops; a spend-limit cap is computed from the spend now (in-flight launches report after the stop). */
 export function nextStep(
   stops: readonly Stop[],
   status: RunStatus,
@@ -70,11 +60,7 @@ export function waitsOutByItself(stops: readonly Stop[], status: RunStatus, resu
   return resumesAt !== undefined && status === 'stopped' && stops.length > 0 && stops.every((stop) => stop.kind === 'usage-limit');
 }
 
-/**
- * The next-command line, runnable as printed, or nothing when the run waits on nothing. A run stopped
- * only on usage limits it waits out by itself (`resumesAt`, auto-resume) needs no command: the line
- * says so, and names the resume only as the way to go on sooner.
- */
+/** The next-command line, or nothing when the run waits on nothing; a usage-limit wait it ends by itself names the resume as the sooner way. */
 export function nextLine(stops: readonly Stop[], status: RunStatus, commands: NextCommands, indent = '  ', spend?: SpendTotals, resumesAt?: string): string[] {
   const next = nextStep(stops, status, commands, spend);
   if (next && waitsOutByItself(stops, status, resumesAt))

@@ -1,8 +1,4 @@
-/**
- * The TLS side of connecting, apart from the connection itself: the handshake probed alone (the SDKs report a
- * failed handshake without its reason), the server name a certificate carries (host verification off), and
- * the one Node warning about IP server names dropped.
- */
+/** TLS apart from the connection: the handshake probed alone (the SDKs hide its reason), a certificate's server name, one Node warning dropped. */
 import type { ConnectionOptions } from '@temporalio/client';
 import { isIP } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
@@ -24,10 +20,7 @@ export interface TlsTarget {
 }
 
 let ipServerNameWarningMuted = false;
-/**
- * grpc-js hands the host of an IP address to Node as the TLS server name, and Node warns about that (DEP0123) on the
- * first TLS connection to an IP: noise the operator can do nothing about, so that one warning is dropped.
- */
+/** grpc-js hands an IP host to Node as the TLS server name, which warns (DEP0123): noise the operator cannot act on, dropped. */
 export function muteIpServerNameWarning(): void {
   if (ipServerNameWarningMuted) return;
   ipServerNameWarningMuted = true;
@@ -50,10 +43,7 @@ type TlsProbe = { outcome: 'no-tcp' } | { outcome: 'refused'; reason: string } |
 // refuses the client's certificate says so only after the handshake, in answer to these.
 const http2Preface = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
 
-/**
- * The TLS handshake alone, as the connection would make it (or, with `verify` false, without checking the server's
- * certificate, to read it). The SDKs report a failed handshake as "cannot connect" without the reason.
- */
+/** The TLS handshake alone (with `verify` false, to read the certificate): the SDKs report a failed one without its reason. */
 export async function probeTls(settings: TlsTarget, verify = true, timeoutMs = 3000): Promise<TlsProbe> {
   const { host, port } = hostAndPort(settings.address);
   const tls = typeof settings.tls === 'object' ? settings.tls : {};
@@ -97,10 +87,7 @@ export async function probeTls(settings: TlsTarget, verify = true, timeoutMs = 3
   }
 }
 
-/**
- * TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as the SDKs can do it: neither connection can skip the host name check, so
- * the name to check becomes one the server's certificate carries. The certificate chain is still verified.
- */
+/** TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: neither connection can skip the name check, so the name becomes one the certificate carries. */
 export async function withCertificateName<S extends TlsTarget>(settings: S): Promise<S> {
   if (!settings.disableHostVerification) return settings;
   const probe = await probeTls(settings, false);

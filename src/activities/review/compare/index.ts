@@ -1,8 +1,4 @@
-/**
- * The compare run's activities: drawing the sample and preparing each route, gathering a route's
- * verdicts into its file, and writing the report at the end. A route's units are asked by the sweep's
- * own activities (capture, accept), with the accepted verdict written to the compare run's directory.
- */
+/** The compare run's activities: sample and routes, a route's verdicts into its file, the report; units go through the sweep's own activities. */
 import { finishCompare } from './finish.js';
 import { prepareCompare } from './prepare.js';
 import { collectVerdicts } from './verdicts.js';

@@ -1,7 +1,4 @@
-/**
- * A compare run's report written from its directory: report.json (shape `compare-report` v1,
- * docs/schemas/compare-report.v1.schema.json), report.md and report.html, each atomically.
- */
+/** A compare run's report from its directory: report.json (`compare-report` v1), report.md and report.html, each atomically. */
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { buildReport } from '../../../review/compare/report.js';
 import { renderHtml, renderMarkdown } from '../../../review/compare/render.js';
@@ -18,11 +15,7 @@ export interface ReportOrder {
 /** report.json's document: the shape and its version first, then the report. */
 export const reportDocument = (report: CompareReport): Record<string, unknown> => ({ shape: 'compare-report', version: 1, ...report });
 
-/**
- * Reads the run directory and writes its report. The routes and reference come from `order` when
- * given, else from the run's earlier report.json, else from the verdicts (routes by name, the
- * `results` route as reference when present, else the first).
- */
+/** Reads the run directory and writes its report; routes and reference from `order`, else the earlier report.json, else the verdicts. */
 export async function writeCompareReport(checkoutRoot: string, runId: string, order?: ReportOrder): Promise<CompareReport> {
   const runDir = compareRunDir(checkoutRoot, runId);
   const sample = await readSample(runDir);
