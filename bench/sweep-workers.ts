@@ -9,7 +9,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkoutRoot } from '../src/places.js';
+import { checkoutRoot } from '../src/checkout/index.js';
 import { selectPairs } from '../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../src/search-attributes.js';

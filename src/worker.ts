@@ -5,10 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { FaultPoints } from './activities/faults.js';
 import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
-import { checkoutAt, HostPlaces, type HeldCheckout } from './held-checkouts.js';
+import { checkoutAt, checkoutQueue, HostPlaces, type HeldCheckout } from './checkout/index.js';
 import { packageRoot, sourceExtension } from './paths.js';
 import { runGitThroughHelper } from './fs/git.js';
-import { checkoutQueue } from './places.js';
 import { releaseStamp } from './release-stamp.js';
 import { TASK_QUEUE } from './search-attributes.js';
 

@@ -6,7 +6,7 @@ import { createEditActivities } from './review/edit/index.js';
 import { createAnalysisActivities } from './analysis/index.js';
 import { createQuotaActivities } from './quota/quota.js';
 import { allHeartbeating } from './heartbeat.js';
-import { HostPlaces, portableError } from '../held-checkouts.js';
+import { HostPlaces, portableError } from '../checkout/index.js';
 
 export type {
   LaunchActivity,

@@ -34,6 +34,3 @@ export const publicationJournalFile = (runDir: string) => path.join(runDir, 'pub
 /** One publication at a time per checkout: they share its Git repository. */
 export const publicationLockFile = (checkout: string) => path.join(checkout, RUN_STATE, 'analysis', 'publication.lock');
 export const checkDir = (runDir: string, role: string, id: string) => path.join(runDir, 'checks', role, id);
-
-/** The default place for a checkout's run worktrees: beside the checkout, never inside it (a worker must not load the checkout's own startup files). */
-export const defaultWorktreesRoot = (checkout: string) => path.join(path.dirname(checkout), `${path.basename(checkout)}.worktrees`);

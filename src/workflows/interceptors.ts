@@ -21,7 +21,7 @@ import type {
   WorkflowInterceptorsFactory,
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { queueForActivity } from '../places.js';
+import { queueForActivity } from '../checkout/places.js';
 import { refusalOf, withRelease } from '../release.js';
 import { ADDRESS_MEMO } from '../runs/run-commands.js';
 

@@ -1,5 +1,5 @@
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { STATE_ROOT } from '../places.js';
+import { STATE_ROOT } from '../checkout/places.js';
 import type { Activities, PrepareProbeInput } from '../activities/index.js';
 import { probeProgressQuery, probeResumeUpdate, type ProbeProgress } from './messages.js';
 import { ask, type AskOutcome } from './asking/ask.js';

@@ -7,9 +7,8 @@ import { prepareRun, type PreparedRun } from '../../src/activities/analysis/prep
 import { treeDigest } from '../../src/activities/analysis/source.js';
 import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../../src/analysis/progress.js';
 import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
-import { checkoutId } from '../../src/kb/checkout-id.js';
 import { announceCheckout } from '../helpers/kb.js';
-import { checkoutIdOf } from '../../src/places.js';
+import { checkoutId, checkoutIdOf } from '../../src/checkout/index.js';
 import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';

@@ -8,7 +8,7 @@ import { testWorker } from '../helpers/temporal.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { PreparedRun } from '../../src/activities/analysis/prepare.js';
 import { analysisWorkflowId } from '../../src/runs/workflow-ids.js';
-import { checkoutAt } from '../../src/held-checkouts.js';
+import { checkoutAt } from '../../src/checkout/index.js';
 import { recordable, recordingState } from '../histories/recording.js';
 import {
   analysisInput,

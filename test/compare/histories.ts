@@ -3,7 +3,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkoutAt } from '../../src/held-checkouts.js';
+import { checkoutAt } from '../../src/checkout/index.js';
 import { packageRoot } from '../../src/paths.js';
 import type { CompareInput } from '../../src/review/compare/run-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';

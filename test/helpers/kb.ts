@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync } from 'node:fs';
-import { checkoutIdFile, deriveCheckoutId } from '../../src/kb/checkout-id.js';
+import { checkoutIdFile, deriveCheckoutId } from '../../src/checkout/index.js';
 import { appendFile, cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';

@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkoutAt } from '../../src/held-checkouts.js';
+import { checkoutAt } from '../../src/checkout/index.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { SweepInput } from '../../src/review/sweep-types.js';
 import { quotaAccount } from '../../src/runs/quota.js';

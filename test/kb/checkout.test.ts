@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { findCheckout } from '../../src/kb/checkout.js';
+import { findCheckout } from '../../src/checkout/index.js';
 import { makeTemp, removeTemps } from './helpers.js';
 
 afterAll(removeTemps);

@@ -5,11 +5,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { openCheckout, recordNamed } from '../../src/client/shared/checkout.js';
-import { knowCheckoutHere } from '../../src/client/shared/places.js';
-import { checkoutId } from '../../src/kb/checkout-id.js';
-import { findCheckout } from '../../src/kb/checkout.js';
-import { knownCheckoutFile, recordCheckout, recordedRoot, stateHome } from '../../src/kb/known-checkouts.js';
+import { checkoutId, findCheckout, knownCheckoutFile, openCheckout, recordCheckout, recordedRoot, recordNamed, stateHome } from '../../src/checkout/index.js';
+import { knowCheckoutHere } from '../../src/client/shared/checkout.js';
 import { makeTemp, removeTemps } from './helpers.js';
 
 afterAll(removeTemps);

@@ -9,7 +9,7 @@
  */
 import { editRunId } from '../../src/review/edit/identity.js';
 import { editWorkflowId } from '../../src/runs/workflow-ids.js';
-import { checkoutId } from '../../src/kb/checkout-id.js';
+import { checkoutId } from '../../src/checkout/index.js';
 import type { FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import { CommonplaceStatus, TASK_QUEUE } from '../../src/search-attributes.js';
 import { fullPass } from '../../src/workflows/full-pass.js';

@@ -1,9 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HostPlaces, portableError } from '../../src/held-checkouts.js';
 import { packageRoot } from '../../src/paths.js';
-import { checkoutOfPath, checkoutQueue, queueForActivity } from '../../src/places.js';
+import { checkoutOfPath, checkoutQueue, HostPlaces, portableError, queueForActivity } from '../../src/checkout/index.js';
 import { scratch } from '../helpers/fake.js';
 
 async function host() {

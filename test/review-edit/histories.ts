@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { approvalAnswer } from '../../src/client/review/decide/review-approve-run.js';
 import type { EditKind, EditProgress, FullPassInput, ReviseInput } from '../../src/review/edit/types.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
-import { checkoutAt, type HostPlaces } from '../../src/held-checkouts.js';
+import { checkoutAt, type HostPlaces } from '../../src/checkout/index.js';
 import { fakeScenario, type FakeRule } from '../helpers/fake.js';
 import { testWorker } from '../helpers/temporal.js';
 import { recordable, recordingState } from '../histories/recording.js';

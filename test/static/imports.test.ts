@@ -74,18 +74,18 @@ const formatCycles = (cycles: string[][]) => cycles.map((cycle) => `${cycle.join
  * The layers of src/, lowest first: a module imports from its own layer and the layers below it,
  * never from one above. The order is the one the imports follow: Node-side helpers and words; the KB's
  * domain; the launch contract and executors; a run's pure rules (stops, spend, quota, answer keys,
- * workflow IDs and the commands that name a run) with the search attributes and places they use; the
- * analysis and review domains; metrics and traces; the activities with the checkouts a worker holds;
- * the workflows with the worker; the client. Each top-level module of src/ is in one layer.
+ * workflow IDs and the commands that name a run) with the search attributes and the checkout (its
+ * places, ID and locator); the analysis and review domains; metrics and traces; the activities; the
+ * workflows with the worker; the client. Each top-level module of src/ is in one layer.
  */
 const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'fs', holds: ['src/fs/', 'src/paths.ts', 'src/place-words.ts'] },
   { name: 'kb', holds: ['src/kb/'] },
   { name: 'harness', holds: ['src/harness/'] },
-  { name: 'runs', holds: ['src/runs/', 'src/search-attributes.ts', 'src/places.ts', 'src/release.ts', 'src/release-stamp.ts'] },
+  { name: 'runs', holds: ['src/runs/', 'src/search-attributes.ts', 'src/checkout/', 'src/release.ts', 'src/release-stamp.ts'] },
   { name: 'analysis and review', holds: ['src/analysis/', 'src/review/'] },
   { name: 'observability', holds: ['src/observability/'] },
-  { name: 'activities', holds: ['src/activities/', 'src/held-checkouts.ts'] },
+  { name: 'activities', holds: ['src/activities/'] },
   { name: 'workflows', holds: ['src/workflows/', 'src/worker.ts', 'src/workflow-bundle.ts'] },
   { name: 'client', holds: ['src/client/'] },
 ];

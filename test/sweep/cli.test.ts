@@ -1,13 +1,14 @@
 import type { ScheduleHandle } from '@temporalio/client';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { scheduledSweepRunId } from '../../src/runs/workflow-ids.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep, gatesCommand, outcomeOf, sweepFlags, sweepRunOf } from '../helpers/sweep.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -30,47 +31,32 @@ describe('commonplace review run gates', () => {
     let allFreshAfter: boolean;
     let starts: number;
     beforeAll(async () => {
-      const checkout = await corpusCopy();
-      const notes = await someNotes(2);
-      const dir = await scratch();
-      const { scenario, ledger } = await fakeScenario(dir, [
-        { match: `note = ${notes[1]}`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] },
-        { attempts: [{ review: 'pass' }] },
-      ]);
-      const args = [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        'fake',
-        '--scenario',
-        scenario,
-        '--gates',
-        gates,
-        '--concurrency',
-        '1',
-        ...notes.flatMap((note) => ['--notes', note]),
-      ];
-      const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-      pairCount = (await selectPairs(checkout, { notes, gates: [gates] })).length;
+      const sweep = await fakeSweep(
+        ({ notes }) => [
+          { match: `note = ${notes[1]}`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] },
+          { attempts: [{ review: 'pass' }] },
+        ],
+        { notes: 2, gates: [gates] },
+      );
+      const args = sweep.command({ concurrency: 1 });
+      const cliEnv = sweep.cliEnv(address());
+      pairCount = (await sweep.pairs()).length;
       stopped = await runCli(args, { env: cliEnv });
-      freshAtStop = (await selectPairs(checkout, { notes, gates: [gates] })).filter((pair) => pair.status === 'fresh').length;
+      freshAtStop = (await sweep.pairs()).filter((pair) => pair.status === 'fresh').length;
       again = await runCli(args, { env: cliEnv });
-      allFreshAfter = (await selectPairs(checkout, { notes, gates: [gates] })).every((pair) => pair.status === 'fresh');
-      starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+      allFreshAfter = (await sweep.pairs()).every((pair) => pair.status === 'fresh');
+      starts = (await sweep.starts()).length;
       nothing = await runCli(args, { env: cliEnv });
-      const runId = /sweep (GS-\S+) completed/.exec(String(again.stdout))?.[1] ?? 'unknown';
+      const runId = sweepRunOf(again);
       retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
-      retryNothingJson = await runCli(['review', 'retry', runId, '--kb', checkout, '--json'], { env: cliEnv });
+      retryNothingJson = await runCli(['review', 'retry', runId, '--kb', sweep.checkout, '--json'], { env: cliEnv });
       nothingJson = await runCli([...args, '--json'], { env: cliEnv });
       details = await env()
         .client.workflow.getHandle(`gates/${runId}`)
         .describe()
         .then((execution) => execution.staticDetails());
-      swept = { checkout, notes };
-      startsAfterRetry = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+      swept = sweep;
+      startsAfterRetry = (await sweep.starts()).length;
     });
 
     test('review retry of a sweep with no problem pairs says there is nothing to retry and starts nothing', () => {
@@ -143,18 +129,14 @@ describe('commonplace review run gates', () => {
   test('a sweep whose pair spends its attempt budget closes exhausted: exit 2, the problem, and exactly one next command, review retry', async () => {
     const checkout = await corpusCopy();
     const notes = await someNotes(1);
-    const pairs = await selectPairs(checkout, { notes, gates: [gates] });
-    const spent = pairs[0]!.criterion;
+    const spent = (await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] }))[0]!.criterion;
     const { scenario, ledger } = await fakeScenario(await scratch(), [
       { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
       { attempts: [{ review: 'pass' }] },
     ]);
-    const result = await runCli(
-      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', notes[0]!],
-      {
-        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-      },
-    );
+    const args = gatesCommand({ kb: checkout, scenario, gates, concurrency: 1, notes });
+    const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
+    const result = await runCli(args, { env: cliEnv });
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toMatch(/^sweep (GS-\S+) ended exhausted: 1 pair spent their attempt budgets$/m);
     const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(result.stdout))?.[1];
@@ -163,36 +145,8 @@ describe('commonplace review run gates', () => {
     expect(result.stdout).toMatch(new RegExp(`^  next: node \\S+ review retry ${run} --kb \\S+ --address \\S+( --namespace \\S+)?$`, 'm'));
 
     // The same command again sweeps the pair still stale and ends exhausted again: --json says so, with the one step left.
-    const again = await runCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        'fake',
-        '--scenario',
-        scenario,
-        '--gates',
-        gates,
-        '--concurrency',
-        '1',
-        '--notes',
-        notes[0]!,
-        '--json',
-      ],
-      {
-        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
-      },
-    );
-    expect(again.exitCode).toBe(2);
-    expect(expectShape(String(again.stdout), 'run-outcome')).toMatchObject({
-      status: 'exhausted',
-      exitCode: 2,
-      next: `commonplace review retry ${run}`,
-      result: { status: 'exhausted' },
-    });
+    const again = await runCli([...args, '--json'], { env: cliEnv });
+    expect(outcomeOf(again, 2)).toMatchObject({ status: 'exhausted', exitCode: 2, next: `commonplace review retry ${run}`, result: { status: 'exhausted' } });
   });
 
   test.each([
@@ -228,47 +182,21 @@ describe('commonplace review schedule', () => {
     let checkout: string;
     let checkoutId: string;
     beforeAll(async () => {
-      checkout = await corpusCopy();
-      const notes = await someNotes(1);
-      const dir = await scratch();
       // The first sweep's launch is held open until the test has triggered again: the second trigger
       // comes while the sweep runs, however slow the machine.
-      const release = join(dir, 'release');
-      const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-      const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
+      const sweep = await fakeSweep(({ release }) => [{ attempts: [{ review: 'pass', waitForFile: release }] }], { gates: ['sentence/framing-mismatch'] });
+      checkout = sweep.checkout;
+      const cliEnv = sweep.cliEnv(address());
       name = `nightly-${Date.now().toString(36)}`;
-      created = await runCli(
-        [
-          'review',
-          'schedule',
-          'create',
-          name,
-          '--every',
-          '24h',
-          '--paused',
-          '--kb',
-          checkout,
-          '--profile',
-          'fake',
-          '--scenario',
-          scenario,
-          '--gates',
-          'sentence/framing-mismatch',
-          '--notes',
-          notes[0]!,
-        ],
-        { env: cliEnv },
-      );
+      const flags = sweepFlags({ kb: checkout, scenario: sweep.scenario, gates: sweep.gates, notes: sweep.notes });
+      created = await runCli(['review', 'schedule', 'create', name, '--every', '24h', '--paused', ...flags], { env: cliEnv });
       triggers = [await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv })];
-      await waitFor('the triggered sweep to launch', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 60_000);
+      await waitFor('the triggered sweep to launch', async () => (await sweep.starts()).length > 0, 60_000);
       triggers.push(await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv }));
       const handle = env().client.schedule.getHandle(`gates-${name}`);
       await waitFor('the second trigger to be skipped', async () => (await handle.describe()).info.numActionsSkippedOverlap > 0, 60_000);
-      manualWhileScheduled = await runCli(
-        ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'sentence/framing-mismatch', '--notes', notes[0]!],
-        { env: cliEnv },
-      );
-      await writeFile(release, '');
+      manualWhileScheduled = await runCli(['review', 'run', 'gates', ...flags], { env: cliEnv });
+      await sweep.releaseLaunch();
 
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
       described = await handle.describe();
@@ -282,7 +210,7 @@ describe('commonplace review schedule', () => {
         query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}"`,
       }))
         sweeps += 1;
-      starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+      starts = (await sweep.starts()).length;
 
       listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
       unpaused = await runCli(['review', 'schedule', 'unpause', name], { env: cliEnv });
@@ -290,28 +218,7 @@ describe('commonplace review schedule', () => {
       deleted = await runCli(['review', 'schedule', 'delete', name, '--json'], { env: cliEnv });
       triggerAfterDelete = await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv });
       createdJson = await runCli(
-        [
-          'review',
-          'schedule',
-          'create',
-          `${name}-weekly`,
-          '--cron',
-          '0 3 * * 1',
-          '--overlap',
-          'buffer-one',
-          '--paused',
-          '--json',
-          '--kb',
-          checkout,
-          '--profile',
-          'fake',
-          '--scenario',
-          scenario,
-          '--gates',
-          'sentence/framing-mismatch',
-          '--notes',
-          notes[0]!,
-        ],
+        ['review', 'schedule', 'create', `${name}-weekly`, '--cron', '0 3 * * 1', '--overlap', 'buffer-one', '--paused', '--json', ...flags],
         { env: cliEnv },
       );
       pausedJson = await runCli(['review', 'schedule', 'pause', `${name}-weekly`, '--json'], { env: cliEnv });

@@ -1,34 +1,14 @@
-import { selectPairs } from '../../src/review/status.js';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { runCli, startCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { readLedger, waitFor, type FakeRule } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
 
 const { address } = useDevServerWithCliWorker();
-const gates = 'frontmatter/*';
 
-async function sweepCommand(rules: Parameters<typeof fakeScenario>[1], notes: string[]) {
-  const checkout = await corpusCopy();
-  const { scenario, ledger } = await fakeScenario(await scratch(), rules);
-  const args = [
-    'review',
-    'run',
-    'gates',
-    '--kb',
-    checkout,
-    '--profile',
-    'fake',
-    '--scenario',
-    scenario,
-    '--gates',
-    gates,
-    '--concurrency',
-    '2',
-    ...notes.flatMap((note) => ['--notes', note]),
-  ];
-  return { checkout, ledger, run: () => runCli(args, { env: { TEMPORAL_ADDRESS: address() } }) };
+async function sweepCommand(rules: FakeRule[], notes: number) {
+  const sweep = await fakeSweep(rules, { notes });
+  const args = sweep.command({ concurrency: 2 });
+  return { ...sweep, run: () => runCli(args, { env: { TEMPORAL_ADDRESS: address() } }) };
 }
 
 describe('two `review run gates` of the same command started at the same instant', () => {
@@ -36,11 +16,10 @@ describe('two `review run gates` of the same command started at the same instant
   let pairs: number;
   let launches: number;
   beforeAll(async () => {
-    const notes = await someNotes(2);
-    const sweep = await sweepCommand([{ attempts: [{ review: 'pass', delayMs: 300 }] }], notes);
-    pairs = (await selectPairs(sweep.checkout, { notes, gates: [gates] })).length;
+    const sweep = await sweepCommand([{ attempts: [{ review: 'pass', delayMs: 300 }] }], 2);
+    pairs = (await sweep.pairs()).length;
     results = await Promise.all([sweep.run(), sweep.run()]);
-    launches = (await readLedger(sweep.ledger)).filter((entry) => entry.event === 'start').length;
+    launches = (await sweep.starts()).length;
   });
 
   test('both complete (exit 0) reporting the same sweep', () => {
@@ -57,11 +36,10 @@ describe('two `review run gates` of the same command started at the same instant
 });
 
 test('a stopped sweep in one checkout does not block a sweep in another checkout on the same namespace', async () => {
-  const notes = await someNotes(1);
-  const first = await sweepCommand([{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }], notes);
+  const first = await sweepCommand([{ attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }], 1);
   const stopped = await first.run();
   expect(stopped.exitCode).toBe(2);
-  const second = await sweepCommand([{ attempts: [{ review: 'pass' }] }], notes);
+  const second = await sweepCommand([{ attempts: [{ review: 'pass' }] }], 1);
   const other = await second.run();
   expect(other.stderr).not.toMatch(/another sweep/);
   expect(other.exitCode).toBe(0);
@@ -70,18 +48,15 @@ test('a stopped sweep in one checkout does not block a sweep in another checkout
 });
 
 test('Ctrl-C while following a sweep ends the following, not the sweep: it says how to follow again, and the sweep completes', async () => {
-  const notes = await someNotes(1);
-  const release = join(await scratch(), 'release');
-  const checkout = await corpusCopy();
-  const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--notes', notes[0]!];
+  const sweep = await fakeSweep(({ release }) => [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
+  const args = sweep.command();
   const following = startCli(args, { env: { TEMPORAL_ADDRESS: address() }, reject: false });
-  await waitFor('the launch to be held', async () => (await readLedger(ledger)).some((entry) => entry.event === 'waiting'), 120_000);
+  await waitFor('the launch to be held', async () => (await readLedger(sweep.ledger)).some((entry) => entry.event === 'waiting'), 120_000);
   following.kill('SIGINT');
   const ended = await following;
   expect(ended.exitCode).toBe(130);
   expect(String(ended.stderr)).toMatch(/stopped following gates\/GS-\S+; the run goes on on the server — follow it again with the same command/);
-  await writeFile(release, '');
+  await sweep.releaseLaunch();
   const again = await runCli(args, { env: { TEMPORAL_ADDRESS: address() } });
   expect(again.exitCode).toBe(0);
   expect(String(again.stdout)).toMatch(/sweep GS-\S+ completed/);

@@ -1,18 +1,14 @@
 // Chaos: the dev server is killed (SIGKILL) mid-sweep and started again on the same database file,
 // while `review run gates` follows the sweep and a launch is in flight. The sweep completes, the
 // CLI says the server went away, keeps following and exits 0, and no pair is launched twice.
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../temporal/server.js';
-import { selectPairs } from '../../src/review/status.js';
 import { startCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { freePort } from '../helpers/ports.js';
-
-const gates = 'frontmatter/*';
+import { fakeSweep } from '../helpers/sweep.js';
 
 describe('a dev server killed and restarted on its database mid-sweep, with the CLI following', () => {
   type Ended = { exitCode: number | undefined; stdout: string; stderr: string };
@@ -32,47 +28,25 @@ describe('a dev server killed and restarted on its database mid-sweep, with the 
     const uiPort = await freePort();
     const address = `127.0.0.1:${port}`;
     server = await startDevServer({ dbFile, port, uiPort });
-    const checkout = await corpusCopy();
-    worker = startCli(['worker', '--kb', checkout, '--state', join(state, 'worker')], { env: { TEMPORAL_ADDRESS: address } });
-
-    const notes = await someNotes(2);
-    const dir = await scratch();
-    const release = join(dir, 'release');
     // The first launch is held open until the server has been killed and is back.
-    const { scenario, ledger } = await fakeScenario(dir, [
-      { match: `note = ${notes[0]}`, attempts: [{ review: 'pass', waitForFile: release }] },
-      { attempts: [{ review: 'pass' }] },
-    ]);
-    pairs = (await selectPairs(checkout, { notes, gates: [gates] })).length;
-    const sweep = startCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        'fake',
-        '--scenario',
-        scenario,
-        '--gates',
-        gates,
-        '--concurrency',
-        '1',
-        ...notes.flatMap((note) => ['--notes', note]),
-      ],
-      { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger }, all: false },
+    const setup = await fakeSweep(
+      ({ notes, release }) => [{ match: `note = ${notes[0]}`, attempts: [{ review: 'pass', waitForFile: release }] }, { attempts: [{ review: 'pass' }] }],
+      { notes: 2 },
     );
+    const { checkout, ledger } = setup;
+    worker = startCli(['worker', '--kb', checkout, '--state', join(state, 'worker')], { env: { TEMPORAL_ADDRESS: address } });
+    pairs = (await setup.pairs()).length;
+    const sweep = startCli(setup.command({ concurrency: 1 }), { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger }, all: false });
     let stderr = '';
     sweep.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await waitFor('the first launch to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 120_000);
+    await waitFor('the first launch to start', async () => (await setup.starts()).length > 0, 120_000);
 
     server.process.kill('SIGKILL');
     await server.process.catch(() => undefined);
     await waitFor('the CLI to say the server is not answering', async () => stderr.includes('the Temporal server is not answering'), 120_000);
     stderrAtRestart = stderr;
     server = await startDevServer({ dbFile, port, uiPort });
-    await writeFile(release, '');
+    await setup.releaseLaunch();
 
     const result = await sweep;
     ended = { exitCode: result.exitCode, stdout: String(result.stdout), stderr };
@@ -82,7 +56,7 @@ describe('a dev server killed and restarted on its database mid-sweep, with the 
       const key = entry.promptSha256 ?? entry.cwd ?? String(entry.pid);
       starts.set(key, (starts.get(key) ?? 0) + 1);
     }
-    allFresh = (await selectPairs(checkout, { notes, gates: [gates] })).every((pair) => pair.status === 'fresh');
+    allFresh = (await setup.pairs()).every((pair) => pair.status === 'fresh');
 
     // Each unit's answer accepted once: one acceptUnit scheduled per unit in every batch's history.
     const connection = await Connection.connect({ address });

@@ -1,39 +1,17 @@
-import { selectPairs } from '../../src/review/status.js';
 import { usd } from '../../src/runs/spend.js';
 import { runCli } from '../helpers/cli.js';
-import { expectShape } from '../helpers/json-shape.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep, outcomeOf } from '../helpers/sweep.js';
 
 const { address } = useDevServerWithCliWorker();
 
 test('review run gates --max-cost stops at the cap with exit 2 and the command to raise it; --resume without a higher cap is refused, with one it completes', async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(1);
-  const dir = await scratch();
-  const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
-  const gates = 'frontmatter/*';
-  const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+  const sweep = await fakeSweep([{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
+  const { checkout } = sweep;
+  const pairs = await sweep.pairs();
   expect(pairs.length).toBeGreaterThan(1);
-  const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-  const args = [
-    'review',
-    'run',
-    'gates',
-    '--kb',
-    checkout,
-    '--profile',
-    'fake',
-    '--scenario',
-    scenario,
-    '--gates',
-    gates,
-    '--concurrency',
-    '1',
-    '--notes',
-    notes[0]!,
-  ];
+  const cliEnv = sweep.cliEnv(address());
+  const args = sweep.command({ concurrency: 1 });
 
   const stopped = await runCli([...args, '--max-cost', '0.15'], { env: cliEnv });
   expect(stopped.exitCode).toBe(2);
@@ -43,15 +21,14 @@ test('review run gates --max-cost stops at the cap with exit 2 and the command t
     String(stopped.stdout),
   )?.[1];
   expect(runId).toBeDefined();
-  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  expect(await sweep.starts()).toHaveLength(1);
 
   const refused = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!], { env: cliEnv });
   expect(refused.exitCode).toBe(2);
   expect(`${refused.stdout}${refused.stderr}`).toMatch(/not resumed: .*higher --max-cost/);
 
   const refusedJson = await runCli(['review', 'run', 'gates', '--kb', checkout, '--resume', runId!, '--json'], { env: cliEnv });
-  expect(refusedJson.exitCode).toBe(2);
-  expect(expectShape(String(refusedJson.stdout), 'run-outcome')).toMatchObject({
+  expect(outcomeOf(refusedJson, 2)).toMatchObject({
     status: 'stopped',
     exitCode: 2,
     next: `commonplace review run gates --resume ${runId!} --max-cost 0.2`,

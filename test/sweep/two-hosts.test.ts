@@ -5,7 +5,7 @@ import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { checkoutQueue } from '../../src/places.js';
+import { checkoutQueue } from '../../src/checkout/index.js';
 import { readResultFile } from '../../src/review/result-file.js';
 import { selectPairs } from '../../src/review/status.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';

@@ -3,10 +3,9 @@
  * loaded only when one of them runs).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { findCheckout } from '../../kb/checkout.js';
+import { findCheckout, knownCheckoutId } from '../../checkout/index.js';
 import { parseRunId, runBranch } from '../../analysis/run-id.js';
 import { analysisWorkflowId } from '../../runs/workflow-ids.js';
-import { checkoutIdAt } from '../shared/checkout.js';
 import { IntegrateError, integrateRun } from '../../activities/analysis/integrate.js';
 import { locateRun, RunNotFoundError } from '../../activities/analysis/runs.js';
 import { beginReset, finishReset, readResetRecord, resetRecordFile, runFootprint } from '../../activities/analysis/reset.js';
@@ -49,7 +48,7 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
     return;
   }
   const footprint = await runFootprint(checkout, runId);
-  const workflowId = analysisWorkflowId(await checkoutIdAt(checkout), runId);
+  const workflowId = analysisWorkflowId(await knownCheckoutId(checkout), runId);
   const status = await workflowStatus(workflowId);
   if (earlier === undefined && footprint.worktree === undefined && !footprint.branch && status === undefined) {
     throw new UserError(`no run ${runId} in ${checkout}: no worktree, no branch ${runBranch(runId)}, no workflow ${workflowId}`);

@@ -1,5 +1,5 @@
 /** The action of `analysis install-method` (registered in analysis-method.ts, loaded when it runs). */
-import { findCheckout } from '../../kb/checkout.js';
+import { findCheckout } from '../../checkout/index.js';
 import { KbError } from '../../kb/errors.js';
 import { InstallError, installMethod, type InstallReport } from '../../activities/analysis/method.js';
 import { DEFAULT_PLAN } from '../../activities/analysis/default-plan.js';

@@ -5,13 +5,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { findCheckout } from '../../kb/checkout.js';
+import { findCheckout, knownCheckoutId, openCheckout } from '../../checkout/index.js';
 import { KbError } from '../../kb/errors.js';
 import { loadPlan, PlanError } from '../../analysis/load-plan.js';
 import type { AnalysisInput, AnalysisProgress, AnalysisResult } from '../../analysis/progress.js';
 import { runRecordFile } from '../../analysis/run-dir.js';
 import { analysisWorkflowId } from '../../runs/workflow-ids.js';
-import { checkoutIdAt, openCheckout } from '../shared/checkout.js';
 import { PrepareError, prepareRun } from '../../activities/analysis/prepare.js';
 import { locateRun, RunNotFoundError, type LocatedRun } from '../../activities/analysis/runs.js';
 import { GitError } from '../../fs/git.js';
@@ -154,7 +153,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
   const profilesFile = options.profiles === undefined ? undefined : path.resolve(options.profiles);
   if (options.estimate)
     return printEstimate(await analysisEstimate(run, profilesFile).catch((error: unknown) => Promise.reject(asUserError(error))), options.json);
-  const workflowId = analysisWorkflowId(await checkoutIdAt(run.parameters.checkout), runId);
+  const workflowId = analysisWorkflowId(await knownCheckoutId(run.parameters.checkout), runId);
   const recorded = await readRecord(run);
   if (recorded?.status === 'exhausted') {
     // The run directory says it ended: no server is needed to say what is left.
@@ -238,7 +237,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
 async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
   try {
     const client = await connectClient();
-    const handle = client.workflow.getHandle(analysisWorkflowId(await checkoutIdAt(run.parameters.checkout), run.runId));
+    const handle = client.workflow.getHandle(analysisWorkflowId(await knownCheckoutId(run.parameters.checkout), run.runId));
     if ((await describe(handle, run)) === undefined) return 'no workflow for it on the server';
     const timeout = new Promise<string>((done) => setTimeout(() => done('no worker answered within 5 s'), 5000).unref());
     return await Promise.race([handle.query(progressQuery), timeout]);

@@ -12,9 +12,10 @@ import type { LocatedRun } from '../../activities/analysis/runs.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';
 import { startingAttributes, TASK_QUEUE } from '../../search-attributes.js';
 import { analysis as analysisWorkflow } from '../../workflows/analysis.js';
-import { openCheckout } from '../shared/checkout.js';
+import { openCheckout } from '../../checkout/index.js';
 import { UserError } from '../shared/errors.js';
-import { portable, shown, warnUnheld } from '../shared/places.js';
+import { portable, warnUnheld } from '../shared/checkout.js';
+import { rendered as shown } from '../shared/render-paths.js';
 
 /** The workflow's state, or undefined when there is none; a workflow of the same ID made for another worktree is refused. */
 export async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string | undefined> {

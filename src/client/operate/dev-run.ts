@@ -6,7 +6,7 @@ import { installQuietRuntime } from '../shared/runtime.js';
 import { parseOptions } from '../shared/options.js';
 import { metricsOption, metricsUrl } from './metrics-option.js';
 import { holdListed, namedCheckouts, serving, startWorker, type HoldOptions } from './worker-start.js';
-import { findCheckout } from '../../kb/checkout.js';
+import { findCheckout } from '../../checkout/index.js';
 
 /** Starts the dev server, then a worker on it; on Ctrl-C stops the worker, then the server. */
 export async function runDev(options: { stateDir: string; port: number; uiPort: number; metrics?: string } & HoldOptions): Promise<void> {

@@ -6,7 +6,7 @@ import { startingAttributes, TASK_QUEUE } from '../../search-attributes.js';
 import { connectClient } from '../shared/connection.js';
 import { requireSearchAttributes } from '../shared/preflight.js';
 import { UserError } from '../shared/errors.js';
-import { portable, tokensOf, warnUnheld } from '../shared/places.js';
+import { portable, tokensOf, warnUnheld } from '../shared/checkout.js';
 import { follow } from '../shared/follow.js';
 import { applicationFailure } from '../shared/run-errors.js';
 import { markdownText, runDetails } from '../../runs/run-details.js';

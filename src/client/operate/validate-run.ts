@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { findCheckout } from '../../kb/checkout.js';
+import { findCheckout } from '../../checkout/index.js';
 import { validateDraft, type DraftReport } from '../../kb/draft.js';
 import { KbError } from '../../kb/errors.js';
 import { hasFailures, summarize } from '../../kb/findings.js';

@@ -7,12 +7,10 @@ import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkoutAt } from '../../held-checkouts.js';
+import { checkoutAt, checkoutQueue, recordNamed } from '../../checkout/index.js';
 import { processTracing } from '../../observability/tracing-switch.js';
-import { checkoutQueue } from '../../places.js';
 import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
-import { recordNamed } from '../shared/checkout.js';
 import { UserError } from '../shared/errors.js';
 
 /** Which checkouts a worker holds: directories named now, and a file of directories it re-reads as it changes. */

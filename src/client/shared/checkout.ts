@@ -1,41 +1,26 @@
 /**
- * A command's checkout: the root `--kb` or the current directory names, resolved once at the
- * boundary; then its first step on it: Git is made to ignore the machine-local state the run will
- * write (said once, on stderr, when an entry is added), and the checkout's ID is read or recorded.
+ * A command's asks of its checkout (src/checkout/), with what only the CLI adds: a checkout the command
+ * names prints as its paths here (render-paths.ts), a bad `--kb` is the operator's error, and a checkout
+ * no worker holds is said.
  */
-import path from 'node:path';
-import { checkoutId, knownCheckoutId } from '../../kb/checkout-id.js';
-import { findCheckout } from '../../kb/checkout.js';
+import type { Client } from '@temporalio/client';
+import { carried, checkoutAt, checkoutHere, checkoutQueue, findCheckout, HostPlaces, recordNamed, type HeldCheckout } from '../../checkout/index.js';
 import { KbError } from '../../kb/errors.js';
-import { recordCheckout } from '../../kb/known-checkouts.js';
-import { ignoreMachineLocal } from '../../kb/machine-local.js';
+import { runnable, workingOn } from './command-line.js';
 import { UserError } from './errors.js';
-import { workingOn } from './command-line.js';
+import { queuePolled, TASK_QUEUE_TYPE } from './preflight.js';
+import { knowCheckout } from './render-paths.js';
 
-/** The checkout's ID for a command that may still be refused: nothing is written until it opens the checkout for work. */
-export function checkoutIdAt(root: string): Promise<string> {
-  return knownCheckoutId(root);
-}
+/** Every checkout this command has named, so what it prints shows their paths. */
+const known = new HostPlaces();
 
-/**
- * Records where a checkout this command names is on this host, so `--kb <its ID>` (as the Web UI's
- * commands name it) finds it here; written only when the record changes. A failure to write it (a
- * read-only home) leaves the command as it was, and says nothing: only `--kb <ID>` needs it.
- */
-export async function recordNamed(id: string, root: string): Promise<void> {
-  await recordCheckout(id, root).catch(() => undefined);
-}
-
-/** Opens the checkout for runs and returns its ID: only once the command is going to do work. */
-export async function openCheckout(root: string): Promise<string> {
-  const ignored = await ignoreMachineLocal(root);
-  if (ignored && ignored.added.length > 0) {
-    const file = path.relative(root, ignored.file) || ignored.file;
-    process.stderr.write(`added ${ignored.added.join(' ')} to ${file}: machine-local run state and review results, never committed\n`);
-  }
-  const id = await checkoutId(root);
-  await recordNamed(id, root);
-  return id;
+/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts); this host records where it is. */
+async function remember(checkout: HeldCheckout): Promise<HeldCheckout> {
+  if (known.holds(checkout.id)) return checkout;
+  known.add(checkout);
+  knowCheckout(checkout.id, checkout);
+  await recordNamed(checkout.id, checkout.root);
+  return checkout;
 }
 
 /**
@@ -48,5 +33,44 @@ export function checkoutRootOf(kb: string | undefined): string {
   } catch (error) {
     if (error instanceof KbError) throw new UserError(error.message);
     throw error;
+  }
+}
+
+/** Names the checkout `--kb` or the current directory is in, when there is one, so what this command prints shows its paths. */
+export async function knowCheckoutHere(kb: string | undefined): Promise<void> {
+  const checkout = await checkoutHere(kb);
+  if (checkout !== undefined) await remember(checkout);
+}
+
+/** The places of the checkout at `root`, known to this command from now on. */
+export async function checkoutPlaces(root: string): Promise<HostPlaces> {
+  const places = new HostPlaces();
+  places.add(await remember(await checkoutAt(root)));
+  return places;
+}
+
+/** A value as workflow data carries it from the checkout at `root` (`carried`), which this command names. */
+export async function portable<T>(value: T, root: string): Promise<T> {
+  return carried(value, await remember(await checkoutAt(root)));
+}
+
+/**
+ * A value for what a person reads in the Web UI (static details): this host's paths of every checkout
+ * this command named, and of the package, written from their tokens — to be shown as words there.
+ */
+export function tokensOf<T>(value: T): T {
+  return known.toPortable(value);
+}
+
+/**
+ * Says on stderr when no worker polls the checkout's task queue: the run's checkout work waits in the
+ * queue until a worker holding the checkout starts, which is easy to mistake for a hang.
+ */
+export async function warnUnheld(client: Client, root: string): Promise<void> {
+  const queue = checkoutQueue((await remember(await checkoutAt(root))).id);
+  if ((await queuePolled(client, queue, TASK_QUEUE_TYPE.activity)) === false) {
+    process.stderr.write(
+      `no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`${runnable(`commonplace worker --kb ${root}`)}\`\n`,
+    );
   }
 }

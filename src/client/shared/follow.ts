@@ -12,7 +12,7 @@ import { rootMessage, UserError } from './errors.js';
 import { failureMessage, transient, type Transient } from './run-errors.js';
 import { printJson } from './json-output.js';
 import { runnable } from './command-line.js';
-import { shown } from './places.js';
+import { rendered as shown } from './render-paths.js';
 import { settledAtCap } from './spend.js';
 import { ProgressLine, resumesBySelf, waitingLine } from './follow-lines.js';
 

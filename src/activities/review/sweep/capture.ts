@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Finding } from '../../../kb/findings.js';
 import type { CapturedUnit, Grouping, SweepUnit } from '../../../review/sweep-types.js';
-import { STATE_ROOT } from '../../../places.js';
+import { STATE_ROOT } from '../../../checkout/index.js';
 import { reviewPrompt } from '../prompt.js';
 import { answerDigest, findAnswer } from './answers.js';
 import { readNoteTools } from './cache-prefix.js';

@@ -2,7 +2,7 @@
 import { sha256 } from '../../../fs/digest.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findCheckout } from '../../../kb/checkout.js';
+import { findCheckout } from '../../../checkout/index.js';
 import { packetPath, parsePacket, type PacketRecord } from '../../../review/edit/packet.js';
 import { readRunRecord, runDirOf } from '../../../review/edit/runs.js';
 import { UserError } from '../../shared/errors.js';

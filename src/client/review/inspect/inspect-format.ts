@@ -3,7 +3,7 @@ import path from 'node:path';
 import { routingLines } from '../../../activities/review/sweep/routing.js';
 import type { Finding } from '../../../kb/findings.js';
 import { spendLine, tokensLine } from '../../../runs/spend.js';
-import { shown } from '../../shared/places.js';
+import { rendered as shown } from '../../shared/render-paths.js';
 import { stopLines } from '../../shared/stop-format.js';
 import type { Inspected, LaunchRecord } from './inspect-record.js';
 import { describeCachePrefixes } from '../../../harness/prompt-cache.js';

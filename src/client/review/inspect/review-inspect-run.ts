@@ -1,7 +1,7 @@
 /** `review inspect RUN`: state live while open, else from the run directory; launches only from the histories (said when the server is away). */
-import { findCheckout } from '../../../kb/checkout.js';
+import { findCheckout } from '../../../checkout/index.js';
 import { printJson } from '../../shared/json-output.js';
-import { checkoutPlaces } from '../../shared/places.js';
+import { checkoutPlaces } from '../../shared/checkout.js';
 import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
 import { locate } from './inspect-files.js';
 import { formatInspected } from './inspect-format.js';

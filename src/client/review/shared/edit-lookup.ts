@@ -1,7 +1,7 @@
 /** Finding an editing run by its run ID (its directory's run.json) or its workflow ID, for the commands that act on one. */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
-import { findCheckout } from '../../../kb/checkout.js';
+import { findCheckout } from '../../../checkout/index.js';
 import { editKindOf } from '../../../runs/workflow-ids.js';
 import { readRunRecord, runDirOf } from '../../../review/edit/runs.js';
 import type { EditKind } from '../../../review/edit/types.js';

@@ -6,7 +6,7 @@
 import { memoInWords } from '../../../place-words.js';
 import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sha256 } from '../../../fs/digest.js';
-import { checkoutRoot as checkoutPlace, isPlace } from '../../../places.js';
+import { checkoutRoot as checkoutPlace, isPlace } from '../../../checkout/index.js';
 import { ReviewError } from '../../../review/errors.js';
 import { selectPairs } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
@@ -18,7 +18,7 @@ import { UserError } from '../../shared/errors.js';
 import { follow, type RunOutcome } from '../../shared/follow.js';
 import { checkSweepLaunches } from '../../shared/input-checks.js';
 import { printJson } from '../../shared/json-output.js';
-import { portable, warnUnheld } from '../../shared/places.js';
+import { portable, warnUnheld } from '../../shared/checkout.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { nextStep } from '../../shared/stop-format.js';
 import { formatStop, sweepFormat } from './sweep-format.js';

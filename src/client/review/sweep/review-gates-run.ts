@@ -5,14 +5,14 @@ import { z } from 'zod';
 import type { SweepInput } from '../../../review/sweep-types.js';
 import type { gateSweep } from '../../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../../search-attributes.js';
-import { checkoutIdOf } from '../../../places.js';
-import { checkoutIdAt, checkoutRootOf, openCheckout } from '../../shared/checkout.js';
+import { checkoutIdOf, knownCheckoutId, openCheckout } from '../../../checkout/index.js';
+import { checkoutPlaces, checkoutRootOf, knowCheckoutHere } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
 import { maxCostOption, parseOptions } from '../../shared/options.js';
-import { checkoutPlaces, knowCheckoutHere, shown } from '../../shared/places.js';
+import { rendered as shown } from '../../shared/render-paths.js';
 import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
 import { describeCommand, runnable } from '../../shared/command-line.js';
@@ -54,7 +54,7 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   if (options.estimate) return printEstimate(await sweepEstimate(input), options.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
-  const checkout = await checkoutIdAt(input.checkout);
+  const checkout = await knownCheckoutId(input.checkout);
   const runId = sweepRunId(input, checkout, client.options.namespace);
   const others = (await openSweeps(client, checkout)).filter((sweep) => sweep.workflowId !== sweepWorkflowId(runId));
   if (others.length > 0) {

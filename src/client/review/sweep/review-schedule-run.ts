@@ -4,12 +4,13 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import type { SweepInput } from '../../../review/sweep-types.js';
 import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep } from '../../../workflows/gate-sweep.js';
-import { openCheckout } from '../../shared/checkout.js';
+import { openCheckout } from '../../../checkout/index.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { rootMessage, UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
-import { knowCheckoutHere, portable, shown, warnUnheld } from '../../shared/places.js';
+import { knowCheckoutHere, portable, warnUnheld } from '../../shared/checkout.js';
+import { rendered as shown } from '../../shared/render-paths.js';
 import { OVERLAP_POLICIES } from './sweep-options.js';
 import { parseSweepCommand, type SweepCommandOptions } from './sweep-request.js';
 import { checkSweepInput, sweepDetails, sweepIdentity } from '../shared/sweep-start.js';

@@ -1,7 +1,7 @@
 /** The action of `review status`: freshness from the files alone, as text or the `review-status` JSON shape. */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { findCheckout } from '../../../kb/checkout.js';
+import { findCheckout } from '../../../checkout/index.js';
 import { KbError } from '../../../kb/errors.js';
 import type { Finding } from '../../../kb/findings.js';
 import { commandSelections } from '../../../review/criteria.js';

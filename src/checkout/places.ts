@@ -10,14 +10,20 @@
  * - `<package>/…`      — inside the installed commonplace package (the fake harness, the CLI itself).
  *
  * A worker turns tokens into its own absolute paths as an activity starts and its own paths back into
- * tokens as the activity returns or fails (src/held-checkouts.ts), so no absolute host path enters a
+ * tokens as the activity returns or fails (`HostPlaces`, ./index.ts), so no absolute host path enters a
  * history. An activity whose input names a checkout (its checkout or worktrees root) runs on that
  * checkout's task queue, where only workers that hold the checkout poll (src/workflows/interceptors.ts);
  * an activity that names none runs on the shared queue, on any worker.
  *
- * Pure string code (no Node built-ins), so workflow code can route by it.
+ * Pure string code (no Node built-ins): the one part of src/checkout/ workflow code imports, to route by it.
  */
-import { TASK_QUEUE } from './search-attributes.js';
+import { TASK_QUEUE } from '../search-attributes.js';
+
+/** A checkout ID: eight hex digits, derived once from the checkout's real path (./index.ts). */
+export const CHECKOUT_ID = /^[0-9a-f]{8}$/;
+
+/** Whether `text` has the form of a checkout ID. */
+export const looksLikeCheckoutId = (text: string) => CHECKOUT_ID.test(text);
 
 /** The checkout's root as workflow data names it. */
 export const checkoutRoot = (id: string): string => `<checkout:${id}>`;
@@ -53,13 +59,6 @@ export function checkoutOfPath(value: string): string | undefined {
 /** The first checkout a value's path strings are written from, searched depth first. */
 function checkoutIn(value: unknown): string | undefined {
   if (typeof value === 'string') return value.startsWith('<') ? checkoutOfPath(value) : undefined;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = checkoutIn(item);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
   if (value === null || typeof value !== 'object') return undefined;
   for (const item of Object.values(value)) {
     const found = checkoutIn(item);
