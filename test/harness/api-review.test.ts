@@ -1,20 +1,17 @@
 // The parts of the model-API executors that are plain functions: the limit headers' reset, the
 // structured answer's check, and the review file it becomes.
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { resetFromHeaders } from '../../src/harness/executors/api-limits.js';
 import {
   answerTools,
-  apiFailure,
-  checkAnswer,
-  checkToolCalls,
   criterionToolName,
   MAX_FINDING_CHARS,
   MAX_FINDINGS,
-  resetFromHeaders,
   reviewAnswerSchema,
   reviewRequest,
-  reviewText,
   type ReviewRequest,
-} from '../../src/harness/executors/api-review.js';
+} from '../../src/harness/executors/api-request.js';
+import { apiFailure, checkAnswer, checkToolCalls, reviewText } from '../../src/harness/executors/api-review.js';
 import { literalAnswer } from '../helpers/model-apis/replies.js';
 import { checkBundle, checkResultLine } from '../../src/review/result-line.js';
 

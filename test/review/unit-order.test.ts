@@ -8,7 +8,7 @@ import { noteToolLists, planCachePrefixes } from '../../src/activities/review/sw
 import { prepareSweep } from '../../src/activities/review/sweep/prepare.js';
 import { batchFile } from '../../src/activities/review/sweep/run-dir.js';
 import { orderForCache, planUnits, type PlannedPair } from '../../src/activities/review/sweep/units.js';
-import { requestParts } from '../../src/harness/executors/api-review.js';
+import { requestParts } from '../../src/harness/executors/api-request.js';
 import type { Profile } from '../../src/harness/profiles.js';
 import { cachePrefixReport, describeCachePrefixes } from '../../src/harness/prompt-cache.js';
 import { packageRoot } from '../../src/paths.js';

@@ -4,7 +4,7 @@
  * cancel it. One module per provider (`anthropic-batches.ts`, `openai-batches.ts`); the clients are
  * built as the live executors build theirs (the profile's base URL and key, the SDK's retries off).
  */
-import type { ReviewRequest } from '../executors/api-review.js';
+import type { ReviewRequest } from '../executors/api-request.js';
 import type { Profile } from '../profiles.js';
 import type { TokenUsage } from '../report.js';
 import type { BatchCounts } from './batch-contract.js';

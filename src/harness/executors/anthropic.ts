@@ -3,16 +3,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
 import { anthropicSdk } from '../sdks.js';
-import {
-  answerReview,
-  answerTools,
-  defaultMaxOutputTokens,
-  requestParts,
-  reviewInstruction,
-  toolCallsOf,
-  type ReviewApi,
-  type ReviewRequest,
-} from './api-review.js';
+import { answerTools, defaultMaxOutputTokens, requestParts, reviewInstruction, type ReviewRequest } from './api-request.js';
+import { answerReview, toolCallsOf, type ReviewApi } from './api-review.js';
 
 /** The Messages request of one review, live or in a Message Batch: shared part first, with its cache breakpoint. */
 export function messageParams(profile: Profile, request: ReviewRequest): Anthropic.MessageCreateParamsNonStreaming {

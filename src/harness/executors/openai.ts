@@ -4,16 +4,15 @@ import type { ApiExecutor } from '../executor.js';
 import type { Profile } from '../profiles.js';
 import { openaiSdk } from '../sdks.js';
 import {
-  answerReview,
   defaultMaxOutputTokens,
   promptCacheKey,
   RECORD_REVIEW,
   requestParts,
   reviewAnswerSchema,
   reviewInstruction,
-  type ReviewApi,
   type ReviewRequest,
-} from './api-review.js';
+} from './api-request.js';
+import { answerReview, type ReviewApi } from './api-review.js';
 
 /** The Responses request of one review, live or in a batch's JSONL: the instruction, then the shared part, steered by the cache key (OpenAI caches a prefix by itself from 1,024 tokens). */
 export function responseParams(profile: Profile, request: ReviewRequest): OpenAI.Responses.ResponseCreateParamsNonStreaming {

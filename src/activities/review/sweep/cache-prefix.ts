@@ -8,7 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { sha256 } from '../../../fs/digest.js';
-import { cachedPrefixTokens, sharedPartOf, type ToolCriterion } from '../../../harness/executors/api-review.js';
+import { cachedPrefixTokens, sharedPartOf, type ToolCriterion } from '../../../harness/executors/api-request.js';
 import type { HarnessName, Profile } from '../../../harness/profiles.js';
 import { cachePrefixReport, estimateTokens, minimumCacheableTokens, type CachePrefixReport } from '../../../harness/prompt-cache.js';
 import type { CachePrefix } from '../../../harness/prompt-cache.js';

@@ -25,7 +25,8 @@ import type {
 } from '../../../harness/batches/batch-contract.js';
 import { providerBatchesFor, type BatchOutcome } from '../../../harness/batches/index.js';
 import { emptyBatchCounts } from '../../../harness/batches/provider.js';
-import { reviewRequest, writeReview } from '../../../harness/executors/api-review.js';
+import { reviewRequest } from '../../../harness/executors/api-request.js';
+import { writeReview } from '../../../harness/executors/api-review.js';
 import type { LaunchExitDetails, LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { Profile } from '../../../harness/profiles.js';
 import { batchLaunchCost } from '../../../harness/prices.js';

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cachedPrefixTokens, outcomesOf, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-review.js';
+import { cachedPrefixTokens, outcomesOf, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-request.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import {
