@@ -19,7 +19,7 @@ const checkout = await corpusCopy();
 const dir = await scratch();
 const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
 const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
-const pairs = await selectPairs(checkout);
+const pairs = await selectPairs(checkout, { criteria: ['gates'] });
 const input: SweepInput = {
   checkout,
   runId: 'GS-corpus-sweep',
@@ -39,7 +39,7 @@ const summary = await worker.runUntil(env.client.workflow.execute(gateSweep, { t
 const seconds = (performance.now() - started) / 1000;
 const lengths: number[] = [];
 for await (const execution of env.client.workflow.list({ query: 'WorkflowId STARTS_WITH "gates/GS-corpus-sweep"' })) lengths.push(execution.historyLength);
-const fresh = (await selectPairs(checkout)).filter((pair) => pair.status === 'fresh').length;
+const fresh = (await selectPairs(checkout, { criteria: ['gates'] })).filter((pair) => pair.status === 'fresh').length;
 console.log(
   `corpus sweep: ${pairs.length} pairs, ${summary.counts.written.pass} results written, ${fresh} fresh after, ${summary.units} launches, ` +
     `${lengths.length} workflow runs, longest history ${Math.max(...lengths)} events, ${seconds.toFixed(0)} s (${(pairs.length / seconds).toFixed(1)} pairs/s)`,

@@ -36,7 +36,7 @@ async function history(runId: string): Promise<{ bytes: number; events: number; 
 
 async function measure(route: string): Promise<void> {
   const checkout = await corpusCopy();
-  const all = await selectPairs(checkout, {});
+  const all = await selectPairs(checkout, { criteria: ['gates'] });
   const notes = [...new Set(all.map((pair) => pair.note))].sort().slice(0, notesWanted);
   const dir = await scratch();
   const api = route.startsWith('openai') ? 'openai' : 'anthropic';

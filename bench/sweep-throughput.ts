@@ -78,7 +78,7 @@ async function sweep(route: Route, runId: string, notes: string[], concurrency: 
 
 async function measure(route: Route, concurrency: number): Promise<void> {
   const checkout = route.input.checkout;
-  const pairs = (await selectPairs(checkout, { notes: route.notes.slice(1) })).filter((pair) => pair.status !== 'fresh').length;
+  const pairs = (await selectPairs(checkout, { notes: route.notes.slice(1), criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh').length;
   const { child: worker } = await startWorkerProcess(env, checkout, route.workerEnv);
   const tag = `${route.name.replace(/\W+/g, '-')}-${concurrency}-${Date.now().toString(36)}`;
   await sweep(route, `GS-warm-${tag}`, route.notes.slice(0, 1), concurrency);
@@ -102,7 +102,7 @@ async function measure(route: Route, concurrency: number): Promise<void> {
 
 /** Notes of the corpus in name order, every applicable gate of each: about 40 pairs a note. */
 async function notesOf(checkout: string, count: number): Promise<string[]> {
-  const all = await selectPairs(checkout, {});
+  const all = await selectPairs(checkout, { criteria: ['gates'] });
   return [...new Set(all.map((pair) => pair.note))].sort().slice(0, count + 1);
 }
 

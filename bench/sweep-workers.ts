@@ -31,7 +31,7 @@ const dir = await scratch();
 const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', delayMs: launchMs }] }]);
 const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } });
 const notes = await someNotes(noteCount);
-const pairs = (await selectPairs(checkout, { notes, gates })).length;
+const pairs = (await selectPairs(checkout, { notes, gates, criteria: ['gates'] })).length;
 const concurrency = 2 * launches;
 console.log(
   `sweep workers: ${pairs} pairs (${noteCount} notes × ${gates.join(' ')}), pair grouping, concurrency ${concurrency}, ` +

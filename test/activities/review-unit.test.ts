@@ -46,7 +46,7 @@ function stubRequest(during: () => Promise<void> = async () => undefined) {
 async function oneUnit(): Promise<{ checkout: string; input: ReviewUnitInput; result: string }> {
   const checkout = await corpusCopy();
   const [note] = await someNotes(1);
-  const pair = (await selectPairs(checkout, { notes: [note!] }))[0]!;
+  const pair = (await selectPairs(checkout, { notes: [note!], criteria: ['gates'] }))[0]!;
   const runId = 'GS-review-unit';
   const guard = await sweepGuardBaseline({ checkout, runId, name: 'batch-1' });
   // The profiles the run prepared, as prepareSweep writes them: the activity is handed the name.

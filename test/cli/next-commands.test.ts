@@ -27,7 +27,7 @@ test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: i
   const checkout = await corpusCopy();
   const notes = await someNotes(2);
   const gates = 'frontmatter/*';
-  const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+  const pairs = await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] });
   expect(pairs.length).toBeGreaterThan(3);
   const elsewhere = await scratch();
   const dir = await scratch();

@@ -74,7 +74,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     'a %s sweep of the example KB goes as one provider batch, every pair fresh and valid, priced at the batch discount',
     async (grouping) => {
       const setup = await setUp(api, reply.review('warn', ['The description restates the title; say what the note adds.']));
-      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
       const summary = await completedSweep(setup, setup.input(grouping));
       expect(summary.status).toBe('completed');
       expect(summary.counts.written.warn).toBe(before.length);
@@ -260,7 +260,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     expect(setup.standIn.batches.list).toHaveLength(2);
     expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
     expect(sentTwice(setup.standIn)).toEqual([]);
-    expect((await selectPairs(setup.checkout, { notes: input.notes, gates: input.gates })).map((pair) => pair.status)).toEqual(['fresh']);
+    expect((await selectPairs(setup.checkout, { notes: input.notes, gates: input.gates, criteria: ['gates'] })).map((pair) => pair.status)).toEqual(['fresh']);
   });
 });
 
@@ -284,7 +284,7 @@ test("an anthropic pair sweep on Sonnet 4.5 with --batch sends its note-first pa
   const profiles = parse(await readFile(input.profilesFile!, 'utf8')) as { profiles: Record<string, { model: string }> };
   profiles.profiles[input.profile]!.model = 'claude-sonnet-4-5';
   await writeFile(input.profilesFile!, stringify(profiles));
-  const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+  const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
   const summary = await completedSweep(setup, input);
   expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length } } });
   expect(liveRequests(setup.standIn)).toEqual([]);

@@ -9,7 +9,7 @@ import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { criterionToolName } from '../../src/harness/executors/api-request.js';
+import { criterionToolName } from '../../src/harness/executors/api-review.js';
 import { launchCost } from '../../src/harness/prices.js';
 import { quotaAccount } from '../../src/runs/quota.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
@@ -161,7 +161,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     'a %s sweep of the example KB completes with exactly one request per unit, every pair fresh and valid, cache tokens counted',
     async (grouping) => {
       const setup = await apiSweep(api, reply.review('warn', ['The description restates the title; say what the note adds.']));
-      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
       expect(before.length).toBeGreaterThan(6);
       const summary = await completedSweep(setup, setup.input(grouping));
       expect(summary.status).toBe('completed');
@@ -169,7 +169,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
       expect(summary.counts.written.warn).toBe(before.length);
       expect(agentRequests(setup.standIn)).toHaveLength(summary.units);
       if (grouping === 'bundle') expect(summary.units).toBeLessThan(before.length);
-      expect((await selectPairs(setup.checkout, { notes: exampleNotes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+      expect((await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
       // validate of the KB (its state under kb/reports is not a validated note) is clean afterwards.
       const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
       expect(validated.results.length).toBeGreaterThan(3);
@@ -214,7 +214,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     'a %s sweep at a stand-in that fills the answer schema literally completes: the smallest answer the schema allows reviews every criterion once',
     async (grouping) => {
       const setup = await apiSweep(api, reply.literalReview());
-      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+      const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
       const summary = await completedSweep(setup, setup.input(grouping));
       expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length, warn: 0, fail: 0, report: 0 } } });
       // One request per unit: no answer was refused and asked again.
@@ -340,7 +340,7 @@ describe.each(['anthropic', 'openai'] as const)('the %s executor', (api) => {
     const input = { ...setup.input('pair'), notes: [note], gates: ['sentence/stock-phrases'] };
     const summary = await completedSweep(setup, input);
     expect(summary.counts.written).toEqual({ pass: 0, warn: 1, fail: 0, report: 0 });
-    const [pair] = await selectPairs(setup.checkout, { notes: [note], gates: ['sentence/stock-phrases'] });
+    const [pair] = await selectPairs(setup.checkout, { notes: [note], gates: ['sentence/stock-phrases'], criteria: ['gates'] });
     const result = await readFile(join(setup.checkout, pair!.resultPath), 'utf8');
     expect(result).toMatch(/\noutcome: warn\n/);
     expect(result).toMatch(/\n- Result: fail\n- ## sentence\/stock-phrases\n\nResult: warn\n$/);
@@ -354,7 +354,7 @@ describe("the anthropic executor's note-first pairs", () => {
     const setup = await apiSweep('anthropic', reply.review('pass'));
     // The twin profile (Sonnet 4.5, a 1,024-token minimum): a note with its tools reaches it, a short gate does not.
     const input = { ...setup.input('pair'), profile: `${setup.profile}-twin` };
-    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates });
+    const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
     const summary = await completedSweep(setup, input);
     expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length } } });
     const requests = agentRequests(setup.standIn);

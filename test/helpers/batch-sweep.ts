@@ -74,7 +74,9 @@ export const sentTwice = (standIn: StandIn) => [...standIn.batches.submitted].fi
 
 /** The swept notes' pairs that are not fresh, and the KB files validate fails. */
 export async function staleAndInvalid(setup: BatchSweep, notes: string[] = exampleNotes): Promise<{ stale: string[]; invalid: string[] }> {
-  const stale = (await selectPairs(setup.checkout, { notes, gates })).filter((pair) => pair.status !== 'fresh').map((pair) => pair.resultPath);
+  const stale = (await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] }))
+    .filter((pair) => pair.status !== 'fresh')
+    .map((pair) => pair.resultPath);
   const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
   return { stale, invalid: validated.results.filter((file) => file.findings.some((finding) => finding.severity === 'fail')).map((file) => file.file) };
 }

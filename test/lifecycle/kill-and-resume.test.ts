@@ -221,7 +221,7 @@ test.concurrent(
       }),
     );
     const notes = await someNotes(2);
-    const pairs = (await selectPairs(checkout, { notes })).length;
+    const pairs = (await selectPairs(checkout, { notes, criteria: ['gates'] })).length;
     const concurrency = 6;
     const runId = uniqueId('GS-API').replace(/\//g, '-');
     const input: SweepInput = {

@@ -97,7 +97,7 @@ async function sweepBase(route: Route) {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const notes = await someNotes(2);
-  const pairs = await selectPairs(checkout, { notes, gates: GATES });
+  const pairs = await selectPairs(checkout, { notes, gates: GATES, criteria: ['gates'] });
   return { route, checkout, dir, notes, pairs };
 }
 
@@ -256,7 +256,9 @@ async function stopOf(handle: WorkflowHandle): Promise<Stop> {
 
 /** The selected pairs without their result file. */
 async function withoutResult(sweep: MatrixSweep): Promise<string[]> {
-  return (await selectPairs(sweep.checkout, { notes: sweep.notes, gates: GATES })).filter((pair) => pair.status !== 'fresh').map((pair) => pair.resultPath);
+  return (await selectPairs(sweep.checkout, { notes: sweep.notes, gates: GATES, criteria: ['gates'] }))
+    .filter((pair) => pair.status !== 'fresh')
+    .map((pair) => pair.resultPath);
 }
 
 /** Whether the first run of the sweep's first batch continued as new (read from the histories). */

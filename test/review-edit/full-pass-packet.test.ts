@@ -159,7 +159,7 @@ describe('approval of a full pass waiting on its manifest', () => {
     expect(refused.stderr).toMatch(message);
     expect(refused.stderr).toMatch(/nothing was approved/);
     expect(await noteText(waiting.checkout)).toBe(waiting.start);
-    expect((await selectPairs(waiting.checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
+    expect((await selectPairs(waiting.checkout, { notes: [NOTE], criteria: ['gates'] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
     const still = await waiting.fullPass();
     expect(still.exitCode).toBe(2);
     expect(still.stdout).toContain(`key: ${waiting.key}`);
@@ -187,7 +187,7 @@ describe('approval of a full pass waiting on its manifest', () => {
       /to keep the note as it is now: run `node \S+ review run full-pass kb\/notes\/agent-is-a-tool-loop\.md --kb \S+ --address \S+( --namespace \S+)?`/,
     );
     expect(await noteText(waiting.checkout)).toBe(hand);
-    expect((await selectPairs(waiting.checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
+    expect((await selectPairs(waiting.checkout, { notes: [NOTE], criteria: ['gates'] })).filter((pair) => pair.status === 'fresh')).toEqual([]);
     expect(await readFile(join(waiting.checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none')).toBe('none');
     expect(await readFile(join(waiting.dir, 'publication.journal.jsonl'), 'utf8').catch(() => 'none')).toBe('none');
 

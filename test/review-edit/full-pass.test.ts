@@ -29,7 +29,7 @@ describe('commonplace review run full-pass', () => {
     // One bundle per lens, the critique, the editor: and nothing else.
     const jobs = (await launches(ledger)).map((launch) => launch.job).sort();
     expect(jobs).toEqual([...lenses.map(() => 'gate-review'), 'gate-review', 'edit'].sort());
-    const pairs = await selectPairs(checkout, { notes: [NOTE] });
+    const pairs = await selectPairs(checkout, { notes: [NOTE], criteria: ['gates'] });
     expect(pairs).toHaveLength(gates.length);
     expect(pairs.every((pair) => pair.status === 'fresh')).toBe(true);
     const critique = await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION);
@@ -122,7 +122,7 @@ describe('commonplace review run full-pass', () => {
       statusAtStop = described.typedSearchAttributes.get(CommonplaceStatus);
       staticDetails = await described.staticDetails();
       noteAtStop = await noteText(checkout);
-      freshAtStop = (await selectPairs(checkout, { notes: [NOTE] })).filter((pair) => pair.status === 'fresh');
+      freshAtStop = (await selectPairs(checkout, { notes: [NOTE], criteria: ['gates'] })).filter((pair) => pair.status === 'fresh');
       packetAtStop = await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8').catch(() => 'none');
       finalText = await readFile(join(dir, 'artifact', 'final.md'), 'utf8');
       finalDiff = await readFile(join(dir, 'artifact', 'final.diff'), 'utf8');
@@ -139,7 +139,7 @@ describe('commonplace review run full-pass', () => {
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { event: string });
-      pairs = await selectPairs(checkout, { notes: [NOTE] });
+      pairs = await selectPairs(checkout, { notes: [NOTE], criteria: ['gates'] });
       critiqueOk = (await readResultFile(checkout, NOTE, CRITIQUE_INSTRUCTION)).ok;
       packet = parsePacket(await readFile(join(checkout, packetPath(NOTE, 'full-pass')), 'utf8'));
       atEnd = await launches(ledger);

@@ -119,7 +119,7 @@ export async function launches(ledger: string): Promise<(LedgerEntry & { job: st
 
 /** The gate lenses and the gates that apply to a note (what a full pass bundles). */
 export async function gatesOf(checkout: string, note = NOTE): Promise<{ gates: string[]; lenses: string[] }> {
-  const pairs = await selectPairs(checkout, { notes: [note] });
+  const pairs = await selectPairs(checkout, { notes: [note], criteria: ['gates'] });
   return { gates: pairs.map((pair) => pair.criterion), lenses: [...new Set(pairs.map((pair) => pair.lens!))] };
 }
 

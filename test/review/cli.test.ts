@@ -17,7 +17,7 @@ async function status(args: string[], cwd: string) {
 async function mixedMini(): Promise<string> {
   const root = await copyToTemp(miniFixture);
   await mkdir(path.join(root, '.git'));
-  await writeResults(root, await selectPairs(root));
+  await writeResults(root, await selectPairs(root, { criteria: ['gates'] }));
   await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('Some prose', 'Some other prose'));
   await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', (text) => text.replace('Read the body.', 'Read the whole body.'));
   await rm(path.join(root, resultPath('kb/notes/claim.md', 'structural/meta-gate')));

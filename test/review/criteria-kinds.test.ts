@@ -49,9 +49,9 @@ describe('type specs and COLLECTION.md files as criteria', () => {
     expect(pair?.resultPath).toBe('kb/reports/state/review/results/notes/claim.md/kb/types/note.md.md');
   });
 
-  test('without a kind list, status pairs gates only, as callers recorded before the other kinds did', async () => {
+  test('with gates alone as the kind list, status pairs gates only', async () => {
     const root = await miniWithCollections();
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.pairs.every((pair) => pair.kind === 'gate')).toBe(true);
     expect(status.counts.byKind.type.pairs + status.counts.byKind.collection.pairs).toBe(0);
   });

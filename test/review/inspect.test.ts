@@ -28,7 +28,7 @@ describe('review inspect of a closed sweep with one problem pair', () => {
   beforeAll(async () => {
     checkout = await corpusCopy();
     [note] = (await someNotes(1)) as [string];
-    spent = (await selectPairs(checkout, { notes: [note], gates: [gates] }))[0]!.criterion;
+    spent = (await selectPairs(checkout, { notes: [note], gates: [gates], criteria: ['gates'] }))[0]!.criterion;
     // The spent pair's answer never passes the check: its attempt budget is spent, and it is the sweep's problem.
     const { scenario, ledger } = await fakeScenario(await scratch(), [
       { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },

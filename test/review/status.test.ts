@@ -6,7 +6,8 @@ import { ReviewError } from '../../src/review/errors.js';
 import { noteHash, criterionHash } from '../../src/review/hash.js';
 import { RESULTS_DIR, resultPath } from '../../src/review/paths.js';
 import { formatResultFile, writeResultFile } from '../../src/review/result-file.js';
-import { findOrphans, pruneOrphans, reviewStatus, selectPairs, type PairStatus, type ReviewStatus } from '../../src/review/status.js';
+import { findOrphans, reviewStatus, selectPairs, type PairStatus, type ReviewStatus } from '../../src/review/status.js';
+import { pruneOrphans } from '../../src/review/prune.js';
 import { copyToTemp, corpusFixture, edit, miniFixture, recordFor, removeTemps, writeResults } from './helpers.js';
 
 afterAll(removeTemps);
@@ -22,14 +23,14 @@ const notFresh = (status: ReviewStatus): Record<string, string> =>
 /** A fresh copy of the mini KB with a result for every pair, written by the real writer. */
 async function freshMini(): Promise<string> {
   const root = await copyToTemp(miniFixture);
-  await writeResults(root, await selectPairs(root));
+  await writeResults(root, await selectPairs(root, { criteria: ['gates'] }));
   return root;
 }
 
 describe('pairs and applicability on the small KB', () => {
   let status: ReviewStatus;
   beforeAll(async () => {
-    status = await reviewStatus(await copyToTemp(miniFixture));
+    status = await reviewStatus(await copyToTemp(miniFixture), { criteria: ['gates'] });
   });
 
   test('selects the 17 applicable pairs of 3 reviewable notes × 7 gates, all missing before any review', () => {
@@ -83,7 +84,7 @@ describe('pairs and applicability on the small KB', () => {
     [{ notes: ['kb/notes/*.md'] }, 11],
     [{ notes: ['kb/notes/**'], gates: ['frontmatter/*'] }, 4],
   ])('the selection %j holds %i pairs', async (options, pairs) => {
-    expect((await reviewStatus(status.checkoutRoot, options)).counts.pairs).toBe(pairs);
+    expect((await reviewStatus(status.checkoutRoot, { ...options, criteria: ['gates'] })).counts.pairs).toBe(pairs);
   });
 
   test.each([
@@ -92,7 +93,7 @@ describe('pairs and applicability on the small KB', () => {
     [{ notes: ['kb/notes/text.md'] }, 'kb/notes/text.md: it is plain text (no frontmatter)'],
     [{ gates: ['prose/*', 'nolens/*'] }, 'nolens/*: matches no gate; gates are {lens}/{name} with lenses frontmatter, prose, semantic, structural'],
   ])('a pattern that matches nothing is bad input: %j', async (options, message) => {
-    const attempt = reviewStatus(status.checkoutRoot, options);
+    const attempt = reviewStatus(status.checkoutRoot, { ...options, criteria: ['gates'] });
     await expect(attempt).rejects.toThrow(ReviewError);
     await expect(attempt).rejects.toThrow(message);
   });
@@ -122,7 +123,7 @@ describe('gate problems on the small KB', () => {
   ])('%s refuses the gate with a located problem, and keeps its results as neither pairs nor orphans', async (_name, change, line, message) => {
     const root = await freshMini();
     await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', change);
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     const problem = status.problems.find((candidate) => candidate.rule === 'gate-invalid');
     expect(problem).toMatchObject({ file: 'kb/instructions/review-gates/prose/body-gate.md', severity: 'fail' });
     if (line !== undefined) expect(problem?.line).toBe(line);
@@ -133,7 +134,7 @@ describe('gate problems on the small KB', () => {
 
 describe('freshness on the small KB', () => {
   test('with a result for every pair, every pair is fresh', async () => {
-    const status = await reviewStatus(await freshMini());
+    const status = await reviewStatus(await freshMini(), { criteria: ['gates'] });
     expect(status.counts).toMatchObject({ pairs: 17, fresh: 17, stale: 0, missing: 0, malformed: 0, orphans: 0, strays: 0, outside: 0 });
     expect(status.pairs[0]?.result).toMatchObject({ outcome: 'pass', profile: 'fake', model: 'fake-model' });
   });
@@ -141,13 +142,13 @@ describe('freshness on the small KB', () => {
   test('a whitespace-only edit of a note leaves every pair fresh', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/plain-note.md', (text) => `${text.replace(/\n/g, '  \r\n').replace('# Plain note', '#  Plain  note')}\n\n\n`);
-    expect(notFresh(await reviewStatus(root))).toEqual({});
+    expect(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).toEqual({});
   });
 
   test('a body edit stales exactly that note’s pairs whose criterion watches the body', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('Some prose', 'Some other prose'));
-    expect(notFresh(await reviewStatus(root))).toEqual({
+    expect(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).toEqual({
       'kb/notes/plain-note.md × prose/body-gate': 'stale(note)',
       'kb/notes/plain-note.md × structural/whole-gate': 'stale(note)',
       'kb/notes/plain-note.md × structural/bad-watches': 'stale(note)',
@@ -157,7 +158,7 @@ describe('freshness on the small KB', () => {
   test('a description edit stales the pairs watching the description or the frontmatter', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/claim.md', (text) => text.replace('A claim note of the fixture', 'A claim-bearing note of the fixture'));
-    expect(notFresh(await reviewStatus(root))).toEqual({
+    expect(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).toEqual({
       'kb/notes/claim.md × frontmatter/description-gate': 'stale(note)',
       'kb/notes/claim.md × structural/meta-gate': 'stale(note)',
       'kb/notes/claim.md × structural/whole-gate': 'stale(note)',
@@ -168,7 +169,7 @@ describe('freshness on the small KB', () => {
   test('a title edit stales the pairs watching the title or the body', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/claim.md', (text) => text.replace('# Freshness is a pure function', '# Freshness is a total function'));
-    expect(Object.keys(notFresh(await reviewStatus(root))).sort()).toEqual([
+    expect(Object.keys(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).sort()).toEqual([
       'kb/notes/claim.md × frontmatter/description-gate',
       'kb/notes/claim.md × frontmatter/title-gate',
       'kb/notes/claim.md × prose/body-gate',
@@ -180,7 +181,7 @@ describe('freshness on the small KB', () => {
   test('a gate edit stales exactly that gate’s pairs, as criterion changed', async () => {
     const root = await freshMini();
     await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', (text) => text.replace('Read the body.', 'Read the whole body.'));
-    expect(notFresh(await reviewStatus(root))).toEqual({
+    expect(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).toEqual({
       'kb/notes/claim.md × prose/body-gate': 'stale(criterion)',
       'kb/notes/definitions/term.md × prose/body-gate': 'stale(criterion)',
       'kb/notes/plain-note.md × prose/body-gate': 'stale(criterion)',
@@ -191,7 +192,7 @@ describe('freshness on the small KB', () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('Some prose', 'Some other prose'));
     await edit(root, 'kb/instructions/review-gates/prose/body-gate.md', (text) => text.replace('Read the body.', 'Read the whole body.'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(notFresh(status)).toMatchObject({
       'kb/notes/plain-note.md × prose/body-gate': 'stale(both)',
       'kb/notes/claim.md × prose/body-gate': 'stale(criterion)',
@@ -203,14 +204,14 @@ describe('freshness on the small KB', () => {
   test('a deleted result makes its pair missing', async () => {
     const root = await freshMini();
     await rm(path.join(root, resultPath('kb/notes/claim.md', 'frontmatter/title-gate')));
-    expect(notFresh(await reviewStatus(root))).toEqual({ 'kb/notes/claim.md × frontmatter/title-gate': 'missing' });
+    expect(notFresh(await reviewStatus(root, { criteria: ['gates'] }))).toEqual({ 'kb/notes/claim.md × frontmatter/title-gate': 'missing' });
   });
 
   test('a malformed result is its own status, never fresh, with the findings that refuse it', async () => {
     const root = await freshMini();
     const where = resultPath('kb/notes/claim.md', 'prose/body-gate');
     await edit(root, where, (text) => text.replace(/^outcome: pass$/m, 'outcome: fine'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(notFresh(status)).toEqual({ 'kb/notes/claim.md × prose/body-gate': 'malformed' });
     expect(status.pairs.find((pair) => pair.resultPath === where)?.findings).toEqual([
       expect.objectContaining({ file: where, rule: 'result-outcome', line: 6 }),
@@ -220,9 +221,9 @@ describe('freshness on the small KB', () => {
 
   test('a gate result recording the outcome `report` is malformed: gates are verdict criteria', async () => {
     const root = await freshMini();
-    const pair = (await selectPairs(root, { gates: ['prose/body-gate'], notes: ['kb/notes/claim.md'] }))[0] as PairStatus;
+    const pair = (await selectPairs(root, { gates: ['prose/body-gate'], notes: ['kb/notes/claim.md'], criteria: ['gates'] }))[0] as PairStatus;
     await writeResultFile(root, recordFor(pair, { outcome: 'report' }), { fsync: false });
-    const judged = (await selectPairs(root)).find((candidate) => candidate.resultPath === pair.resultPath);
+    const judged = (await selectPairs(root, { criteria: ['gates'] })).find((candidate) => candidate.resultPath === pair.resultPath);
     expect(judged).toMatchObject({ status: 'malformed', findings: [expect.objectContaining({ rule: 'result-outcome' })] });
   });
 });
@@ -231,7 +232,7 @@ describe('orphans on the small KB', () => {
   test('a deleted note makes its results orphans (note gone), and pruning deletes them and their emptied directories', async () => {
     const root = await freshMini();
     await rm(path.join(root, 'kb/notes/definitions/term.md'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.counts).toMatchObject({ pairs: 11, fresh: 11, orphans: 6 });
     expect(status.orphans.every((orphan) => orphan.reason === 'note-gone' && orphan.note === 'kb/notes/definitions/term.md')).toBe(true);
     expect(status.orphans[0]?.detail).toBe('note kb/notes/definitions/term.md does not exist');
@@ -242,13 +243,13 @@ describe('orphans on the small KB', () => {
     expect(report.removedDirs).toContain(`${RESULTS_DIR}/notes/definitions`);
     expect(report.removedDirs).toContain(`${RESULTS_DIR}/notes/definitions/term.md`);
     expect(await readdir(path.join(root, RESULTS_DIR, 'notes'))).toEqual(['claim.md', 'plain-note.md']);
-    expect((await reviewStatus(root)).counts).toMatchObject({ orphans: 0, fresh: 11 });
+    expect((await reviewStatus(root, { criteria: ['gates'] })).counts).toMatchObject({ orphans: 0, fresh: 11 });
   });
 
   test('a deleted gate makes its results orphans (criterion gone)', async () => {
     const root = await freshMini();
     await rm(path.join(root, 'kb/instructions/review-gates/prose/body-gate.md'));
-    const orphans = await findOrphans(root);
+    const orphans = await findOrphans(root, { criteria: ['gates'] });
     expect(orphans.map((orphan) => [orphan.reason, orphan.note, orphan.criterion])).toEqual([
       ['criterion-gone', 'kb/notes/claim.md', 'prose/body-gate'],
       ['criterion-gone', 'kb/notes/definitions/term.md', 'prose/body-gate'],
@@ -260,7 +261,7 @@ describe('orphans on the small KB', () => {
   test('a removed trait makes the gate’s result an orphan (not applicable)', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/claim.md', (text) => text.replace('traits: [title-as-claim]', 'traits: []'));
-    const orphans = await findOrphans(root);
+    const orphans = await findOrphans(root, { criteria: ['gates'] });
     expect(orphans).toEqual([
       expect.objectContaining({
         reason: 'not-applicable',
@@ -273,7 +274,7 @@ describe('orphans on the small KB', () => {
   test('a note that lost its type is no longer reviewable, so its results are orphans (not applicable)', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('type: kb/types/note.md\n', ''));
-    const orphans = await findOrphans(root);
+    const orphans = await findOrphans(root, { criteria: ['gates'] });
     expect(orphans).toHaveLength(5);
     expect(orphans[0]?.detail).toBe('note kb/notes/plain-note.md is not reviewable: it has no `type:`');
   });
@@ -281,7 +282,7 @@ describe('orphans on the small KB', () => {
   test('a note whose frontmatter breaks keeps its results: not orphans, and a problem to fix', async () => {
     const root = await freshMini();
     await edit(root, 'kb/notes/plain-note.md', (text) => text.replace('traits: []', 'traits: [unclosed'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.orphans).toEqual([]);
     expect(status.counts).toMatchObject({ pairs: 12, outside: 5 });
     expect(status.problems).toContainEqual(expect.objectContaining({ file: 'kb/notes/plain-note.md', rule: 'note-unreadable' }));
@@ -295,9 +296,9 @@ describe('orphans on the small KB', () => {
       { ...recordFor({ ...critique, noteSha256: 'b'.repeat(64), criterionSha256: 'c'.repeat(64), reportCriterion: true } as PairStatus) },
       { fsync: false },
     );
-    expect((await reviewStatus(root)).counts).toMatchObject({ orphans: 0, outside: 1, fresh: 17 });
+    expect((await reviewStatus(root, { criteria: ['gates'] })).counts).toMatchObject({ orphans: 0, outside: 1, fresh: 17 });
     await rm(path.join(root, critique.criterion));
-    expect(await findOrphans(root)).toEqual([
+    expect(await findOrphans(root, { criteria: ['gates'] })).toEqual([
       expect.objectContaining({ ...critique, reason: 'criterion-gone', resultPath: resultPath(critique.note, critique.criterion) }),
     ]);
   });
@@ -308,7 +309,7 @@ describe('orphans on the small KB', () => {
     await mkdir(strayDir, { recursive: true });
     await writeFile(path.join(strayDir, 'x.md'), 'not a result\n');
     await writeFile(path.join(root, RESULTS_DIR, 'notes', 'notes.txt'), 'scratch\n');
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.strays.map((stray) => [stray.path, stray.findings[0]?.rule])).toEqual([
       [`${RESULTS_DIR}/notes/gone.md/prose/x.md`, 'result-frontmatter'],
       [`${RESULTS_DIR}/notes/notes.txt`, 'result-path'],
@@ -319,7 +320,7 @@ describe('orphans on the small KB', () => {
   test('pruning keeps an orphan that changed after it was found', async () => {
     const root = await freshMini();
     await rm(path.join(root, 'kb/notes/definitions/term.md'));
-    const orphans = await findOrphans(root);
+    const orphans = await findOrphans(root, { criteria: ['gates'] });
     const changed = orphans[0]?.resultPath as string;
     await edit(root, changed, (text) => text.replace('Reviewed', 'Re-reviewed'));
     const report = await pruneOrphans(root, orphans);
@@ -330,8 +331,8 @@ describe('orphans on the small KB', () => {
   test('orphans are limited to the selection when patterns are given', async () => {
     const root = await freshMini();
     await rm(path.join(root, 'kb/notes/definitions/term.md'));
-    expect(await findOrphans(root, { gates: ['prose/*'] })).toHaveLength(1);
-    expect(await findOrphans(root, { notes: ['kb/notes/claim.md'] })).toEqual([]);
+    expect(await findOrphans(root, { gates: ['prose/*'], criteria: ['gates'] })).toHaveLength(1);
+    expect(await findOrphans(root, { notes: ['kb/notes/claim.md'], criteria: ['gates'] })).toEqual([]);
   });
 });
 
@@ -349,9 +350,9 @@ describe('the shared corpus', () => {
 
   beforeAll(async () => {
     root = await copyToTemp(corpusFixture, 'commonplace-review-corpus-');
-    const pairs = await selectPairs(root);
+    const pairs = await selectPairs(root, { criteria: ['gates'] });
     await writeResults(root, pairs);
-    full = await reviewStatus(root);
+    full = await reviewStatus(root, { criteria: ['gates'] });
   }, 120_000);
 
   test(`has ${PAIRS} applicable pairs: 359 notes × 42 gates after requires_trait and requires_type`, async () => {
@@ -388,7 +389,7 @@ describe('the shared corpus', () => {
 
   test('editing one note’s body stales exactly its body-watching pairs, as note changed', async () => {
     await edit(root, NOTE, (text) => text.replace(/\n([A-Z][a-z]+) /, '\n$1 really '));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     const expected = full.pairs.filter((pair) => pair.note === NOTE && pair.watches.includes('body')).map(key);
     expect(expected.length).toBeGreaterThan(30);
     expect(Object.keys(notFresh(status)).sort()).toEqual(expected.sort());
@@ -400,7 +401,7 @@ describe('the shared corpus', () => {
 
   test('editing one gate stales exactly that gate’s pairs, as criterion changed (both where the note changed too)', async () => {
     await edit(root, 'kb/instructions/review-gates/prose/source-residue.md', (text) => text.replace('## Test', '## Test\n\nRead slowly.'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.counts).toMatchObject({ staleCriterion: 358, staleBoth: 1 });
     expect(status.pairs.filter((pair) => pair.staleBecause === 'criterion').every((pair) => pair.criterion === 'prose/source-residue')).toBe(true);
     expect(status.pairs.find((pair) => key(pair) === `${NOTE} × prose/source-residue`)?.staleBecause).toBe('both');
@@ -409,13 +410,13 @@ describe('the shared corpus', () => {
   test('deleting a result makes exactly that pair missing, and deleting a note makes its results orphans', async () => {
     await rm(path.join(root, resultPath('kb/notes/agent-memory-README.md', 'prose/pseudo-formalism')));
     await rm(path.join(root, 'kb/notes/agent-memory-README.md'));
-    const status = await reviewStatus(root);
+    const status = await reviewStatus(root, { criteria: ['gates'] });
     expect(status.counts.missing).toBe(0);
     expect(status.counts.pairs).toBe(PAIRS - 34);
     expect(status.orphans).toHaveLength(33);
     expect(new Set(status.orphans.map((orphan) => orphan.reason))).toEqual(new Set(['note-gone']));
     await rm(path.join(root, resultPath('kb/notes/links-README.md', 'prose/pseudo-formalism')));
-    const links = await reviewStatus(root, { notes: ['kb/notes/links-README.md'] });
+    const links = await reviewStatus(root, { notes: ['kb/notes/links-README.md'], criteria: ['gates'] });
     expect(notFresh(links)).toEqual({
       'kb/notes/links-README.md × prose/pseudo-formalism': 'missing',
       'kb/notes/links-README.md × prose/source-residue': 'stale(criterion)',

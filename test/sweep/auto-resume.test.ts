@@ -39,7 +39,7 @@ test('a scheduled sweep that hits a usage limit with a known reset time waits fo
   expect(summary.status).toBe('completed');
   expect(summary.runId).toBe(workflowId.replace(/^gates\//, ''));
   expect(summary.counts.written.pass).toBe(1);
-  expect((await selectPairs(checkout, { notes, gates: input.gates }))[0]?.status).toBe('fresh');
+  expect((await selectPairs(checkout, { notes, gates: input.gates, criteria: ['gates'] }))[0]?.status).toBe('fresh');
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(2);
 
   const events = (await env().client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];

@@ -37,7 +37,7 @@ describe('a sweep whose profile declares calibrated-routes', () => {
       fake: { harness: 'fake', timeout: '1m', attempts: 3, 'calibrated-routes': { reference: 'fake:pair', 'min-kappa': 0.7, candidates: ['fake-cheap:pair'] } },
       'fake-cheap': { harness: 'fake', timeout: '1m', attempts: 2 },
     });
-    const applicable = await selectPairs(checkout, { notes, gates });
+    const applicable = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
     pairs = applicable.length;
     criteria = [...new Set(applicable.map((pair) => pair.criterion))].sort();
     if (criteria.length < 3) throw new Error(`the corpus notes ${notes.join(', ')} apply only ${criteria.join(', ')}`);
@@ -76,7 +76,7 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     )) as SweepSummary;
     routing = JSON.parse(await readFile(routingFile(join(checkout, 'kb/reports/state/review/runs', runId)), 'utf8')) as SweepRouting;
     profileOf = new Map();
-    for (const pair of await selectPairs(checkout, { notes, gates })) {
+    for (const pair of await selectPairs(checkout, { notes, gates, criteria: ['gates'] })) {
       const parsed = parseResultFile(await readFile(join(checkout, pair.resultPath), 'utf8'), pair.resultPath);
       if (!parsed.ok) throw new Error(`${pair.resultPath}: ${JSON.stringify(parsed)}`);
       profileOf.set(`${pair.note} ${pair.criterion}`, parsed.record.profile);

@@ -27,10 +27,10 @@ describe('a gate-review worker that writes a new file under kb/notes/', () => {
       ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', GATE, '--notes', notes[0]!],
       cliEnv,
     );
-    freshAtStop = (await selectPairs(checkout, { notes, gates: [GATE] })).filter((pair) => pair.status === 'fresh').length;
+    freshAtStop = (await selectPairs(checkout, { notes, gates: [GATE], criteria: ['gates'] })).filter((pair) => pair.status === 'fresh').length;
     const run = /(GS-[0-9a-f]{8}-[0-9a-f]{10})/.exec(String(stopped.stdout) + String(stopped.stderr))?.[1] ?? 'no run shown';
     acknowledged = await runCli(['review', 'acknowledge', run], cliEnv);
-    freshAfter = (await selectPairs(checkout, { notes, gates: [GATE] })).every((pair) => pair.status === 'fresh');
+    freshAfter = (await selectPairs(checkout, { notes, gates: [GATE], criteria: ['gates'] })).every((pair) => pair.status === 'fresh');
     launches = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
   });
 

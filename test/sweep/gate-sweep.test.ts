@@ -58,7 +58,8 @@ async function sweep(setup: Sweep, extra: Partial<SweepInput> = {}): Promise<Swe
 }
 
 const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start');
-const stale = async (checkout: string, notes: string[]) => (await selectPairs(checkout, { notes, gates })).filter((pair) => pair.status !== 'fresh');
+const stale = async (checkout: string, notes: string[]) =>
+  (await selectPairs(checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh');
 
 describe('the gate sweep', () => {
   describe('sweeps of three notes, with edits and a deletion between them', () => {
@@ -81,7 +82,7 @@ describe('the gate sweep', () => {
     beforeAll(async () => {
       notes = await someNotes(3);
       const setup = await sweepSetup([{ attempts: [{ review: 'pass' }] }], notes);
-      applicable = await selectPairs(setup.checkout, { notes, gates });
+      applicable = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
 
       first = await sweep(setup);
       startsAfterFirst = (await starts(setup.ledger)).length;
@@ -105,7 +106,7 @@ describe('the gate sweep', () => {
       staleAfterFourth = await stale(setup.checkout, notes);
 
       await rm(join(setup.checkout, notes[0]!));
-      orphans = await findOrphans(setup.checkout);
+      orphans = await findOrphans(setup.checkout, { criteria: ['gates'] });
     });
 
     test('before any sweep, every applicable pair is missing', () => {
@@ -185,7 +186,7 @@ describe('the gate sweep', () => {
     });
     expect(stopped.stops[0]).toMatchObject({ kind: 'checkout-changed', paths: [notes[0]] });
     expect(summary.status).toBe('completed');
-    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
     expect(pairs.find((pair) => pair.criterion === 'sentence/framing-mismatch')?.status).toBe('fresh');
   });
 
@@ -212,7 +213,7 @@ describe('the gate sweep', () => {
   test('a bundle missing one gate re-asks only that gate', async () => {
     const notes = await someNotes(1);
     const setup = await sweepSetup([{ attempts: [{ review: 'pass', skip: ['frontmatter/description-discrimination'] }, { review: 'fail' }] }], notes);
-    const pairs = await selectPairs(setup.checkout, { notes, gates: ['frontmatter/*'] });
+    const pairs = await selectPairs(setup.checkout, { notes, gates: ['frontmatter/*'], criteria: ['gates'] });
     expect(pairs.length).toBeGreaterThan(1);
     const summary = await sweep(setup, { gates: ['frontmatter/*'], grouping: 'bundle' });
     expect(summary.counts.launches).toBe(2);
@@ -232,7 +233,7 @@ describe('the gate sweep', () => {
       [{ match: 'criterion = sentence/framing-mismatch', attempts: [bad, bad, { review: 'fail' }] }, { attempts: [{ review: 'pass' }] }],
       notes,
     );
-    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
     const summary = await sweep(setup);
     expect(summary.counts.problems).toBe(1);
     expect(summary.problems).toEqual([
@@ -271,7 +272,7 @@ describe('the gate sweep', () => {
       ],
       notes,
     );
-    const pairs = await selectPairs(setup.checkout, { notes, gates });
+    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
     const runId = uniqueId('GS').replace(/\//g, '-');
     await (
       await setup.worker()
@@ -284,7 +285,7 @@ describe('the gate sweep', () => {
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 60_000);
       expect(progress!.stops[0]).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });
-      const writtenAtStop = (await selectPairs(setup.checkout, { notes, gates })).filter((pair) => pair.status === 'fresh').length;
+      const writtenAtStop = (await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status === 'fresh').length;
       expect(writtenAtStop).toBeGreaterThan(0);
       expect(writtenAtStop).toBeLessThan(pairs.length);
       await handle.executeUpdate('resume');

@@ -26,7 +26,7 @@ describe('a sweep whose histories pass their budgets', () => {
     const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
     // One note's 41 pairs: with batches of 8 the sweep runs six batches, more than its budget holds.
     const notes = await someNotes(1);
-    pairs = (await selectPairs(checkout, { notes })).length;
+    pairs = (await selectPairs(checkout, { notes, criteria: ['gates'] })).length;
     const runId = uniqueId('GS-budget').replace(/\//g, '-');
     const input: SweepInput = {
       checkout,
@@ -46,7 +46,7 @@ describe('a sweep whose histories pass their budgets', () => {
     runs = [];
     for await (const execution of env().client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` }))
       runs.push({ workflowId: execution.workflowId, events: execution.historyLength });
-    fresh = (await selectPairs(checkout, { notes })).every((pair) => pair.status === 'fresh');
+    fresh = (await selectPairs(checkout, { notes, criteria: ['gates'] })).every((pair) => pair.status === 'fresh');
     return result;
   }
 

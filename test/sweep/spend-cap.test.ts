@@ -22,7 +22,7 @@ test('a sweep with --max-cost stops with spend-limit before passing it; a resume
   // Each launch reports $0.10. With two launches in flight, the sweep stops once a third would pass $0.25.
   const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', costUsd: 0.1, tokens: { input: 500, output: 40 } }] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
-  const pairs = await selectPairs(checkout, { notes, gates });
+  const pairs = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
   expect(pairs.length).toBeGreaterThan(3);
   const runId = uniqueId('GS').replace(/\//g, '-');
   const input: SweepInput = {
@@ -81,7 +81,7 @@ test("a sweep's running batch shows the run-wide spend: entering batch 2, its pr
   const paid = { review: 'pass' as const, costUsd: 0.1, tokens: { input: 500, output: 40 } };
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [paid, paid, paid, { ...paid, waitForFile: release }] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
-  const pairs = await selectPairs(checkout, { notes, gates });
+  const pairs = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
   const runId = uniqueId('GS').replace(/\//g, '-');
   const input: SweepInput = {
     checkout,

@@ -25,7 +25,7 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
   // An attempt with nothing scripted writes `fake output`: no result line, every time.
   const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, [{ attempts: [{}] }]);
   const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: ATTEMPTS } });
-  const pairs = await selectPairs(checkout, { notes, gates });
+  const pairs = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
   expect(pairs.length).toBeGreaterThan(BREAKER_UNITS + 2);
   const runId = uniqueId('GS').replace(/\//g, '-');
   const input: SweepInput = {
@@ -81,5 +81,5 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
     expect(summary.counts.written.pass).toBe(pairs.length);
     expect((await starts()) - launchedAtStop).toBe(pairs.length);
   });
-  expect((await selectPairs(checkout, { notes, gates })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+  expect((await selectPairs(checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
 });

@@ -172,7 +172,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
 
     test('completes, every pair fresh, each result written in the checkout from the launch accepted for it', async () => {
       expect(run.exitCode).toBe(0);
-      const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+      const pairs = await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] });
       expect(pairs).toHaveLength(20);
       expect(pairs.filter((pair) => pair.status !== 'fresh')).toEqual([]);
       for (const pair of pairs)
@@ -234,7 +234,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
 
     test('the sweep still completes, every pair fresh', async () => {
       expect(run.exitCode).toBe(0);
-      const pairs = await selectPairs(checkout, { notes, gates: [gates] });
+      const pairs = await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] });
       expect(pairs).toHaveLength(10);
       expect(pairs.filter((pair) => pair.status !== 'fresh')).toEqual([]);
     });
@@ -261,7 +261,7 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
       const accepts = acceptsPerUnit(activities);
       expect(accepts.size).toBe(10);
       expect([...accepts.values()].every((count) => count === 1)).toBe(true);
-      for (const pair of await selectPairs(checkout, { notes, gates: [gates] })) {
+      for (const pair of await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] })) {
         expect(await resultOf(checkout, pair)).toMatchObject({ run: runId, launch: acceptedLaunches(activities).get(`${pair.note} × ${pair.criterion}`) });
       }
     });

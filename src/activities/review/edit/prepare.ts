@@ -49,7 +49,7 @@ function literalPattern(file: string): string {
 async function fullPassUnits(checkout: string, note: string): Promise<{ units: ReviewUnit[]; criteria: { path: string; text: string }[] }> {
   let pairs;
   try {
-    pairs = await selectPairs(checkout, { notes: [literalPattern(note)] });
+    pairs = await selectPairs(checkout, { notes: [literalPattern(note)], criteria: ['gates'] });
   } catch (error) {
     throw badInput(`${note}: ${(error as Error).message}`);
   }

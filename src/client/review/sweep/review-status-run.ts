@@ -8,7 +8,8 @@ import { commandSelections } from '../../../review/criteria.js';
 import { ReviewError } from '../../../review/errors.js';
 import { RESULTS_DIR } from '../../../review/paths.js';
 import { STATUS_CACHE_FILE } from '../../../review/status-cache.js';
-import { pruneOrphans, reviewStatus, type Orphan, type PairStatus, type PruneReport, type ReviewStatus, type StrayFile } from '../../../review/status.js';
+import { pruneOrphans, type PruneReport } from '../../../review/prune.js';
+import { reviewStatus, type Orphan, type PairStatus, type ReviewStatus, type StrayFile } from '../../../review/status.js';
 import { UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
 
