@@ -1,6 +1,6 @@
 /**
  * Places as a person reads them where no host's paths apply (the Web UI, a client that does not hold
- * the checkout): the tokens of src/places.ts written as plain words.
+ * the checkout): the tokens of src/checkout/places.ts written as plain words.
  *
  * Pure string code without imports, so workflow code and the CLI's lightest modules can use it.
  */

@@ -66,7 +66,7 @@ export interface SweepOptions {
 }
 
 export interface SweepInput extends SweepOptions {
-  /** The KB checkout: `<checkout:ID>` (src/places.ts); a host path in runs begun before places. */
+  /** The KB checkout: `<checkout:ID>` (src/checkout/places.ts); a host path in runs begun before places. */
   checkout: string;
   /** Empty for a scheduled start: the run ID then comes from the workflow ID. */
   runId?: string;

@@ -61,7 +61,7 @@ export interface WebUiPlace {
 /**
  * A command as the Web UI's current details show it, to run as pasted from any directory: a
  * `commonplace …` command that takes `--kb` names the checkout by its ID (which `--kb` accepts on a host
- * that has the checkout on record: src/kb/known-checkouts.ts), and every `commonplace …` or `temporal …`
+ * that has the checkout on record: src/checkout/), and every `commonplace …` or `temporal …`
  * command names the address its starter named and a namespace other than `default`; a note after it
  * becomes a shell comment. The binary is the linked `commonplace` (README: `npm link` once): a workflow
  * knows no host's paths.

@@ -1,7 +1,7 @@
 /**
  * Routes each activity to where its files are: an activity whose input names a checkout (its
  * `<checkout:ID>` or `<worktrees:ID>` root) is scheduled on that checkout's task queue, which only
- * workers holding the checkout poll; any other activity stays on the shared queue (src/places.ts).
+ * workers holding the checkout poll; any other activity stays on the shared queue (src/checkout/places.ts).
  *
  * Keeps the compatibility boundary (src/release.ts, docs/upgrading.md): a run begun on a release older
  * than the oldest this release runs fails its workflow task with one line naming the way out (the run

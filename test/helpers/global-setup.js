@@ -5,7 +5,7 @@
 // (test/helpers/dev-servers.js; the global teardown stops them), and the third-party packages of many small
 // modules bundled one file each for the test files (test/helpers/dependency-bundles.js). The test bundle alone
 // carries the scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use. The host's
-// record of named checkouts (src/kb/known-checkouts.ts) goes to a fresh XDG_STATE_HOME, never the real home.
+// record of named checkouts (src/checkout/) goes to a fresh XDG_STATE_HOME, never the real home.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * A host's record of the checkouts it has named (src/kb/known-checkouts.ts), and `--kb` given a
+ * A host's record of the checkouts it has named (src/checkout/), and `--kb` given a
  * checkout ID: the root on record is used once the checkout there still has that ID.
  */
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';

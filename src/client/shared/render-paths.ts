@@ -1,5 +1,5 @@
 /**
- * The renderer of place tokens (src/places.ts) as this machine's paths, or plain words where it has none. Light on
+ * The renderer of place tokens (src/checkout/places.ts) as this machine's paths, or plain words where it has none. Light on
  * purpose (no SDK): errors.ts prints through it.
  */
 import { PLACE_PATTERN, placeWords } from '../../place-words.js';
@@ -10,7 +10,7 @@ interface KnownCheckout {
   worktrees: string;
 }
 
-/** The checkouts this command named (src/client/shared/places.ts tells them), by checkout ID. */
+/** The checkouts this command named (src/client/shared/checkout.ts tells them), by checkout ID. */
 const checkouts = new Map<string, KnownCheckout>();
 
 /** A checkout this command named: its tokens print as its paths here. */

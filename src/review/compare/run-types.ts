@@ -26,7 +26,7 @@ export interface CompareOptions {
 }
 
 export interface CompareInput extends CompareOptions {
-  /** The KB checkout: `<checkout:ID>` (src/places.ts). */
+  /** The KB checkout: `<checkout:ID>` (src/checkout/places.ts). */
   checkout: string;
   runId: string;
   profilesFile?: string;
