@@ -1,19 +1,11 @@
 /**
- * The project's own metrics, defined once: name, kind, unit, meaning and the labels each carries.
- * Workflows record them through `metricMeter` from `@temporalio/workflow` (the SDK drops a record made
- * while a workflow replays, so a worker restart or a replay never counts twice), activities through
- * `Context.current().metricMeter`; the worker's Prometheus endpoint (`--metrics`) serves them beside
- * the SDK's own runtime metrics. docs/observability.md says what each answers.
- *
- * Labels are bounded: executor, profile, model, account, outcome and kind names come from the
- * profiles file and closed sets; no run ID, launch ID, workflow ID or note path is ever a label. Label
- * names are snake_case like the SDK's own (`task_queue`, `workflow_type`), and none repeats one the SDK
- * adds; counters are named with `_total`.
- *
- * PURE MODULE: types and pure functions only (the meter is handed in); workflows import it.
+ * The project's own metrics, defined once. Workflows record through `@temporalio/workflow`'s `metricMeter` (which drops
+ * records made in replay), activities through `Context.current().metricMeter`. docs/observability.md says what each answers.
+ * Labels are bounded (no run, launch or workflow ID, no note path), snake_case like the SDK's, and none repeats one the
+ * SDK adds. PURE MODULE: workflows import it.
  */
 import type { MetricMeter, MetricTags } from '@temporalio/common';
-import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
+import type { AskOutcome, BilledTry, LaunchResult, TokenUsage } from '../harness/launch-contract.js';
 import { launchCost } from '../harness/prices.js';
 import { opensAt as gateOpensAt, type QuotaState } from '../runs/quota.js';
 import type { Stop } from '../runs/stop.js';
@@ -122,11 +114,7 @@ export const METRICS = {
 
 export type MetricKey = keyof typeof METRICS;
 
-/**
- * The SDK's runtime metrics the dashboard and the alert rules read, as a worker serves them once it has
- * run a workflow and an activity (latencies in milliseconds, the exporter's default). The SDK serves more
- * (failures appear with the first failure); docs/observability.md lists these.
- */
+/** The SDK's runtime metrics the dashboard and alert rules read, served once a worker has run a workflow and an activity (latencies in ms). */
 export const SDK_METRICS: readonly Pick<MetricDefinition, 'name' | 'kind'>[] = [
   { name: 'temporal_activity_schedule_to_start_latency', kind: 'histogram' },
   { name: 'temporal_workflow_task_schedule_to_start_latency', kind: 'histogram' },
@@ -169,90 +157,58 @@ function tags<K extends MetricKey>(_key: K, values: LabelsOf<K>): MetricTags {
 export const createdName = (definition: Pick<MetricDefinition, 'name' | 'kind'>): string =>
   definition.kind === 'counter' ? definition.name.replace(/_total$/, '') : definition.name;
 
-function counter(meter: MetricMeter, key: MetricKey) {
-  const definition = METRICS[key];
-  return meter.createCounter(createdName(definition), definition.unit || undefined, definition.description);
+const counter = (meter: MetricMeter, key: MetricKey) =>
+  meter.createCounter(createdName(METRICS[key]), METRICS[key].unit || undefined, METRICS[key].description);
+const histogram = (meter: MetricMeter, key: MetricKey) =>
+  meter.createHistogram(METRICS[key].name, METRICS[key].valueType, METRICS[key].unit || undefined, METRICS[key].description);
+const gauge = (meter: MetricMeter, key: MetricKey) =>
+  meter.createGauge(METRICS[key].name, METRICS[key].valueType, METRICS[key].unit || undefined, METRICS[key].description);
+
+type Profile = { name: string; harness: string; model?: string };
+
+/** The tokens and dollars one billed request (or a provider batch's sum) spent; `costUsd` null when unpriced. */
+function recordSpend(meter: MetricMeter, profile: Profile, model: string, tokens: Record<string, number | undefined>, costUsd: number | null): void {
+  for (const [kind, count] of Object.entries(tokens)) {
+    if (count !== undefined && count > 0)
+      counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor: profile.harness, profile: profile.name, model, kind }));
+  }
+  if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
 }
 
-function histogram(meter: MetricMeter, key: MetricKey) {
-  const definition = METRICS[key];
-  return meter.createHistogram(definition.name, definition.valueType, definition.unit || undefined, definition.description);
-}
-
-function gauge(meter: MetricMeter, key: MetricKey) {
-  const definition = METRICS[key];
-  return meter.createGauge(definition.name, definition.valueType, definition.unit || undefined, definition.description);
-}
-
-/** What a launch's outcome is called in the `outcome` label. */
-export type LaunchOutcomeLabel = AskOutcome['status'];
+const usageTokens = (usage: TokenUsage | null) => ({
+  input: usage?.inputTokens,
+  output: usage?.outputTokens,
+  cache_read: usage?.cacheReadTokens,
+  cache_write: usage?.cacheWriteTokens,
+});
 
 /** Records one ask that launched: its outcome, and for a launch that ran to an end its duration, tokens and cost. */
-export function recordLaunch(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, outcome: AskOutcome, account?: string): void {
+export function recordLaunch(meter: MetricMeter, profile: Profile, outcome: AskOutcome, account?: string): void {
   const result: LaunchResult | undefined = 'result' in outcome ? outcome.result : undefined;
   const executor = profile.harness;
-  const model = result?.model ?? profile.model ?? null;
-  counter(meter, 'launches').add(1, tags('launches', { executor, profile: profile.name, model: label(model), outcome: outcome.status }));
+  const model = label(result?.model ?? profile.model ?? null);
+  counter(meter, 'launches').add(1, tags('launches', { executor, profile: profile.name, model, outcome: outcome.status }));
   if (outcome.status === 'usage-limit') {
     counter(meter, 'usageLimits').add(1, tags('usageLimits', { executor, account: label(outcome.account ?? account ?? profile.name) }));
   }
   if (result === undefined) return;
   histogram(meter, 'launchDuration').record(result.durationMs / 1000, tags('launchDuration', { executor, profile: profile.name, outcome: outcome.status }));
-  const usage = result.usage;
-  if (usage !== null) {
-    const kinds: [string, number | undefined][] = [
-      ['input', usage.inputTokens],
-      ['output', usage.outputTokens],
-      ['cache_read', usage.cacheReadTokens],
-      ['cache_write', usage.cacheWriteTokens],
-    ];
-    for (const [kind, count] of kinds) {
-      if (count !== undefined && count > 0)
-        counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model: label(model), kind }));
-    }
-  }
-  const { costUsd } = launchCost(result);
-  if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model: label(model) }));
+  recordSpend(meter, profile, model, usageTokens(result.usage), launchCost(result).costUsd);
 }
 
-/** The tokens and cost of tries the provider billed besides a counted launch (relaunched after a malformed answer, or a failed launch's): spend counts every billed request. */
-export function recordBilled(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, billed: readonly BilledTry[]): void {
-  const executor = profile.harness;
-  for (const each of billed) {
-    const model = label(each.model ?? profile.model ?? null);
-    const usage = each.usage;
-    const kinds: [string, number | undefined][] = usage
-      ? [
-          ['input', usage.inputTokens],
-          ['output', usage.outputTokens],
-          ['cache_read', usage.cacheReadTokens],
-          ['cache_write', usage.cacheWriteTokens],
-        ]
-      : [];
-    for (const [kind, count] of kinds) {
-      if (count !== undefined && count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
-    }
-    const { costUsd } = launchCost(each);
-    if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
-  }
+/** Tries billed besides a counted launch (relaunched after a malformed answer, or a failed launch's): spend counts every billed request. */
+export function recordBilled(meter: MetricMeter, profile: Profile, billed: readonly BilledTry[]): void {
+  for (const each of billed) recordSpend(meter, profile, label(each.model ?? profile.model ?? null), usageTokens(each.usage), launchCost(each).costUsd);
 }
 
-/** A provider batch's collected results, as the launches, tokens and cost they were billed (one figure each, recorded once). */
-export function recordBilledTotals(meter: MetricMeter, profile: { name: string; harness: string; model?: string }, billed: SpendTotals): void {
+/** A provider batch's collected results, recorded once as the launches, tokens and cost they were billed. */
+export function recordBilledTotals(meter: MetricMeter, profile: Profile, billed: SpendTotals): void {
   if (billed.launches === 0) return;
-  const executor = profile.harness;
   const model = label(profile.model ?? null);
-  counter(meter, 'launches').add(billed.launches, tags('launches', { executor, profile: profile.name, model, outcome: 'completed' }));
+  counter(meter, 'launches').add(billed.launches, tags('launches', { executor: profile.harness, profile: profile.name, model, outcome: 'completed' }));
   const tokens = billed.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const kinds: [string, number][] = [
-    ['input', tokens.input],
-    ['output', tokens.output],
-    ['cache_read', tokens.cacheRead],
-    ['cache_write', tokens.cacheWrite],
-  ];
-  for (const [kind, count] of kinds)
-    if (count > 0) counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor, profile: profile.name, model, kind }));
-  if (billed.costUsd > 0) histogram(meter, 'cost').record(billed.costUsd, tags('cost', { profile: profile.name, model }));
+  const { input, output, cacheRead: cache_read, cacheWrite: cache_write } = tokens;
+  recordSpend(meter, profile, model, { input, output, cache_read, cache_write }, billed.costUsd > 0 ? billed.costUsd : null);
 }
 
 /** The `criterion_kind` label of a criterion ID, from its shape alone (gate IDs are `{lens}/{name}`, the others KB paths). */
@@ -273,10 +229,7 @@ export function recordStop(meter: MetricMeter, stop: Pick<Stop, 'kind' | 'dispos
   counter(meter, 'stops').add(1, tags('stops', { kind: stop.kind, disposition: stop.disposition }));
 }
 
-/**
- * Records a quota gate's state after a transition: the closed gauge and when it said it opens, and on
- * opening the seconds it was closed (from the closure's `since` to `now`).
- */
+/** Records a quota gate's state after a transition; on opening, the seconds it was closed (from the closure's `since` to `now`). */
 export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undefined, state: QuotaState, now: number): void {
   const account = { account: label(state.account) };
   gauge(meter, 'quotaGateClosed').set(state.status === 'open' ? 0 : 1, tags('quotaGateClosed', account));
@@ -296,11 +249,7 @@ export function recordSpendCap(meter: MetricMeter, spentUsd: number, capUsd: num
   gauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', {}));
 }
 
-/**
- * Sets how many provider batch requests are pending for one provider and profile: call it after a
- * batch is submitted (its request count) and after it is collected or cancelled (0), from the
- * workflow (`metricMeter` from `@temporalio/workflow`) or the activity that submits or collects.
- */
+/** Set after a batch is submitted (its request count) and after it is collected or cancelled (0). */
 export function recordBatchRequestsPending(meter: MetricMeter, provider: string, profile: string, pending: number): void {
   gauge(meter, 'batchRequestsPending').set(pending, tags('batchRequestsPending', { provider, profile }));
 }

@@ -1,8 +1,4 @@
-/**
- * Whether traces are on, decided by the standard OpenTelemetry variables only, and the tracing module
- * loaded when they are: with no OTLP endpoint set, nothing of OpenTelemetry is imported and the worker
- * and client run exactly as without it.
- */
+/** With no OTLP endpoint set, nothing of OpenTelemetry is imported: the worker and client run exactly as without it. */
 import type { Tracing } from './tracing.js';
 
 /** On when an OTLP endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT` or its traces-only form) and neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none` turns it off. */

@@ -1,9 +1,4 @@
-/**
- * Traces over OTLP/HTTP (JSON), configured by the standard OpenTelemetry variables: the SDK's
- * OpenTelemetry interceptors (client, workflow, activity spans, propagated through headers) and one
- * span per launch carrying the GenAI semantic-convention attributes. Loaded only when traces are on
- * (`tracing-switch.ts`).
- */
+/** OTLP traces: the SDK's OpenTelemetry interceptors and one GenAI-convention span per launch. Loaded only when traces are on (`tracing-switch.ts`). */
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { envDetectorSync, Resource } from '@opentelemetry/resources';
