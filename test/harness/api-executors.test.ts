@@ -9,7 +9,7 @@ import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { criterionToolName } from '../../src/harness/executors/api-review.js';
+import { criterionToolName } from '../../src/harness/executors/api-request.js';
 import { launchCost } from '../../src/harness/prices.js';
 import { quotaAccount } from '../../src/runs/quota.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
