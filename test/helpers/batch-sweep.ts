@@ -10,6 +10,7 @@ import type { Grouping, SweepInput } from '../../src/review/sweep-types.js';
 import { scratch } from './fake.js';
 import { announceCheckout } from './kb.js';
 import { startStandIn, type StandIn } from './model-apis/index.js';
+import { gatesCommand, type SweepFlags } from './sweep.js';
 import { uniqueId } from './temporal.js';
 
 export const KEY_ENV = 'COMMONPLACE_TEST_MODEL_API_KEY';
@@ -27,6 +28,8 @@ export interface BatchSweep {
   standIn: StandIn;
   dir: string;
   input: (grouping: Grouping) => SweepInput;
+  /** `review run gates --batch` over the notes on the stand-in's profile (`flags` over those), then `more`. */
+  command: (notes: string[], flags?: Partial<SweepFlags>, ...more: string[]) => string[];
 }
 
 let sweeps = 0;
@@ -63,7 +66,9 @@ export async function batchSweep(api: Api, ...replies: Parameters<StandIn['scrip
     profilesFile,
     batch: 'always',
   });
-  return { checkout, standIn, dir, input };
+  const command = (notes: string[], flags: Partial<SweepFlags> = {}, ...more: string[]) =>
+    gatesCommand({ kb: checkout, profile, profiles: profilesFile, gates, notes, ...flags }, '--batch', ...more);
+  return { checkout, standIn, dir, input, command };
 }
 
 /** Requests the stand-in answered live (not inside a batch). */

@@ -94,12 +94,12 @@ export interface FakeSweep {
   cliEnv(address: string): Record<string, string>;
   /** The launches started so far. */
   starts(): Promise<LedgerEntry[]>;
-  /** The sweep's pairs as they stand now. */
+  /** The sweep's gate pairs as they stand now. */
   pairs(): ReturnType<typeof selectPairs>;
 }
 
-/** The scenario's rules, or rules written for the sweep's notes and its release file. */
-type Rules = FakeRule[] | ((sweep: { notes: string[]; release: string }) => FakeRule[]);
+/** The scenario's rules, or rules written for the sweep's checkout, notes and release file. */
+type Rules = FakeRule[] | ((sweep: { checkout: string; notes: string[]; release: string }) => FakeRule[]);
 
 export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): Promise<FakeSweep> {
   const checkout = await corpusCopy();
@@ -107,7 +107,7 @@ export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): P
   const gates = options.gates ?? ['frontmatter/*'];
   const dir = await scratch();
   const release = join(dir, 'release');
-  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, typeof rules === 'function' ? rules({ notes, release }) : rules);
+  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, typeof rules === 'function' ? rules({ checkout, notes, release }) : rules);
   const profilesFile = await fakeProfilesFile(dir, options.profiles ?? { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
   return {
     checkout,

@@ -7,7 +7,7 @@
 // test/harness/api-batches.test.ts).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchSweep, exampleNotes, gates, KEY_ENV } from '../helpers/batch-sweep.js';
+import { batchSweep, exampleNotes, KEY_ENV } from '../helpers/batch-sweep.js';
 import { startCli } from '../helpers/cli.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { waitFor } from '../helpers/fake.js';
@@ -24,7 +24,7 @@ test('the worker shows every request of a held provider batch pending under its 
   const setup = await batchSweep('anthropic', reply.review('pass'));
   // The provider batch stays in progress until the test ends it.
   setup.standIn.batches.endAfterPolls = Infinity;
-  const { profile, profilesFile } = setup.input('pair');
+  const { profile } = setup.input('pair');
   const env = { TEMPORAL_ADDRESS: address(), [KEY_ENV]: 'stand-in-key' };
   const port = await freePort();
   const worker = watchedWorker(
@@ -47,25 +47,7 @@ test('the worker shows every request of a held provider batch pending under its 
     const seen: Sample[] = [];
 
     // Started, not awaited: it follows the sweep until the batch is collected, the poll after a durable timer (3 s here).
-    sweep = startCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        setup.checkout,
-        '--profile',
-        profile,
-        '--profiles',
-        profilesFile!,
-        ...gates.flatMap((gate) => ['--gates', gate]),
-        '--notes',
-        exampleNotes[0]!,
-        '--batch',
-        '--json',
-      ],
-      { env, timeout: 180_000 },
-    );
+    sweep = startCli(setup.command([exampleNotes[0]!], {}, '--json'), { env, timeout: 180_000 });
     let held = 0;
     await waitFor(
       'the gauge to show every request of the held provider batch pending',

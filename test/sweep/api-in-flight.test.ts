@@ -9,6 +9,7 @@ import { startCheckoutWorker, type WorkerProcess } from '../helpers/hosts.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { reply } from '../helpers/model-apis/index.js';
 import { useDevServer } from '../helpers/servers.js';
+import { gatesCommand } from '../helpers/sweep.js';
 
 const { address } = useDevServer();
 
@@ -22,26 +23,8 @@ test('a live model-API sweep at concurrency 8 holds 8 requests in flight on a wo
     worker = startCheckoutWorker(address(), { kb: [checkout], state: join(setup.dir, 'state'), maxLaunches: 2 });
     await worker.said(/^worker ready/m);
     const { profile, profilesFile } = setup.input('bundle');
-    const notes = await someNotes(10);
     const sweep = startCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        profile,
-        '--profiles',
-        profilesFile!,
-        '--gates',
-        'frontmatter/*',
-        ...notes.flatMap((note) => ['--notes', note]),
-        '--grouping',
-        'bundle',
-        '--concurrency',
-        '8',
-      ],
+      gatesCommand({ kb: checkout, profile, profiles: profilesFile, gates: 'frontmatter/*', notes: await someNotes(10), grouping: 'bundle', concurrency: 8 }),
       { env: { TEMPORAL_ADDRESS: address(), [KEY_ENV]: 'stand-in-key' } },
     );
     await waitFor('eight requests held at the stand-in at once', async () => held.held() === 8, 180_000);

@@ -1,9 +1,7 @@
 import { join } from 'node:path';
-import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep, sweepRunOf } from '../helpers/sweep.js';
 
 const { address } = useDevServerWithCliWorker();
 const GATE = 'frontmatter/description-discrimination';
@@ -16,22 +14,23 @@ describe('a gate-review worker that writes a new file under kb/notes/', () => {
   let freshAfter: boolean;
   let launches: number;
   beforeAll(async () => {
-    const checkout = await corpusCopy();
-    const notes = await someNotes(1);
-    const stray = join(checkout, 'kb', 'notes', 'written-by-a-reviewer.md');
-    const { scenario, ledger } = await fakeScenario(await scratch(), [
-      { attempts: [{ review: 'pass', writeOutside: { [stray]: 'a reviewer wrote this\n' } }, { review: 'pass' }] },
-    ]);
-    const cliEnv = { env: { TEMPORAL_ADDRESS: address() } };
-    stopped = await runCli(
-      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', GATE, '--notes', notes[0]!],
-      cliEnv,
+    const sweep = await fakeSweep(
+      ({ checkout }) => [
+        {
+          attempts: [
+            { review: 'pass', writeOutside: { [join(checkout, 'kb', 'notes', 'written-by-a-reviewer.md')]: 'a reviewer wrote this\n' } },
+            { review: 'pass' },
+          ],
+        },
+      ],
+      { gates: [GATE] },
     );
-    freshAtStop = (await selectPairs(checkout, { notes, gates: [GATE], criteria: ['gates'] })).filter((pair) => pair.status === 'fresh').length;
-    const run = /(GS-[0-9a-f]{8}-[0-9a-f]{10})/.exec(String(stopped.stdout) + String(stopped.stderr))?.[1] ?? 'no run shown';
-    acknowledged = await runCli(['review', 'acknowledge', run], cliEnv);
-    freshAfter = (await selectPairs(checkout, { notes, gates: [GATE], criteria: ['gates'] })).every((pair) => pair.status === 'fresh');
-    launches = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+    const cliEnv = { env: { TEMPORAL_ADDRESS: address() } };
+    stopped = await runCli(sweep.command(), cliEnv);
+    freshAtStop = (await sweep.pairs()).filter((pair) => pair.status === 'fresh').length;
+    acknowledged = await runCli(['review', 'acknowledge', sweepRunOf(stopped)], cliEnv);
+    freshAfter = (await sweep.pairs()).every((pair) => pair.status === 'fresh');
+    launches = (await sweep.starts()).length;
   });
 
   test('stops the sweep with checkout-changed (exit 2), naming the path, the launch, and the acknowledge command', () => {

@@ -4,7 +4,7 @@
 // times quicker (test/helpers/scaled-clock.ts), so the provider batch's 30 s poll timer takes 3 s; the shipped
 // interval is proved by test/harness/api-batches.test.ts.
 import { runCli } from '../helpers/cli.js';
-import { batchSweep, exampleNotes, gates, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
+import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { reply } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
@@ -15,27 +15,8 @@ const { address } = useDevServerWithCliWorker({ quickerClock: 10 });
 test("review run gates --batch asks the selection as one provider batch, follows it with the provider's counts and exits 0 with every pair fresh", async () => {
   const setup = await batchSweep('anthropic', reply.review('warn', ['The description restates the title.']));
   try {
-    const { input } = setup;
-    const { profile, profilesFile } = input('pair');
     const notes = [exampleNotes[0]!];
-    const run = await runCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        setup.checkout,
-        '--profile',
-        profile,
-        '--profiles',
-        profilesFile!,
-        ...gates.flatMap((gate) => ['--gates', gate]),
-        '--notes',
-        notes[0]!,
-        '--batch',
-      ],
-      { env: { TEMPORAL_ADDRESS: address() } },
-    );
+    const run = await runCli(setup.command(notes), { env: { TEMPORAL_ADDRESS: address() } });
     expect(run.exitCode).toBe(0);
     // While the batch waits, the follow line shows the provider's counts.
     expect(run.stderr).toMatch(/provider batch: \d+ processing, 0 succeeded, 0 errored, 0 expired/);
@@ -52,25 +33,8 @@ test("review run gates --batch asks the selection as one provider batch, follows
 test('the same review run gates --batch command started twice at once is one sweep: one provider batch, no request submitted twice', async () => {
   const setup = await batchSweep('openai', reply.review('warn', ['One sentence says two things.']));
   try {
-    const { profile, profilesFile } = setup.input('bundle');
     const notes = [exampleNotes[1]!];
-    const args = [
-      'review',
-      'run',
-      'gates',
-      '--kb',
-      setup.checkout,
-      '--profile',
-      profile,
-      '--profiles',
-      profilesFile!,
-      '--grouping',
-      'bundle',
-      ...gates.flatMap((gate) => ['--gates', gate]),
-      '--notes',
-      notes[0]!,
-      '--batch',
-    ];
+    const args = setup.command(notes, { grouping: 'bundle' });
     const runs = await Promise.all([runCli(args, { env: { TEMPORAL_ADDRESS: address() } }), runCli(args, { env: { TEMPORAL_ADDRESS: address() } })]);
     expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
     const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);

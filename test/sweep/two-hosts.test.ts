@@ -26,6 +26,7 @@ import {
 } from '../helpers/hosts.js';
 import { checkoutIdOf, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
+import { gatesCommand } from '../helpers/sweep.js';
 
 // The host's death is real (SIGKILL to its process group); only the waits it brings shrink: the file's runs are on a
 // clock ten times quicker (test/helpers/scaled-clock.ts), the workers on the test bundle (test/helpers/hosts.ts), so
@@ -114,28 +115,8 @@ describe('two hosts on one machine: a checkout worker and a launch-only worker t
     await mkdir(dir);
     const release = join(dir, 'release');
     const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', waitForFile: release }] }]);
-    const running = runCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        'fake',
-        '--scenario',
-        scenario,
-        '--gates',
-        gates,
-        '--concurrency',
-        String(concurrency),
-        ...notes.flatMap((note) => ['--notes', note]),
-      ],
-      {
-        env: { TEMPORAL_ADDRESS: address() },
-        timeout: 300_000,
-      },
-    );
+    const command = gatesCommand({ kb: checkout, scenario, gates, concurrency, notes });
+    const running = runCli(command, { env: { TEMPORAL_ADDRESS: address() }, timeout: 300_000 });
     await waitFor(`${launchesPerHost} launches waiting on each worker`, async () => heldOnEach(await readLedger(ledger), [s1, s2]), 120_000);
     return { running, ledger, release };
   }
