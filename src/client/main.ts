@@ -13,16 +13,8 @@ import { packageRoot } from '../paths.js';
 import { setConnectionOverrides } from './shared/connection-overrides.js';
 import { quietOnClosedPipe } from './shared/exit.js';
 
-/** How bin/commonplace.js ends the process once a command has run (from the bundle or the modules alike). */
+/** How bin/commonplace.js ends the process once a command has run. */
 export { exitOnceWritten } from './shared/exit.js';
-
-/** The command this process ran (`review status`), once commander has chosen it: bin/commonplace.js keys its code cache by it. */
-let ran: string | undefined;
-
-/** The command this process ran, if one ran (not for a help page, a version or a usage error). */
-export function ranCommand(): string | undefined {
-  return ran;
-}
 
 /** The package's version, as package.json says. */
 function packageVersion(): string {
@@ -39,10 +31,7 @@ export function buildProgram(): Command {
     .option('--namespace <namespace>', "Temporal namespace (else TEMPORAL_NAMESPACE, the profile's namespace, default)")
     .option('--profile-name <name>', 'connection profile in temporal.toml (else TEMPORAL_PROFILE, then "default")')
     .option('--config-file <file>', 'temporal.toml to read profiles from (else TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml)')
-    .hook('preAction', (command, action) => {
-      const path: string[] = [];
-      for (let at: Command | null = action; at && at !== command; at = at.parent) path.unshift(at.name());
-      ran = path.join(' ');
+    .hook('preAction', (command) => {
       const { address, namespace, profileName, configFile } = command.opts<{
         address?: string;
         namespace?: string;

@@ -3,12 +3,11 @@
  * registrations only; the Temporal SDK, the validator and the KB readers load in the action that
  * uses them. A resolve hook records every module the CLI process loads for each help page.
  */
-import { execa } from 'execa';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { cliPath } from '../helpers/cli.js';
+import { runModules } from '../helpers/cli.js';
 import { buildProgram } from '../../src/client/main.js';
 
 const HEAVY = ['@temporalio/', '/ajv/', '/ajv-formats/', '/execa/', '/gray-matter/', '/zod/', '/yaml/', '/protobufjs/', '/picomatch/'];
@@ -44,12 +43,12 @@ test.each(HELP_PAGES.map(({ page, leaf }) => [page.join(' ') || '(top)', page, l
   'commonplace %s --help loads no heavy module (and a command shows an example)',
   async (name, page, leaf) => {
     const trace = join(dir, `${name.replace(/\W+/g, '-')}.txt`);
-    const result = await execa('node', ['--import', join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'), cliPath, ...page, '--help'], {
-      reject: false,
-      // From the modules: the bundle is one file to the resolver. What a help page evaluates in the bundle is what it
-      // loads here — esbuild keeps a module reached only through import() in a wrapper run at that import.
-      env: { COMMONPLACE_LOAD_TRACE: trace, COMMONPLACE_CLI_BUNDLE: '0' },
-    });
+    // From the modules: the bundle is one file to the resolver. What a help page evaluates in the bundle is what it
+    // loads here — esbuild keeps a module reached only through import() in a wrapper run at that import.
+    const result = await runModules([...page, '--help'], { env: { COMMONPLACE_LOAD_TRACE: trace } }, [
+      '--import',
+      join(packageRoot(), 'test', 'helpers', 'load-trace.mjs'),
+    ]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('Usage: commonplace');
     if (leaf) expect(result.stdout).toMatch(/^Examples?:/m);
