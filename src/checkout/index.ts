@@ -52,13 +52,18 @@ export function deriveCheckoutId(realRoot: string): string {
   return sha256(realRoot).slice(0, 8);
 }
 
-function recordedId(root: string): string | undefined {
+/** A small file's one line, or '' when there is none. */
+function lineOf(file: string): string {
   try {
-    const recorded = readFileSync(checkoutIdFile(root), 'utf8').trim();
-    return CHECKOUT_ID.test(recorded) ? recorded : undefined;
+    return readFileSync(file, 'utf8').trim();
   } catch {
-    return undefined;
+    return '';
   }
+}
+
+function recordedId(root: string): string | undefined {
+  const recorded = lineOf(checkoutIdFile(root));
+  return CHECKOUT_ID.test(recorded) ? recorded : undefined;
 }
 
 /** The checkout's ID without recording it: the recorded one, or the one its first command will record. */
@@ -104,13 +109,7 @@ export async function recordNamed(id: string, root: string): Promise<void> {
 
 /** The root this host recorded for a checkout ID, if any. */
 export function recordedRoot(id: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (!looksLikeCheckoutId(id)) return undefined;
-  try {
-    const root = readFileSync(knownCheckoutFile(id, env), 'utf8').trim();
-    return root === '' ? undefined : root;
-  } catch {
-    return undefined;
-  }
+  return (looksLikeCheckoutId(id) && lineOf(knownCheckoutFile(id, env))) || undefined;
 }
 
 // The locator.
@@ -172,15 +171,21 @@ export const defaultWorktreesRoot = (checkout: string) => path.join(path.dirname
 /**
  * The checkout a directory names, with its ID: the recorded one, or one derived now and recorded, so a
  * worker that sees the checkout at another path (a container's `/kb`) and the CLI on the host agree on
- * it whichever comes first. A checkout the worker cannot write keeps the derived ID unrecorded.
+ * it whichever comes first. A checkout the worker cannot write keeps the derived ID unrecorded. This
+ * host records where it is.
  */
 export async function checkoutAt(dir: string, worktrees?: string): Promise<HeldCheckout> {
   const { root } = findCheckout(process.cwd(), dir);
   const id = await checkoutId(root).catch(() => knownCheckoutId(root));
+  await recordNamed(id, root);
   return { id, root, worktrees: path.resolve(worktrees ?? defaultWorktreesRoot(root)) };
 }
 
-/** The checkout `--kb` or the current directory names, if any, with the ID it has or will get; writes nothing (a command that needs no checkout goes on without one). */
+/**
+ * The checkout `--kb` or the current directory names, if any (a command that needs no checkout goes on
+ * without one), with the ID it has or its first command will record: nothing is written in it. This
+ * host records where it is.
+ */
 export async function checkoutHere(kb: string | undefined): Promise<HeldCheckout | undefined> {
   let root: string;
   try {
@@ -189,7 +194,9 @@ export async function checkoutHere(kb: string | undefined): Promise<HeldCheckout
     return undefined;
   }
   const id = await knownCheckoutId(root).catch(() => undefined);
-  return id === undefined ? undefined : { id, root, worktrees: defaultWorktreesRoot(root) };
+  if (id === undefined) return undefined;
+  await recordNamed(id, root);
+  return { id, root, worktrees: defaultWorktreesRoot(root) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkoutAt, checkoutQueue, recordNamed } from '../../checkout/index.js';
+import { checkoutAt, checkoutQueue } from '../../checkout/index.js';
 import { processTracing } from '../../observability/tracing-switch.js';
 import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
@@ -51,7 +51,6 @@ export async function namedCheckouts(dirs: string[]) {
   for (const dir of dirs) {
     try {
       const checkout = await checkoutAt(dir);
-      await recordNamed(checkout.id, checkout.root);
       checkouts.push(checkout);
     } catch (error) {
       throw new UserError(`--kb ${dir}: ${(error as Error).message.replace(/^--kb [^:]*: /, '')}`);
@@ -73,7 +72,6 @@ export function holdListed(worker: CommonplaceWorker, file: string): () => void 
         try {
           const checkout = await checkoutAt(resolve(line));
           await worker.hold(checkout);
-          await recordNamed(checkout.id, checkout.root);
           process.stderr.write(`holding checkout ${checkout.id} at ${checkout.root} (task queue ${checkoutQueue(checkout.id)})\n`);
         } catch (error) {
           process.stderr.write(`commonplace: ${file}: ${line}: ${(error as Error).message}\n`);

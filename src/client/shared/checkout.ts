@@ -4,7 +4,7 @@
  * no worker holds is said.
  */
 import type { Client } from '@temporalio/client';
-import { carried, checkoutAt, checkoutHere, checkoutQueue, findCheckout, HostPlaces, recordNamed, type HeldCheckout } from '../../checkout/index.js';
+import { carried, checkoutAt, checkoutHere, checkoutQueue, findCheckout, HostPlaces, type HeldCheckout } from '../../checkout/index.js';
 import { KbError } from '../../kb/errors.js';
 import { runnable, workingOn } from './command-line.js';
 import { UserError } from './errors.js';
@@ -14,13 +14,18 @@ import { knowCheckout } from './render-paths.js';
 /** Every checkout this command has named, so what it prints shows their paths. */
 const known = new HostPlaces();
 
-/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts); this host records where it is. */
-async function remember(checkout: HeldCheckout): Promise<HeldCheckout> {
-  if (known.holds(checkout.id)) return checkout;
-  known.add(checkout);
-  knowCheckout(checkout.id, checkout);
-  await recordNamed(checkout.id, checkout.root);
+/** A checkout this command names: its tokens resolve here, and print as its paths (render-paths.ts). */
+function remember(checkout: HeldCheckout): HeldCheckout {
+  if (!known.holds(checkout.id)) {
+    known.add(checkout);
+    knowCheckout(checkout.id, checkout);
+  }
   return checkout;
+}
+
+/** The checkout at `root`, named by this command from now on. */
+export async function nameCheckout(root: string): Promise<HeldCheckout> {
+  return remember(await checkoutAt(root));
 }
 
 /**
@@ -39,19 +44,12 @@ export function checkoutRootOf(kb: string | undefined): string {
 /** Names the checkout `--kb` or the current directory is in, when there is one, so what this command prints shows its paths. */
 export async function knowCheckoutHere(kb: string | undefined): Promise<void> {
   const checkout = await checkoutHere(kb);
-  if (checkout !== undefined) await remember(checkout);
-}
-
-/** The places of the checkout at `root`, known to this command from now on. */
-export async function checkoutPlaces(root: string): Promise<HostPlaces> {
-  const places = new HostPlaces();
-  places.add(await remember(await checkoutAt(root)));
-  return places;
+  if (checkout !== undefined) remember(checkout);
 }
 
 /** A value as workflow data carries it from the checkout at `root` (`carried`), which this command names. */
 export async function portable<T>(value: T, root: string): Promise<T> {
-  return carried(value, await remember(await checkoutAt(root)));
+  return carried(value, await nameCheckout(root));
 }
 
 /**
@@ -67,7 +65,7 @@ export function tokensOf<T>(value: T): T {
  * queue until a worker holding the checkout starts, which is easy to mistake for a hang.
  */
 export async function warnUnheld(client: Client, root: string): Promise<void> {
-  const queue = checkoutQueue((await remember(await checkoutAt(root))).id);
+  const queue = checkoutQueue((await nameCheckout(root)).id);
   if ((await queuePolled(client, queue, TASK_QUEUE_TYPE.activity)) === false) {
     process.stderr.write(
       `no worker holds this checkout yet (task queue ${queue} has no poller): its work waits until one starts — \`${runnable(`commonplace worker --kb ${root}`)}\`\n`,

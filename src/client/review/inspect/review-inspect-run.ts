@@ -1,7 +1,7 @@
 /** `review inspect RUN`: state live while open, else from the run directory; launches only from the histories (said when the server is away). */
 import { findCheckout } from '../../../checkout/index.js';
 import { printJson } from '../../shared/json-output.js';
-import { checkoutPlaces } from '../../shared/checkout.js';
+import { nameCheckout } from '../../shared/checkout.js';
 import { inspectEdit, inspectSweep, optionalClient } from './inspect-gather.js';
 import { locate } from './inspect-files.js';
 import { formatInspected } from './inspect-format.js';
@@ -18,7 +18,7 @@ export interface InspectOptions {
 export async function runInspect(run: string, options: InspectOptions): Promise<void> {
   const checkout = workingOn(findCheckout(process.cwd(), options.kb).root);
   // The run's data names the checkout by its token: naming it here shows those as this host's paths.
-  await checkoutPlaces(checkout).catch(() => undefined);
+  await nameCheckout(checkout).catch(() => undefined);
   const client = await optionalClient();
   const compareRun = await compareRunOf(checkout, run);
   if (compareRun !== undefined) {

@@ -6,7 +6,7 @@ import type { SweepInput } from '../../../review/sweep-types.js';
 import type { gateSweep } from '../../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../../search-attributes.js';
 import { checkoutIdOf, knownCheckoutId, openCheckout } from '../../../checkout/index.js';
-import { checkoutPlaces, checkoutRootOf, knowCheckoutHere } from '../../shared/checkout.js';
+import { checkoutRootOf, knowCheckoutHere, nameCheckout } from '../../shared/checkout.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { UserError } from '../../shared/errors.js';
@@ -119,9 +119,9 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
   const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));
   if (named !== undefined) {
-    const [here] = (await checkoutPlaces(named)).checkouts();
-    if (here!.id !== checkout)
-      throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here!.id})`);
+    const here = await nameCheckout(named);
+    if (here.id !== checkout)
+      throw new UserError(`sweep ${run} ran on checkout ${checkout} (${shown(recorded.checkout)}), not on --kb ${options.kb} (checkout ${here.id})`);
   }
   // A closed sweep's summary counts its problem pairs; one that never finished has none to read, and is retried.
   const problems = await handle.result().then(
