@@ -18,7 +18,7 @@ COPY temporal temporal
 COPY scripts/compile.js scripts/bundle-workflows.js scripts/bundle-cli.js scripts/
 COPY bin bin
 # The build compiles (esbuild, one module to one file), bundles the workflow code once (dist/workflow-bundle.js:
-# workers load it), then the client commands into dist/cli.cjs with its code cache (docs/cli.md, "How a command starts").
+# workers load it), then the CLI into dist/cli.cjs (docs/cli.md, "How a command starts").
 RUN npm run build
 
 FROM node:20-bookworm-slim
