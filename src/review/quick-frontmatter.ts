@@ -2,7 +2,16 @@
  * Frontmatter in the form notes are written in, read without the YAML parser (most of status's time); anything else is
  * left to YAML (undefined), so the result always equals YAML's (test/review/quick-frontmatter.test.ts, whole corpus).
  */
-import { isSafePlain } from './result-file.js';
+/** A plain scalar YAML reads back as this same string: no indicators, no spaces, not a null, bool or number. */
+const SAFE_PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./+@=-]*$/;
+/** YAML 1.2 core schema's null, bool, int (decimal, octal, hex) and float forms, as the yaml package resolves them. */
+const CORE_NON_STRING =
+  /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
+
+/** Whether a string can be written as a YAML plain scalar and read back unchanged. */
+export function isSafePlain(value: string): boolean {
+  return SAFE_PLAIN.test(value) && !CORE_NON_STRING.test(value);
+}
 
 const LINE = /^([a-z][a-z0-9_-]*): (.*)$/;
 /** A JSON string whose characters YAML's double-quoted style reads the same way (no raw controls or line separators). */

@@ -1,19 +1,11 @@
 /**
  * Result files: one accepted review of one pair, kept as markdown at
- * `kb/reports/state/review/results/<note-path>/<criterion-id>.md` (see paths.ts).
- * The frontmatter is exactly `note`, `criterion`, `note_sha256`, `criterion_sha256`,
- * `outcome`, `profile`, `model`, `run`, `launch`, then — in files written since spend
- * was tracked, optional so older files stay valid — `cost_usd` (a number, or `unknown`)
- * and `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`; the
- * body is the reviewer's text, stored verbatim. A file that breaks any of that is
- * refused with findings and is never fresh.
- *
- * Status reads thousands of these, so the parser has a fast path for the form the
- * writer produces (one `key: value` line per key, each value a safe plain scalar or a
- * JSON-quoted string, which YAML reads identically) and hands anything else to the
- * YAML parser, so a hand-edited file still means what YAML says it means.
+ * `kb/reports/state/review/results/<note-path>/<criterion-id>.md` (see paths.ts). The frontmatter is
+ * exactly the RESULT_KEYS, then — optional, so files written before spend was tracked stay valid —
+ * the SPEND_KEYS; the body is the reviewer's text, verbatim. A file that breaks any of that is refused
+ * with findings and is never fresh. Status reads thousands of these, so the writer's own form is read
+ * on a fast path; anything else goes to the YAML parser, so a hand-edited file means what YAML says.
  */
-
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { isMap, isPair, isScalar, LineCounter } from 'yaml';
@@ -23,6 +15,7 @@ import { launchCost } from '../harness/prices.js';
 import type { Finding } from '../kb/findings.js';
 import { ReviewError } from './errors.js';
 import { criterionIdProblem, notePathProblem, RESULTS_DIR, resultPath } from './paths.js';
+import { isSafePlain, quickFrontmatter } from './quick-frontmatter.js';
 import { isOutcome, OUTCOMES, type Outcome } from './result-line.js';
 
 export interface ResultRecord {
@@ -72,16 +65,16 @@ export function resultSpend(launch: Pick<LaunchResult, 'model' | 'usage' | 'cost
   };
 }
 
-/** The optional spend keys, in the order the writer puts them after the required ones. */
-export const SPEND_KEYS = ['cost_usd', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
-type SpendKey = (typeof SPEND_KEYS)[number];
-const SPEND_FIELDS: Record<SpendKey, keyof ResultSpend> = {
+/** The spend keys, in the order the writer puts them after the required ones, and the spend's field each fills. */
+const SPEND_FIELDS = {
   cost_usd: 'costUsd',
   input_tokens: 'inputTokens',
   output_tokens: 'outputTokens',
   cache_read_tokens: 'cacheReadTokens',
   cache_write_tokens: 'cacheWriteTokens',
-};
+} as const;
+type SpendKey = keyof typeof SPEND_FIELDS;
+const SPEND_KEYS = Object.keys(SPEND_FIELDS) as SpendKey[];
 const PLAIN_NUMBER = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 
 /** A spend value as written: a plain decimal (never an exponent), `unknown` for an unknown cost. */
@@ -112,28 +105,35 @@ function readSpend(values: Partial<Record<SpendKey, unknown>>): { spend?: Result
   return problems.length > 0 ? { problems } : { spend: spend as unknown as ResultSpend, problems };
 }
 
-/** The frontmatter keys, in the order the writer puts them. */
-export const RESULT_KEYS = ['note', 'criterion', 'note_sha256', 'criterion_sha256', 'outcome', 'profile', 'model', 'run', 'launch'] as const;
-type ResultKey = (typeof RESULT_KEYS)[number];
+/** The frontmatter keys, in the order the writer puts them, and the record's field each fills. */
+const RESULT_FIELDS = {
+  note: 'note',
+  criterion: 'criterion',
+  note_sha256: 'noteSha256',
+  criterion_sha256: 'criterionSha256',
+  outcome: 'outcome',
+  profile: 'profile',
+  model: 'model',
+  run: 'run',
+  launch: 'launch',
+} as const;
+type ResultKey = keyof typeof RESULT_FIELDS;
+const RESULT_KEYS = Object.keys(RESULT_FIELDS) as ResultKey[];
 
 export type ResultParse = { readonly ok: true; readonly record: ResultRecord } | { readonly ok: false; readonly findings: readonly Finding[] };
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
+const recordOf = (values: Record<ResultKey, string>, body: string, spend: ResultSpend | undefined): ResultRecord =>
+  ({
+    ...Object.fromEntries(RESULT_KEYS.map((key) => [RESULT_FIELDS[key], values[key]])),
+    body,
+    ...(spend !== undefined && { spend }),
+  }) as unknown as ResultRecord;
+
 /** Renders a record as a result file's text; `writeResultFile` checks it parses back before writing. */
 export function formatResultFile(record: ResultRecord): string {
-  const values: Record<ResultKey, string> = {
-    note: record.note,
-    criterion: record.criterion,
-    note_sha256: record.noteSha256,
-    criterion_sha256: record.criterionSha256,
-    outcome: record.outcome,
-    profile: record.profile,
-    model: record.model,
-    run: record.run,
-    launch: record.launch,
-  };
-  const lines = RESULT_KEYS.map((key) => `${key}: ${yamlString(String(values[key]))}`);
+  const lines = RESULT_KEYS.map((key) => `${key}: ${yamlString(record[RESULT_FIELDS[key]])}`);
   const { spend } = record;
   if (spend) lines.push(...SPEND_KEYS.map((key) => `${key}: ${spendValue(key, spend[SPEND_FIELDS[key]])}`));
   // The blank line after the frontmatter is the writer's separator; the parser drops exactly one.
@@ -141,40 +141,27 @@ export function formatResultFile(record: ResultRecord): string {
 }
 
 /**
- * Reads a result file's text into its record, or refuses it with every finding: a
- * missing or extra key, a value of the wrong type, a digest that is not 64 lowercase
- * hex digits, an unknown outcome, or a note/criterion that does not match the file's
- * own path (`file`, repository-relative: `kb/reports/state/review/results/…`).
+ * Reads a result file's text into its record, or refuses it with every finding: a missing or extra key,
+ * a value of the wrong type, a digest that is not 64 lowercase hex digits, an unknown outcome, or a
+ * note/criterion that does not match the file's own path (`file`, repository-relative: `kb/reports/state/review/results/…`).
  */
 export function parseResultFile(text: string, file: string): ResultParse {
   return quickParse(text, file) ?? checkResultFile(text, file);
 }
 
-/**
- * The happy path: a file exactly as the writer writes it, accepted without building
- * findings. Anything it does not accept goes to `checkResultFile`, which decides
- * with every finding (and accepts hand-edited files that are still valid YAML).
- */
+/** A file exactly as the writer writes it, accepted without building findings; anything else is left to `checkResultFile`. */
 function quickParse(text: string, file: string): ResultParse | undefined {
   if (!text.startsWith('---\n') || text.includes('\r')) return undefined;
   const close = text.indexOf('\n---\n', 3);
   if (close === -1) return undefined;
-  const values: (string | undefined)[] = [];
+  const values: Partial<Record<ResultKey, string>> = {};
   let at = 4;
-  for (let index = 0; index < RESULT_KEYS.length; index += 1) {
-    const key = RESULT_KEYS[index] as string;
+  for (const key of RESULT_KEYS) {
     const eol = text.indexOf('\n', at);
-    if (
-      eol === -1 ||
-      eol > close ||
-      !text.startsWith(key, at) ||
-      text.charCodeAt(at + key.length) !== 58 /* : */ ||
-      text.charCodeAt(at + key.length + 1) !== 32
-    )
-      return undefined;
+    if (eol === -1 || eol > close || !text.startsWith(`${key}: `, at)) return undefined;
     const raw = text.slice(at + key.length + 2, eol);
     if (!isSafePlain(raw)) return undefined;
-    values.push(raw);
+    values[key] = raw;
     at = eol + 1;
   }
   // The spend keys, as the writer puts them: all of them in order, each a plain number (`unknown` for a cost).
@@ -187,33 +174,16 @@ function quickParse(text: string, file: string): ResultParse | undefined {
       read[key] = text.slice(at + key.length + 2, eol);
       at = eol + 1;
     }
-    const parsed = readSpend(read);
-    if (parsed.spend === undefined) return undefined;
-    spend = parsed.spend;
+    spend = readSpend(read).spend;
+    if (spend === undefined) return undefined;
   }
   if (at !== close + 1) return undefined;
-  const [note, criterion, noteSha256, criterionSha256, outcome, profile, model, run, launch] = values as string[];
-  if (!HEX64.test(noteSha256 as string) || !HEX64.test(criterionSha256 as string) || !isOutcome(outcome)) return undefined;
-  if (repositoryRelative(file.replace(/\\/g, '/')) !== resultPath(note as string, criterion as string)) return undefined;
-  if (notePathProblem(note as string) !== undefined || criterionIdProblem(criterion as string) !== undefined) return undefined;
-  let body = text.slice(close + 5);
-  if (body.charCodeAt(0) === 10) body = body.slice(1);
-  return {
-    ok: true,
-    record: {
-      note: note as string,
-      criterion: criterion as string,
-      noteSha256: noteSha256 as string,
-      criterionSha256: criterionSha256 as string,
-      outcome,
-      profile: profile as string,
-      model: model as string,
-      run: run as string,
-      launch: launch as string,
-      body,
-      ...(spend !== undefined && { spend }),
-    },
-  };
+  const { note, criterion, note_sha256, criterion_sha256, outcome } = values as Record<ResultKey, string>;
+  if (!HEX64.test(note_sha256) || !HEX64.test(criterion_sha256) || !isOutcome(outcome)) return undefined;
+  if (repositoryRelative(file.replace(/\\/g, '/')) !== resultPath(note, criterion)) return undefined;
+  if (notePathProblem(note) !== undefined || criterionIdProblem(criterion) !== undefined) return undefined;
+  const body = text.slice(close + 5);
+  return { ok: true, record: recordOf(values as Record<ResultKey, string>, body.charCodeAt(0) === 10 ? body.slice(1) : body, spend) };
 }
 
 function checkResultFile(text: string, file: string): ResultParse {
@@ -248,7 +218,7 @@ function checkResultFile(text: string, file: string): ResultParse {
   const lineOf = (key: string): number | undefined => lines.get(key);
 
   for (const key of Object.keys(data)) {
-    if (!(RESULT_KEYS as readonly string[]).includes(key) && !(SPEND_KEYS as readonly string[]).includes(key)) {
+    if (!Object.hasOwn(RESULT_FIELDS, key) && !Object.hasOwn(SPEND_FIELDS, key)) {
       fail(
         'result-extra-key',
         `unexpected key \`${key}\`; a result file has exactly ${RESULT_KEYS.join(', ')} (and optionally ${SPEND_KEYS.join(', ')})`,
@@ -298,23 +268,7 @@ function checkResultFile(text: string, file: string): ResultParse {
     }
   }
   if (findings.length > 0) return { ok: false, findings };
-  const complete = value as Record<ResultKey, string>;
-  return {
-    ok: true,
-    record: {
-      note: complete.note,
-      criterion: complete.criterion,
-      noteSha256: complete.note_sha256,
-      criterionSha256: complete.criterion_sha256,
-      outcome: complete.outcome as Outcome,
-      profile: complete.profile,
-      model: complete.model,
-      run: complete.run,
-      launch: complete.launch,
-      body,
-      ...(spendRead.spend !== undefined && { spend: spendRead.spend }),
-    },
-  };
+  return { ok: true, record: recordOf(value as Record<ResultKey, string>, body, spendRead.spend) };
 }
 
 export interface WriteOptions {
@@ -372,61 +326,24 @@ function repositoryRelative(file: string): string {
   return at === -1 ? file : file.slice(at + 1);
 }
 
-// --- the frontmatter: fast path for the writer's form, YAML for anything else ---
-
-type FrontmatterRead =
-  | { readonly ok: true; readonly data: Record<string, unknown>; readonly lines: Map<string, number> }
-  | { readonly ok: false; readonly problems: readonly { readonly line?: number; readonly message: string }[] };
-
-/** A plain scalar YAML reads back as this same string: no indicators, no spaces, not a null, bool or number. */
-const SAFE_PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./+@=-]*$/;
-/** YAML 1.2 core schema's null, bool, int (decimal, octal, hex) and float forms, as the yaml package resolves them. */
-const CORE_NON_STRING =
-  /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
-/** A JSON string whose characters YAML's double-quoted style reads the same way (no raw controls or line separators). */
-// eslint-disable-next-line no-control-regex -- the point is to refuse raw control characters
-const SAFE_QUOTED = /^"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/;
-const LINE = /^([a-z][a-z0-9_]*): (.*)$/;
-
-/** Whether a string can be written as a YAML plain scalar and read back unchanged. */
-export function isSafePlain(value: string): boolean {
-  return SAFE_PLAIN.test(value) && !CORE_NON_STRING.test(value);
-}
-
+/** A string as the writer writes it: plain when YAML reads it back unchanged, else JSON-quoted with YAML's line breaks escaped. */
 function yamlString(value: string): string {
   if (isSafePlain(value)) return value;
   return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function readFrontmatter(yamlText: string): FrontmatterRead {
-  return fastFrontmatter(yamlText) ?? yamlFrontmatter(yamlText);
-}
+type FrontmatterRead =
+  | { readonly ok: true; readonly data: Record<string, unknown>; readonly lines: Map<string, number> }
+  | { readonly ok: false; readonly problems: readonly { readonly line?: number; readonly message: string }[] };
 
-function fastFrontmatter(yamlText: string): FrontmatterRead | undefined {
-  const data: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const lines = new Map<string, number>();
+/** The frontmatter's mapping and each key's file line (the frontmatter starts on line 2): without YAML when `quickFrontmatter` can. */
+function readFrontmatter(yamlText: string): FrontmatterRead {
   const rows = yamlText.split('\n');
   if (rows.at(-1) === '') rows.pop();
-  for (let index = 0; index < rows.length; index += 1) {
-    const match = LINE.exec(rows[index] ?? '');
-    if (!match) return undefined;
-    const key = match[1] as string;
-    const raw = match[2] as string;
-    if (lines.has(key)) return undefined; // YAML reports the duplicate
-    let parsed: string;
-    if (isSafePlain(raw)) parsed = raw;
-    else if (SAFE_QUOTED.test(raw)) parsed = JSON.parse(raw) as string;
-    else return undefined;
-    data[key] = parsed;
-    lines.set(key, index + 2);
-  }
-  return { ok: true, data, lines };
-}
-
-function yamlFrontmatter(yamlText: string): FrontmatterRead {
+  const quick = quickFrontmatter(rows);
+  if (quick !== undefined) return { ok: true, data: quick, lines: new Map(rows.map((row, index) => [row.slice(0, row.indexOf(':')), index + 2])) };
   const lineCounter = new LineCounter();
   const doc = YAML.parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  // The frontmatter starts on file line 2.
   const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line + 1);
   if (doc.errors.length > 0) {
     return {
@@ -450,13 +367,11 @@ function yamlFrontmatter(yamlText: string): FrontmatterRead {
       if (line !== undefined) lines.set(String(pair.key.value), line);
     }
   }
-  let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 10 });
+    return { ok: true, data: doc.toJS({ maxAliasCount: 10 }) as Record<string, unknown>, lines };
   } catch (error) {
     return { ok: false, problems: [{ message: `malformed YAML frontmatter: ${(error as Error).message}` }] };
   }
-  return { ok: true, data: data as Record<string, unknown>, lines };
 }
 
 function describe(value: unknown): string {

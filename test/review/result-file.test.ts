@@ -4,7 +4,8 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import YAML from 'yaml';
 import { ReviewError } from '../../src/review/errors.js';
 import { pairOfResultPath, resultPath } from '../../src/review/paths.js';
-import { formatResultFile, isSafePlain, parseResultFile, readResultFile, writeResultFile, type ResultRecord } from '../../src/review/result-file.js';
+import { isSafePlain } from '../../src/review/quick-frontmatter.js';
+import { formatResultFile, parseResultFile, readResultFile, writeResultFile, type ResultRecord } from '../../src/review/result-file.js';
 import { makeTemp, removeTemps } from './helpers.js';
 
 afterAll(removeTemps);
