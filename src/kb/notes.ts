@@ -1,10 +1,8 @@
 /**
- * Notes: a markdown file with YAML frontmatter, read into the document model that
- * types validate: `{frontmatter, body, headings, links, body_dates}`.
- *
- * Parsing never throws on bad input. Every defect of the file itself (not UTF-8,
- * binary, malformed or unclosed frontmatter) is a finding with the file and line,
- * and a file without a frontmatter block is plain text: nothing to validate.
+ * Notes: a markdown file with YAML frontmatter, read into the document model that types validate:
+ * `{frontmatter, body, headings, links, body_dates}`. Parsing never throws on bad input: every defect
+ * of the file itself (not UTF-8, binary, malformed or unclosed frontmatter) is a finding with the file
+ * and line, and a file without a frontmatter block is plain text: nothing to validate.
  */
 import { createRequire } from 'node:module';
 import type grayMatter from 'gray-matter';
@@ -47,7 +45,6 @@ export type NoteParse =
 /** Files above this size still validate but get a warning: a note this big is almost always an accident. */
 export const LARGE_NOTE_BYTES = 1024 * 1024;
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 /** Git's heuristic: a NUL byte in the first 8000 bytes means binary. */
 const BINARY_SNIFF_BYTES = 8000;
 
@@ -63,36 +60,16 @@ export function parseNote(bytes: Uint8Array, file: string): NoteParse {
   }
 
   const lines = text.split('\n');
-  if (!isDelimiter(lines[0])) {
-    return { kind: 'text', text, title: noteTitle(extractHeadings(text)), findings };
-  }
-
-  let close = -1;
-  for (let index = 1; index < lines.length; index += 1) {
-    if ((lines[index] ?? '').startsWith('---')) {
-      close = index;
-      break;
-    }
-  }
-  if (close === -1) {
-    findings.push({
-      file,
-      line: 1,
-      rule: 'frontmatter-unclosed',
-      severity: 'fail',
-      message: 'frontmatter opened on line 1 is never closed: add a line `---` after the YAML',
-    });
+  if (!isDelimiter(lines[0])) return { kind: 'text', text, title: noteTitle(extractHeadings(text)), findings };
+  const unreadable = (line: number, rule: string, message: string): NoteParse => {
+    findings.push({ file, line, rule, severity: 'fail', message });
     return { kind: 'unreadable', findings };
-  }
+  };
+  const close = lines.findIndex((line, index) => index > 0 && line.startsWith('---'));
+  if (close === -1) return unreadable(1, 'frontmatter-unclosed', 'frontmatter opened on line 1 is never closed: add a line `---` after the YAML');
   if (!isDelimiter(lines[close])) {
-    findings.push({
-      file,
-      line: close + 1,
-      rule: 'frontmatter-delimiter',
-      severity: 'fail',
-      message: `frontmatter closing line must be exactly \`---\`, found \`${truncate(lines[close] ?? '', 40)}\``,
-    });
-    return { kind: 'unreadable', findings };
+    const found = truncate(lines[close] ?? '', 40);
+    return unreadable(close + 1, 'frontmatter-delimiter', `frontmatter closing line must be exactly \`---\`, found \`${found}\``);
   }
 
   // Delimiter lines may carry trailing blanks; hand gray-matter the canonical form.
@@ -116,14 +93,7 @@ export function parseNote(bytes: Uint8Array, file: string): NoteParse {
 
   const data = parsed.data;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    findings.push({
-      file,
-      line: 2,
-      rule: 'frontmatter-not-mapping',
-      severity: 'fail',
-      message: `frontmatter must be a YAML mapping of fields, found ${describeValue(data)}`,
-    });
-    return { kind: 'unreadable', findings };
+    return unreadable(2, 'frontmatter-not-mapping', `frontmatter must be a YAML mapping of fields, found ${describeValue(data)}`);
   }
 
   const frontmatter = data as Record<string, unknown>;
@@ -145,61 +115,36 @@ type Decoded = { kind: 'decoded'; text: string; findings: Finding[] } | { kind: 
 /** Decodes UTF-8 strictly: binary and non-UTF-8 files are findings, a BOM and CRLF endings are warnings. */
 export function decodeText(bytes: Uint8Array, file: string): Decoded {
   const findings: Finding[] = [];
+  const unreadable = (offset: number, rule: string, message: (line: number, column: number) => string): Decoded => {
+    const { line, column } = positionOf(bytes, offset);
+    findings.push({ file, line, rule, severity: 'fail', message: message(line, column) });
+    return { kind: 'unreadable', findings };
+  };
   const nul = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0);
-  if (nul !== -1) {
-    const { line } = positionOf(bytes, nul);
-    findings.push({
-      file,
-      line,
-      rule: 'binary-file',
-      severity: 'fail',
-      message: `binary file (NUL byte at offset ${nul}): a note must be UTF-8 text`,
-    });
-    return { kind: 'unreadable', findings };
-  }
-  const invalid = firstInvalidUtf8(bytes);
+  if (nul !== -1) return unreadable(nul, 'binary-file', () => `binary file (NUL byte at offset ${nul}): a note must be UTF-8 text`);
+  // The BOM is kept to keep the text's offsets the bytes', and dropped once it is reported.
+  let text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+  const invalid = firstInvalidUtf8(bytes, text);
   if (invalid !== -1) {
-    const { line, column } = positionOf(bytes, invalid);
-    findings.push({
-      file,
-      line,
-      rule: 'encoding',
-      severity: 'fail',
-      message: `not valid UTF-8: byte 0x${(bytes[invalid] ?? 0).toString(16).padStart(2, '0')} at line ${line}, column ${column}; save the file as UTF-8`,
-    });
-    return { kind: 'unreadable', findings };
+    const byte = (bytes[invalid] ?? 0).toString(16).padStart(2, '0');
+    return unreadable(invalid, 'encoding', (line, column) => `not valid UTF-8: byte 0x${byte} at line ${line}, column ${column}; save the file as UTF-8`);
   }
+  const warn = (rule: string, message: string, line?: number) => findings.push({ file, ...(line !== undefined && { line }), rule, severity: 'warn', message });
   if (bytes.length > LARGE_NOTE_BYTES) {
-    findings.push({
-      file,
-      rule: 'large-file',
-      severity: 'warn',
-      message: `file is ${(bytes.length / (1024 * 1024)).toFixed(1)} MiB; notes over ${LARGE_NOTE_BYTES / (1024 * 1024)} MiB are usually pasted output`,
-    });
+    const size = (bytes.length / (1024 * 1024)).toFixed(1);
+    warn('large-file', `file is ${size} MiB; notes over ${LARGE_NOTE_BYTES / (1024 * 1024)} MiB are usually pasted output`);
   }
-  const hasBom = bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
-  // TextDecoder drops a leading BOM by default, which is what we want once it is reported.
-  let text = new TextDecoder('utf-8').decode(bytes);
-  if (hasBom) {
-    findings.push({
-      file,
-      line: 1,
-      rule: 'bom',
-      severity: 'warn',
-      message:
-        'file starts with a UTF-8 byte-order mark; it was ignored, but tools that expect `---` on the first byte will not see the frontmatter: remove it',
-    });
+  if (text.startsWith('\ufeff')) {
+    text = text.slice(1);
+    warn(
+      'bom',
+      'file starts with a UTF-8 byte-order mark; it was ignored, but tools that expect `---` on the first byte will not see the frontmatter: remove it',
+      1,
+    );
   }
   const crlf = text.indexOf('\r\n');
   if (crlf !== -1) {
-    const line = countNewlines(text, crlf) + 1;
-    findings.push({
-      file,
-      line,
-      rule: 'crlf',
-      severity: 'warn',
-      message: 'file uses CRLF line endings; it was read as LF, convert it to LF',
-    });
+    warn('crlf', 'file uses CRLF line endings; it was read as LF, convert it to LF', countNewlines(text, crlf) + 1);
     text = text.replace(/\r\n/g, '\n');
   }
   return { kind: 'decoded', text, findings };
@@ -246,11 +191,8 @@ export interface LinkSite {
 /** The links of `extractLinks` with the body line each target is on, so a link finding can point at it. */
 export function extractLinkSites(body: string): LinkSite[] {
   const prose: string[] = [];
-  forEachProseLine(
-    body,
-    (line) => prose.push(line),
-    () => prose.push(''),
-  );
+  const keep = (line: string) => prose.push(line);
+  forEachProseLine(body, keep, () => keep(''));
   const text = prose.join('\n').replace(INLINE_CODE, (code) => ' '.repeat(code.length));
   const sites: LinkSite[] = [];
   for (const match of text.matchAll(LINK)) {
@@ -337,22 +279,16 @@ class FrontmatterYaml {
 }
 
 function recordLines(node: unknown, pointer: string, lines: Record<string, number>, where: (offset: number | undefined) => number | undefined): void {
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      if (!isPair(pair)) continue;
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const child = `${pointer}/${escapePointer(key)}`;
-      const line = where((pair.key as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines[child] = line;
-      recordLines(pair.value, child, lines, where);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, index) => {
-      const child = `${pointer}/${index}`;
-      const line = where((item as YamlNode | null)?.range?.[0]);
-      if (line !== undefined) lines[child] = line;
-      recordLines(item, child, lines, where);
-    });
+  const entries: [string, unknown, unknown][] = isMap(node)
+    ? node.items.filter(isPair).map((pair) => [isScalar(pair.key) ? String(pair.key.value) : String(pair.key), pair.key, pair.value])
+    : isSeq(node)
+      ? node.items.map((item, index) => [String(index), item, item])
+      : [];
+  for (const [key, at, value] of entries) {
+    const child = `${pointer}/${escapePointer(key)}`;
+    const line = where((at as YamlNode | null)?.range?.[0]);
+    if (line !== undefined) lines[child] = line;
+    recordLines(value, child, lines, where);
   }
 }
 
@@ -414,41 +350,14 @@ function positionOf(bytes: Uint8Array, offset: number): { line: number; column: 
   return { line, column: offset - lineStart + 1 };
 }
 
-/** Offset of the first byte that is not part of a well-formed UTF-8 sequence, or -1. */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  const length = bytes.length;
-  let index = 0;
-  while (index < length) {
-    const byte = bytes[index] as number;
-    if (byte < 0x80) {
-      index += 1;
-      continue;
-    }
-    let needed: number;
-    let min: number;
-    let max = 0xbf;
-    if (byte >= 0xc2 && byte <= 0xdf) {
-      needed = 1;
-      min = 0x80;
-    } else if (byte >= 0xe0 && byte <= 0xef) {
-      needed = 2;
-      min = byte === 0xe0 ? 0xa0 : 0x80;
-      if (byte === 0xed) max = 0x9f; // no UTF-16 surrogates
-    } else if (byte >= 0xf0 && byte <= 0xf4) {
-      needed = 3;
-      min = byte === 0xf0 ? 0x90 : 0x80;
-      if (byte === 0xf4) max = 0x8f; // nothing above U+10FFFF
-    } else {
-      return index;
-    }
-    for (let k = 1; k <= needed; k += 1) {
-      const next = bytes[index + k];
-      if (next === undefined) return index;
-      const low = k === 1 ? min : 0x80;
-      const high = k === 1 ? max : 0xbf;
-      if (next < low || next > high) return index;
-    }
-    index += needed + 1;
+/** Offset of the first byte that is not part of a well-formed UTF-8 sequence, or -1: the first U+FFFD the decoder put where the bytes do not spell one. */
+function firstInvalidUtf8(bytes: Uint8Array, text: string): number {
+  if (!text.includes('\ufffd')) return -1;
+  let offset = 0;
+  for (const char of text) {
+    const point = char.codePointAt(0) ?? 0;
+    if (point === 0xfffd && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset;
+    offset += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
   }
   return -1;
 }
