@@ -7,40 +7,23 @@ import type { Stop } from '../../src/runs/stop.js';
 import { sweepNext } from '../../src/runs/run-commands.js';
 import { nextLine } from '../../src/client/shared/stop-format.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { waitFor } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
 
 const { address } = useDevServerWithCliWorker();
 
 test('a sweep with --auto-resume that meets a usage limit says it resumes by itself, prints no next command and follows it to its end (exit 0)', async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(2);
   const resetEpoch = Math.floor(Date.now() / 1000) + 3 * 3600;
-  const { scenario } = await fakeScenario(await scratch(), [
-    { match: `note = ${notes[1]}`, attempts: [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, { review: 'pass' }] },
-    { attempts: [{ review: 'pass' }] },
-  ]);
-  const env = { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' };
-  const sweep = startCli(
-    [
-      'review',
-      'run',
-      'gates',
-      '--kb',
-      checkout,
-      '--profile',
-      'fake',
-      '--scenario',
-      scenario,
-      '--gates',
-      'frontmatter/*',
-      '--concurrency',
-      '1',
-      '--auto-resume',
-    ].concat(notes.flatMap((note) => ['--notes', note])),
-    { env },
+  const { command } = await fakeSweep(
+    ({ notes }) => [
+      { match: `note = ${notes[1]}`, attempts: [{ usageLimit: `Claude AI usage limit reached|${resetEpoch}` }, { review: 'pass' }] },
+      { attempts: [{ review: 'pass' }] },
+    ],
+    { notes: 2 },
   );
+  const env = { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' };
+  const sweep = startCli(command({ concurrency: 1 }, '--auto-resume'), { env });
   let said = '';
   let exited = false;
   sweep.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));

@@ -5,15 +5,15 @@
  * alone must name the checkout), then checks that it did what the message said. The Web UI's commands
  * too: pasted where `commonplace` is the linked name (`npm link`), they run from any directory.
  */
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { selectPairs } from '../../src/review/status.js';
 import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
 import { cliPath, runCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep, gatesCommand, ledgerStarts, sweepRunOf } from '../helpers/sweep.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 import { freePort } from '../helpers/ports.js';
 import { execa } from 'execa';
@@ -24,48 +24,13 @@ const { env, address } = useDevServerWithCliWorker();
 const printingEnv = () => printingEnvOf(address());
 
 test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: its cap covers the launch that was in flight at the stop, and the resume is accepted', async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(2);
-  const gates = 'frontmatter/*';
-  const pairs = await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] });
-  expect(pairs.length).toBeGreaterThan(3);
-  const elsewhere = await scratch();
-  const dir = await scratch();
-  const release = join(dir, 'release');
   // The first launch waits for the test; the others answer at once, at $0.10 each.
-  const { scenario, ledger } = await fakeScenario(dir, [
-    {
-      attempts: [
-        { review: 'pass', costUsd: 0.1, waitForFile: release },
-        { review: 'pass', costUsd: 0.1 },
-      ],
-    },
-  ]);
-  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
-  const sweep = runCli(
-    [
-      'review',
-      'run',
-      'gates',
-      '--kb',
-      checkout,
-      '--profile',
-      'fake',
-      '--scenario',
-      scenario,
-      '--gates',
-      gates,
-      ...notes.flatMap((note) => ['--notes', note]),
-      '--concurrency',
-      '2',
-      '--max-cost',
-      '0.25',
-    ],
-    {
-      cwd: elsewhere,
-      env: printingEnv(),
-    },
-  );
+  const paid = { review: 'pass' as const, costUsd: 0.1 };
+  const setup = await fakeSweep(({ release }) => [{ attempts: [{ ...paid, waitForFile: release }, paid] }], { notes: 2 });
+  const { checkout, starts } = setup;
+  expect((await setup.pairs()).length).toBeGreaterThan(3);
+  const elsewhere = await scratch();
+  const sweep = runCli(setup.command({ concurrency: 2 }, '--max-cost', '0.25'), { cwd: elsewhere, env: printingEnv() });
   // The second launch ends ($0.10 spent, one in flight): the third unit is refused by the cap ($0.10 + 2 × $0.10 > $0.25) while the first still runs.
   let batch = '';
   await waitFor(
@@ -76,12 +41,12 @@ test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: i
     },
     120_000,
   );
-  await writeFile(release, '');
+  await setup.releaseLaunch();
   const stopped = await sweep;
   expect(stopped.exitCode).toBe(2);
   // The stop's figures are the spend once the launch in flight at the stop settled: $0.20, not the $0.10 it saw.
   expect(stopped.stdout).toMatch(/spent \$0\.2000 of the \$0\.2500 cap/);
-  expect(await starts()).toBe(2);
+  expect(await starts()).toHaveLength(2);
 
   // The line asks for room above the settled $0.20, not above the $0.10 the stop saw.
   const line = printed(stopped.stdout, 'to spend more, continue with a higher cap');
@@ -92,36 +57,31 @@ test('a spend-limit stop\'s "continue with a higher cap" line runs as printed: i
   expect(resumed.stderr).toMatch(/^resuming gates\/GS-\S+ \(stopped: spend-limit\)$/m);
   expect(resumed.stderr).not.toMatch(/not resumed|commonplace: /);
   // The new cap leaves room for one more launch at the mean cost: the sweep makes it and stops at the new cap.
-  expect(await starts()).toBe(3);
+  expect(await starts()).toHaveLength(3);
   expect(resumed.exitCode).toBe(2);
   expect(resumed.stdout).toMatch(/stopped: spend-limit \(operator\)/);
 });
 
 test("the Web UI's `next:` command of a stopped sweep runs as pasted from another directory, where `commonplace` is the linked name and no TEMPORAL_* variable is set: it resumes the sweep", async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(2);
-  const gates = 'frontmatter/*';
+  const setup = await fakeSweep([{ attempts: [{ review: 'pass', costUsd: 0.1 }] }], { notes: 2 });
+  const { checkout } = setup;
   const elsewhere = await scratch();
-  const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }]);
-  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
-  const args = ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1'];
-  const stopped = await runCli([...args, ...notes.flatMap((note) => ['--notes', note]), '--max-cost', '0.15'], { cwd: elsewhere, env: printingEnv() });
+  const stopped = await runCli(setup.command({ concurrency: 1 }, '--max-cost', '0.15'), { cwd: elsewhere, env: printingEnv() });
   expect(stopped.exitCode).toBe(2);
   expect(stopped.stdout).toMatch(/stopped: spend-limit/);
-  const runId = /\b(GS-[0-9a-f]{8}-\S+?)\b/.exec(String(stopped.stdout) + String(stopped.stderr))?.[1];
-  expect(runId).toBeDefined();
-  const before = await starts();
+  const runId = sweepRunOf(stopped);
+  const before = (await setup.starts()).length;
 
   // The sweep's current details, as the Web UI reads them.
-  const handle = env().client.workflow.getHandle(`gates/${runId!}`);
+  const handle = env().client.workflow.getHandle(`gates/${runId}`);
   const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
   const next = /^next: `(.+)`$/m.exec(details)?.[1];
   expect(next).toBe(
-    `commonplace review run gates --resume ${runId!} --max-cost ${/--max-cost (\S+)/.exec(next ?? '')?.[1]} --kb ${checkoutIdOf(checkout)} --address ${address()} --namespace ${env().namespace}`,
+    `commonplace review run gates --resume ${runId} --max-cost ${/--max-cost (\S+)/.exec(next ?? '')?.[1]} --kb ${checkoutIdOf(checkout)} --address ${address()} --namespace ${env().namespace}`,
   );
   expect(details).not.toContain(checkout);
   // The sweep's batch carries the address its starter named too (the workflow interceptors), for its own commands.
-  expect((await env().client.workflow.getHandle(`gates/${runId!}/batch-1`).describe()).memo).toMatchObject({ [ADDRESS_MEMO]: address() });
+  expect((await env().client.workflow.getHandle(`gates/${runId}/batch-1`).describe()).memo).toMatchObject({ [ADDRESS_MEMO]: address() });
 
   // The operator's shell: `commonplace` on PATH as `npm link` puts it, a symbolic link to bin/commonplace.js.
   const linked = join(await scratch(), 'bin');
@@ -129,8 +89,8 @@ test("the Web UI's `next:` command of a stopped sweep runs as pasted from anothe
   await symlink(cliPath, join(linked, 'commonplace'));
   const resumed = await paste(next!, elsewhere, { PATH: `${linked}:${process.env.PATH ?? ''}` });
   expect(resumed.stderr).not.toMatch(/commonplace: /);
-  expect(resumed.stderr).toMatch(new RegExp(`^resuming gates/${runId!} \\(stopped: spend-limit\\)$`, 'm'));
-  expect(await starts()).toBeGreaterThan(before);
+  expect(resumed.stderr).toMatch(new RegExp(`^resuming gates/${runId} \\(stopped: spend-limit\\)$`, 'm'));
+  expect((await setup.starts()).length).toBeGreaterThan(before);
   expect([0, 2]).toContain(resumed.exitCode);
 });
 
@@ -169,13 +129,10 @@ test('the hints of a started sweep run as printed: `temporal workflow describe` 
   const checkout = await corpusCopy().finally(() => {
     process.env.COMMONPLACE_KB_LIST = list;
   });
-  const [note] = await someNotes(1);
   const elsewhere = await scratch();
   const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
-  const started = await runCli(
-    ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', note!, '--detach'],
-    { cwd: elsewhere, env: printingEnv() },
-  );
+  const command = gatesCommand({ kb: checkout, scenario, gates: 'frontmatter/*', notes: await someNotes(1) }, '--detach');
+  const started = await runCli(command, { cwd: elsewhere, env: printingEnv() });
   expect(started.exitCode).toBe(0);
   const runId = /started gates\/(GS-\S+);/.exec(String(started.stderr))?.[1];
   expect(runId).toBeDefined();
@@ -193,7 +150,7 @@ test('the hints of a started sweep run as printed: `temporal workflow describe` 
   try {
     const summary = await env().client.workflow.getHandle(`gates/${runId!}`).result();
     expect(summary).toMatchObject({ status: 'completed' });
-    expect((await readLedger(ledger)).filter((entry) => entry.event === 'start').length).toBeGreaterThan(0);
+    expect((await ledgerStarts(ledger)).length).toBeGreaterThan(0);
   } finally {
     worker.kill('SIGINT');
     await worker;

@@ -2,9 +2,10 @@ import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { expectNoHarnessLeft } from '../helpers/harness-processes.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { corpusCopy } from '../helpers/kb.js';
 import { editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf } from '../review-edit/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -25,30 +26,9 @@ describe('commonplace review cancel', () => {
     let again: Run;
     let againJson: Run;
     beforeAll(async () => {
-      const checkout = await corpusCopy();
-      const notes = await someNotes(1);
-      const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [usageLimit] }]);
-      const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-      const stopped = await runCli(
-        [
-          'review',
-          'run',
-          'gates',
-          '--kb',
-          checkout,
-          '--profile',
-          'fake',
-          '--scenario',
-          scenario,
-          '--gates',
-          'frontmatter/*',
-          '--concurrency',
-          '1',
-          '--notes',
-          notes[0]!,
-        ],
-        { env: cliEnv },
-      );
+      const sweep = await fakeSweep([{ attempts: [usageLimit] }]);
+      const cliEnv = sweep.cliEnv(address());
+      const stopped = await runCli(sweep.command({ concurrency: 1 }), { env: cliEnv });
       expect(stopped.exitCode).toBe(2);
       run = /--resume (GS-\S+)/.exec(String(stopped.stdout))?.[1] ?? '';
       expect(run).not.toBe('');
@@ -105,32 +85,10 @@ describe('commonplace review cancel', () => {
   });
 
   test('cancel with a 0 s grace period ends a sweep whose launch hangs, saying whether it was cancelled or terminated', async () => {
-    const checkout = await corpusCopy();
-    const notes = await someNotes(1);
-    const { scenario, ledger } = await fakeScenario(await scratch(), [{ attempts: [{ hang: true }] }]);
-    const cliEnv = { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger };
-    const started = await runCli(
-      [
-        'review',
-        'run',
-        'gates',
-        '--kb',
-        checkout,
-        '--profile',
-        'fake',
-        '--scenario',
-        scenario,
-        '--gates',
-        'frontmatter/*',
-        '--concurrency',
-        '1',
-        '--notes',
-        notes[0]!,
-        '--detach',
-        '--json',
-      ],
-      { env: cliEnv },
-    );
+    const sweep = await fakeSweep([{ attempts: [{ hang: true }] }]);
+    const { ledger } = sweep;
+    const cliEnv = sweep.cliEnv(address());
+    const started = await runCli(sweep.command({ concurrency: 1 }, '--detach', '--json'), { env: cliEnv });
     expect(started.exitCode).toBe(0);
     const run = expectShape(String(started.stdout), 'sweep-started')['runId'] as string;
     expect(started.stderr).toContain(`started gates/${run};`);

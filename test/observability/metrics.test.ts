@@ -8,17 +8,16 @@
  * shipped ones are proved by test/harness/relaunch.test.ts and test/harness/worker-crash.test.ts); the
  * usage-limit sweep runs on the real `commonplace worker --metrics`.
  */
-import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { readLedger, waitFor } from '../helpers/fake.js';
 import { watchedWorker, type WorkerProcess } from '../helpers/hosts.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { freePort } from '../helpers/ports.js';
 import { scrape, scrapeTypes, total, type Sample } from '../helpers/prometheus.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { useDevServer } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
 import { exportedNames, HISTOGRAM_BUCKETS, METRICS, SDK_METRICS } from '../../src/observability/metrics.js';
 
 const { env, address } = useDevServer({ quickerClock: 10 });
@@ -52,45 +51,20 @@ function quickerWorker(checkout: string, state: string, metrics: string): Worker
 let run: Run;
 
 beforeAll(async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(2);
-  const dir = await scratch();
-  const release = join(dir, 'release');
   const review = { review: 'fail' as const, tokens, costUsd };
   // The second note's first try waits for the test, so the first worker dies while it runs (the next worker adopts it).
-  const { scenario, ledger } = await fakeScenario(dir, [
-    { match: `note = ${notes[1]}`, attempts: [{ waitForFile: release, ...review }, review] },
-    { attempts: [review] },
-  ]);
+  const setup = await fakeSweep(
+    ({ notes, release }) => [{ match: `note = ${notes[1]}`, attempts: [{ waitForFile: release, ...review }, review] }, { attempts: [review] }],
+    { notes: 2, gates: [gate] },
+  );
+  const { checkout, notes, dir, ledger } = setup;
   const state = join(dir, 'state');
   const firstPort = await freePort();
   const first = quickerWorker(checkout, state, String(firstPort));
   await first.said(/worker ready/);
   expect(first.stderr()).toContain(`metrics for Prometheus: http://127.0.0.1:${firstPort}/metrics`);
 
-  const sweep = runCli(
-    [
-      'review',
-      'run',
-      'gates',
-      '--kb',
-      checkout,
-      '--profile',
-      'fake',
-      '--scenario',
-      scenario,
-      '--gates',
-      gate,
-      '--concurrency',
-      '1',
-      ...notes.flatMap((note) => ['--notes', note]),
-      '--json',
-    ],
-    {
-      env: { TEMPORAL_ADDRESS: address() },
-      timeout: 230_000,
-    },
-  );
+  const sweep = runCli(setup.command({ concurrency: 1 }, '--json'), { env: { TEMPORAL_ADDRESS: address() }, timeout: 230_000 });
   await waitFor('the second launch to wait for the test', async () => (await readLedger(ledger)).some((entry) => entry.event === 'waiting'), 120_000);
   const endedFirst = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
   let firstLaunches = -1;
@@ -110,7 +84,7 @@ beforeAll(async () => {
   const secondPort = await freePort();
   const second = quickerWorker(checkout, state, `127.0.0.1:${secondPort}`);
   await second.said(/worker ready/);
-  await writeFile(release, '');
+  await setup.releaseLaunch();
   const swept = await sweep;
   const outcome = JSON.parse(String(swept.stdout)) as Run['outcome'] & { workflowId: string };
   const ended = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
@@ -246,19 +220,13 @@ describe('commonplace worker --metrics after a usage limit', () => {
   const reset = Math.floor(Date.now() / 1000) + 86_400;
 
   beforeAll(async () => {
-    const checkout = await corpusCopy();
-    const [note] = await someNotes(1);
-    const dir = await scratch();
-    const { scenario } = await fakeScenario(dir, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }] }]);
+    const { checkout, dir, command } = await fakeSweep([{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }] }], { gates: [gate] });
     const port = await freePort();
     const limited = worker(['--kb', checkout, '--state', join(dir, 'state'), '--metrics', String(port)]);
     await limited.said(/worker ready/);
     // The real `commonplace worker --metrics` says where it serves them.
     expect(limited.stderr()).toContain(`metrics for Prometheus: http://127.0.0.1:${port}/metrics`);
-    const sweep = await runCli(
-      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gate, '--notes', note as string],
-      { env: { TEMPORAL_ADDRESS: address() } },
-    );
+    const sweep = await runCli(command(), { env: { TEMPORAL_ADDRESS: address() } });
     sweepExit = sweep.exitCode;
     await waitFor(
       'the quota gate to be shown closed',

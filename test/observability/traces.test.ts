@@ -10,10 +10,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { cliPath, runCli } from '../helpers/cli.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
+import { readLedger, waitFor } from '../helpers/fake.js';
 import { watchedWorker } from '../helpers/hosts.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
 
 const { address } = useDevServer();
 
@@ -90,33 +90,14 @@ const loadsOpenTelemetry = (urls: string[]) =>
   urls.filter((url) => /@opentelemetry\/(?!api\/)|interceptors-opentelemetry|observability\/tracing\.js/.test(url));
 
 async function sweepOnce(otel: Record<string, string>) {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(2);
-  const dir = await scratch();
-  const { scenario, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass', tokens: { input: 900, output: 80 }, costUsd: 0.01 }] }]);
+  const { checkout, dir, ledger, command } = await fakeSweep([{ attempts: [{ review: 'pass', tokens: { input: 900, output: 80 }, costUsd: 0.01 }] }], {
+    notes: 2,
+    gates: ['frontmatter/title-as-claim'],
+  });
   const loadTrace = join(dir, 'loaded.txt');
   const worker = tracedWorker(['--kb', checkout, '--state', join(dir, 'state')], otel, loadTrace);
   await worker.said(/worker ready/);
-  const sweep = await runCli(
-    [
-      'review',
-      'run',
-      'gates',
-      '--kb',
-      checkout,
-      '--profile',
-      'fake',
-      '--scenario',
-      scenario,
-      '--gates',
-      'frontmatter/title-as-claim',
-      ...notes.flatMap((note) => ['--notes', note]),
-      '--json',
-    ],
-    {
-      env: { TEMPORAL_ADDRESS: address(), ...otel },
-    },
-  );
+  const sweep = await runCli(command({}, '--json'), { env: { TEMPORAL_ADDRESS: address(), ...otel } });
   expect(sweep.exitCode).toBe(0);
   const workflowId = (JSON.parse(String(sweep.stdout)) as { workflowId: string }).workflowId;
   const launches = (await readLedger(ledger)).filter((entry) => entry.event === 'end').length;
