@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probePrompt } from '../src/activities/probe/probe.js';
 import { releaseStamp } from '../src/release-stamp.js';
+import { installedRelease } from '../src/workflow-code.js';
 import { TASK_QUEUE, searchAttributeKeys } from '../src/search-attributes.js';
 import { createWorker, fakeHarnessPath } from '../src/worker.js';
 import { dynamicConfigFlags, provideBinary } from '../temporal/server.js';
@@ -30,7 +31,7 @@ const env = await TestWorkflowEnvironment.createLocal({
     searchAttributes: searchAttributeKeys,
     extraArgs: dynamicConfigFlags(),
   },
-  client: { interceptors: releaseStamp },
+  client: { interceptors: releaseStamp(installedRelease) },
 });
 const state = await mkdtemp(join(tmpdir(), 'bench-launch-'));
 const profiles = join(state, 'profiles.yaml');

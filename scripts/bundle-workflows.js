@@ -3,7 +3,7 @@
 // into dist/workflow-bundle.js beside a manifest of what it was built from (src/workflow-bundle.ts).
 // Workers load it instead of running the bundler at every start.
 import { writeWorkflowBundle } from '../dist/src/workflow-bundle.js';
-import { workflowInterceptorModules, workflowsPath } from '../dist/src/worker.js';
+import { workflowInterceptorModules, workflowsPath } from '../dist/src/workflow-code.js';
 
 const started = Date.now();
 const manifest = await writeWorkflowBundle({ workflowsPath, workflowInterceptorModules });

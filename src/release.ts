@@ -1,27 +1,29 @@
 /**
- * This release, and the oldest release whose runs its workers run (docs/upgrading.md, "The compatibility
- * boundary"). Every run begun on 0.2.0 or later carries the release it began on in its memo; a run
- * without one began on 0.1.0. A worker refuses a run begun before the oldest release it runs, in one
- * line naming the run, its release and the way out. Pure: the workflow interceptors import it.
+ * This release, and the oldest release whose runs its workers run (docs/upgrading.md, "What a release is"
+ * and "The compatibility boundary"). A run's release is `<version>+<digest>`: package.json's version, its
+ * human name, and the digest of the workflow code that began it (src/workflow-code.ts), which is also the
+ * build ID of the workers that run that code. Every run carries the release it began on in its memo; a run
+ * without one began on 0.1.0. A worker refuses a run begun before the oldest release it runs, in one line
+ * naming the run, its release and the way out. Pure: the workflow interceptors import it.
  */
 import { runCommand } from './runs/run-commands.js';
 import { analysisRunIdOf, withoutBatchSegment } from './runs/workflow-ids.js';
 
-/** This release: `package.json`'s version (a test holds them equal). */
+/** This release's version: `package.json`'s (a test holds them equal). */
 export const RELEASE = '0.2.0';
 
 /** The oldest release whose open runs this release's workers run: 0.2.0 runs only its own; a later release, the one before it. */
 export const OLDEST_RUN_RELEASE = '0.2.0';
 
-/** The memo field naming the release a run began on. */
+/** The memo field naming the release a run began on (`<version>+<digest>`). */
 export const RELEASE_MEMO = 'commonplaceRelease';
 
 /** The release of a run that carries none: every run begun before 0.2.0, the first release to stamp its runs. */
 export const UNSTAMPED_RELEASE = '0.1.0';
 
-/** A run's memo with the field that says it begins on this release (the one stamp every start site applies). */
-export function withRelease(memo: Record<string, unknown> | undefined): Record<string, unknown> {
-  return { ...memo, [RELEASE_MEMO]: RELEASE };
+/** A run's memo with the field that says it begins on this release, the code's (the one stamp every start site applies). */
+export function withRelease(memo: Record<string, unknown> | undefined, release: string): Record<string, unknown> {
+  return { ...memo, [RELEASE_MEMO]: release };
 }
 
 /** The release a run began on, from its memo (decoded): 0.1.0 when it names none. */
@@ -30,11 +32,11 @@ export function releaseOfMemo(memo: Record<string, unknown> | undefined): string
   return typeof release === 'string' && release !== '' ? release : UNSTAMPED_RELEASE;
 }
 
-/** Compares two `major.minor.patch` releases (a pre-release suffix is ignored): negative when `a` is older. */
+/** Compares two `major.minor.patch` releases by version (a pre-release suffix and the code's digest are ignored): negative when `a` is older. */
 export function compareReleases(a: string, b: string): number {
   const parts = (release: string) =>
     release
-      .split('-')[0]!
+      .split(/[-+]/)[0]!
       .split('.')
       .map((part) => Number(part) || 0);
   const [left, right] = [parts(a), parts(b)];

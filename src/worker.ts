@@ -1,20 +1,16 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type State, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FaultPoints } from './activities/faults.js';
 import { reapClosedTries, runStateOn } from './activities/harness/reap.js';
 import { createActivities, type ActivityDependencies } from './activities/index.js';
 import { checkoutAt, checkoutQueue, HostPlaces, type HeldCheckout } from './checkout/index.js';
-import { packageRoot, sourceExtension } from './paths.js';
+import { packageRoot } from './paths.js';
 import { runGitThroughHelper } from './fs/git.js';
 import { releaseStamp } from './release-stamp.js';
 import { TASK_QUEUE } from './search-attributes.js';
+import { DEPLOYMENT_NAME, installedRelease, workflowInterceptorModules, workflowsPath } from './workflow-code.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const workflowsPath = join(here, 'workflows', `index${sourceExtension}`);
-/** The workflow interceptors every bundle carries: the routing of checkout work to its checkout's queue. */
-export const workflowInterceptorModules = [join(here, 'workflows', `interceptors${sourceExtension}`)];
 export const fakeHarnessPath = join(packageRoot(), 'bin', 'fake-harness.js');
 
 /**
@@ -34,8 +30,12 @@ export interface WorkerSettings {
   /** The checkouts this worker holds: it serves each one's task queue besides the shared one. */
   checkouts?: HeldCheckout[];
   taskQueue?: string;
-  /** A prebuilt workflow bundle (tests build one per run, with the interceptors); otherwise the workflows are bundled at start. */
-  workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * The workflow code, bundled with its interceptors, and its release (src/workflow-code.ts): the prebuilt bundle
+   * or one bundled at start (src/workflow-bundle.ts), the test run's (test/helpers/global-setup.js). Otherwise the
+   * installed workflows are bundled at start, under the installed code's release.
+   */
+  workflowCode?: { bundle: NonNullable<WorkerOptions['workflowBundle']>; release: string };
   maxConcurrentActivityTaskExecutions?: number;
   /** Replacements for the activities' dependencies (a fixed clock, a time zone) in tests. */
   activityDependencies?: Partial<ActivityDependencies>;
@@ -58,6 +58,15 @@ export interface WorkerSettings {
    */
   workflowThreads?: number;
 }
+
+/**
+ * The options that name the code a worker runs: its release as the build ID of the project's worker deployment, so
+ * each workflow task in a history (and the Web UI) names the code that ran it. Worker Versioning's routing stays off
+ * (docs/upgrading.md, "Why patches, and not Worker Versioning's routing").
+ */
+const deploymentOptions = (release: string): Pick<WorkerOptions, 'workerDeploymentOptions'> => ({
+  workerDeploymentOptions: { version: { deploymentName: DEPLOYMENT_NAME, buildId: release }, useWorkerVersioning: false },
+});
 
 /** The worker options a setting of this process's workers gives every worker it creates, the shared queue's and each checkout's. */
 function throttleOptions(settings: WorkerSettings): Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'defaultHeartbeatThrottleInterval'> {
@@ -94,6 +103,8 @@ export class CommonplaceWorker {
 
   constructor(
     private readonly settings: WorkerSettings,
+    /** The release of the workflow code it runs: its build ID, and the release its client stamps on what it starts. */
+    readonly release: string,
     readonly shared: Worker,
     readonly places: HostPlaces,
     private readonly activities: ReturnType<typeof createActivities>,
@@ -118,8 +129,9 @@ export class CommonplaceWorker {
       namespace: this.settings.namespace,
       taskQueue: checkoutQueue(checkout.id),
       activities: this.activities,
-      // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
-      interceptors: { client: releaseStamp, ...(this.settings.faults?.interceptors && { activity: this.settings.faults.interceptors }) },
+      // The activities' client (the quota gates' signal-with-start) stamps what it starts with this code's release.
+      interceptors: { client: releaseStamp(this.release), ...(this.settings.faults?.interceptors && { activity: this.settings.faults.interceptors }) },
+      ...deploymentOptions(this.release),
       ...(this.settings.plugins !== undefined && { plugins: this.settings.plugins }),
       // A checkout's queue carries light work — reading and writing the KB, and a model-API unit's one
       // request — never a harness process: `--max-launches` bounds the shared queue's launches, not these.
@@ -183,17 +195,17 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     ...settings.activityDependencies,
   });
   const activityInterceptors = settings.faults?.interceptors;
+  const release = settings.workflowCode?.release ?? (await installedRelease());
+  // The activities' client (the quota gates' signal-with-start) stamps what it starts with this code's release.
+  const interceptors = { client: releaseStamp(release), ...(activityInterceptors && { activity: activityInterceptors }) };
   const shared = await Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue ?? TASK_QUEUE,
-    // The activities' client (the quota gates' signal-with-start) stamps what it starts with this release.
-    ...(settings.workflowBundle
-      ? { workflowBundle: settings.workflowBundle, interceptors: { client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) } }
-      : {
-          workflowsPath,
-          interceptors: { workflowModules: workflowInterceptorModules, client: releaseStamp, ...(activityInterceptors && { activity: activityInterceptors }) },
-        }),
+    ...(settings.workflowCode
+      ? { workflowBundle: settings.workflowCode.bundle, interceptors }
+      : { workflowsPath, interceptors: { ...interceptors, workflowModules: workflowInterceptorModules } }),
+    ...deploymentOptions(release),
     activities,
     ...(settings.plugins !== undefined && { plugins: settings.plugins }),
     ...(settings.maxConcurrentActivityTaskExecutions !== undefined && {
@@ -203,7 +215,7 @@ export async function createWorker(settings: WorkerSettings): Promise<Commonplac
     ...workflowThreadOptions(settings.workflowThreads),
     ...throttleOptions(settings),
   });
-  const worker = new CommonplaceWorker(settings, shared, places, activities);
+  const worker = new CommonplaceWorker(settings, release, shared, places, activities);
   for (const checkout of settings.checkouts ?? []) await worker.hold(checkout);
   return worker;
 }

@@ -6,7 +6,8 @@
  * Keeps the compatibility boundary (src/release.ts, docs/upgrading.md): a run begun on a release older
  * than the oldest this release runs fails its workflow task with one line naming the way out (the run
  * stays open until a worker of its release serves it or an operator ends it); a child or a continued run
- * begins on this release and carries it in its memo, as the client's starts do (src/release-stamp.ts).
+ * begins on the code that starts it, the worker's build ID, and carries it in its memo, as the client's
+ * starts do (src/release-stamp.ts).
  * A child carries its parent's starter's address too (`ADDRESS_MEMO`), so its Web UI commands name it.
  */
 import { workflowInfo } from '@temporalio/workflow';
@@ -22,7 +23,7 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { queueForActivity } from '../checkout/places.js';
-import { refusalOf, withRelease } from '../release.js';
+import { RELEASE, refusalOf, withRelease } from '../release.js';
 import { ADDRESS_MEMO } from '../runs/run-commands.js';
 
 class CheckoutRouting implements WorkflowOutboundCallsInterceptor {
@@ -71,17 +72,26 @@ function parentAddress(): Record<string, unknown> {
   return address === undefined ? {} : { [ADDRESS_MEMO]: address };
 }
 
-/** Children and continued runs begin on this release: their memo says so (the rest of a continued run's memo carried, a child's starter's address too). */
+/**
+ * The release of the code running this task: the worker's build ID (src/workflow-code.ts; on replay, the one
+ * the history recorded for the task), or this version alone under a worker that names no release of it.
+ */
+function runningRelease(): string {
+  const buildId = workflowInfo().currentDeploymentVersion?.buildId;
+  return buildId?.startsWith(`${RELEASE}+`) ? buildId : RELEASE;
+}
+
+/** Children and continued runs begin on the code that starts them: their memo says so (the rest of a continued run's memo carried, a child's starter's address too). */
 class ReleaseStamp implements WorkflowOutboundCallsInterceptor {
   async startChildWorkflowExecution(
     input: StartChildWorkflowExecutionInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ): Promise<[Promise<string>, Promise<unknown>]> {
-    return next({ ...input, options: { ...input.options, memo: withRelease({ ...parentAddress(), ...input.options.memo }) } });
+    return next({ ...input, options: { ...input.options, memo: withRelease({ ...parentAddress(), ...input.options.memo }, runningRelease()) } });
   }
 
   async continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
-    return next({ ...input, options: { ...input.options, memo: withRelease({ ...workflowInfo().memo, ...input.options.memo }) } });
+    return next({ ...input, options: { ...input.options, memo: withRelease({ ...workflowInfo().memo, ...input.options.memo }, runningRelease()) } });
   }
 }
 

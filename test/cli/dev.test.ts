@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { locateBinary } from '../../temporal/server.js';
@@ -7,6 +7,10 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { freePort, listening } from '../helpers/ports.js';
 import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
+import { packageRoot } from '../../src/paths.js';
+
+/** The release `npm run build` recorded for the installed workflow code, which a worker runs under. */
+const installedRelease = () => (JSON.parse(readFileSync(join(packageRoot(), 'dist', 'workflow-bundle.json'), 'utf8')) as { release: string }).release;
 
 test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, a worker beside it says each step, and Ctrl-C stops both', async () => {
   const state = await scratch();
@@ -48,7 +52,7 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
       expect(said.split('\n').slice(0, 3)).toEqual([
         'loading the worker (the Temporal SDK, the activities)...',
         `connecting to 127.0.0.1:${port} (namespace default)...`,
-        `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; prebuilt workflow bundle checked in ${/checked in (\d+\.\d s)/.exec(said)?.[1]}); Ctrl-C stops it`,
+        `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; prebuilt workflow bundle checked in ${/checked in (\d+\.\d s)/.exec(said)?.[1]}; release ${installedRelease()}); Ctrl-C stops it`,
       ]);
     } finally {
       worker.kill('SIGINT');

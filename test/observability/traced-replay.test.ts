@@ -11,7 +11,7 @@ import { Resource } from '@opentelemetry/resources';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { workflowInterceptorModules, workflowsPath } from '../../src/worker.js';
+import { workflowInterceptorModules, workflowsPath } from '../../src/workflow-code.js';
 
 const dir = join(packageRoot(), 'test', 'histories');
 const ids = JSON.parse(readFileSync(join(dir, 'workflow-ids.map'), 'utf8')) as Record<string, string>;

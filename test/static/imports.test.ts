@@ -86,7 +86,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'analysis and review', holds: ['src/analysis/', 'src/review/'] },
   { name: 'observability', holds: ['src/observability/'] },
   { name: 'activities', holds: ['src/activities/'] },
-  { name: 'workflows', holds: ['src/workflows/', 'src/worker.ts', 'src/workflow-bundle.ts'] },
+  { name: 'workflows', holds: ['src/workflows/', 'src/worker.ts', 'src/workflow-bundle.ts', 'src/workflow-code.ts'] },
   { name: 'client', holds: ['src/client/'] },
 ];
 

@@ -13,6 +13,7 @@ import { connectClient } from '../../src/client/shared/connection.js';
 import { packageRoot } from '../../src/paths.js';
 import { RELEASE, RELEASE_MEMO, refusalIn, refusalOf } from '../../src/release.js';
 import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
+import { installedRelease } from '../../src/workflow-code.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -21,7 +22,7 @@ import { expectShape } from '../helpers/json-shape.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker, uniqueId, workflowBundlePath } from '../helpers/temporal.js';
+import { testRelease, testWorker, uniqueId, workflowBundlePath } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 
@@ -143,7 +144,7 @@ test('a run started without the release, as a 0.1.0 client starts one: its workf
   await Promise.all([sweepId, analysisId].map((id) => env().client.workflow.getHandle(id).terminate('the test is over')));
 });
 
-test("a run started through the CLI's connection carries the release in its memo, and so do its gate batches, its continued run (the start site's memo kept) and a schedule it creates; the runs replay on the current code", async () => {
+test("a run started through the CLI's connection carries the installed code's release in its memo; its gate batches and its continued run carry the release of the worker's code, which every workflow task of theirs names as its build ID; a schedule it creates carries the release too; the runs replay on the current code", async () => {
   const checkout = await corpusCopy();
   const dir = await scratch();
   const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
@@ -155,6 +156,7 @@ test("a run started through the CLI's connection carries the release in its memo
     runId,
     notes: await someNotes(1),
     gates: ['frontmatter/*'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 1,
@@ -182,18 +184,28 @@ test("a run started through the CLI's connection carries the release in its memo
   });
   const summary = (await worker.runUntil(started.result())) as SweepSummary;
   expect(summary.batches).toBeGreaterThanOrEqual(2);
+  // The CLI's client names the code it has installed (here the sources); the test worker runs the test bundle, another code.
+  const installed = await installedRelease();
+  expect(installed).toMatch(new RegExp(`^${RELEASE.replace(/\./g, '\\.')}\\+[0-9a-f]{64}$`));
+  expect(installed).not.toBe(testRelease());
+  const first = await env().client.workflow.getHandle(`gates/${runId}`, started.firstExecutionRunId).describe();
+  expect(first.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: installed, [ADDRESS_MEMO]: address() });
   const sweep = await env().client.workflow.getHandle(`gates/${runId}`).describe();
   expect(sweep.runId).not.toBe(started.firstExecutionRunId);
   // The CLI's client was given an address (TEMPORAL_ADDRESS): the run carries it for its Web UI commands, continued and in its batches.
-  expect(sweep.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: RELEASE, [ADDRESS_MEMO]: address() });
+  expect(sweep.memo).toEqual({ identity: "the start site's", [RELEASE_MEMO]: testRelease(), [ADDRESS_MEMO]: address() });
   for (const workflowId of [`gates/${runId}`, `gates/${runId}/batch-1`, `gates/${runId}/batch-2`]) {
     const described = await env().client.workflow.getHandle(workflowId).describe();
-    expect([workflowId, described.memo?.[RELEASE_MEMO], described.memo?.[ADDRESS_MEMO]]).toEqual([workflowId, RELEASE, address()]);
+    expect([workflowId, described.memo?.[RELEASE_MEMO], described.memo?.[ADDRESS_MEMO]]).toEqual([workflowId, testRelease(), address()]);
     const history = await env().client.workflow.getHandle(workflowId).fetchHistory();
+    // Each workflow task names the code that ran it: the worker's build ID in the project's deployment.
+    const tasks = (history.events ?? []).flatMap((event) => (event.workflowTaskCompletedEventAttributes ? [event.workflowTaskCompletedEventAttributes] : []));
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(new Set(tasks.map((task) => `${task.workerDeploymentName} ${task.workerVersion?.buildId}`))).toEqual(new Set([`commonplace ${testRelease()}`]));
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath } }, history, workflowId)).resolves.toBeUndefined();
   }
   const schedule = await client.schedule.create(scheduleOf(`gates-new-${process.pid}`));
-  expect((await schedule.describe()).action.memo?.[RELEASE_MEMO]).toBe(RELEASE);
+  expect((await schedule.describe()).action.memo?.[RELEASE_MEMO]).toBe(installed);
   const checked = expectShape(String((await check('--json')).stdout), 'upgrade-check') as unknown as Checked;
   expect(checked.schedules).toEqual([]);
   await schedule.delete();

@@ -30,6 +30,11 @@ test('a run with no release in its memo began on 0.1.0, which 0.2.0 does not run
   expect(releaseOfMemo({ [RELEASE_MEMO]: '0.2.0' })).toBe('0.2.0');
   expect(runsRunsOf('0.1.0')).toBe(false);
   expect(runsRunsOf('0.2.0')).toBe(true);
+  // A release names its code after its version: the digest says which code, the version which runs it runs.
+  const named = `0.2.0+${'0'.repeat(64)}`;
+  expect(releaseOfMemo({ [RELEASE_MEMO]: named })).toBe(named);
+  expect(runsRunsOf(named)).toBe(true);
+  expect(runsRunsOf(`0.1.9+${'0'.repeat(64)}`)).toBe(false);
   expect(runsRunsOf('0.10.0')).toBe(true);
   expect(compareReleases('0.2.0', '0.10.0')).toBeLessThan(0);
   expect(compareReleases('1.0.0', '0.9.9')).toBeGreaterThan(0);

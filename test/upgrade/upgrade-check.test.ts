@@ -1,5 +1,5 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker } from '../helpers/temporal.js';
+import { testRelease, testWorker } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 
@@ -27,13 +27,18 @@ async function bundleFile(workflowsPath: string): Promise<string> {
 const check = (...args: string[]) => runCli(['upgrade', 'check', ...args], { env: { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' } });
 
 interface Checked {
+  release: string | null;
   openRuns: number | null;
+  otherCode?: { release: string; runs: number }[];
   recordedHistories: number | null;
   replays: boolean;
-  failures: { kind: string; workflowId: string; file?: string; mismatch: string }[];
+  failures: { kind: string; workflowId: string; file?: string; mismatch: string; began: string }[];
 }
 
-test("an open run replays on the installed code (another application's run beside it left alone), and upgrade check names it with its first mismatching command against a bundle whose workflow issues another command", async () => {
+/** The release `npm run build` recorded for the installed workflow code. */
+const installedRelease = async () => (JSON.parse(await readFile(join(packageRoot(), 'dist', 'workflow-bundle.json'), 'utf8')) as { release: string }).release;
+
+test("an open run replays on the installed code (another application's run beside it left alone) and is named by the release it began on, other code than the installed; upgrade check names it with its first mismatching command against a bundle whose workflow issues another command", async () => {
   const account = `claude/upgrade-check-${process.pid}`;
   const workflowId = quotaGateId(account);
   const worker = await testWorker(env(), { stateDir: join(await scratch(), 'state') });
@@ -49,24 +54,33 @@ test("an open run replays on the installed code (another application's run besid
   const installed = await check('--json');
   expect(installed.exitCode).toBe(0);
   const fine = expectShape(String(installed.stdout), 'upgrade-check') as unknown as Checked;
-  expect(fine).toMatchObject({ openRuns: 1, recordedHistories: null, replays: true, failures: [] });
+  // The run began on the test bundle's code (its memo; the test worker's build ID), which is not the installed code.
+  expect(fine).toMatchObject({ release: await installedRelease(), openRuns: 1, recordedHistories: null, replays: true, failures: [] });
+  expect(fine.otherCode).toEqual([{ release: testRelease(), runs: 1 }]);
+  const said = await check();
+  expect(said.exitCode).toBe(0);
+  const [first, second] = String(said.stdout).split('\n');
+  expect(first!.endsWith(` against the installed workflow code (dist/workflow-bundle.js), release ${await installedRelease()}`)).toBe(true);
+  expect(second).toBe(`  1 open run began on other code: ${testRelease()} (1)`);
 
   const changed = await bundleFile(join(packageRoot(), 'test', 'fixtures', 'upgrade', 'changed-quota-gate.ts'));
   const broken = await check('--bundle', changed, '--json');
   expect(broken.exitCode).toBe(1);
   const named = expectShape(String(broken.stdout), 'upgrade-check') as unknown as Checked;
-  expect(named).toMatchObject({ openRuns: 1, replays: false });
+  // A bundle with no manifest beside it: its release is unknown, and each run is counted by the release it began on.
+  expect(named).toMatchObject({ release: null, openRuns: 1, replays: false, otherCode: [{ release: testRelease(), runs: 1 }] });
   expect(named.failures).toEqual([
     expect.objectContaining({
       kind: 'open',
       workflowId,
+      began: testRelease(),
       mismatch: expect.stringMatching(/Nondeterminism error: .*(Timer|StartTimer|ModifyWorkflowProperties|UpsertWorkflowMemo)/i),
     }),
   ]);
 
   const text = await check('--bundle', changed);
   expect(text.exitCode).toBe(1);
-  expect(String(text.stdout)).toContain(`would not replay: ${workflowId} (run `);
+  expect(String(text.stdout)).toMatch(new RegExp(`would not replay: ${workflowId} \\(run [^,]+, began on ${testRelease().replace('+', '\\+')}\\): `));
   expect(String(text.stdout)).toContain('1 would not replay: restart no worker on this code');
 });
 

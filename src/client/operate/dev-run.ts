@@ -25,6 +25,7 @@ export async function runDev(options: { stateDir: string; port: number; uiPort: 
         `Web UI:              ${server.uiUrl}`,
         `server log:          ${server.logFile}`,
         `worker:              ${serving(worker, options.kbList)}; run state in ${stateDir}`,
+        `release:             ${worker.release} (the workflow code the worker runs)`,
         ...(metrics !== undefined ? [`metrics:             ${metricsUrl(metrics)} (Prometheus)`] : []),
         'Ctrl-C stops the worker, then the server.',
         '',

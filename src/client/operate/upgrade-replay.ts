@@ -1,8 +1,9 @@
 /**
  * The replays `commonplace upgrade check` runs: every open run's history, and recorded history files,
- * against one workflow bundle, each named with the first command that no longer matches. When the code
- * checked is this release's, a run begun on a release it does not run (src/release.ts) is named from its
- * memo (a recorded history: its start event's) with the line its workers would refuse it in, unreplayed.
+ * against one workflow bundle, each named with the first command that no longer matches and the release
+ * (the code) the run began on, from its memo (a recorded history: its start event's). When the code
+ * checked is this release's, a run begun on a release it does not run (src/release.ts) is named with the
+ * line its workers would refuse it in, unreplayed.
  */
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type HistoryAndWorkflowId } from '@temporalio/common';
@@ -27,6 +28,8 @@ export interface ReplayFailure {
   mismatch: string;
   /** The release a refused run began on (older than the oldest the code checked runs). */
   release?: string;
+  /** The release the run began on: its version and the digest of its workflow code (src/release.ts); a bare version for a run that named no code. */
+  began: string;
 }
 
 /** The release a refusal line names as the run's, beside the line. */
@@ -37,6 +40,18 @@ function refused(line: string): Pick<ReplayFailure, 'mismatch' | 'release'> {
 export interface ReplayReport {
   checked: number;
   failures: ReplayFailure[];
+}
+
+/** How many open runs began on each release other than the code checked's (every release, when that is unknown), most first. */
+export type OtherCode = { release: string; runs: number }[];
+
+/** The release a recorded history's run began on, with its type and memo, from its start event. */
+function startOf(history: unknown): { workflowType: string; memo: Record<string, unknown>; runId: string } | undefined {
+  const started = (history as temporal.api.history.v1.IHistory).events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) return undefined;
+  const fields = started.memo?.fields ?? {};
+  const memo = Object.fromEntries(Object.entries(fields).map(([key, payload]) => [key, defaultPayloadConverter.fromPayload(payload)]));
+  return { workflowType: started.workflowType?.name ?? '', memo, runId: started.originalExecutionRunId ?? '' };
 }
 
 /** The SDK's determinism error carries the core's nondeterminism message inside a longer text: that message, else the error's first line. */
@@ -52,7 +67,7 @@ async function replayAll(
   code: WorkflowCode,
   histories: AsyncIterable<HistoryAndWorkflowId> | Iterable<HistoryAndWorkflowId>,
   onReplayed: (done: number) => void,
-  describe: (workflowId: string, runId: string) => Omit<ReplayFailure, 'mismatch' | 'workflowId' | 'runId'>,
+  describe: (workflowId: string, runId: string) => Omit<ReplayFailure, 'mismatch' | 'workflowId' | 'runId' | 'release'>,
 ): Promise<ReplayReport> {
   const failures: ReplayFailure[] = [];
   let checked = 0;
@@ -74,35 +89,42 @@ async function replayAll(
 
 /**
  * Replays every run of these workflow types open on the client's namespace (a shared namespace may hold other
- * applications' runs), its history fetched from the server. With `boundary` (the code checked is this
- * release's), a run whose memo names a release it does not run is named first, and not replayed.
+ * applications' runs), its history fetched from the server, and counts the runs begun on other code than
+ * `release`, the code checked's. With `boundary` (the code checked is this release's), a run whose memo names
+ * a release it does not run is named first, and not replayed.
  */
 export async function replayOpenRuns(
   client: Client,
-  code: WorkflowCode,
+  code: { bundle: WorkflowCode; release: string | undefined },
   workflowTypes: readonly string[],
   onReplayed: (done: number, total: number) => void,
   boundary = false,
-): Promise<ReplayReport> {
+): Promise<ReplayReport & { otherCode: OtherCode }> {
   const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${workflowTypes.map((type) => `'${type}'`).join(', ')})`;
   const { count: total } = await client.workflow.count(query);
   const refusals: ReplayFailure[] = [];
   const toReplay: { workflowId: string; runId: string }[] = [];
+  const began = new Map<string, string>();
   for await (const execution of client.workflow.list({ query })) {
+    began.set(execution.runId, releaseOfMemo(execution.memo));
     const refusal = boundary ? refusalOf({ workflowType: execution.type, workflowId: execution.workflowId, memo: execution.memo }) : undefined;
-    if (refusal !== undefined) refusals.push({ kind: 'open', workflowId: execution.workflowId, runId: execution.runId, ...refused(refusal) });
+    if (refusal !== undefined)
+      refusals.push({ kind: 'open', workflowId: execution.workflowId, runId: execution.runId, began: began.get(execution.runId)!, ...refused(refusal) });
     else toReplay.push({ workflowId: execution.workflowId, runId: execution.runId });
   }
   async function* histories(): AsyncIterable<HistoryAndWorkflowId> {
     for (const { workflowId, runId } of toReplay) yield { workflowId, history: await client.workflow.getHandle(workflowId, runId).fetchHistory() };
   }
   const replayed = await replayAll(
-    code,
+    code.bundle,
     histories(),
     (done) => onReplayed(refusals.length + done, total),
-    () => ({ kind: 'open' }),
+    (_workflowId, runId) => ({ kind: 'open', began: began.get(runId)! }),
   );
-  return { checked: refusals.length + replayed.checked, failures: [...refusals, ...replayed.failures] };
+  const counts = new Map<string, number>();
+  for (const release of began.values()) if (release !== code.release) counts.set(release, (counts.get(release) ?? 0) + 1);
+  const otherCode = [...counts].map(([release, runs]) => ({ release, runs })).sort((a, b) => b.runs - a.runs || a.release.localeCompare(b.release));
+  return { checked: refusals.length + replayed.checked, failures: [...refusals, ...replayed.failures], otherCode };
 }
 
 /** A schedule created before this release: its action starts runs without the release, which this release refuses. */
@@ -131,15 +153,6 @@ export async function schedulesBeforeBoundary(client: Client, workflowTypes: rea
     });
   }
   return found;
-}
-
-/** The line this release's workers refuse a recorded history's run in (its type and memo from its start event), or undefined. */
-function refusalOfHistory(workflowId: string, history: unknown): string | undefined {
-  const started = (history as temporal.api.history.v1.IHistory).events?.[0]?.workflowExecutionStartedEventAttributes;
-  if (!started) return undefined;
-  const fields = started.memo?.fields ?? {};
-  const memo = Object.fromEntries(Object.entries(fields).map(([key, payload]) => [key, defaultPayloadConverter.fromPayload(payload)]));
-  return refusalOf({ workflowType: started.workflowType?.name ?? '', workflowId, memo });
 }
 
 /** The history files under a directory (and its folders): each `*.json`, its workflow ID from the folder's `workflow-ids.map` when it names one, else the file's name. */
@@ -179,10 +192,13 @@ export async function replayRecorded(
   const failures: ReplayFailure[] = [];
   let checked = 0;
   for (const entry of recorded) {
-    const refusal = boundary ? refusalOfHistory(entry.workflowId, entry.history) : undefined;
+    const start = startOf(entry.history);
+    const began = releaseOfMemo(start?.memo);
+    // The line this release's workers refuse the run in, from its start event, or undefined.
+    const refusal =
+      boundary && start !== undefined ? refusalOf({ workflowType: start.workflowType, workflowId: entry.workflowId, memo: start.memo }) : undefined;
     if (refusal !== undefined) {
-      const runId = (entry.history as temporal.api.history.v1.IHistory).events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? '';
-      failures.push({ kind: 'recorded', file: entry.file, workflowId: entry.workflowId, runId, ...refused(refusal) });
+      failures.push({ kind: 'recorded', file: entry.file, workflowId: entry.workflowId, runId: start!.runId, began, ...refused(refusal) });
       checked += 1;
       onReplayed(checked, recorded.length);
       continue;
@@ -191,7 +207,7 @@ export async function replayRecorded(
       code,
       [{ workflowId: entry.workflowId, history: entry.history }],
       () => undefined,
-      () => ({ kind: 'recorded', file: entry.file }),
+      () => ({ kind: 'recorded', file: entry.file, began }),
     );
     checked += report.checked;
     failures.push(...report.failures);

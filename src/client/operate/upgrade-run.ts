@@ -1,10 +1,10 @@
 /** The action of `commonplace upgrade check`: the open runs and recorded histories replayed on one workflow bundle. */
-import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import { workflowInterceptorModules, workflowsPath } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
+import { workflowInterceptorModules, workflowsPath } from '../../workflow-code.js';
 import { connectClient, connectionSettings } from '../shared/connection.js';
 import { debugEnabled, UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
@@ -13,6 +13,7 @@ import {
   replayOpenRuns,
   replayRecorded,
   schedulesBeforeBoundary,
+  type OtherCode,
   type ReplayFailure,
   type ReplayReport,
   type ScheduleBeforeBoundary,
@@ -48,23 +49,55 @@ function progress(what: string): (done: number, total: number) => void {
   };
 }
 
-/** Which workflow code is checked: the bundle named, else what a worker started now would run. */
-async function codeToCheck(bundle: string | undefined, given: string | undefined): Promise<{ code: WorkflowCode; described: string }> {
-  if (bundle !== undefined) return { code: { codePath: bundle }, described: `the workflow bundle ${given ?? bundle}` };
+/** The release a bundle's manifest beside it names (`npm run build` writes both), or undefined. */
+function releaseBeside(bundle: string): string | undefined {
+  try {
+    const { release } = JSON.parse(readFileSync(join(dirname(bundle), 'workflow-bundle.json'), 'utf8')) as { release?: unknown };
+    return typeof release === 'string' ? release : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which workflow code is checked, and its release: the bundle named, else what a worker started now would run. */
+async function codeToCheck(
+  bundle: string | undefined,
+  given: string | undefined,
+): Promise<{ code: WorkflowCode; release: string | undefined; described: string }> {
+  if (bundle !== undefined) {
+    const release = releaseBeside(bundle);
+    return {
+      code: { codePath: bundle },
+      release,
+      described: `the workflow bundle ${given ?? bundle}, release ${release ?? 'unknown (no manifest beside it names one)'}`,
+    };
+  }
   const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) =>
     process.stderr.write(`${because}; bundling the workflow code to check...\n`),
   );
   const shown = 'codePath' in loaded.workflowBundle ? relative(process.cwd(), loaded.workflowBundle.codePath) || loaded.workflowBundle.codePath : undefined;
   return {
     code: loaded.workflowBundle,
-    described: `the installed workflow code (${shown ?? `bundled from ${relative(process.cwd(), workflowsPath) || workflowsPath}`})`,
+    release: loaded.release,
+    described: `the installed workflow code (${shown ?? `bundled from ${relative(process.cwd(), workflowsPath) || workflowsPath}`}), release ${loaded.release}`,
   };
 }
 
+/** The open runs begun on other code, in one line, or undefined when there are none. */
+function otherCodeLine(otherCode: OtherCode, release: string | undefined): string | undefined {
+  if (otherCode.length === 0) return undefined;
+  const runs = otherCode.reduce((sum, each) => sum + each.runs, 0);
+  const releases = otherCode.map((each) => `${each.release} (${each.runs})`).join(', ');
+  return `  ${runs} open run${runs === 1 ? '' : 's'} began on ${release === undefined ? 'the releases' : 'other code'}: ${releases}`;
+}
+
 function failureLine(failure: ReplayFailure): string {
-  // A refused run: the line its workers refuse it in, which names it (only one run of a workflow ID is open).
+  // A refused run: the line its workers refuse it in, which names it and its release (only one run of a workflow ID is open).
   if (failure.release !== undefined) return `  ${failure.kind === 'open' ? '' : `${failure.file}: `}${failure.mismatch}`;
-  const which = failure.kind === 'open' ? `${failure.workflowId} (run ${failure.runId})` : `${failure.file} (${failure.workflowId})`;
+  const which =
+    failure.kind === 'open'
+      ? `${failure.workflowId} (run ${failure.runId}, began on ${failure.began})`
+      : `${failure.file} (${failure.workflowId}, began on ${failure.began})`;
   return `  would not replay: ${which}: ${failure.mismatch}`;
 }
 
@@ -77,19 +110,19 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   // report below names it in one line, so only errors are logged (everything with --debug).
   const level = debugEnabled() ? 'DEBUG' : 'ERROR';
   Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: level } } } });
-  const { code, described } = await codeToCheck(options.bundle, raw.bundle);
+  const { code, release, described } = await codeToCheck(options.bundle, raw.bundle);
   // The installed code is this release: a run begun on a release it does not run is named from its memo, before any replay.
   const boundary = options.bundle === undefined;
   const empty: ReplayReport = { checked: 0, failures: [] };
   let namespace: string | undefined;
-  let open = empty;
+  let open: ReplayReport & { otherCode?: OtherCode } = empty;
   let schedules: ScheduleBeforeBoundary[] = [];
   if (options.openRuns) {
     const client = await connectClient();
     namespace = connectionSettings().namespace;
     // The project's workflow types, as the installed code exports them: runs of other applications on the namespace are not ours to check.
     const workflowTypes = Object.keys(await import('../../workflows/index.js'));
-    open = await replayOpenRuns(client, code, workflowTypes, progress('open runs'), boundary);
+    open = await replayOpenRuns(client, { bundle: code, release }, workflowTypes, progress('open runs'), boundary);
     if (boundary) schedules = await schedulesBeforeBoundary(client, workflowTypes);
   }
   const recorded = options.histories !== undefined ? await replayRecorded(options.histories, code, progress('recorded histories'), boundary) : empty;
@@ -97,8 +130,10 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
   if (options.json) {
     printJson('upgrade-check', 1, {
       code: options.bundle ?? ('codePath' in code ? code.codePath : null),
+      release: release ?? null,
       ...(namespace !== undefined && { namespace }),
       openRuns: options.openRuns ? open.checked : null,
+      ...(open.otherCode !== undefined && { otherCode: open.otherCode }),
       recordedHistories: options.histories !== undefined ? recorded.checked : null,
       replays: failures.length === 0,
       failures,
@@ -109,7 +144,12 @@ export async function runUpgradeCheck(raw: UpgradeCheckOptions): Promise<void> {
       options.openRuns ? `${open.checked} open run${open.checked === 1 ? '' : 's'} on namespace ${namespace}` : undefined,
       options.histories !== undefined ? `${recorded.checked} recorded histor${recorded.checked === 1 ? 'y' : 'ies'} under ${options.histories}` : undefined,
     ].filter(Boolean);
-    const lines = [`replayed ${parts.join(' and ')} against ${described}`, ...failures.map(failureLine), ...schedules.map((schedule) => `  ${schedule.line}`)];
+    const lines = [
+      `replayed ${parts.join(' and ')} against ${described}`,
+      ...[otherCodeLine(open.otherCode ?? [], release)].filter((line) => line !== undefined),
+      ...failures.map(failureLine),
+      ...schedules.map((schedule) => `  ${schedule.line}`),
+    ];
     const recreate =
       schedules.length === 0
         ? undefined

@@ -40,7 +40,7 @@ export async function runWorker(
   });
   const unwatch = options.kbList !== undefined ? holdListed(worker, resolve(options.kbList)) : () => undefined;
   process.stderr.write(
-    `worker ready on ${settings.address} (namespace ${settings.namespace}; ${serving(worker, options.kbList)}; up to ${maxLaunches} launches at once; ${prebuilt ? 'prebuilt workflow bundle checked' : 'workflow code bundled'} in ${seconds(bundledMs)}); Ctrl-C stops it\n`,
+    `worker ready on ${settings.address} (namespace ${settings.namespace}; ${serving(worker, options.kbList)}; up to ${maxLaunches} launches at once; ${prebuilt ? 'prebuilt workflow bundle checked' : 'workflow code bundled'} in ${seconds(bundledMs)}; release ${worker.release}); Ctrl-C stops it\n`,
   );
   try {
     await worker.run();

@@ -9,8 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkoutAt, checkoutQueue } from '../../checkout/index.js';
 import { processTracing } from '../../observability/tracing-switch.js';
-import { createWorker, workflowInterceptorModules, workflowsPath, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
+import { createWorker, type CommonplaceWorker, type WorkerSettings } from '../../worker.js';
 import { loadWorkflowBundle } from '../../workflow-bundle.js';
+import { installedRelease, workflowInterceptorModules, workflowsPath } from '../../workflow-code.js';
 import { UserError } from '../shared/errors.js';
 
 /** Which checkouts a worker holds: directories named now, and a file of directories it re-reads as it changes. */
@@ -25,21 +26,23 @@ export interface HoldOptions {
  * machine and several times that on a busy one — saying first why, so the wait is not silent.
  */
 export async function startWorker(
-  settings: Omit<WorkerSettings, 'workflowBundle'>,
+  settings: Omit<WorkerSettings, 'workflowCode'>,
 ): Promise<{ worker: CommonplaceWorker; bundledMs: number; prebuilt: boolean }> {
-  // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the workflow code carries the SDK's OpenTelemetry workflow interceptors too: the prebuilt bundle has none, so it is bundled at start.
+  // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the workflow code carries the SDK's OpenTelemetry workflow interceptors too: the prebuilt bundle has
+  // none, so it is bundled at start. They issue no command, and the code keeps its release.
   const plugins = (await processTracing('commonplace-worker'))?.plugins;
   if (plugins !== undefined) {
     process.stderr.write('traces are on (OTEL_EXPORTER_OTLP_ENDPOINT): bundling the workflow code with the tracing interceptors at start...\n');
     const started = Date.now();
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger, plugins });
-    return { worker: await createWorker({ ...settings, workflowBundle, plugins }), bundledMs: Date.now() - started, prebuilt: false };
+    const bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger, plugins });
+    const workflowCode = { bundle, release: await installedRelease() };
+    return { worker: await createWorker({ ...settings, workflowCode, plugins }), bundledMs: Date.now() - started, prebuilt: false };
   }
   const loaded = await loadWorkflowBundle({ workflowsPath, workflowInterceptorModules }, (because) =>
     process.stderr.write(`${because}; bundling the workflow code at start...\n`),
   );
   return {
-    worker: await createWorker({ ...settings, workflowBundle: loaded.workflowBundle }),
+    worker: await createWorker({ ...settings, workflowCode: { bundle: loaded.workflowBundle, release: loaded.release } }),
     bundledMs: loaded.ms,
     prebuilt: loaded.bundledBecause === undefined,
   };

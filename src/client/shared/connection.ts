@@ -11,6 +11,7 @@ import { UserError } from './errors.js';
 import { firstLine, muteIpServerNameWarning, probeTls, withCertificateName, type TLSConfig, type TlsTarget } from './tls-probe.js';
 import { processTracing } from '../../observability/tracing-switch.js';
 import { releaseStamp } from '../../release-stamp.js';
+import { installedRelease } from '../../workflow-code.js';
 
 export interface ConnectionSettings extends TlsTarget {
   namespace: string;
@@ -158,17 +159,18 @@ async function checkNamespace(describe: (request: { namespace: string }) => Prom
   }
 }
 
+/** What both connections take from the settings. */
+function connectOptions({ address, tls, apiKey, metadata }: ConnectionSettings): ConnectionOptions & NativeConnectionOptions {
+  return { address, ...(tls !== undefined && { tls }), ...(apiKey && { apiKey }), ...(metadata && { metadata }) };
+}
+
 /** A client connection that fails in one line naming the address and what went wrong. */
 export async function connectClient(configured = connectionSettings()): Promise<Client> {
   const settings = await withCertificateName(configured);
-  const options: ConnectionOptions = { address: settings.address, connectTimeout: 3000 };
-  if (settings.tls !== undefined) options.tls = settings.tls;
-  if (settings.apiKey) options.apiKey = settings.apiKey;
-  if (settings.metadata) options.metadata = settings.metadata;
   if (settings.tls) muteIpServerNameWarning();
   let connection: Connection;
   try {
-    connection = await Connection.connect(options);
+    connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: 3000 });
     await connection.workflowService.getSystemInfo({});
   } catch (error) {
     throw await connectionFailure(settings, error);
@@ -176,23 +178,19 @@ export async function connectClient(configured = connectionSettings()): Promise<
   await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
   // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), a start, signal, query or Update is a span whose context the workflow continues.
   const plugins = (await processTracing('commonplace-cli'))?.plugins;
-  // Each run it starts carries this release (src/release-stamp.ts), and the address this command was given (address-stamp.ts).
-  const interceptors = withAddressStamp(releaseStamp, givenAddress() === undefined ? undefined : configured.address);
+  // Each run it starts carries the installed workflow code's release (src/release-stamp.ts), and the address this command was given (address-stamp.ts).
+  const interceptors = withAddressStamp(releaseStamp(installedRelease), givenAddress() === undefined ? undefined : configured.address);
   return new Client({ connection, namespace: settings.namespace, interceptors, ...(plugins !== undefined && { plugins }) });
 }
 
 /** The worker's connection, with the same one-line failures. */
 export async function connectWorker(configured = connectionSettings()): Promise<NativeConnection> {
   const settings = await withCertificateName(configured);
-  const options: NativeConnectionOptions = { address: settings.address };
-  if (settings.tls !== undefined) options.tls = settings.tls;
-  if (settings.apiKey) options.apiKey = settings.apiKey;
-  if (settings.metadata) options.metadata = settings.metadata;
   // Loaded here, not with the module: a client command never loads the worker's SDK (its bundler, its native core).
   const { NativeConnection } = await import('@temporalio/worker');
   let connection: NativeConnection;
   try {
-    connection = await NativeConnection.connect(options);
+    connection = await NativeConnection.connect(connectOptions(settings));
   } catch (error) {
     throw await connectionFailure(settings, error);
   }
