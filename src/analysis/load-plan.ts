@@ -11,11 +11,11 @@ import YAML, { LineCounter } from 'yaml';
 import { sha256 } from '../fs/digest.js';
 import { keyLines } from '../kb/yaml-lines.js';
 import type { z } from 'zod';
-import { parseLayout, type Layout } from '../kb/layouts.js';
+import { parseLayout } from '../kb/layouts.js';
 import { resolveKbPath } from '../kb/type-registry.js';
 import { DECLARED_CHECKS, FEEDBACK } from './checks.js';
 import { FIXED_LINES, inputLine, jobLines, variantsOf, type JobValues } from './job.js';
-import { planFileSchema, type Plan, type PlanRole, type PlanText } from './plan.js';
+import { planFileSchema, type Plan, type PlanFile, type PlanRole, type PlanText } from './plan.js';
 import { LINE_NAME, renderSection, sectionNames } from './prompt.js';
 import { RECONCILIATION, VERIFIERS, WORKFLOW_ROLES, writtenBefore } from './roles.js';
 
@@ -46,8 +46,59 @@ export function formatPlanProblem(problem: PlanProblem): string {
 /** Values that stand in for run values when every prompt is rendered at load. */
 const sampleValues: JobValues = { run: 'AAS-2000-01-01-sample-01', system: 'sample', source: 'bundle:sha256:0', capture: '/capture', command: 'commonplace' };
 
+/** What the loading steps share: the plan's file and KB checkout, and the problems found so far. */
+interface Loading {
+  readonly root: string;
+  readonly file: string;
+  readonly problems: PlanProblem[];
+  /** Records a problem at a key path of the plan file. */
+  readonly at: (segments: readonly PropertyKey[], message: string) => void;
+}
+
 /** Loads and checks a plan; `planPath` is repository-relative or absolute inside `repoRoot`. Throws PlanError with every problem. */
 export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan> {
+  const { loading, source, value } = await readPlanFile(repoRoot, planPath);
+  const { file, problems, at } = loading;
+  const layout = await loadLayout(loading, value.layout);
+  checkRoleNames(loading, value, layout);
+  // Criteria groups: every file exists.
+  const criteria: Record<string, string[]> = {};
+  for (const [group, files] of Object.entries(value.criteria)) {
+    criteria[group] = [];
+    for (const [index, written] of files.entries()) {
+      const resolved = resolveKbPath(written, file, loading.root);
+      if (!resolved.ok) at(['criteria', group, index], resolved.reason);
+      else if (!(await isFile(resolved.absolute))) at(['criteria', group, index], `${resolved.path}: no such file`);
+      else criteria[group]?.push(resolved.path);
+    }
+  }
+  const section = await readText(loading, ['prompt-section'], value['prompt-section']);
+  for (const name of Object.keys(value.parameters)) {
+    if ((FIXED_LINES as readonly string[]).includes(name) || name.startsWith('input-')) {
+      at(['parameters', name], `\`${name}\` is a line the workflow prints itself; choose another parameter name`);
+    }
+  }
+  const roles = await loadRoles(loading, value, layout, criteria);
+  if (problems.length > 0 || layout === undefined || section === undefined) throw new PlanError(file, problems);
+  const plan: Plan = {
+    file,
+    sha256: sha256(source),
+    name: value.plan,
+    description: value.description,
+    layout,
+    frozenSource: value['frozen-source'],
+    section,
+    parameters: value.parameters,
+    criteria,
+    roles,
+  };
+  checkSection(plan, problems);
+  if (problems.length > 0) throw new PlanError(file, problems);
+  return plan;
+}
+
+/** The plan file read and parsed: its YAML, its keys hyphenated, its shape by zod; any problem here stops the load. */
+async function readPlanFile(repoRoot: string, planPath: string): Promise<{ loading: Loading; source: string; value: PlanFile }> {
   const root = path.resolve(repoRoot);
   const absolute = path.resolve(root, planPath);
   const file = path.relative(root, absolute).split(path.sep).join('/');
@@ -55,15 +106,9 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     throw new PlanError(planPath, [{ file: planPath, message: `the plan must be inside the KB checkout ${root}, so the run's worktree pins it` }]);
   }
   const problems: PlanProblem[] = [];
-  let source: string;
-  try {
-    source = await readFile(absolute, 'utf8');
-  } catch (error) {
-    throw new PlanError(file, [
-      { file, message: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such plan file' : `cannot be read: ${(error as Error).message}` },
-    ]);
-  }
-
+  const source = await readFile(absolute, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new PlanError(file, [{ file, message: error.code === 'ENOENT' ? 'no such plan file' : `cannot be read: ${error.message}` }]);
+  });
   const lineCounter = new LineCounter();
   const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -90,102 +135,72 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
     for (const issue of parsed.error.issues) at(issue.path, issueMessage(issue));
     throw new PlanError(file, problems);
   }
-  const value = parsed.data;
+  return { loading: { root, file, problems, at }, source, value: parsed.data };
+}
 
-  // The layout.
-  let layout: (Layout & { sha256: string }) | undefined;
-  const layoutPath = resolveKbPath(value.layout, file, root);
-  if (!layoutPath.ok) at(['layout'], layoutPath.reason);
-  else {
-    const text = await readFile(layoutPath.absolute, 'utf8').catch(() => undefined);
-    if (text === undefined) at(['layout'], `${layoutPath.path}: no such layout file`);
-    else {
-      const loaded = parseLayout(text, layoutPath.path, root);
-      if (!loaded.ok)
-        for (const problem of loaded.problems)
-          problems.push({ file: layoutPath.path, ...(problem.line !== undefined && { line: problem.line }), message: problem.message });
-      else {
-        layout = { ...loaded.layout, sha256: sha256(text) };
-        if (layout.destination === undefined)
-          problems.push({
-            file: layoutPath.path,
-            message: 'the layout declares no destination: an analysis publishes its artifact there (e.g. `destination: kb/agentic-systems/{system}/{run}`)',
-          });
-      }
-    }
+/** The layout the plan names, read and parsed, with a destination to publish to. */
+async function loadLayout({ root, file, problems, at }: Loading, written: string): Promise<Plan['layout'] | undefined> {
+  const layoutPath = resolveKbPath(written, file, root);
+  if (!layoutPath.ok) return void at(['layout'], layoutPath.reason);
+  const text = await readFile(layoutPath.absolute, 'utf8').catch(() => undefined);
+  if (text === undefined) return void at(['layout'], `${layoutPath.path}: no such layout file`);
+  const loaded = parseLayout(text, layoutPath.path, root);
+  if (!loaded.ok) {
+    for (const problem of loaded.problems)
+      problems.push({ file: layoutPath.path, ...(problem.line !== undefined && { line: problem.line }), message: problem.message });
+    return undefined;
   }
+  if (loaded.layout.destination === undefined) {
+    const message = 'the layout declares no destination: an analysis publishes its artifact there (e.g. `destination: kb/agentic-systems/{system}/{run}`)';
+    problems.push({ file: layoutPath.path, message });
+  }
+  return { ...loaded.layout, sha256: sha256(text) };
+}
 
-  // The roles the workflow needs, each declared once by the plan and by the layout.
+/** The roles the workflow needs, each declared once by the plan and by the layout, each verifying what the workflow asks it to. */
+function checkRoleNames({ problems, at }: Loading, value: PlanFile, layout: Plan['layout'] | undefined): void {
   const declared = Object.keys(value.roles);
-  for (const role of WORKFLOW_ROLES) {
-    if (!declared.includes(role)) at(['roles'], `missing role ${role}: the workflow asks ${WORKFLOW_ROLES.join(', ')}`);
-  }
-  for (const role of declared) {
-    if (!WORKFLOW_ROLES.includes(role)) at(['roles', role], `the workflow asks no role ${role} (it asks ${WORKFLOW_ROLES.join(', ')})`);
-  }
+  const asked = WORKFLOW_ROLES.join(', ');
+  for (const role of WORKFLOW_ROLES) if (!declared.includes(role)) at(['roles'], `missing role ${role}: the workflow asks ${asked}`);
+  for (const role of declared) if (!WORKFLOW_ROLES.includes(role)) at(['roles', role], `the workflow asks no role ${role} (it asks ${asked})`);
   if (layout !== undefined) {
+    const inLayout = (message: string) => problems.push({ file: layout.file, message });
     const layoutRoles = layout.roles.map((role) => role.name);
-    for (const role of WORKFLOW_ROLES)
-      if (!layoutRoles.includes(role)) problems.push({ file: layout.file, message: `the layout declares no role ${role}, which the workflow asks` });
-    for (const role of layoutRoles)
-      if (!WORKFLOW_ROLES.includes(role))
-        problems.push({ file: layout.file, message: `role ${role} is not one the workflow asks (${WORKFLOW_ROLES.join(', ')})` });
+    for (const role of WORKFLOW_ROLES) if (!layoutRoles.includes(role)) inLayout(`the layout declares no role ${role}, which the workflow asks`);
+    for (const role of layoutRoles) if (!WORKFLOW_ROLES.includes(role)) inLayout(`role ${role} is not one the workflow asks (${asked})`);
     for (const role of layout.roles) {
       const allowed = VERIFIERS[role.name];
+      const where = `roles.${role.name}.verifies: ${role.name}`;
       if (allowed === undefined) {
-        if (role.verifies.length > 0)
-          problems.push({
-            file: layout.file,
-            message: `roles.${role.name}.verifies: ${role.name} is not a verifying role of the workflow (those are ${Object.keys(VERIFIERS).join(', ')})`,
-          });
+        if (role.verifies.length > 0) inLayout(`${where} is not a verifying role of the workflow (those are ${Object.keys(VERIFIERS).join(', ')})`);
         continue;
       }
       if (role.verifies.length === 0)
-        problems.push({
-          file: layout.file,
-          message: `roles.${role.name}.verifies: the workflow asks ${role.name} to verify ${allowed.join(' or ')}, but it verifies nothing`,
-        });
-      for (const subject of role.verifies) {
-        if (!allowed.includes(subject))
-          problems.push({ file: layout.file, message: `roles.${role.name}.verifies: ${role.name} may verify only ${allowed.join(', ')}, not ${subject}` });
-      }
+        inLayout(`roles.${role.name}.verifies: the workflow asks ${role.name} to verify ${allowed.join(' or ')}, but it verifies nothing`);
+      for (const subject of role.verifies) if (!allowed.includes(subject)) inLayout(`${where} may verify only ${allowed.join(', ')}, not ${subject}`);
     }
   }
   if (!declared.includes(value['frozen-source'])) at(['frozen-source'], `names unknown role ${value['frozen-source']} (roles: ${declared.join(', ')})`);
+}
 
-  // Criteria groups: every file exists.
-  const criteria: Record<string, string[]> = {};
-  for (const [group, files] of Object.entries(value.criteria)) {
-    criteria[group] = [];
-    for (const [index, written] of files.entries()) {
-      const resolved = resolveKbPath(written, file, root);
-      if (!resolved.ok) at(['criteria', group, index], resolved.reason);
-      else if (!(await isFile(resolved.absolute))) at(['criteria', group, index], `${resolved.path}: no such file`);
-      else criteria[group]?.push(resolved.path);
-    }
-  }
+/** A text the plan points at, with its digest. */
+async function readText({ root, file, at }: Loading, key: (string | number)[], written: string): Promise<PlanText | undefined> {
+  const resolved = resolveKbPath(written, file, root);
+  if (!resolved.ok) return void at(key, resolved.reason);
+  const text = await readFile(resolved.absolute, 'utf8').catch(() => undefined);
+  if (text === undefined) return void at(key, `${resolved.path}: no such file`);
+  return { file: resolved.path, text, sha256: sha256(text) };
+}
 
-  const readText = async (key: (string | number)[], written: string): Promise<PlanText | undefined> => {
-    const resolved = resolveKbPath(written, file, root);
-    if (!resolved.ok) {
-      at(key, resolved.reason);
-      return undefined;
-    }
-    const text = await readFile(resolved.absolute, 'utf8').catch(() => undefined);
-    if (text === undefined) {
-      at(key, `${resolved.path}: no such file`);
-      return undefined;
-    }
-    return { file: resolved.path, text, sha256: sha256(text) };
-  };
-  const section = await readText(['prompt-section'], value['prompt-section']);
-
-  for (const name of Object.keys(value.parameters)) {
-    if ((FIXED_LINES as readonly string[]).includes(name) || name.startsWith('input-')) {
-      at(['parameters', name], `\`${name}\` is a line the workflow prints itself; choose another parameter name`);
-    }
-  }
-
+/** Each role the plan declares: what it reads, its registered checks and feedback, its criteria, its instruction, and the layout's part of it. */
+async function loadRoles(
+  loading: Loading,
+  value: PlanFile,
+  layout: Plan['layout'] | undefined,
+  criteria: Record<string, string[]>,
+): Promise<Record<string, PlanRole>> {
+  const { at } = loading;
+  const declared = Object.keys(value.roles);
   const roles: Record<string, PlanRole> = {};
   for (const [name, entry] of Object.entries(value.roles)) {
     const key = ['roles', name];
@@ -207,7 +222,7 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
       if (value.criteria[group] === undefined)
         at([...key, 'criteria', index], `names unknown criteria group ${group} (groups: ${Object.keys(value.criteria).join(', ') || 'none'})`);
     });
-    const instruction = await readText([...key, 'instruction'], entry.instruction);
+    const instruction = await readText(loading, [...key, 'instruction'], entry.instruction);
     if (layoutRole === undefined || instruction === undefined) continue;
     const handed = WORKFLOW_ROLES.filter((role) => entry.reads.includes(role) || layoutRole.verifies.includes(role));
     const typeOf = (role: string) => layout?.roles.find((candidate) => candidate.name === role)?.type;
@@ -235,24 +250,7 @@ export async function loadPlan(repoRoot: string, planPath: string): Promise<Plan
       verifies: layoutRole.verifies,
     };
   }
-
-  if (problems.length > 0 || layout === undefined || section === undefined) throw new PlanError(file, problems);
-
-  const plan: Plan = {
-    file,
-    sha256: sha256(source),
-    name: value.plan,
-    description: value.description,
-    layout,
-    frozenSource: value['frozen-source'],
-    section,
-    parameters: value.parameters,
-    criteria,
-    roles,
-  };
-  checkSection(plan, problems);
-  if (problems.length > 0) throw new PlanError(file, problems);
-  return plan;
+  return roles;
 }
 
 /** Renders every prompt the plan can produce (each role, each variant) once; a placeholder or marker without its line is a problem. */
