@@ -37,11 +37,8 @@ export function graceMs(text: string | undefined): number {
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-async function statusOf(handle: WorkflowHandle): Promise<string | undefined> {
-  return (await describeOf(handle))?.status;
-}
-
-async function describeOf(handle: WorkflowHandle): Promise<{ status: string; recorded?: string } | undefined> {
+/** A workflow's execution status and the `CommonplaceStatus` it recorded, or undefined when the server has no such workflow. */
+export async function describeExecution(handle: WorkflowHandle): Promise<{ status: string; recorded?: string } | undefined> {
   try {
     const described = await handle.describe();
     const recorded = described.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'CommonplaceStatus')?.value;
@@ -54,13 +51,12 @@ async function describeOf(handle: WorkflowHandle): Promise<{ status: string; rec
 
 /** The ending as it reads once the run is closed: its execution status and what it recorded. */
 async function closedAs(handle: WorkflowHandle, how: EndedHow): Promise<Ended> {
-  const now = await describeOf(handle);
-  return now ? { how, ...now } : { how, status: 'NOT_FOUND' };
+  return { how, ...((await describeExecution(handle)) ?? { status: 'NOT_FOUND' }) };
 }
 
 /** Cancels the open execution, polls until it closes up to `graceMs`, then terminates it with `reason` if still open. */
 export async function endRun(handle: WorkflowHandle, options: { graceMs: number; reason: string; onWaiting?: () => void }): Promise<Ended> {
-  const before = await describeOf(handle);
+  const before = await describeExecution(handle);
   if (before === undefined) return { how: 'not-found', status: 'NOT_FOUND' };
   if (before.status !== 'RUNNING') return { how: 'already-closed', ...before };
   try {
@@ -71,8 +67,7 @@ export async function endRun(handle: WorkflowHandle, options: { graceMs: number;
   options.onWaiting?.();
   const deadline = Date.now() + options.graceMs;
   for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
-    const now = await statusOf(handle);
-    if (now !== 'RUNNING') return closedAs(handle, 'cancelled');
+    if ((await describeExecution(handle))?.status !== 'RUNNING') return closedAs(handle, 'cancelled');
     if (Date.now() >= deadline) break;
     await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
   }

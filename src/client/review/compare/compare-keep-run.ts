@@ -20,12 +20,7 @@ const optionsSchema = z.object({
   criteria: z
     .string()
     .optional()
-    .transform((text) =>
-      text
-        ?.split(',')
-        .map((id) => id.trim())
-        .filter((id) => id !== ''),
-    ),
+    .transform((text) => text?.split(',').flatMap((id) => id.trim() || [])),
   reference: z.string().min(1, '--reference needs a route or labels').optional(),
   kb: z.string().optional(),
 });
@@ -62,15 +57,12 @@ export async function runCompareKeep(runId: string, raw: KeepOptions): Promise<v
     let kept = 0;
     for (const criterion of options.criteria ?? known) {
       const hash = verdictHash(verdicts, criterion);
-      if (typeof hash !== 'string') {
-        process.stdout.write(`${criterion}: not kept: ${hash.refused}\n`);
-        continue;
-      }
-      if ((await criterionHashNow(checkout, criterion)) !== hash) {
-        process.stdout.write(`${criterion}: not kept: the criterion changed since the run (or is gone), so the record would be stale at once: compare again\n`);
-        continue;
-      }
-      const record = recordFromReport({ report, criterion, reference, criterionHash: hash, profileHashes: hashes, at });
+      const record =
+        typeof hash !== 'string'
+          ? hash.refused
+          : (await criterionHashNow(checkout, criterion)) !== hash
+            ? 'the criterion changed since the run (or is gone), so the record would be stale at once: compare again'
+            : recordFromReport({ report, criterion, reference, criterionHash: hash, profileHashes: hashes, at });
       if (typeof record === 'string') {
         process.stdout.write(`${criterion}: not kept: ${record}\n`);
         continue;

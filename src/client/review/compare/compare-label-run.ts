@@ -68,32 +68,19 @@ function disagreements(
   routes: readonly string[],
 ): Disagreement[] {
   const rank = (route: string): number => (routes.includes(route) ? routes.indexOf(route) : routes.length);
-  const byPair = new Map<string, Map<string, RouteVerdict>>();
-  for (const verdict of all) {
-    const key = pairKey(verdict.note, verdict.criterion);
-    const routes = byPair.get(key) ?? new Map<string, RouteVerdict>();
-    routes.set(verdict.route, verdict);
-    byPair.set(key, routes);
-  }
+  // A route's later verdict on a pair replaces its earlier one.
+  const said = (pair: { note: string; criterion: string }) => [
+    ...new Map(all.filter((v) => v.note === pair.note && v.criterion === pair.criterion).map((v) => [v.route, v])).values(),
+  ];
   return pairs
     .filter((pair) => !labelled.has(pairKey(pair.note, pair.criterion)))
-    .map((pair) => ({ ...pair, said: [...(byPair.get(pairKey(pair.note, pair.criterion))?.values() ?? [])].sort((a, b) => rank(a.route) - rank(b.route)) }))
+    .map((pair) => ({ ...pair, said: said(pair).sort((a, b) => rank(a.route) - rank(b.route)) }))
     .filter((pair) => new Set(pair.said.map((verdict) => verdict.verdict)).size > 1)
     .sort((a, b) => a.criterion.localeCompare(b.criterion) || a.note.localeCompare(b.note));
 }
 
-const ANSWERS: Record<string, Verdict | 'skip' | 'quit'> = {
-  p: 'pass',
-  pass: 'pass',
-  w: 'warn',
-  warn: 'warn',
-  f: 'fail',
-  fail: 'fail',
-  s: 'skip',
-  skip: 'skip',
-  q: 'quit',
-  quit: 'quit',
-};
+/** The answers, each typed as its word or its first letter. */
+const ANSWERS = ['pass', 'warn', 'fail', 'skip', 'quit'] as const;
 
 /** Asks pair after pair on the terminal; keeps each label as it is given. Returns how many were kept. */
 async function askInTerminal(runDir: string, pending: readonly Disagreement[], by: string): Promise<number> {
@@ -111,12 +98,13 @@ async function askInTerminal(runDir: string, pending: readonly Disagreement[], b
         process.stdout.write(`  ${said.route}: ${said.verdict}\n`);
         for (const reason of said.reasons) process.stdout.write(`    - ${reason}\n`);
       }
-      let answer: Verdict | 'skip' | 'quit' | undefined;
+      let answer: (typeof ANSWERS)[number] | undefined;
       while (answer === undefined) {
         process.stdout.write('  your verdict — p(ass) w(arn) f(ail) s(kip) q(uit): ');
         const next = await lines.next();
         if (next.done) return kept;
-        answer = ANSWERS[next.value.trim().toLowerCase()];
+        const typed = next.value.trim().toLowerCase();
+        answer = ANSWERS.find((word) => typed === word || typed === word[0]);
         if (answer === undefined) process.stdout.write(`  \`${next.value.trim()}\` is not one of p, w, f, s, q\n`);
       }
       if (answer === 'quit') return kept;

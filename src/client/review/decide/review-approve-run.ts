@@ -6,11 +6,12 @@ import { follow } from '../../shared/follow.js';
 import { compareFormat } from '../shared/compare-format.js';
 import { sha256 } from '../../../fs/digest.js';
 import { formatFindingsInline } from '../../../kb/format.js';
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type QueryDefinition, type WorkflowHandle } from '@temporalio/client';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { locateSelections, parseSelectionList } from '../../../review/edit/selection.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, EditKind, EditProgress } from '../../../review/edit/types.js';
+import type { Stop } from '../../../runs/stop.js';
 import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes, requireWorkflowWorker } from '../../shared/preflight.js';
 import { rootMessage, UserError } from '../../shared/errors.js';
@@ -40,13 +41,7 @@ async function runRelative(runDir: string, written: string): Promise<string> {
   for (const candidate of candidates) {
     const relative = path.relative(runDir, candidate);
     if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
-    if (
-      await stat(candidate).then(
-        (info) => info.isFile(),
-        () => false,
-      )
-    )
-      return relative.split(path.sep).join('/');
+    if ((await stat(candidate).catch(() => undefined))?.isFile()) return relative.split(path.sep).join('/');
   }
   throw new UserError(`${written}: no such file in the run directory ${runDir}`);
 }
@@ -79,14 +74,9 @@ export async function runApprove(run: string, file: string, options: { key: stri
     const findings = !parsed.ok ? parsed.findings : located && !located.ok ? located.findings : [];
     if (findings.length > 0) throw new UserError(`${relative} cannot be applied as it stands: ${formatFindingsInline(findings)}; nothing was approved`);
   }
-  try {
-    await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].approveUpdate, { args: [answer] });
-  } catch (error) {
-    throw new UserError(`refused: ${rootMessage(error)}`);
-  }
+  await answered(found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].approveUpdate, { args: [answer] }));
   process.stderr.write(`approved ${relative} for ${found.runId}${proposal ? ` (stop ${proposal.stop})` : ''}; the run goes on\n`);
-  if (options.detach) return;
-  await followEdit(found.handle, found.kind, options.json);
+  if (!options.detach) await followEdit(found.handle, found.kind, options.json);
 }
 
 /** `commonplace review acknowledge RUN`: owns a checkout-changed stop's paths, then follows the run on. */
@@ -97,63 +87,55 @@ export async function runAcknowledge(run: string, options: { kb?: string; detach
   const client = await connectClient();
   await requireSearchAttributes(client);
   if (compare !== undefined) return acknowledgeCompare(client, compare, options.json ?? false);
-  if (sweep !== undefined) return acknowledgeSweep(client, sweep, { detach: options.detach ?? false, json: options.json ?? false });
+  if (sweep !== undefined) return acknowledgeSweep(client, sweep, options);
   const found = await resolveRun(client, options.kb, run);
   await requireWorkflowWorker(client, `the acknowledgement for ${found.runId}`, found.checkout);
   const progress = await progressOf(found, run);
-  const stop = progress.stops[0];
-  if (stop?.kind !== 'checkout-changed') {
-    throw new UserError(
-      `run ${found.runId} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
-    );
-  }
-  const answer: AcknowledgeAnswer = { paths: stop.paths };
-  try {
-    await found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].acknowledgeUpdate, { args: [answer] });
-  } catch (error) {
+  await acknowledge('run', found.runId, progress, (answer) => found.handle.executeUpdate(EDIT_WORKFLOWS[found.kind].acknowledgeUpdate, { args: [answer] }));
+  if (!options.detach) await followEdit(found.handle, found.kind, options.json);
+}
+
+/** A refused answer in one line. */
+const answered = <T>(sent: Promise<T>): Promise<T> =>
+  sent.catch((error: unknown) => {
     throw new UserError(`refused: ${rootMessage(error)}`);
-  }
-  process.stderr.write(`acknowledged for ${found.runId}: ${answer.paths.join(', ')}\n`);
-  if (options.detach) return;
-  await followEdit(found.handle, found.kind, options.json);
+  });
+
+/** An open sweep's or compare run's progress, or a refusal naming the run. */
+const openProgress = <P>(handle: WorkflowHandle, query: QueryDefinition<P>, what: string): Promise<P> =>
+  handle.query(query).catch((error: unknown) => {
+    throw new UserError(`no open ${what} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
+  });
+
+/** Sends the acknowledgement of a checkout-changed stop's paths, or says why there is nothing to acknowledge. */
+async function acknowledge(
+  what: string,
+  run: string,
+  progress: { status: string; stops: readonly Stop[] },
+  send: (answer: AcknowledgeAnswer) => Promise<unknown>,
+) {
+  const stop = progress.stops[0];
+  if (stop?.kind !== 'checkout-changed')
+    throw new UserError(
+      `${what} ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
+    );
+  await answered(send({ paths: stop.paths }));
+  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
 }
 
 /** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
-async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach: boolean; json: boolean }): Promise<void> {
+async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach?: boolean; json?: boolean }): Promise<void> {
   await requireWorkflowWorker(client, `the acknowledgement for ${run}`);
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
-  const progress = await handle.query(sweepProgressQuery).catch((error: unknown) => {
-    throw new UserError(`no open sweep ${run} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
-  });
-  const stop = progress.stops[0];
-  if (stop?.kind !== 'checkout-changed') {
-    throw new UserError(
-      `sweep ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
-    );
-  }
-  try {
-    await handle.executeUpdate(sweepAcknowledgeUpdate, { args: [{ paths: stop.paths }] });
-  } catch (error) {
-    throw new UserError(`refused: ${rootMessage(error)}`);
-  }
-  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  const progress = await openProgress(handle, sweepProgressQuery, `sweep ${run}`);
+  await acknowledge('sweep', run, progress, (answer) => handle.executeUpdate(sweepAcknowledgeUpdate, { args: [answer] }));
   if (!detach) await followSweep(client, handle, { json });
 }
 
 /** Acknowledges a compare run's checkout-changed stop (a KB change while one of its routes' launches ran), and follows it on. */
 async function acknowledgeCompare(client: Client, run: string, json: boolean): Promise<void> {
   const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(run));
-  const progress = await handle.query(compareProgressQuery).catch((error: unknown) => {
-    throw new UserError(`no open compare run ${run} (workflow ${handle.workflowId}): ${rootMessage(error)}`);
-  });
-  const stop = progress.stops[0];
-  if (stop?.kind !== 'checkout-changed')
-    throw new UserError(
-      `compare run ${run} is not stopped on a checkout change (it is ${progress.status}${stop ? `: ${stop.kind}` : ''}); there is nothing to acknowledge`,
-    );
-  await handle.executeUpdate(compareAcknowledgeUpdate, { args: [{ paths: stop.paths }] }).catch((error: unknown) => {
-    throw new UserError(`refused: ${rootMessage(error)}`);
-  });
-  process.stderr.write(`acknowledged for ${run}: ${stop.paths.join(', ')}\n`);
+  const progress = await openProgress(handle, compareProgressQuery, `compare run ${run}`);
+  await acknowledge('compare run', run, progress, (answer) => handle.executeUpdate(compareAcknowledgeUpdate, { args: [answer] }));
   await follow(handle, compareFormat(client, { json }));
 }

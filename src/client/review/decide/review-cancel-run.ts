@@ -1,9 +1,9 @@
 /** The action of `review cancel RUN`: find the run's workflow, end it honestly, and say how it ended. */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterSweepPrefix, editKindOf, namedCompareRun, sweepWorkflowId, compareWorkflowId } from '../../../runs/workflow-ids.js';
 import { runCommand } from '../../../runs/run-commands.js';
 import { connectClient } from '../../shared/connection.js';
-import { describeEnded, endRun, graceMs } from '../../shared/run-end.js';
+import { describeEnded, describeExecution, endRun, graceMs } from '../../shared/run-end.js';
 import { UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
 import { resolveRun } from '../shared/edit-lookup.js';
@@ -15,35 +15,22 @@ export interface CancelOptions {
   json?: boolean;
 }
 
-/** Whether the namespace has a workflow of this ID. */
-async function exists(client: Client, workflowId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
-
 /** The workflow a run names: a workflow ID, a sweep's run ID, a compare run's, or an editing run's ID (its run.json). */
 async function workflowOf(client: Client, kb: string | undefined, run: string): Promise<{ workflowId: string; what: string }> {
   const sweep = afterSweepPrefix(run);
   if (sweep !== undefined) return { workflowId: run, what: `sweep ${sweep}` };
   const compare = namedCompareRun(run);
   if (compare !== undefined) return { workflowId: compareWorkflowId(compare), what: `compare run ${compare}` };
-  if (editKindOf(run) !== undefined) {
-    const found = await resolveRun(client, kb, run);
-    return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
-  }
-  if (!run.includes('/') && (await exists(client, sweepWorkflowId(run)))) return { workflowId: sweepWorkflowId(run), what: `sweep ${run}` };
-  try {
-    const found = await resolveRun(client, kb, run);
-    return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
-  } catch (error) {
-    if (error instanceof UserError) throw new UserError(`no sweep or editing run ${run}: no workflow ${sweepWorkflowId(run)}, and ${error.message}`);
+  // A run ID (no `/`) is a sweep's when the server has its workflow, else an editing run's.
+  const editing = editKindOf(run) !== undefined;
+  if (!editing && !run.includes('/') && (await describeExecution(client.workflow.getHandle(sweepWorkflowId(run)))))
+    return { workflowId: sweepWorkflowId(run), what: `sweep ${run}` };
+  const found = await resolveRun(client, kb, run).catch((error: unknown) => {
+    if (!editing && error instanceof UserError)
+      throw new UserError(`no sweep or editing run ${run}: no workflow ${sweepWorkflowId(run)}, and ${error.message}`);
     throw error;
-  }
+  });
+  return { workflowId: found.workflowId, what: `${found.kind} ${found.runId}` };
 }
 
 /** `review cancel RUN`: exit 0 once the run is closed (cancelled, terminated after the grace period, or closed already); 1 otherwise. */

@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import path from 'node:path';
 import type { CompareProgress, CompareSummary, RouteProgress } from '../../../review/compare/run-types.js';
 import { reportLines } from '../../../review/compare/report-lines.js';
-import { COMPARE_RUNS_DIR, type CompareReport, type CompareSample } from '../../../review/compare/types.js';
+import type { CompareReport, CompareSample } from '../../../review/compare/types.js';
+import { compareRunDir, reportFile } from '../../../review/compare/run-files.js';
 import { compareProgressQuery } from '../../../workflows/messages.js';
 import { UserError } from '../../shared/errors.js';
 import { routeLines } from '../shared/compare-format.js';
@@ -26,19 +27,17 @@ export interface CompareInspected {
   report: { json: string; md: string; html: string } | null;
 }
 
-const compareDir = (checkout: string, runId: string) => path.join(checkout, ...COMPARE_RUNS_DIR.split('/'), runId);
-
 /** The compare run RUN names (`CMP-…` or `compare/CMP-…`), or undefined when it is no compare run of this checkout. */
 export async function compareRunOf(checkout: string, run: string): Promise<string | undefined> {
   const runId = compareRunIdOf(run);
   if (!/^[A-Za-z0-9._-]+$/.test(runId)) return undefined;
-  const there = await pathExists(compareDir(checkout, runId));
+  const there = await pathExists(compareRunDir(checkout, runId));
   return there || runId !== run ? runId : undefined;
 }
 
 /** Gathers a compare run from its directory and, while it is open, its workflow's progress. */
 export async function inspectCompare(checkout: string, runId: string, client: Client | undefined): Promise<CompareInspected> {
-  const runDir = compareDir(checkout, runId);
+  const runDir = compareRunDir(checkout, runId);
   const workflowId = compareWorkflowId(runId);
   const summary = await readJson<CompareSummary>(path.join(runDir, 'summary.json'));
   const live =
@@ -49,7 +48,7 @@ export async function inspectCompare(checkout: string, runId: string, client: Cl
           .catch(() => undefined)
       : undefined;
   const sample = await readJson<CompareSample>(path.join(runDir, 'sample.json'));
-  const report = await readJson<CompareReport>(path.join(runDir, 'report.json'));
+  const report = await readJson<CompareReport>(reportFile(runDir, 'json'));
   if (!summary && !live && !sample)
     throw new UserError(`no compare run ${runId} in ${checkout}: no ${runDir}${client ? `, and no open workflow ${workflowId} on the server` : ''}`);
   const progress: CompareProgress | undefined = summary ?? live;
@@ -62,7 +61,7 @@ export async function inspectCompare(checkout: string, runId: string, client: Cl
     sampleSize: sample?.size ?? null,
     routes: progress?.routes ?? [],
     overall: report ? reportLines(report) : [],
-    report: report ? { json: path.join(runDir, 'report.json'), md: path.join(runDir, 'report.md'), html: path.join(runDir, 'report.html') } : null,
+    report: report ? { json: reportFile(runDir, 'json'), md: reportFile(runDir, 'md'), html: reportFile(runDir, 'html') } : null,
   };
 }
 

@@ -42,17 +42,15 @@ export async function locate(checkout: string, run: string, client: Client | und
     return { kind: 'sweep', runId: sweepRunId, workflowId: sweepWorkflowId(sweepRunId), runDir: runDirOf(checkout, sweepRunId) };
   }
   const editKind = editKindOf(run);
+  const described = (workflowId: string) =>
+    client?.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => undefined);
   if (editKind !== undefined) {
     const record = await runOfWorkflow(checkout, run);
     if (record) return { kind: record.kind, runId: record.runId, workflowId: run, runDir: runDirOf(checkout, record.runId), record };
-    const runId = client
-      ? ((
-          await client.workflow
-            .getHandle(run)
-            .describe()
-            .catch(() => undefined)
-        )?.memo?.runId as string | undefined)
-      : undefined;
+    const runId = (await described(run))?.memo?.runId as string | undefined;
     if (runId === undefined || !RUN_ID.test(runId))
       throw new UserError(
         `no editing run with workflow ID ${run} in ${checkout} (no run.json names it${client ? ', and the server has no such workflow' : ''})`,
@@ -65,26 +63,13 @@ export async function locate(checkout: string, run: string, client: Client | und
   if (record) return { kind: record.kind, runId: run, workflowId: record.workflowId, runDir, record };
   const sweep = { kind: 'sweep', runId: run, workflowId: sweepWorkflowId(run), runDir } as const;
   if ((await pathExists(path.join(runDir, 'input.json'))) || (await pathExists(path.join(runDir, 'summary.json')))) return sweep;
-  if (
-    client &&
-    (await client.workflow
-      .getHandle(sweep.workflowId)
-      .describe()
-      .then(
-        () => true,
-        () => false,
-      ))
-  )
-    return sweep;
+  if (await described(sweep.workflowId)) return sweep;
   throw new UserError(`no sweep or editing run ${run} in ${checkout}: no ${runDir}${client ? `, and no workflow ${sweep.workflowId} on the server` : ''}`);
 }
 
 export async function readProblems(runDir: string): Promise<SweepProblem[]> {
   const text = await readFile(path.join(runDir, 'problems.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as SweepProblem);
+  return text.split('\n').flatMap((line) => (line ? [JSON.parse(line) as SweepProblem] : []));
 }
 
 /** The proposals an editing run wrote: the final manifest's record and each selection proposal's. */
@@ -98,7 +83,7 @@ export async function readProposals(runDir: string, stops: readonly Stop[]): Pro
   }
   const final = await readJson<Proposal>(path.join(runDir, 'artifact', 'proposal.json'));
   if (final?.key) found.set(final.path, final);
-  for (const proposal of waitingOn) if (!found.has(proposal.path) || found.get(proposal.path)!.key !== proposal.key) found.set(proposal.path, proposal);
+  for (const proposal of waitingOn) if (found.get(proposal.path)?.key !== proposal.key) found.set(proposal.path, proposal);
   const journal = await pathExists(path.join(runDir, 'publication.journal.jsonl'));
   const reports: ProposalReport[] = [];
   for (const proposal of [...found.values()].sort((a, b) => a.stop - b.stop)) {
@@ -114,14 +99,6 @@ export async function readPacket(runDir: string): Promise<PacketSummary | null> 
   if (text === undefined) return null;
   const parsed = parsePacket(text, file);
   if (!parsed.ok) throw new UserError(`${file} is not a packet: ${parsed.findings.join('; ')}`);
-  const { record } = parsed;
-  return {
-    file,
-    decision: record.decision,
-    closing: record.closing,
-    resolved: record.resolved,
-    remaining: record.remaining,
-    introduced: record.introduced,
-    passes: record.passes ?? [],
-  };
+  const { decision, closing, resolved, remaining, introduced, passes = [] } = parsed.record;
+  return { file, decision, closing, resolved, remaining, introduced, passes };
 }

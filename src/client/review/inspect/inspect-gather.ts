@@ -1,11 +1,12 @@
 /** `review inspect`'s gathering: state live, else from the run directory, else the closed execution; launches from the histories. */
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import type { EditKind, EditProgress, EditSummary } from '../../../review/edit/types.js';
 import type { SweepProgress } from '../../../review/sweep-types.js';
 import type { RunStatus, Stop } from '../../../runs/stop.js';
 import { batchProgressQuery, editProgressQuery, sweepProgressQuery } from '../../../workflows/messages.js';
 import { connectClient } from '../../shared/connection.js';
+import { describeExecution } from '../../shared/run-end.js';
 import { editNextCommand } from '../shared/edit-follow.js';
 import { readJson, readPacket, readProblems, readProposals } from './inspect-files.js';
 import { launchList } from './inspect-history.js';
@@ -35,32 +36,12 @@ async function queryWithin<T>(ask: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** The execution's status name, or undefined when the server has no such workflow. */
-async function executionStatus(handle: WorkflowHandle): Promise<string | undefined> {
-  try {
-    return (await handle.describe()).status.name;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
+const CLOSED = ['completed', 'failed', 'cancelled', 'terminated', 'timed-out'] as const;
 
-/** A closed execution's status in inspect's words. */
+/** A closed execution's status in inspect's words (`TIMED_OUT` is `timed-out`). */
 function closedStatus(name: string): InspectStatus {
-  switch (name) {
-    case 'COMPLETED':
-      return 'completed';
-    case 'FAILED':
-      return 'failed';
-    case 'CANCELLED':
-      return 'cancelled';
-    case 'TERMINATED':
-      return 'terminated';
-    case 'TIMED_OUT':
-      return 'timed-out';
-    default:
-      return 'unknown';
-  }
+  const status = name.toLowerCase().replace('_', '-');
+  return CLOSED.find((closed) => closed === status) ?? 'unknown';
 }
 
 /** Where the run's state was read: live from its workflow, or from a file of its run directory. */
@@ -74,17 +55,17 @@ interface State<P> {
 /** A run's state: live while its workflow runs, else the run directory's summary, else the closed execution. */
 async function stateOf<P extends { status: RunStatus }>(
   client: Client | string,
-  workflowId: string,
-  summaryFile: string,
+  { workflowId, runDir }: Located,
   ask: (handle: WorkflowHandle) => Promise<P>,
 ): Promise<State<P>> {
+  const summaryFile = path.join(runDir, 'summary.json');
   const summary = await readJson<P>(summaryFile);
   let unavailable: string;
   if (typeof client === 'string') {
     unavailable = `no server answers (${client})`;
   } else {
     const handle = client.workflow.getHandle(workflowId);
-    const status = await executionStatus(handle);
+    const status = (await describeExecution(handle))?.status;
     if (status === 'RUNNING') {
       const progress = await queryWithin(() => ask(handle));
       if (progress) return { status: progress.status, live: true, readFrom: `live from workflow ${workflowId}`, progress };
@@ -107,24 +88,12 @@ async function stateOf<P extends { status: RunStatus }>(
 }
 
 /** The part of the document that names the run and says where its state was read. */
-function identified(run: string, kind: InspectKind, checkout: string, located: Located, state: { status: InspectStatus; live: boolean; readFrom: string }) {
-  return {
-    run,
-    kind,
-    runId: located.runId,
-    workflowId: located.workflowId,
-    checkout,
-    runDir: located.runDir,
-    status: state.status,
-    live: state.live,
-    readFrom: state.readFrom,
-  };
+function identified(run: string, kind: InspectKind, checkout: string, { runId, workflowId, runDir }: Located, { status, live, readFrom }: State<unknown>) {
+  return { run, kind, runId, workflowId, checkout, runDir, status, live, readFrom };
 }
 
 export async function inspectSweep(run: string, checkout: string, located: Located, client: Client | string): Promise<Inspected> {
-  const state = await stateOf<SweepProgress>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) =>
-    handle.query(sweepProgressQuery),
-  );
+  const state = await stateOf<SweepProgress>(client, located, (handle) => handle.query(sweepProgressQuery));
   const progress = state.progress;
   let currentBatch: NonNullable<Inspected['sweep']>['currentBatch'];
   if (state.live && progress?.currentBatch !== undefined && typeof client !== 'string') {
@@ -160,7 +129,7 @@ export async function inspectSweep(run: string, checkout: string, located: Locat
 
 export async function inspectEdit(run: string, checkout: string, located: Located, client: Client | string): Promise<Inspected> {
   type Recorded = Omit<EditProgress, 'runDir'> & Partial<Omit<EditSummary, 'runDir'>>;
-  const state = await stateOf<Recorded>(client, located.workflowId, path.join(located.runDir, 'summary.json'), (handle) => handle.query(editProgressQuery));
+  const state = await stateOf<Recorded>(client, located, (handle) => handle.query(editProgressQuery));
   const recorded = state.progress;
   // A closed run's summary.json is its EditSummary: its status is its outcome, its stop the one that ended it.
   const summary = recorded && !state.live ? (recorded as unknown as EditSummary) : undefined;

@@ -10,17 +10,20 @@ type HistoryEvent = NonNullable<History['events']>[number];
 
 const decode = (payload: unknown): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined);
 
+type Execution = { workflowId: string; events: HistoryEvent[] };
+
+const eventsOf = async (client: Client, workflowId: string, runId: string | undefined): Promise<HistoryEvent[]> =>
+  (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+
 /** Every execution of a workflow and its children (a sweep's batches), oldest first, across continue-as-new. */
-async function histories(client: Client, workflowId: string): Promise<{ workflowId: string; events: HistoryEvent[] }[]> {
+async function histories(client: Client, workflowId: string): Promise<Execution[]> {
   const chain: HistoryEvent[][] = [];
-  let runId: string | undefined;
-  for (let hop = 0; hop < 1000; hop++) {
-    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+  for (let runId: string | undefined, hop = 0; hop === 0 || (runId && hop < 1000); hop++) {
+    const events = await eventsOf(client, workflowId, runId);
     chain.unshift(events);
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) break;
   }
-  const out: { workflowId: string; events: HistoryEvent[] }[] = [];
+  const out: Execution[] = [];
   for (const events of chain) {
     out.push({ workflowId, events });
     for (const event of events) {
@@ -32,11 +35,10 @@ async function histories(client: Client, workflowId: string): Promise<{ workflow
 }
 
 /** A child's executions from its first run forward (a batch continues as new when its history grows). */
-async function childHistories(client: Client, workflowId: string, firstRunId: string): Promise<{ workflowId: string; events: HistoryEvent[] }[]> {
-  const out: { workflowId: string; events: HistoryEvent[] }[] = [];
-  let runId: string | undefined = firstRunId;
-  for (let hop = 0; runId && hop < 1000; hop++) {
-    const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+async function childHistories(client: Client, workflowId: string, firstRunId: string): Promise<Execution[]> {
+  const out: Execution[] = [];
+  for (let runId: string | undefined = firstRunId, hop = 0; runId && hop < 1000; hop++) {
+    const events = await eventsOf(client, workflowId, runId);
     out.push({ workflowId, events });
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -48,6 +50,9 @@ const tokensOf = (usage: LaunchResult['usage']): TokenTotals | null =>
     ? null
     : { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens ?? 0, cacheWrite: usage.cacheWriteTokens ?? 0 };
 
+/** A launch scheduled and not closed yet: nothing known of how it ran. */
+const STILL_RUNNING = { outcome: 'running', model: null, try: null, exitCode: null, durationMs: null, tokens: null, costUsd: null } as const;
+
 /** The `launch` activities of one execution: scheduled, and how each closed (or that it still runs). */
 function launchesIn(workflowId: string, events: HistoryEvent[]): LaunchRecord[] {
   const records = new Map<string, LaunchRecord>();
@@ -57,18 +62,8 @@ function launchesIn(workflowId: string, events: HistoryEvent[]): LaunchRecord[] 
     if (scheduled?.activityType?.name === 'launch') {
       const input = decode(scheduled.input?.payloads?.[0]) as Partial<LaunchInput> | undefined;
       const summary = decode(event.userMetadata?.summary);
-      records.set(String(event.eventId), {
-        workflowId,
-        launchId: input?.launchId ?? '(unknown)',
-        summary: typeof summary === 'string' ? summary : null,
-        outcome: 'running',
-        model: null,
-        try: null,
-        exitCode: null,
-        durationMs: null,
-        tokens: null,
-        costUsd: null,
-      });
+      const launchId = input?.launchId ?? '(unknown)';
+      records.set(String(event.eventId), { workflowId, launchId, summary: typeof summary === 'string' ? summary : null, ...STILL_RUNNING });
       continue;
     }
     const completed = event.activityTaskCompletedEventAttributes;
@@ -79,14 +74,10 @@ function launchesIn(workflowId: string, events: HistoryEvent[]): LaunchRecord[] 
     if (completed) {
       const result = decode(completed.result?.payloads?.[0]) as LaunchResult | undefined;
       if (!result) continue;
-      record.outcome = result.timedOut ? 'timed-out' : result.missing.length > 0 ? 'incomplete' : 'completed';
-      if (result.missing.length > 0) record.message = `missing ${result.missing.join(', ')}`;
-      record.model = result.model;
-      record.try = result.try;
-      record.exitCode = result.exitCode;
-      record.durationMs = result.durationMs;
-      record.tokens = tokensOf(result.usage);
-      record.costUsd = launchCost(result).costUsd;
+      const { model, try: attempt, exitCode, durationMs, missing } = result;
+      Object.assign(record, { model, try: attempt, exitCode, durationMs, tokens: tokensOf(result.usage), costUsd: launchCost(result).costUsd });
+      record.outcome = result.timedOut ? 'timed-out' : missing.length > 0 ? 'incomplete' : 'completed';
+      if (missing.length > 0) record.message = `missing ${missing.join(', ')}`;
     } else if (failed) {
       record.outcome = 'failed';
       const failure = failed.failure;

@@ -49,15 +49,7 @@ export interface ProposalReport {
   answered: boolean;
 }
 
-export interface PacketSummary {
-  file: string;
-  decision: PacketRecord['decision'];
-  closing: PacketRecord['closing'];
-  resolved: string[];
-  remaining: string[];
-  introduced: string[];
-  passes: string[];
-}
+export type PacketSummary = Pick<PacketRecord, 'decision' | 'closing' | 'resolved' | 'remaining' | 'introduced'> & { file: string; passes: string[] };
 
 export interface Located {
   kind: InspectKind;
@@ -86,7 +78,6 @@ export interface Inspected {
   problems: SweepProblem[];
   proposals: ProposalReport[];
   packet: PacketSummary | null;
-  /** A sweep's. */
   /** A sweep whose profile declares calibrated-routes: each criterion's route and why (the run's routing.json). */
   routing?: SweepRouting;
   sweep?: {
