@@ -63,6 +63,8 @@ interface Member {
 
 const PARAMETERS = 'parameters.json';
 
+type Add = (role: LayoutRole, finding: Omit<Finding, 'role'>) => void;
+
 /** Validates a whole artifact directory against its layout, collecting every member's and every relation's findings. */
 export async function validateArtifact(dir: string, options: ArtifactOptions): Promise<ArtifactReport> {
   const root = path.resolve(options.repoRoot);
@@ -72,118 +74,20 @@ export async function validateArtifact(dir: string, options: ArtifactOptions): P
   const displayArtifact = options.display?.artifact ?? displayPath(root, artifactDir);
   const location = options.location ?? repoRelative(root, artifactDir);
   const findings: Finding[] = [];
-  const add = (role: LayoutRole, finding: Omit<Finding, 'role'>): void => {
-    findings.push({ ...finding, role: role.name });
-  };
+  const add: Add = (role, finding) => findings.push({ ...finding, role: role.name });
+  const fileOf = (role: LayoutRole) => options.display?.members?.[role.path] ?? `${displayArtifact}/${role.path}`;
 
-  // Read and parse every member that is there.
-  const members = new Map<string, Member>();
-  for (const role of layout.roles) {
-    const file = options.display?.members?.[role.path] ?? `${displayArtifact}/${role.path}`;
-    const absolute = path.join(artifactDir, ...role.path.split('/'));
-    let bytes: Uint8Array;
-    try {
-      if (!(await stat(absolute)).isFile()) {
-        add(role, { file, rule: 'member-invalid', severity: 'fail', message: `${role.path} must be a file` });
-        continue;
-      }
-      bytes = await readFile(absolute);
-    } catch {
-      continue;
-    }
-    const parsed = parseNote(bytes, file);
-    for (const finding of parsed.findings) add(role, finding);
-    if (parsed.kind === 'text') {
-      add(role, {
-        file,
-        line: 1,
-        rule: 'member-untyped',
-        severity: 'fail',
-        message: `member of role ${role.name} has no frontmatter; it must be a note of type ${role.type}`,
-      });
-    }
-    members.set(role.name, { role, file, note: parsed.kind === 'note' ? parsed.note : undefined });
-  }
-
-  // The disposition decides which members are required.
-  let disposition: Disposition = 'published';
-  let dispositionSource: ArtifactReport['dispositionSource'] = 'default';
-  if (options.disposition !== undefined) {
-    disposition = options.disposition;
-    dispositionSource = 'option';
-  } else if (layout.disposition !== undefined) {
-    const holder = members.get(layout.disposition.role);
-    const field = layout.disposition.field;
-    const value = holder?.note?.model.frontmatter[field];
-    if (holder?.note !== undefined && value !== undefined) {
-      if (typeof value === 'string' && (DISPOSITIONS as readonly string[]).includes(value)) {
-        disposition = value as Disposition;
-        dispositionSource = 'member';
-      } else {
-        add(holder.role, {
-          file: holder.file,
-          line: lineOf(holder.note, `/frontmatter/${field}`),
-          rule: 'disposition',
-          severity: 'fail',
-          path: `/frontmatter/${field}`,
-          message: `\`${field}\` must be one of ${DISPOSITIONS.join(', ')}, found ${showValue(value)}`,
-        });
-      }
-    }
-  }
-
-  const reports: MemberReport[] = [];
-  for (const role of layout.roles) {
-    const member = members.get(role.name);
-    const file = member?.file ?? options.display?.members?.[role.path] ?? `${displayArtifact}/${role.path}`;
+  const members = await readMembers(artifactDir, layout, fileOf, add);
+  const { disposition, dispositionSource } = dispositionOf(options.disposition, layout, members, add);
+  const reports = layout.roles.map((role): MemberReport => {
+    const present = members.has(role.name);
     const required = role.required.includes(disposition);
-    reports.push({ role: role.name, path: role.path, file, present: member !== undefined, required });
-    if (member === undefined && required) {
-      add(role, {
-        file,
-        rule: 'member-absent',
-        severity: 'fail',
-        absent: true,
-        message: `required member ${role.path} (role ${role.name}) is absent under disposition ${disposition}`,
-      });
-    }
-  }
-
-  // Each member by its role's type.
-  for (const member of members.values()) {
-    const { role, note } = member;
-    if (note === undefined) continue;
-    const resolution = await registry.loadType(role.type, role.typeWritten);
-    if (!resolution.ok) {
-      add(role, { file: member.file, rule: 'type-unavailable', severity: 'fail', message: `role ${role.name}: ${resolution.problem.message}` });
-      continue;
-    }
-    const written = note.model.frontmatter['type'];
-    if (written === undefined) {
-      add(role, {
-        file: member.file,
-        line: 1,
-        rule: 'member-type',
-        severity: 'fail',
-        path: '/frontmatter/type',
-        message: `frontmatter has no \`type:\`; role ${role.name} takes ${role.type}`,
-      });
-    } else {
-      const own = await registry.resolve(written, location === undefined ? role.path : `${location}/${role.path}`).catch(() => undefined);
-      const ownPath = own?.ok ? own.type.typePath : typeof written === 'string' ? written : showValue(written);
-      if (ownPath !== role.type) {
-        add(role, {
-          file: member.file,
-          line: lineOf(note, '/frontmatter/type'),
-          rule: 'member-type',
-          severity: 'fail',
-          path: '/frontmatter/type',
-          message: `declares type ${ownPath}, but role ${role.name} takes ${role.type}`,
-        });
-      }
-    }
-    for (const finding of await registry.validateModel(resolution.type, note)) add(role, finding);
-  }
+    const file = fileOf(role);
+    const message = `required member ${role.path} (role ${role.name}) is absent under disposition ${disposition}`;
+    if (!present && required) add(role, { file, rule: 'member-absent', severity: 'fail', absent: true, message });
+    return { role: role.name, path: role.path, file, present, required };
+  });
+  for (const member of members.values()) if (member.note !== undefined) await checkType(member, member.note, registry, location, add);
 
   // Relations.
   const runValues = options.runValues ?? (await readRunValues(artifactDir));
@@ -210,6 +114,76 @@ export async function validateArtifact(dir: string, options: ArtifactOptions): P
   return { artifact: displayArtifact, layout: layout.file, disposition, dispositionSource, members: reports, findings: all, results };
 }
 
+/** Reads and parses every member that is there. */
+async function readMembers(artifactDir: string, layout: Layout, fileOf: (role: LayoutRole) => string, add: Add): Promise<Map<string, Member>> {
+  const members = new Map<string, Member>();
+  for (const role of layout.roles) {
+    const file = fileOf(role);
+    const absolute = path.join(artifactDir, ...role.path.split('/'));
+    let bytes: Uint8Array;
+    try {
+      if (!(await stat(absolute)).isFile()) {
+        add(role, { file, rule: 'member-invalid', severity: 'fail', message: `${role.path} must be a file` });
+        continue;
+      }
+      bytes = await readFile(absolute);
+    } catch {
+      continue;
+    }
+    const parsed = parseNote(bytes, file);
+    for (const finding of parsed.findings) add(role, finding);
+    if (parsed.kind === 'text') {
+      const message = `member of role ${role.name} has no frontmatter; it must be a note of type ${role.type}`;
+      add(role, { file, line: 1, rule: 'member-untyped', severity: 'fail', message });
+    }
+    members.set(role.name, { role, file, note: parsed.kind === 'note' ? parsed.note : undefined });
+  }
+  return members;
+}
+
+/** The disposition that decides which members are required: the option's, else the layout's member field's, else `published`. */
+function dispositionOf(
+  option: Disposition | undefined,
+  layout: Layout,
+  members: ReadonlyMap<string, Member>,
+  add: Add,
+): Pick<ArtifactReport, 'disposition' | 'dispositionSource'> {
+  if (option !== undefined) return { disposition: option, dispositionSource: 'option' };
+  const holder = layout.disposition && members.get(layout.disposition.role);
+  const field = layout.disposition?.field ?? '';
+  const value = holder?.note?.model.frontmatter[field];
+  if (holder?.note !== undefined && value !== undefined) {
+    if (typeof value === 'string' && (DISPOSITIONS as readonly string[]).includes(value))
+      return { disposition: value as Disposition, dispositionSource: 'member' };
+    add(holder.role, {
+      file: holder.file,
+      line: lineOf(holder.note, `/frontmatter/${field}`),
+      rule: 'disposition',
+      severity: 'fail',
+      path: `/frontmatter/${field}`,
+      message: `\`${field}\` must be one of ${DISPOSITIONS.join(', ')}, found ${showValue(value)}`,
+    });
+  }
+  return { disposition: 'published', dispositionSource: 'default' };
+}
+
+/** A member by its role's type: it declares that type, and its document model validates against it. */
+async function checkType(member: Member, note: Note, registry: TypeRegistry, location: string | undefined, add: Add): Promise<void> {
+  const { role, file } = member;
+  const resolution = await registry.loadType(role.type, role.typeWritten);
+  if (!resolution.ok) return add(role, { file, rule: 'type-unavailable', severity: 'fail', message: `role ${role.name}: ${resolution.problem.message}` });
+  const written = note.model.frontmatter['type'];
+  const typeProblem = (line: number | undefined, message: string) =>
+    add(role, { file, line, rule: 'member-type', severity: 'fail', path: '/frontmatter/type', message });
+  if (written === undefined) typeProblem(1, `frontmatter has no \`type:\`; role ${role.name} takes ${role.type}`);
+  else {
+    const own = await registry.resolve(written, location === undefined ? role.path : `${location}/${role.path}`).catch(() => undefined);
+    const ownPath = own?.ok ? own.type.typePath : typeof written === 'string' ? written : showValue(written);
+    if (ownPath !== role.type) typeProblem(lineOf(note, '/frontmatter/type'), `declares type ${ownPath}, but role ${role.name} takes ${role.type}`);
+  }
+  for (const finding of await registry.validateModel(resolution.type, note)) add(role, finding);
+}
+
 /** Reads run values from `parameters.json` in the artifact, or in the run directory above it. */
 export async function readRunValues(artifactDir: string): Promise<RunValuesSource> {
   for (const candidate of [path.join(artifactDir, PARAMETERS), path.join(path.dirname(path.resolve(artifactDir)), PARAMETERS)]) {
@@ -231,7 +205,7 @@ export async function readRunValues(artifactDir: string): Promise<RunValuesSourc
   return { kind: 'missing' };
 }
 
-function checkIdentity(member: Member, note: Note, runValues: RunValuesSource, add: (role: LayoutRole, finding: Omit<Finding, 'role'>) => void): void {
+function checkIdentity(member: Member, note: Note, runValues: RunValuesSource, add: Add): void {
   const { role } = member;
   for (const [field, key] of Object.entries(role.identity)) {
     const pointer = `/frontmatter/${field}`;
@@ -264,13 +238,7 @@ interface Records {
   readonly references: Map<string, number>;
 }
 
-function checkCites(
-  member: Member,
-  note: Note,
-  layout: Layout,
-  members: ReadonlyMap<string, Member>,
-  add: (role: LayoutRole, finding: Omit<Finding, 'role'>) => void,
-): void {
+function checkCites(member: Member, note: Note, layout: Layout, members: ReadonlyMap<string, Member>, add: Add): void {
   const pattern = layout.recordId as string;
   const own = scanRecords(note.model.body, pattern);
   const { role } = member;
