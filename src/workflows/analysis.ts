@@ -1,9 +1,3 @@
-/**
- * The analysis workflow: one run, in the design's order, as ordinary calls. The steps live beside
- * it under `analysis/`: `produce` (ask a role until a candidate passes its check), the correction
- * cascade (`verify`, `recheck`, `reconcileIfChanged`), and assembly with publication. The
- * lifecycle (status, stops, resume, closing) is `lifecycle.ts`.
- */
 import type { AnalysisInput, AnalysisResult } from '../analysis/progress.js';
 import {
   BOUNDARY,
@@ -24,15 +18,7 @@ import { AnalysisRun, io } from './analysis/run.js';
 
 export { progressQuery, resumeUpdate } from './analysis/run.js';
 
-/**
- * One analysis run, in order as ordinary calls: opening and acquisition, the boundary (which may
- * end the run out of scope or blocked), the runtime report, the three lens reports in parallel,
- * reconciliation, the report check and report verification with its correction cascade, the
- * memory profile and its verification, the synthesis and its verification, then assembly and
- * publication. Every candidate is checked in code against the snapshot its round began with; a
- * stop waits for the `resume` Update and asks nothing that completed again; a spent budget ends
- * the run `exhausted`.
- */
+/** One analysis run in the design's order, as ordinary calls; a stop waits for `resume` and asks nothing that completed again. */
 export async function analysis(input: AnalysisInput): Promise<AnalysisResult> {
   const run = new AnalysisRun(input);
   return run.lifecycle.close(

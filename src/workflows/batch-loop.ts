@@ -1,49 +1,54 @@
-/**
- * The one loop over gate-batch children that a gate sweep and a compare run's route share: run a
- * batch as a child workflow, add its counts, record its problems; on a stop, wait it out (the
- * parent's lifecycle) and run the batch again over the units it left; otherwise go to the next.
- */
-import { executeChild, type ChildWorkflowOptions } from '@temporalio/workflow';
+/** The one loop over gate-batch children that a gate sweep and a compare run's route share. */
+import { executeChild, workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
 import type { SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { addCounts } from '../review/sweep-types.js';
 import type { Stop } from '../runs/stop.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
 import type { Pace } from './asking/pace.js';
 import { gateBatch, type GateBatchInput, type GateBatchResult } from './gate-batch.js';
 
-/** Where the loop stands: the batch, its resumes (the child's ID is numbered by them), the units a stop left, the lowered pace. */
 export interface BatchPosition {
   batch: number;
+  /** The child's ID is numbered by them. */
   resumes: number;
   remaining?: SweepUnit[];
   pace?: Pace;
 }
 
-/** One child as its parent names it: its workflow ID, what it asks (the loop adds the batch, the units left and the pace), and how the Web UI shows it. */
-export interface BatchChild {
+interface BatchChild {
   workflowId: string;
+  /** The loop adds the batch, the units left and the pace. */
   input: Omit<GateBatchInput, 'batch' | 'units' | 'pace'>;
   options: Pick<ChildWorkflowOptions, 'staticSummary' | 'staticDetails' | 'typedSearchAttributes'>;
 }
 
-export interface BatchLoop {
-  /** How many batches the loop asks. */
+interface BatchLoop {
   batches: number;
-  /** Where it begins: a sweep carries its position across continue-as-new; absent, the first batch. */
+  /** A sweep carries its position across continue-as-new; absent, the first batch. */
   from?: BatchPosition;
   /** The parent's counts, which each batch's counts are added to. */
   counts: SweepCounts;
-  /** The parent's state its progress shows: the child running now. */
   state: { currentBatch?: string };
-  /** The child for a position (the parent also names its stage here). */
   child: (at: BatchPosition) => BatchChild;
-  /** After a child came back, its counts added. */
   returned?: (result: GateBatchResult) => void;
-  /** Records a batch's problems where the parent keeps them. */
   problems: (problems: SweepProblem[], at: BatchPosition) => Promise<void>;
-  /** Waits out a batch's stop: the parent's lifecycle (`waitOut`). */
   waitOut: (stop: Stop) => Promise<void>;
-  /** After a batch finished, the position moved to the next (a sweep may continue as new here). */
+  /** The position has moved to the next batch (a sweep may continue as new here). */
   finished?: (at: BatchPosition) => Promise<void>;
+}
+
+/** A batch's search attributes where its parent carries the project's: its own kind, the parent's subject, a profile, status running. */
+export function batchSearchAttributes(kind: string, runId: string, profile: string): Pick<ChildWorkflowOptions, 'typedSearchAttributes'> {
+  const parent = workflowInfo().typedSearchAttributes;
+  if (parent.get(CommonplaceKind) === undefined) return {};
+  return {
+    typedSearchAttributes: [
+      { key: CommonplaceKind, value: kind },
+      { key: CommonplaceStatus, value: 'running' },
+      { key: CommonplaceSubject, value: parent.get(CommonplaceSubject) ?? runId },
+      { key: CommonplaceProfile, value: profile },
+    ],
+  };
 }
 
 /** Asks the batches one at a time in child workflows, each stop waited out and its batch asked again over what it left. */

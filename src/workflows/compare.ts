@@ -6,8 +6,7 @@ import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
 import { compareNext, runCommand } from '../runs/run-commands.js';
 import { runDetails } from '../runs/run-details.js';
 import { compareBatchId } from '../runs/workflow-ids.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
-import { runBatches } from './batch-loop.js';
+import { batchSearchAttributes, runBatches } from './batch-loop.js';
 import { Lifecycle } from './lifecycle.js';
 import { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
 
@@ -20,25 +19,19 @@ const { prepareCompare, collectVerdicts, finishCompare, recordProblems } = proxy
 export { compareAcknowledgeUpdate, compareProgressQuery, compareResumeUpdate } from './messages.js';
 
 /** The kind of a compare run's batches: `CommonplaceKind = "compare"` lists the runs alone. */
-export const COMPARE_BATCH_KIND = 'compare-batch';
+const COMPARE_BATCH_KIND = 'compare-batch';
 
 interface CompareState {
   prepared?: PreparedCompare;
   counts: SweepCounts;
   routes: RouteProgress[];
   route?: string;
-  /** Batches finished over every route, and the child running now. */
+  /** Batches finished over every route. */
   batch: number;
   currentBatch?: string;
 }
 
-/**
- * A compare run: draws a reproducible sample of pairs, asks it under every route (each route's
- * units through the sweep's own batches, their accepted verdicts kept in the run's directory, never
- * in the KB's result files), reads the KB's fresh results as a route where asked, and writes the
- * comparison report at the end. Stops (usage limit, spend cap, failed launches) wait for a resume;
- * nothing answered is asked again.
- */
+/** A reproducible sample asked under every route through the sweep's own batches, verdicts kept in the run's directory, never the KB's results. */
 export async function compareRun(input: CompareInput): Promise<CompareSummary> {
   const { runId } = input;
   const state: CompareState = {
@@ -109,18 +102,7 @@ export async function compareRun(input: CompareInput): Promise<CompareSummary> {
   );
 }
 
-/** A route's batch: its own kind, the run's subject, the route's profile. */
-function batchSearchAttributes(runId: string, route: PreparedRoute) {
-  const parent = workflowInfo().typedSearchAttributes;
-  return [
-    { key: CommonplaceKind, value: COMPARE_BATCH_KIND },
-    { key: CommonplaceStatus, value: 'running' },
-    { key: CommonplaceSubject, value: parent.get(CommonplaceSubject) ?? runId },
-    { key: CommonplaceProfile, value: route.profile.name },
-  ];
-}
-
-/** Asks one route's units batch by batch in the sweep's batch workflow (the one batch loop), its verdicts going to the compare run's directory; stops wait for a resume. */
+/** One route's units batch by batch in the sweep's batch workflow, its verdicts going to the compare run's directory. */
 async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Lifecycle<CompareProgress>, state: CompareState): Promise<void> {
   const progress = state.routes.find((entry) => entry.route === route.route)!;
   progress.state = 'asking';
@@ -153,7 +135,7 @@ async function askRoute(input: CompareInput, route: PreparedRoute, lifecycle: Li
             ['resume', resumes > 0 ? resumes : undefined],
             ['units', remaining ? `${remaining.length} left by the stop` : `${route.units} in the route`],
           ]),
-          ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(input.runId, route) }),
+          ...batchSearchAttributes(COMPARE_BATCH_KIND, input.runId, route.profile.name),
         },
       };
     },

@@ -1,9 +1,4 @@
-/**
- * Current details that fit a screen of the Web UI: each line clipped at a word, the first stop in
- * full and the others counted, as many paths as fit a line — the rest is behind the run's inspect
- * command. Place tokens read as words (a history names no host path), and what a stop carries is
- * escaped, since the Web UI renders the details as Markdown. Pure: workflows import it.
- */
+/** Current details that fit a Web UI screen. Place tokens read as words (a history names no host path); stop text is escaped for Markdown. Pure. */
 import { inWords } from '../place-words.js';
 import { markdownText } from '../runs/run-details.js';
 import type { RunStatus, Stop } from '../runs/stop.js';

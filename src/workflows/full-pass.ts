@@ -1,19 +1,13 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import type { Finding } from '../kb/findings.js';
 import type { EditSummary, FullPassInput, ReviewRecord, ReviewUnit } from '../review/edit/types.js';
 import type { Stop } from '../runs/stop.js';
 import { checked, gather, type CheckedResult } from './asking/checked.js';
-import { askJob } from './editing/ask-job.js';
+import { askActivities, askJob } from './editing/ask-job.js';
 import { EditRun } from './editing/edit-run.js';
 import { editRun, guardStep, packetStep, untilAccepted, type RunContext } from './editing/steps.js';
 import { budgetStopReason, type SpentUnit } from './editing/budget-stop-reason.js';
 
-const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = proxyActivities<Activities>({
-  startToCloseTimeout: '2m',
-  heartbeatTimeout: '30s',
-  retry: { maximumAttempts: 5 },
-});
+const { prepareReviewAsk, acceptReview, staleAfterEdit, prepareEditAsk, acceptEdit } = askActivities;
 
 export {
   editAcknowledgeUpdate as acknowledgeUpdate,
@@ -21,13 +15,14 @@ export {
   editProgressQuery as progressQuery,
   editResumeUpdate as resumeUpdate,
 } from './messages.js';
+
 interface ReviewAsk {
   unit: ReviewUnit;
-  /** Findings carried over a stop (the first try after it is told why the last was refused). */
+  /** Carried over a stop: the first try after it is told why the last was refused. */
   findings: Finding[];
 }
 
-/** One unit (a lens bundle, or the critique) asked through *checked*: a bundle re-asks only its refused gates. */
+/** A lens bundle re-asks only its refused gates. */
 function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: ReviewAsk): Promise<CheckedResult<ReviewAsk, ReviewRecord>> {
   const { prepared } = ctx;
   return checked(item, prepared.profile.attempts, ({ input, attempt, findings }) => {
@@ -78,10 +73,7 @@ function reviewUnit(run: EditRun, ctx: RunContext, textSha256: string, item: Rev
   });
 }
 
-/**
- * Asks every unit over one text, at most `concurrency` at once (*gather*). A stop lets the launches in
- * flight finish, stops the run, and on resume asks only what is not yet accepted.
- */
+/** A stop lets the launches in flight finish, stops the run, and on resume asks only what is not yet accepted. */
 async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, units: ReviewUnit[], textSha256: string): Promise<ReviewRecord[]> {
   const accepted: ReviewRecord[] = [];
   let pending: ReviewAsk[] = units.map((unit) => ({ unit, findings: [] }));
@@ -121,12 +113,7 @@ async function reviewText(run: EditRun, ctx: RunContext, concurrency: number, un
   return accepted;
 }
 
-/**
- * The full pass over one note: the gates (one bundle launch per lens) and the critique over the
- * note, an editor whose edit is checked against its bounds, the gates again where the edit changed
- * what they watch, then the packet and result files for the final text — published at once when
- * nothing changed, or after the operator approves the exact manifest of a changed note.
- */
+/** Gates and critique, a bounded edit, the gates again where the edit changed what they watch; a changed note waits for its manifest's approval. */
 export async function fullPass(input: FullPassInput): Promise<EditSummary> {
   return editRun('full-pass', input, (run, ctx) => passOver(run, input, ctx));
 }

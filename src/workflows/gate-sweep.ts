@@ -2,8 +2,8 @@ import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workfl
 import type { Activities } from '../activities/index.js';
 import type { PreparedSweep, SweepCounts, SweepInput, SweepProgress, SweepSummary, SweepUnit } from '../review/sweep-types.js';
 import { emptyCounts, spentSoFar } from '../review/sweep-types.js';
-import { runBatches } from './batch-loop.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../search-attributes.js';
+import { batchSearchAttributes, runBatches } from './batch-loop.js';
+import { CommonplaceProfile } from '../search-attributes.js';
 import { runDetails } from '../runs/run-details.js';
 import { runCommand, sweepNext } from '../runs/run-commands.js';
 import { gateBatchId } from '../runs/workflow-ids.js';
@@ -18,25 +18,22 @@ const { prepareSweep, recordProblems, finishSweep } = proxyActivities<Activities
   retry: { maximumAttempts: 3 },
 });
 
-/** State carried across continue-as-new. */
 interface SweepCarry {
   prepared: PreparedSweep;
   batch: number;
   counts: SweepCounts;
   /** Units of the current batch left by a stop. */
   remaining?: SweepUnit[];
-  /** Resumes of the current batch (its child workflow IDs are numbered by them). */
   resumes: number;
-  /** The concurrency a rate-limit warning lowered the sweep to. */
   pace?: Pace;
 }
 
 export { sweepAcknowledgeUpdate as acknowledgeUpdate, sweepProgressQuery as progressQuery, sweepResumeUpdate as resumeUpdate } from './messages.js';
 
-/** Runs of more than this many events continue as new between batches. */
+/** Events past which a sweep continues as new between batches. */
 const historyBudget = 4000;
 
-/** The run ID of a sweep: given by the CLI, or derived from the workflow ID a schedule gave it. */
+/** Given by the CLI, or derived from the workflow ID a schedule gave it. */
 export function sweepRunId(input: SweepInput): string {
   return (
     input.runId ??
@@ -46,12 +43,7 @@ export function sweepRunId(input: SweepInput): string {
   );
 }
 
-/**
- * The gate sweep: selects stale and missing pairs, asks them batch by batch in child workflows,
- * writes a result per accepted pair, and stops (resumably) on a usage limit or failed launches.
- * Pairs whose attempt budget is spent are its problems: a sweep with problems closes `exhausted`,
- * and `review retry` re-asks them.
- */
+/** Stale and missing pairs asked batch by batch in child workflows; pairs that spent their budget are problems, which close it `exhausted`. */
 export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promise<SweepSummary> {
   const runId = sweepRunId(input);
   const state = {
@@ -65,7 +57,7 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
     view: {
       headline: (stage) => stage,
       next: sweepNext(runId),
-      inspect: inspectCommand(),
+      inspect: runCommand.queryProgress(workflowInfo().workflowId),
     },
     autoResume: input.autoResume,
     progress: {
@@ -114,31 +106,14 @@ export async function gateSweep(input: SweepInput, carried?: SweepCarry): Promis
   );
 }
 
-/** The command that shows a sweep's whole state (every stop in full, its counts): the sweep's progress query. */
-function inspectCommand(): string {
-  return runCommand.queryProgress(workflowInfo().workflowId);
-}
-
 /** The kind of a sweep's batches: `CommonplaceKind = "gates"` lists the sweeps alone. */
 export const BATCH_KIND = 'gate-batch';
 
-/** A batch's search attributes: its own kind, the sweep's subject and profile, and its status (running until the lifecycle says otherwise). */
-function batchSearchAttributes(runId: string, ready: PreparedSweep) {
-  const parent = workflowInfo().typedSearchAttributes;
-  return [
-    { key: CommonplaceKind, value: BATCH_KIND },
-    { key: CommonplaceStatus, value: 'running' },
-    { key: CommonplaceSubject, value: parent.get(CommonplaceSubject) ?? runId },
-    { key: CommonplaceProfile, value: parent.get(CommonplaceProfile) ?? ready.profile.name },
-  ];
-}
-
-/** The units in flight: `--concurrency`, else the profile's default as the preparation resolved it. */
+/** `--concurrency`, else the profile's default as the preparation resolved it. */
 function concurrencyOf(input: SweepInput, ready: PreparedSweep): number {
   return input.concurrency ?? ready.concurrency ?? 4;
 }
 
-/** A batch's static details in the Web UI: which batch of which sweep, and what it asks. */
 function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, batch: number, resumes: number, remaining: SweepUnit[] | undefined): string {
   const left = remaining && { units: remaining.length, pairs: remaining.reduce((sum, unit) => sum + unit.criteria.length, 0) };
   return runDetails(`gate batch ${batch + 1} of ${ready.batches}`, [
@@ -153,7 +128,7 @@ function batchDetails(input: SweepInput, runId: string, ready: PreparedSweep, ba
   ]);
 }
 
-/** Asks the sweep's batches in child workflows (the one batch loop), stopping on a batch's stop until resumed; continues as new when the history grows. */
+/** Continues as new between batches when the history grows. */
 async function sweepBatches(
   input: SweepInput,
   runId: string,
@@ -195,8 +170,7 @@ async function sweepBatches(
         options: {
           staticSummary: `gate sweep ${runId}: batch ${batch + 1} of ${ready.batches}${resumes > 0 ? ` (resume ${resumes})` : ''}`,
           staticDetails: batchDetails(input, runId, ready, batch, resumes, remaining),
-          // Where the sweep carries the project's search attributes, its batches carry the same subject and profile under their own kind; the lifecycle keeps their status true.
-          ...(workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined && { typedSearchAttributes: batchSearchAttributes(runId, ready) }),
+          ...batchSearchAttributes(BATCH_KIND, runId, workflowInfo().typedSearchAttributes.get(CommonplaceProfile) ?? ready.profile.name),
         },
       };
     },

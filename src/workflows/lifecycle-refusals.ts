@@ -1,15 +1,10 @@
-/**
- * What the operator's Updates are refused for, before anything changes: their validators, as
- * functions of the lifecycle's state (lifecycle.ts registers them). A refusal is a non-retryable
- * `ApplicationFailure` whose message says what the run is and what to do.
- */
+/** The Updates' validators: a refusal is a non-retryable `ApplicationFailure` whose message says what the run is and what to do. */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { approvalRefusal } from '../review/edit/approval-key.js';
 import type { NextCommands } from '../runs/run-commands.js';
 import { resumeCapProblem, type SpendTotals } from '../runs/spend.js';
 import { STOP_RULES, type AcknowledgeAnswer, type ApprovalAnswer, type Proposal, type ResumeRequest, type RunStatus, type Stop } from '../runs/stop.js';
 
-/** The lifecycle's state as a validator reads it. */
 export interface RefusalContext {
   runId: string;
   status: RunStatus;
@@ -23,7 +18,7 @@ export interface RefusalContext {
   capUsd?: number;
 }
 
-/** Refuses an Update with a message the CLI prints as it is. */
+/** The CLI prints the message as it is. */
 export function refuse(type: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
 }

@@ -1,14 +1,9 @@
-/**
- * What a workflow tells its lifecycle (lifecycle.ts), in named parts: its progress query, the
- * Updates it takes, how it reads (lifecycle-view.ts), auto-resume, its spend, and two hooks.
- */
 import type { QueryDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { SpendTotals } from '../runs/spend.js';
 import type { AcknowledgeAnswer, ApprovalAnswer, LifecycleProgress, Proposal, ResumeRequest, Stop } from '../runs/stop.js';
 import type { RunViewSettings } from './lifecycle-view.js';
 
-/** The Updates a run takes: `resume` always; `approve` and `acknowledge` where it waits on them. */
 export interface LifecycleUpdates<P> {
   resume: UpdateDefinition<P, [ResumeRequest]>;
   approve?: UpdateDefinition<P, [ApprovalAnswer]>;
@@ -17,7 +12,6 @@ export interface LifecycleUpdates<P> {
   checkAnswer?: (answer: ApprovalAnswer, proposal: Proposal) => string | undefined;
 }
 
-/** What a workflow tells its lifecycle, in named parts. */
 export interface LifecycleSettings<P extends LifecycleProgress> {
   runId: string;
   /** The progress query, and the workflow's own fields over the lifecycle's common part. */
@@ -27,7 +21,7 @@ export interface LifecycleSettings<P extends LifecycleProgress> {
   view: RunViewSettings;
   /** Wait for a usage limit's reset time on a durable timer and go on. */
   autoResume: boolean;
-  /** The run's `--max-cost` cap in US dollars (from its input, or carried across continue-as-new); the record its launches add to (a sweep's counts), and what earlier executions spent against the same cap. */
+  /** `--max-cost` in USD; the totals its launches add to (a sweep's counts); what earlier executions spent against the same cap. */
   spend?: { maxCostUsd?: number; totals?: SpendTotals; before?: SpendTotals };
   /** Before a resume is taken (an environment assertion): a stop to stay in instead, or undefined to go on. */
   beforeResume?: () => Promise<Stop | undefined>;

@@ -1,10 +1,4 @@
-/**
- * How a run reads from outside, apart from the state it reads: the `CommonplaceStatus` search
- * attribute, the current details the Web UI shows (bounded to a screen: current-details.ts), and
- * the one command the operator types next. The lifecycle (lifecycle.ts) calls it on every change.
- * The commands it shows run as pasted from any directory (`webUiCommand`: the checkout by its ID, the
- * run's namespace, the address its starter named).
- */
+/** How a run reads from outside; the commands it shows run as pasted from any directory (`webUiCommand`). */
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { nextCap, spendLine } from '../runs/spend.js';
 import { ADDRESS_MEMO, webUiCommand, type NextCommands, type WebUiPlace } from '../runs/run-commands.js';
@@ -14,7 +8,6 @@ import { CommonplaceKind, CommonplaceStatus } from '../search-attributes.js';
 import { clipAll, DETAIL_LINE, stopLines } from './current-details.js';
 import type { Spend } from './spend-cap.js';
 
-/** What a workflow says about how it reads. */
 export interface RunViewSettings {
   /** The first line of the current details, for a stage (`**analysis** AAS-…: boundary`). */
   headline: (stage: string) => string;
@@ -25,7 +18,6 @@ export interface RunViewSettings {
   inspect?: string;
 }
 
-/** The lifecycle's state as the view reads it. */
 export interface RunState {
   status: RunStatus;
   stage: string;
@@ -47,20 +39,14 @@ export function webUiPlace(): WebUiPlace {
   return { checkoutId: workflowCheckoutId(workflowId), namespace, address: typeof address === 'string' && address !== '' ? address : undefined };
 }
 
-/** A run's view: the search attribute and the Web UI's current details, from the lifecycle's state. */
 export class RunView {
   constructor(private readonly settings: RunViewSettings) {}
 
-  /** Records the status in the `CommonplaceStatus` search attribute, so a list by status is true. */
   record(status: RunStatus): void {
     recordStatus(status);
   }
 
-  /**
-   * Writes the current details, bounded to fit a screen: the stage and the workflow's lines (each
-   * clipped at a word), the first stop (the others counted), and the one command to type next (the
-   * only one in backticks); where something was left out, the inspect command that shows it.
-   */
+  /** Current details bounded to a screen; the next command is the only one in backticks, and what was left out is behind `inspect`. */
   show(run: RunState): void {
     const place = webUiPlace();
     const inspect = this.settings.inspect === undefined ? undefined : webUiCommand(this.settings.inspect, place);
@@ -76,7 +62,6 @@ export class RunView {
     setCurrentDetails(lines.join('\n\n'));
   }
 
-  /** The one command the operator types next, when the run waits on one. */
   nextCommand(run: RunState): string | undefined {
     const stop = run.stops[0];
     if (stop === undefined) return undefined;

@@ -1,12 +1,4 @@
-/**
- * The run lifecycle every workflow shares, as a state machine: its status, stage and stops, the
- * common part of its `progress` query, the `resume` Update (and `approve`, `acknowledge` where a
- * workflow takes them), and how it closes. Workflows call it; none re-implements it. What renders
- * the state (the search attribute, the Web UI's current details, the next command) is
- * lifecycle-view.ts; what refuses an Update, lifecycle-refusals.ts; how the main line closes,
- * lifecycle-close.ts; the auto-resume timer and the quota gates, auto-resume.ts; the spend cap,
- * spend-cap.ts. Which stops come back, and by what, is the one table `STOP_RULES` in `src/runs/stop.ts`.
- */
+/** The run lifecycle every workflow shares, so none re-implements stops, resumes or closing. Which stops come back, and by what: `STOP_RULES` (src/runs/stop.ts). */
 import { condition, metricMeter, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   STOP_RULES,
@@ -31,13 +23,8 @@ export type { RunViewSettings } from './lifecycle-view.js';
 export type { LifecycleSettings, LifecycleUpdates } from './lifecycle-settings.js';
 export { RunEnded } from './lifecycle-close.js';
 
-/**
- * One run's lifecycle. Construct it first thing in the workflow (it registers the query and the
- * Updates), run the workflow's main line through `close`, and stop through `halt`, `decide` and
- * `acknowledge`.
- */
+/** Construct it first thing in the workflow (it registers the query and the Updates) and run the main line through `close`. */
 export class Lifecycle<P extends LifecycleProgress> {
-  // The state is the lifecycle's own: workflows read it through the getters and change it through the methods.
   private currentStatus: RunStatus = 'running';
   private currentStage = 'starting';
   private held: Stop[] = [];
@@ -83,22 +70,18 @@ export class Lifecycle<P extends LifecycleProgress> {
     }
   }
 
-  /** The run's status as it stands (also the `CommonplaceStatus` search attribute, once recorded). */
   get status(): RunStatus {
     return this.currentStatus;
   }
 
-  /** The stage the run is in. */
   get stage(): string {
     return this.currentStage;
   }
 
-  /** The stops the run is in (none while it runs). */
   get stops(): readonly Stop[] {
     return this.spend.settled(this.held);
   }
 
-  /** The workflow's progress: the lifecycle's common part under the workflow's own fields. */
   progress(): P {
     return this.settings.progress.build({
       runId: this.settings.runId,
@@ -112,27 +95,20 @@ export class Lifecycle<P extends LifecycleProgress> {
     });
   }
 
-  /** Records the status in the search attribute as it stands. */
   record(): void {
     this.view.record(this.currentStatus);
   }
 
-  /** Names the stage the run is in, in its progress and the Web UI's current details. */
   at(stage: string): void {
     this.currentStage = stage;
     this.show();
   }
 
-  /** Writes the current details as the run stands (lifecycle-view.ts bounds them to a screen). */
   show(): void {
     this.view.show(this.state());
   }
 
-  /**
-   * Stops the run and returns once it may go on: a resume (the Update, or the auto-resume timer
-   * after a usage limit with a known reset), by the stop's rule. A stop that ends the run throws
-   * `RunEnded`, which `close` turns into the exhausted result.
-   */
+  /** Returns once a resume (the Update, or the auto-resume timer) lets the run go on; an ending stop throws `RunEnded` for `close`. */
   async halt(stop: Stop): Promise<void> {
     recordStop(metricMeter, stop);
     if (STOP_RULES[stop.kind].by === 'ends') await this.end(stop);
@@ -189,10 +165,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.leave();
   }
 
-  /**
-   * The run's progress as it closes completed, for a summary written before the close is recorded:
-   * the status and the stage change here, the search attribute in `complete`.
-   */
+  /** The completed progress, for a summary written before `complete` records the close. */
   completing(stage: string): P {
     this.currentStatus = 'completed';
     this.at(stage);
@@ -207,11 +180,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.show();
   }
 
-  /**
-   * Runs the workflow's main line and makes the status true on every close (lifecycle-close.ts): a
-   * stop that ends the run gives `ended`'s result (status `exhausted`), a cancellation is recorded
-   * `cancelled`, a failure `failed`; a run that returns first lets its Update handlers in flight finish.
-   */
+  /** Runs the main line and makes the status true on every close (lifecycle-close.ts); an ending stop gives `ended`'s result. */
   close<T>(main: () => Promise<T>, ended: (stop: Stop) => Promise<T>): Promise<T> {
     return closeRun(main, ended, (status, stage) => this.closeAs(status, stage));
   }
@@ -223,7 +192,6 @@ export class Lifecycle<P extends LifecycleProgress> {
     this.show();
   }
 
-  /** An ending stop: the run closes exhausted, and `close` gives the workflow's ended result. */
   private async end(stop: Stop): Promise<never> {
     this.held = [stop];
     this.closeAs('exhausted', `ended: ${stop.kind}`);
@@ -231,7 +199,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     throw new RunEnded(stop);
   }
 
-  /** Takes a resume: asks `beforeResume`, then goes on (or stays in the stop it names). */
+  /** `beforeResume` may name a stop to stay in instead. */
   private async take(): Promise<void> {
     await this.whileResuming(async () => {
       const blocked = await this.settings.beforeResume?.();
@@ -249,7 +217,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     });
   }
 
-  /** Marks a resume under way while `step` runs: the resume validator refuses a second one, the auto-resume timer stands down. */
+  /** While `step` runs the resume validator refuses a second resume and the auto-resume timer stands down. */
   private async whileResuming(step: () => Promise<void>): Promise<void> {
     this.resuming = true;
     try {
@@ -259,7 +227,7 @@ export class Lifecycle<P extends LifecycleProgress> {
     }
   }
 
-  /** An approve or acknowledge Update: gives the answer to the stop waiting on it, and answers once the run left that stop. */
+  /** An approve or acknowledge Update answers once the run left the stop it answered. */
   private async answered(give: () => void): Promise<P> {
     const waiting = this.held[0];
     give();

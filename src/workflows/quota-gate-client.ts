@@ -1,11 +1,6 @@
 /**
- * A run's side of the quota gates: before its first launch on an account the run subscribes to the
- * account's gate (one activity) and from then on keeps a copy of the gate's state, which the gate
- * keeps current by signalling on every transition. Every later launch consults the copy, in the
- * workflow, at no history cost; a launch against a closed gate is not made — the ask comes to a
- * usage limit with the gate's reset, and the run stops on it as on any usage limit.
- *
- * The state here is the run's own: each workflow execution has its own module instance.
+ * A run's side of the quota gates: it subscribes once per account and keeps a copy the gate signals current, so every later launch
+ * consults it at no history cost. The state here is the run's own: each workflow execution has its own module instance.
  */
 import { isCancellation, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
@@ -21,9 +16,8 @@ const { quotaSubscribe, quotaLimit, quotaOpen } = proxyActivities<Activities>({
   retry: { maximumAttempts: 10 },
 });
 
-/** The run's copy of each gate it subscribed to, by account. */
 const copies = new Map<string, QuotaState>();
-/** The subscription of each account, once asked for (concurrent first launches wait on the one). */
+/** Concurrent first launches wait on the one subscription. */
 const subscriptions = new Map<string, Promise<void>>();
 let listening = false;
 
@@ -34,10 +28,7 @@ function merge(state: QuotaState | undefined): void {
   if (state !== undefined) copies.set(state.account, newer(copies.get(state.account), state));
 }
 
-/**
- * A gate that cannot be reached (its activity failed every retry) must not fail the run: the run goes on
- * as before the gates — it launches, and stops on the limits its own launches meet. Cancellation passes.
- */
+/** An unreachable gate must not fail the run: it launches, and stops on the limits its own launches meet. */
 async function unlessUnreachable(what: string, call: () => Promise<QuotaState>): Promise<QuotaState | undefined> {
   try {
     return await call();
@@ -52,7 +43,6 @@ function gateRequest(account: string) {
   return { account, workflowId: workflowInfo().workflowId, searchAttributes: workflowInfo().typedSearchAttributes.get(CommonplaceKind) !== undefined };
 }
 
-/** Subscribes the run to the account's gate, once. */
 function subscribed(account: string): Promise<void> {
   if (!listening) {
     listening = true;
@@ -68,7 +58,6 @@ function subscribed(account: string): Promise<void> {
   return subscription;
 }
 
-/** The usage limit an ask comes to when the account's gate is closed, without launching. */
 function closedOutcome(state: QuotaState, input: LaunchInput): AskOutcome {
   const reason = `not launched (${input.launchId}): the quota gate of ${state.account} is ${describeQuota(state)}`;
   return {
@@ -81,10 +70,7 @@ function closedOutcome(state: QuotaState, input: LaunchInput): AskOutcome {
   };
 }
 
-/**
- * Before a launch: subscribes on the run's first launch on the account, then consults the run's copy of
- * the gate. A closed gate answers the usage limit to stop on; undefined means launch.
- */
+/** Before a launch: a closed gate answers the usage limit to stop on; undefined means launch. */
 export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome | undefined> {
   const account = quotaAccount(input.profile);
   await subscribed(account);
@@ -92,10 +78,7 @@ export async function consultQuotaGate(input: LaunchInput): Promise<AskOutcome |
   return state !== undefined && isClosed(state, Date.now()) ? closedOutcome(state, input) : undefined;
 }
 
-/**
- * After a launch came to a usage limit: reports it to the account's gate, which closes for every run on
- * the account, and answers the outcome with what the gate knows (a later reset, or its probe time).
- */
+/** Closes the account's gate for every run on it, and answers the outcome with what the gate knows (a later reset, or its probe time). */
 export async function reportUsageLimit(input: LaunchInput, outcome: Extract<AskOutcome, { status: 'usage-limit' }>): Promise<AskOutcome> {
   const account = quotaAccount(input.profile);
   await subscribed(account);
@@ -121,21 +104,14 @@ export function quotaVersion(stop: Stop): number {
   return stop.kind === 'usage-limit' && stop.account !== undefined ? (copies.get(stop.account)?.version ?? -1) : -1;
 }
 
-/**
- * Whether the operator opened the gate of a usage-limit stop since the run saw version `seen`. A reset or
- * a probe needs no signal: the run's own timer goes off at the same time as the gate's.
- */
+/** Whether the operator opened the stop's gate since version `seen`; a reset or probe needs no signal (the run's timer goes off with the gate's). */
 export function quotaReopened(stop: Stop, seen: number): boolean {
   if (stop.kind !== 'usage-limit' || stop.account === undefined) return false;
   const state = copies.get(stop.account);
   return state !== undefined && state.version > seen && state.status === 'open' && state.openedBy === 'operator';
 }
 
-/**
- * How long an auto-resumed usage-limit stop waits: a minute past a known reset; without one until
- * the gate's probe, or else on the lifecycle's own backoff — 15 min, 30, then 60 — the step growing
- * while probes keep coming back to the limit.
- */
+/** A minute past a known reset; else until the gate's probe; else the lifecycle's own backoff (15, 30, then 60 min) while probes meet the limit. */
 export function autoResumeWait(stop: StopOf<'usage-limit'>): { waitMs: number; summary: string } {
   const resetAt = stop.resetAt ? Date.parse(stop.resetAt) : NaN;
   if (Number.isFinite(resetAt))
@@ -161,7 +137,7 @@ export async function watchQuotaGate(stop: Stop): Promise<void> {
   await subscribed(stop.account);
 }
 
-/** The operator resumed a run stopped on a quota gate: that says the account may be tried now, so the gate opens for every run on it. */
+/** An operator's resume says the account may be tried now, so the gate opens for every run on it. */
 export async function openQuotaGates(stops: readonly Stop[]): Promise<void> {
   const accounts = new Set(stops.flatMap((stop) => (stop.kind === 'usage-limit' && stop.account !== undefined ? [stop.account] : [])));
   if (accounts.size === 0) return;

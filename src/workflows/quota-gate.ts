@@ -1,13 +1,7 @@
 /**
- * The quota gate: a small entity workflow per account (`quota/<account>`), open, closed until a
- * reset, or closed with the reset unknown (probing with backoff). A usage limit any launch sees
- * closes it; every run that launches on the account subscribed once and keeps a copy, which the gate
- * keeps current by signalling each subscriber on every transition. It continues as new to keep its
- * history short. A real account's gate never ends by itself: it is the account's standing state
- * (`commonplace quota` lists it). A fake-harness scenario's account lives only as long as its runs: its
- * open gate checks its subscribers every idle period and ends once none of their runs is open, so a
- * finished demo or test leaves no gate running; the next run's subscription starts it again, open. A
- * closed gate never ends: it holds the reset every run on the account must wait for.
+ * One entity workflow per account (`quota/<account>`): a usage limit any launch sees closes it, and it signals every subscribed run
+ * on each transition. A real account's gate never ends; a fake scenario's open gate ends once none of its runs is open, so a finished
+ * test leaves no gate running. A closed gate never ends: it holds the reset every run on the account must wait for.
  */
 import {
   condition,
@@ -37,7 +31,6 @@ export interface QuotaGateInput {
   idleMs?: number;
 }
 
-/** The default idle period of an open gate. */
 const idlePeriodMs = 10 * 60_000;
 
 export type { QuotaGateView } from '../runs/quota.js';
@@ -50,10 +43,9 @@ export { limitSignal, openSignal, quotaChangedSignal, quotaStateQuery, subscribe
 /** Past this many events the gate prunes its subscribers and continues as new. */
 const historyBudget = 2000;
 
-/** The quota gate of one account; see the module comment. */
 export async function quotaGate(input: QuotaGateInput): Promise<void> {
   let state = input.state ?? openGate(input.account);
-  /** The version every subscriber was last sent (a carried state was sent before the run continued as new). */
+  // The version every subscriber was last sent (a carried state was sent before the run continued as new).
   let notified = state.version;
   const subscribers = new Set(input.subscribers ?? []);
   // The events this run has added, estimated from what it did (a signal and its workflow task: 4; a
@@ -73,7 +65,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
     state = openedByOperator(state, Date.now());
   });
   setHandler(quotaStateQuery, () => ({ state, subscribers: subscribers.size }));
-  /** The state the metrics last showed: an opening adds the seconds since the closure it ends. */
+  // The state the metrics last showed: an opening adds the seconds since the closure it ends.
   let measured: QuotaState | undefined;
   const measure = () => {
     recordQuotaGate(metricMeter, measured, state, Date.now());
@@ -119,9 +111,7 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
     if (tooLong()) {
       // Subscribers whose runs closed are dropped; those that subscribed while this was asked are kept.
       const asked = [...subscribers];
-      const open = new Set(
-        await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]),
-      );
+      const open = await openOf(asked);
       if (state.version !== notified) continue; // a transition came in meanwhile: its notice goes first
       const kept = [...subscribers].filter((workflowId) => open.has(workflowId) || !asked.includes(workflowId));
       await continueAsNew<typeof quotaGate>({ ...input, state, subscribers: kept });
@@ -132,13 +122,13 @@ export async function quotaGate(input: QuotaGateInput): Promise<void> {
 /** Drops the subscribers whose runs have closed; whether none is left. */
 async function noRunOpen(subscribers: Set<string>): Promise<boolean> {
   const asked = [...subscribers];
-  const open =
-    asked.length === 0
-      ? new Set<string>()
-      : new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${asked.length} subscribed runs are still open` }, [{ workflowIds: asked }]));
+  const open = asked.length === 0 ? new Set<string>() : await openOf(asked);
   for (const workflowId of asked) if (!open.has(workflowId)) subscribers.delete(workflowId);
   return subscribers.size === 0;
 }
+
+const openOf = async (workflowIds: string[]) =>
+  new Set(await openWorkflows.executeWithOptions({ summary: `check which of ${workflowIds.length} subscribed runs are still open` }, [{ workflowIds }]));
 
 /** Signals every subscriber the new state; a subscriber that is gone (its run closed) is dropped. */
 async function notify(state: QuotaState, subscribers: Set<string>): Promise<void> {
@@ -153,7 +143,6 @@ async function notify(state: QuotaState, subscribers: Set<string>): Promise<void
   );
 }
 
-/** The gate's state where the Web UI shows it: current details and the memo. */
 function show(state: QuotaState, subscribers: number, ended?: string): void {
   setCurrentDetails(
     [

@@ -1,19 +1,14 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { Finding } from '../kb/findings.js';
 import type { EditCheck, PassRecord } from '../activities/review/edit/index.js';
 import type { Plan, PlanPass } from '../review/edit/plan-types.js';
 import { isSelectionPass } from '../review/edit/plan-types.js';
 import type { EditSummary, ReviseInput } from '../review/edit/types.js';
-import { askJob, type EditJob } from './editing/ask-job.js';
+import { askActivities, askJob, type EditJob } from './editing/ask-job.js';
 import { EditRun } from './editing/edit-run.js';
 import { editRun, guardStep, packetStep, untilAccepted, type RunContext } from './editing/steps.js';
 
-const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = proxyActivities<Activities>({
-  startToCloseTimeout: '2m',
-  heartbeatTimeout: '30s',
-  retry: { maximumAttempts: 5 },
-});
+const { prepareAssessAsk, acceptPlan, preparePassAsk, acceptPassEdit, acceptSelections, writeSelectionProposal, applyAnswer } = askActivities;
 
 export {
   editAcknowledgeUpdate as acknowledgeUpdate,
@@ -22,39 +17,32 @@ export {
   editResumeUpdate as resumeUpdate,
 } from './messages.js';
 
-/** A revision job's name, attempt and summary, keyed by the text it reads. */
 function job(ctx: RunContext, name: string, attempt: number, textSha256: string): EditJob {
   return { name, attempt, summary: `${ctx.note}: ${name}, attempt ${attempt}`, inputs: { text: textSha256 } };
 }
 
-/** A direct pass: one editor launch, its revised text checked against the edit bounds. */
+function passAsk(ctx: RunContext, pass: PlanPass, textSha256: string, findings: Finding[]) {
+  const { runId, runDir } = ctx.prepared;
+  return (seq: number) =>
+    preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [
+      { runId, runDir, note: ctx.note, textSha256, pass, seq, findings },
+    ]);
+}
+
 async function directPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<EditCheck> {
   const { prepared } = ctx;
   const [result] = await untilAccepted(run, `the ${pass.pass} pass`, null, prepared.profile.attempts, ({ attempt, findings }) =>
-    askJob<null, EditCheck>(
-      run,
-      ctx,
-      job(ctx, `pass-${pass.pass}`, attempt, textSha256),
-      (seq) =>
-        preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [
-          { runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings },
-        ]),
-      async ({ asked }) => {
-        const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [
-          { runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir },
-        ]);
-        return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
-      },
-    ),
+    askJob<null, EditCheck>(run, ctx, job(ctx, `pass-${pass.pass}`, attempt, textSha256), passAsk(ctx, pass, textSha256, findings), async ({ asked }) => {
+      const check = await acceptPassEdit.executeWithOptions({ summary: `check the ${pass.pass} pass edit of ${ctx.note} against the edit bounds` }, [
+        { runDir: prepared.runDir, checkout: ctx.checkout, note: ctx.note, baseSha256: textSha256, dir: asked.dir },
+      ]);
+      return check.kind === 'refused' ? { kind: 'checked', accepted: [], findings: check.findings } : { kind: 'checked', accepted: [check], findings: [] };
+    }),
   );
   return result!;
 }
 
-/**
- * A selection pass: the selector's list is checked, proposed to the operator and applied by code
- * in the form the operator approved it (edited or not). An answer that cannot be applied is
- * proposed again with why; nothing is applied without an approval.
- */
+/** The selector's checked list is applied by code in the form the operator approved (edited or not); nothing is applied without an approval. */
 async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, textSha256: string): Promise<{ textSha256: string; record: PassRecord }> {
   const { prepared } = ctx;
   const [selected] = await untilAccepted(run, `the ${pass.pass} selection`, null, prepared.profile.attempts, ({ attempt, findings }) =>
@@ -62,10 +50,7 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
       run,
       ctx,
       job(ctx, `select-${pass.pass}`, attempt, textSha256),
-      (seq) =>
-        preparePassAsk.executeWithOptions({ summary: `write the ${pass.pass} pass ask for ${ctx.note}` }, [
-          { runId: prepared.runId, runDir: prepared.runDir, note: ctx.note, textSha256, pass, seq, findings },
-        ]),
+      passAsk(ctx, pass, textSha256, findings),
       async ({ asked }) => {
         const check = await acceptSelections.executeWithOptions({ summary: `check the selections for ${ctx.note}` }, [
           { runDir: prepared.runDir, dir: asked.dir, textSha256 },
@@ -111,13 +96,7 @@ async function selectionPass(run: EditRun, ctx: RunContext, pass: PlanPass, text
   }
 }
 
-/**
- * A revision of one note: simplification passes from a fixed plan (`--plan`, no assessment asked)
- * or from an assessment's plan (`--assess`, kept in the run directory and run after validation,
- * with no plan approval). Direct passes edit within the bounds; plain-wording and abstractions
- * propose each selection list for approval. A changed final text is published after the operator
- * approves the exact manifest.
- */
+/** Simplification passes from `--plan` or an assessment's plan (`--assess`, run without a plan approval); selection passes propose their lists. */
 export async function revise(input: ReviseInput): Promise<EditSummary> {
   return editRun('revise', input, (run, ctx) => reviseNote(run, input, ctx));
 }

@@ -1,9 +1,4 @@
-/**
- * A run's spend inside its workflow: the `--max-cost` cap (raised by a resume), the totals its
- * launches added, and the launches in flight. The lifecycle owns one per run; `askWithin` (ask.ts)
- * asks it before every launch, so every workflow that launches makes the same decision
- * (`spendDecision` in src/runs/spend.ts).
- */
+/** A run's spend inside its workflow: `askWithin` (ask.ts) asks it before every launch, so every workflow makes the same decision (`spendDecision`). */
 import { metricMeter } from '@temporalio/workflow';
 import type { AskOutcome, BilledTry, LaunchResult } from '../harness/launch-contract.js';
 import { recordSpendCap } from '../observability/metrics.js';
@@ -22,23 +17,17 @@ import {
 } from '../runs/spend.js';
 import type { Stop, StopOf } from '../runs/stop.js';
 
-/** One run's cap, spend and launches in flight: the state the spend decision reads and the resume raises. */
 export class Spend {
   /** Launches started and not yet ended: each is estimated at the mean cost before another starts. */
   inFlight = 0;
 
-  /**
-   * @param capUsd the run's cap, or undefined for none
-   * @param totals what this execution's launches spent (the workflow's own counts record, where it keeps one)
-   * @param before what was spent before this execution and counts against the same cap (a sweep's earlier batches)
-   */
+  /** `totals`: this execution's launches (the workflow's own counts, where it keeps them); `before`: earlier executions' against the same cap. */
   constructor(
     public capUsd: number | undefined,
-    readonly totals: SpendTotals = { launches: 0, costUsd: 0 },
+    readonly totals: SpendTotals = sumTotals(),
     private readonly before?: SpendTotals,
   ) {}
 
-  /** Everything that counts against the cap. */
   all(): SpendTotals {
     return this.before ? sumTotals(this.before, this.totals) : this.totals;
   }
@@ -81,7 +70,6 @@ export class Spend {
     recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);
   }
 
-  /** Adds what a provider batch's collected results were billed, all at once. */
   addTotals(billed: SpendTotals): void {
     addTotals(this.totals, billed);
     recordSpendCap(metricMeter, this.all().costUsd, this.capUsd);

@@ -1,11 +1,4 @@
-/**
- * One unit of a gate batch, as one path read top to bottom: capture its inputs (with the run's answer
- * to the same ask, when any execution of the run had one) → ask (a launch, or the provider batch's
- * answer for its first attempt) → accept (which records the answer, then the checkout guard, the check
- * and the results, in the compare run's directory where the batch has a compare target) → the breaker
- * judges what the unit came to. The attempt budget re-asks it with the findings (`checked`). What a
- * batch may or may not have (a compare target, a provider batch's answer) is a named field of `UnitPath`.
- */
+/** One unit of a gate batch, read top to bottom: capture → ask → accept → the breaker judges it; `checked` re-asks with the findings. */
 import { metricMeter, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { RETURNED_OUTPUT_CAP, type LaunchResult } from '../harness/launch-contract.js';
@@ -15,13 +8,11 @@ import { settleUnit, type BreakerState } from '../review/breaker.js';
 import type { AcceptedResult, AcceptOutcome, CompareTarget, SweepCounts, SweepProblem, SweepUnit } from '../review/sweep-types.js';
 import { namedPaths, type Stop, type StopOf } from '../runs/stop.js';
 import { recordPairsReviewed } from '../observability/metrics.js';
-import { launchOnce, type LaunchOnce } from './asking/ask.js';
+import { launchOnce, launchOptions, type LaunchOnce } from './asking/ask.js';
 import { checked, findingMessages } from './asking/checked.js';
 import { paceLaunch } from './asking/pace.js';
-import { askedInOne, askInOne } from './sweep-unit-api.js';
 import type { Spend } from './spend-cap.js';
 
-/** The activities of a unit's path (and of the batch's capture for a provider batch, and its snapshot). */
 export const unitActivities = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
 /** A failed unit the breaker holds back from the problems: what to ask again, and its problems. */
@@ -30,21 +21,18 @@ export interface HeldUnit {
   problems: SweepProblem[];
 }
 
-/** Everything a unit's path needs from its batch, by name. */
 export interface UnitPath {
   runId: string;
   checkout: string;
-  /** The profile the unit launches under: per-criterion routing's, or the sweep's. */
+  /** Per-criterion routing's profile, or the sweep's. */
   profile: Profile;
-  /** The batch's counts: each accepted pair, launch try and problem adds to them (they are the spend's totals too). */
+  /** The batch's counts (the spend's totals too). */
   counts: SweepCounts;
-  /** The sweep's spend: it counts the launches, tokens and cost, and refuses a launch past the cap. */
   spend: Spend;
   /** The KB snapshot the batch began with: an answer whose launch ran while the KB changed is not accepted. */
   guard: string;
-  /** The breaker over the batch's first settled units (one state for every unit of the batch). */
+  /** One state for every unit of the batch. */
   breaker: { state: BreakerState<HeldUnit> };
-  /** Records problems in the batch's result (and its counts). */
   record: (problems: readonly SweepProblem[]) => void;
   /** A compare run's route: accepted verdicts go to that run's directory instead of the KB's result files. */
   compare?: CompareTarget;
@@ -55,30 +43,23 @@ export interface UnitPath {
 /** Where a unit's path ended: a stop (with the criteria not yet accepted), or settled (accepted, a problem, or held by the breaker, which may stop the batch). */
 export type UnitEnd = { kind: 'stopped'; stop: Stop; pending: SweepUnit } | { kind: 'settled'; stop?: Stop };
 
-/** What the attempts came to, before the breaker: a stop, or the launches spent and the refusals of a unit that spent its budget. */
 type Asked =
   | { stop: Stop; pending: SweepUnit }
   | { stop?: undefined; pending: SweepUnit; launches: number; failed?: { problems: SweepProblem[]; findings: Finding[]; accepted: number } };
 
-/** What one try's ask came to: a stop, a spent attempt, or the accept's outcome. */
-type TryAnswer = LaunchOnce<Judged>;
-
-/** A unit as the Web UI names it: its note and its gate, or its lens and how many gates. */
 export function unitName(unit: SweepUnit): string {
   return `${unit.note} × ${unit.criteria.length === 1 ? unit.criteria[0]!.id : `${unit.lens} (${unit.criteria.length} gates)`}`;
 }
 
-/** Asks one unit and lets the breaker judge it: the batch's gather calls this for each unit. */
 export async function sweepUnit(unit: SweepUnit, path: UnitPath): Promise<UnitEnd> {
   const asked = await askUnit(unit, path);
   if (asked.stop !== undefined) return { kind: 'stopped', stop: asked.stop, pending: asked.pending };
   return settle(unit, asked, path);
 }
 
-/** Capture → keyed ask → accept, re-asked with the findings within the attempt budget; a stop ends it early and says what is left. */
 async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
   const { profile, counts } = path;
-  /** Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked). */
+  // Each criterion's findings from its last refused try (a spent launch refuses every criterion it was asked).
   const refusals = new Map<string, Finding[]>();
   const result = await checked<SweepUnit, AcceptedResult>(unit, profile.attempts, async ({ input: pending, attempt, findings }) => {
     // The spend (whose totals are `counts`) adds the launch, its tokens and its cost.
@@ -86,13 +67,13 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
       counts.tries += launched.try;
       paceLaunch(launched);
     };
-    let outcome: TryAnswer;
+    let outcome: LaunchOnce<Judged>;
     if (attempt === 1 && path.batched !== undefined) {
       // The provider batch answered the first attempt: counted when its results were collected, judged in a group.
       outcome = judged(path.batched, `${path.runId}/${pending.key}/batch`);
     } else if (askedInOne(profile)) {
-      // A model API's try is one activity that captures, asks (or adopts the run's answer) and accepts (sweep-unit-api.ts).
-      outcome = await askInOne(pending, { attempt, findings, name: unitName(pending) }, path, ran, checkoutChanged);
+      // A model API's try is one activity that captures, asks (or adopts the run's answer) and accepts (`askInOne` below).
+      outcome = await askInOne(pending, { attempt, findings, name: unitName(pending) }, path, ran);
     } else {
       // Capture: the unit's inputs as they stand, and the run's answer to the same ask when any execution of it had one.
       const captured = await unitActivities.captureUnit.executeWithOptions({ summary: `capture ${unitName(pending)}, attempt ${attempt}` }, [
@@ -176,12 +157,7 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
   return { pending: { ...unit, criteria: [] }, launches: result.attempts };
 }
 
-/**
- * Accept: the accept activity records a fresh answer in the run's answers, then — unless the KB changed
- * outside review state since the batch's snapshot (the checkout guard) — checks the output and writes the
- * results, into the compare run's directory when the batch has a compare target. Without a launch it
- * judges the run's recorded answer to the captured ask.
- */
+/** Records a fresh answer in the run's answers, then checks and writes it unless the KB changed since the batch's snapshot; without a launch it judges the recorded answer. */
 async function acceptAnswer(pending: SweepUnit, attempt: number, launched: LaunchResult | undefined, path: UnitPath): Promise<Judged> {
   const { profile, compare } = path;
   const check = await unitActivities.acceptUnit.executeWithOptions({ summary: `accept ${unitName(pending)}, attempt ${attempt}` }, [
@@ -201,12 +177,12 @@ async function acceptAnswer(pending: SweepUnit, attempt: number, launched: Launc
 
 type Judged = { kind: 'stop'; stop: StopOf<'checkout-changed'> } | { kind: 'accepted'; check: AcceptOutcome };
 
-/** An accept's outcome as a try's: a KB that changed under the answer stops the batch (the answer stays recorded, to be judged after the acknowledge). */
+/** A KB that changed under the answer stops the batch; the answer stays recorded, to be judged after the acknowledge. */
 function judged(check: AcceptOutcome, launchId: string): Judged {
   return check.changed !== undefined ? { kind: 'stop', stop: checkoutChanged(check.changed, launchId) } : { kind: 'accepted', check };
 }
 
-/** The breaker: a unit that spent its budget with nothing accepted counts as failed; one with any accepted criterion (part of a bundle) counts as accepted, its refused criteria problems. */
+/** A unit that spent its budget with nothing accepted counts as failed; one with any accepted criterion counts as accepted, its refused criteria problems. */
 function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, path: UnitPath): UnitEnd {
   const { failed } = asked;
   const step = settleUnit(
@@ -227,12 +203,69 @@ function settle(unit: SweepUnit, asked: Extract<Asked, { stop?: undefined }>, pa
   return { kind: 'settled', ...(step.stop !== undefined && { stop: step.stop }) };
 }
 
-/** A KB that changed while a launch ran: the paths and the launch, for the operator to acknowledge. */
-export function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
+function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-changed'> {
   return {
     kind: 'checkout-changed',
     disposition: 'inspect',
     reason: `the KB changed outside review state while launch ${launchId} ran: ${namedPaths(paths)}; its answer was not accepted — restore the paths, or own them, then acknowledge`,
     paths,
   };
+}
+
+/** The output a review writes (src/activities/review/sweep/run-dir.ts). */
+const REVIEW_OUTPUT = 'review.md';
+
+/**
+ * A model API's unit asks in one activity (`reviewUnit`: capture → request → accept) where a CLI's takes three: a request needs no
+ * process of its own, so a sweep pays one activity's events a try. The quota gate and the spend decide before it as before any launch.
+ */
+function askedInOne(profile: Profile): boolean {
+  return profile.harness === 'anthropic' || profile.harness === 'openai';
+}
+
+async function askInOne(
+  pending: SweepUnit,
+  try_: { attempt: number; findings: Finding[]; name: string },
+  path: UnitPath,
+  ran: (launched: LaunchResult) => void,
+): Promise<LaunchOnce<Judged>> {
+  const { profile } = path;
+  const launchId = `${path.runId}/${pending.key}/${try_.attempt}`;
+  const { reviewUnit } = proxyActivities<Activities>(launchOptions(profile, try_.attempt === 1 ? try_.name : `${try_.name}, attempt ${try_.attempt}`));
+  let reviewed: Awaited<ReturnType<Activities['reviewUnit']>> | undefined;
+  return launchOnce(
+    { launchId, profile, dir: '', prompt: '', outputs: [REVIEW_OUTPUT] },
+    try_.name,
+    async () => judged({ written: [], rejected: [], staleOnArrival: [], ...reviewed!.check }, launchId),
+    ran,
+    path.spend,
+    async () => {
+      reviewed = await reviewUnit({
+        runId: path.runId,
+        checkout: path.checkout,
+        unit: pending,
+        attempt: try_.attempt,
+        ...(try_.findings.length > 0 && { findings: try_.findings }),
+        profile: profile.name,
+        guard: path.guard,
+        ...(profile.maxOutputBytes !== undefined && { maxOutputBytes: profile.maxOutputBytes }),
+        ...(path.compare !== undefined && { compare: path.compare }),
+      });
+      // The activity's figures, with what the workflow knows of the launch itself.
+      return {
+        missing: [],
+        timedOut: false,
+        ...reviewed.launch,
+        launchId,
+        profile: profile.name,
+        harness: profile.harness,
+        outputs: [],
+        logDir: '',
+        exitCode: 0,
+        modelSource: 'harness',
+        turns: 1,
+        toolUses: 0,
+      };
+    },
+  );
 }

@@ -1,8 +1,3 @@
-/**
- * Assembly and publication: every required member's current bytes passed their check, the exact
- * manifest is written, and a published run's members are copied to the layout's destination
- * under a lock and a journal, then committed on the run branch.
- */
 import type { PublicationOutcome } from '../../activities/analysis/types.js';
 import type { Manifest, ManifestStatus } from '../../analysis/manifest.js';
 import type { AnalysisResult } from '../../analysis/progress.js';
@@ -61,12 +56,7 @@ export async function assemble(run: AnalysisRun, final: Disposition): Promise<An
   }
 }
 
-/**
- * Publication: copies the members to the layout's destination and commits them on the run
- * branch. A conflict stops the run for the operator; an outcome the journal cannot establish
- * stops it with the journal as evidence, never retried blind. A resume publishes again, and the
- * journal decides what is left to do.
- */
+/** An outcome the journal cannot establish stops the run with the journal as evidence, never retried blind; a resume publishes again. */
 async function publish(run: AnalysisRun, fixed: Manifest): Promise<Extract<PublicationOutcome, { status: 'published' }>> {
   const { input, plan } = run;
   run.enter('publication');

@@ -1,9 +1,4 @@
-/**
- * The correction cascade: a verifier's verdict applied to the exact versions it was handed; a
- * refusal asks the refused authors for corrections, re-checks every report against them, runs
- * reconciliation again when its inputs changed, and asks the verifier again — only when a
- * subject's bytes changed, so no verifier is asked twice what it already answered.
- */
+/** The correction cascade: a verifier is asked again only when a subject's bytes changed, so never twice what it already answered. */
 import type { CheckRecord, MemberRecord } from '../../analysis/progress.js';
 import { applyVerdict, budgetStop, changedReads, changedSubjects, without } from '../../analysis/decisions.js';
 import { RECONCILIATION, REPORT_GROUP, REPORT_VERIFICATION } from '../../analysis/roles.js';
@@ -74,11 +69,7 @@ export async function reconcileIfChanged(run: AnalysisRun): Promise<void> {
   await produce(run, RECONCILIATION, run.current(), { kind: 'fresh', reason: `its inputs changed: ${changed.join(', ')}`, changed });
 }
 
-/**
- * A verifier and its correction cascade: the verdict is applied to the exact versions handed; a
- * refusal asks the refused authors for corrections (a correction with the refused bytes is
- * rejected by its check), re-checks, reconciles again when needed, and asks the verifier again.
- */
+/** A refusal asks the refused authors for corrections (the refused bytes are rejected by their check), re-checks, reconciles, and asks again. */
 export async function verify(run: AnalysisRun, verifier: string, label: string): Promise<void> {
   const subjects = run.roleOf(verifier).verifies;
   let spec: AskSpec = { kind: 'write' };

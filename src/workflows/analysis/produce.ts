@@ -1,9 +1,4 @@
-/**
- * `produce`: asks a role until a candidate passes its check against the snapshot its round began
- * with. Each ask that ran spends one attempt; a stop (usage limit, failed relaunches, a changed
- * environment) waits for the resume and spends none; an ask whose answer key was already answered
- * in this run is not launched — the recorded answer is checked again. One ask is ask-role.ts.
- */
+/** Each ask that ran spends one attempt; a stop spends none; an answer key already answered in the run is checked again, not launched. */
 import type { CheckOutcome } from '../../activities/analysis/types.js';
 import { budgetStop, checkoutStop, rejectedReason, strayStop, without, type Snapshot } from '../../analysis/decisions.js';
 import type { AttemptRecord, FindingRecord, MemberRecord } from '../../analysis/progress.js';
@@ -20,7 +15,7 @@ export interface Produced {
 
 const clipFindings = (list: readonly FindingRecord[]) => list.slice(0, 5);
 
-/** Asks a role until a candidate passes its check against `snapshot`, re-asking with the findings. */
+/** Asks a role until a candidate passes its check against the snapshot its round began with. */
 export async function produce(run: AnalysisRun, name: string, snapshot: Snapshot, first: AskSpec): Promise<Produced> {
   const role = run.roleOf(name);
   const budget = run.budgets[name] as { used: number; max: number };

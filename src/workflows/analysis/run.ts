@@ -1,8 +1,4 @@
-/**
- * An analysis run's state inside its workflow: the lifecycle, the opened plan and profile, the
- * frozen source, members, budgets, attempts and checks, and the record written to `run.json`.
- * The steps (`produce`, the cascade, assembly and publication) read and change it.
- */
+/** An analysis run's state inside its workflow, which the steps (`produce`, the cascade, assembly) read and change. */
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { EnvironmentChangedDetails, OpenedRun } from '../../activities/analysis/types.js';
@@ -22,7 +18,6 @@ export { analysisProgressQuery as progressQuery, analysisResumeUpdate as resumeU
 
 export const permanent = ['bad-plan', 'bad-profile', 'bad-run', 'environment-changed', 'source-unavailable'];
 
-/** The analysis activities with a summary the Web UI shows on the event. */
 export function io(summary: string, options: Partial<ActivityOptions> = {}) {
   return proxyActivities<Activities>({
     startToCloseTimeout: '5m',
@@ -67,7 +62,6 @@ export class AnalysisRun {
   checkRounds = 0;
   /** Stray paths already reported by an environment stop; forgotten once a resume finds the worktree clean. */
   readonly reportedStrays = new Set<string>();
-  /** Answer key → the launch that answered it. */
   readonly answers = new Answers<Answer>();
   private recording: Promise<void> = Promise.resolve();
 
@@ -127,7 +121,6 @@ export class AnalysisRun {
     return snapshotOf(this.members);
   }
 
-  /** Names the stage in progress and current details. */
   enter(stage: string): void {
     this.lifecycle.at(stage);
   }
@@ -210,7 +203,6 @@ export class AnalysisRun {
     if (!environment.ok) await this.lifecycle.halt(environmentStop(environment));
   }
 
-  /** The workflow ID launches are named under. */
   get workflowId(): string {
     return workflowInfo().workflowId;
   }

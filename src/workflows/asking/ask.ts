@@ -12,19 +12,12 @@ import { recordBilled, recordLaunch } from '../../observability/metrics.js';
 export type { AskOutcome } from '../../harness/launch-contract.js';
 export { launchHeartbeatTimeout, relaunchRule } from '../../harness/executor.js';
 
-/** Whether the outcome spends one attempt of the role's budget (relaunches and usage limits spend none). */
-export function spendsAttempt(outcome: AskOutcome): boolean {
-  return outcome.status === 'incomplete' || outcome.status === 'timed-out';
-}
-
-/** Why a launch that ran to an end spent its attempt without output to check. */
 export function spentReason(outcome: AskOutcome): string {
   if (outcome.status === 'timed-out') return 'the last launch timed out';
   if (outcome.status === 'incomplete') return `the last launch did not write ${outcome.result.missing.join(', ')}`;
   return outcome.status;
 }
 
-/** The finding a spent attempt is re-asked with (rule `launch-timed-out` or `launch-incomplete`), naming what was not written. */
 export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): Finding {
   const missing = outcome.status === 'incomplete' ? outcome.result.missing : outputs;
   return {
@@ -35,10 +28,7 @@ export function spentFinding(outcome: AskOutcome, outputs: readonly string[]): F
   };
 }
 
-/**
- * Asks a worker once: one launch under the relaunch rule, its failures turned into outcomes the caller
- * can stop on. Against a closed quota gate nothing is launched: the ask comes to the gate's usage limit.
- */
+/** One launch under the relaunch rule, its failures turned into outcomes to stop on; a closed quota gate launches nothing. */
 export async function ask(input: LaunchInput, summary?: string, via?: LaunchVia): Promise<AskOutcome> {
   const closed = await consultQuotaGate(input);
   if (closed) return closed;
@@ -51,18 +41,13 @@ export async function ask(input: LaunchInput, summary?: string, via?: LaunchVia)
   return outcome;
 }
 
-/**
- * Another activity that makes the launch and returns its result, under the launch's timeouts and relaunch
- * rule (`launchActivity`'s): a model-API unit's capture, request and accept in one (sweep-unit-api.ts).
- */
+/** Another activity that makes the launch under its timeouts and relaunch rule: a model-API unit's capture, request and accept in one (sweep-unit.ts). */
 export type LaunchVia = () => Promise<LaunchResult>;
 
-/** The launch activity under a profile's timeouts and the relaunch rule. */
 function launchActivity(profile: LaunchInput['profile'], summary: string | undefined) {
   return proxyActivities<Activities>(launchOptions(profile, summary)).launch;
 }
 
-/** What every launch activity is scheduled with: the profile's timeout and the relaunch rule. */
 export function launchOptions(profile: LaunchInput['profile'], summary: string | undefined) {
   return {
     startToCloseTimeout: launchStartToCloseMs(profile),
@@ -72,7 +57,6 @@ export function launchOptions(profile: LaunchInput['profile'], summary: string |
   };
 }
 
-/** The launch activity's result or failure as an outcome. */
 async function launched(launch: () => Promise<LaunchResult>, input: LaunchInput): Promise<AskOutcome> {
   try {
     const result = await launch();
@@ -112,10 +96,7 @@ async function launched(launch: () => Promise<LaunchResult>, input: LaunchInput)
 /** What one launch of a checked job came to: a stop, a spent attempt with why, or the caller's check of the outputs. */
 export type LaunchOnce<A> = { kind: 'stop'; stop: Stop } | { kind: 'spent'; findings: Finding[] } | A;
 
-/**
- * One launch of a job whose outputs code checks: a stop (usage limit, failed relaunches) or a
- * spent attempt (timed out, outputs missing) is returned as such; a completed launch is checked.
- */
+/** One launch of a job whose outputs code checks; a stop or a spent attempt (timed out, outputs missing) is returned as such. */
 export async function launchOnce<A>(
   input: LaunchInput,
   summary: string,
@@ -135,10 +116,7 @@ export async function launchOnce<A>(
   return check(outcome.result);
 }
 
-/**
- * Asks once within the run's spend cap: a launch that would take the run past it is not started
- * (the `spend-limit` stop is returned instead); a launch that ran adds its tokens and cost.
- */
+/** A launch that would take the run past its spend cap is not started: the `spend-limit` stop comes back instead. */
 export async function askWithin(
   spend: Spend | undefined,
   input: LaunchInput,

@@ -1,7 +1,6 @@
 import type { Finding } from '../../kb/findings.js';
 import type { Stop } from '../../runs/stop.js';
 
-/** One try of a checked ask: what to ask now, which attempt of the budget it is, and why the last try was refused. */
 export interface CheckedTry<I> {
   input: I;
   attempt: number;
@@ -17,11 +16,7 @@ export type CheckedResult<I, A> =
   | { status: 'exhausted'; accepted: A[]; attempts: number; pending: I; findings: Finding[] }
   | { status: 'stopped'; accepted: A[]; attempts: number; pending: I; stop: Stop };
 
-/**
- * The *checked* helper: asks, checks in code, and re-asks with the check's findings until the output
- * is accepted or the attempt budget is spent. A stop (usage limit, failed relaunches) ends it at once and
- * spends no attempt; what the checks accepted before is kept, and `pending` is what is left to ask.
- */
+/** Re-asks with the check's findings until accepted or the budget is spent; a stop ends it at once, spending no attempt. */
 export async function checked<I, A>(input: I, budget: number, tryOnce: (current: CheckedTry<I>) => Promise<TryOutcome<I, A>>): Promise<CheckedResult<I, A>> {
   const accepted: A[] = [];
   let pending = input;
@@ -39,20 +34,12 @@ export async function checked<I, A>(input: I, budget: number, tryOnce: (current:
   return { status: 'exhausted', accepted, attempts: budget, pending, findings };
 }
 
-/**
- * What a stop's or a problem's one-line reason quotes of the last findings: their messages. Activity
- * results recorded before findings were records hold plain strings, which are their own message.
- */
-export function findingMessages(findings: readonly (Finding | string)[]): string {
-  return findings.map((finding) => (typeof finding === 'string' ? finding : finding.message)).join('; ');
+/** What a stop's or a problem's one-line reason quotes of the last findings: their messages. */
+export function findingMessages(findings: readonly Finding[]): string {
+  return findings.map((finding) => finding.message).join('; ');
 }
 
-/**
- * The *gather* helper: runs asks in parallel, at most `limit` at once, and returns their results in
- * input order. `shouldStart` is asked before each new one (a stop elsewhere ends the starting). A
- * limit given as a function may fall while it runs (a rate-limit warning): lanes over it end as their
- * ask finishes.
- */
+/** At most `limit` at once, results in input order. A limit that falls meanwhile (a rate-limit warning) ends lanes as their ask finishes. */
 export async function gather<T, R>(
   items: readonly T[],
   limit: number | (() => number),

@@ -1,9 +1,6 @@
 /**
- * A gate batch's units asked as one provider batch: capture into a requests file, submit (the batch's
- * IDs recorded in history by the activity's result before anything else), wait on durable timers
- * polling with back-off, collect by `custom_id` into the run's answers. Cancelling the run cancels the
- * provider's batch. The history carries the requests file's name and counts, not the requests; the
- * gate batch judges the recorded answers in groups, and each unit's path (sweep-unit.ts) goes on from them.
+ * A gate batch's units as one provider batch: submit (its IDs recorded in history before anything else), poll on durable timers, collect
+ * into the run's answers. Cancelling the run cancels the provider's batch. The history carries the requests file's name, not the requests.
  */
 import { ActivityFailure, CancellationScope, isCancellation, metricMeter, proxyActivities, sleep } from '@temporalio/workflow';
 import { recordBilledTotals } from '../../observability/metrics.js';
@@ -29,10 +26,8 @@ const batchActivities = proxyActivities<Activities>({
   },
 });
 
-/** What one provider round came to. */
-export interface ProviderRound {
+interface ProviderRound {
   batches: string[];
-  /** How many answers the round recorded in the run's answers. */
   answered: number;
   errored: Map<string, string>;
   expired: string[];
@@ -40,18 +35,17 @@ export interface ProviderRound {
   billed: number;
 }
 
-export interface ProviderBatchContext {
+interface ProviderBatchContext {
   runId: string;
   checkout: string;
   profile: Profile;
-  /** The requests file's name for this batch execution. */
   requests: string;
   /** Told of every poll: the gate batch shows it in its current details and progress. */
   report: (progress: ProviderBatchProgress) => void;
 }
 
-/** Asks a requests file (round 1; round 2 resubmits the expired requests) as one provider batch and comes back when it ended, its answers recorded and their spend counted. */
-export async function askProviderBatch(context: ProviderBatchContext, round: number, count: number, spend: Spend, only?: string[]): Promise<ProviderRound> {
+/** Round 2 resubmits the expired requests. */
+async function askProviderBatch(context: ProviderBatchContext, round: number, count: number, spend: Spend, only?: string[]): Promise<ProviderRound> {
   const { runId, checkout, profile } = context;
   const requests = { checkout, runId, profile, requests: context.requests, round, ...(only !== undefined && { only }) };
   const submitted = await batchActivities.submitProviderBatch.executeWithOptions({ summary: `submit ${count} requests as a provider batch (round ${round})` }, [
@@ -92,25 +86,20 @@ export async function askProviderBatch(context: ProviderBatchContext, round: num
   };
 }
 
-/** What a provider batch came to: the units whose answers are recorded, and the units it hands back with its stop. */
 export interface BatchedOutcome {
-  /** Units whose first attempt has a recorded answer (this batch's, or an earlier execution's). */
   answered: SweepUnit[];
   /** Units whose requests expired twice (asked live on the resume), or were not answered when the provider was unreachable. */
   expired: SweepUnit[];
   /** Units not submitted: the cap had no room for them (asked on the resume, under the raised cap). */
   deferred: SweepUnit[];
-  /** Requests the provider billed in this execution's rounds (the batch's tries). */
+  /** Requests billed in this execution's rounds (the batch's tries). */
   billed?: number;
   stop?: StopOf<'launch-failed'> | StopOf<'spend-limit'>;
 }
 
 /**
- * The units' first attempts as a provider batch: captured into a requests file (units the run has
- * answered already get none), submitted, waited for and collected into the run's answers; a request that
- * expired is resubmitted once. An errored request's unit is asked live (the relaunch rule); a request that
- * expired twice is a `launch-failed` stop for its unit. Under `--max-cost`, only the units the cap has
- * room for (at the mean launch so far) are submitted; the rest are a `spend-limit` stop.
+ * The units' first attempts as a provider batch; an expired request is resubmitted once, and an errored one's unit asked live. Under
+ * `--max-cost` only the units the cap has room for (at the mean launch so far) are submitted; the rest are a `spend-limit` stop.
  */
 export async function batchedUnits(context: ProviderBatchContext, all: SweepUnit[], spend: Spend): Promise<BatchedOutcome> {
   // A sweep already at its `--max-cost` cap submits nothing: its units reach the cap's stop in the gather, as live ones do.

@@ -1,8 +1,5 @@
-/**
- * One ask of an editing run (a review bundle, the critique, the editor, an assessment, a pass): its
- * directory prepared by an activity, then the one keyed ask every workflow uses — an ask whose key
- * was answered in the run is checked again from the earlier launch's directory, not launched.
- */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
 import type { PreparedAsk } from '../../review/edit/types.js';
 import { launchOnce } from '../asking/ask.js';
 import { keyedAsk } from '../asking/answers.js';
@@ -10,20 +7,21 @@ import type { TryOutcome } from '../asking/checked.js';
 import type { EditAnswer, EditRun } from './edit-run.js';
 import type { RunContext } from './steps.js';
 
+/** The activities that prepare and accept an editing run's asks. */
+export const askActivities = proxyActivities<Activities>({ startToCloseTimeout: '2m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
+
 export interface EditJob {
   /** The job's name in its launch directory and launch ID (`edit`, `review-<unit>`, `pass-<pass>`). */
   name: string;
   attempt: number;
-  /** The launch's summary in the Web UI. */
   summary: string;
   /** Digests of what the ask is handed beyond its prompt (the text it reads, the reviews an editor reads). */
   inputs: Record<string, string>;
 }
 
 /**
- * Prepares one ask, then asks it once per answer key: `accept` checks the outputs in the directory
- * they were written to. Callers hand back its promise as it is (no `async` wrapper), so parallel asks
- * issue their commands in the order recorded histories hold.
+ * Prepares one ask, then asks it once per answer key: an answered key is checked again from the earlier launch's directory. Callers hand
+ * back its promise as it is (no `async` wrapper), so parallel asks issue their commands in the order recorded histories hold.
  */
 export async function askJob<I, A, P extends PreparedAsk = PreparedAsk>(
   run: EditRun,

@@ -1,8 +1,4 @@
-/**
- * An editing run's state (full pass, revision): the lifecycle that answers the operator's query and
- * Updates (src/workflows/messages.ts), its launches, decisions and answers. One stop at a time;
- * each ends only by its own Update.
- */
+/** An editing run's state beside its lifecycle. One stop at a time; each ends only by its own Update. */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { parseSelectionList } from '../../review/edit/selection.js';
@@ -14,7 +10,6 @@ import type { Stop } from '../../runs/stop.js';
 import { editAcknowledgeUpdate, editApproveUpdate, editProgressQuery, editResumeUpdate } from '../messages.js';
 import { Lifecycle } from '../lifecycle.js';
 
-/** What an editing ask came to: the directory its outputs were written to, and the launch that wrote them. */
 export interface EditAnswer<P extends PreparedAsk = PreparedAsk> {
   asked: P;
   result: LaunchResult;
@@ -22,14 +17,12 @@ export interface EditAnswer<P extends PreparedAsk = PreparedAsk> {
 
 const { finishEdit } = proxyActivities<Activities>({ startToCloseTimeout: '5m', heartbeatTimeout: '30s', retry: { maximumAttempts: 5 } });
 
-/** An editing run's state beside its lifecycle: launches asked, decisions proposed, its run directory. */
 export class EditRun {
   readonly lifecycle: Lifecycle<EditProgress>;
   launches = 0;
   /** Decisions proposed so far: each proposal's stop number (bound into its key). */
   decisions = 0;
   runDir: string | null = null;
-  /** The run's answers by answer key (see ask-job.ts). */
   readonly answers = new Answers<EditAnswer>();
 
   constructor(
@@ -68,7 +61,6 @@ export class EditRun {
     });
   }
 
-  /** Names the stage the run is in. */
   at(stage: string): void {
     this.lifecycle.at(stage);
   }

@@ -1,7 +1,3 @@
-/**
- * The steps an editing run takes between its launches: the checkout guard, asking until an output
- * is accepted, and publication after the exact manifest is approved.
- */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { Finding } from '../../kb/findings.js';
@@ -29,7 +25,7 @@ export interface RunContext {
   seq: number;
 }
 
-/** The checkout guard at a step: paths changed outside the run's directories stop it until acknowledged. */
+/** Paths changed outside the run's directories stop it until acknowledged. */
 export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
   for (;;) {
     const check = await guardCheck.executeWithOptions({ summary: `compare the checkout of ${ctx.note} with the run's snapshot` }, [
@@ -41,10 +37,7 @@ export async function guardStep(run: EditRun, ctx: RunContext): Promise<void> {
   }
 }
 
-/**
- * Asks through the *checked* helper until the output is accepted; a stop waits for the resume and
- * asks again; a spent budget ends the run. The last findings are carried into the next try.
- */
+/** A stop waits for the resume and asks again; a spent budget ends the run; the last findings carry into the next try. */
 export async function untilAccepted<I, A>(
   run: EditRun,
   what: string,
@@ -75,16 +68,9 @@ export async function untilAccepted<I, A>(
   }
 }
 
-/** What an editing run's packet is written from, by kind: the final text, the decision, a full pass's reviews or a revision's passes. */
-export type PacketContent = Pick<
-  CandidateInput,
-  'kind' | 'finalSha256' | 'decision' | 'units' | 'startReviews' | 'finalReviews' | 'rationaleSha256' | 'passes'
->;
+type PacketContent = Pick<CandidateInput, 'kind' | 'finalSha256' | 'decision' | 'units' | 'startReviews' | 'finalReviews' | 'rationaleSha256' | 'passes'>;
 
-/**
- * The packet, then publication, the one way both kinds end: writes the candidate (the packet, the
- * result files and the exact manifest, whose approval is the run's next stop) and publishes it.
- */
+/** The one way both kinds end: the candidate (packet, result files, the exact manifest to approve), then publication. */
 export async function packetStep(run: EditRun, ctx: RunContext, content: PacketContent): Promise<EditSummary> {
   const { prepared } = ctx;
   run.at('writing the packet');
@@ -113,11 +99,7 @@ export async function packetStep(run: EditRun, ctx: RunContext, content: PacketC
   });
 }
 
-/**
- * The last step: with a changed text, the exact manifest is approved first; then the note and the
- * captured brief must be as the run began (else a conflict stop, nothing written), the guard must be
- * clear, and publication writes the manifest's files, the note last.
- */
+/** A changed text's exact manifest is approved first; the note and brief must be as the run began (else a conflict stop); the note is written last. */
 async function publishStep(
   run: EditRun,
   ctx: RunContext,
@@ -167,10 +149,7 @@ async function publishStep(
   }
 }
 
-/**
- * An editing run, opened and closed the one way both kinds share: the lifecycle around it, the note,
- * the brief and the checkout state captured, the guard clear; then `body` does the kind's work.
- */
+/** Opens and closes an editing run the one way both kinds share; `body` does the kind's work. */
 export function editRun<I extends FullPassInput | ReviseInput>(
   kind: EditKind,
   input: I,
