@@ -13,7 +13,7 @@ import { expectShape } from './json-shape.js';
 import { fakeScenario, readLedger, scratch, waitFor, type FakeRule, type LedgerEntry } from './fake.js';
 import { corpusCopy, someNotes } from './kb.js';
 import { fakeProfilesFile } from './probe.js';
-import { uniqueId } from './temporal.js';
+import { testWorker, uniqueId } from './temporal.js';
 
 /** A sweep's options as a test names them: the fake profile unless another is named. */
 export interface SweepFlags {
@@ -86,7 +86,7 @@ export interface FakeSweep {
   /** The environment that points the fake harness at the scenario and its ledger. */
   fakeEnv: Record<string, string>;
   profilesFile: string;
-  /** The sweep's workflow input, a run of its own: one unit at a time, batches of ten, the fake profile; `extra` over those. */
+  /** The sweep's workflow input, a run of its own: its gates, one unit at a time, batches of ten, the fake profile; `extra` over those. */
   input(extra?: Partial<SweepInput>): SweepInput & { runId: string };
   /** `review run gates` over the sweep's checkout, notes, gates and scenario (`flags` over those), then `more`. */
   command(flags?: Partial<SweepFlags>, ...more: string[]): string[];
@@ -96,6 +96,8 @@ export interface FakeSweep {
   starts(): Promise<LedgerEntry[]>;
   /** The sweep's gate pairs as they stand now. */
   pairs(): ReturnType<typeof selectPairs>;
+  /** A worker of the test bundle on the environment, with a state directory of the sweep's (a worker runs once: runUntil shuts it down). */
+  worker(env: TestWorkflowEnvironment): ReturnType<typeof testWorker>;
 }
 
 /** The scenario's rules, or rules written for the sweep's checkout, notes and release file. */
@@ -122,9 +124,9 @@ export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): P
     profilesFile,
     input: (extra = {}) => ({
       checkout,
-      runId: sweepRunId(),
       notes,
       gates,
+      criteria: ['gates'],
       grouping: 'pair',
       profile: 'fake',
       concurrency: 1,
@@ -133,11 +135,13 @@ export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): P
       profilesFile,
       env: fakeEnv,
       ...extra,
+      runId: extra.runId ?? sweepRunId(),
     }),
     command: (flags = {}, ...more) => gatesCommand({ kb: checkout, notes, gates, scenario, ...flags }, ...more),
     cliEnv: (address) => ({ TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger }),
     starts: () => ledgerStarts(ledger),
     pairs: () => selectPairs(checkout, { notes, gates, criteria: ['gates'] }),
+    worker: (env) => testWorker(env, { stateDir: join(dir, 'state') }),
   };
 }
 
@@ -162,3 +166,9 @@ export async function sweepProgressUntil(
   await waitFor(what, async () => holds((progress = await handle.query<SweepProgress>('progress'))), timeoutMs);
   return progress!;
 }
+
+/** Rules that hold the framing-mismatch pair's first launch open until the release file exists; every other launch passes. */
+export const heldFramingMismatch = ({ release }: { release: string }): FakeRule[] => [
+  { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
+  { attempts: [{ review: 'pass' }] },
+];

@@ -4,14 +4,9 @@ import { routingFile, routingLines, type SweepRouting } from '../../src/activiti
 import { criterionHashNow, profileHashes, writeCalibrationRecord } from '../../src/review/compare/calibration-files.js';
 import type { KeptCalibrationRecord } from '../../src/review/compare/types.js';
 import { parseResultFile } from '../../src/review/result-file.js';
-import { selectPairs } from '../../src/review/status.js';
-import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
+import type { SweepSummary } from '../../src/review/sweep-types.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { executeSweep, fakeSweep } from '../helpers/sweep.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 
@@ -29,15 +24,21 @@ describe('a sweep whose profile declares calibrated-routes', () => {
   let inspected: { text: string; json: string };
 
   beforeAll(async () => {
-    const checkout = await corpusCopy();
-    const dir = await scratch();
-    const notes = await someNotes(2);
-    const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
-    const profilesFile = await fakeProfilesFile(dir, {
-      fake: { harness: 'fake', timeout: '1m', attempts: 3, 'calibrated-routes': { reference: 'fake:pair', 'min-kappa': 0.7, candidates: ['fake-cheap:pair'] } },
-      'fake-cheap': { harness: 'fake', timeout: '1m', attempts: 2 },
+    const sweep = await fakeSweep([{ attempts: [{ review: 'pass' }] }], {
+      notes: 2,
+      gates,
+      profiles: {
+        fake: {
+          harness: 'fake',
+          timeout: '1m',
+          attempts: 3,
+          'calibrated-routes': { reference: 'fake:pair', 'min-kappa': 0.7, candidates: ['fake-cheap:pair'] },
+        },
+        'fake-cheap': { harness: 'fake', timeout: '1m', attempts: 2 },
+      },
     });
-    const applicable = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
+    const { checkout, notes, profilesFile } = sweep;
+    const applicable = await sweep.pairs();
     pairs = applicable.length;
     criteria = [...new Set(applicable.map((pair) => pair.criterion))].sort();
     if (criteria.length < 3) throw new Error(`the corpus notes ${notes.join(', ')} apply only ${criteria.join(', ')}`);
@@ -56,27 +57,12 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     await writeCalibrationRecord(checkout, await record(criteria[0] as string));
     await writeCalibrationRecord(checkout, await record(criteria[1] as string, 'f'.repeat(64)));
 
-    const runId = uniqueId('GS').replace(/\//g, '-');
-    const input: SweepInput = {
-      checkout,
-      runId,
-      notes,
-      gates,
-      grouping: 'pair',
-      profile: 'fake',
-      concurrency: 2,
-      batchSize: 50,
-      autoResume: false,
-      profilesFile,
-      env: fakeEnv,
-    };
-    const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-    summary = (await worker.runUntil(
-      env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] }),
-    )) as SweepSummary;
+    const input = sweep.input({ concurrency: 2, batchSize: 50 });
+    const { runId } = input;
+    summary = await (await sweep.worker(env())).runUntil(executeSweep(env(), input));
     routing = JSON.parse(await readFile(routingFile(join(checkout, 'kb/reports/state/review/runs', runId)), 'utf8')) as SweepRouting;
     profileOf = new Map();
-    for (const pair of await selectPairs(checkout, { notes, gates, criteria: ['gates'] })) {
+    for (const pair of await sweep.pairs()) {
       const parsed = parseResultFile(await readFile(join(checkout, pair.resultPath), 'utf8'), pair.resultPath);
       if (!parsed.ok) throw new Error(`${pair.resultPath}: ${JSON.stringify(parsed)}`);
       profileOf.set(`${pair.note} ${pair.criterion}`, parsed.record.profile);
@@ -84,7 +70,7 @@ describe('a sweep whose profile declares calibrated-routes', () => {
     const inspect = async (...extra: string[]) =>
       String((await runCli(['review', 'inspect', runId, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address() } })).stdout);
     inspected = { text: await inspect(), json: await inspect('--json') };
-    launches = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+    launches = (await sweep.starts()).length;
   });
 
   test('the criterion a fresh record backs is asked under the cheaper candidate, the others under the profile', () => {

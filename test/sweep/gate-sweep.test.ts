@@ -1,65 +1,29 @@
-import type { CommonplaceWorker as Worker } from '../../src/worker.js';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findOrphans, selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, readLedger, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { waitFor } from '../helpers/fake.js';
+import { someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
+import { executeSweep, fakeSweep, heldFramingMismatch, startSweep, type FakeSweep } from '../helpers/sweep.js';
 
 const { env } = useDevServer();
 
 const gates = ['frontmatter/*', 'sentence/framing-mismatch'];
 
-interface Sweep {
-  checkout: string;
-  ledger: string;
-  input: (runId: string, extra?: Partial<SweepInput>) => SweepInput;
-  /** A new worker (a worker runs once: runUntil shuts it down). */
-  worker: () => Promise<Worker>;
+/** A sweep of the notes, four units at a time in batches of five, under `fake` or `fake-again` (the same harness). */
+async function sweepSetup(rules: Parameters<typeof fakeSweep>[0], notes: string[]) {
+  const fake = { harness: 'fake', timeout: '1m', attempts: 3 };
+  const setup = await fakeSweep(rules, { notes, gates, profiles: { fake, 'fake-again': fake } });
+  const input = (extra: Partial<SweepInput> = {}) => setup.input({ concurrency: 4, batchSize: 5, ...extra });
+  return { ...setup, input, worker: () => setup.worker(env()) };
 }
 
-async function sweepSetup(rules: FakeRule[], notes: string[]): Promise<Sweep> {
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
-  const profilesFile = await fakeProfilesFile(dir, {
-    fake: { harness: 'fake', timeout: '1m', attempts: 3 },
-    'fake-again': { harness: 'fake', timeout: '1m', attempts: 3 },
-  });
-  const worker = () => testWorker(env(), { stateDir: join(dir, 'state') });
-  const input = (runId: string, extra: Partial<SweepInput> = {}): SweepInput => ({
-    checkout,
-    runId,
-    notes,
-    gates,
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency: 4,
-    batchSize: 5,
-    autoResume: false,
-    profilesFile,
-    env: fakeEnv,
-    ...extra,
-  });
-  return { checkout, ledger, input, worker };
+async function sweep(setup: Awaited<ReturnType<typeof sweepSetup>>, extra: Partial<SweepInput> = {}): Promise<SweepSummary> {
+  return (await setup.worker()).runUntil(executeSweep(env(), setup.input(extra)));
 }
 
-async function sweep(setup: Sweep, extra: Partial<SweepInput> = {}): Promise<SweepSummary> {
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  return (await (
-    await setup.worker()
-  ).runUntil(
-    env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId, extra)] }),
-  )) as SweepSummary;
-}
-
-const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start');
-const stale = async (checkout: string, notes: string[]) =>
-  (await selectPairs(checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh');
+const stale = async (setup: FakeSweep) => (await setup.pairs()).filter((pair) => pair.status !== 'fresh');
 
 describe('the gate sweep', () => {
   describe('sweeps of three notes, with edits and a deletion between them', () => {
@@ -82,28 +46,28 @@ describe('the gate sweep', () => {
     beforeAll(async () => {
       notes = await someNotes(3);
       const setup = await sweepSetup([{ attempts: [{ review: 'pass' }] }], notes);
-      applicable = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
+      applicable = await setup.pairs();
 
       first = await sweep(setup);
-      startsAfterFirst = (await starts(setup.ledger)).length;
-      staleAfterFirst = await stale(setup.checkout, notes);
+      startsAfterFirst = (await setup.starts()).length;
+      staleAfterFirst = await stale(setup);
       result = await readFile(join(setup.checkout, applicable[0]!.resultPath), 'utf8');
 
       second = await sweep(setup);
-      startsAfterSecond = (await starts(setup.ledger)).length;
+      startsAfterSecond = (await setup.starts()).length;
 
       // One word of one note's body.
       edited = notes[1]!;
       const text = await readFile(join(setup.checkout, edited), 'utf8');
       await writeFile(join(setup.checkout, edited), `${text.trimEnd()} indeed\n`); // the last line is body text
-      afterNoteEdit = await stale(setup.checkout, notes);
+      afterNoteEdit = await stale(setup);
       third = await sweep(setup);
 
       const gateFile = join(setup.checkout, 'kb/instructions/review-gates/sentence/framing-mismatch.md');
       await writeFile(gateFile, `${await readFile(gateFile, 'utf8')}\nOne more sentence of test.\n`);
-      afterGateEdit = await stale(setup.checkout, notes);
+      afterGateEdit = await stale(setup);
       await sweep(setup);
-      staleAfterFourth = await stale(setup.checkout, notes);
+      staleAfterFourth = await stale(setup);
 
       await rm(join(setup.checkout, notes[0]!));
       orphans = await findOrphans(setup.checkout, { criteria: ['gates'] });
@@ -161,23 +125,15 @@ describe('the gate sweep', () => {
   test('a note edited while its pair is in flight stops the sweep for acknowledgement; once owned, the pair is asked again over the edited note', async () => {
     const notes = await someNotes(1);
     // The pair's first launch is held open until the note has been edited: the edit lands in flight, however slow the machine.
-    const release = join(await scratch(), 'release');
-    const setup = await sweepSetup(
-      [
-        { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
-        { attempts: [{ review: 'pass' }] },
-      ],
-      notes,
-    );
-    const runId = uniqueId('GS').replace(/\//g, '-');
+    const setup = await sweepSetup(heldFramingMismatch, notes);
     const { stopped, summary } = await (
       await setup.worker()
     ).runUntil(async () => {
-      const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [setup.input(runId)] });
-      await waitFor('the slow pair to start', async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0));
+      const handle = await startSweep(env(), setup.input());
+      await waitFor('the slow pair to start', async () => (await setup.starts()).some((entry) => entry.rule === 0));
       const text = await readFile(join(setup.checkout, notes[0]!), 'utf8');
       await writeFile(join(setup.checkout, notes[0]!), `${text}\nAn edit made while the pair was in flight.\n`);
-      await writeFile(release, '');
+      await setup.releaseLaunch();
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
       const stop = progress!.stops[0]!;
@@ -186,7 +142,7 @@ describe('the gate sweep', () => {
     });
     expect(stopped.stops[0]).toMatchObject({ kind: 'checkout-changed', paths: [notes[0]] });
     expect(summary.status).toBe('completed');
-    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
+    const pairs = await setup.pairs();
     expect(pairs.find((pair) => pair.criterion === 'sentence/framing-mismatch')?.status).toBe('fresh');
   });
 
@@ -203,7 +159,7 @@ describe('the gate sweep', () => {
     expect(summary.counts.written.warn).toBe(1);
     expect(summary.counts.problems).toBe(0);
     expect(summary.counts.launches).toBe(2);
-    const launches = (await starts(setup.ledger)).filter((entry) => entry.rule === 0);
+    const launches = (await setup.starts()).filter((entry) => entry.rule === 0);
     expect(launches).toHaveLength(2);
     const reask = await readFile(join(launches[1]!.cwd!, 'prompt.md'), 'utf8');
     expect(reask).toMatch(/refused by the check/);
@@ -219,7 +175,7 @@ describe('the gate sweep', () => {
     expect(summary.counts.launches).toBe(2);
     expect(summary.counts.written.pass).toBe(pairs.length - 1);
     expect(summary.counts.written.fail).toBe(1);
-    const launches = await starts(setup.ledger);
+    const launches = await setup.starts();
     const second = await readFile(join(launches[1]!.cwd!, 'prompt.md'), 'utf8');
     expect(second.match(/^criterion = /gm)).toHaveLength(1);
     expect(second).toContain('criterion = frontmatter/description-discrimination');
@@ -233,7 +189,7 @@ describe('the gate sweep', () => {
       [{ match: 'criterion = sentence/framing-mismatch', attempts: [bad, bad, { review: 'fail' }] }, { attempts: [{ review: 'pass' }] }],
       notes,
     );
-    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
+    const pairs = await setup.pairs();
     const summary = await sweep(setup);
     expect(summary.counts.problems).toBe(1);
     expect(summary.problems).toEqual([
@@ -245,19 +201,19 @@ describe('the gate sweep', () => {
       }),
     ]);
     expect(summary.counts.written.pass).toBe(pairs.length - 1);
-    expect((await starts(setup.ledger)).filter((entry) => entry.rule === 0)).toHaveLength(2);
+    expect((await setup.starts()).filter((entry) => entry.rule === 0)).toHaveLength(2);
 
     // The same asks under the same profile: the run's answers are judged again, nothing is launched, the pair stays a problem.
     const retry = await sweep(setup, { retryOf: summary.runId });
     expect(retry.pairs).toBe(1);
     expect(retry.counts.problems).toBe(1);
     expect(retry.counts.launches).toBe(0);
-    expect(await starts(setup.ledger)).toHaveLength(pairs.length - 1 + 2);
+    expect(await setup.starts()).toHaveLength(pairs.length - 1 + 2);
     // Another profile is another ask: it is launched.
     const elsewhere = await sweep(setup, { retryOf: retry.runId, profile: 'fake-again' });
     expect(elsewhere.counts.written.fail).toBe(1);
-    expect(await starts(setup.ledger)).toHaveLength(pairs.length - 1 + 2 + 1);
-    expect(await stale(setup.checkout, notes)).toEqual([]);
+    expect(await setup.starts()).toHaveLength(pairs.length - 1 + 2 + 1);
+    expect(await stale(setup)).toEqual([]);
   });
 
   test('a usage limit mid-sweep stops it; resume completes it without asking an accepted pair again', async () => {
@@ -272,29 +228,24 @@ describe('the gate sweep', () => {
       ],
       notes,
     );
-    const pairs = await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] });
-    const runId = uniqueId('GS').replace(/\//g, '-');
+    const pairs = await setup.pairs();
     await (
       await setup.worker()
     ).runUntil(async () => {
-      const handle = await env().client.workflow.start('gateSweep', {
-        taskQueue: TASK_QUEUE,
-        workflowId: `gates/${runId}`,
-        args: [setup.input(runId, { concurrency: 1 })],
-      });
+      const handle = await startSweep(env(), setup.input({ concurrency: 1 }));
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 60_000);
       expect(progress!.stops[0]).toMatchObject({ kind: 'usage-limit', disposition: 'retry', resetAt: expect.stringMatching(/T03:00:00\.000Z$/) });
-      const writtenAtStop = (await selectPairs(setup.checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status === 'fresh').length;
+      const writtenAtStop = (await setup.pairs()).filter((pair) => pair.status === 'fresh').length;
       expect(writtenAtStop).toBeGreaterThan(0);
       expect(writtenAtStop).toBeLessThan(pairs.length);
       await handle.executeUpdate('resume');
       const summary = (await handle.result()) as SweepSummary;
       expect(summary.counts.pairsDone).toBe(pairs.length);
     });
-    expect(await stale(setup.checkout, notes)).toEqual([]);
+    expect(await stale(setup)).toEqual([]);
     // Every pair was asked once, except the one whose first launch hit the limit.
-    const asked = (await starts(setup.ledger)).length;
+    const asked = (await setup.starts()).length;
     expect(asked).toBe(pairs.length + 1);
   });
 });

@@ -2,16 +2,11 @@
 // after the first ten units instead of paying for the whole selection, and a resume after the fix
 // asks those ten again and completes.
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { BREAKER_UNITS } from '../../src/review/breaker.js';
-import { selectPairs } from '../../src/review/status.js';
-import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
+import type { SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { waitFor } from '../helpers/fake.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { fakeSweep, startSweep } from '../helpers/sweep.js';
 
 const { env } = useDevServer();
 
@@ -19,34 +14,17 @@ const gates = ['frontmatter/*'];
 const ATTEMPTS = 2;
 
 test('a sweep whose harness never writes a result line stops as systematic-failure after ten units; resumed with a fixed scenario, it asks them again and completes', async () => {
-  const notes = await someNotes(4);
-  const checkout = await corpusCopy();
-  const dir = await scratch();
   // An attempt with nothing scripted writes `fake output`: no result line, every time.
-  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, [{ attempts: [{}] }]);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: ATTEMPTS } });
-  const pairs = await selectPairs(checkout, { notes, gates, criteria: ['gates'] });
+  const sweep = await fakeSweep([{ attempts: [{}] }], { notes: 4, gates, profiles: { fake: { harness: 'fake', timeout: '1m', attempts: ATTEMPTS } } });
+  const pairs = await sweep.pairs();
   expect(pairs.length).toBeGreaterThan(BREAKER_UNITS + 2);
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes,
-    gates,
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency: 2,
-    batchSize: 100,
-    autoResume: false,
-    profilesFile,
-    env: fakeEnv,
-  };
-  const starts = async () => (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+  const input = sweep.input({ concurrency: 2, batchSize: 100 });
+  const starts = async () => (await sweep.starts()).length;
 
   await (
-    await testWorker(env(), { stateDir: join(dir, 'state') })
+    await sweep.worker(env())
   ).runUntil(async () => {
-    const handle = await env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    const handle = await startSweep(env(), input);
     let progress: SweepProgress | undefined;
     await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
     const stop = progress!.stops[0]!;
@@ -68,11 +46,11 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
     expect(launchedAtStop).toBeLessThan(pairs.length * ATTEMPTS);
     const details = (await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '';
     expect(details).toContain(
-      `next: \`commonplace review run gates --resume ${runId}${env().namespace === 'default' ? '' : ` --namespace ${env().namespace}`}\``,
+      `next: \`commonplace review run gates --resume ${input.runId}${env().namespace === 'default' ? '' : ` --namespace ${env().namespace}`}\``,
     );
 
     // The fix: the harness now reviews. The resume re-arms the breaker and asks every unit not accepted.
-    await writeFile(scenario, JSON.stringify({ launches: [{ attempts: [{ review: 'pass' }] }] }));
+    await writeFile(sweep.scenario, JSON.stringify({ launches: [{ attempts: [{ review: 'pass' }] }] }));
     await handle.executeUpdate('resume');
     const summary = (await handle.result()) as SweepSummary;
     expect(summary.status).toBe('completed');
@@ -81,5 +59,5 @@ test('a sweep whose harness never writes a result line stops as systematic-failu
     expect(summary.counts.written.pass).toBe(pairs.length);
     expect((await starts()) - launchedAtStop).toBe(pairs.length);
   });
-  expect((await selectPairs(checkout, { notes, gates, criteria: ['gates'] })).filter((pair) => pair.status !== 'fresh')).toEqual([]);
+  expect((await sweep.pairs()).filter((pair) => pair.status !== 'fresh')).toEqual([]);
 });

@@ -5,45 +5,25 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
+import type { SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
+import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject } from '../../src/search-attributes.js';
 import { BATCH_KIND } from '../../src/workflows/gate-sweep.js';
 import { clip, DETAIL_LINE, pathsLine, STOP_REASON } from '../../src/workflows/current-details.js';
-import { fakeScenario, readLedger, scratch, waitFor, type FakeRule } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
+import { waitFor } from '../helpers/fake.js';
+import { someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { fakeSweep, heldFramingMismatch, startSweep } from '../helpers/sweep.js';
 
 const { env } = useDevServer();
 
 const gates = ['frontmatter/*', 'sentence/framing-mismatch'];
 
-async function sweepSetup(rules: FakeRule[], notes: string[], concurrency = 2) {
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
-  const profilesFile = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes,
-    gates,
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency,
-    batchSize: 2,
-    autoResume: false,
-    profilesFile,
-    env: fakeEnv,
-  };
+async function sweepSetup(rules: Parameters<typeof fakeSweep>[0], notes: string[], concurrency = 2) {
+  const sweep = await fakeSweep(rules, { notes, gates });
+  const input = sweep.input({ concurrency, batchSize: 2 });
   /** Starts the sweep as the CLI does: with the project's search attributes. */
   const start = () =>
-    env().client.workflow.start('gateSweep', {
-      taskQueue: TASK_QUEUE,
-      workflowId: `gates/${runId}`,
-      args: [input],
+    startSweep(env(), input, {
       typedSearchAttributes: [
         { key: CommonplaceKind, value: 'gates' },
         { key: CommonplaceStatus, value: 'running' },
@@ -51,7 +31,7 @@ async function sweepSetup(rules: FakeRule[], notes: string[], concurrency = 2) {
         { key: CommonplaceProfile, value: 'fake' },
       ],
     });
-  return { checkout, ledger, runId, start, worker: () => testWorker(env(), { stateDir: join(dir, 'state') }) };
+  return { ...sweep, runId: input.runId, start, worker: () => sweep.worker(env()) };
 }
 
 /** The workflow IDs of the batches a sweep started, from its history. */
@@ -137,30 +117,18 @@ describe('a gate sweep in the Web UI', () => {
 
   test('a sweep stopped on eight changed notes shows a bounded stop: the paths that fit a line named, the rest counted, and where to read it in full', async () => {
     const notes = await someNotes(8);
-    const release = join(await scratch(), 'release');
     // The framing-mismatch launch is held open until the notes have been edited: the edits land in flight, however slow the machine.
     // One unit at a time: a launch beside the held one could be checked against the KB while the eight edits are half written,
     // and stop the sweep first, naming only the notes edited so far (seen under load: 7 of 8).
-    const setup = await sweepSetup(
-      [
-        { match: 'criterion = sentence/framing-mismatch', attempts: [{ review: 'pass', waitForFile: release }, { review: 'pass' }] },
-        { attempts: [{ review: 'pass' }] },
-      ],
-      notes.slice(0, 1),
-      1,
-    );
+    const setup = await sweepSetup(heldFramingMismatch, notes.slice(0, 1), 1);
     await (
       await setup.worker()
     ).runUntil(async () => {
       const handle = await setup.start();
-      await waitFor(
-        'the held launch to start',
-        async () => (await readLedger(setup.ledger)).some((entry) => entry.event === 'start' && entry.rule === 0),
-        120_000,
-      );
+      await waitFor('the held launch to start', async () => (await setup.starts()).some((entry) => entry.rule === 0), 120_000);
       for (const note of notes)
         await writeFile(join(setup.checkout, note), `${await readFile(join(setup.checkout, note), 'utf8')}\nAn edit made while a pair was in flight.\n`);
-      await writeFile(release, '');
+      await setup.releaseLaunch();
       let progress: SweepProgress | undefined;
       await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
       const stop = progress!.stops[0]!;
