@@ -40,7 +40,7 @@ export const PACKAGE_ROOT = '<package>';
 /** The task queue the workers that hold a checkout poll, besides the shared one. */
 export const checkoutQueue = (id: string): string => `${TASK_QUEUE}/checkout/${id}`;
 
-/** A checkout reference's ID (`<checkout:ab12cd34>` → `ab12cd34`), or undefined for anything else (an absolute path of a run begun before places). */
+/** A checkout reference's ID (`<checkout:ab12cd34>` → `ab12cd34`), or undefined for anything else. */
 export function checkoutIdOf(reference: string): string | undefined {
   const match = /^<checkout:([0-9a-f]{8})>$/.exec(reference);
   return match?.[1];

@@ -163,7 +163,6 @@ export interface TokenTotals {
 export interface SpendTotals {
   launches: number;
   costUsd: number;
-  /** Absent in records made before spend was tracked: read as 0. */
-  unpriced?: number;
-  tokens?: TokenTotals;
+  unpriced: number;
+  tokens: TokenTotals;
 }

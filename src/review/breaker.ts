@@ -27,7 +27,7 @@ export interface BreakerState<T> {
 
 export type SettledUnit<T> =
   | { readonly outcome: 'accepted' }
-  | { readonly outcome: 'failed'; readonly name: string; readonly launches: number; readonly findings: readonly (Finding | string)[]; readonly item: T };
+  | { readonly outcome: 'failed'; readonly name: string; readonly launches: number; readonly findings: readonly Finding[]; readonly item: T };
 
 export interface BreakerStep<T> {
   readonly state: BreakerState<T>;
@@ -42,15 +42,14 @@ export function armedBreaker<T>(): BreakerState<T> {
   return { status: 'armed', units: 0, launches: 0, held: [] };
 }
 
-/** The check a failed unit failed: the distinct rules of its findings (a plain-string finding of an old record is `unchecked`). */
-export function failedCheck(findings: readonly (Finding | string)[]): string {
-  const rules = [...new Set(findings.map((finding) => (typeof finding === 'string' ? 'unchecked' : finding.rule)))].sort();
+/** The check a failed unit failed: the distinct rules of its findings. */
+export function failedCheck(findings: readonly Finding[]): string {
+  const rules = [...new Set(findings.map((finding) => finding.rule))].sort();
   return rules.length > 0 ? rules.join(' + ') : 'no accepted output';
 }
 
-function exampleOf(name: string, findings: readonly (Finding | string)[]): string {
-  const first = findings[0];
-  const message = first === undefined ? 'no accepted output' : typeof first === 'string' ? first : first.message;
+function exampleOf(name: string, findings: readonly Finding[]): string {
+  const message = findings[0]?.message ?? 'no accepted output';
   const text = `${name}: ${message}`.replace(/\s+/g, ' ');
   return text.length > EXAMPLE_CHARS ? `${text.slice(0, EXAMPLE_CHARS - 1)}…` : text;
 }

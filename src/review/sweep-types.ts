@@ -61,12 +61,12 @@ export interface SweepOptions {
    * and COLLECTION.md files were swept: those sweeps select gates only, as they did when they began.
    */
   criteria?: ('gates' | 'types' | 'collections')[];
-  /** Whether the units go as provider batches (docs/batches.md); absent: live, as every sweep before batches. */
+  /** Whether the units go as provider batches (docs/batches.md); absent: live, as `--live` asks. */
   batch?: BatchChoice;
 }
 
 export interface SweepInput extends SweepOptions {
-  /** The KB checkout: `<checkout:ID>` (src/checkout/places.ts); a host path in runs begun before places. */
+  /** The KB checkout: `<checkout:ID>` (src/checkout/places.ts). */
   checkout: string;
   /** Empty for a scheduled start: the run ID then comes from the workflow ID. */
   runId?: string;
@@ -101,11 +101,10 @@ export interface CapturedUnit {
   hashes: Record<string, { note: string; criterion: string }>;
   /**
    * The launch's inputs as texts (relative path → text) and its directory under the launching worker's
-   * own state (`<state>/…`): the launch carries them, so it runs on any worker. Absent in captures
-   * made before launches carried their inputs (those launch in `dir`, on the checkout's host).
+   * own state (`<state>/…`): the launch carries them, so it runs on any worker.
    */
-  files?: Record<string, string>;
-  launchDir?: string;
+  files: Record<string, string>;
+  launchDir: string;
   /** The digest of the unit's answer key: the run keeps the answer under it (src/activities/review/sweep/answers.ts). */
   answer: string;
   /** The run's recorded answer to this ask, from any of its executions: adopted, not asked again. */
@@ -221,7 +220,7 @@ export function spentSoFar(counts: SweepCounts): SpendTotals {
   return {
     launches: counts.launches,
     costUsd: counts.costUsd,
-    unpriced: counts.unpriced ?? 0,
-    ...(counts.tokens !== undefined && { tokens: { ...counts.tokens } }),
+    unpriced: counts.unpriced,
+    tokens: { ...counts.tokens },
   };
 }

@@ -33,14 +33,13 @@ export interface LaunchSpend {
 export function addLaunch(totals: SpendTotals, launch: LaunchSpend): void {
   totals.launches += 1;
   const { costUsd } = launchCost(launch);
-  if (costUsd === null) totals.unpriced = (totals.unpriced ?? 0) + 1;
+  if (costUsd === null) totals.unpriced += 1;
   else totals.costUsd += costUsd;
-  const tokens = (totals.tokens ??= emptyTokens());
   if (launch.usage) {
-    tokens.input += launch.usage.inputTokens;
-    tokens.output += launch.usage.outputTokens;
-    tokens.cacheRead += launch.usage.cacheReadTokens ?? 0;
-    tokens.cacheWrite += launch.usage.cacheWriteTokens ?? 0;
+    totals.tokens.input += launch.usage.inputTokens;
+    totals.tokens.output += launch.usage.outputTokens;
+    totals.tokens.cacheRead += launch.usage.cacheReadTokens ?? 0;
+    totals.tokens.cacheWrite += launch.usage.cacheWriteTokens ?? 0;
   }
 }
 
@@ -53,18 +52,15 @@ export function billedTries(outcome: AskOutcome): BilledTry[] {
   return outcome.status === 'usage-limit' || outcome.status === 'launch-failed' ? (outcome.billed ?? []) : [];
 }
 
-/** Adds totals to totals (in place), tolerating records made before tokens were counted. */
+/** Adds totals to totals (in place). */
 export function addTotals(into: SpendTotals, from: SpendTotals): void {
   into.launches += from.launches;
   into.costUsd += from.costUsd;
-  if (from.unpriced) into.unpriced = (into.unpriced ?? 0) + from.unpriced;
-  if (from.tokens) {
-    const tokens = (into.tokens ??= emptyTokens());
-    tokens.input += from.tokens.input;
-    tokens.output += from.tokens.output;
-    tokens.cacheRead += from.tokens.cacheRead;
-    tokens.cacheWrite += from.tokens.cacheWrite;
-  }
+  into.unpriced += from.unpriced;
+  into.tokens.input += from.tokens.input;
+  into.tokens.output += from.tokens.output;
+  into.tokens.cacheRead += from.tokens.cacheRead;
+  into.tokens.cacheWrite += from.tokens.cacheWrite;
 }
 
 /** Totals plus totals, as a new record. */
@@ -76,7 +72,7 @@ export function sumTotals(...all: SpendTotals[]): SpendTotals {
 
 /** The mean known cost of a launch so far, or undefined before any launch with a known cost. */
 export function meanCost(totals: SpendTotals): number | undefined {
-  const priced = totals.launches - (totals.unpriced ?? 0);
+  const priced = totals.launches - totals.unpriced;
   return priced > 0 ? totals.costUsd / priced : undefined;
 }
 
@@ -189,8 +185,8 @@ export function spendProgress(capUsd: number | undefined, totals: SpendTotals): 
     ...(capUsd !== undefined && { capUsd }),
     launches: totals.launches,
     costUsd: totals.costUsd,
-    unpriced: totals.unpriced ?? 0,
-    tokens: { ...emptyTokens(), ...totals.tokens },
+    unpriced: totals.unpriced,
+    tokens: { ...totals.tokens },
   };
 }
 

@@ -97,8 +97,8 @@ async function askUnit(unit: SweepUnit, path: UnitPath): Promise<Asked> {
                 prompt: captured.prompt,
                 outputs: captured.outputs,
                 // The launch carries the captured inputs and returns its output (whole up to the returned cap: the run's answers keep it for any later cap): it runs on any worker.
-                dir: captured.launchDir!,
-                files: captured.files!,
+                dir: captured.launchDir,
+                files: captured.files,
                 returnOutputs: { maxBytes: RETURNED_OUTPUT_CAP },
               },
               `${unitName(pending)}, attempt ${attempt}`,

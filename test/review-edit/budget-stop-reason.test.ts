@@ -10,7 +10,7 @@ const wordy = (words: number, seed: string) => Array.from({ length: words }, (_,
 
 test('a long finding is quoted on one line, cut at a word boundary and marked with an ellipsis', () => {
   const text = `first line\n${wordy(200, 'word')}`;
-  const reason = budgetStopReason('the editor', 3, [{ label: '', findings: [text] }]);
+  const reason = budgetStopReason('the editor', 3, [{ label: '', findings: [finding(text)] }]);
   expect(reason).not.toContain('\n');
   const quoted = /first: (.*) …$/.exec(reason)?.[1] ?? '';
   expect(quoted.length).toBeGreaterThan(100);
@@ -38,7 +38,7 @@ test("many units' findings give the counts and the first finding only, the rest 
 });
 
 test("one unit's single finding is quoted whole, with no pointer to the rest", () => {
-  expect(budgetStopReason('the editor', 3, [{ label: '', findings: ['edited.md is missing'] }])).toBe(
+  expect(budgetStopReason('the editor', 3, [{ label: '', findings: [finding('edited.md is missing')] }])).toBe(
     'the editor: attempt budget (3) spent; 1 finding; first: edited.md is missing',
   );
 });

@@ -175,12 +175,7 @@ describe("the re-ask prompt's findings block", () => {
     ]);
   });
 
-  test('a finding recorded as a plain string (a run begun before findings were records) is shown as it is', () => {
-    expect(findingsBlock(['prose/a: the output is empty'])).toEqual([
-      'Your previous output was refused by the check; fix these and write the output again:',
-      '- prose/a: the output is empty',
-      '',
-    ]);
+  test('no findings make no findings block', () => {
     expect(findingsBlock([])).toEqual([]);
   });
 });

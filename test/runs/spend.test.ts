@@ -2,6 +2,7 @@ import { launchCost, priceOf } from '../../src/harness/prices.js';
 import {
   addLaunch,
   centsUp,
+  emptyTokens,
   nextCap,
   resumeCapProblem,
   settledSpendLimit,
@@ -14,7 +15,7 @@ import { STOP_RULES } from '../../src/runs/stop.js';
 import { formatResultFile, parseResultFile, resultSpend, type ResultRecord } from '../../src/review/result-file.js';
 import { resultPath } from '../../src/review/paths.js';
 
-const totals = (costUsd: number, launches: number, unpriced = 0): SpendTotals => ({ launches, costUsd, unpriced });
+const totals = (costUsd: number, launches: number, unpriced = 0): SpendTotals => ({ launches, costUsd, unpriced, tokens: emptyTokens() });
 
 describe('the spend decision before a launch', () => {
   test.each([
@@ -80,7 +81,7 @@ describe('the spend decision before a launch', () => {
     ['a spend over a dollar', 1.23456, 7],
     ['a mean of a fraction of a cent', 0.0123, 41],
   ])("the stop's least cap is a figure its resume accepts, to the cent: %s", (_title, costUsd, launches) => {
-    const spent = { launches, costUsd };
+    const spent = totals(costUsd, launches);
     const decision = spendDecision({ capUsd: costUsd + 1e-6, totals: spent, inFlight: 0 });
     if (decision.go) throw new Error('expected a stop');
     const figure = Number(/at least \$(\d+\.\d\d)\)$/.exec(spendLimitStop(decision).reason)?.[1]);
@@ -147,7 +148,7 @@ describe('the cost of a launch', () => {
 
   test("an unknown model's cost is unknown, never guessed, and the run counts it as unpriced", () => {
     expect(launchCost({ model: 'some-new-model', usage: { inputTokens: 10, outputTokens: 10 }, costUsd: null })).toEqual({ costUsd: null, source: 'unknown' });
-    const sum: SpendTotals = { launches: 0, costUsd: 0 };
+    const sum = totals(0, 0);
     addLaunch(sum, { model: 'some-new-model', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 3 }, costUsd: null });
     addLaunch(sum, { model: 'fake-model-1', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0.25 });
     expect(sum).toEqual({ launches: 2, costUsd: 0.25, unpriced: 1, tokens: { input: 11, output: 6, cacheRead: 3, cacheWrite: 0 } });

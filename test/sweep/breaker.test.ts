@@ -110,7 +110,6 @@ describe('the breaker for systematic failure', () => {
     [[finding('result-line')], 'result-line'],
     [[finding('result-line'), finding('result-line')], 'result-line'],
     [[finding('result-line'), finding('bundle-section')], 'bundle-section + result-line'],
-    [['a plain string of an old record'], 'unchecked'],
     [[], 'no accepted output'],
   ])('the check a unit failed with findings %j is %j', (findings, check) => {
     expect(failedCheck(findings)).toBe(check);

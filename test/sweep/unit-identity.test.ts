@@ -14,6 +14,8 @@ const captured: CapturedUnit = {
   outputs: ['review.md'],
   hashes: { 'structure/title': { note: 'a'.repeat(64), criterion: 'b'.repeat(64) }, 'structure/links': { note: 'c'.repeat(64), criterion: 'd'.repeat(64) } },
   answer: '',
+  files: {},
+  launchDir: '<state>/review/r1/u1/attempt-1',
 };
 const profile = 'api-haiku';
 

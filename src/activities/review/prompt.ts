@@ -16,16 +16,16 @@ export interface ReviewPromptInput {
   noteTools?: readonly { id: string; report: boolean }[];
 }
 
-/** One finding as a re-ask shows it; a run recorded before findings were records carries plain strings, shown as they are. */
-export function findingItem(finding: Finding | string): string {
-  return `- ${typeof finding === 'string' ? finding : formatFindingInline(finding)}`;
+/** One finding as a re-ask shows it. */
+export function findingItem(finding: Finding): string {
+  return `- ${formatFindingInline(finding)}`;
 }
 
 /**
  * The findings block of a re-ask prompt: the one place a worker (or, in a selection proposal
  * asked again, the operator) is told why the last answer was refused.
  */
-export function findingsBlock(findings: readonly (Finding | string)[]): string[] {
+export function findingsBlock(findings: readonly Finding[]): string[] {
   if (findings.length === 0) return [];
   return ['Your previous output was refused by the check; fix these and write the output again:', ...findings.map(findingItem), ''];
 }

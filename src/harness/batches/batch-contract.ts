@@ -11,7 +11,7 @@ import type { Profile } from '../profiles.js';
 /** Sweeps of at least this many units on a model-API profile go as provider batches when the sweep says `auto` (schedules): docs/batches.md says why. */
 export const PROVIDER_BATCH_THRESHOLD = 200;
 
-/** Whether a sweep asks its units live or as provider batches: `always` (`--batch`), `never` (`--live`, and every sweep begun before batches), `auto` (a schedule's default: by size). */
+/** Whether a sweep asks its units live or as provider batches: `always` (`--batch`), `never` (`--live`, and a sweep that names neither), `auto` (a schedule's default: by size). */
 export type BatchChoice = 'always' | 'never' | 'auto';
 
 /** How often the workflow asks the provider how its batch is doing: from the first wait, doubled each time, up to the longest. */

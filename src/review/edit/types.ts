@@ -104,8 +104,8 @@ export interface ReviewRecord {
   launchId: string;
   profile: string;
   model: string;
-  /** Its share of its launch's cost and tokens (absent in records made before spend was tracked). */
-  spend?: ResultSpend;
+  /** Its share of its launch's cost and tokens. */
+  spend: ResultSpend;
 }
 
 /** A launch directory prepared by code: the captured inputs are in it, the worker writes `outputs` there. */

@@ -103,7 +103,7 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
       run: input.runId,
       launch: review.launchId,
       body: await getText(input.runDir, review.bodySha256),
-      ...(review.spend !== undefined && { spend: review.spend }),
+      spend: review.spend,
     });
     const check = parseResultFile(text, file);
     if (!check.ok) throw new Error(`the result for ${criterion.id} would not parse: ${check.findings.map((finding) => finding.message).join('; ')}`);

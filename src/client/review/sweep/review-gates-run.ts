@@ -116,8 +116,9 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   if (described.status.name === 'RUNNING') throw new UserError(`sweep ${run} is still open; resume it with \`${runnable(runCommand.sweepResume(run))}\``, 2);
   const recorded = memoFromWords(described.memo?.input as SweepInput | undefined);
   if (!recorded) throw new UserError(`sweep ${run} has no recorded input`);
-  // The sweep names its checkout by ID (a sweep begun before places, by its path): the retry needs no path of this host.
-  const checkout = checkoutIdOf(recorded.checkout) ?? (await openCheckout(recorded.checkout));
+  // The sweep names its checkout by ID: the retry needs no path of this host.
+  const checkout = checkoutIdOf(recorded.checkout);
+  if (checkout === undefined) throw new UserError(`sweep ${run} names its checkout by a path: it began before 0.2.0, whose sweeps this release does not retry`);
   if (named !== undefined) {
     const here = await nameCheckout(named);
     if (here.id !== checkout)
