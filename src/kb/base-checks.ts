@@ -1,14 +1,14 @@
 /** The checks a schema cannot make (links resolve, title and slug limits, an unloadable type schema once): docs/validation.md. */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Finding, Severity } from './findings.js';
+import { byCodePoint, type Finding, type Severity } from './findings.js';
 import { extractLinkSites, forEachProseLine, lineOf, parseNote, type Note } from './notes.js';
 import { resolveKbPath, type Problem } from './type-registry.js';
 import type { ValidationConfig } from './validation-config.js';
 import { cached } from './cached.js';
 
 /** Files a link to a directory lands on, in the order tried. */
-export const DIRECTORY_LANDINGS = ['README.md', 'index.md'] as const;
+const DIRECTORY_LANDINGS = ['README.md', 'index.md'] as const;
 
 type Target = 'file' | 'directory-with-landing' | 'directory' | 'missing';
 
@@ -27,34 +27,16 @@ export class BaseChecker {
   async check(note: Note, type: string | undefined): Promise<Finding[]> {
     const findings: Finding[] = [];
     const { config } = this;
-    if (config.title !== 'off') {
-      const title = titleLength(note);
-      if (title !== undefined && title.length > config.titleMax) {
-        findings.push(
-          finding(
-            note.file,
-            config.title,
-            'title-length',
-            `title has ${title.length} characters, more than ${config.titleMax}: shorten the \`# \` heading`,
-            title.line,
-          ),
-        );
-      }
+    const title = titleLength(note);
+    if (config.title !== 'off' && title !== undefined && title.length > config.titleMax) {
+      const message = `title has ${title.length} characters, more than ${config.titleMax}: shorten the \`# \` heading`;
+      findings.push(finding(note.file, config.title, 'title-length', message, title.line));
     }
-    if (config.slug !== 'off') {
-      const slug = path.posix.basename(note.file).replace(/\.md$/, '');
-      const length = [...slug].length;
-      const exemptType = type ?? writtenType(note, this.repoRoot);
-      if (length > config.slugMax && !(exemptType !== undefined && config.slugExemptTypes.includes(exemptType))) {
-        findings.push(
-          finding(
-            note.file,
-            config.slug,
-            'slug-length',
-            `file name \`${slug}\` has ${length} characters, more than ${config.slugMax}: rename the file to a shorter slug`,
-          ),
-        );
-      }
+    const slug = path.posix.basename(note.file).replace(/\.md$/, '');
+    const length = [...slug].length;
+    if (config.slug !== 'off' && length > config.slugMax && !config.slugExemptTypes.includes(type ?? writtenType(note, this.repoRoot) ?? '')) {
+      const message = `file name \`${slug}\` has ${length} characters, more than ${config.slugMax}: rename the file to a shorter slug`;
+      findings.push(finding(note.file, config.slug, 'slug-length', message));
     }
     if (config.links !== 'off') findings.push(...(await this.checkLinks(note, config.links)));
     return findings;
@@ -75,31 +57,20 @@ export class BaseChecker {
         broken('points outside the repository');
         continue;
       }
-      const target = await this.target(resolved);
+      const target = await cached(this.targets, resolved, (key) => this.lookUp(key));
       if (target === 'missing') broken(`does not resolve: ${resolved} does not exist`);
       else if (target === 'directory') broken(`names the directory ${resolved}, which has no ${DIRECTORY_LANDINGS.join(' or ')}`);
     }
     return findings;
   }
 
-  private target(relative: string): Promise<Target> {
-    return cached(this.targets, relative, (key) => this.lookUp(key));
-  }
-
   private async lookUp(relative: string): Promise<Target> {
     const absolute = path.join(this.repoRoot, ...relative.split('/'));
-    try {
-      const info = await stat(absolute);
-      if (!info.isDirectory()) return 'file';
-    } catch {
-      return 'missing';
-    }
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) return 'missing';
+    if (!info.isDirectory()) return 'file';
     for (const landing of DIRECTORY_LANDINGS) {
-      try {
-        if ((await stat(path.join(absolute, landing))).isFile()) return 'directory-with-landing';
-      } catch {
-        // try the next landing
-      }
+      if ((await stat(path.join(absolute, landing)).catch(() => undefined))?.isFile()) return 'directory-with-landing';
     }
     return 'directory';
   }
@@ -120,7 +91,7 @@ export function localPath(target: string): string | undefined {
 }
 
 /** The note's title (first `# ` heading) with its length in characters and its file line. */
-export function titleLength(note: Note): { length: number; line: number | undefined } | undefined {
+function titleLength(note: Note): { length: number; line: number | undefined } | undefined {
   if (note.title === undefined) return undefined;
   let line: number | undefined;
   forEachProseLine(note.model.body, (text, index) => {
@@ -135,7 +106,7 @@ function writtenType(note: Note, repoRoot: string): string | undefined {
 }
 
 function finding(file: string, severity: Severity, rule: string, message: string, line?: number): Finding {
-  return line === undefined ? { file, rule, severity, message } : { file, line, rule, severity, message };
+  return { file, ...(line !== undefined && { line }), rule, severity, message };
 }
 
 /** A type whose schema cannot be used, and the notes of the run that were not checked against it. */
@@ -159,7 +130,7 @@ export class TypeSpecSchemas {
   /** One finding per unusable type, at the type spec's `schema:` line, naming the notes left unchecked. */
   async findings(repoRoot: string, severity: Severity): Promise<Finding[]> {
     const findings: Finding[] = [];
-    for (const [typePath, { problem, notes }] of [...this.types.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [typePath, { problem, notes }] of [...this.types.entries()].sort(([a], [b]) => byCodePoint(a, b))) {
       const sorted = [...notes].sort();
       const named = sorted.length > 3 ? `${sorted.slice(0, 3).join(', ')} and ${sorted.length - 3} more` : sorted.join(', ');
       const count = sorted.length === 1 ? '1 note of this type is' : `${sorted.length} notes of this type are`;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readRunValues, validateArtifact, type RunValuesSource } from './artifact.js';
 import { KbError } from './errors.js';
+import { relativeInside, toPosix } from './kb-path.js';
 import type { FileResult, Finding } from './findings.js';
 import { layoutRole, loadLayout, type Disposition, type Layout } from './layouts.js';
 import { TypeRegistry } from './type-registry.js';
@@ -47,18 +48,11 @@ export async function validateDraft(options: DraftOptions): Promise<DraftReport>
   const root = path.resolve(options.repoRoot);
   const artifactDir = path.resolve(options.artifact);
   const draftFile = path.resolve(options.draft);
-  try {
-    if (!(await stat(artifactDir)).isDirectory()) throw new Error('not a directory');
-  } catch {
+  if (!(await stat(artifactDir).catch(() => undefined))?.isDirectory()) {
     throw new KbError('artifact-not-found', `--artifact ${options.artifact}: no such artifact directory`);
   }
-  let bytes: Uint8Array;
-  try {
-    if (!(await stat(draftFile)).isFile()) throw new Error('not a file');
-    bytes = await readFile(draftFile);
-  } catch {
-    throw new KbError('path-not-found', `${options.draft}: no such draft file`);
-  }
+  const bytes = (await stat(draftFile).catch(() => undefined))?.isFile() ? await readFile(draftFile).catch(() => undefined) : undefined;
+  if (bytes === undefined) throw new KbError('path-not-found', `${options.draft}: no such draft file`);
 
   const runValues = options.runValues ?? (await readRunValues(artifactDir));
   const layout = await resolveLayout(options.layout, runValues, root);
@@ -69,8 +63,9 @@ export async function validateDraft(options: DraftOptions): Promise<DraftReport>
     throw new KbError('type-unavailable', `role ${role.name} cannot be validated: ${unavailable.message}`);
   }
 
-  const displayArtifact = display(root, artifactDir);
-  const displayDraft = display(root, draftFile);
+  const location = relativeInside(root, artifactDir) || undefined;
+  const displayArtifact = location ?? toPosix(artifactDir);
+  const displayDraft = relativeInside(root, draftFile) || toPosix(draftFile);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'commonplace-draft-'));
   try {
     const working = path.join(scratch, 'artifact');
@@ -87,7 +82,7 @@ export async function validateDraft(options: DraftOptions): Promise<DraftReport>
       ...(options.disposition === undefined ? {} : { disposition: options.disposition }),
       runValues,
       display: { artifact: displayArtifact, members: { [role.path]: displayDraft } },
-      ...(repoRelative(root, artifactDir) === undefined ? {} : { location: repoRelative(root, artifactDir) as string }),
+      ...(location !== undefined && { location }),
     });
 
     const mine = report.findings.filter((finding) => finding.role === role.name);
@@ -118,14 +113,4 @@ async function resolveLayout(layout: Layout | string | undefined, runValues: Run
   if (runValues.kind === 'found' && typeof runValues.values['layout'] === 'string') return loadLayout(runValues.values['layout'], root);
   const where = runValues.kind === 'found' ? `${runValues.file} names no \`layout\`` : 'no parameters.json was found in or beside the artifact';
   throw new KbError('usage', `cannot tell the artifact's layout: ${where}; pass --layout FILE`);
-}
-
-function display(root: string, absolute: string): string {
-  return repoRelative(root, absolute) ?? absolute.split(path.sep).join('/');
-}
-
-function repoRelative(root: string, absolute: string): string | undefined {
-  const relative = path.relative(root, absolute);
-  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
-  return relative.split(path.sep).join('/');
 }

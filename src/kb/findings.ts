@@ -60,36 +60,22 @@ export interface Summary {
 
 /** Counts failures and warnings so every surface reports the same totals. */
 export function summarize(results: readonly FileResult[]): Summary {
-  let failures = 0;
-  let warnings = 0;
-  let failedFiles = 0;
-  const kinds = { note: 0, text: 0, schema: 0, layout: 0, manifest: 0, calibration: 0, unreadable: 0, absent: 0 };
-  for (const result of results) {
-    kinds[result.kind] += 1;
-    let failed = false;
-    for (const finding of result.findings) {
-      if (finding.severity === 'fail') {
-        failures += 1;
-        failed = true;
-      } else {
-        warnings += 1;
-      }
-    }
-    if (failed) failedFiles += 1;
-  }
+  const count = (kind: FileKind) => results.filter((result) => result.kind === kind).length;
+  const findings = results.flatMap((result) => result.findings);
+  const failures = findings.filter((finding) => finding.severity === 'fail').length;
   return {
     files: results.length,
-    notes: kinds.note,
-    text: kinds.text,
-    schemas: kinds.schema,
-    layouts: kinds.layout,
-    manifests: kinds.manifest,
-    calibrations: kinds.calibration,
-    unreadable: kinds.unreadable,
-    absent: kinds.absent,
+    notes: count('note'),
+    text: count('text'),
+    schemas: count('schema'),
+    layouts: count('layout'),
+    manifests: count('manifest'),
+    calibrations: count('calibration'),
+    unreadable: count('unreadable'),
+    absent: count('absent'),
     failures,
-    warnings,
-    failedFiles,
+    warnings: findings.length - failures,
+    failedFiles: results.filter((result) => hasFailures(result.findings)).length,
   };
 }
 
@@ -98,30 +84,24 @@ export function hasFailures(findings: readonly Finding[]): boolean {
   return findings.some((finding) => finding.severity === 'fail');
 }
 
-/** Orders findings by file, line, then rule, so output is stable across runs. */
+/** Orders findings by file, line, severity (failures first), rule, path, then message, so output is stable across runs. */
 export function compareFindings(a: Finding, b: Finding): number {
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  const lineA = a.line ?? 0;
-  const lineB = b.line ?? 0;
-  if (lineA !== lineB) return lineA - lineB;
+  if (a.file !== b.file) return byCodePoint(a.file, b.file);
+  if ((a.line ?? 0) !== (b.line ?? 0)) return (a.line ?? 0) - (b.line ?? 0);
   if (a.severity !== b.severity) return a.severity === 'fail' ? -1 : 1;
-  if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
-  const pathA = a.path ?? '';
-  const pathB = b.path ?? '';
-  if (pathA !== pathB) return pathA < pathB ? -1 : 1;
-  return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+  return byCodePoint(a.rule, b.rule) || byCodePoint(a.path ?? '', b.path ?? '') || byCodePoint(a.message, b.message);
 }
 
-/** Drops repeats (the same rule failing at the same place for the same reason), which
- * `allOf` chains of schemas produce when several layers require the same field. */
+/** Code-point order: the same on every host, unlike `localeCompare`. */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Drops repeats (the same rule failing at the same place for the same reason), which `allOf` chains of schemas produce when several layers require the same field. */
 export function dedupeFindings(findings: readonly Finding[]): Finding[] {
   const seen = new Set<string>();
-  const kept: Finding[] = [];
-  for (const finding of findings) {
+  return findings.filter((finding) => {
     const key = [finding.file, finding.severity, finding.rule, finding.path ?? '', finding.role ?? '', finding.message].join('\u0000');
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return false;
     seen.add(key);
-    kept.push(finding);
-  }
-  return kept;
+    return true;
+  });
 }

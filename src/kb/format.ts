@@ -21,8 +21,7 @@ export function formatFilesHuman(report: Pick<ValidationReport, 'results' | 'sum
 
 /** Human output of a draft validation: which role of which artifact, the role's findings, the summary. */
 export function formatDraftHuman(report: DraftReport): string {
-  const out: string[] = [];
-  out.push(`${report.draft} as ${report.role} (${report.rolePath}) of ${report.artifact}, layout ${report.layout}, disposition ${report.disposition}`);
+  const out = [`${report.draft} as ${report.role} (${report.rolePath}) of ${report.artifact}, layout ${report.layout}, disposition ${report.disposition}`];
   for (const finding of report.findings) out.push(formatFindingLine(finding));
   out.push('');
   const { failures, warnings } = summarize([report.result]);
@@ -38,8 +37,7 @@ export function formatDraftHuman(report: DraftReport): string {
 
 /** One finding as an indented line: line number, severity, message, rule. */
 export function formatFindingLine(finding: Finding): string {
-  const line = finding.line === undefined ? '' : String(finding.line);
-  return `  ${line.padStart(4)}  ${finding.severity}  ${finding.message}  [${finding.rule}]`;
+  return `  ${String(finding.line ?? '').padStart(4)}  ${finding.severity}  ${finding.message}  [${finding.rule}]`;
 }
 
 /** One finding on one line (a re-ask's block, a CLI error): `criterion: file:line: path: message (rule)`, each part when known. */

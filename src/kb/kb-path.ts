@@ -43,3 +43,9 @@ export function showValue(value: unknown): string {
 export function toPosix(file: string): string {
   return file.split(path.sep).join('/');
 }
+
+/** `file` relative to `root` in POSIX form (`''` for `root` itself), or undefined when it lies outside `root`. */
+export function relativeInside(root: string, file: string): string | undefined {
+  const relative = path.relative(root, file);
+  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? undefined : toPosix(relative);
+}

@@ -1,12 +1,12 @@
 /** Layouts (directory types): a `*.layout.yaml` declaring each role's path, member type, required dispositions and relations (docs/layouts.md). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { LineCounter } from 'yaml';
-import { keyLines } from './yaml-lines.js';
 import { z } from 'zod';
 import { KbError } from './errors.js';
 import type { Finding } from './findings.js';
+import { toPosix } from './kb-path.js';
 import { resolveKbPath, type Problem } from './type-registry.js';
+import { parseYamlFile } from './yaml-lines.js';
 
 export const DISPOSITIONS = ['published', 'blocked', 'out-of-scope'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
@@ -16,13 +16,17 @@ export const DESTINATION_VALUES = ['system', 'run'] as const;
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const roleName = z.string().regex(NAME, { error: 'must be lowercase words joined by hyphens (no underscores), e.g. runtime-report' });
 const disposition = z.enum(DISPOSITIONS, { error: `must be one of ${DISPOSITIONS.join(', ')}` });
-const memberPath = z
-  .string()
-  .min(1)
-  .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
-    error: 'must be a relative path inside the artifact (no `..`, no leading `/`)',
-  })
-  .refine((value) => value.endsWith('.md'), { error: 'must name a markdown member (`.md`)' });
+/** A relative path that stays below where it starts: no leading `/`, no backslash, no empty, `.` or `..` segment. */
+const relativePath = (error: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
+      error,
+    });
+const memberPath = relativePath('must be a relative path inside the artifact (no `..`, no leading `/`)').refine((value) => value.endsWith('.md'), {
+  error: 'must name a markdown member (`.md`)',
+});
 const fieldName = z.string().min(1);
 
 const roleSchema = z.strictObject({
@@ -41,12 +45,7 @@ export const layoutFileSchema = z.strictObject({
   description: z.string().optional(),
   records: z.strictObject({ id: z.string().min(1) }).optional(),
   disposition: z.strictObject({ role: roleName, field: fieldName }).optional(),
-  destination: z
-    .string()
-    .min(1)
-    .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
-      error: 'must be a relative directory in the repository (no `..`, no leading `/`, no trailing `/`)',
-    })
+  destination: relativePath('must be a relative directory in the repository (no `..`, no leading `/`, no trailing `/`)')
     .refine((value) => [...value.matchAll(/\{([^}]*)\}/gu)].every((match) => DESTINATION_VALUES.includes(match[1] as (typeof DESTINATION_VALUES)[number])), {
       error: 'may use only the placeholders {system} and {run}',
     })
@@ -93,38 +92,16 @@ export type LayoutParse = { readonly ok: true; readonly layout: Layout } | { rea
 
 /** Parses a layout file's text into a checked Layout, or every problem with its line, so a bad layout is fixed in one pass. */
 export function parseLayout(source: string, file: string, repoRoot: string): LayoutParse {
+  const yaml = parseYamlFile(source);
+  if (!yaml.ok) return { ok: false, problems: yaml.errors.map((error) => ({ rule: 'layout-yaml', severity: 'fail', ...error })) };
   const problems: Problem[] = [];
-  const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors) {
-      problems.push({
-        rule: 'layout-yaml',
-        severity: 'fail',
-        line: lineCounter.linePos(error.pos[0]).line,
-        message: `malformed YAML: ${error.message.split('\n')[0] ?? ''}`,
-      });
-    }
-    return { ok: false, problems };
-  }
-  const { lineAt } = keyLines(doc, lineCounter, { rootLine: 1 });
   const problem = (segments: readonly PropertyKey[], message: string): void => {
+    const line = yaml.lineAt(segments);
     const where = segments.length > 0 ? `${segments.map(String).join('.')}: ` : '';
-    const line = lineAt(segments);
-    problems.push(
-      line === undefined
-        ? { rule: 'layout', severity: 'fail', message: `${where}${message}` }
-        : { rule: 'layout', severity: 'fail', line, message: `${where}${message}` },
-    );
+    problems.push({ rule: 'layout', severity: 'fail', ...(line !== undefined && { line }), message: `${where}${message}` });
   };
 
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    return { ok: false, problems: [{ rule: 'layout-yaml', severity: 'fail', message: `malformed YAML: ${(error as Error).message}` }] };
-  }
-  const parsed = layoutFileSchema.safeParse(data);
+  const parsed = layoutFileSchema.safeParse(yaml.data);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problem(issue.path, issueMessage(issue));
     return { ok: false, problems };
@@ -191,7 +168,7 @@ export function parseLayout(source: string, file: string, repoRoot: string): Lay
 /** Loads a layout the artifact checks will rely on; a layout that does not load stops them with every problem named. */
 export async function loadLayout(layoutPath: string, repoRoot: string): Promise<Layout> {
   const absolute = path.resolve(repoRoot, layoutPath);
-  const file = path.relative(repoRoot, absolute).split(path.sep).join('/');
+  const file = toPosix(path.relative(repoRoot, absolute));
   let source: string;
   try {
     source = await readFile(absolute, 'utf8');

@@ -7,11 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256File } from '../fs/digest.js';
+import { pathExists } from '../fs/exists.js';
+import { cached } from './cached.js';
 import { validateArtifact } from './artifact.js';
 import type { FileResult, Finding } from './findings.js';
+import { toPosix } from './kb-path.js';
 import { DISPOSITIONS, loadLayout, type Disposition } from './layouts.js';
 import type { TypeRegistry } from './type-registry.js';
-import { pathExists } from '../fs/exists.js';
 
 /** The name of a published artifact's own manifest, beside its members. */
 export const PUBLISHED_MANIFEST = 'manifest.json';
@@ -35,23 +37,15 @@ function asPublished(value: unknown): PublishedManifest | undefined {
 /** The published artifact directories (repository-relative) that hold any of these files. */
 export async function publishedArtifactsOf(repoRoot: string, files: readonly string[]): Promise<string[]> {
   const dirs = new Set<string>();
-  const seen = new Map<string, boolean>();
+  const seen = new Map<string, Promise<boolean>>();
+  const isArtifact = (dir: string) =>
+    readFile(path.join(repoRoot, dir, PUBLISHED_MANIFEST), 'utf8')
+      .then((text) => asPublished(JSON.parse(text)) !== undefined)
+      .catch(() => false);
   for (const file of files) {
     let dir = path.posix.dirname(file);
     while (dir !== '.' && dir !== '/') {
-      let isArtifact = seen.get(dir);
-      if (isArtifact === undefined) {
-        const text = await readFile(path.join(repoRoot, dir, PUBLISHED_MANIFEST), 'utf8').catch(() => undefined);
-        let parsed: unknown;
-        try {
-          parsed = text === undefined ? undefined : JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        isArtifact = asPublished(parsed) !== undefined;
-        seen.set(dir, isArtifact);
-      }
-      if (isArtifact) {
+      if (await cached(seen, dir, isArtifact)) {
         dirs.add(dir);
         break;
       }
@@ -95,7 +89,7 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
     runValues: { kind: 'found', file: path.join(repoRoot, manifestFile), values: { run: manifest.run, system: manifest.system, layout: manifest.layout } },
     location: dir,
   });
-  const toRepo = (file: string) => (path.isAbsolute(file) ? path.relative(repoRoot, file).split(path.sep).join('/') : file);
+  const toRepo = (file: string) => (path.isAbsolute(file) ? toPosix(path.relative(repoRoot, file)) : file);
   const results: FileResult[] = report.results
     .filter((result) => result.kind !== 'absent' || result.findings.length > 0)
     .map((result) => ({ ...result, file: toRepo(result.file), findings: result.findings.map((finding) => ({ ...finding, file: toRepo(finding.file) })) }));

@@ -6,7 +6,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { KbError } from './errors.js';
-import { compareFindings, dedupeFindings, summarize, type FileResult, type Finding, type Summary } from './findings.js';
+import { relativeInside, toPosix } from './kb-path.js';
+import { byCodePoint, compareFindings, dedupeFindings, summarize, type FileResult, type Finding, type Summary } from './findings.js';
 import { BaseChecker, TypeSpecSchemas } from './base-checks.js';
 import { checkLayoutSource } from './layouts.js';
 import { lineOf, parseNote } from './notes.js';
@@ -89,9 +90,7 @@ function withFindings(results: readonly FileResult[], findings: readonly Finding
     const kind = known?.kind ?? (finding.file === VALIDATION_CONFIG_FILE ? 'text' : 'note');
     byFile.set(finding.file, { ...known, file: finding.file, kind, findings: [...(known?.findings ?? []), finding] });
   }
-  return [...byFile.values()]
-    .map((result) => ({ ...result, findings: sortFindings(result.findings) }))
-    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return [...byFile.values()].map((result) => ({ ...result, findings: sortFindings(result.findings) })).sort((a, b) => byCodePoint(a.file, b.file));
 }
 
 /** Validates one repository-relative file; never throws for anything wrong with the file itself. */
@@ -135,13 +134,12 @@ export async function validateFile(file: string, options: FileOptions): Promise<
   }
 
   const parsed = parseNote(bytes, file);
-  if (parsed.kind === 'text') return { file, kind: 'text', findings: sortFindings(parsed.findings) };
-  if (parsed.kind === 'unreadable') return { file, kind: 'unreadable', findings: sortFindings(parsed.findings) };
+  if (parsed.kind !== 'note') return { file, kind: parsed.kind, findings: sortFindings(parsed.findings) };
   const { note } = parsed;
   const findings: Finding[] = [...parsed.findings];
   const frontmatter = note.model.frontmatter;
-  const baseChecks = options.baseChecks ?? new BaseChecker(options.repoRoot, DEFAULT_VALIDATION_CONFIG);
-  if (!('type' in frontmatter)) {
+  const resolution = 'type' in frontmatter ? await options.registry.resolve(frontmatter['type'], file) : undefined;
+  if (resolution === undefined) {
     findings.push({
       file,
       line: 1,
@@ -150,24 +148,20 @@ export async function validateFile(file: string, options: FileOptions): Promise<
       path: '/frontmatter/type',
       message: 'frontmatter has no `type:`; a note with frontmatter names its type spec, e.g. `type: kb/types/note.md`',
     });
-    findings.push(...(await baseChecks.check(note, undefined)));
-    return { file, kind: 'note', findings: sortFindings(findings) };
-  }
-  const resolution = await options.registry.resolve(frontmatter['type'], file);
-  if (!resolution.ok) {
+  } else if (!resolution.ok) {
     findings.push({ file, ...resolution.problem, line: lineOf(note, '/frontmatter/type') });
-    findings.push(...(await baseChecks.check(note, undefined)));
-    return { file, kind: 'note', findings: sortFindings(findings) };
-  }
-  const { type } = resolution;
-  const unusable = options.typeSpecs !== undefined && type.schemaPath !== null ? await options.registry.prepare(type.typePath) : undefined;
-  if (unusable !== undefined && unusable.rule === 'schema-unavailable' && type.schemaPath !== null) {
-    options.typeSpecs?.record(type.typePath, type.schemaPath, unusable, file);
   } else {
-    findings.push(...(await options.registry.validateModel(type, note)));
+    const { type } = resolution;
+    const unusable = options.typeSpecs !== undefined && type.schemaPath !== null ? await options.registry.prepare(type.typePath) : undefined;
+    if (unusable !== undefined && unusable.rule === 'schema-unavailable' && type.schemaPath !== null) {
+      options.typeSpecs?.record(type.typePath, type.schemaPath, unusable, file);
+    } else {
+      findings.push(...(await options.registry.validateModel(type, note)));
+    }
   }
-  findings.push(...(await baseChecks.check(note, type.typePath)));
-  return { file, kind: 'note', type: type.typePath, findings: sortFindings(findings) };
+  const typePath = resolution?.ok ? resolution.type.typePath : undefined;
+  findings.push(...(await (options.baseChecks ?? new BaseChecker(options.repoRoot, DEFAULT_VALIDATION_CONFIG)).check(note, typePath)));
+  return { file, kind: 'note', ...(typePath !== undefined && { type: typePath }), findings: sortFindings(findings) };
 }
 
 /** Expands targets (files, directories, globs) into repository-relative files; none means `kb/`; a target naming nothing is an error. */
@@ -178,7 +172,7 @@ export async function collectFiles(repoRoot: string, targets: readonly string[],
   const walk = (dir: string) =>
     walkFiles(
       dir,
-      MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => !isInside(skipped, dir)),
+      MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => relativeInside(skipped, dir) === undefined),
     );
   const wanted = targets.length > 0 ? targets : [path.join(root, 'kb')];
   const files = new Set<string>();
@@ -216,15 +210,9 @@ export async function collectFiles(repoRoot: string, targets: readonly string[],
 }
 
 function ensureInside(root: string, absolute: string, target: string): void {
-  const relative = path.relative(root, absolute);
-  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+  if (relativeInside(root, absolute) === undefined) {
     throw new KbError('path-outside-checkout', `${target} is outside the checkout ${root}; validate files inside it or pass --kb DIR`);
   }
-}
-
-function isInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** Every file below `dir`, skipping hidden entries (`.git`, caches), node_modules and the `skipped` directories. */
@@ -255,10 +243,6 @@ function sortFindings(findings: readonly Finding[]): Finding[] {
 
 function relativeTo(root: string, file: string): string {
   return toPosix(path.relative(root, file));
-}
-
-function toPosix(file: string): string {
-  return file.split(path.sep).join('/');
 }
 
 /** Runs `task` over `items` with at most `limit` in flight, keeping result order. */

@@ -1,10 +1,9 @@
 /** `kb/instructions/validation.yaml`, each key checked on its own so a bad one is one finding and keeps its default (docs/validation.md). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { LineCounter } from 'yaml';
 import { z } from 'zod';
 import type { Finding, Severity } from './findings.js';
-import { keyLines } from './yaml-lines.js';
+import { parseYamlFile } from './yaml-lines.js';
 
 /** Where a KB keeps the settings, repository-relative. */
 export const VALIDATION_CONFIG_FILE = 'kb/instructions/validation.yaml';
@@ -77,52 +76,33 @@ export async function loadValidationConfig(repoRoot: string): Promise<LoadedVali
     source = await readFile(path.join(repoRoot, ...VALIDATION_CONFIG_FILE.split('/')), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { config: DEFAULT_VALIDATION_CONFIG, findings: [] };
-    return {
-      config: DEFAULT_VALIDATION_CONFIG,
-      findings: [
-        {
-          file: VALIDATION_CONFIG_FILE,
-          rule: 'validation-config',
-          severity: 'fail',
-          message: `cannot be read: ${(error as Error).message}; the defaults apply`,
-        },
-      ],
-    };
+    const findings =
+      code === 'ENOENT' || code === 'ENOTDIR' ? [] : [configProblem(VALIDATION_CONFIG_FILE, `cannot be read: ${(error as Error).message}; the defaults apply`)];
+    return { config: DEFAULT_VALIDATION_CONFIG, findings };
   }
   return parseValidationConfig(source);
 }
 
+const configProblem = (file: string, message: string, line?: number): Finding => ({
+  file,
+  ...(line !== undefined && { line }),
+  rule: 'validation-config',
+  severity: 'fail',
+  message,
+});
+
 /** Parses the settings text into a config, with one finding per bad key (its line, its key, what is allowed). */
 export function parseValidationConfig(source: string, file: string = VALIDATION_CONFIG_FILE): LoadedValidationConfig {
   const findings: Finding[] = [];
-  const problem = (message: string, line?: number): void => {
-    findings.push(
-      line === undefined
-        ? { file, rule: 'validation-config', severity: 'fail', message }
-        : { file, line, rule: 'validation-config', severity: 'fail', message },
-    );
-  };
-  const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors)
-      problem(`malformed YAML: ${error.message.split('\n')[0] ?? ''}; the defaults apply`, lineCounter.linePos(error.pos[0]).line);
-    return { config: DEFAULT_VALIDATION_CONFIG, findings };
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    problem(`malformed YAML: ${(error as Error).message}; the defaults apply`);
-    return { config: DEFAULT_VALIDATION_CONFIG, findings };
-  }
-  if (data === null || data === undefined) return { config: DEFAULT_VALIDATION_CONFIG, findings };
+  const problem = (message: string, line?: number) => findings.push(configProblem(file, message, line));
+  const yaml = parseYamlFile(source);
+  if (!yaml.ok) for (const { message, line } of yaml.errors) problem(`${message}; the defaults apply`, line);
+  if (!yaml.ok || yaml.data === null || yaml.data === undefined) return { config: DEFAULT_VALIDATION_CONFIG, findings };
+  const { data, lineAt } = yaml;
   if (typeof data !== 'object' || Array.isArray(data)) {
     problem(`must be a mapping of settings (${Object.keys(KEYS).join(', ')}); the defaults apply`, 1);
     return { config: DEFAULT_VALIDATION_CONFIG, findings };
   }
-  const { lineAt } = keyLines(doc, lineCounter, { rootLine: 1 });
   const config: Record<string, unknown> = { ...DEFAULT_VALIDATION_CONFIG };
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const known = (KEYS as Record<string, { schema: z.ZodType; field: keyof ValidationConfig }>)[key];
