@@ -25,6 +25,7 @@ const input: SweepInput = {
   runId: 'GS-corpus-sweep',
   notes: [],
   gates: [],
+  criteria: ['gates'],
   grouping: 'bundle',
   profile: 'fake',
   concurrency: 16,

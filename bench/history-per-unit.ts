@@ -60,7 +60,20 @@ async function measure(route: string): Promise<void> {
   const summary = (await env.client.workflow.execute('gateSweep', {
     taskQueue: TASK_QUEUE,
     workflowId: `gates/${runId}`,
-    args: [{ checkout, runId, notes, gates: [], grouping: 'pair', profile: 'bench', autoResume: false, profilesFile, ...extra } satisfies SweepInput],
+    args: [
+      {
+        checkout,
+        runId,
+        notes,
+        gates: [],
+        criteria: ['gates'],
+        grouping: 'pair',
+        profile: 'bench',
+        autoResume: false,
+        profilesFile,
+        ...extra,
+      } satisfies SweepInput,
+    ],
   })) as SweepSummary;
   const seen = await history(runId);
   worker.kill('SIGINT');

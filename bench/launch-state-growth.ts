@@ -91,6 +91,7 @@ async function sweep(runId: string): Promise<{ pairs: number; seconds: number }>
     runId,
     notes,
     gates: [],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency,

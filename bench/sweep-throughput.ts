@@ -118,7 +118,7 @@ console.log(`sweep throughput through the system: dev server + one \`commonplace
     const route: Route = {
       name: 'live API',
       notes: await notesOf(checkout, apiNotes),
-      input: { checkout, gates: [], grouping: 'pair', profile: 'api', ...batchSize, autoResume: false, profilesFile },
+      input: { checkout, gates: [], criteria: ['gates'], grouping: 'pair', profile: 'api', ...batchSize, autoResume: false, profilesFile },
       workerEnv: { [KEY_ENV]: 'stand-in-key' },
     };
     await measure(route, concurrency);
@@ -136,7 +136,7 @@ console.log(`sweep throughput through the system: dev server + one \`commonplace
     const route: Route = {
       name: 'fake',
       notes: await notesOf(checkout, fakeNotes),
-      input: { checkout, gates: [], grouping: 'pair', profile: 'fake', ...batchSize, autoResume: false, profilesFile, env: fakeEnv },
+      input: { checkout, gates: [], criteria: ['gates'], grouping: 'pair', profile: 'fake', ...batchSize, autoResume: false, profilesFile, env: fakeEnv },
       workerEnv: {},
     };
     await measure(route, concurrency);

@@ -52,6 +52,7 @@ for (const workerCount of [1, 2]) {
     runId,
     notes,
     gates,
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency,

@@ -56,11 +56,8 @@ export interface SweepOptions {
   historyBudget?: { sweep?: number; batch?: number };
   /** The `--max-cost` cap in US dollars over the whole sweep (raised by a resume; not part of the sweep's identity). */
   maxCostUsd?: number;
-  /**
-   * The criterion kinds the sweep pairs (`--criteria`). Absent in inputs recorded before type specs
-   * and COLLECTION.md files were swept: those sweeps select gates only, as they did when they began.
-   */
-  criteria?: ('gates' | 'types' | 'collections')[];
+  /** The criterion kinds the sweep pairs (`--criteria`). */
+  criteria: ('gates' | 'types' | 'collections')[];
   /** Whether the units go as provider batches (docs/batches.md); absent: live, as `--live` asks. */
   batch?: BatchChoice;
 }

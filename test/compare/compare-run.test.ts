@@ -37,6 +37,7 @@ describe('a compare run of two fake routes on the example KB', () => {
       runId: sweepId,
       notes: [],
       gates: ['frontmatter/title-as-claim'],
+      criteria: ['gates'],
       grouping: 'pair',
       profile: 'lenient',
       concurrency: 2,

@@ -86,6 +86,7 @@ async function apiSweep(api: Api, ...replies: Parameters<StandIn['script']>): Pr
     runId: uniqueId('API').replace(/\//g, '-'),
     notes: exampleNotes,
     gates,
+    criteria: ['gates'],
     grouping,
     profile,
     concurrency: 2,

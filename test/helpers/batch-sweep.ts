@@ -58,6 +58,7 @@ export async function batchSweep(api: Api, ...replies: Parameters<StandIn['scrip
     runId: uniqueId('BATCH').replace(/\//g, '-'),
     notes: exampleNotes,
     gates,
+    criteria: ['gates'],
     grouping,
     profile,
     concurrency: 2,

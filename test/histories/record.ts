@@ -62,7 +62,7 @@ async function recordSweep(env: TestWorkflowEnvironment, name: string, rules: Fa
   const checkout = await corpusCopy();
   const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, rules, fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, ...extra });
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(2), gates: ['frontmatter/*'], criteria: ['gates'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, ...extra });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     if (resume) {
@@ -90,7 +90,7 @@ async function recordQuotaGate(env: TestWorkflowEnvironment, name: string): Prom
   const reset = Math.floor(Date.now() / 1000) + 3600;
   const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{ usageLimit: `Claude AI usage limit reached|${reset}` }, { review: 'pass' }] }], fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv });
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/description-discrimination'], criteria: ['gates'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: true, profilesFile, env: fakeEnv });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     await untilStopped(handle);
@@ -109,7 +109,7 @@ async function recordSpendLimit(env: TestWorkflowEnvironment, name: string): Pro
   const checkout = await corpusCopy();
   const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{ review: 'pass', costUsd: 0.1 }] }], fakeProfiles, checkout);
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 });
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(1), gates: ['frontmatter/*'], criteria: ['gates'], grouping: 'pair', profile: 'fake', concurrency: 1, batchSize: 4, autoResume: false, profilesFile, env: fakeEnv, maxCostUsd: 0.15 });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     await untilStopped(handle);
@@ -126,7 +126,7 @@ async function recordSystematicFailure(env: TestWorkflowEnvironment, name: strin
   const checkout = await corpusCopy();
   const { worker, fakeEnv, profilesFile } = await recordingWorker(env, name, [{ attempts: [{}] }], { fake: { harness: 'fake', timeout: '1m', attempts: 1 } }, checkout);
   const runId = `history-${name}`;
-  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(3), gates: ['frontmatter/*'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 20, autoResume: false, profilesFile, env: fakeEnv });
+  const input = worker.places.toPortable<SweepInput>({ checkout, runId, notes: await someNotes(3), gates: ['frontmatter/*'], criteria: ['gates'], grouping: 'pair', profile: 'fake', concurrency: 2, batchSize: 20, autoResume: false, profilesFile, env: fakeEnv });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
     await untilStopped(handle);
@@ -152,7 +152,7 @@ async function providerBatchRecording(env: TestWorkflowEnvironment, name: string
   const { worker, profilesFile } = await recordingWorker(env, name, [], profiles, checkout);
   const runId = `history-${name}`;
   const input = (extra: Pick<SweepInput, 'notes' | 'gates' | 'batchSize'> & Partial<SweepInput>) =>
-    worker.places.toPortable<SweepInput>({ checkout, runId, grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, autoResume: false, profilesFile, batch: 'always', ...extra });
+    worker.places.toPortable<SweepInput>({ checkout, runId, criteria: ['gates'], grouping: 'pair', profile: 'anthropic-batch', concurrency: 2, autoResume: false, profilesFile, batch: 'always', ...extra });
   const start = (sweep: SweepInput) => env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [sweep] });
   return { standIn, worker, runId, input, start };
 }

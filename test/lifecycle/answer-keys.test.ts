@@ -20,6 +20,7 @@ test('a sweep never launches a re-ask whose prompt and inputs equal an answered 
     runId,
     notes: await someNotes(1),
     gates: ['frontmatter/description-discrimination'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 1,

@@ -34,6 +34,7 @@ async function startSweepWith(rules: FakeRule[], extra: Partial<SweepInput> = {}
     runId,
     notes: await someNotes(2),
     gates: ['frontmatter/*'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 2,

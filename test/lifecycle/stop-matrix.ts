@@ -107,6 +107,7 @@ function inputOf(base: { checkout: string; notes: string[] }, profile: string, p
     runId: uniqueId('GS-stop').replace(/\//g, '-'),
     notes: base.notes,
     gates: GATES,
+    criteria: ['gates'],
     grouping: 'pair',
     profile,
     concurrency: 2,

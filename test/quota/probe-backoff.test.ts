@@ -25,6 +25,7 @@ test('a usage limit without a reset time auto-resumes by probing after 15, 30, t
     checkout,
     notes,
     gates: ['sentence/framing-mismatch'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 1,

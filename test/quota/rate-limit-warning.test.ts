@@ -30,6 +30,7 @@ test("a rate-limit warning from one launch halves the sweep's concurrency for th
     checkout,
     notes,
     gates: ['frontmatter/*'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'reviewer',
     concurrency: 4,

@@ -126,6 +126,7 @@ describe('the report of shared prefixes below the cache minimum', () => {
       runId: 'unit-order',
       notes,
       gates: ['sentence/*'],
+      criteria: ['gates'],
       grouping: 'pair',
       profile: 'haiku',
       concurrency: 1,

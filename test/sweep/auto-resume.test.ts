@@ -24,6 +24,7 @@ test('a scheduled sweep that hits a usage limit with a known reset time waits fo
     checkout,
     notes,
     gates: ['sentence/framing-mismatch'],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 1,

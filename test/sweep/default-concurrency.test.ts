@@ -28,6 +28,7 @@ async function prepared(profile: string, concurrency?: number, options: { notes?
     runId: `GS-default-${profile}`,
     notes: await someNotes(options.notes ?? 1),
     gates: [],
+    criteria: ['gates'],
     grouping: 'pair',
     profile,
     ...(options.batchSize !== undefined && { batchSize: options.batchSize }),

@@ -33,6 +33,7 @@ describe('a sweep whose histories pass their budgets', () => {
       runId,
       notes,
       gates: [],
+      criteria: ['gates'],
       grouping: 'pair',
       profile: 'fake',
       concurrency: 4,

@@ -27,6 +27,7 @@ async function sweepOnePair(attempt: FakeAttempt, profile: Record<string, unknow
     runId,
     notes: [note!],
     gates: [GATE],
+    criteria: ['gates'],
     grouping: 'pair',
     profile: 'fake',
     concurrency: 1,

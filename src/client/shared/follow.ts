@@ -60,6 +60,7 @@ const MAX_BACKOFF_MS = 5_000;
 const QUERY_DEADLINE_MS = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const backedOff = (wait: number) => Math.min(wait * 2, MAX_BACKOFF_MS);
 
 type Settled<R> = { value: R } | { error: unknown };
 
@@ -79,201 +80,221 @@ export async function follow<W extends Workflow, P extends LifecycleProgress>(
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
+  const line = new ProgressLine();
+  const watch = new ServerWatch(handle, line);
   try {
-    await followUntilClosedOrStopped(handle, format);
+    const result = awaitResult(handle, watch);
+    const settled = await followProgress(handle, format, watch, line, result);
+    line.end();
+    if (settled !== undefined) reportResult(handle, format, settled);
+  } catch (error) {
+    line.end();
+    throw error;
   } finally {
+    watch.stop();
     process.off('SIGINT', interrupted);
   }
 }
 
-async function followUntilClosedOrStopped<W extends Workflow, P extends LifecycleProgress>(
-  handle: WorkflowHandle<W>,
-  format: FollowFormat<P, WorkflowResultType<W>>,
-): Promise<void> {
-  const progressLine = new ProgressLine();
-  const patience = unreachableMs();
-  // One outage is any run of calls the server did not answer, whatever each failed with: a dead server's
-  // calls alternate between unavailable and deadline-exceeded, and neither may restart the clock. The
-  // clock runs from the last call the server answered, and a timer gives up at the limit itself: a call
-  // the SDK retries for 20 s and more does not hold the give-up back until it fails.
-  let lastAnswered = Date.now();
-  let giveUpTimer: ReturnType<typeof setTimeout> | undefined;
-  let giveUp: (error: UserError) => void = () => undefined;
-  const lost = new Promise<never>((_, reject) => (giveUp = reject));
-  lost.catch(() => undefined);
-  const heard = () => {
-    lastAnswered = Date.now();
-    clearTimeout(giveUpTimer);
-    giveUpTimer = undefined;
-  };
-  const silent = () => {
-    giveUpTimer ??= setTimeout(
+/**
+ * The server's silences while following, and the give-up at the limit. One outage is any run of calls
+ * the server did not answer, whatever each failed with: a dead server's calls alternate between
+ * unavailable and deadline-exceeded, and neither may restart the clock. The clock runs from the last
+ * call the server answered, and a timer gives up at the limit itself: a call the SDK retries for 20 s
+ * and more does not hold the give-up back until it fails.
+ */
+class ServerWatch {
+  private lastAnswered = Date.now();
+  private giveUpTimer: ReturnType<typeof setTimeout> | undefined;
+  private giveUp: (error: UserError) => void = () => undefined;
+  private readonly lost = new Promise<never>((_, reject) => (this.giveUp = reject));
+  private readonly said = new Set<Transient>();
+  /** Set once the result has settled: a query failing after it is no outage. */
+  closed = false;
+
+  constructor(
+    private readonly handle: WorkflowHandle,
+    private readonly line: ProgressLine,
+    private readonly patience = unreachableMs(),
+  ) {
+    this.lost.catch(() => undefined);
+  }
+
+  heard(): void {
+    this.lastAnswered = Date.now();
+    this.stop();
+  }
+
+  silent(): void {
+    this.giveUpTimer ??= setTimeout(
       () =>
-        giveUp(
+        this.giveUp(
           new UserError(
-            `lost the Temporal server for ${Math.round(patience / 1000)} s while following ${handle.workflowId}; the run goes on on the server — follow it again with the same command`,
+            `lost the Temporal server for ${Math.round(this.patience / 1000)} s while following ${this.handle.workflowId}; the run goes on on the server — follow it again with the same command`,
           ),
         ),
-      Math.max(0, lastAnswered + patience - Date.now()),
+      Math.max(0, this.lastAnswered + this.patience - Date.now()),
     );
-  };
-  /** Whatever the loop waits for, or the give-up at the limit, whichever comes first. */
-  const orLost = <T>(waiting: Promise<T>): Promise<T> => Promise.race([waiting, lost]);
-  const said = new Set<Transient>();
-  let closed = false;
-  let waitingSaid: string | undefined;
+  }
 
-  /** Whether the server answers at all: a call that timed out may be a slow workflow, or a server gone. */
-  const serverAnswers = () =>
-    handle.client
-      .withDeadline(Date.now() + SERVER_PROBE_MS, () => handle.client.workflowService.getSystemInfo({}))
-      .then(
-        () => true,
-        () => false,
-      );
+  stop(): void {
+    clearTimeout(this.giveUpTimer);
+    this.giveUpTimer = undefined;
+  }
+
+  /** Whatever the loop waits for, or the give-up at the limit, whichever comes first. */
+  orLost<T>(waiting: Promise<T>): Promise<T> {
+    return Promise.race([waiting, this.lost]);
+  }
+
+  /** Whether the server answers at all (a call that timed out may be a slow workflow, or a server gone), kept on the outage clock. */
+  async probe(): Promise<boolean> {
+    const client = this.handle.client;
+    const answers = await this.orLost(
+      client
+        .withDeadline(Date.now() + SERVER_PROBE_MS, () => client.workflowService.getSystemInfo({}))
+        .then(
+          () => true,
+          () => false,
+        ),
+    );
+    if (answers) this.heard();
+    else this.silent();
+    return answers;
+  }
 
   /** Notes a transient error once per kind, and starts the give-up clock when the server is silent. */
-  const tolerate = async (kind: Transient) => {
-    const isSilent = kind === 'unavailable' || (kind === 'timeout' && !(await orLost(serverAnswers())));
-    if (isSilent) silent();
-    else heard();
+  async tolerate(kind: Transient): Promise<void> {
+    let isSilent = kind === 'unavailable';
+    if (isSilent) this.silent();
+    else if (kind === 'timeout') isSilent = !(await this.probe());
+    else this.heard();
     const shown: Transient = isSilent ? 'unavailable' : kind;
-    if (said.has(shown)) return;
-    said.add(shown);
+    if (this.said.has(shown)) return;
+    this.said.add(shown);
     if (shown === 'no-worker')
-      progressLine.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one: \`${runnable('commonplace worker')}\`)`);
-    if (shown === 'unavailable') progressLine.say(`the Temporal server is not answering; still following ${handle.workflowId}`);
-  };
+      this.line.say(`waiting for a worker: none is polling task queue ${TASK_QUEUE} (start one: \`${runnable('commonplace worker')}\`)`);
+    if (shown === 'unavailable') this.line.say(`the Temporal server is not answering; still following ${this.handle.workflowId}`);
+  }
+}
 
-  const awaitResult = async (): Promise<Settled<WorkflowResultType<W>>> => {
-    let backoff = TICK_MS;
-    for (;;) {
+/** The run's result, waited for through transient errors. */
+async function awaitResult<W extends Workflow>(handle: WorkflowHandle<W>, watch: ServerWatch): Promise<Settled<WorkflowResultType<W>>> {
+  try {
+    for (let wait = TICK_MS; ; wait = backedOff(wait)) {
       try {
         return { value: await handle.result() };
       } catch (error) {
         const kind = transient(error);
         if (kind === undefined) return { error };
-        await tolerate(kind).catch(() => undefined);
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        await watch.tolerate(kind).catch(() => undefined);
+        await sleep(wait);
       }
     }
-  };
-  const result = awaitResult().then((settled) => {
-    closed = true;
-    return settled;
-  });
-
-  try {
-    await followLoop();
-  } catch (error) {
-    progressLine.end();
-    throw error;
   } finally {
-    clearTimeout(giveUpTimer);
+    watch.closed = true;
   }
+}
 
-  async function followLoop(): Promise<void> {
-    let wait = TICK_MS;
-    for (;;) {
-      const race = await orLost(Promise.race([result, sleep(wait).then(() => undefined)]));
-      if (race) return finish(race);
-      if (format.query === undefined) {
-        // Nothing to query: a probe of the server keeps the outage clock true.
-        if (await orLost(serverAnswers())) heard();
-        else silent();
-        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
-        continue;
-      }
-      let progress: P;
-      try {
-        const query = format.query;
-        progress = await orLost(handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query)));
-        heard();
-        wait = TICK_MS;
-      } catch (error) {
-        if (error instanceof UserError) throw error;
-        if (closed) continue;
-        const kind = transient(error);
-        if (kind === undefined) throw error;
-        await tolerate(kind);
-        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
-        continue;
-      }
-      if (resumesBySelf(progress)) {
-        // Not a stop for the operator: the run goes on by itself at the reset, so the follow goes on too.
-        if (waitingSaid !== progress.resumesAt) progressLine.say(waitingLine(handle.workflowId, progress));
-        waitingSaid = progress.resumesAt;
-        wait = MAX_BACKOFF_MS;
-        continue;
-      }
-      if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
-        // A cap's stop prints the cap to resume with once the launches in flight have reported their cost.
-        const atStop = await settledAtCap(handle, format.query, progress, (line) => progressLine.say(line));
-        progressLine.end();
-        if (format.json) {
-          const next = format.next?.(atStop);
-          printJson('run-outcome', 1, {
-            workflowId: handle.workflowId,
-            runId: atStop.runId,
-            status: progress.status,
-            exitCode: 2,
-            ...(next !== undefined && { next }),
-            stops: atStop.stops,
-            progress: atStop,
-          } satisfies RunOutcome);
-        } else {
-          process.stdout.write(`${shown(format.stopped(atStop))}\n`);
-        }
-        process.exitCode = 2;
-        return;
-      }
-      if (format.line && !format.quiet) progressLine.show(await format.line(progress));
+/** Live progress until the run closes (its result returned) or waits on the operator (reported here: undefined). */
+async function followProgress<W extends Workflow, P extends LifecycleProgress>(
+  handle: WorkflowHandle<W>,
+  format: FollowFormat<P, WorkflowResultType<W>>,
+  watch: ServerWatch,
+  line: ProgressLine,
+  result: Promise<Settled<WorkflowResultType<W>>>,
+): Promise<Settled<WorkflowResultType<W>> | undefined> {
+  let waitingSaid: string | undefined;
+  for (let wait = TICK_MS; ;) {
+    const settled = await watch.orLost(Promise.race([result, sleep(wait).then(() => undefined)]));
+    if (settled) return settled;
+    const query = format.query;
+    if (query === undefined) {
+      // Nothing to query: a probe of the server keeps the outage clock true.
+      await watch.probe();
+      wait = backedOff(wait);
+      continue;
     }
+    let progress: P;
+    try {
+      progress = await watch.orLost(handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query)));
+      watch.heard();
+      wait = TICK_MS;
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      if (watch.closed) continue;
+      const kind = transient(error);
+      if (kind === undefined) throw error;
+      await watch.tolerate(kind);
+      wait = backedOff(wait);
+      continue;
+    }
+    if (resumesBySelf(progress)) {
+      // Not a stop for the operator: the run goes on by itself at the reset, so the follow goes on too.
+      if (waitingSaid !== progress.resumesAt) line.say(waitingLine(handle.workflowId, progress));
+      waitingSaid = progress.resumesAt;
+      wait = MAX_BACKOFF_MS;
+      continue;
+    }
+    if (progress.status === 'stopped' || progress.status === 'awaiting-approval') {
+      // A cap's stop prints the cap to resume with once the launches in flight have reported their cost.
+      const atStop = await settledAtCap(handle, query, progress, (said) => line.say(said));
+      line.end();
+      reportStop(handle, format, atStop);
+      return undefined;
+    }
+    if (format.line && !format.quiet) line.show(await format.line(progress));
   }
+}
 
-  function finish(settled: Settled<WorkflowResultType<W>>): void {
-    progressLine.end();
-    if ('value' in settled) {
-      const { text, status, next } = format.result(settled.value);
-      const exitCode = status === 'exhausted' ? 2 : 0;
-      if (format.json) {
-        const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
-        printJson('run-outcome', 1, {
-          workflowId: handle.workflowId,
-          ...(typeof runId === 'string' && { runId }),
-          status,
-          exitCode,
-          ...(next !== undefined && { next }),
-          result: settled.value,
-        } satisfies RunOutcome);
-      } else {
-        process.stdout.write(`${shown(text)}\n`);
-      }
-      if (exitCode !== 0) process.exitCode = exitCode;
-      return;
-    }
-    const { error } = settled;
-    if (error instanceof UserError) throw error;
-    if (error instanceof WorkflowFailedError) {
-      const own = format.failure?.(error);
-      if (own) {
-        if (format.json)
-          printJson('run-outcome', 1, {
-            workflowId: handle.workflowId,
-            status: 'failed',
-            exitCode: own.exitCode,
-            message: rootMessage(error),
-            ...(own.json !== undefined && { result: own.json }),
-          } satisfies RunOutcome);
-        else process.stdout.write(`${shown(own.text)}\n`);
-        if (own.exitCode !== 0) process.exitCode = own.exitCode;
-        return;
-      }
-    }
-    const failure = failureMessage(handle.workflowId, error);
-    if (format.json)
-      printJson('run-outcome', 1, { workflowId: handle.workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
-    throw new UserError(failure.message);
+/** An outcome on stdout, as text or (`--json`) as its `run-outcome` document; its exit code, when not 0, is the process's. */
+function report(json: boolean | undefined, outcome: RunOutcome, text: string): void {
+  if (json) printJson('run-outcome', 1, outcome);
+  else process.stdout.write(`${shown(text)}\n`);
+  if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode;
+}
+
+/** A stop the run waits in (`stopped`, `awaiting-approval`): the stop with its one next command, exit 2; `message` says why it still waits. */
+export function reportStop<P extends LifecycleProgress>(
+  handle: WorkflowHandle,
+  format: Pick<FollowFormat<P, unknown>, 'json' | 'next' | 'stopped'>,
+  progress: P,
+  message?: string,
+): void {
+  const next = format.next?.(progress);
+  const status = progress.status as 'stopped' | 'awaiting-approval';
+  const outcome: RunOutcome = {
+    workflowId: handle.workflowId,
+    runId: progress.runId,
+    status,
+    exitCode: 2,
+    ...(next !== undefined && { next }),
+    stops: progress.stops,
+  };
+  report(format.json, { ...outcome, ...(message !== undefined && { message }), progress }, format.stopped(progress));
+}
+
+/** How the run closed: its result (exit 0, or 2 exhausted), a failure the command reads as its own, or a failure (exit 1, thrown). */
+function reportResult<W extends Workflow, P extends LifecycleProgress>(
+  handle: WorkflowHandle<W>,
+  format: FollowFormat<P, WorkflowResultType<W>>,
+  settled: Settled<WorkflowResultType<W>>,
+): void {
+  const workflowId = handle.workflowId;
+  if ('value' in settled) {
+    const { text, status, next } = format.result(settled.value);
+    const runId = (settled.value as { runId?: unknown } | undefined)?.runId;
+    const outcome = { workflowId, ...(typeof runId === 'string' && { runId }), status, exitCode: status === 'exhausted' ? 2 : 0 } as const;
+    return report(format.json, { ...outcome, ...(next !== undefined && { next }), result: settled.value }, text);
   }
+  const { error } = settled;
+  if (error instanceof UserError) throw error;
+  const own = error instanceof WorkflowFailedError ? format.failure?.(error) : undefined;
+  if (own) {
+    const outcome: RunOutcome = { workflowId, status: 'failed', exitCode: own.exitCode, message: rootMessage(error as WorkflowFailedError) };
+    return report(format.json, { ...outcome, ...(own.json !== undefined && { result: own.json }) }, own.text);
+  }
+  const failure = failureMessage(workflowId, error);
+  if (format.json) printJson('run-outcome', 1, { workflowId, status: failure.status, exitCode: 1, message: failure.message } satisfies RunOutcome);
+  throw new UserError(failure.message);
 }

@@ -10,15 +10,14 @@ import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import { selectProfile, type Profile } from '../../../harness/profiles.js';
 import { readResultFile } from '../../../review/result-file.js';
-import { drawSample } from '../../../review/compare/sample.js';
 import { COMPARE_RUN_FILE, parseRoute, RESULTS_ROUTE, type CompareRunFile, type CompareSample, type RouteVerdict } from '../../../review/compare/types.js';
 import type { CompareInput, PreparedCompare, PreparedRoute } from '../../../review/compare/run-types.js';
 import { routeVerdict } from '../../../review/compare/verdict-record.js';
-import { gatePatterns, selectMatching } from '../../../review/reviewable.js';
-import { selectPairs, type PairStatus } from '../../../review/status.js';
+import { comparePairs } from '../../../review/run-pairs.js';
+import type { PairStatus } from '../../../review/status.js';
 import { badInput } from '../sweep/inputs.js';
 import { batchFile, problemsFile, profilesFile, runDirOf } from '../sweep/run-dir.js';
-import { bundleSizes, planUnits } from '../sweep/units.js';
+import { unitsOf } from '../sweep/prepare.js';
 import { askRunIdOf, compareRunDir, sampleFile } from './run-dir.js';
 import { writeVerdicts } from './verdicts.js';
 
@@ -34,33 +33,11 @@ function profiles(input: CompareInput): { all: Map<string, Profile>; source: str
   }
 }
 
-/** The KB's pairs the sample may take, limited by the note and criterion globs; report criteria are left out by the sample. */
-async function candidatePairs(input: CompareInput): Promise<PairStatus[]> {
-  try {
-    const pairs = await selectPairs(input.checkout, { notes: input.notes, criteria: ['gates', 'types', 'collections'] });
-    return selectMatching(
-      pairs,
-      gatePatterns(input.criteria),
-      (pair) => pair.criterion,
-      'criterion of the selected notes',
-      "name a gate ID (`prose/*`, a lens) or a type spec's or COLLECTION.md's KB path",
-    );
-  } catch (error) {
-    throw badInput((error as Error).message);
-  }
-}
-
 /** The `results` route: each sampled pair's fresh result file, as a verdict (its executor is its profile's harness where the profile is known). */
-async function resultsVerdicts(
-  input: CompareInput,
-  sample: CompareSample,
-  pairs: Map<string, PairStatus>,
-  known: Map<string, Profile>,
-): Promise<RouteVerdict[]> {
+async function resultsVerdicts(input: CompareInput, sampled: readonly PairStatus[], known: Map<string, Profile>): Promise<RouteVerdict[]> {
   const verdicts: RouteVerdict[] = [];
-  for (const pair of sample.pairs) {
-    const status = pairs.get(`${pair.note}\0${pair.criterion}`);
-    if (status?.status !== 'fresh') continue;
+  for (const pair of sampled) {
+    if (pair.status !== 'fresh') continue;
     const read = await readResultFile(input.checkout, pair.note, pair.criterion);
     if (!read.ok || read.record.outcome === 'report') continue;
     const { record } = read;
@@ -113,20 +90,9 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
     (text) => JSON.parse(text) as CompareSample,
     () => undefined,
   );
-  const pairs = await candidatePairs(input);
-  const byPair = new Map(pairs.map((pair) => [`${pair.note}\0${pair.criterion}`, pair]));
-  const sample =
-    drawn ??
-    drawSample(
-      pairs.map((pair) => ({
-        note: pair.note,
-        criterion: pair.criterion,
-        kind: pair.kind === 'gate' ? `gate:${pair.lens ?? ''}` : pair.kind,
-        report: pair.reportCriterion,
-        ...(pair.result && { recorded: pair.result.outcome }),
-      })),
-      { seed: input.seed, size: input.size, perCriterionMin: input.perCriterionMin, criteria: input.criteria, notes: input.notes },
-    );
+  const { sample, pairs: sampled } = await comparePairs(input, drawn).catch((error: Error) => {
+    throw badInput(error.message);
+  });
   if (sample.pairs.length === 0)
     throw badInput(
       `${input.notes.join(' ') || 'every note'} × ${input.criteria.join(' ') || 'every criterion'}: no (note, criterion) pair to compare (report criteria are never compared)`,
@@ -137,10 +103,9 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   await writeFileAtomic(join(runDir, COMPARE_RUN_FILE), `${JSON.stringify(run, null, 2)}\n`);
   Context.current().heartbeat({ sampled: sample.pairs.length });
 
-  const sampled = sample.pairs.map((pair) => byPair.get(`${pair.note}\0${pair.criterion}`)).filter((pair): pair is PairStatus => pair !== undefined);
   const prepared: PreparedRoute[] = [];
   for (const route of asked) {
-    const units = planUnits(sampled, route.grouping, route.grouping === 'bundle' ? await bundleSizes(input.checkout, sampled) : undefined);
+    const units = await unitsOf(input.checkout, sampled, route.grouping);
     const askRunId = askRunIdOf(input.runId, route.name);
     const askDir = runDirOf(input.checkout, askRunId);
     const batches = Math.ceil(units.length / COMPARE_BATCH_SIZE);
@@ -153,7 +118,7 @@ export async function prepareCompare(input: CompareInput): Promise<PreparedCompa
   }
   const read: PreparedCompare['read'] = [];
   if (routes.some((route) => route.name === RESULTS_ROUTE)) {
-    const verdicts = await resultsVerdicts(input, sample, byPair, all);
+    const verdicts = await resultsVerdicts(input, sampled, all);
     await writeVerdicts(runDir, RESULTS_ROUTE, verdicts);
     read.push({ route: RESULTS_ROUTE, pairs: verdicts.length });
   }

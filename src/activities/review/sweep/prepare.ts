@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
 import { defaultSweepBatchSize, defaultSweepConcurrency, isApiHarness, selectProfile, type Profile } from '../../../harness/profiles.js';
-import { selectPairs, type PairStatus } from '../../../review/status.js';
-import type { PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
+import { sweepPairs } from '../../../review/run-pairs.js';
+import type { PairStatus } from '../../../review/status.js';
+import type { Grouping, PreparedSweep, SweepInput, SweepUnit } from '../../../review/sweep-types.js';
 import { adoptAnswersOf } from './answers.js';
 import { badInput } from './inputs.js';
 import { readProblems } from './problems.js';
@@ -31,10 +32,14 @@ function resolveProfile(input: SweepInput): { profile: Profile; profiles: Map<st
   }
 }
 
+/** Pairs planned into units of the grouping, a bundle within its size cap: the one plan of a sweep, a compare route and their estimates. */
+export async function unitsOf(checkout: string, pairs: PairStatus[], grouping: Grouping): Promise<SweepUnit[]> {
+  return planUnits(pairs, grouping, grouping === 'bundle' ? await bundleSizes(checkout, pairs) : undefined);
+}
+
 /** The units of each chosen profile planned apart (a bundle never mixes profiles); a unit of another profile names it and keys apart. */
 async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: SweepRouting | undefined): Promise<{ units: SweepUnit[]; chosen: string[] }> {
-  const plan = async (some: PairStatus[]) => planUnits(some, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, some) : undefined);
-  if (routing === undefined) return { units: await plan(pairs), chosen: [] };
+  if (routing === undefined) return { units: await unitsOf(input.checkout, pairs, input.grouping), chosen: [] };
   const profileOf = new Map(routing.choices.map((choice) => [choice.criterion, choice.profile]));
   const groups = new Map<string, PairStatus[]>();
   for (const pair of pairs) {
@@ -43,9 +48,23 @@ async function routedUnits(input: SweepInput, pairs: PairStatus[], routing: Swee
   }
   const units: SweepUnit[] = [];
   for (const [name, some] of groups) {
-    for (const unit of await plan(some)) units.push(name === input.profile ? unit : { ...unit, key: `${unit.key}.via-${name}`, profile: name });
+    for (const unit of await unitsOf(input.checkout, some, input.grouping))
+      units.push(name === input.profile ? unit : { ...unit, key: `${unit.key}.via-${name}`, profile: name });
   }
   return { units, chosen: [...groups.keys()].filter((name) => name !== input.profile) };
+}
+
+/**
+ * A sweep's units in the order it asks them, and its concurrency: on a model API each unit's cached
+ * prefix is chosen and units sharing one run together (docs/harnesses.md, "Prompt caching"). A sweep
+ * whose criteria were routed to other profiles keeps its units as planned: the prefixes are planned for
+ * one profile's requests. The estimate plans the same way, unrouted.
+ */
+export async function sweepUnits(input: SweepInput, pairs: PairStatus[], profile: Profile, routing?: SweepRouting) {
+  const { units: planned, chosen } = await routedUnits(input, pairs, routing);
+  const prefixed = chosen.length === 0 && isApiHarness(profile.harness) ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
+  const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
+  return { units: prefixed ? orderForCache(prefixed.units, concurrency) : planned, chosen, concurrency, cache: prefixed?.report };
 }
 
 /** Selects the stale and missing pairs (or a finished sweep's problem pairs) and writes them, in batches, to the run directory. */
@@ -59,14 +78,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   const runDir = runDirOf(input.checkout, input.runId);
   let pairs: PairStatus[];
   try {
-    // An input recorded without `criteria` began when sweeps asked gates only: it still selects gates only.
-    const selected = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
-    if (input.retryOf) {
-      const wanted = new Set((await readProblems(runDirOf(input.checkout, input.retryOf))).map((problem) => `${problem.note}\0${problem.criterion}`));
-      pairs = selected.filter((pair) => wanted.has(`${pair.note}\0${pair.criterion}`) && pair.status !== 'fresh');
-    } else {
-      pairs = selected.filter((pair) => pair.status !== 'fresh');
-    }
+    pairs = (await sweepPairs(input, input.retryOf ? await readProblems(runDirOf(input.checkout, input.retryOf)) : undefined)).asked;
   } catch (error) {
     throw badInput((error as Error).message);
   }
@@ -78,13 +90,7 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
     grouping: input.grouping,
     criteria: pairs.map((pair) => pair.criterion),
   });
-  const { units: planned, chosen } = await routedUnits(input, pairs, routing);
-  // A model API caches a request's shared prefix: each unit's is chosen, and units sharing one run together (docs/harnesses.md, "Prompt caching").
-  // A sweep whose criteria were routed to other profiles keeps its units as planned: the prefixes are planned for one profile's requests.
-  const prefixed = chosen.length === 0 && isApiHarness(profile.harness) ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
-  const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
-  const units = prefixed ? orderForCache(prefixed.units, concurrency) : planned;
-  const cache = prefixed?.report;
+  const { units, chosen, concurrency, cache } = await sweepUnits(input, pairs, profile, routing);
   const batchSize = input.batchSize ?? defaultSweepBatchSize(profile.harness);
   const batches = Math.ceil(units.length / batchSize);
   await mkdir(runDir, { recursive: true });
@@ -95,8 +101,8 @@ export async function prepareSweep(input: SweepInput & { runId: string }): Promi
   for (let batch = 0; batch < batches; batch++) {
     await writeFileAtomic(batchFile(runDir, batch), JSON.stringify(units.slice(batch * batchSize, (batch + 1) * batchSize)));
   }
-  // A note-first pair on Anthropic offers its note's tools, one per criterion: each capture reads its note's list.
-  await writeNoteTools(runDir, prefixed ? units : [], profile.harness);
+  // A note-first pair on Anthropic offers its note's tools, one per criterion: each capture reads its note's list (units planned without prefixes have none).
+  await writeNoteTools(runDir, units, profile.harness);
   await writeFileAtomic(problemsFile(runDir), '');
   await rm(staleOnArrivalFile(runDir), { force: true });
   const others = chosen.flatMap((name) => (profiles.has(name) ? [[name, profiles.get(name) as Profile] as const] : []));

@@ -9,27 +9,19 @@ import { join } from 'node:path';
 import { cachedPrefixTokens, outcomesOf, requestParts, reviewInstruction, toolTokens, type ReviewCriterion } from '../../../harness/executors/api-request.js';
 import { batchesChosen } from '../../../harness/batches/batch-contract.js';
 import { loadProfiles, profilesSource } from '../../../harness/load-profiles.js';
-import {
-  defaultSweepBatchSize,
-  defaultSweepConcurrency,
-  isApiHarness,
-  ProfileError,
-  selectProfile,
-  type HarnessName,
-  type Profile,
-} from '../../../harness/profiles.js';
+import { defaultSweepBatchSize, isApiHarness, ProfileError, selectProfile, type HarnessName, type Profile } from '../../../harness/profiles.js';
 import { estimateTokens, minimumCacheableTokens } from '../../../harness/prompt-cache.js';
-import { drawSample } from '../../../review/compare/sample.js';
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
 import type { CompareInput } from '../../../review/compare/run-types.js';
-import { gatePatterns, selectMatching } from '../../../review/reviewable.js';
+import { CRITERION_SELECTIONS } from '../../../review/criteria.js';
+import { comparePairs, sweepPairs } from '../../../review/run-pairs.js';
 import { ReviewError } from '../../../review/errors.js';
 import { UserError } from '../../shared/errors.js';
 import { readResultFile } from '../../../review/result-file.js';
 import { selectPairs, type PairStatus } from '../../../review/status.js';
 import type { SweepInput, SweepUnit } from '../../../review/sweep-types.js';
-import { noteToolLists, planCachePrefixes } from '../../../activities/review/sweep/cache-prefix.js';
-import { bundleSizes, orderForCache, planUnits } from '../../../activities/review/sweep/units.js';
+import { noteToolLists } from '../../../activities/review/sweep/cache-prefix.js';
+import { sweepUnits, unitsOf } from '../../../activities/review/sweep/prepare.js';
 import { COMPARE_BATCH_SIZE } from '../../../activities/review/compare/prepare.js';
 import {
   API_OUTPUT_DEFAULT,
@@ -125,7 +117,7 @@ async function recordedTokens(checkout: string, pairs: readonly PairStatus[], pr
 }
 
 /** Every pair of the KB, for the results recorded anywhere in it (the selection's own notes may have none yet). */
-const everyPair = (checkout: string) => selectPairs(checkout, { criteria: ['gates', 'types', 'collections'] });
+const everyPair = (checkout: string) => selectPairs(checkout, { criteria: CRITERION_SELECTIONS });
 
 /** One route's estimate over the units it would ask, in the order it would ask them. */
 async function routeEstimate(
@@ -166,14 +158,7 @@ export const sweepEstimate = (input: SweepInput): Promise<Estimate> => refusedAs
 
 async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
   const profile = profileOf(input.checkout, input.profile, input.profilesFile);
-  const all = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
-  const pairs = all.filter((pair) => pair.status !== 'fresh');
-  const planned = planUnits(pairs, input.grouping, input.grouping === 'bundle' ? await bundleSizes(input.checkout, pairs) : undefined);
-  const api = isApiHarness(profile.harness);
-  const prefixed = api ? await planCachePrefixes(input.checkout, planned, profile) : undefined;
-  // The units in flight: `--concurrency`, else the profile's default, as the sweep takes it.
-  const concurrency = input.concurrency ?? defaultSweepConcurrency(profile.harness);
-  const units = prefixed ? orderForCache(prefixed.units, concurrency) : planned;
+  const { units, concurrency } = await sweepUnits(input, (await sweepPairs(input)).asked, profile);
   const batch = batchesChosen(input.batch, profile.harness, units.length);
   const route = routeOf(profile.name, profile, input.grouping, batch, concurrency, input.batchSize ?? defaultSweepBatchSize(profile.harness));
   return {
@@ -186,32 +171,14 @@ async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
 export const compareEstimate = (input: Omit<CompareInput, 'runId'>): Promise<Estimate> => refusedAsUserError(() => compareEstimateOf(input));
 
 async function compareEstimateOf(input: Omit<CompareInput, 'runId'>): Promise<Estimate> {
-  const pairs = selectMatching(
-    await selectPairs(input.checkout, { notes: input.notes, criteria: ['gates', 'types', 'collections'] }),
-    gatePatterns(input.criteria),
-    (pair) => pair.criterion,
-    'criterion of the selected notes',
-    "name a gate ID (`prose/*`, a lens) or a type spec's or COLLECTION.md's KB path",
-  );
-  const byPair = new Map(pairs.map((pair) => [`${pair.note}\0${pair.criterion}`, pair]));
-  const sample = drawSample(
-    pairs.map((pair) => ({
-      note: pair.note,
-      criterion: pair.criterion,
-      kind: pair.kind === 'gate' ? `gate:${pair.lens ?? ''}` : pair.kind,
-      report: pair.reportCriterion,
-      ...(pair.result && { recorded: pair.result.outcome }),
-    })),
-    { seed: input.seed, size: input.size, perCriterionMin: input.perCriterionMin, criteria: input.criteria, notes: input.notes },
-  );
-  const sampled = sample.pairs.map((pair) => byPair.get(`${pair.note}\0${pair.criterion}`)).filter((pair): pair is PairStatus => pair !== undefined);
+  const { pairs: sampled } = await comparePairs(input);
   const routes: RouteEstimate[] = [];
   const every = await everyPair(input.checkout);
   for (const name of input.routes.filter((route) => route !== RESULTS_ROUTE)) {
     const parsed = parseRoute(name);
     if (typeof parsed === 'string') throw new Error(parsed);
     const profile = profileOf(input.checkout, parsed.profile, input.profilesFile);
-    const units = planUnits(sampled, parsed.grouping, parsed.grouping === 'bundle' ? await bundleSizes(input.checkout, sampled) : undefined);
+    const units = await unitsOf(input.checkout, sampled, parsed.grouping);
     // A route's units run in child batches of COMPARE_BATCH_SIZE, each at the run's concurrency.
     const route = routeOf(parsed.name, profile, parsed.grouping, parsed.batch, input.concurrency, COMPARE_BATCH_SIZE);
     routes.push(await routeEstimate(input.checkout, route, profile, units, await recordedTokens(input.checkout, every, profile)));

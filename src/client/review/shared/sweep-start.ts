@@ -8,21 +8,18 @@ import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@tem
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace, isPlace } from '../../../checkout/index.js';
 import { ReviewError } from '../../../review/errors.js';
-import { selectPairs } from '../../../review/status.js';
+import { sweepPairs } from '../../../review/run-pairs.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
 import { namespacedIdentity, sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 import { startingAttributes, TASK_QUEUE } from '../../../search-attributes.js';
 import { gateSweep, progressQuery, resumeUpdate } from '../../../workflows/gate-sweep.js';
 import { UserError } from '../../shared/errors.js';
-import { follow, type RunOutcome } from '../../shared/follow.js';
+import { follow, reportStop } from '../../shared/follow.js';
 import { checkSweepLaunches } from '../../shared/input-checks.js';
-import { printJson } from '../../shared/json-output.js';
 import { portable, warnUnheld } from '../../shared/checkout.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
-import { nextStep } from '../../shared/stop-format.js';
-import { formatStop, sweepFormat } from './sweep-format.js';
-import { sweepNext } from '../../../runs/run-commands.js';
+import { formatStop, sweepFormat, sweepNextCommand } from './sweep-format.js';
 
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
@@ -33,34 +30,29 @@ import { sweepNext } from '../../../runs/run-commands.js';
 export async function checkSweepInput(input: SweepInput): Promise<void> {
   checkSweepLaunches(input);
   if (input.retryOf !== undefined) return;
-  try {
-    const pairs = await selectPairs(input.checkout, { notes: input.notes, gates: input.gates, criteria: input.criteria ?? ['gates'] });
-    if (pairs.length === 0)
-      throw new UserError(
-        `${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input)}: selects no (note, criterion) pair; nothing to sweep`,
-      );
-  } catch (error) {
-    if (error instanceof ReviewError) throw new UserError(error.message);
-    throw error;
-  }
+  const { selected } = await sweepPairs(input).catch((error: unknown) => {
+    throw error instanceof ReviewError ? new UserError(error.message) : error;
+  });
+  if (selected === 0)
+    throw new UserError(
+      `${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input.criteria)}: selects no (note, criterion) pair; nothing to sweep`,
+    );
 }
+
+/** Gates alone is what every sweep asked before kinds were chosen: such a sweep keeps the identity (and run ID) and the words it had. */
+const gatesOnly = (kinds: SweepOptions['criteria']) => kinds.length === 1 && kinds[0] === 'gates';
 
 /** The options that make two sweeps "the same command" (on one namespace: another namespace's same command is another sweep). */
 export function sweepIdentity(input: SweepOptions & { checkout: string }, namespace = 'default'): string {
   const identity: unknown[] = [input.checkout, [...input.notes].sort(), [...input.gates].sort(), input.grouping, input.profile, input.retryOf ?? null];
-  // Gates only is what every sweep asked before kinds were chosen: those keep the identity (and run ID) they had.
-  const kinds = input.criteria ?? ['gates'];
-  if (kinds.length !== 1 || kinds[0] !== 'gates') identity.push([...kinds].sort());
+  if (!gatesOnly(input.criteria)) identity.push([...input.criteria].sort());
   // A namespace other than `default` is part of the identity, so two namespaces' sweeps never share a run directory.
   identity.push(...namespacedIdentity(namespace));
   return JSON.stringify(identity);
 }
 
 /** ` (types, collections)` when a sweep asks other kinds than gates alone, for its one-line messages. */
-function criteriaNote(input: SweepOptions): string {
-  const kinds = input.criteria ?? ['gates'];
-  return kinds.length === 1 && kinds[0] === 'gates' ? '' : ` (${kinds.join(', ')})`;
-}
+const criteriaNote = (kinds: SweepOptions['criteria']) => (gatesOnly(kinds) ? '' : ` (${kinds.join(', ')})`);
 
 /**
  * A sweep's run ID is its identity: the checkout's ID and a digest of the selection (notes, gates,
@@ -77,7 +69,7 @@ export function sweepRunId(input: SweepOptions & { checkout: string }, checkout:
 export function sweepSubject(input: SweepInput): string {
   return input.retryOf
     ? `retry of ${input.retryOf}`
-    : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input)}`;
+    : `${input.notes.join(' ') || 'all notes'} × ${input.gates.join(' ') || 'all gates'}${criteriaNote(input.criteria)}`;
 }
 
 /** A sweep's parameters for the Web UI's static details (a schedule's sweeps carry them in its action). */
@@ -86,7 +78,7 @@ export function sweepDetails(title: string, input: SweepInput, extra: ReadonlyAr
     ['checkout', input.checkout],
     ['notes', input.notes.join(' ') || 'every reviewable note'],
     ['gates', input.gates.join(' ') || 'every gate'],
-    ['criteria', (input.criteria ?? ['gates']).join(', ')],
+    ['criteria', input.criteria.join(', ')],
     ['retry of', input.retryOf],
     ['grouping', input.grouping],
     ['profile', input.profile],
@@ -121,37 +113,18 @@ export async function startSweep(client: Client, given: SweepInput & { runId: st
  * nothing to a running one; then follows it. A refused resume (a spend-limit stop without a higher
  * cap) is a stop still: exit 2 with its one next command.
  */
-export async function resumeAndFollow(
-  client: Client,
-  handle: WorkflowHandle<typeof gateSweep>,
-  maxCostUsd?: number,
-  options: { json?: boolean } = {},
-): Promise<void> {
+export async function resumeAndFollow(client: Client, handle: WorkflowHandle<typeof gateSweep>, maxCostUsd: number | undefined, json: boolean): Promise<void> {
   const progress = await handle.query(progressQuery).catch(() => undefined);
-  if (progress?.status === 'stopped') {
-    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
-    const refused = await sendResume(handle, resumeUpdate, maxCostUsd);
-    if (refused !== undefined) {
-      if (!options.json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
-      const next = nextStep(progress.stops, progress.status, sweepNext(progress.runId), progress.spend)?.command;
-      printJson('run-outcome', 1, {
-        workflowId: handle.workflowId,
-        runId: progress.runId,
-        status: 'stopped',
-        exitCode: 2,
-        ...(next !== undefined && { next }),
-        stops: progress.stops,
-        message: `not resumed: ${refused}`,
-        progress,
-      } satisfies RunOutcome);
-      process.stderr.write(`commonplace: ${handle.workflowId} not resumed: ${refused}\n`);
-      process.exitCode = 2;
-      return;
-    }
-  } else {
+  if (progress?.status !== 'stopped') {
     process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);
+    return followSweep(client, handle, { json });
   }
-  await followSweep(client, handle, options);
+  process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((stop) => stop.kind).join(', ')})\n`);
+  const refused = await sendResume(handle, resumeUpdate, maxCostUsd);
+  if (refused === undefined) return followSweep(client, handle, { json });
+  if (!json) throw new UserError(`${formatStop(progress)}\n  not resumed: ${refused}`, 2);
+  reportStop(handle, { json, next: sweepNextCommand, stopped: formatStop }, progress, `not resumed: ${refused}`);
+  process.stderr.write(`commonplace: ${handle.workflowId} not resumed: ${refused}\n`);
 }
 
 /** Follows a sweep to its close or stop (exit 0 completed, 2 stopped or exhausted, 1 failed). */

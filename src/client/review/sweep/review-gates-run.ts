@@ -1,7 +1,6 @@
 /** The actions of `review run gates` and `review retry`: their options read once, then a sweep started, resumed or attached to, and followed. */
 import { memoFromWords } from '../../../place-words.js';
-import type { Client } from '@temporalio/client';
-import { z } from 'zod';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { SweepInput } from '../../../review/sweep-types.js';
 import type { gateSweep } from '../../../workflows/gate-sweep.js';
 import { CommonplaceKind } from '../../../search-attributes.js';
@@ -11,9 +10,8 @@ import { connectClient } from '../../shared/connection.js';
 import { requireSearchAttributes } from '../../shared/preflight.js';
 import { UserError } from '../../shared/errors.js';
 import { printJson } from '../../shared/json-output.js';
-import { maxCostOption, parseOptions } from '../../shared/options.js';
 import { rendered as shown } from '../../shared/render-paths.js';
-import { parseSweepCommand, SWEEP_FIELDS, type SweepCommandOptions } from './sweep-request.js';
+import { parseGatesCommand, type Following, type RunGatesOptions } from './sweep-request.js';
 import { checkSweepInput, followSweep, resumeAndFollow, startSweep, sweepRunId } from '../shared/sweep-start.js';
 import { describeCommand, runnable } from '../../shared/command-line.js';
 import { describeOrRefuse } from '../../shared/run-errors.js';
@@ -22,16 +20,11 @@ import { runCommand } from '../../../runs/run-commands.js';
 import { sweepEstimate } from '../shared/estimate-inputs.js';
 import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 
-export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean; estimate?: boolean };
 export interface RetryOptions {
   profile?: string;
   kb?: string;
   json?: boolean;
 }
-
-/** `review run gates` reads `--max-cost` first; with `--resume`, the cap is all it reads. */
-const GATES_FIELDS = Object.assign({ maxCost: maxCostOption }, SWEEP_FIELDS);
-const RESUME_FIELDS = z.object({ maxCost: maxCostOption });
 
 /** The open sweeps of one checkout (others' sweeps on the namespace never block it). */
 async function openSweeps(client: Client, checkout: string): Promise<{ workflowId: string; identity: string | undefined }[]> {
@@ -45,13 +38,15 @@ async function openSweeps(client: Client, checkout: string): Promise<{ workflowI
 
 /** `review run gates`: bad input is refused before the server is asked anything; then start, resume or attach, and follow. */
 export async function runGates(options: RunGatesOptions): Promise<void> {
-  if (options.resume !== undefined && options.estimate)
-    throw new UserError('--estimate estimates a sweep before it starts: give it the options of a new sweep, without --resume');
-  if (options.resume !== undefined) return resumeGates(options.resume, parseOptions(RESUME_FIELDS, options).maxCost, options);
-  const input = parseSweepCommand(options, {}, GATES_FIELDS);
-  const maxCostUsd = input.maxCostUsd;
+  const request = parseGatesCommand(options);
+  return request.resume === undefined
+    ? startGates(request.input, request.estimate, request)
+    : resumeGates(request.resume, request.maxCostUsd, request.kb, request);
+}
+
+async function startGates(input: SweepInput, estimate: boolean, following: Following): Promise<void> {
   await checkSweepInput(input);
-  if (options.estimate) return printEstimate(await sweepEstimate(input), options.json);
+  if (estimate) return printEstimate(await sweepEstimate(input), following.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await knownCheckoutId(input.checkout);
@@ -74,32 +69,30 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
   if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input))}\n`);
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
-  if (open) return resumeAndFollow(client, handle, maxCostUsd, options);
+  if (open) return resumeAndFollow(client, handle, input.maxCostUsd, following.json);
   process.stderr.write(`started ${handle.workflowId}; watch it at the Web UI or with: ${await describeCommand(handle.workflowId)}\n`);
-  if (options.detach) {
-    if (options.json) printJson('sweep-started', 1, { runId, workflowId: handle.workflowId, next: runCommand.sweepResume(runId) });
-    return;
-  }
-  await followSweep(client, handle, options);
+  return followOrDetach(client, handle, runId, following);
 }
 
 /** `review run gates --resume RUN`: a running sweep resumes or is attached to; a closed one starts again on its stale pairs. */
-async function resumeGates(resume: string, maxCostUsd: number | undefined, options: RunGatesOptions): Promise<void> {
-  await knowCheckoutHere(options.kb);
+async function resumeGates(resume: string, maxCostUsd: number | undefined, kb: string | undefined, following: Following): Promise<void> {
+  await knowCheckoutHere(kb);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(resume));
   const described = await describeOrRefuse(handle, `sweep ${resume}`);
-  if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, options);
+  if (described.status.name === 'RUNNING') return resumeAndFollow(client, handle, maxCostUsd, following.json);
   const recorded = memoFromWords(described.memo?.input as SweepInput | undefined);
   if (!recorded) throw new UserError(`sweep ${resume} has no recorded input to start again from`);
   process.stderr.write(`sweep ${resume} is ${described.status.name.toLowerCase()}; starting it again on its remaining stale pairs\n`);
   const again = await startSweep(client, { ...recorded, runId: resume, ...(maxCostUsd !== undefined && { maxCostUsd }) });
-  if (options.detach) {
-    if (options.json) printJson('sweep-started', 1, { runId: resume, workflowId: again.workflowId, next: runCommand.sweepResume(resume) });
-    return;
-  }
-  return followSweep(client, again, options);
+  return followOrDetach(client, again, resume, following);
+}
+
+/** Follows the sweep to its end, or with `--detach` returns at once (with `--json`, saying how to resume it). */
+async function followOrDetach(client: Client, handle: WorkflowHandle<typeof gateSweep>, runId: string, { detach, json }: Following): Promise<void> {
+  if (!detach) return followSweep(client, handle, { json });
+  if (json) printJson('sweep-started', 1, { runId, workflowId: handle.workflowId, next: runCommand.sweepResume(runId) });
 }
 
 /**
@@ -138,5 +131,5 @@ export async function runRetry(run: string, options: RetryOptions): Promise<void
   const runId = sweepRunId(retry, checkout, client.options.namespace);
   const handleOfRetry = await startSweep(client, { ...retry, runId });
   process.stderr.write(`started ${handleOfRetry.workflowId}, re-asking the problem pairs of ${run}\n`);
-  await followSweep(client, handleOfRetry, options);
+  await followSweep(client, handleOfRetry, { json: options.json ?? false });
 }

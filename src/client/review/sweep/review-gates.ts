@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
-import type { RetryOptions, RunGatesOptions } from './review-gates-run.js';
+import type { RetryOptions } from './review-gates-run.js';
+import type { RunGatesOptions } from './sweep-request.js';
 import { sweepOptions } from './sweep-options.js';
 
 /** `commonplace review run gates`: the gate sweep, started, continued or attached to, and followed. */

@@ -1,13 +1,15 @@
 /**
  * A sweep's options read once, at the command's boundary (`review run gates`, `review schedule
  * create`): commander's strings checked by one zod schema into the sweep's input, the checkout
- * resolved once. A bad value is a one-line usage error (exit 1); nothing is asked of the server.
+ * resolved once, and `review run gates`'s own options into one typed request. A bad value is a
+ * one-line usage error (exit 1); nothing is asked of the server.
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { commandSelections } from '../../../review/criteria.js';
 import type { SweepInput } from '../../../review/sweep-types.js';
 import { checkoutRootOf } from '../../shared/checkout.js';
+import { UserError } from '../../shared/errors.js';
 import { flag, maxCostOption, parseOptions, positiveWhole } from '../../shared/options.js';
 
 /** The sweep options as commander hands them (sweep-options.ts registers them). */
@@ -36,7 +38,7 @@ const grouping = z.string().transform((text, context) => {
 });
 
 /** The sweep's fields, in the order their checks run (the first bad one is the message). */
-export const SWEEP_FIELDS = {
+const SWEEP_FIELDS = {
   grouping,
   concurrency: positiveWhole('concurrency').optional(),
   batchSize: positiveWhole('batch-size').optional(),
@@ -90,4 +92,28 @@ export function parseSweepCommand(raw: SweepCommandOptions, extra: Partial<Sweep
     // `--batch` / `--live` as given; otherwise what the command defaults to (a schedule: `auto`), else live.
     ...((options.batch || options.live || extra.batch !== undefined) && { batch: options.batch ? 'always' : options.live ? 'never' : extra.batch }),
   };
+}
+
+export type RunGatesOptions = SweepCommandOptions & { resume?: string; detach?: boolean; estimate?: boolean };
+
+/** How `review run gates` follows what it starts: to its end, or (`--detach`) not at all; as text or `--json`. */
+export interface Following {
+  detach: boolean;
+  json: boolean;
+}
+
+/** What `review run gates` asks: a new sweep (or only its estimate), or the sweep to resume with its new cap. */
+export type GatesRequest = Following &
+  ({ resume: string; maxCostUsd: number | undefined; kb: string | undefined } | { resume?: undefined; input: SweepInput; estimate: boolean });
+
+/** `review run gates` reads `--max-cost` first; with `--resume`, the cap is all it reads. */
+const GATES_FIELDS = Object.assign({ maxCost: maxCostOption }, SWEEP_FIELDS);
+const RESUME_FIELDS = z.object({ maxCost: maxCostOption });
+
+/** The options of `review run gates` as one request. */
+export function parseGatesCommand(raw: RunGatesOptions): GatesRequest {
+  const following = { detach: raw.detach ?? false, json: raw.json ?? false };
+  if (raw.resume === undefined) return { ...following, input: parseSweepCommand(raw, {}, GATES_FIELDS), estimate: raw.estimate ?? false };
+  if (raw.estimate) throw new UserError('--estimate estimates a sweep before it starts: give it the options of a new sweep, without --resume');
+  return { ...following, resume: raw.resume, maxCostUsd: parseOptions(RESUME_FIELDS, raw).maxCost, kb: raw.kb };
 }
