@@ -1,10 +1,9 @@
-import { isJsonObject, type JsonObject } from './json-stream.js';
+import { isJsonObject, str, type JsonObject } from './json-stream.js';
 import type { StreamDialect } from './executor.js';
 import type { LaunchActivity } from './launch-contract.js';
 import { rateLimitInfo, type RateLimitInfo } from './rate-limit.js';
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 const shorten = (text: string, max = 60): string => {
   const line = text.split('\n')[0]?.trim() ?? '';
@@ -31,10 +30,7 @@ const capitalize = (name: string): string => name.charAt(0).toUpperCase() + name
 
 const waitingForNetwork = /waiting for network/i;
 
-/**
- * Follows a harness's event stream while it runs: turns, tool uses, the last tool, tokens so far, an
- * early rate-limit warning, and how long the CLI has said it cannot reach its endpoint.
- */
+/** Follows a harness's event stream while it runs, for heartbeats: turns, tools, tokens, an early rate-limit warning, an unreachable endpoint. */
 export class ActivityTracker {
   private readonly turnIds = new Set<string>();
   private turnCount = 0;

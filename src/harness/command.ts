@@ -6,10 +6,7 @@ export type { CommandLine, LaunchFiles } from './executor.js';
 export { claudeTools } from './executors/claude.js';
 export { codexProviderName } from './executors/codex.js';
 
-/**
- * Builds each harness's unattended command line (its executor's, src/harness/executors/; docs/harnesses.md
- * records the flags checked against each CLI's --help); the profile's own flags come last so they can add to it.
- */
+/** docs/harnesses.md records the flags checked against each CLI's --help; the profile's own come last so they can add to it. */
 export function buildCommandLine(profile: Profile, fakeHarnessPath: string, files: LaunchFiles = {}): CommandLine {
   return cliExecutor(profile.harness).commandLine(profile, fakeHarnessPath, files);
 }

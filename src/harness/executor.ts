@@ -1,12 +1,4 @@
-/**
- * The launch contract as executors: what an executor is given (a `LaunchInput`), what it comes to
- * (a `LaunchResult`, or a `usage-limit` / `launch-exit` failure), and the rule that relaunches it.
- * A profile's `harness:` key names its executor; each executor is one module under `executors/`,
- * registered in `executors/index.ts`. The launch activity (`src/activities/harness/launch.ts`) is the
- * only caller: adding an executor touches no workflow.
- *
- * PURE MODULE: types and constants only; workflows import the relaunch rule and timeouts from here.
- */
+/** The launch contract as executors, one module each under `executors/`: adding one touches no workflow. PURE MODULE: workflows import the relaunch rule. */
 import type { RetryPolicy } from '@temporalio/common';
 import { nonRetryableLaunchErrors, type LaunchActivity, type LaunchInput } from './launch-contract.js';
 import type { HarnessName, Profile } from './profiles.js';
@@ -14,10 +6,7 @@ import type { HarnessReport } from './report.js';
 
 export type { LaunchInput, LaunchResult, LaunchExitDetails, UsageLimitDetails, LaunchErrorType } from './launch-contract.js';
 
-/**
- * The relaunch rule: a launch that fails (`launch-exit`) is relaunched after 30 s, then 120 s; a third
- * failure is final. Usage limits, a missing CLI and bad input are not retried.
- */
+/** A failed launch is relaunched after 30 s, then 120 s; a third failure is final. */
 export const relaunchRule = {
   initialInterval: '30s',
   backoffCoefficient: 4,
@@ -29,13 +18,12 @@ export const relaunchRule = {
 /** How long the server waits for a launch's heartbeat before it gives the attempt up (a dead worker is noticed in seconds). */
 export const launchHeartbeatTimeout = '15s';
 
-/** How often a running launch heartbeats. */
 export const launchHeartbeatIntervalMs = 2000;
 
 /** What a launch's start-to-close timeout allows beyond the profile's own timeout: reading, digesting and reporting. */
 export const launchReportGraceMs = 5 * 60_000;
 
-/** A launch attempt's start-to-close timeout: the profile's timeout (the executor ends the try there) plus the report's grace. */
+/** The executor ends the try at the profile's timeout; the grace is for the report. */
 export function launchStartToCloseMs(profile: Pick<Profile, 'timeoutMs'>): number {
   return profile.timeoutMs + launchReportGraceMs;
 }
@@ -52,19 +40,9 @@ export interface LaunchFiles {
   startupFile?: string;
 }
 
-/** What an executor prepared for one try besides flags: variables over the worker's environment, files it wrote. */
-export interface PreparedTry {
-  env: Record<string, string>;
-  files: LaunchFiles;
-}
-
-/** How an executor's event stream reads, for live heartbeat details (`ActivityTracker`). */
 export type StreamDialect = 'claude' | 'codex' | 'pi';
 
-/**
- * A coding-agent CLI run as a process in the launch directory: the launch activity starts it as a
- * detached, adoptable try, follows its stdout, and reads its report when it ends.
- */
+/** A coding-agent CLI, started as a detached, adoptable process in the launch directory. */
 export interface CliExecutor {
   readonly kind: 'cli';
   readonly name: HarnessName;
@@ -79,9 +57,7 @@ export interface CliExecutor {
   /** Writes what the CLI reads besides flags (a per-launch config directory) under the launch's state directory. */
   prepare?(profile: Profile, where: { dir: string; stateDir: string; processEnv: NodeJS.ProcessEnv }): Promise<Record<string, string>>;
   readonly dialect: StreamDialect;
-  /** Reads the CLI's standard output in its own format. */
   report(stdout: string): HarnessReport;
-  /** What a usage-limit notice of this CLI looks like. */
   readonly usageLimitPatterns: readonly RegExp[];
   /** Whether the CLI reports errors as JSON event lines (`"type":"error"`), searched for notices beside the model's own text. */
   readonly errorEvents: boolean;
@@ -94,7 +70,6 @@ export interface ExecutorAnswer {
   usageLimit?: { notice: string; resetAt: string | null };
 }
 
-/** What the launch activity hands a model-API executor for one try. */
 export interface AnswerContext {
   signal: AbortSignal;
   heartbeat: (details: LaunchActivity) => void;
@@ -102,11 +77,7 @@ export interface AnswerContext {
   logDir: string;
 }
 
-/**
- * One request to a model API (Anthropic Messages, OpenAI Responses): no process, no tools; inputs
- * inline, outputs written under the launch directory. The launch activity digests its outputs and
- * returns the same `LaunchResult`; a thrown `launch-exit` is relaunched by the same rule.
- */
+/** One request to a model API: no process, no tools, inputs inline; a thrown `launch-exit` is relaunched by the same rule. */
 export interface ApiExecutor {
   readonly kind: 'api';
   readonly name: HarnessName;

@@ -1,6 +1,8 @@
 export type JsonObject = Record<string, unknown>;
 
 export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function parseObject(text: string): JsonObject | undefined {
   try {
@@ -30,11 +32,7 @@ function objectEnd(text: string, start: number): number {
 /** An object that is an event of its own, not a part of one (a content block also has a `type`). */
 const isEvent = (object: JsonObject): boolean => object.type === 'rate_limit_event' || typeof object.session_id === 'string';
 
-/**
- * Cuts the complete events embedded inside a broken line out of it. Some claude versions write one
- * event (a `rate_limit_event`) into the middle of another event's line; each embedded event stands on
- * its own, and what is left may be the outer event again.
- */
+/** Some claude versions write one event (a `rate_limit_event`) into the middle of another's line: each stands on its own, and the rest may be the outer event. */
 function cutEmbedded(line: string): { embedded: JsonObject[]; rest: string } {
   const embedded: JsonObject[] = [];
   let rest = line;
@@ -55,16 +53,11 @@ function cutEmbedded(line: string): { embedded: JsonObject[]; rest: string } {
   return { embedded, rest };
 }
 
-/**
- * Reads JSON-lines events incrementally (chunks in, objects out), tolerating what the CLIs print around
- * them: banners and warnings are skipped, and an event written into the middle of another line is
- * recovered together with the line it broke, even when the break spans a newline.
- */
+/** Banners and warnings are skipped; an event written into another's line is recovered with the line it broke, even across a newline. */
 export class JsonLineReader {
   private buffer = '';
   private broken: string | undefined;
 
-  /** Feeds a chunk of standard output; returns the events completed by it. */
   push(chunk: string): JsonObject[] {
     this.buffer += chunk;
     const events: JsonObject[] = [];
@@ -105,7 +98,6 @@ export class JsonLineReader {
   }
 }
 
-/** All events of a whole JSON-lines text (see JsonLineReader). */
 export function parseJsonLines(text: string): JsonObject[] {
   const reader = new JsonLineReader();
   return [...reader.push(text), ...reader.end()];

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { isJsonObject as isObject, type JsonObject as Json } from './json-stream.js';
 import type { Profile } from './profiles.js';
 
 export class ProfileEnvError extends Error {
@@ -23,10 +24,7 @@ export function resolveReferences(text: string, where: string, profile: string, 
   });
 }
 
-/**
- * The profile as this worker launches it: `${NAME}` in its env values and base-url replaced by the
- * worker's own variables, so a secret lives only in the worker's environment, never in a workflow input.
- */
+/** `${NAME}` in env values and base-url is the worker's own variable, so a secret lives only in the worker's environment, never in a workflow input. */
 export function resolveProfile(profile: Profile, env: NodeJS.ProcessEnv = process.env): Profile {
   const resolved: Record<string, string> = {};
   for (const [key, value] of Object.entries(profile.env)) resolved[key] = resolveReferences(value, `env ${key}`, profile.name, env);
@@ -36,9 +34,6 @@ export function resolveProfile(profile: Profile, env: NodeJS.ProcessEnv = proces
     ...(profile.baseUrl !== undefined && { baseUrl: resolveReferences(profile.baseUrl, 'base-url', profile.name, env) }),
   };
 }
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 async function readJson(path: string): Promise<Json> {
   try {
@@ -63,11 +58,7 @@ function piProvider(profile: Profile): string {
   return name;
 }
 
-/**
- * Writes a per-launch pi agent directory: every entry of the worker's own (auth.json, extensions, …)
- * linked in, and settings.json and models.json copied with the launch's retry settings and endpoint
- * laid over them. pi has no flags for either, only this directory.
- */
+/** pi has no flags for retries or its endpoint, only its agent directory: the worker's own linked in, settings and models laid over. */
 export async function preparePiAgentDir(profile: Profile, target: string, env: NodeJS.ProcessEnv): Promise<string> {
   const source = userPiAgentDir(env);
   await rm(target, { recursive: true, force: true });
@@ -96,10 +87,7 @@ export async function preparePiAgentDir(profile: Profile, target: string, env: N
   return target;
 }
 
-/**
- * claude --bare offers only Bash, Read and Edit (whatever --tools names), with one-line tool
- * descriptions: a worker is told how to create a file, which Edit does with an empty old_string.
- */
+/** claude --bare offers only Bash, Read and Edit (whatever --tools names): a worker is told how Edit creates a file. */
 export const bareClaudeNote =
   "This session has no Write tool. To create a new file, use Edit with the file's path, an empty old_string, and the whole content as new_string.\n";
 

@@ -1,7 +1,4 @@
-import { isJsonObject } from './json-stream.js';
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+import { isJsonObject, num, str } from './json-stream.js';
 
 export interface RateLimitInfo {
   status: string;

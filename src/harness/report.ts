@@ -1,14 +1,10 @@
-/**
- * What a harness said about its own run (`HarnessReport`, read by each executor from its own output
- * format: src/harness/executors/), and where a usage-limit notice is found in it.
- */
 import type { TokenUsage } from './launch-contract.js';
 import type { RateLimitInfo } from './rate-limit.js';
 
 export { rateLimitInfo, type RateLimitInfo } from './rate-limit.js';
 export type { TokenUsage } from './launch-contract.js';
 
-/** What a harness said about its own run, read from its standard output. */
+/** What a harness said about its own run, each executor reading its own format. */
 export interface HarnessReport {
   /** The model the harness recorded as used; undefined when it reports none (codex) or no request succeeded. */
   model?: string;
@@ -18,7 +14,7 @@ export interface HarnessReport {
   resultText?: string;
   /** An error the harness reported in its structured output: the run failed, whatever its exit code. */
   errorText?: string;
-  /** The last rate-limit state the harness reported (claude stream-json `rate_limit_event`). */
+  /** claude stream-json's last `rate_limit_event`. */
   rateLimit?: RateLimitInfo;
   /** The last `allowed_warning`: a window nearly used up. */
   rateLimitWarning?: RateLimitInfo;
@@ -29,10 +25,7 @@ export interface HarnessReport {
 /** An answer longer than this is a document, not a limit notice, even if it mentions one. */
 const maxNoticeLength = 600;
 
-/**
- * Finds a usage-limit notice in what a harness printed. Claude has been seen to report one as a
- * `success` result with exit 0, so its result text is searched too, but only when it is short.
- */
+/** Claude has reported a limit as a `success` result with exit 0, so a short result text is searched too. */
 export function findUsageLimitIn(
   executor: { usageLimitPatterns: readonly RegExp[]; errorEvents: boolean },
   stdout: string,

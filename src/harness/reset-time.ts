@@ -59,10 +59,7 @@ export interface ResetContext {
   timeZone?: string;
 }
 
-/**
- * Reads the reset time a harness printed with its usage-limit message, in the forms the
- * CLIs have been seen to use; undefined when the text names no time.
- */
+/** The reset time a usage-limit message names, in the forms the CLIs have been seen to print. */
 export function parseResetTime(text: string, context: ResetContext): Date | undefined {
   const now = context.now.getTime();
   const localZone = context.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;

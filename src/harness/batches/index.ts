@@ -1,4 +1,3 @@
-/** The batch API of the provider a model-API profile names; a CLI profile has none (its units are asked live). */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Profile } from '../profiles.js';
 import { anthropicBatches } from './anthropic-batches.js';
@@ -7,7 +6,6 @@ import type { ProviderBatches } from './provider.js';
 
 export type { ProviderBatches, BatchOutcome, BatchRequest } from './provider.js';
 
-/** The provider batches of a profile: `anthropic` (Message Batches) or `openai` (Batch API); any other executor is bad input. */
 export function providerBatchesFor(profile: Profile): ProviderBatches {
   if (profile.harness === 'anthropic') return anthropicBatches(profile);
   if (profile.harness === 'openai') return openaiBatches(profile);

@@ -1,7 +1,7 @@
 /** claude (Claude Code) as an executor: `claude -p` with stream-json output, a permission mode and a tool allowlist. */
 import { ActivityTracker } from '../activity.js';
 import type { CliExecutor } from '../executor.js';
-import { isJsonObject, parseJsonLines, type JsonObject } from '../json-stream.js';
+import { isJsonObject, num, parseJsonLines, str, type JsonObject } from '../json-stream.js';
 import type { Profile } from '../profiles.js';
 import { rateLimitInfo } from '../rate-limit.js';
 import type { HarnessReport } from '../report.js';
@@ -15,18 +15,13 @@ export function claudeTools(profile: Profile): string[] {
   return [...new Set(names)];
 }
 
-type Json = JsonObject;
-const isObject = isJsonObject;
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
 /** claude's output in any of its formats: one `json` result object, a `--verbose` `json` array, or stream-json lines. */
-function claudeEvents(stdout: string): Json[] {
+function claudeEvents(stdout: string): JsonObject[] {
   const trimmed = stdout.trim();
   if (trimmed.startsWith('[')) {
     try {
       const value: unknown = JSON.parse(trimmed);
-      if (Array.isArray(value)) return value.filter(isObject);
+      if (Array.isArray(value)) return value.filter(isJsonObject);
     } catch {
       // Not one array: read it as lines.
     }
@@ -51,12 +46,12 @@ export function claudeReport(stdout: string): HarnessReport {
   tracker.recordTurns(report);
   const result = [...events].reverse().find((event) => event.type === 'result');
   if (!result) return report;
-  const modelUsage = isObject(result.modelUsage) ? result.modelUsage : {};
+  const modelUsage = isJsonObject(result.modelUsage) ? result.modelUsage : {};
   const ranked = Object.entries(modelUsage)
-    .filter((entry): entry is [string, Json] => isObject(entry[1]))
+    .filter((entry): entry is [string, JsonObject] => isJsonObject(entry[1]))
     .sort((a, b) => (num(b[1].costUSD) ?? 0) - (num(a[1].costUSD) ?? 0) || (num(b[1].outputTokens) ?? 0) - (num(a[1].outputTokens) ?? 0));
   if (ranked[0]) report.model = ranked[0][0];
-  const usage = isObject(result.usage) ? result.usage : undefined;
+  const usage = isJsonObject(result.usage) ? result.usage : undefined;
   if (usage) {
     report.usage = {
       inputTokens: num(usage.input_tokens) ?? 0,

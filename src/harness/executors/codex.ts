@@ -1,15 +1,12 @@
 /** codex as an executor: `codex exec --json` in a workspace-write sandbox, the prompt from stdin (`-`). */
 import { ActivityTracker } from '../activity.js';
 import type { CliExecutor } from '../executor.js';
-import { isJsonObject, parseJsonLines } from '../json-stream.js';
+import { isJsonObject, num, parseJsonLines, str } from '../json-stream.js';
 import type { Profile } from '../profiles.js';
 import type { HarnessReport, TokenUsage } from '../report.js';
 
 /** The name codex gets for the provider a profile's `base-url` defines (codex refuses to override its built-in `openai`). */
 export const codexProviderName = 'commonplace';
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** codex `-c` overrides: with a `base-url`, a provider of our own whose own retries can be set (the built-in one's cannot). */
 function codexConfig(profile: Profile): string[] {

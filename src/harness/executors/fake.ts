@@ -1,9 +1,7 @@
 /** The fake harness as an executor: the project's own executable (bin/fake-harness.js), played from a scenario file. */
 import type { CliExecutor } from '../executor.js';
-import { isJsonObject, parseJsonLines } from '../json-stream.js';
+import { isJsonObject, num, parseJsonLines } from '../json-stream.js';
 import type { HarnessReport } from '../report.js';
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 /** The fake harness prints one line {"type":"fake-result", model, usage, cost_usd}, or plays another harness's output. */
 export function fakeReport(stdout: string): HarnessReport {

@@ -1,7 +1,4 @@
-/**
- * The executors a profile's `harness:` key can name: one module each, registered here. Adding one is
- * its module, its row in this table and its name in `harnessNames` (src/harness/profiles.ts).
- */
+/** Adding an executor is its module, its row here and its name in `harnessNames` (src/harness/profiles.ts). */
 import type { Executor } from '../executor.js';
 import type { HarnessName, Profile } from '../profiles.js';
 import { findUsageLimitIn, type HarnessReport } from '../report.js';
@@ -25,20 +22,15 @@ export function cliExecutor(name: HarnessName) {
   return executor;
 }
 
-/** Reads a harness's standard output in that harness's own format. */
 export function readHarnessReport(harness: HarnessName, stdout: string): HarnessReport {
   return cliExecutor(harness).report(stdout);
 }
 
-/**
- * Finds a usage-limit notice in what a harness printed. Claude has been seen to report one as a
- * `success` result with exit 0, so its result text is searched too, but only when it is short.
- */
 export function findUsageLimit(harness: HarnessName, stdout: string, stderr: string, report: HarnessReport): string | undefined {
   return findUsageLimitIn(cliExecutor(harness), stdout, stderr, report);
 }
 
-/** The variables a launch adds to the worker's environment: each CLI's endpoint and fail-fast settings, then the profile's own `env` over them. */
+/** Each CLI's endpoint and fail-fast settings, the profile's own `env` over them. */
 export function harnessEnv(profile: Profile): Record<string, string> {
   const executor = executors[profile.harness];
   return { ...(executor.kind === 'cli' ? executor.env(profile) : {}), ...profile.env };

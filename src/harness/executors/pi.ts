@@ -2,12 +2,9 @@
 import { join } from 'node:path';
 import { ActivityTracker } from '../activity.js';
 import type { CliExecutor } from '../executor.js';
-import { isJsonObject, parseJsonLines, type JsonObject } from '../json-stream.js';
+import { isJsonObject, num, parseJsonLines, str, type JsonObject } from '../json-stream.js';
 import { preparePiAgentDir } from '../launch-env.js';
 import type { HarnessReport, TokenUsage } from '../report.js';
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
  * pi --mode json prints JSONL events; each assistant message_end carries its model, usage and cost.
