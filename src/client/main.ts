@@ -10,16 +10,13 @@ import { registerAnalysis } from './analysis/analysis.js';
 import { registerQuota } from './operate/quota.js';
 import { registerUpgrade } from './operate/upgrade.js';
 import { packageRoot } from '../paths.js';
-import { setConnectionOverrides } from './shared/connection-overrides.js';
+import { setConnectionOverrides, type ConnectionOverrides } from './shared/connection-overrides.js';
 import { quietOnClosedPipe } from './shared/exit.js';
 
 /** How bin/commonplace.js ends the process once a command has run. */
 export { exitOnceWritten } from './shared/exit.js';
 
-/** The package's version, as package.json says. */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
+const packageVersion = (): string => (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Builds the operator CLI; each command module registers itself. */
 export function buildProgram(): Command {
@@ -32,12 +29,7 @@ export function buildProgram(): Command {
     .option('--profile-name <name>', 'connection profile in temporal.toml (else TEMPORAL_PROFILE, then "default")')
     .option('--config-file <file>', 'temporal.toml to read profiles from (else TEMPORAL_CONFIG_FILE, then ~/.config/temporalio/temporal.toml)')
     .hook('preAction', (command) => {
-      const { address, namespace, profileName, configFile } = command.opts<{
-        address?: string;
-        namespace?: string;
-        profileName?: string;
-        configFile?: string;
-      }>();
+      const { address, namespace, profileName, configFile } = command.opts<ConnectionOverrides>();
       setConnectionOverrides({ address, namespace, profileName, configFile });
     })
     .exitOverride((error) => {

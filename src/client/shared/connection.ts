@@ -19,8 +19,6 @@ export interface ConnectionSettings extends TlsTarget {
   metadata?: Record<string, string>;
 }
 
-const defaultAddress = '127.0.0.1:7233';
-
 /** Where Temporal's tools look for temporal.toml when neither --config-file nor TEMPORAL_CONFIG_FILE names one. */
 export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
   if (platform() === 'win32') return join(env.APPDATA ?? homedir(), 'temporalio', 'temporal.toml');
@@ -34,12 +32,8 @@ interface Origin {
   env: NodeJS.ProcessEnv;
 }
 
-/** The setting a file came from: the environment variable when it holds this path, else the profile's key. */
-function settingName(origin: Origin, variable: string, key: string, path: string): string {
-  return origin.env[variable] === path ? variable : `tls.${key} of profile "${origin.profile}" in ${origin.file}`;
-}
-
-function readNamed(source: ConfigDataSource | undefined, what: string, variable: string, key: string, origin: Origin): Uint8Array | undefined {
+/** A TLS file's bytes, or an error naming the file and the setting it came from: the variable when it holds this path, else the profile's key. */
+function readNamed(source: ConfigDataSource | undefined, what: string, key: string, origin: Origin): Uint8Array | undefined {
   if (!source) return undefined;
   if (!('path' in source)) return typeof source.data === 'string' ? Buffer.from(source.data) : source.data;
   try {
@@ -47,7 +41,9 @@ function readNamed(source: ConfigDataSource | undefined, what: string, variable:
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : firstLine(error);
-    throw new UserError(`cannot read the ${what} ${source.path} (${settingName(origin, variable, key, source.path)}): ${reason}`);
+    const variable = `TEMPORAL_TLS_${key.toUpperCase()}`;
+    const setting = origin.env[variable] === source.path ? variable : `tls.${key} of profile "${origin.profile}" in ${origin.file}`;
+    throw new UserError(`cannot read the ${what} ${source.path} (${setting}): ${reason}`);
   }
 }
 
@@ -55,8 +51,8 @@ function readNamed(source: ConfigDataSource | undefined, what: string, variable:
 function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undefined, origin: Origin): TLSConfig | boolean | undefined {
   if (tls?.disabled) return false;
   if (!tls) return apiKey ? true : undefined;
-  const crt = readNamed(tls.clientCert, 'TLS client certificate', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'client_cert_path', origin);
-  const key = readNamed(tls.clientKey, 'TLS client key', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'client_key_path', origin);
+  const crt = readNamed(tls.clientCert, 'TLS client certificate', 'client_cert_path', origin);
+  const key = readNamed(tls.clientKey, 'TLS client key', 'client_key_path', origin);
   if (Boolean(crt) !== Boolean(key)) {
     throw new UserError(
       `a TLS client ${crt ? 'certificate' : 'key'} is set without its ${crt ? 'key' : 'certificate'}: set both TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_* (or the profile's client_cert_* and client_key_*)`,
@@ -64,7 +60,7 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
   }
   const config: TLSConfig = {};
   if (tls.serverName) config.serverNameOverride = tls.serverName;
-  const ca = readNamed(tls.serverCACert, 'TLS server CA certificate', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'server_ca_cert_path', origin);
+  const ca = readNamed(tls.serverCACert, 'TLS server CA certificate', 'server_ca_cert_path', origin);
   if (ca) config.serverRootCACertificate = ca;
   if (crt && key) config.clientCertPair = { crt, key };
   return config;
@@ -74,8 +70,7 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
 export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = connectionOverrides()): ConnectionSettings {
   if (overrides.configFile && !existsSync(overrides.configFile))
     throw new UserError(`the Temporal config file ${overrides.configFile} (--config-file) does not exist`);
-  const configFile = overrides.configFile ?? (env.TEMPORAL_CONFIG_FILE || undefined);
-  const file = configFile ?? defaultConfigFile(env);
+  const file = overrides.configFile ?? (env.TEMPORAL_CONFIG_FILE || defaultConfigFile(env));
   const configSource = { path: file };
   // An empty variable counts as unset, as it did before profiles; an empty TEMPORAL_GRPC_META_* still removes a profile's header.
   const envVars = Object.fromEntries(
@@ -97,7 +92,7 @@ export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrid
     throw new UserError(`cannot use the Temporal config file ${file}: ${firstLine(error)}`);
   }
   const settings: ConnectionSettings = {
-    address: overrides.address || profile.address || defaultAddress,
+    address: overrides.address || profile.address || '127.0.0.1:7233',
     namespace: overrides.namespace || profile.namespace || 'default',
   };
   const tls = tlsFromProfile(profile.tls, profile.apiKey, { file, profile: profileName ?? 'default', env });
@@ -109,14 +104,10 @@ export function connectionSettings(env: NodeJS.ProcessEnv = process.env, overrid
   return settings;
 }
 
-const refusedCodes = new Set([16, 7]); // UNAUTHENTICATED, PERMISSION_DENIED
-
+/** UNAUTHENTICATED (16) or PERMISSION_DENIED (7), by its code or in its message. */
 function refusedCredentials(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return (
-    (typeof code === 'number' && refusedCodes.has(code)) ||
-    /\b(UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated|PermissionDenied)\b/.test(String((error as Error).message))
-  );
+  return [16, 7].includes(code as number) || /\b(UNAUTHENTICATED|PERMISSION_DENIED|Unauthenticated|PermissionDenied)\b/.test(String((error as Error).message));
 }
 
 /** Names why a connection failed: the credentials, the TLS handshake, or no server answering. */
@@ -146,9 +137,9 @@ export function unreachableHint(address: string): string {
 }
 
 /** A namespace that does not exist fails here, in one line, instead of in whichever call a command makes first. */
-async function checkNamespace(describe: (request: { namespace: string }) => Promise<unknown>, settings: ConnectionSettings): Promise<void> {
+async function checkNamespace(service: { describeNamespace(request: { namespace: string }): Promise<unknown> }, settings: ConnectionSettings): Promise<void> {
   try {
-    await describe({ namespace: settings.namespace });
+    await service.describeNamespace({ namespace: settings.namespace });
   } catch (error) {
     if ((error as { code?: unknown }).code === 5) {
       throw new UserError(
@@ -164,18 +155,19 @@ function connectOptions({ address, tls, apiKey, metadata }: ConnectionSettings):
   return { address, ...(tls !== undefined && { tls }), ...(apiKey && { apiKey }), ...(metadata && { metadata }) };
 }
 
+/** A step of connecting whose failure is said in one line. */
+const orFailure = <T>(settings: ConnectionSettings, step: Promise<T>): Promise<T> =>
+  step.catch(async (error: unknown) => {
+    throw await connectionFailure(settings, error);
+  });
+
 /** A client connection that fails in one line naming the address and what went wrong. */
 export async function connectClient(configured = connectionSettings()): Promise<Client> {
   const settings = await withCertificateName(configured);
   if (settings.tls) muteIpServerNameWarning();
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ ...connectOptions(settings), connectTimeout: 3000 });
-    await connection.workflowService.getSystemInfo({});
-  } catch (error) {
-    throw await connectionFailure(settings, error);
-  }
-  await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
+  const connection = await orFailure(settings, Connection.connect({ ...connectOptions(settings), connectTimeout: 3000 }));
+  await orFailure(settings, connection.workflowService.getSystemInfo({}));
+  await checkNamespace(connection.workflowService, settings);
   // With traces on (OTEL_EXPORTER_OTLP_ENDPOINT), a start, signal, query or Update is a span whose context the workflow continues.
   const plugins = (await processTracing('commonplace-cli'))?.plugins;
   // Each run it starts carries the installed workflow code's release (src/release-stamp.ts), and the address this command was given (address-stamp.ts).
@@ -188,17 +180,10 @@ export async function connectWorker(configured = connectionSettings()): Promise<
   const settings = await withCertificateName(configured);
   // Loaded here, not with the module: a client command never loads the worker's SDK (its bundler, its native core).
   const { NativeConnection } = await import('@temporalio/worker');
-  let connection: NativeConnection;
-  try {
-    connection = await NativeConnection.connect(connectOptions(settings));
-  } catch (error) {
-    throw await connectionFailure(settings, error);
-  }
-  try {
-    await checkNamespace((request) => connection.workflowService.describeNamespace(request), settings);
-  } catch (error) {
+  const connection = await orFailure(settings, NativeConnection.connect(connectOptions(settings)));
+  await checkNamespace(connection.workflowService, settings).catch(async (error: unknown) => {
     await connection.close();
     throw error;
-  }
+  });
   return connection;
 }

@@ -24,15 +24,10 @@ export async function missingSearchAttributes(operator: OperatorService, namespa
   return searchAttributeKeys.map((key) => key.name).filter((name) => !present.has(name));
 }
 
-/** The one `temporal` command that registers the missing attributes on the namespace, naming the Temporal CLI that is there (`temporalBinary`). */
-export function registerCommand(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>, temporal: string): string {
-  const names = missing.map((name) => `--name ${name} --type Keyword`).join(' ');
-  return `${temporal} operator search-attribute create --address ${shellWord(settings.address)} --namespace ${shellWord(settings.namespace)} ${names}`;
-}
-
-/** What a namespace without the attributes is, in the words of a command refused there; its command runs as printed from any directory. */
+/** What a namespace without the attributes is, in the words of a command refused there; its one `temporal` command registers them, as printed from any directory. */
 export async function missingAttributesMessage(missing: string[], settings: Pick<ConnectionSettings, 'address' | 'namespace'>): Promise<string> {
-  const command = registerCommand(missing, settings, await temporalBinary());
+  const names = missing.map((name) => `--name ${name} --type Keyword`).join(' ');
+  const command = `${await temporalBinary()} operator search-attribute create --address ${shellWord(settings.address)} --namespace ${shellWord(settings.namespace)} ${names}`;
   return `namespace "${settings.namespace}" on ${settings.address} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')} that runs record; register ${missing.length > 1 ? 'them' : 'it'} with \`${command}\``;
 }
 
@@ -44,13 +39,12 @@ export async function requireSearchAttributes(
   settings: Pick<ConnectionSettings, 'address' | 'namespace'> = connectionSettings(),
 ): Promise<void> {
   const key = `${settings.address}/${settings.namespace}`;
-  let check = checked.get(key);
-  if (check === undefined) {
-    check = missingSearchAttributes(client.connection.operatorService, settings.namespace).then(async (missing) => {
+  const check =
+    checked.get(key) ??
+    missingSearchAttributes(client.connection.operatorService, settings.namespace).then(async (missing) => {
       if (missing !== undefined && missing.length > 0) throw new UserError(`${await missingAttributesMessage(missing, settings)}; nothing was started`);
     });
-    checked.set(key, check);
-  }
+  checked.set(key, check);
   await check;
 }
 

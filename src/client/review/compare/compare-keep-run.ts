@@ -10,12 +10,6 @@ import { checkoutRootOf } from '../../shared/checkout.js';
 import { UserError } from '../../shared/errors.js';
 import { parseOptions } from '../../shared/options.js';
 
-export interface KeepOptions {
-  criteria?: string;
-  reference?: string;
-  kb?: string;
-}
-
 const optionsSchema = z.object({
   criteria: z
     .string()
@@ -24,6 +18,9 @@ const optionsSchema = z.object({
   reference: z.string().min(1, '--reference needs a route or labels').optional(),
   kb: z.string().optional(),
 });
+
+/** The options as commander hands them. */
+export type KeepOptions = z.input<typeof optionsSchema>;
 
 /** The one criterion hash a criterion's verdicts were given against, or why there is not one. */
 function verdictHash(verdicts: readonly RouteVerdict[], criterion: string): string | { refused: string } {

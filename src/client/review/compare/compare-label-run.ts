@@ -12,17 +12,14 @@ import { checkoutRootOf } from '../../shared/checkout.js';
 import { UserError } from '../../shared/errors.js';
 import { parseOptions } from '../../shared/options.js';
 
-export interface LabelOptions {
-  file?: string;
-  by?: string;
-  kb?: string;
-}
-
 const optionsSchema = z.object({
   file: z.string().min(1, '--file needs a file name').optional(),
   by: z.string().trim().min(1, '--by needs a name').optional(),
   kb: z.string().optional(),
 });
+
+/** The options as commander hands them. */
+export type LabelOptions = z.input<typeof optionsSchema>;
 
 const pairKey = (note: string, criterion: string): string => `${note}\u0000${criterion}`;
 

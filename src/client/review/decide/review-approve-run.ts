@@ -19,6 +19,13 @@ import { EDIT_WORKFLOWS, followEdit, type EditWorkflow } from '../shared/edit-fo
 import { recordedRun, resolveRun } from '../shared/edit-lookup.js';
 import { compareWorkflowId, namedCompareRun, namedSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
 
+export interface AcknowledgeOptions {
+  kb?: string;
+  detach?: boolean;
+  json?: boolean;
+}
+export type ApproveOptions = AcknowledgeOptions & { key: string };
+
 /** Past this size a file is not a proposal answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -54,7 +61,7 @@ async function progressOf(found: { handle: WorkflowHandle<EditWorkflow>; kind: E
 }
 
 /** `commonplace review approve RUN FILE --key KEY`: sends the answer, then follows the run on. */
-export async function runApprove(run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
+export async function runApprove(run: string, file: string, options: ApproveOptions): Promise<void> {
   // A run ID names its run directory: an unknown run or a file not in it is refused before the server is asked.
   if (!run.includes('/')) await runRelative((await recordedRun(options.kb, run)).runDir, file);
   const client = await connectClient();
@@ -80,7 +87,7 @@ export async function runApprove(run: string, file: string, options: { key: stri
 }
 
 /** `commonplace review acknowledge RUN`: owns a checkout-changed stop's paths, then follows the run on. */
-export async function runAcknowledge(run: string, options: { kb?: string; detach?: boolean; json?: boolean }): Promise<void> {
+export async function runAcknowledge(run: string, options: AcknowledgeOptions): Promise<void> {
   const sweep = namedSweep(run);
   const compare = namedCompareRun(run);
   if (sweep === undefined && compare === undefined && !run.includes('/')) await recordedRun(options.kb, run);
@@ -124,7 +131,7 @@ async function acknowledge(
 }
 
 /** Acknowledges a sweep's checkout-changed stop: the operator owns the KB paths it named, and the sweep goes on. */
-async function acknowledgeSweep(client: Client, run: string, { detach, json }: { detach?: boolean; json?: boolean }): Promise<void> {
+async function acknowledgeSweep(client: Client, run: string, { detach, json }: AcknowledgeOptions): Promise<void> {
   await requireWorkflowWorker(client, `the acknowledgement for ${run}`);
   const handle = client.workflow.getHandle<typeof gateSweep>(sweepWorkflowId(run));
   const progress = await openProgress(handle, sweepProgressQuery, `sweep ${run}`);

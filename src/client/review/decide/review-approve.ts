@@ -1,6 +1,7 @@
 /** `commonplace review approve` and `review acknowledge`: registration only; the actions load review-approve-run.ts. */
 import { Option, type Command } from 'commander';
 import { action } from '../../shared/errors.js';
+import type { AcknowledgeOptions, ApproveOptions } from './review-approve-run.js';
 
 const jsonOption = () =>
   new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach');
@@ -27,11 +28,7 @@ Example:
   $ commonplace review approve full-pass-notes_tidy-desk-3f2a9c1b07de artifact/publication.json --key 5e1f0a9c3b7d2e84
 `,
     )
-    .action(
-      action(async (run: string, file: string, options: { key: string; kb?: string; detach?: boolean; json?: boolean }) =>
-        (await import('./review-approve-run.js')).runApprove(run, file, options),
-      ),
-    );
+    .action(action(async (run: string, file: string, options: ApproveOptions) => (await import('./review-approve-run.js')).runApprove(run, file, options)));
 }
 
 /** `commonplace review acknowledge RUN`: the operator owns the paths a checkout-changed stop reported. */
@@ -53,9 +50,5 @@ Example:
   $ commonplace review acknowledge full-pass-notes_tidy-desk-3f2a9c1b07de
 `,
     )
-    .action(
-      action(async (run: string, options: { kb?: string; detach?: boolean; json?: boolean }) =>
-        (await import('./review-approve-run.js')).runAcknowledge(run, options),
-      ),
-    );
+    .action(action(async (run: string, options: AcknowledgeOptions) => (await import('./review-approve-run.js')).runAcknowledge(run, options)));
 }
