@@ -101,7 +101,7 @@ export interface FakeSweep {
 }
 
 /** The scenario's rules, or rules written for the sweep's checkout, notes and release file. */
-type Rules = FakeRule[] | ((sweep: { checkout: string; notes: string[]; release: string }) => FakeRule[]);
+export type Rules = FakeRule[] | ((sweep: { checkout: string; notes: string[]; release: string }) => FakeRule[]);
 
 export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): Promise<FakeSweep> {
   const checkout = await corpusCopy();
@@ -145,14 +145,15 @@ export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): P
   };
 }
 
-/** Starts a sweep's workflow as the CLI does, under its run's workflow ID. */
-export function startSweep(env: TestWorkflowEnvironment, input: SweepInput & { runId: string }, options: Partial<WorkflowStartOptions> = {}) {
-  return env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: sweepWorkflowId(input.runId), args: [input], ...options });
+/** Starts a sweep's workflow as the CLI does, under its run's workflow ID (or the one `options` names: a scheduled sweep's input has no run ID). */
+export function startSweep(env: TestWorkflowEnvironment, input: SweepInput, options: Partial<WorkflowStartOptions> = {}) {
+  const workflowId = options.workflowId ?? sweepWorkflowId(input.runId ?? '');
+  return env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, args: [input], ...options, workflowId });
 }
 
 /** Runs a sweep's workflow to its end and returns its summary. */
-export async function executeSweep(env: TestWorkflowEnvironment, input: SweepInput & { runId: string }): Promise<SweepSummary> {
-  return (await startSweep(env, input)).result() as Promise<SweepSummary>;
+export async function executeSweep(env: TestWorkflowEnvironment, input: SweepInput, options: Partial<WorkflowStartOptions> = {}): Promise<SweepSummary> {
+  return (await startSweep(env, input, options)).result() as Promise<SweepSummary>;
 }
 
 /** Waits until a sweep's progress holds, and returns that progress. */

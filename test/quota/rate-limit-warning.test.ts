@@ -1,47 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
 import { packageRoot } from '../../src/paths.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, scratch } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
-import { testWorker, uniqueId } from '../helpers/temporal.js';
+import { executeSweep, fakeSweep } from '../helpers/sweep.js';
 
 const { env } = useTimeSkippingServer();
 
 const fixture = (name: string) => readFile(join(packageRoot(), 'test', 'fixtures', 'harness', name), 'utf8');
 
 test("a rate-limit warning from one launch halves the sweep's concurrency for the rest of the sweep", async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(4);
-  const dir = await scratch();
   // claude's stream: the first launch of the first note warns that the five-hour window is nearly used up.
   const lines = (await fixture('claude-stream-rate-limit-warning.jsonl')).split('\n').filter(Boolean);
   const warned = `${lines.join('\n')}\n`;
   const plain = `${lines.filter((line) => !line.includes('rate_limit_event')).join('\n')}\n`;
-  const { env: fakeEnv } = await fakeScenario(dir, [
-    { match: `note = ${notes[0]}\\n(.|\\n)*criterion = frontmatter/description-discrimination`, attempts: [{ review: 'pass', stdout: warned }] },
-    { attempts: [{ review: 'pass', stdout: plain }] },
-  ]);
-  const profilesFile = await fakeProfilesFile(dir, { reviewer: { harness: 'claude', timeout: '1m' } });
-  const input: SweepInput = {
-    checkout,
-    notes,
-    gates: ['frontmatter/*'],
-    criteria: ['gates'],
-    grouping: 'pair',
-    profile: 'reviewer',
-    concurrency: 4,
-    batchSize: 100,
-    autoResume: false,
-    profilesFile,
-    env: fakeEnv,
-  };
-  const workflowId = `gates/${uniqueId('pace-test').replace(/\//g, '-')}`;
-  const worker = await testWorker(env(), { stateDir: join(dir, 'state') });
-  const summary = (await worker.runUntil(env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId, args: [input] }))) as SweepSummary;
+  const sweep = await fakeSweep(
+    ({ notes }) => [
+      { match: `note = ${notes[0]}\\n(.|\\n)*criterion = frontmatter/description-discrimination`, attempts: [{ review: 'pass', stdout: warned }] },
+      { attempts: [{ review: 'pass', stdout: plain }] },
+    ],
+    { notes: 4, profiles: { reviewer: { harness: 'claude', timeout: '1m' } } },
+  );
+  const input = sweep.input({ profile: 'reviewer', concurrency: 4, batchSize: 100 });
+  const workflowId = `gates/${input.runId}`;
+  const summary = await (await sweep.worker(env())).runUntil(executeSweep(env(), input));
   expect(summary.status).toBe('completed');
   expect(summary.counts.problems).toBe(0);
 
