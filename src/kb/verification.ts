@@ -44,11 +44,7 @@ export function parseVerdict(body: string, options: VerdictOptions): VerdictPars
   const roles = new Set(options.roles ?? []);
   const findings: ProtocolFinding[] = [];
   const fail = (rule: string, message: string, index?: number): void => {
-    findings.push(
-      index === undefined
-        ? { rule: `verification/${rule}`, severity: 'fail', message }
-        : { rule: `verification/${rule}`, severity: 'fail', message, line: firstLine + index },
-    );
+    findings.push({ rule: `verification/${rule}`, severity: 'fail', message, ...(index !== undefined && { line: firstLine + index }) });
   };
 
   if (subjects.length === 0) {
@@ -73,39 +69,24 @@ export function parseVerdict(body: string, options: VerdictOptions): VerdictPars
       );
       continue;
     }
-    const section = found[0] as SectionRange;
-    const items = parseList(lines, section, name, fail);
+    const items = parseList(lines, found[0] as SectionRange, name, fail);
     if (items !== undefined) parsed[name] = items;
   }
 
   const blockers: Record<string, string[]> = Object.fromEntries(subjects.map((subject) => [subject, []]));
-  const blockerItems = parsed.Blockers;
-  if (blockerItems !== undefined) {
-    for (const item of blockerItems) {
-      const text = item.text;
-      const address = ADDRESS.exec(text);
-      const named = address?.[1];
-      const rest = (address?.[2] ?? '').trim();
-      if (subjects.length > 1) {
-        if (named !== undefined && subjects.includes(named)) {
-          if (rest === '') fail('empty-blocker', `blocker addressed to ${named} states nothing`, item.index);
-          else blockers[named]?.push(rest);
-        } else if (named !== undefined && roles.has(named)) {
-          fail('not-handed', `blocker addresses ${named}, which this verifier was not handed (it verifies ${subjects.join(', ')})`, item.index);
-        } else {
-          fail('unaddressed', `blocker does not start with the role it addresses (one of ${subjects.join(', ')}): \`- <role>: …\``, item.index);
-        }
-      } else {
-        const subject = subjects[0] as string;
-        if (named === subject) {
-          if (rest === '') fail('empty-blocker', `blocker addressed to ${named} states nothing`, item.index);
-          else blockers[subject]?.push(rest);
-        } else if (named !== undefined && roles.has(named)) {
-          fail('not-handed', `blocker addresses ${named}, which this verifier was not handed (it verifies ${subject})`, item.index);
-        } else {
-          blockers[subject]?.push(text);
-        }
-      }
+  // With one subject a blocker may skip the address; with several it must name its subject.
+  const only = subjects.length === 1 ? subjects[0] : undefined;
+  for (const item of parsed.Blockers ?? []) {
+    const [, named, rest = ''] = ADDRESS.exec(item.text) ?? [];
+    if (named !== undefined && subjects.includes(named)) {
+      if (rest.trim() === '') fail('empty-blocker', `blocker addressed to ${named} states nothing`, item.index);
+      else blockers[named]?.push(rest.trim());
+    } else if (named !== undefined && roles.has(named)) {
+      fail('not-handed', `blocker addresses ${named}, which this verifier was not handed (it verifies ${subjects.join(', ')})`, item.index);
+    } else if (only !== undefined) {
+      blockers[only]?.push(item.text);
+    } else {
+      fail('unaddressed', `blocker does not start with the role it addresses (one of ${subjects.join(', ')}): \`- <role>: …\``, item.index);
     }
   }
 
@@ -174,6 +155,11 @@ function parseList(
   name: SectionName,
   fail: (rule: string, message: string, index?: number) => void,
 ): Item[] | undefined {
+  let failed = false;
+  const refuse = (rule: string, message: string, index: number): void => {
+    failed = true;
+    fail(rule, message, index);
+  };
   let first = section.heading + 1;
   let last = section.end - 1;
   while (first <= last && (lines[first] ?? '').trim() === '') first += 1;
@@ -185,38 +171,28 @@ function parseList(
   if (first === last && (lines[first] ?? '').trim().toLowerCase() === 'none') return [];
 
   const items: { lines: string[]; index: number }[] = [];
-  let ok = true;
   for (let index = first; index <= last; index += 1) {
     const line = lines[index] ?? '';
     const item = ITEM.exec(line);
+    const current = items[items.length - 1];
     if (item) {
       items.push({ lines: [item[1] ?? ''], index });
-    } else if (line.trim() === '' || /^[ \t]/.test(line)) {
-      const current = items[items.length - 1];
-      if (current === undefined) {
-        fail('not-a-list', `\`## ${name}\` must be exactly \`none\` or a list; line ${index + 1} of the body is not a list item`, index);
-        ok = false;
-        break;
-      }
-      current.lines.push(line.trim());
+    } else if (line.trim() !== '' && !/^[ \t]/.test(line)) {
+      refuse('not-a-list', `\`## ${name}\` must be exactly \`none\` or a list: \`${clip(line)}\` is neither a \`- \` item nor an indented continuation`, index);
+    } else if (current === undefined) {
+      fail('not-a-list', `\`## ${name}\` must be exactly \`none\` or a list; line ${index + 1} of the body is not a list item`, index);
+      return undefined;
     } else {
-      fail('not-a-list', `\`## ${name}\` must be exactly \`none\` or a list: \`${clip(line)}\` is neither a \`- \` item nor an indented continuation`, index);
-      ok = false;
+      current.lines.push(line.trim());
     }
   }
-  if (!ok) return undefined;
+  if (failed) return undefined;
   const result = items.map((item) => ({ text: item.lines.join('\n').trim(), index: item.index }));
-  for (const item of result) {
-    if (item.text === '') {
-      fail('empty-item', `\`## ${name}\` has an empty list item`, item.index);
-      ok = false;
-    }
-  }
+  for (const item of result) if (item.text === '') refuse('empty-item', `\`## ${name}\` has an empty list item`, item.index);
   if (result.length === 1 && result[0]?.text.toLowerCase() === 'none') {
-    fail('none-as-item', `write \`none\` on its own line under \`## ${name}\`, not as a list item`, result[0].index);
-    ok = false;
+    refuse('none-as-item', `write \`none\` on its own line under \`## ${name}\`, not as a list item`, result[0].index);
   }
-  return ok ? result : undefined;
+  return failed ? undefined : result;
 }
 
 function clip(text: string): string {

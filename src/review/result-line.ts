@@ -61,18 +61,10 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
   const lines = text.split('\n');
   let last = lines.length - 1;
   while (last >= 0 && (lines[last] ?? '').trim() === '') last -= 1;
+  const criterion = options.criterion !== undefined && { criterion: options.criterion };
   const fail = (message: string, line?: number): ResultLineCheck => ({
     ok: false,
-    findings: [
-      {
-        file,
-        ...(line === undefined ? {} : { line }),
-        rule: 'result-line',
-        severity: 'fail',
-        message,
-        ...(options.criterion !== undefined && { criterion: options.criterion }),
-      },
-    ],
+    findings: [{ file, ...(line !== undefined && { line }), rule: 'result-line', severity: 'fail', message, ...criterion }],
   });
   if (last < 0) return fail(`the output is empty; it must end with the result line ${expected}`);
 
@@ -172,79 +164,47 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
   });
 
   const expected = new Set(expectedGates);
+  const fail = (criterion: string, rule: string, at: number, message: string): Finding => ({ file, line: at + 1, rule, severity: 'fail', criterion, message });
   const findings: Finding[] = [];
   const sections = new Map<string, { index: number; end: number }[]>();
   headings.forEach((heading, position) => {
     const end = headings[position + 1]?.index ?? lines.length;
-    if (!expected.has(heading.gate)) {
-      findings.push({
-        file,
-        line: heading.index + 1,
-        rule: 'bundle-section',
-        severity: 'fail',
-        criterion: heading.gate,
-        message: `section \`## ${heading.gate}\` is for a gate that was not asked (asked: ${expectedGates.join(', ')}); it was ignored`,
-      });
-      return;
+    if (expected.has(heading.gate)) {
+      sections.set(heading.gate, [...(sections.get(heading.gate) ?? []), { index: heading.index, end }]);
+    } else {
+      const message = `section \`## ${heading.gate}\` is for a gate that was not asked (asked: ${expectedGates.join(', ')}); it was ignored`;
+      findings.push(fail(heading.gate, 'bundle-section', heading.index, message));
     }
-    const list = sections.get(heading.gate) ?? [];
-    list.push({ index: heading.index, end });
-    sections.set(heading.gate, list);
   });
 
   const accepted: BundleSection[] = [];
   const rejected: BundleRejection[] = [];
   const missing: string[] = [];
   for (const gate of expectedGates) {
-    const found = sections.get(gate);
-    if (found === undefined) {
+    const found = sections.get(gate) ?? [];
+    const [first, second] = found;
+    if (first === undefined) {
       missing.push(gate);
       continue;
     }
-    if (found.length > 1) {
-      rejected.push({
-        gate,
-        findings: [
-          {
-            file,
-            line: (found[1] as { index: number }).index + 1,
-            rule: 'bundle-section',
-            severity: 'fail',
-            criterion: gate,
-            message: `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`,
-          },
-        ],
-      });
+    if (second !== undefined) {
+      const message = `gate ${gate} has ${found.length} sections (lines ${found.map((section) => section.index + 1).join(', ')}); write exactly one \`## ${gate}\` section`;
+      rejected.push({ gate, findings: [fail(gate, 'bundle-section', second.index, message)] });
       continue;
     }
-    const { index, end } = found[0] as { index: number; end: number };
-    let start = index + 1;
-    let stop = end;
+    let start = first.index + 1;
+    let stop = first.end;
     while (start < stop && (lines[start] ?? '').trim() === '') start += 1;
     while (stop > start && (lines[stop - 1] ?? '').trim() === '') stop -= 1;
     const body = lines.slice(start, stop).join('\n');
     if (body === '') {
-      rejected.push({
-        gate,
-        findings: [
-          {
-            file,
-            line: index + 1,
-            rule: 'result-line',
-            severity: 'fail',
-            criterion: gate,
-            message: `section ${gate} is empty; it must hold the review and end with its result line`,
-          },
-        ],
-      });
+      const message = `section ${gate} is empty; it must hold the review and end with its result line`;
+      rejected.push({ gate, findings: [fail(gate, 'result-line', first.index, message)] });
       continue;
     }
     const check = checkResultLine(body, { file, firstLine: start + 1, criterion: gate });
-    if (!check.ok) {
-      rejected.push({ gate, findings: check.findings });
-      continue;
-    }
-    accepted.push({ gate, outcome: check.outcome as VerdictOutcome, text: `${body}\n`, line: index + 1 });
+    if (check.ok) accepted.push({ gate, outcome: check.outcome as VerdictOutcome, text: `${body}\n`, line: first.index + 1 });
+    else rejected.push({ gate, findings: check.findings });
   }
   return { accepted, rejected, missing, findings };
 }
