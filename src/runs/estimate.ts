@@ -170,6 +170,25 @@ function dollarsOf(harness: HarnessName, model: string | null, tokens: RouteEsti
   return launchCost({ model, usage, costUsd: null }).costUsd;
 }
 
+/** What a route's estimate counted, before its model is priced; `api` (a model-API route) has a provider-batch price, and maybe hour-long cache writes. */
+type Figures = Omit<RouteEstimate, 'route' | 'profile' | 'harness' | 'model' | 'pricedAs' | 'dollars'> & { api?: { hourWrites: boolean } };
+
+/** The route's estimate: its figures, and its model priced (aliases resolved) live and, on a model API, at the provider-batch discount. */
+function routeEstimateOf(route: EstimateRoute, { api, seconds, basis, ...counted }: Figures): RouteEstimate {
+  const { model, pricedAs } = pricedModel(route.model);
+  const live = dollarsOf(route.harness, pricedAs ?? model, counted.tokens, api?.hourWrites ?? false);
+  const dollars = { live, batch: live === null || api === undefined ? null : live * BATCH_DISCOUNT };
+  return { route: route.name, profile: route.profile, harness: route.harness, model, ...(pricedAs && { pricedAs }), ...counted, dollars, seconds, basis };
+}
+
+/** A basis's tokens times a count of pairs (or launches). */
+const tokensOf = (basis: TokenBasis, count: number): RouteEstimate['tokens'] => ({
+  uncached: Math.round(basis.input * count),
+  cacheRead: Math.round(basis.cacheRead * count),
+  cacheWrite: Math.round(basis.cacheWrite * count),
+  output: Math.round(basis.output * count),
+});
+
 /** The wave each unit goes out in: `concurrency` at a time, in the order the run asks them, each child batch starting a new wave. */
 function wavesOf(count: number, concurrency: number, batchSize: number | undefined): number[] {
   const size = batchSize ?? Math.max(1, count);
@@ -214,21 +233,14 @@ export function estimateApiRoute(route: EstimateRoute, units: readonly EstimateU
   // OpenAI reports no cache writes: a prefix it caches costs input the first time.
   const cacheWrite = route.harness === 'openai' ? 0 : write;
   const tokens = { uncached: input - read - cacheWrite, cacheRead: read, cacheWrite, output: Math.round(output.output * pairs) };
-  const priced = pricedModel(route.model);
-  const live = dollarsOf(route.harness, priced.pricedAs ?? priced.model, tokens, route.cacheTtl === '1h');
-  return {
-    route: route.name,
-    profile: route.profile,
-    harness: route.harness,
-    model: priced.model,
-    ...(priced.pricedAs && { pricedAs: priced.pricedAs }),
+  return routeEstimateOf(route, {
     grouping: route.grouping,
     batch: route.batch,
     pairs,
     units: units.length,
     requests: units.length,
     tokens,
-    dollars: { live, batch: live === null ? null : live * BATCH_DISCOUNT },
+    api: { hourWrites: route.cacheTtl === '1h' },
     seconds: (waves.length === 0 ? 0 : waves.at(-1)! + 1) * API_REQUEST_SECONDS,
     basis: [
       'input: the requests as the executor builds them, a token a quarter of their bytes',
@@ -236,7 +248,7 @@ export function estimateApiRoute(route: EstimateRoute, units: readonly EstimateU
       outputBasis(output),
       `time: ${API_REQUEST_SECONDS} s a request (default) at concurrency ${route.concurrency}`,
     ],
-  };
+  });
 }
 
 const outputBasis = (basis: TokenBasis) =>
@@ -247,34 +259,19 @@ const outputBasis = (basis: TokenBasis) =>
 /** A CLI route: launches of the profile's CLI, each pair's tokens from recorded results of the profile, or the default. */
 export function estimateCliRoute(route: EstimateRoute, units: readonly { criteria: number }[], basis: TokenBasis): RouteEstimate {
   const pairs = units.reduce((sum, unit) => sum + unit.criteria, 0);
-  const tokens = {
-    uncached: Math.round(basis.input * pairs),
-    cacheRead: Math.round(basis.cacheRead * pairs),
-    cacheWrite: Math.round(basis.cacheWrite * pairs),
-    output: Math.round(basis.output * pairs),
-  };
   // A launch reads its note and each criterion, writes, answers; claude adds a connectivity check and a title call.
   const turns = (unit: { criteria: number }) => unit.criteria + 3;
   const requests = units.reduce((sum, unit) => sum + turns(unit) + (route.harness === 'claude' ? 2 : 0), 0);
-  const priced = pricedModel(route.model);
-  const live = dollarsOf(route.harness, priced.pricedAs ?? priced.model, tokens, false);
   const concurrency = Math.max(1, route.concurrency);
   const perLaunch = (unit: { criteria: number }) => (route.harness === 'fake' ? FAKE_LAUNCH_SECONDS : turns(unit) * CLI_TURN_SECONDS);
-  const seconds = units.reduce((sum, unit) => sum + perLaunch(unit), 0) / concurrency;
-  return {
-    route: route.name,
-    profile: route.profile,
-    harness: route.harness,
-    model: priced.model,
-    ...(priced.pricedAs && { pricedAs: priced.pricedAs }),
+  return routeEstimateOf(route, {
     grouping: route.grouping,
     batch: false,
     pairs,
     units: units.length,
     requests: route.harness === 'fake' ? units.length : requests,
-    tokens,
-    dollars: { live, batch: null },
-    seconds,
+    tokens: tokensOf(basis, pairs),
+    seconds: units.reduce((sum, unit) => sum + perLaunch(unit), 0) / concurrency,
     basis: [
       basis.from === 'recorded'
         ? `tokens: the mean a pair of ${basis.samples} recorded results of profile ${route.profile}`
@@ -283,42 +280,28 @@ export function estimateCliRoute(route: EstimateRoute, units: readonly { criteri
         ? `time: ${FAKE_LAUNCH_SECONDS} s a launch at concurrency ${concurrency}`
         : `time: ${CLI_TURN_SECONDS} s a turn (default), ${route.harness === 'claude' ? 'criteria + 3 turns and 2 side requests' : 'criteria + 3 turns'} a launch, at concurrency ${concurrency}`,
     ],
-  };
+  });
 }
 
 /** An analysis: one launch per role of the plan when every member is accepted first time; the lens reports run in parallel. */
 export function estimateAnalysis(route: EstimateRoute, plan: { roles: number; parallel: number; attempts: number }, basis: TokenBasis): RouteEstimate {
   const launches = plan.roles;
-  const tokens = {
-    uncached: Math.round(basis.input * launches),
-    cacheRead: Math.round(basis.cacheRead * launches),
-    cacheWrite: Math.round(basis.cacheWrite * launches),
-    output: Math.round(basis.output * launches),
-  };
-  const priced = pricedModel(route.model);
-  const live = dollarsOf(route.harness, priced.pricedAs ?? priced.model, tokens, false);
   const stages = launches - Math.max(0, plan.parallel - 1);
-  const seconds = stages * (route.harness === 'fake' ? FAKE_LAUNCH_SECONDS : ANALYSIS_TURNS * CLI_TURN_SECONDS);
-  return {
-    route: route.name,
-    profile: route.profile,
-    harness: route.harness,
-    model: priced.model,
-    ...(priced.pricedAs && { pricedAs: priced.pricedAs }),
+  const fake = route.harness === 'fake';
+  return routeEstimateOf(route, {
     grouping: 'launch',
     batch: false,
     pairs: 0,
     units: launches,
-    requests: route.harness === 'fake' ? launches : launches * ANALYSIS_TURNS,
-    tokens,
-    dollars: { live, batch: null },
-    seconds,
+    requests: fake ? launches : launches * ANALYSIS_TURNS,
+    tokens: tokensOf(basis, launches),
+    seconds: stages * (fake ? FAKE_LAUNCH_SECONDS : ANALYSIS_TURNS * CLI_TURN_SECONDS),
     basis: [
       `launches: one per role (${plan.roles}) when every member passes first time; up to ${plan.attempts} with every attempt spent`,
       basis.from === 'recorded' ? `tokens: the mean a launch of ${basis.samples} recorded analysis launches` : `tokens a launch (default: ${basis.source})`,
-      `time: ${stages} stages one after another, ${route.harness === 'fake' ? `${FAKE_LAUNCH_SECONDS} s` : `${ANALYSIS_TURNS} turns × ${CLI_TURN_SECONDS} s`} each (default)`,
+      `time: ${stages} stages one after another, ${fake ? `${FAKE_LAUNCH_SECONDS} s` : `${ANALYSIS_TURNS} turns × ${CLI_TURN_SECONDS} s`} each (default)`,
     ],
-  };
+  });
 }
 
 /** Mean tokens per pair over recorded results' spend (each result's share of its launch); undefined when there are none. */
