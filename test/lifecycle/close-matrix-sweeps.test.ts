@@ -9,14 +9,10 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { SweepInput } from '../../src/review/sweep-types.js';
-import { CommonplaceStatus, TASK_QUEUE } from '../../src/search-attributes.js';
-import { gateSweep } from '../../src/workflows/gate-sweep.js';
-import { scratch } from '../analysis/helpers.js';
-import { fakeScenario, waitFor, type FakeRule } from '../helpers/fake.js';
+import { CommonplaceStatus } from '../../src/search-attributes.js';
+import { waitFor, type FakeRule } from '../helpers/fake.js';
 import { expectNoHarnessLeft } from '../helpers/harness-processes.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
-import { uniqueId } from '../helpers/temporal.js';
+import { startSweep, fakeSweep } from '../helpers/sweep.js';
 import { attributes, cancelWhenHanging, closed, useCloseMatrixServer } from './close-matrix.js';
 
 const server = useCloseMatrixServer();
@@ -25,32 +21,9 @@ const env = () => server.env();
 // Gate sweeps.
 
 async function startSweepWith(rules: FakeRule[], extra: Partial<SweepInput> = {}) {
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, rules);
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes: await someNotes(2),
-    gates: ['frontmatter/*'],
-    criteria: ['gates'],
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency: 2,
-    batchSize: 5,
-    autoResume: false,
-    profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2 } }),
-    env: fakeEnv,
-    ...extra,
-  };
-  const handle = await env().client.workflow.start(gateSweep, {
-    taskQueue: TASK_QUEUE,
-    workflowId: `gates/${runId}`,
-    args: [input],
-    typedSearchAttributes: attributes('gate-sweep'),
-  });
-  return { handle, ledger };
+  const sweep = await fakeSweep(rules, { notes: 2, profiles: { fake: { harness: 'fake', timeout: '1m', attempts: 2 } } });
+  const handle = await startSweep(env(), sweep.input({ concurrency: 2, batchSize: 5, ...extra }), { typedSearchAttributes: attributes('gate-sweep') });
+  return { handle, ledger: sweep.ledger };
 }
 
 describe('a gate sweep closes with CommonplaceStatus true to its execution status', () => {

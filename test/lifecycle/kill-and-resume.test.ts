@@ -7,16 +7,13 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { gateSweep } from '../../src/workflows/gate-sweep.js';
 import { startFaultWorker } from '../helpers/faults.js';
 import { fakeScenario, readLedger, scratch, waitFor, type LedgerEntry } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
 import { requestedCriteria, reply } from '../helpers/model-apis/replies.js';
 import { startStandIn, type RecordedRequest } from '../helpers/model-apis/stand-in.js';
 import { useDevServerRooms, type Room } from '../helpers/servers.js';
-import { uniqueId } from '../helpers/temporal.js';
+import { fakeSweep, startSweep, sweepRunId } from '../helpers/sweep.js';
 import { cliOn, gatesOf, gitCorpus, launches, NOTE, noteText, reviewsPass } from '../review-edit/helpers.js';
 
 // The kills are real (a worker process of its own, SIGKILL, on the dev server); only the waits they bring
@@ -53,32 +50,15 @@ async function completedLaunches({ env }: Room, workflowId: string): Promise<num
 
 test.concurrent('a gate sweep whose worker is killed mid-batch and replaced launches no pair answered before the kill again', async () => {
   const here = await room();
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const release = join(dir, 'release');
-  const notes = await someNotes(2);
   // The second note's launch is held open until the first worker is gone; the first note's is answered at once.
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [
-    { match: `^note = ${notes[1]}$`, attempts: [{ review: 'pass', waitForFile: release }] },
-    { attempts: [{ review: 'pass' }] },
-  ]);
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes,
-    gates: ['frontmatter/description-discrimination'],
-    criteria: ['gates'],
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency: 2,
-    batchSize: 5,
-    autoResume: false,
-    profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '2m', attempts: 3 } }),
-    env: fakeEnv,
-  };
+  const sweep = await fakeSweep(
+    ({ notes, release }) => [{ match: `^note = ${notes[1]}$`, attempts: [{ review: 'pass', waitForFile: release }] }, { attempts: [{ review: 'pass' }] }],
+    { notes: 2, gates: ['frontmatter/description-discrimination'], profiles: { fake: { harness: 'fake', timeout: '2m', attempts: 3 } } },
+  );
+  const { checkout, dir, ledger } = sweep;
+  const input = sweep.input({ concurrency: 2, batchSize: 5 });
   const first = worker(here, checkout, join(dir, 'state-1'));
-  const handle = await here.env.client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+  const handle = await startSweep(here.env, input);
   await waitFor(
     "the first note's answer and the second note's held launch",
     async () => {
@@ -92,11 +72,15 @@ test.concurrent('a gate sweep whose worker is killed mid-batch and replaced laun
   );
   // The answer counts once the server has it: the launch's completion in the batch's history (the
   // harness may have ended a moment before its worker reported it).
-  await waitFor("the first note's launch recorded complete in the batch", async () => (await completedLaunches(here, `gates/${runId}/batch-1`)) >= 1, 120_000);
+  await waitFor(
+    "the first note's launch recorded complete in the batch",
+    async () => (await completedLaunches(here, `gates/${input.runId}/batch-1`)) >= 1,
+    120_000,
+  );
   const before = await readLedger(ledger);
   first.kill('SIGKILL');
   await first;
-  await writeFile(release, '');
+  await sweep.releaseLaunch();
 
   const second = worker(here, checkout, join(dir, 'state-2'));
   try {
@@ -224,7 +208,7 @@ test.concurrent(
     const notes = await someNotes(2);
     const pairs = (await selectPairs(checkout, { notes, criteria: ['gates'] })).length;
     const concurrency = 6;
-    const runId = uniqueId('GS-API').replace(/\//g, '-');
+    const runId = sweepRunId('GS-API');
     const input: SweepInput = {
       checkout,
       runId,
@@ -244,7 +228,7 @@ test.concurrent(
       { do: 'kill', at: 'answer-recorded', nth: 12 },
       { address: here.address, namespace: here.namespace, kb: [checkout], state: join(dir, 'state-1'), env: workerEnv },
     );
-    const handle = await here.env.client.workflow.start(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    const handle = await startSweep(here.env, input);
     try {
       const killed = await first;
       expect(killed.signal).toBe('SIGKILL');

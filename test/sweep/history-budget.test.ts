@@ -1,12 +1,5 @@
-import type { SweepInput } from '../../src/review/sweep-types.js';
-import { selectPairs } from '../../src/review/status.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { gateSweep } from '../../src/workflows/gate-sweep.js';
-import { fakeScenario, scratch } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { uniqueId } from '../helpers/temporal.js';
+import { executeSweep, fakeSweep } from '../helpers/sweep.js';
 
 const { env } = useDevServerWithCliWorker();
 
@@ -21,33 +14,15 @@ describe('a sweep whose histories pass their budgets', () => {
   let fresh: boolean;
 
   async function sweep() {
-    const checkout = await corpusCopy();
-    const dir = await scratch();
-    const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [{ review: 'pass' }] }]);
     // One note's 41 pairs: with batches of 8 the sweep runs six batches, more than its budget holds.
-    const notes = await someNotes(1);
-    pairs = (await selectPairs(checkout, { notes, criteria: ['gates'] })).length;
-    const runId = uniqueId('GS-budget').replace(/\//g, '-');
-    const input: SweepInput = {
-      checkout,
-      runId,
-      notes,
-      gates: [],
-      criteria: ['gates'],
-      grouping: 'pair',
-      profile: 'fake',
-      concurrency: 4,
-      batchSize: 8,
-      autoResume: false,
-      profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m' } }),
-      env: fakeEnv,
-      historyBudget: budget,
-    };
-    const result = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
+    const setup = await fakeSweep([{ attempts: [{ review: 'pass' }] }], { gates: [] });
+    pairs = (await setup.pairs()).length;
+    const input = setup.input({ concurrency: 4, batchSize: 8, historyBudget: budget });
+    const result = await executeSweep(env(), input);
     runs = [];
-    for await (const execution of env().client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${runId}"` }))
+    for await (const execution of env().client.workflow.list({ query: `WorkflowId STARTS_WITH "gates/${input.runId}"` }))
       runs.push({ workflowId: execution.workflowId, events: execution.historyLength });
-    fresh = (await selectPairs(checkout, { notes, criteria: ['gates'] })).every((pair) => pair.status === 'fresh');
+    fresh = (await setup.pairs()).every((pair) => pair.status === 'fresh');
     return result;
   }
 

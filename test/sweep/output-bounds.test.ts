@@ -1,12 +1,7 @@
 import { resultPath } from '../../src/review/paths.js';
-import type { SweepInput } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { gateSweep } from '../../src/workflows/gate-sweep.js';
-import { fakeScenario, scratch, type FakeAttempt } from '../helpers/fake.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
-import { fakeProfilesFile } from '../helpers/probe.js';
+import { type FakeAttempt } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { uniqueId } from '../helpers/temporal.js';
+import { executeSweep, fakeSweep } from '../helpers/sweep.js';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -17,27 +12,12 @@ const GATE = 'frontmatter/description-discrimination';
 
 /** Sweeps one pair whose reviewer always writes `attempt`'s output; returns the summary and whether a result file exists. */
 async function sweepOnePair(attempt: FakeAttempt, profile: Record<string, unknown> = {}) {
-  const checkout = await corpusCopy();
-  const dir = await scratch();
-  const { env: fakeEnv } = await fakeScenario(dir, [{ attempts: [attempt] }]);
-  const [note] = await someNotes(1);
-  const runId = uniqueId('GS').replace(/\//g, '-');
-  const input: SweepInput = {
-    checkout,
-    runId,
-    notes: [note!],
+  const { checkout, notes, input } = await fakeSweep([{ attempts: [attempt] }], {
     gates: [GATE],
-    criteria: ['gates'],
-    grouping: 'pair',
-    profile: 'fake',
-    concurrency: 1,
-    batchSize: 5,
-    autoResume: false,
-    profilesFile: await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '1m', attempts: 2, ...profile } }),
-    env: fakeEnv,
-  };
-  const summary = await env().client.workflow.execute(gateSweep, { taskQueue: TASK_QUEUE, workflowId: `gates/${runId}`, args: [input] });
-  const written = await access(join(checkout, resultPath(note!, GATE))).then(
+    profiles: { fake: { harness: 'fake', timeout: '1m', attempts: 2, ...profile } },
+  });
+  const summary = await executeSweep(env(), input({ batchSize: 5 }));
+  const written = await access(join(checkout, resultPath(notes[0]!, GATE))).then(
     () => true,
     () => false,
   );
