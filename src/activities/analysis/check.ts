@@ -11,7 +11,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { validateDraft } from '../../kb/draft.js';
 import type { Finding } from '../../kb/findings.js';
-import type { Disposition, Layout } from '../../kb/layouts.js';
+import type { Disposition, Layout, LayoutRole } from '../../kb/layouts.js';
 import { parseNote } from '../../kb/notes.js';
 import type { TypeRegistry } from '../../kb/type-registry.js';
 import { parseVerdict } from '../../kb/verification.js';
@@ -57,60 +57,18 @@ export interface CheckContext {
 
 /** Runs one candidate's check and, when it passes and is asked to, installs it as the role's member. */
 export async function runCheck(input: CheckInput, context: CheckContext): Promise<CheckOutcome> {
-  const { runDir, role, layout } = { ...input, layout: context.layout };
+  const { runDir, role } = input;
+  const { layout } = context;
   const layoutRole = layout.roles.find((entry) => entry.name === role);
   if (layoutRole === undefined) throw new Error(`layout ${layout.file} has no role ${role}`);
   const dir = checkDir(runDir, role, input.checkId);
-  const findings: FindingRecord[] = [];
   await rm(dir, { recursive: true, force: true });
-
-  // The candidate's bytes, into the store.
-  let bytes: Buffer;
-  let extraFiles: string[] = [];
-  if (input.candidate.kind === 'output') {
-    bytes = await readFile(path.join(input.candidate.dir, input.candidate.output));
-    if (sha256(bytes) !== input.candidate.sha256) {
-      findings.push({
-        rule: 'output-changed',
-        severity: 'fail',
-        message: `${input.candidate.output} changed after the launch reported it (sha256 ${input.candidate.sha256.slice(0, 12)}); only what the launch wrote is checked`,
-      });
-    }
-    const known = new Set(['prompt.md', 'parameters.json', FINDINGS_FILE, REFUSAL_FILE, input.candidate.output]);
-    extraFiles = (await filesUnder(input.candidate.dir)).filter(
-      (file) => !known.has(file) && !file.startsWith(`${LAUNCH_ARTIFACT}/`) && !file.startsWith('.launch/'),
-    );
-  } else {
-    bytes = await get(runDir, input.candidate.sha256);
-  }
+  const { bytes, extraFiles, findings } = await readCandidate(input);
   const digest = await put(runDir, bytes);
   const bounds = outputText(bytes, { file: input.candidate.kind === 'output' ? input.candidate.output : role });
   if (!bounds.ok) findings.push(...bounds.findings.map((finding) => ({ rule: finding.rule, severity: 'fail' as const, message: finding.message })));
   const text = bounds.ok ? bounds.text : bytes.toString('utf8');
-
-  // The snapshot the round began with, rebuilt from the store, and the candidate beside it.
-  const snapshotDir = path.join(dir, 'artifact');
-  await mkdir(snapshotDir, { recursive: true });
-  for (const [other, sha] of Object.entries(input.snapshot)) {
-    if (other === role) continue;
-    const entry = layout.roles.find((candidate) => candidate.name === other);
-    if (entry === undefined) continue;
-    await writeFileAtomic(path.join(snapshotDir, ...entry.path.split('/')), await get(runDir, sha));
-  }
-  const draft = path.join(dir, 'candidate', path.basename(layoutRole.path));
-  await writeFileAtomic(draft, bytes);
-  await writeFileAtomic(path.join(dir, 'parameters.json'), await readFile(parametersFile(runDir)));
-
-  const report = await validateDraft({
-    repoRoot: input.worktree,
-    draft,
-    artifact: snapshotDir,
-    role,
-    layout,
-    registry: context.registry,
-    runValues: { kind: 'found', file: parametersFile(runDir), values: context.parameters },
-  });
-  findings.push(...report.findings.map(record));
+  findings.push(...(await validateInRole(input, context, layoutRole, dir, bytes)));
 
   const incumbent = input.incumbent !== undefined && input.incumbent !== digest ? await getText(runDir, input.incumbent) : undefined;
   for (const name of input.checks) {
@@ -118,28 +76,21 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     if (check === undefined) throw new Error(`no declared check ${name}`);
     for (const finding of check({ role, text, incumbent, recordId: layout.recordId })) findings.push({ severity: 'fail', ...finding });
   }
-
   if (input.refused?.includes(digest)) {
-    findings.push({
-      rule: 'unchanged-correction',
-      severity: 'fail',
-      message: `these are the exact bytes a verifier refused (sha256 ${digest.slice(0, 12)}): a correction must change what the blockers name`,
-    });
+    const message = `these are the exact bytes a verifier refused (sha256 ${digest.slice(0, 12)}): a correction must change what the blockers name`;
+    findings.push({ rule: 'unchanged-correction', severity: 'fail', message });
   }
-
   const parsed = parseNote(bytes, layoutRole.path);
   const frontmatter = parsed.kind === 'note' ? parsed.note.model.frontmatter : {};
-  if (input.frozenSource !== undefined) {
-    const stated = frontmatter['source'];
-    if (stated !== input.frozenSource) {
-      findings.push({
-        rule: 'frozen-source',
-        severity: 'fail',
-        message: `\`source\` must name the frozen source exactly, ${input.frozenSource}; found ${stated === undefined ? 'nothing' : JSON.stringify(stated)}`,
-      });
-    }
+  const stated = frontmatter['source'];
+  if (input.frozenSource !== undefined && stated !== input.frozenSource) {
+    const found = stated === undefined ? 'nothing' : JSON.stringify(stated);
+    findings.push({
+      rule: 'frozen-source',
+      severity: 'fail',
+      message: `\`source\` must name the frozen source exactly, ${input.frozenSource}; found ${found}`,
+    });
   }
-
   let verdict: CheckOutcome['verdict'];
   if (layoutRole.verifies.length > 0 && parsed.kind === 'note') {
     const result = parseVerdict(parsed.note.model.body, {
@@ -148,28 +99,25 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
       firstLine: parsed.note.bodyLine,
     });
     if (result.ok) {
-      const blockers = Object.fromEntries(
-        Object.entries(result.verdict.blockers).map(([subject, list]) => [subject, list.map((blocker) => clip(blocker, 300))]),
-      );
-      verdict = { accepted: [...result.verdict.accepted], refused: [...result.verdict.refused], blockers, limits: result.verdict.limits.length };
+      const { accepted, refused, blockers, limits } = result.verdict;
+      const clipped = Object.fromEntries(Object.entries(blockers).map(([subject, list]) => [subject, list.map((blocker) => clip(blocker, 300))]));
+      verdict = { accepted: [...accepted], refused: [...refused], blockers: clipped, limits: limits.length };
     }
   }
-  let disposition: Disposition | undefined;
-  if (layout.disposition?.role === role && typeof frontmatter[layout.disposition.field] === 'string')
-    disposition = frontmatter[layout.disposition.field] as Disposition;
+  const field = layout.disposition?.role === role ? frontmatter[layout.disposition.field] : undefined;
+  const disposition = typeof field === 'string' ? (field as Disposition) : undefined;
 
   const failed = findings.filter((finding) => finding.severity === 'fail');
   const passed = failed.length === 0 && (layoutRole.verifies.length === 0 || verdict !== undefined);
   let findingsSha256: string | undefined;
-  const outputName = input.candidate.kind === 'output' ? input.candidate.output : layoutRole.path;
   if (findings.length > 0) {
-    const findingsText = formatFindings(role, outputName, findings);
+    const findingsText = formatFindings(role, input.candidate.kind === 'output' ? input.candidate.output : layoutRole.path, findings);
     findingsSha256 = await put(runDir, findingsText);
     await writeFileAtomic(path.join(dir, 'findings.md'), findingsText);
   }
   const strays = input.candidate.kind === 'output' ? await dirtyPaths(input.worktree) : [];
-  const checkoutChanges =
-    input.checkoutBaseline !== undefined ? await checkoutChangesSince(runDir, input.checkoutBaseline.checkout, input.checkoutBaseline.file) : [];
+  const baseline = input.checkoutBaseline;
+  const checkoutChanges = baseline !== undefined ? await checkoutChangesSince(runDir, baseline.checkout, baseline.file) : [];
   const outcome: CheckOutcome = {
     sha256: digest,
     size: bytes.length,
@@ -186,10 +134,47 @@ export async function runCheck(input: CheckInput, context: CheckContext): Promis
     extraFiles,
     dir,
   };
-  await writeFileAtomic(
-    path.join(dir, 'check.json'),
-    `${JSON.stringify({ role, candidate: input.candidate, snapshot: input.snapshot, checks: input.checks, ...outcome }, null, 2)}\n`,
-  );
+  const recorded = { role, candidate: input.candidate, snapshot: input.snapshot, checks: input.checks, ...outcome };
+  await writeFileAtomic(path.join(dir, 'check.json'), `${JSON.stringify(recorded, null, 2)}\n`);
   if (passed && input.install) await writeFileAtomic(path.join(artifactDir(runDir), ...layoutRole.path.split('/')), bytes);
   return outcome;
+}
+
+/** The candidate's bytes, from a launch's output (which must be what the launch reported) or from the store; and what else the launch wrote. */
+async function readCandidate(input: CheckInput): Promise<{ bytes: Buffer; extraFiles: string[]; findings: FindingRecord[] }> {
+  const { candidate } = input;
+  if (candidate.kind !== 'output') return { bytes: await get(input.runDir, candidate.sha256), extraFiles: [], findings: [] };
+  const bytes = await readFile(path.join(candidate.dir, candidate.output));
+  const findings: FindingRecord[] = [];
+  if (sha256(bytes) !== candidate.sha256) {
+    const message = `${candidate.output} changed after the launch reported it (sha256 ${candidate.sha256.slice(0, 12)}); only what the launch wrote is checked`;
+    findings.push({ rule: 'output-changed', severity: 'fail', message });
+  }
+  const known = new Set(['prompt.md', 'parameters.json', FINDINGS_FILE, REFUSAL_FILE, candidate.output]);
+  const launched = (file: string) => known.has(file) || file.startsWith(`${LAUNCH_ARTIFACT}/`) || file.startsWith('.launch/');
+  return { bytes, extraFiles: (await filesUnder(candidate.dir)).filter((file) => !launched(file)), findings };
+}
+
+/** Validates the candidate in its role against the snapshot the round began with, rebuilt from the store beside it. */
+async function validateInRole(input: CheckInput, context: CheckContext, layoutRole: LayoutRole, dir: string, bytes: Buffer): Promise<FindingRecord[]> {
+  const { runDir, role } = input;
+  const snapshotDir = path.join(dir, 'artifact');
+  await mkdir(snapshotDir, { recursive: true });
+  for (const [other, sha] of Object.entries(input.snapshot)) {
+    const entry = context.layout.roles.find((candidate) => candidate.name === other);
+    if (other !== role && entry !== undefined) await writeFileAtomic(path.join(snapshotDir, ...entry.path.split('/')), await get(runDir, sha));
+  }
+  const draft = path.join(dir, 'candidate', path.basename(layoutRole.path));
+  await writeFileAtomic(draft, bytes);
+  await writeFileAtomic(path.join(dir, 'parameters.json'), await readFile(parametersFile(runDir)));
+  const report = await validateDraft({
+    repoRoot: input.worktree,
+    draft,
+    artifact: snapshotDir,
+    role,
+    layout: context.layout,
+    registry: context.registry,
+    runValues: { kind: 'found', file: parametersFile(runDir), values: context.parameters },
+  });
+  return report.findings.map(record);
 }

@@ -239,13 +239,25 @@ async function commitIdentity(worktree: string): Promise<string[]> {
   return [...(named ? [] : ['-c', 'user.name=commonplace']), ...(mailed ? [] : ['-c', 'user.email=commonplace@localhost'])];
 }
 
+/** What a publication's steps share: its request, where it writes, each file's digest in the order written, and its journal. */
+interface Publishing {
+  readonly request: PublishRequest;
+  readonly destination: string;
+  readonly targets: Record<string, string>;
+  readonly order: string[];
+  readonly heartbeat: () => void;
+  readonly faults: FaultPoints;
+  readonly log: (entry: JournalEntry) => Promise<void>;
+}
+
+const now = () => new Date().toISOString();
+
 /**
  * Publishes the assembled artifact: checks, copies under the journal, commits on the run branch,
  * and marks the run's manifest `published`. Safe to call again after any interruption.
  */
 export async function publishRun(request: PublishRequest): Promise<PublicationOutcome> {
   const { runDir, parameters, layout, manifest } = request;
-  const heartbeat = request.heartbeat ?? (() => undefined);
   const destination = destinationOf(layout, parameters);
   if (destination === undefined) throw new Error(`the layout ${layout.file} declares no destination, so its artifacts cannot be published`);
   const journal = publicationJournalFile(runDir);
@@ -253,122 +265,129 @@ export async function publishRun(request: PublishRequest): Promise<PublicationOu
   const worktree = parameters.worktree;
 
   // What this publication writes: each member from the store, then the published manifest, last.
-  const manifestText = publishedManifest(parameters, manifest);
-  const manifestDigest = await put(runDir, manifestText);
+  const manifestDigest = await put(runDir, publishedManifest(parameters, manifest));
   const targets: Record<string, string> = {};
   for (const member of manifest.members) targets[`${destination}/${member.path}`] = member.sha256;
   const manifestPath = `${destination}/${PUBLISHED_MANIFEST}`;
   targets[manifestPath] = manifestDigest;
-  const order = [
-    ...Object.keys(targets)
-      .filter((file) => file !== manifestPath)
-      .sort(),
-    manifestPath,
-  ];
+  const memberFiles = Object.keys(targets).filter((file) => file !== manifestPath);
+  const order = [...memberFiles.sort(), manifestPath];
+  const faults = request.faults ?? noFaults;
+  const log = (entry: JournalEntry) => appendEntry(journal, entry, faults);
+  const publishing: Publishing = { request, destination, targets, order, heartbeat: request.heartbeat ?? (() => undefined), faults, log };
 
-  return withLock(publicationLockFile(parameters.checkout), `publication of ${parameters.run}`, request.lockWaitMs ?? 120_000, heartbeat, async () => {
-    const read = await readJournal(journal);
-    if (!read.ok) return uncertain(read.reason);
-    const entries = read.entries;
-    const at = () => new Date().toISOString();
-    const faults = request.faults ?? noFaults;
-    const log = (entry: JournalEntry) => appendEntry(journal, entry, faults);
-
-    let begin = entries.find((entry): entry is Extract<JournalEntry, { event: 'begin' }> => entry.event === 'begin');
-    if (begin !== undefined && begin.publication !== manifestDigest) {
-      return uncertain(
-        `the journal records a publication of other bytes (manifest ${begin.publication.slice(0, 12)}, begun ${begin.at}) than this run's assembled artifact (${manifestDigest.slice(0, 12)})`,
-      );
-    }
-    if (begin === undefined && entries.length > 0) return uncertain(`the journal has ${entries.length} entries but no begin`);
-    const done = entries.find((entry): entry is Extract<JournalEntry, { event: 'done' }> => entry.event === 'done');
-    if (begin !== undefined && done !== undefined) {
+  return withLock(
+    publicationLockFile(parameters.checkout),
+    `publication of ${parameters.run}`,
+    request.lockWaitMs ?? 120_000,
+    publishing.heartbeat,
+    async () => {
+      const read = await readJournal(journal);
+      if (!read.ok) return uncertain(read.reason);
+      const entries = read.entries;
+      const find = <E extends JournalEntry['event']>(event: E) => entries.find((entry): entry is Extract<JournalEntry, { event: E }> => entry.event === event);
+      let begin = find('begin');
+      if (begin !== undefined && begin.publication !== manifestDigest) {
+        return uncertain(
+          `the journal records a publication of other bytes (manifest ${begin.publication.slice(0, 12)}, begun ${begin.at}) than this run's assembled artifact (${manifestDigest.slice(0, 12)})`,
+        );
+      }
+      if (begin === undefined && entries.length > 0) return uncertain(`the journal has ${entries.length} entries but no begin`);
+      const done = find('done');
+      if (begin !== undefined && done !== undefined) {
+        const head = await git(worktree, ['rev-parse', 'HEAD']);
+        if (head !== done.commit)
+          return uncertain(`the journal says the publication was done at ${done.commit.slice(0, 12)}, but the run branch is now at ${head.slice(0, 12)}`);
+        const recorded = JSON.parse(await readFile(manifestFile(runDir), 'utf8')) as Manifest;
+        if (recorded.status === 'published' && recorded.publication !== undefined)
+          return { status: 'published', publication: recorded.publication, files: order, manifest: recorded };
+      }
+      if (begin === undefined) {
+        const conflict = await conflicts(parameters, destination);
+        if (conflict !== undefined) return { status: 'conflict', destination, ...conflict };
+        begin = { event: 'begin', publication: manifestDigest, destination, base: await git(worktree, ['rev-parse', 'HEAD']), files: targets, at: now() };
+        await log(begin);
+      }
+      const base = begin.base;
+      const committed = find('committed');
       const head = await git(worktree, ['rev-parse', 'HEAD']);
-      if (head !== done.commit)
-        return uncertain(`the journal says the publication was done at ${done.commit.slice(0, 12)}, but the run branch is now at ${head.slice(0, 12)}`);
-      const recorded = JSON.parse(await readFile(manifestFile(runDir), 'utf8')) as Manifest;
-      if (recorded.status === 'published' && recorded.publication !== undefined)
-        return { status: 'published', publication: recorded.publication, files: order, manifest: recorded };
-    }
-
-    if (begin === undefined) {
-      const conflict = await conflicts(parameters, destination);
-      if (conflict !== undefined) return { status: 'conflict', destination, ...conflict };
-      const base = await git(worktree, ['rev-parse', 'HEAD']);
-      begin = { event: 'begin', publication: manifestDigest, destination, base, files: targets, at: at() };
-      await log(begin);
-    }
-    const base = begin.base;
-
-    const committed = entries.find((entry): entry is Extract<JournalEntry, { event: 'committed' }> => entry.event === 'committed');
-    const head = await git(worktree, ['rev-parse', 'HEAD']);
-    if (committed === undefined && head !== base && !entries.some((entry) => entry.event === 'committing')) {
-      return uncertain(
-        `the run branch moved from ${base.slice(0, 12)} to ${head.slice(0, 12)} during publication, and the journal records no commit of this publication`,
-      );
-    }
-
-    // Copy what is not there yet; a file with bytes this publication did not write is an unknown outcome.
-    if (committed === undefined && head === base) {
-      for (const file of order) {
-        heartbeat();
-        const expected = targets[file] as string;
-        const target = path.join(worktree, ...file.split('/'));
-        // A try killed inside the atomic write left its temporary file beside the target: never stage it.
-        await removeAtomicLeftovers(target);
-        const current = await digestOf(target);
-        if (current === expected) continue;
-        if (current !== null)
-          return uncertain(`${file} holds bytes (sha256 ${current.slice(0, 12)}) this publication did not write (expected ${expected.slice(0, 12)})`);
-        await log({ event: 'writing', path: file, sha256: expected, at: at() });
-        await writeFileAtomic(target, await get(runDir, expected), { beforeRename: () => faults.at('temp-written', file) });
-        await log({ event: 'written', path: file, sha256: expected, at: at() });
+      if (committed === undefined && head !== base && !entries.some((entry) => entry.event === 'committing')) {
+        return uncertain(
+          `the run branch moved from ${base.slice(0, 12)} to ${head.slice(0, 12)} during publication, and the journal records no commit of this publication`,
+        );
       }
-    }
-
-    // Commit on the run branch, or recognise the commit an interrupted try made.
-    let commit = committed?.commit;
-    if (commit === undefined) {
-      if (head === base) {
-        heartbeat();
-        await git(worktree, ['add', '--', destination]);
-        const staged = (await git(worktree, ['diff', '--cached', '--name-only', '-z'])).split('\0').filter(Boolean);
-        const foreign = staged.filter((file) => !(file in targets));
-        if (foreign.length > 0) return uncertain(`the worktree's index holds changes this publication did not make: ${foreign.slice(0, 10).join(', ')}`);
-        await log({ event: 'committing', at: at() });
-        await git(worktree, [
-          ...(await commitIdentity(worktree)),
-          'commit',
-          '--quiet',
-          '--no-verify',
-          '-m',
-          `Publish analysis ${parameters.run} (${parameters.system})\n\nDestination: ${destination}\nPublished manifest sha256: ${manifestDigest}`,
-        ]);
-        commit = await git(worktree, ['rev-parse', 'HEAD']);
-      } else {
-        const parent = await git(worktree, ['rev-parse', 'HEAD^']).catch(() => '');
-        const touched = (await git(worktree, ['diff', '--name-only', '-z', base, head])).split('\0').filter(Boolean);
-        const same = parent === base && touched.length === order.length && touched.every((file) => file in targets);
-        if (!same) return uncertain(`the run branch is at ${head.slice(0, 12)}, which is not the commit this publication was making on ${base.slice(0, 12)}`);
-        for (const file of order) {
-          const blob = await git(worktree, ['rev-parse', `${head}:${file}`]).catch(() => '');
-          const expectedBlob = await git(worktree, ['hash-object', '--', file]).catch(() => '');
-          const current = await digestOf(path.join(worktree, ...file.split('/')));
-          if (blob === '' || blob !== expectedBlob || current !== targets[file])
-            return uncertain(`the commit ${head.slice(0, 12)} does not hold ${file} as this publication writes it`);
-        }
-        commit = head;
+      if (committed === undefined && head === base) {
+        const unknown = await copyFiles(publishing);
+        if (unknown !== undefined) return uncertain(unknown);
       }
-      await log({ event: 'committed', commit, at: at() });
-    } else if (head !== commit) {
-      return uncertain(`the journal records the publication commit ${commit.slice(0, 12)}, but the run branch is at ${head.slice(0, 12)}`);
-    }
+      let commit = committed?.commit;
+      if (commit === undefined) {
+        const made = head === base ? await commitFiles(publishing, manifestDigest) : await recogniseCommit(publishing, base, head);
+        if (!made.ok) return uncertain(made.reason);
+        commit = made.commit;
+        await log({ event: 'committed', commit, at: now() });
+      } else if (head !== commit) {
+        return uncertain(`the journal records the publication commit ${commit.slice(0, 12)}, but the run branch is at ${head.slice(0, 12)}`);
+      }
 
-    const committedAt = (await git(worktree, ['show', '-s', '--format=%cI', commit])).trim();
-    const publication: PublicationRecord = { destination, commit, manifest: manifestPath, journal, publishedAt: new Date(committedAt).toISOString() };
-    const published: Manifest = { ...manifest, status: 'published', publication };
-    await writeFileAtomic(manifestFile(runDir), `${JSON.stringify(published, null, 2)}\n`);
-    await log({ event: 'done', commit, at: at() });
-    return { status: 'published', publication, files: order, manifest: published };
-  });
+      const committedAt = (await git(worktree, ['show', '-s', '--format=%cI', commit])).trim();
+      const publication: PublicationRecord = { destination, commit, manifest: manifestPath, journal, publishedAt: new Date(committedAt).toISOString() };
+      const published: Manifest = { ...manifest, status: 'published', publication };
+      await writeFileAtomic(manifestFile(runDir), `${JSON.stringify(published, null, 2)}\n`);
+      await log({ event: 'done', commit, at: now() });
+      return { status: 'published', publication, files: order, manifest: published };
+    },
+  );
+}
+
+/** Copies what is not there yet; a file with bytes this publication did not write is an unknown outcome, whose reason this returns. */
+async function copyFiles({ request, targets, order, heartbeat, faults, log }: Publishing): Promise<string | undefined> {
+  for (const file of order) {
+    heartbeat();
+    const expected = targets[file] as string;
+    const target = path.join(request.parameters.worktree, ...file.split('/'));
+    // A try killed inside the atomic write left its temporary file beside the target: never stage it.
+    await removeAtomicLeftovers(target);
+    const current = await digestOf(target);
+    if (current === expected) continue;
+    if (current !== null) return `${file} holds bytes (sha256 ${current.slice(0, 12)}) this publication did not write (expected ${expected.slice(0, 12)})`;
+    await log({ event: 'writing', path: file, sha256: expected, at: now() });
+    await writeFileAtomic(target, await get(request.runDir, expected), { beforeRename: () => faults.at('temp-written', file) });
+    await log({ event: 'written', path: file, sha256: expected, at: now() });
+  }
+  return undefined;
+}
+
+type Committed = { ok: true; commit: string } | { ok: false; reason: string };
+
+/** Commits the copied files on the run branch, when its index holds nothing else. */
+async function commitFiles({ request, destination, targets, heartbeat, log }: Publishing, manifestDigest: string): Promise<Committed> {
+  const { worktree, run, system } = request.parameters;
+  heartbeat();
+  await git(worktree, ['add', '--', destination]);
+  const staged = (await git(worktree, ['diff', '--cached', '--name-only', '-z'])).split('\0').filter(Boolean);
+  const foreign = staged.filter((file) => !(file in targets));
+  if (foreign.length > 0) return { ok: false, reason: `the worktree's index holds changes this publication did not make: ${foreign.slice(0, 10).join(', ')}` };
+  await log({ event: 'committing', at: now() });
+  const message = `Publish analysis ${run} (${system})\n\nDestination: ${destination}\nPublished manifest sha256: ${manifestDigest}`;
+  await git(worktree, [...(await commitIdentity(worktree)), 'commit', '--quiet', '--no-verify', '-m', message]);
+  return { ok: true, commit: await git(worktree, ['rev-parse', 'HEAD']) };
+}
+
+/** Recognises the commit an interrupted try made: on the base, touching exactly this publication's files, each as it writes them. */
+async function recogniseCommit({ request, targets, order }: Publishing, base: string, head: string): Promise<Committed> {
+  const { worktree } = request.parameters;
+  const parent = await git(worktree, ['rev-parse', 'HEAD^']).catch(() => '');
+  const touched = (await git(worktree, ['diff', '--name-only', '-z', base, head])).split('\0').filter(Boolean);
+  const same = parent === base && touched.length === order.length && touched.every((file) => file in targets);
+  if (!same)
+    return { ok: false, reason: `the run branch is at ${head.slice(0, 12)}, which is not the commit this publication was making on ${base.slice(0, 12)}` };
+  for (const file of order) {
+    const blob = await git(worktree, ['rev-parse', `${head}:${file}`]).catch(() => '');
+    const expectedBlob = await git(worktree, ['hash-object', '--', file]).catch(() => '');
+    const current = await digestOf(path.join(worktree, ...file.split('/')));
+    if (blob === '' || blob !== expectedBlob || current !== targets[file])
+      return { ok: false, reason: `the commit ${head.slice(0, 12)} does not hold ${file} as this publication writes it` };
+  }
+  return { ok: true, commit: head };
 }
