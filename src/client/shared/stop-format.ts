@@ -22,8 +22,6 @@ export function stopDetails(stop: Stop, indent: string, runDir?: string | null):
       lines.push(`${indent}inspect: ${stop.proposal.inspect.map((file) => (runDir ? path.join(runDir, file) : file)).join(', ')}`);
       lines.push(`${indent}key: ${stop.proposal.key}`);
       break;
-    default:
-      break;
   }
   if (stop.evidence) lines.push(`${indent}evidence: ${stop.evidence}${stop.kind === 'publication-uncertain' ? ' (read it before anything is retried)' : ''}`);
   return lines;

@@ -24,31 +24,19 @@ import { compareRunId as runIdOfCompare, compareWorkflowId, namespacedIdentity }
 import { compareEstimate } from '../shared/estimate-inputs.js';
 import { estimateLineOf, printEstimate } from '../../shared/estimate-output.js';
 
-/** The options as commander hands them (compare.ts registers them). */
-export interface CompareCommandOptions {
-  routes?: string;
-  reference?: string;
-  size: string;
-  seed: string;
-  perCriterionMin: string;
-  criteria: string[];
-  notes: string[];
-  concurrency: string;
-  maxCost?: string;
-  resume?: string;
-  estimate?: boolean;
-  kb?: string;
-  profiles?: string;
-  scenario?: string;
-  json?: boolean;
+/** The options as commander hands them (compare.ts registers them): the fields COMPARE_FIELDS reads, and the flags that choose what to do. */
+export type CompareCommandOptions = Partial<z.input<typeof COMPARE_FIELDS>> & { resume?: string; estimate?: boolean; json?: boolean };
+
+/** Adds the issue and ends the parse: zod's way to refuse a value in a transform. */
+function refuse(context: z.RefinementCtx, message: string): never {
+  context.addIssue({ code: 'custom', message });
+  return z.NEVER;
 }
 
 const wholeFrom = (flag: string, least: number) =>
   z.string().transform((text, context) => {
     const value = Number(text);
-    if (Number.isInteger(value) && value >= least) return value;
-    context.addIssue({ code: 'custom', message: `--${flag} must be a whole number ≥ ${least}, got "${text}"` });
-    return z.NEVER;
+    return Number.isInteger(value) && value >= least ? value : refuse(context, `--${flag} must be a whole number ≥ ${least}, got "${text}"`);
   });
 
 /** Route names checked and written the one way (`claude` → `claude:pair`); `results` only once. */
@@ -56,19 +44,10 @@ const routeList = z
   .string({ message: '--routes is required: two or more routes, e.g. --routes claude:pair,anthropic-haiku:pair' })
   .transform((text, context) => {
     const names: string[] = [];
-    for (const written of text
-      .split(',')
-      .map((part) => part.trim())
-      .filter(Boolean)) {
+    for (const written of text.split(',').flatMap((part) => part.trim() || [])) {
       const route = parseRoute(written);
-      if (typeof route === 'string') {
-        context.addIssue({ code: 'custom', message: `--routes: ${route}` });
-        return z.NEVER;
-      }
-      if (names.includes(route.name)) {
-        context.addIssue({ code: 'custom', message: `--routes: route ${route.name} is named twice` });
-        return z.NEVER;
-      }
+      if (typeof route === 'string') return refuse(context, `--routes: ${route}`);
+      if (names.includes(route.name)) return refuse(context, `--routes: route ${route.name} is named twice`);
       names.push(route.name);
     }
     return names;
@@ -91,43 +70,27 @@ const COMPARE_FIELDS = z
   })
   .transform((options, context) => {
     const reference = options.reference === undefined ? undefined : options.reference === RESULTS_ROUTE ? RESULTS_ROUTE : parseRoute(options.reference);
-    if (typeof reference === 'string' && reference !== RESULTS_ROUTE) {
-      context.addIssue({ code: 'custom', message: `--reference: ${reference}` });
-      return z.NEVER;
-    }
+    if (typeof reference === 'string' && reference !== RESULTS_ROUTE) return refuse(context, `--reference: ${reference}`);
     const referenceName = typeof reference === 'object' ? reference.name : reference;
     const routes = referenceName === RESULTS_ROUTE && !options.routes.includes(RESULTS_ROUTE) ? [RESULTS_ROUTE, ...options.routes] : options.routes;
-    if (referenceName !== undefined && !routes.includes(referenceName)) {
-      context.addIssue({ code: 'custom', message: `--reference ${referenceName} is not one of --routes (${routes.join(', ')}) nor \`results\`` });
-      return z.NEVER;
-    }
-    if (routes.length < 2) {
-      context.addIssue({
-        code: 'custom',
-        message: `--routes: a comparison needs two or more routes (with --reference results, one more), got ${routes.join(', ') || 'none'}`,
-      });
-      return z.NEVER;
-    }
+    if (referenceName !== undefined && !routes.includes(referenceName))
+      return refuse(context, `--reference ${referenceName} is not one of --routes (${routes.join(', ')}) nor \`results\``);
+    if (routes.length < 2)
+      return refuse(context, `--routes: a comparison needs two or more routes (with --reference results, one more), got ${routes.join(', ') || 'none'}`);
     return { ...options, routes, reference: referenceName };
   });
 
 /** The compare run's input, its options parsed once and its checkout resolved once. */
 function parseCompareCommand(raw: CompareCommandOptions): CompareInput & { runId: '' } {
-  const options = parseOptions(COMPARE_FIELDS, raw);
+  const { kb, profiles, scenario, maxCost, reference, ...asked } = parseOptions(COMPARE_FIELDS, raw);
   return {
-    checkout: checkoutRootOf(options.kb),
+    checkout: checkoutRootOf(kb),
     runId: '',
-    routes: options.routes,
-    ...(options.reference !== undefined && { reference: options.reference }),
-    size: options.size,
-    seed: options.seed,
-    perCriterionMin: options.perCriterionMin,
-    criteria: options.criteria,
-    notes: options.notes,
-    concurrency: options.concurrency,
-    ...(options.maxCost !== undefined && { maxCostUsd: options.maxCost }),
-    ...(options.profiles && { profilesFile: resolve(options.profiles) }),
-    ...(options.scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(options.scenario) } }),
+    ...asked,
+    ...(reference !== undefined && { reference }),
+    ...(maxCost !== undefined && { maxCostUsd: maxCost }),
+    ...(profiles && { profilesFile: resolve(profiles) }),
+    ...(scenario && { env: { COMMONPLACE_FAKE_SCENARIO: resolve(scenario) } }),
   };
 }
 
@@ -156,12 +119,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   const parsed = parseCompareCommand(options);
   for (const route of parsed.routes.filter((name) => name !== RESULTS_ROUTE)) {
     try {
-      checkLaunchInputs({
-        checkout: parsed.checkout,
-        profile: (parseRoute(route) as { profile: string }).profile,
-        ...(parsed.profilesFile && { profilesFile: parsed.profilesFile }),
-        ...(parsed.env && { env: parsed.env }),
-      });
+      checkLaunchInputs({ ...parsed, profile: (parseRoute(route) as { profile: string }).profile });
     } catch (error) {
       throw error instanceof UserError ? new UserError(`route ${route}: ${error.message}`) : error;
     }
@@ -172,10 +130,7 @@ export async function runCompare(options: CompareCommandOptions): Promise<void> 
   const checkout = await knownCheckoutId(parsed.checkout);
   const runId = compareRunId(parsed, checkout, client.options.namespace);
   const handle = client.workflow.getHandle<typeof compareRun>(compareWorkflowId(runId));
-  const status = await handle.describe().then(
-    (described) => described.status.name,
-    () => undefined,
-  );
+  const status = (await handle.describe().catch(() => undefined))?.status.name;
   if (status === 'RUNNING') return resumeAndFollow(client, handle, parsed.maxCostUsd, options);
   if (status === 'COMPLETED') {
     process.stderr.write(`compare run ${runId} has completed; its summary:\n`);

@@ -136,17 +136,10 @@ export async function inspectEdit(run: string, checkout: string, located: Locate
   if (summary && state.status === 'unknown') state.status = summary.outcome === 'exhausted' ? 'exhausted' : 'completed';
   const stops: Stop[] = state.live ? [...(recorded?.stops ?? [])] : summary?.stop ? [summary.stop] : [];
   const note = recorded?.note ?? located.record?.note ?? '';
-  const identity = {
-    kind: located.kind as EditKind,
-    runId: located.runId,
-    note,
-    runDir: located.runDir,
-    status: (state.status === 'exhausted' ? 'exhausted' : (recorded?.status ?? 'running')) as RunStatus,
-    stops,
-  };
+  const status = (state.status === 'exhausted' ? 'exhausted' : (recorded?.status ?? 'running')) as RunStatus;
   const next =
     stops.length > 0 || state.status === 'exhausted'
-      ? editNextCommand({ ...identity, workflowId: located.workflowId, stage: '', resumes: 0, launches: 0 })
+      ? editNextCommand({ ...located, kind: located.kind as EditKind, note, status, stops, stage: '', resumes: 0, launches: 0 })
       : undefined;
   return {
     ...identified(run, located.kind, checkout, located, state),
