@@ -1,17 +1,11 @@
 /**
- * The commands that name a run, in their plain form (`commonplace review run gates --resume GS-…`),
- * built here once: what a stop leads to (`NextCommands`, by the stop's rule) and the single commands
- * a message names (cancel, inspect, reset, packet, …). The CLI prints them runnable through
- * `runnable` (src/client/shared/command-line.ts: the binary as invoked, `--kb`, the connection);
- * workflows carry them in their progress as they are, and show them in the Web UI's current details
- * through `webUiCommand` (the linked `commonplace`, `--kb <checkout ID>`, the connection).
- *
- * PURE MODULE: string code only; workflows import it.
+ * The commands that name a run, in plain form, built here once. The CLI prints them through `runnable` (src/client/shared/command-line.ts);
+ * workflows show them through `webUiCommand`. PURE MODULE.
  */
 import type { Proposal } from './stop.js';
 
-/** The commands that take `--kb` (their first words after `commonplace`). */
-export const TAKES_KB = [
+/** Their first words after `commonplace`. */
+const TAKES_KB = [
   'analysis prepare',
   'analysis run',
   'analysis inspect',
@@ -31,13 +25,11 @@ export const TAKES_KB = [
   'probe',
 ] as const;
 
-/** Whether a `commonplace` command (its words after `commonplace`) takes `--kb`. */
 export const takesKb = (rest: string) => TAKES_KB.some((words) => rest === words || rest.startsWith(`${words} `));
 
-/** Whether a command's words name `--kb` already. */
 export const namesKb = (rest: string) => /(^|\s)--kb(\s|=|$)/.test(rest);
 
-/** A word as a POSIX shell reads it back: quoted only when it must be. */
+/** Quoted only when a POSIX shell must have it so. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
@@ -48,10 +40,9 @@ export function splitNote(command: string): { line: string; note: string | undef
   return { line, note };
 }
 
-/** The memo field naming the Temporal address a run's starter was given (`--address` or TEMPORAL_ADDRESS), so the Web UI's commands name it too. */
+/** The memo field naming the address a run's starter was given, so the Web UI's commands name it too. */
 export const ADDRESS_MEMO = 'commonplaceAddress';
 
-/** Where a run's Web UI commands are to run: its checkout (by ID), its namespace, and the address its starter named. */
 export interface WebUiPlace {
   checkoutId: string | undefined;
   namespace: string;
@@ -59,12 +50,8 @@ export interface WebUiPlace {
 }
 
 /**
- * A command as the Web UI's current details show it, to run as pasted from any directory: a
- * `commonplace …` command that takes `--kb` names the checkout by its ID (which `--kb` accepts on a host
- * that has the checkout on record: src/checkout/), and every `commonplace …` or `temporal …`
- * command names the address its starter named and a namespace other than `default`; a note after it
- * becomes a shell comment. The binary is the linked `commonplace` (README: `npm link` once): a workflow
- * knows no host's paths.
+ * Runs as pasted from any directory: `--kb` names the checkout by its ID, and the address and a namespace other than `default` are
+ * named. The binary is the linked `commonplace` (README: `npm link`): a workflow knows no host's paths.
  */
 export function webUiCommand(command: string, place: WebUiPlace): string {
   const { line, note } = splitNote(command);
@@ -80,30 +67,19 @@ export function webUiCommand(command: string, place: WebUiPlace): string {
   return `${words.join(' ')}${note === undefined ? '' : `   # ${note}`}`;
 }
 
-/** The commands a run's stops lead to, by how a stop ends. */
+/** By how a stop ends (`STOP_RULES`); `ended`: the one step left to an exhausted run. */
 export interface NextCommands {
-  /** The `resume` rule: the same command again. */
   resume: string;
-  /** The `approve` rule: the approval command for the proposal. */
   approve?: (proposal: Proposal) => string;
-  /** The `acknowledge` rule. */
   acknowledge?: string;
-  /** The run ended (status exhausted): the one step that is left. */
   ended: string;
-}
-
-/** An editing run as its commands name it. */
-export interface EditRunNamed {
-  kind: string;
-  note: string;
-  runId: string;
 }
 
 export const runCommand = {
   sweepResume: (runId: string) => `commonplace review run gates --resume ${runId}`,
   sweepRetry: (runId: string) => `commonplace review retry ${runId}`,
   compareResume: (runId: string) => `commonplace review compare --resume ${runId}`,
-  /** An editing run's command over its note: continues the run over the same text, or starts a fresh one after it ended. */
+  /** Continues the run over the same text, or starts a fresh one after it ended. */
   editRerun: (run: { kind: string; note: string }) => `commonplace review run ${run.kind} ${run.note}`,
   approve: (runId: string, proposal: Pick<Proposal, 'path' | 'key'>) => `commonplace review approve ${runId} ${proposal.path} --key ${proposal.key}`,
   acknowledge: (runId: string) => `commonplace review acknowledge ${runId}`,
@@ -121,18 +97,16 @@ export const runCommand = {
   terminate: (workflowId: string) => `temporal workflow terminate --workflow-id ${workflowId}`,
 } as const;
 
-/** The commands a sweep's stops lead to. */
 export function sweepNext(runId: string): NextCommands {
   return { resume: runCommand.sweepResume(runId), acknowledge: runCommand.acknowledge(runId), ended: runCommand.sweepRetry(runId) };
 }
 
-/** The commands a compare run's stops lead to. */
 export function compareNext(runId: string): NextCommands {
   return { resume: runCommand.compareResume(runId), acknowledge: runCommand.acknowledge(runId), ended: runCommand.compareResume(runId) };
 }
 
-/** The commands an editing run's stops lead to, as the CLI prints them (its ended step says what the rerun does). */
-export function editNext(run: EditRunNamed): NextCommands {
+/** As the CLI prints them: the ended step says what the rerun does. */
+export function editNext(run: { kind: string; note: string; runId: string }): NextCommands {
   const rerun = runCommand.editRerun(run);
   return {
     resume: rerun,
@@ -142,7 +116,7 @@ export function editNext(run: EditRunNamed): NextCommands {
   };
 }
 
-/** The commands an analysis run's stops lead to, as the CLI prints them (its ended step says what the reset does). */
+/** As the CLI prints them: the ended step says what the reset does. */
 export function analysisNext(runId: string): NextCommands {
   return {
     resume: runCommand.analysisRun(runId),

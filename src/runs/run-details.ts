@@ -1,27 +1,16 @@
-/**
- * A run's static details for the Temporal Web UI: the parameters it was started with, as a small
- * Markdown table (the UI renders it under the workflow's Summary & Details). Set once at start;
- * what changes while the run goes on is in its current details.
- *
- * The Web UI renders summaries and details as Markdown, and a history carries no host path: every
- * value is shown as written (`markdownText`), its place tokens as words (src/place-words.ts).
- */
+/** A run's static details for the Web UI, set once at start. It renders them as Markdown, and a history carries no host path. */
 import { inWords } from '../place-words.js';
 
 export type DetailRows = ReadonlyArray<readonly [label: string, value: string | number | boolean | undefined | null]>;
 
-/**
- * Text the Web UI renders as Markdown, shown as written on one line: place tokens as words
- * (`checkout 32ae503a › kb/notes/x.md`), and every character Markdown would read as markup (emphasis,
- * links, HTML, code, tables) escaped, so nothing vanishes or turns into a link.
- */
+/** One line shown as written: place tokens as words, Markdown's markup escaped so nothing vanishes or turns into a link. */
 export function markdownText(text: string): string {
   return inWords(text)
     .replace(/[\\`*_[\]<>|~&]/g, '\\$&')
     .replace(/\s*\n\s*/g, ' ');
 }
 
-/** The table of the rows that have a value, under a heading. */
+/** Rows without a value are left out. */
 export function runDetails(title: string, rows: DetailRows): string {
   const lines = [`**${markdownText(title)}**`, '', '| parameter | value |', '| --- | --- |'];
   for (const [label, value] of rows) {
