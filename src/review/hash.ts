@@ -50,29 +50,16 @@ export interface NoteParts {
 export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   let text = noteText.charCodeAt(0) === 0xfeff ? noteText.slice(1) : noteText;
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-  const plain = (): NotePartsRead => {
-    const title = noteTitle(extractHeadings(text));
-    return {
-      ok: true,
-      parts: { title: title === undefined ? null : collapse(title), description: null, body: normaliseText(text), frontmatter: canonicalJson({}) },
-    };
-  };
   const firstBreak = text.indexOf('\n');
   const firstLine = firstBreak === -1 ? text : text.slice(0, firstBreak);
-  if (firstLine.trimEnd() !== '---') return plain();
+  if (firstLine.trimEnd() !== '---') return { ok: true, parts: partsOf(text, {}) };
 
   const unreadable = (message: string, line?: number): NotePartsRead => ({
     ok: false,
     findings: [{ file, ...(line === undefined ? {} : { line }), rule: 'frontmatter', severity: 'fail', message }],
   });
   const lines = text.split('\n');
-  let close = -1;
-  for (let index = 1; index < lines.length; index += 1) {
-    if ((lines[index] as string).startsWith('---')) {
-      close = index;
-      break;
-    }
-  }
+  const close = lines.findIndex((line, index) => index > 0 && line.startsWith('---'));
   if (close === -1) return unreadable('frontmatter opened on line 1 is never closed', 1);
   if ((lines[close] as string).trimEnd() !== '---') return unreadable(`frontmatter closing line must be exactly \`---\``, close + 1);
 
@@ -88,18 +75,13 @@ export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return unreadable('frontmatter must be a YAML mapping of fields', 2);
   const frontmatter = data as Record<string, unknown>;
-  const body = lines.slice(close + 1).join('\n');
+  return { ok: true, frontmatter, parts: partsOf(lines.slice(close + 1).join('\n'), frontmatter) };
+}
+
+function partsOf(body: string, frontmatter: Record<string, unknown>): NoteParts {
   const title = noteTitle(extractHeadings(body));
-  return {
-    ok: true,
-    frontmatter,
-    parts: {
-      title: title === undefined ? null : collapse(title),
-      description: frontmatter['description'] === undefined ? null : canonicalValue(frontmatter['description']),
-      body: normaliseText(body),
-      frontmatter: canonicalJson(frontmatter),
-    },
-  };
+  const description = canonicalValue(frontmatter['description']); // null when absent
+  return { title: title === undefined ? null : collapse(title), description, body: normaliseText(body), frontmatter: canonicalJson(frontmatter) };
 }
 
 export type NotePartsRead =
@@ -114,12 +96,7 @@ export type PartDigests = Readonly<Record<WatchedPart, string>>;
 export function partDigests(parts: NoteParts): PartDigests {
   let digests = digestsOf.get(parts);
   if (digests === undefined) {
-    digests = {
-      title: sha256(JSON.stringify(parts.title)),
-      description: sha256(JSON.stringify(parts.description)),
-      body: sha256(JSON.stringify(parts.body)),
-      frontmatter: sha256(JSON.stringify(parts.frontmatter)),
-    };
+    digests = Object.fromEntries(WATCHED_PARTS.map((part) => [part, sha256(JSON.stringify(parts[part]))])) as PartDigests;
     digestsOf.set(parts, digests);
   }
   return digests;
