@@ -152,8 +152,9 @@ export async function reviewStatus(checkoutRoot: string, options: SelectOptions)
   await cache?.save();
   const pairs: PairStatus[] = [...pending.values()];
   const { orphans, strays, outside } = scan;
-  const counts = countsOf(pairs, { notes: selection.notes.length, gates: selection.gates, orphans, strays, outside, problems: selection.problems });
-  return { checkoutRoot: root, pairs, orphans, strays, problems: selection.problems, counts };
+  const { notes, gates, problems } = selection;
+  const counts = countsOf(pairs, { notes: notes.length, gates, orphans: orphans.length, strays: strays.length, outside, problems: problems.length });
+  return { checkoutRoot: root, pairs, orphans, strays, problems, counts };
 }
 
 /** The selected applicable pairs with their freshness: what a sweep asks (everything not fresh) and captures. */
@@ -255,46 +256,42 @@ function pairsOf(notes: readonly ReviewableNote[], criteria: readonly Criterion[
   return pending;
 }
 
-/** The counts status prints: pairs by state and stale reason, by kind, and the other files and problems found. */
-function countsOf(
-  pairs: readonly PairStatus[],
-  found: { notes: number; gates: number; orphans: readonly Orphan[]; strays: readonly StrayFile[]; outside: number; problems: readonly Finding[] },
-): StatusCounts {
-  const tally = { fresh: 0, stale: 0, missing: 0, malformed: 0, note: 0, criterion: 0, both: 0 };
-  const byKind: Record<PairKind, { criteria: Set<string>; pairs: number } & Record<PairState, number>> = {
-    gate: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
-    type: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
-    collection: { criteria: new Set(), pairs: 0, fresh: 0, stale: 0, missing: 0, malformed: 0 },
-  };
-  for (const pair of pairs) {
-    tally[pair.status] += 1;
-    const kind = byKind[pair.kind];
-    kind.criteria.add(pair.criterion);
-    kind.pairs += 1;
-    kind[pair.status] += 1;
-    if (pair.staleBecause !== undefined) tally[pair.staleBecause] += 1;
-  }
+/** The counts status prints: pairs by state and stale reason, and by kind, with the other files and problems found. */
+function countsOf(pairs: readonly PairStatus[], found: Omit<StatusCounts, CountedPairs>): StatusCounts {
+  const staleBecause = (reason: StaleReason) => pairs.filter((pair) => pair.staleBecause === reason).length;
+  const byKind = Object.fromEntries(
+    PAIR_KINDS.map((kind) => {
+      const ofKind = pairs.filter((pair) => pair.kind === kind);
+      return [kind, { criteria: new Set(ofKind.map((pair) => pair.criterion)).size, pairs: ofKind.length, ...byState(ofKind) }];
+    }),
+  ) as Record<PairKind, KindCounts>;
+  const { fresh, stale, missing, malformed } = byState(pairs);
+  const { notes, gates, orphans, strays, outside, problems } = found;
+  const [staleNote, staleCriterion, staleBoth] = [staleBecause('note'), staleBecause('criterion'), staleBecause('both')];
   return {
-    notes: found.notes,
-    gates: found.gates,
+    notes,
+    gates,
     pairs: pairs.length,
-    fresh: tally.fresh,
-    stale: tally.stale,
-    staleNote: tally.note,
-    staleCriterion: tally.criterion,
-    staleBoth: tally.both,
-    missing: tally.missing,
-    malformed: tally.malformed,
-    orphans: found.orphans.length,
-    strays: found.strays.length,
-    outside: found.outside,
-    problems: found.problems.length,
-    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, { criteria: ids, ...rest }]) => [kind, { criteria: ids.size, ...rest }])) as Record<
-      PairKind,
-      KindCounts
-    >,
+    fresh,
+    stale,
+    staleNote,
+    staleCriterion,
+    staleBoth,
+    missing,
+    malformed,
+    orphans,
+    strays,
+    outside,
+    problems,
+    byKind,
   };
 }
+
+type CountedPairs = 'pairs' | PairState | 'staleNote' | 'staleCriterion' | 'staleBoth' | 'byKind';
+const PAIR_KINDS = ['gate', 'type', 'collection'] as const;
+const STATES = ['fresh', 'stale', 'missing', 'malformed'] as const;
+const byState = (pairs: readonly PairStatus[]) =>
+  Object.fromEntries(STATES.map((state) => [state, pairs.filter((pair) => pair.status === state).length])) as Record<PairState, number>;
 
 /** Why a `--notes` pattern selected nothing: the files it does match and why they are not reviewable. */
 function noteHint(pattern: Pattern, index: NoteIndex): string {

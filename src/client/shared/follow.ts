@@ -83,14 +83,11 @@ export async function follow<W extends Workflow, P extends LifecycleProgress>(
   const line = new ProgressLine();
   const watch = new ServerWatch(handle, line);
   try {
-    const result = awaitResult(handle, watch);
-    const settled = await followProgress(handle, format, watch, line, result);
+    const settled = await followProgress(handle, format, watch, line, awaitResult(handle, watch));
     line.end();
     if (settled !== undefined) reportResult(handle, format, settled);
-  } catch (error) {
-    line.end();
-    throw error;
   } finally {
+    line.end();
     watch.stop();
     process.off('SIGINT', interrupted);
   }
@@ -126,15 +123,8 @@ class ServerWatch {
   }
 
   silent(): void {
-    this.giveUpTimer ??= setTimeout(
-      () =>
-        this.giveUp(
-          new UserError(
-            `lost the Temporal server for ${Math.round(this.patience / 1000)} s while following ${this.handle.workflowId}; the run goes on on the server — follow it again with the same command`,
-          ),
-        ),
-      Math.max(0, this.lastAnswered + this.patience - Date.now()),
-    );
+    const message = `lost the Temporal server for ${Math.round(this.patience / 1000)} s while following ${this.handle.workflowId}; the run goes on on the server — follow it again with the same command`;
+    this.giveUpTimer ??= setTimeout(() => this.giveUp(new UserError(message)), Math.max(0, this.lastAnswered + this.patience - Date.now()));
   }
 
   stop(): void {
@@ -149,14 +139,12 @@ class ServerWatch {
 
   /** Whether the server answers at all (a call that timed out may be a slow workflow, or a server gone), kept on the outage clock. */
   async probe(): Promise<boolean> {
-    const client = this.handle.client;
+    const { client } = this.handle;
     const answers = await this.orLost(
       client
         .withDeadline(Date.now() + SERVER_PROBE_MS, () => client.workflowService.getSystemInfo({}))
-        .then(
-          () => true,
-          () => false,
-        ),
+        .then(() => true)
+        .catch(() => false),
     );
     if (answers) this.heard();
     else this.silent();
