@@ -143,7 +143,7 @@ async function continueWith(input: GateBatchInput, received: SweepUnit[], next: 
 
 /** One batch of a gate sweep: its units gathered with bounded concurrency, each output checked, results written by code. */
 export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult> {
-  const tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
+  const tally: Tally = { started: 0, finished: 0, units: input.units?.length ?? 0 };
   const counts = input.counts ?? emptyCounts();
   let providerProgress: ProviderBatchProgress | undefined;
   const lifecycle = new Lifecycle<BatchProgress>({
@@ -173,89 +173,103 @@ export async function gateBatch(input: GateBatchInput): Promise<GateBatchResult>
     },
   });
   return lifecycle.close(
-    async () => {
-      startPace(input.concurrency, input.pace);
-      const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [
-        // Short: every model-API unit's input names it. An execution's run ID's first part tells it from the batch's other executions.
-        { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId.slice(0, 8)}` },
-      ]);
-      const units =
-        input.units ??
-        (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [
-          { runId: input.runId, checkout: input.checkout, batch: input.batch },
-        ]));
-      tally.units = units.length;
-      const provider = await providerBatchStep(input, units, lifecycle, guard, (progress) => (providerProgress = progress));
-      // Each billed request is a try, as a live launch's is; the spend counted them as launches when collected.
-      counts.tries += provider?.billed ?? 0;
-      const problems = input.problems ?? [];
-      const record = (failed: readonly SweepProblem[]) => {
-        problems.push(...failed);
-        counts.problems += failed.length;
-        counts.pairsDone += failed.length;
-      };
-      // The breaker judges the batch's first settled units (each unit's path settles it).
-      const breaker = { state: input.breaker ?? armedBreaker<HeldUnit>() };
-      const stopped = new Map<string, SweepUnit>();
-      let stop: Stop | undefined;
-      const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
-      // Units the provider batch hands back with its stop are not asked here.
-      const handedBack = new Set([...(provider?.expired ?? []), ...(provider?.deferred ?? [])].map((unit) => unit.key));
-      const left = handedBack.size > 0 ? units.filter((unit) => !handedBack.has(unit.key)) : units;
-      // Units the provider batch answered go first: their judging is in the history already, so settling them costs it nothing.
-      const judged = provider?.judged ?? new Map<string, AcceptOutcome>();
-      const asked = [...left.filter((unit) => judged.has(unit.key)), ...left.filter((unit) => !judged.has(unit.key))];
-      const done = await gather(
-        asked,
-        paceLimit,
-        async (unit) => {
-          tally.started += 1;
-          const batched = judged.get(unit.key);
-          const end = await sweepUnit(unit, {
-            runId: input.runId,
-            checkout: input.checkout,
-            profile: profileOf(input, unit),
-            counts,
-            spend: lifecycle.spend,
-            guard,
-            breaker,
-            record,
-            ...(input.compare !== undefined && { compare: input.compare }),
-            ...(batched !== undefined && { batched }),
-          });
-          tally.finished += 1;
-          stop ??= end.stop;
-          if (end.kind === 'stopped') stopped.set(unit.key, end.pending); // only the criteria not yet accepted are asked again
-          lifecycle.at(
-            `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`,
-          );
-          return true;
-        },
-        // Every execution starts one unit at least, so one that continues as new hands on fewer than it received.
-        () => !stop && (tally.started === 0 || tally.started < judged.size || !overBudget()),
-      );
-      const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
-      if (provider?.stop) {
-        // Requests that expired twice, or units the cap left out, stop the batch for those units, after every other unit was accepted.
-        stop ??= provider.stop;
-        remaining.push(...provider.expired, ...provider.deferred);
-      }
-      if (stop || remaining.length === 0) {
-        // A tripped breaker hands its failed units back, asked anew after the fix (their answers were refused as a systematic failure); otherwise they are problems.
-        if (breaker.state.status === 'tripped') remaining.unshift(...breaker.state.held.map((held): SweepUnit => ({ ...held.pending, reask: true })));
-        const step = releaseHeld(breaker.state);
-        breaker.state = step.state;
-        for (const held of step.record) record(held.problems);
-      }
-      if (stop) {
-        // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
-        lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
-        return { counts, problems, stop, remaining, ...withPace() };
-      }
-      if (remaining.length > 0) await continueWith(input, units, { ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
-      lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
-      return { counts, problems, remaining: [], ...withPace() };
-    },
+    () => runBatch(input, lifecycle, counts, tally, (progress) => (providerProgress = progress)),
     (stop) => Promise.resolve({ counts, problems: input.problems ?? [], stop, remaining: [] }),
   );
+}
+
+/** How many of the batch's units this execution has started and finished, of how many. */
+interface Tally {
+  started: number;
+  finished: number;
+  units: number;
+}
+
+/** The batch's units asked (the provider batch's first), the breaker's held units settled, and the batch handed back, continued or completed. */
+async function runBatch(
+  input: GateBatchInput,
+  lifecycle: Lifecycle<BatchProgress>,
+  counts: SweepCounts,
+  tally: Tally,
+  progressed: (progress: ProviderBatchProgress) => void,
+): Promise<GateBatchResult> {
+  startPace(input.concurrency, input.pace);
+  const guard = await unitActivities.sweepGuardBaseline.executeWithOptions({ summary: `snapshot the KB for batch ${input.batch + 1}` }, [
+    // Short: every model-API unit's input names it. An execution's run ID's first part tells it from the batch's other executions.
+    { checkout: input.checkout, runId: input.runId, name: `batch-${input.batch + 1}-${workflowInfo().runId.slice(0, 8)}` },
+  ]);
+  const units =
+    input.units ??
+    (await loadBatch.executeWithOptions({ summary: `load the units of batch ${input.batch + 1}` }, [
+      { runId: input.runId, checkout: input.checkout, batch: input.batch },
+    ]));
+  tally.units = units.length;
+  const provider = await providerBatchStep(input, units, lifecycle, guard, progressed);
+  // Each billed request is a try, as a live launch's is; the spend counted them as launches when collected.
+  counts.tries += provider?.billed ?? 0;
+  const problems = input.problems ?? [];
+  const record = (failed: readonly SweepProblem[]) => {
+    problems.push(...failed);
+    counts.problems += failed.length;
+    counts.pairsDone += failed.length;
+  };
+  // The breaker judges the batch's first settled units (each unit's path settles it).
+  const breaker = { state: input.breaker ?? armedBreaker<HeldUnit>() };
+  const stopped = new Map<string, SweepUnit>();
+  let stop: Stop | undefined;
+  const overBudget = () => workflowInfo().historyLength > (input.historyBudget ?? historyBudget) || workflowInfo().continueAsNewSuggested;
+  // Units the provider batch hands back with its stop are not asked here.
+  const handedBack = new Set([...(provider?.expired ?? []), ...(provider?.deferred ?? [])].map((unit) => unit.key));
+  const left = handedBack.size > 0 ? units.filter((unit) => !handedBack.has(unit.key)) : units;
+  // Units the provider batch answered go first: their judging is in the history already, so settling them costs it nothing.
+  const judged = provider?.judged ?? new Map<string, AcceptOutcome>();
+  const asked = [...left.filter((unit) => judged.has(unit.key)), ...left.filter((unit) => !judged.has(unit.key))];
+  const done = await gather(
+    asked,
+    paceLimit,
+    async (unit) => {
+      tally.started += 1;
+      const batched = judged.get(unit.key);
+      const end = await sweepUnit(unit, {
+        runId: input.runId,
+        checkout: input.checkout,
+        profile: profileOf(input, unit),
+        counts,
+        spend: lifecycle.spend,
+        guard,
+        breaker,
+        record,
+        ...(input.compare !== undefined && { compare: input.compare }),
+        ...(batched !== undefined && { batched }),
+      });
+      tally.finished += 1;
+      stop ??= end.stop;
+      if (end.kind === 'stopped') stopped.set(unit.key, end.pending); // only the criteria not yet accepted are asked again
+      lifecycle.at(`batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems, ${units.length - tally.started} units queued`);
+      return true;
+    },
+    // Every execution starts one unit at least, so one that continues as new hands on fewer than it received.
+    () => !stop && (tally.started === 0 || tally.started < judged.size || !overBudget()),
+  );
+  const remaining = [...stopped.values(), ...asked.filter((_, index) => done[index] === undefined)];
+  if (provider?.stop) {
+    // Requests that expired twice, or units the cap left out, stop the batch for those units, after every other unit was accepted.
+    stop ??= provider.stop;
+    remaining.push(...provider.expired, ...provider.deferred);
+  }
+  if (stop || remaining.length === 0) {
+    // A tripped breaker hands its failed units back, asked anew after the fix (their answers were refused as a systematic failure); otherwise they are problems.
+    if (breaker.state.status === 'tripped') remaining.unshift(...breaker.state.held.map((held): SweepUnit => ({ ...held.pending, reask: true })));
+    const step = releaseHeld(breaker.state);
+    breaker.state = step.state;
+    for (const held of step.record) record(held.problems);
+  }
+  if (stop) {
+    // The batch's part ends here; the sweep holds the stop and asks the remaining units in a new batch.
+    lifecycle.complete('completed', `handed the sweep a ${(stop as Stop).kind} stop, ${remaining.length} units left`);
+    return { counts, problems, stop, remaining, ...withPace() };
+  }
+  if (remaining.length > 0) await continueWith(input, units, { ...input, units: remaining, counts, problems, ...withPace(), breaker: breaker.state });
+  lifecycle.complete('completed', `batch ${input.batch + 1}: ${counts.pairsDone} pairs done here, ${counts.problems} problems`);
+  return { counts, problems, remaining: [], ...withPace() };
 }

@@ -78,7 +78,6 @@ function composeAsk(run: AnalysisRun, name: string, role: PlanRole, snapshot: Sn
 
 /** One ask of a role: the recorded answer when its key was answered, otherwise a launch in a prepared directory. */
 export async function askRole(run: AnalysisRun, name: string, role: PlanRole, snapshot: Snapshot, spec: AskSpec): Promise<AskResult> {
-  const { plan, input } = run;
   const budget = run.budgets[name] as { used: number; max: number };
   const attempt = budget.used + 1;
   const { handed, prompt, key } = composeAsk(run, name, role, snapshot, spec);
@@ -107,24 +106,7 @@ export async function askRole(run: AnalysisRun, name: string, role: PlanRole, sn
   const launch = (run.launches[name] ?? 0) + 1;
   run.launches[name] = launch;
   const launchId = `${run.workflowId}/${name}/${launch}`;
-  const { dir, checkoutBaseline } = await run.withStops(() =>
-    io(`prepare ${name} attempt ${attempt}`).prepareLaunch({
-      runDir: input.runDir,
-      checkout: input.checkout,
-      role: name,
-      launch,
-      prompt,
-      handed,
-      ...(spec.findingsSha256 !== undefined && { findingsSha256: spec.findingsSha256 }),
-      ...(spec.refusal !== undefined && {
-        refusal: { ...spec.refusal, subjects: [...run.roleOf(spec.refusal.verifier).verifies], roles: plan.layout.roles.map((entry) => entry.name) },
-      }),
-      feedback: [...role.feedback],
-      type: role.type,
-      ...(plan.layout.recordId !== undefined && { recordId: plan.layout.recordId }),
-      cites: [...role.cites],
-    }),
-  );
+  const { dir, checkoutBaseline } = await run.withStops(() => prepareDir(run, name, role, spec, { launch, attempt, prompt, handed }));
   const flight: InFlightLaunch = { role: name, launchId, kind: spec.kind, since: run.now() };
   run.inFlight.push(flight);
   run.lifecycle.show();
@@ -180,6 +162,33 @@ export async function askRole(run: AnalysisRun, name: string, role: PlanRole, sn
     kind: 'answered',
     asked: { launch, launchId, dir, attempt, candidate, answer: outcome.result, key, base, ...(checkoutBaseline !== undefined && { checkoutBaseline }) },
   };
+}
+
+/** The launch's directory, prepared by the worker: the prompt, the members handed, and what the role's feedback and checks read. */
+function prepareDir(
+  run: AnalysisRun,
+  name: string,
+  role: PlanRole,
+  spec: AskSpec,
+  ask: { launch: number; attempt: number; prompt: string; handed: ReturnType<typeof handedMembers> },
+) {
+  const { plan, input } = run;
+  return io(`prepare ${name} attempt ${ask.attempt}`).prepareLaunch({
+    runDir: input.runDir,
+    checkout: input.checkout,
+    role: name,
+    launch: ask.launch,
+    prompt: ask.prompt,
+    handed: ask.handed,
+    ...(spec.findingsSha256 !== undefined && { findingsSha256: spec.findingsSha256 }),
+    ...(spec.refusal !== undefined && {
+      refusal: { ...spec.refusal, subjects: [...run.roleOf(spec.refusal.verifier).verifies], roles: plan.layout.roles.map((entry) => entry.name) },
+    }),
+    feedback: [...role.feedback],
+    type: role.type,
+    ...(plan.layout.recordId !== undefined && { recordId: plan.layout.recordId }),
+    cites: [...role.cites],
+  });
 }
 
 /** What one launch spent, for its attempt record. */
