@@ -79,15 +79,61 @@ function gateRows(
  * manifest the operator must approve.
  */
 export async function writeCandidate(input: CandidateInput): Promise<CandidateOutput> {
-  const start = await getText(input.runDir, input.startSha256);
   const final = await getText(input.runDir, input.finalSha256);
   const changed = input.finalSha256 !== input.startSha256;
+  const brief = await readBrief(input.runDir);
+  const files = await resultFiles(input, final, brief);
+  const rows = gateRows(input.units, input.startReviews, input.finalReviews);
+  const closing = input.kind === 'revise' ? 'complete' : rows.every((row) => row.final === 'pass') ? 'clean' : 'residual';
+  const packetText = await packet(input, final, rows, closing);
+  files[packetPath(input.note, input.kind)] = await put(input.runDir, packetText);
+  await writeFileAtomic(path.join(input.runDir, 'packet.md'), packetText);
+  if (changed) files[input.note] = input.finalSha256;
+
+  const manifest: Manifest = {
+    kind: input.kind,
+    run: input.runId,
+    workflow: input.workflowId,
+    note: input.note,
+    decision: input.decision,
+    start_sha256: input.startSha256,
+    final_sha256: input.finalSha256,
+    brief_sha256: sha256(JSON.stringify(brief)),
+    files,
+  };
+  const manifestText = formatManifest(manifest);
+  const manifestSha256 = await put(input.runDir, manifestText);
+  if (!changed) return { manifestSha256, packet: 'packet.md', closing };
+
+  const diff = unifiedDiff(await getText(input.runDir, input.startSha256), final, input.note);
+  const artifact = (name: string, text: string) => writeFileAtomic(path.join(input.runDir, 'artifact', name), text);
+  await artifact('final.md', final);
+  await artifact('final.diff', diff);
+  await artifact('publication.json', manifestText);
+  const inputs = [
+    { path: 'artifact/final.md', sha256: sha256(final) },
+    { path: 'artifact/final.diff', sha256: sha256(diff) },
+  ];
+  const file = 'artifact/publication.json';
+  const proposal: Proposal = {
+    path: file,
+    key: proposalKey(input.runId, input.stop, file, manifestSha256, inputs),
+    stop: input.stop,
+    sha256: manifestSha256,
+    exact: true,
+    text: manifestText,
+    inputs,
+    inspect: ['artifact/final.md', 'artifact/final.diff', 'packet.md'],
+  };
+  await writeJson(path.join(input.runDir, 'artifact', 'proposal.json'), { ...proposal, text: undefined });
+  return { manifestSha256, packet: 'packet.md', closing, proposal };
+}
+
+/** Result files for the text the note will hold, into the store: one per criterion, from its review of that text. */
+async function resultFiles(input: CandidateInput, final: string, brief: BriefEntry[]): Promise<Record<string, string>> {
   const finalParts = noteParts(final, input.note);
   if (!finalParts.ok) throw badInput(`${input.note}: the final text cannot be hashed: ${finalParts.findings.map((finding) => finding.message).join('; ')}`);
-  const brief = await readBrief(input.runDir);
   const files: Record<string, string> = {};
-
-  // Result files for the text the note will hold: one per criterion, from its review of that text.
   for (const criterion of input.units.flatMap((unit) => unit.criteria)) {
     const review = input.finalReviews.find((entry) => entry.criterion === criterion.id);
     if (!review) throw badInput(`no review of the final text under ${criterion.id}`);
@@ -109,10 +155,12 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
     if (!check.ok) throw new Error(`the result for ${criterion.id} would not parse: ${check.findings.map((finding) => finding.message).join('; ')}`);
     files[file] = await put(input.runDir, text);
   }
+  return files;
+}
 
-  const rows = gateRows(input.units, input.startReviews, input.finalReviews);
+/** The packet: what the run decided, its passes, each gate's outcome on the start and the final text, and the final critique. */
+async function packet(input: CandidateInput, final: string, rows: ReturnType<typeof gateRows>, closing: string): Promise<string> {
   const nonPass = (outcome: string) => outcome === 'warn' || outcome === 'fail';
-  const closing = input.kind === 'revise' ? 'complete' : rows.every((row) => row.final === 'pass') ? 'clean' : 'residual';
   const record: PacketRecord = {
     packet: input.kind,
     note: input.note,
@@ -128,72 +176,28 @@ export async function writeCandidate(input: CandidateInput): Promise<CandidateOu
     profile: input.profile,
   };
   const title = noteTitle(extractHeadings(final)) ?? input.note;
+  const unchanged = input.finalSha256 === input.startSha256 ? ' (unchanged)' : '';
+  const rationale = input.rationaleSha256 ? ` — ${(await getText(input.runDir, input.rationaleSha256)).trim()}` : '';
   const body: string[] = [
     `# ${input.kind === 'full-pass' ? 'Full pass' : 'Revision'}: ${title}`,
     '',
-    `Run \`${input.runId}\` over \`${input.note}\`: start text \`${shortSha(input.startSha256)}\`, final text \`${shortSha(input.finalSha256)}\`${changed ? '' : ' (unchanged)'}.`,
+    `Run \`${input.runId}\` over \`${input.note}\`: start text \`${shortSha(input.startSha256)}\`, final text \`${shortSha(input.finalSha256)}\`${unchanged}.`,
     '',
     '## Decision',
     '',
-    `**${input.decision}**${input.rationaleSha256 ? ` — ${(await getText(input.runDir, input.rationaleSha256)).trim()}` : ''}`,
+    `**${input.decision}**${rationale}`,
     '',
   ];
   if (input.kind === 'revise') {
     body.push('## Passes', '', ...(input.passes.length > 0 ? input.passes.map((pass) => `- ${pass.pass}: ${pass.result}`) : ['- none']), '');
   }
   if (rows.length > 0) {
-    body.push(
-      '## Gates',
-      '',
-      '| gate | start text | final text |',
-      '| --- | --- | --- |',
-      ...rows.map((row) => `| ${row.id} | ${row.start} | ${row.final} |`),
-      '',
-    );
+    const gates = rows.map((row) => `| ${row.id} | ${row.start} | ${row.final} |`);
+    body.push('## Gates', '', '| gate | start text | final text |', '| --- | --- | --- |', ...gates, '');
   }
   const critique = input.finalReviews.find((review) => review.criterion === CRITIQUE_INSTRUCTION);
   if (critique) body.push('## Critique of the final text', '', (await getText(input.runDir, critique.bodySha256)).trim(), '');
-  const packetText = formatPacket(record, body.join('\n'));
-  files[packetPath(input.note, input.kind)] = await put(input.runDir, packetText);
-  await writeFileAtomic(path.join(input.runDir, 'packet.md'), packetText);
-  if (changed) files[input.note] = input.finalSha256;
-
-  const manifest: Manifest = {
-    kind: input.kind,
-    run: input.runId,
-    workflow: input.workflowId,
-    note: input.note,
-    decision: input.decision,
-    start_sha256: input.startSha256,
-    final_sha256: input.finalSha256,
-    brief_sha256: sha256(JSON.stringify(brief)),
-    files,
-  };
-  const manifestText = formatManifest(manifest);
-  const manifestSha256 = await put(input.runDir, manifestText);
-  if (!changed) return { manifestSha256, packet: 'packet.md', closing };
-
-  const diff = unifiedDiff(start, final, input.note);
-  await writeFileAtomic(path.join(input.runDir, 'artifact', 'final.md'), final);
-  await writeFileAtomic(path.join(input.runDir, 'artifact', 'final.diff'), diff);
-  await writeFileAtomic(path.join(input.runDir, 'artifact', 'publication.json'), manifestText);
-  const inputs = [
-    { path: 'artifact/final.md', sha256: sha256(final) },
-    { path: 'artifact/final.diff', sha256: sha256(diff) },
-  ];
-  const file = 'artifact/publication.json';
-  const proposal: Proposal = {
-    path: file,
-    key: proposalKey(input.runId, input.stop, file, manifestSha256, inputs),
-    stop: input.stop,
-    sha256: manifestSha256,
-    exact: true,
-    text: manifestText,
-    inputs,
-    inspect: ['artifact/final.md', 'artifact/final.diff', 'packet.md'],
-  };
-  await writeJson(path.join(input.runDir, 'artifact', 'proposal.json'), { ...proposal, text: undefined });
-  return { manifestSha256, packet: 'packet.md', closing, proposal };
+  return formatPacket(record, body.join('\n'));
 }
 
 /** The brief file as the checkout has it now: its digest, or null when it is gone. */

@@ -168,7 +168,7 @@ function editDetails(kind: EditKind, note: string, noteSha256: string, options: 
  */
 export async function startOrContinue(start: EditStart): Promise<void> {
   // Bad option values were refused at the boundary (parseEditCommand), before anything is read or written.
-  const { checkout, concurrency, maxCostUsd } = start.request;
+  const { checkout } = start.request;
   const { note, text } = await resolveNote(checkout, start.noteArg);
   if (!(await hasGit(checkout)))
     throw new UserError(`the checkout guard needs Git: ${checkout} is not inside a Git working tree; run \`git init\` and commit the KB first`);
@@ -180,7 +180,6 @@ export async function startOrContinue(start: EditStart): Promise<void> {
   const id = await knownCheckoutId(checkout);
   const workflowId = editWorkflowId(start.kind, id, note, noteSha256);
   const runId = editRunId(start.kind, note, noteSha256, sha256(note), client.options.namespace);
-  const definitions = EDIT_WORKFLOWS[start.kind];
   const handle = client.workflow.getHandle<EditWorkflow>(workflowId);
   const described = await handle.describe().catch((error: unknown) => {
     if (error instanceof WorkflowNotFoundError) return undefined;
@@ -215,19 +214,7 @@ export async function startOrContinue(start: EditStart): Promise<void> {
 
   if (described?.status.name === 'RUNNING') {
     refuseDifferent();
-    const progress = await handle.query(definitions.progressQuery).catch(() => undefined);
-    const stop = progress?.stops[0];
-    if (progress?.status === 'stopped' && stop !== undefined && STOP_RULES[stop.kind].by === 'resume') {
-      process.stderr.write(`resuming ${workflowId} (stopped: ${progress.stops.map((each) => each.kind).join(', ')})\n`);
-      await handle.executeUpdate(definitions.resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).catch((error: unknown) => {
-        // A refusal by the resume validator (a spend-limit stop without a higher cap) is a stop the operator acts on: exit 2.
-        throw new UserError(`cannot resume ${runId}: ${rootMessage(error)}`, error instanceof WorkflowUpdateFailedError ? 2 : 1);
-      });
-    } else {
-      process.stderr.write(`attaching to ${workflowId}${capNotApplied(maxCostUsd)}\n`);
-    }
-    if (start.request.detach) return;
-    return followEdit(handle, start.kind, start.request.json);
+    return continueRun(start, handle, runId);
   }
   let reuse: WorkflowIdReusePolicy = WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY;
   if (described?.status.name === 'COMPLETED') {
@@ -246,6 +233,35 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     process.stderr.write(`${workflowId} ended ${described.status.name.toLowerCase()} earlier; starting it again\n`);
   }
 
+  await startRun(start, client, { note, noteSha256, workflowId, runId, reuse });
+}
+
+/** Resumes the running run when a resume ends its stop, else attaches to it; then follows it unless detached. */
+async function continueRun(start: EditStart, handle: WorkflowHandle<EditWorkflow>, runId: string): Promise<void> {
+  const { maxCostUsd } = start.request;
+  const definitions = EDIT_WORKFLOWS[start.kind];
+  const progress = await handle.query(definitions.progressQuery).catch(() => undefined);
+  const stop = progress?.stops[0];
+  if (progress?.status === 'stopped' && stop !== undefined && STOP_RULES[stop.kind].by === 'resume') {
+    process.stderr.write(`resuming ${handle.workflowId} (stopped: ${progress.stops.map((each) => each.kind).join(', ')})\n`);
+    await handle.executeUpdate(definitions.resumeUpdate, { args: [resumeRequest(maxCostUsd)] }).catch((error: unknown) => {
+      // A refusal by the resume validator (a spend-limit stop without a higher cap) is a stop the operator acts on: exit 2.
+      throw new UserError(`cannot resume ${runId}: ${rootMessage(error)}`, error instanceof WorkflowUpdateFailedError ? 2 : 1);
+    });
+  } else {
+    process.stderr.write(`attaching to ${handle.workflowId}${capNotApplied(maxCostUsd)}\n`);
+  }
+  if (!start.request.detach) await followEdit(handle, start.kind, start.request.json);
+}
+
+/** Starts a new run over the note's text, ending the runs over its earlier texts; then follows it unless detached. */
+async function startRun(
+  start: EditStart,
+  client: Client,
+  run: { note: string; noteSha256: string; workflowId: string; runId: string; reuse: WorkflowIdReusePolicy },
+): Promise<void> {
+  const { checkout, concurrency, maxCostUsd } = start.request;
+  const { note, noteSha256, workflowId, runId } = run;
   const fresh = start.newRun(start.asked);
   const base: EditRunInput = {
     checkout,
@@ -267,13 +283,12 @@ export async function startOrContinue(start: EditStart): Promise<void> {
     taskQueue: TASK_QUEUE,
     workflowId,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: reuse,
+    workflowIdReusePolicy: run.reuse,
     memo: memoInWords({ runId, note, checkout: carried.checkout, options: fresh.options }),
     staticSummary: markdownText(`${start.kind} of ${note} (text ${noteSha256.slice(0, 12)}, ${fresh.options.profile})`),
     staticDetails: editDetails(start.kind, note, noteSha256, fresh.options, carried),
     typedSearchAttributes: startingAttributes(start.kind, note, fresh.options.profile),
   });
   process.stderr.write(`started ${workflowId} (run ${runId}, directory ${runDirOf(checkout, runId)})\n`);
-  if (start.request.detach) return;
-  await followEdit(started, start.kind, start.request.json);
+  if (!start.request.detach) await followEdit(started, start.kind, start.request.json);
 }
