@@ -3,42 +3,19 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   completedResult,
-  contractProfile,
-  describeRun,
-  probeFileDigest,
-  probeProfile,
+  CONTRACT_TEST_MS,
+  expectEnded,
+  expectWroteProbe,
   reply,
-  startStandIn,
-  stopProbeWorker,
   unifiedRateLimitHeaders,
+  useContractStandIn,
   type Reply,
-  type StandIn,
 } from '../helpers/model-apis/index.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 
-let standIn: StandIn;
-beforeAll(async () => {
-  standIn = await startStandIn('anthropic');
-});
-afterAll(async () => {
-  await standIn?.close();
-});
-beforeEach(() => standIn.resetCounts());
-afterEach(() => stopProbeWorker());
-
-/**
- * Each try is bounded well below the shipped 30 minutes, so a CLI that waits on its own retries
- * shows up as a timed-out launch instead of a hung test; a fail-fast CLI ends long before.
- */
-const tryBound = '90s';
-const long = 10 * 60_000;
-
-async function probeClaude(env: () => TestWorkflowEnvironment, replies: Reply[], options: { auth?: 'api-key' | 'subscription'; profile?: string } = {}) {
-  standIn.script(...replies);
-  const name = options.profile ?? 'claude';
-  const { profile } = await contractProfile(name, standIn.url, { auth: options.auth ?? 'api-key', overrides: { timeout: tryBound } });
-  return probeProfile(env(), name, profile);
-}
+const { standIn, probe } = useContractStandIn('anthropic');
+const probeClaude = (env: () => TestWorkflowEnvironment, replies: Reply[], options: { auth?: 'api-key' | 'subscription'; profile?: string } = {}) =>
+  probe(env(), options.profile ?? 'claude', replies, { auth: options.auth });
 
 describe('claude against the Messages API stand-in: launches that end on their own', () => {
   const { env } = useTimeSkippingServer();
@@ -47,21 +24,10 @@ describe('claude against the Messages API stand-in: launches that end on their o
     'the shipped profile %s writes its declared output, and the launch records the model and usage claude reported',
     async (name) => {
       const run = await probeClaude(env, [reply.write('probe.md', 'probe ok\n'), reply.text('Done.')], { profile: name });
-      const result = completedResult(run);
-      if (!result) return;
-      expect(result.outputs).toEqual([probeFileDigest]);
-      expect(result.missing).toEqual([]);
       // The stand-in answers with the model it was asked for: `sonnet` as claude 2.1.197 resolves it.
-      expect(result.model).toBe('claude-sonnet-5');
-      expect(result.modelSource).toBe('harness');
-      expect(result.usage?.inputTokens).toBeGreaterThan(0);
-      expect(result.usage?.outputTokens).toBeGreaterThan(0);
-      expect(result.costUsd).toBeGreaterThan(0);
-      const stats = standIn.stats();
-      expect(stats.agentRequests).toBe(2); // the file-writing turn and the closing answer
-      expect(stats.agentBytes).toBeGreaterThan(1000);
+      expectWroteProbe(run, standIn(), { model: 'claude-sonnet-5', modelSource: 'harness', costed: true });
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 
   test.each<[string, Reply]>([
@@ -71,13 +37,11 @@ describe('claude against the Messages API stand-in: launches that end on their o
   ])(
     'a usage limit as %s is a usage-limit failure after one launch',
     async (_title, limit) => {
-      const run = await probeClaude(env, [limit]);
-      expect({ status: run.result.outcome.status, why: describeRun(run) }).toMatchObject({ status: 'usage-limit' });
-      expect(run.tries).toBe(1);
+      expectEnded(await probeClaude(env, [limit]), 'usage-limit', 1);
       // The shipped profile sets claude's own retries low, so the limit surfaces in seconds, not minutes.
-      expect(standIn.stats().agentRequests).toBeLessThanOrEqual(4);
+      expect(standIn().stats().agentRequests).toBeLessThanOrEqual(4);
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 
   test(
@@ -87,13 +51,10 @@ describe('claude against the Messages API stand-in: launches that end on their o
       const now = Math.floor(Date.now() / 1000);
       const resetsAt = now - (now % 60) + 3 * 3600 + 17;
       const run = await probeClaude(env, [reply.usageLimit({ headers: unifiedRateLimitHeaders({ status: 'rejected', resetsAt }) })], { auth: 'subscription' });
-      const { outcome } = run.result;
-      expect({ status: outcome.status, why: describeRun(run) }).toMatchObject({ status: 'usage-limit' });
-      if (outcome.status !== 'usage-limit') return;
-      expect(outcome.resetAt).toBe(new Date(resetsAt * 1000).toISOString());
-      expect(run.tries).toBe(1);
+      expectEnded(run, 'usage-limit', 1);
+      expect(run.result.outcome).toMatchObject({ resetAt: new Date(resetsAt * 1000).toISOString() });
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 
   test(
@@ -103,11 +64,9 @@ describe('claude against the Messages API stand-in: launches that end on their o
       const resetsAt = now - (now % 60) + 2 * 3600 + 41;
       const headers = unifiedRateLimitHeaders({ status: 'allowed_warning', resetsAt, utilization: 0.95 });
       const run = await probeClaude(env, [reply.write('probe.md', 'probe ok\n', { headers }), reply.text('Done.', { headers })], { auth: 'subscription' });
-      const result = completedResult(run);
-      if (!result) return;
-      expect(result.rateLimitWarning).toMatchObject({ type: 'five_hour', resetsAt: new Date(resetsAt * 1000).toISOString() });
+      expect(completedResult(run)?.rateLimitWarning).toMatchObject({ type: 'five_hour', resetsAt: new Date(resetsAt * 1000).toISOString() });
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 });
 
@@ -120,22 +79,20 @@ describe('claude against the Messages API stand-in: relaunches', () => {
     'a 500 is relaunched by the relaunch rule and ends as launch-failed after the third try',
     async () => {
       const run = await probeClaude(env, [reply.serverError()]);
-      expect({ status: run.result.outcome.status, why: describeRun(run) }).toMatchObject({ status: 'launch-failed' });
-      expect(run.tries).toBe(3);
-      if (run.result.outcome.status === 'launch-failed') expect(run.result.outcome.exitCode).toBe(1);
+      expectEnded(run, 'launch-failed', 3);
+      expect(run.result.outcome).toMatchObject({ exitCode: 1 });
       // The relaunch rule decides, not the CLI: a few requests per try at most.
-      expect(standIn.stats().agentRequests).toBeLessThanOrEqual(3 * 4);
+      expect(standIn().stats().agentRequests).toBeLessThanOrEqual(3 * 4);
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 
   test(
     "a dropped connection does not lose the launch: it completes, by claude's own retry or the relaunch rule",
     async () => {
-      const run = await probeClaude(env, [reply.drop(), reply.write('probe.md'), reply.text('Done.')]);
-      expect({ status: run.result.outcome.status, why: describeRun(run) }).toMatchObject({ status: 'completed' });
-      expect(standIn.requests.filter((request) => request.answered === 'drop')).toHaveLength(1);
+      expectEnded(await probeClaude(env, [reply.drop(), reply.write('probe.md'), reply.text('Done.')]), 'completed');
+      expect(standIn().requests.filter((request) => request.answered === 'drop')).toHaveLength(1);
     },
-    long,
+    CONTRACT_TEST_MS,
   );
 });

@@ -1,26 +1,8 @@
 // The Anthropic Messages API as claude and pi call it: POST /v1/messages (SSE with `stream: true`).
 import { createHash } from 'node:crypto';
-import {
-  allText,
-  defaultUsage,
-  errorAnswer,
-  minimumOf,
-  requestedCriteria,
-  reviewAnswer,
-  shellQuote,
-  tokensOf,
-  type PromptCache,
-  type Reply,
-} from './replies.js';
+import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, tokensOf, type PromptCache, type Reply } from './replies.js';
+import { shellQuote, sse, toolNames, type Json } from './dialect.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
-
-type Json = Record<string, unknown>;
-
-const sse = (events: Json[]) => events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
-
-function toolNames(body: Json): string[] {
-  return Array.isArray(body.tools) ? body.tools.map((tool: Json) => String(tool.name)) : [];
-}
 
 /** claude's Write takes an absolute path: the working directory is in its system prompt (`Primary working directory: …`). */
 function workingDirectory(raw: string): string | undefined {

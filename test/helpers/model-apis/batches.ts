@@ -5,8 +5,7 @@
 // retrieves. Every submitted request is counted per custom_id, so a test can assert none went twice.
 import type { PromptCache, Reply } from './replies.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from './dialect.js';
 
 interface Held {
   customId: string;

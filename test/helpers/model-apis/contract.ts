@@ -1,6 +1,6 @@
 // One launch of a real CLI through the real `launch` activity: the probe workflow (one ask under the
 // relaunch rule) on a Temporal test server, with a worker of the project's own kind.
-import { expect } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createHash } from 'node:crypto';
 import type { CommonplaceWorker as Worker } from '../../../src/worker.js';
@@ -12,7 +12,9 @@ import type { ProbeResult } from '../../../src/workflows/probe.js';
 import { scratch } from '../fake.js';
 import { probeInput, probeResult, inState } from '../probe.js';
 import { testWorker, uniqueId } from '../temporal.js';
-import { writeProfilesFile, type RawProfile } from './harnesses.js';
+import { contractProfile, writeProfilesFile, type RawProfile } from './harnesses.js';
+import type { Reply } from './replies.js';
+import { startStandIn, type StandIn } from './stand-in.js';
 
 export interface ProbeRun {
   result: ProbeResult;
@@ -92,3 +94,68 @@ export function completedResult(run: ProbeRun): LaunchResult | undefined {
 
 /** The digest record of the probe file a scripted write leaves: `probe.md` holding `probe ok\n`. */
 export const probeFileDigest = { path: 'probe.md', sha256: createHash('sha256').update('probe ok\n').digest('hex'), size: 9 };
+
+/** A contract test's time: a probe can take three tries, each up to its bound, and the relaunch rule's waits. */
+export const CONTRACT_TEST_MS = 10 * 60_000;
+
+export interface ContractStandIn {
+  standIn(): StandIn;
+  /**
+   * Probes the shipped profile `name` pointed at the stand-in (or at `url`), the replies scripted. Each try is bounded
+   * well below the shipped 30 minutes, so a CLI that waits on its own retries shows up as a timed-out launch, not a hung test.
+   */
+  probe(
+    env: TestWorkflowEnvironment,
+    name: string,
+    replies: Reply[],
+    options?: { url?: string; auth?: 'api-key' | 'subscription'; overrides?: Partial<RawProfile> },
+  ): Promise<ProbeRun>;
+}
+
+/** A contract file's stand-in of the API, its counts reset before each test, and the worker of a probe a test left stopped after it. */
+export function useContractStandIn(api: 'anthropic' | 'openai'): ContractStandIn {
+  let standIn: StandIn | undefined;
+  beforeAll(async () => {
+    standIn = await startStandIn(api);
+  });
+  afterAll(async () => {
+    await standIn?.close();
+  });
+  beforeEach(() => standIn?.resetCounts());
+  afterEach(() => stopProbeWorker());
+  const current = () => {
+    if (!standIn) throw new Error('the stand-in is not started: read it inside a test');
+    return standIn;
+  };
+  return {
+    standIn: current,
+    async probe(env, name, replies, { url, auth = 'api-key', overrides = {} } = {}) {
+      current().script(...replies);
+      const { profile } = await contractProfile(name, url ?? current().url, { auth, overrides: { timeout: '90s', ...overrides } });
+      return probeProfile(env, name, profile);
+    },
+  };
+}
+
+/** The probe ended as `status` after `tries` tries (its outcome and output in the failure message). */
+export function expectEnded(run: ProbeRun, status: string, tries?: number): void {
+  expect({ status: run.result.outcome.status, why: describeRun(run) }).toMatchObject({ status });
+  if (tries !== undefined) expect(run.tries).toBe(tries);
+}
+
+/**
+ * The shipped profile wrote the probe's file in two requests (the turn that writes it and the closing answer), and the
+ * launch recorded the model, where it came from, the usage, and the cost where the harness reports one.
+ */
+export function expectWroteProbe(run: ProbeRun, standIn: StandIn, recorded: { model: string; modelSource: string; costed: boolean }): void {
+  const result = completedResult(run);
+  expect(result?.outputs).toEqual([probeFileDigest]);
+  expect(result?.missing).toEqual([]);
+  expect(result).toMatchObject({ model: recorded.model, modelSource: recorded.modelSource });
+  expect(result?.usage?.inputTokens).toBeGreaterThan(0);
+  expect(result?.usage?.outputTokens).toBeGreaterThan(0);
+  if (recorded.costed) expect(result?.costUsd).toBeGreaterThan(0);
+  const stats = standIn.stats();
+  expect(stats.agentRequests).toBe(2);
+  expect(stats.agentBytes).toBeGreaterThan(1000);
+}

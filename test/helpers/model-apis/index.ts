@@ -14,5 +14,16 @@ export {
   type RawProfile,
   type RealHarness,
 } from './harnesses.js';
-export { completedResult, describeRun, probeFileDigest, probeProfile, stopProbeWorker, type ProbeRun } from './contract.js';
+export {
+  completedResult,
+  CONTRACT_TEST_MS,
+  describeRun,
+  expectEnded,
+  expectWroteProbe,
+  probeFileDigest,
+  probeProfile,
+  stopProbeWorker,
+  useContractStandIn,
+  type ProbeRun,
+} from './contract.js';
 export { apiReviewLaunch, type ApiProfileOptions, type ReviewInputs } from './review-launch.js';

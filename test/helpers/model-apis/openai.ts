@@ -1,26 +1,8 @@
 // The OpenAI Responses API as codex 0.171.0 calls it: POST /v1/responses (SSE), after a WebSocket attempt.
 import { createHash } from 'node:crypto';
-import {
-  allText,
-  defaultUsage,
-  errorAnswer,
-  minimumOf,
-  requestedCriteria,
-  reviewAnswer,
-  shellQuote,
-  tokensOf,
-  type PromptCache,
-  type Reply,
-} from './replies.js';
+import { allText, defaultUsage, errorAnswer, minimumOf, requestedCriteria, reviewAnswer, tokensOf, type PromptCache, type Reply } from './replies.js';
+import { shellQuote, sse, toolNames, type Json } from './dialect.js';
 import type { Answer, ApiDialect, ParsedRequest } from './stand-in.js';
-
-type Json = Record<string, unknown>;
-
-const sse = (events: Json[]) => events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
-
-function toolNames(body: Json): string[] {
-  return Array.isArray(body.tools) ? body.tools.map((tool: Json) => String(tool.name ?? tool.type)) : [];
-}
 
 /** The function call that runs a shell command with whichever tool codex offered (`exec_command` in 0.171.0). */
 function shellCall(body: Json, command: string): { name: string; arguments: Json } | undefined {

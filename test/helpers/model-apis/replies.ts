@@ -181,11 +181,6 @@ export function unifiedRateLimitHeaders(options: {
   return headers;
 }
 
-/** Quotes a string for a POSIX shell. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 /** An error reply as JSON with its status, its `retry-after` when it has one, and the dialect's own error body. */
 export function errorAnswer(
   reply: Extract<Reply, { kind: 'error' }>,
