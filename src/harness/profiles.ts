@@ -97,6 +97,11 @@ const profileSchema = z
 
 const profilesFileSchema = z.object({ profiles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), profileSchema) }).strict();
 
+/** The profile fields whose name is not their key camel-cased: durations and sizes name their unit. */
+const FIELDS: Readonly<Record<string, string>> = { timeout: 'timeoutMs', 'unreachable-timeout': 'unreachableTimeoutMs', 'max-output': 'maxOutputBytes' };
+const camelKeys = (raw: object): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(raw).map(([key, value]) => [FIELDS[key] ?? key.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), value]));
+
 /** A worker profile as the launch activity uses it: everything resolved, nothing left to defaults. */
 export interface Profile {
   name: string;
@@ -149,36 +154,8 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
   }
   const profiles = new Map<string, Profile>();
   for (const [name, raw] of Object.entries(parsed.data.profiles)) {
-    profiles.set(name, {
-      name,
-      harness: raw.harness,
-      ...(raw.command !== undefined && { command: raw.command }),
-      ...(raw.model !== undefined && { model: raw.model }),
-      ...(raw.provider !== undefined && { provider: raw.provider }),
-      ...(raw['permission-mode'] !== undefined && { permissionMode: raw['permission-mode'] }),
-      ...(raw['allowed-tools'] !== undefined && { allowedTools: raw['allowed-tools'] }),
-      ...(raw.tools !== undefined && { tools: raw.tools }),
-      ...(raw['base-url'] !== undefined && { baseUrl: raw['base-url'] }),
-      ...(raw.account !== undefined && { account: raw.account }),
-      ...(raw['cli-retries'] !== undefined && { cliRetries: raw['cli-retries'] }),
-      ...(raw['startup-files'] !== undefined && { startupFiles: raw['startup-files'] }),
-      ...(raw['unreachable-timeout'] !== undefined && { unreachableTimeoutMs: raw['unreachable-timeout'] }),
-      flags: raw.flags,
-      timeoutMs: raw.timeout,
-      attempts: raw.attempts,
-      ...(raw['max-output'] !== undefined && { maxOutputBytes: raw['max-output'] }),
-      env: raw.env,
-      ...(raw['api-key-env'] !== undefined && { apiKeyEnv: raw['api-key-env'] }),
-      ...(raw['max-output-tokens'] !== undefined && { maxOutputTokens: raw['max-output-tokens'] }),
-      ...(raw['calibrated-routes'] !== undefined && {
-        calibratedRoutes: {
-          reference: raw['calibrated-routes'].reference,
-          minKappa: raw['calibrated-routes']['min-kappa'],
-          candidates: raw['calibrated-routes'].candidates,
-        },
-      }),
-      ...(raw['cache-ttl'] !== undefined && { cacheTtl: raw['cache-ttl'] }),
-    });
+    const routes = raw['calibrated-routes'];
+    profiles.set(name, { name, ...camelKeys(raw), ...(routes && { calibratedRoutes: camelKeys(routes) }) } as Profile);
   }
   const unknown = [...profiles.values()].flatMap((profile) =>
     (profile.calibratedRoutes?.candidates ?? [])

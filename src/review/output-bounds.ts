@@ -27,14 +27,12 @@ export function outputTooLarge(size: number, options: BoundsOptions): OutputText
 
 /** Reads an output's bytes as text within the bounds, or says which bound it broke. */
 export function outputText(bytes: Uint8Array, options: BoundsOptions): OutputText {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const fail = (rule: string, message: string): OutputText => failed(options, rule, message);
-  if (bytes.length > maxBytes) return outputTooLarge(bytes.length, options);
+  if (bytes.length > (options.maxBytes ?? DEFAULT_MAX_OUTPUT_BYTES)) return outputTooLarge(bytes.length, options);
   const nul = bytes.indexOf(0);
-  if (nul >= 0) return fail('output-binary', `the output holds a NUL byte (at byte ${nul}): it must be text`);
+  if (nul >= 0) return failed(options, 'output-binary', `the output holds a NUL byte (at byte ${nul}): it must be text`);
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
-    return fail('output-encoding', 'the output is not valid UTF-8 text');
+    return failed(options, 'output-encoding', 'the output is not valid UTF-8 text');
   }
 }
