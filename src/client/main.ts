@@ -36,14 +36,8 @@ export function buildProgram(): Command {
       process.exitCode = error.exitCode === 0 ? 0 : 1;
       throw error;
     });
-  registerDev(program);
-  registerWorker(program);
-  registerProbe(program);
-  registerValidate(program);
-  registerReview(program);
-  registerAnalysis(program);
-  registerQuota(program);
-  registerUpgrade(program);
+  for (const register of [registerDev, registerWorker, registerProbe, registerValidate, registerReview, registerAnalysis, registerQuota, registerUpgrade])
+    register(program);
   hintAfterUsageErrors(program);
   return program;
 }

@@ -1,7 +1,4 @@
-/**
- * Commands printed for the operator, written to run as printed: the binary as invoked, the checkout (`--kb`) and the
- * connection flags used. Built in their plain form where they are made; `runnable` turns one into the printed line.
- */
+/** Commands printed for the operator run as printed: `runnable` adds the binary as invoked, the checkout (`--kb`) and the connection flags used. */
 import { accessSync, constants, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { connectionOverrides } from './connection-overrides.js';

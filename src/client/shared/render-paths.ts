@@ -1,7 +1,4 @@
-/**
- * The renderer of place tokens (src/checkout/places.ts) as this machine's paths, or plain words where it has none. Light on
- * purpose (no SDK): errors.ts prints through it.
- */
+/** Place tokens (src/checkout/places.ts) as this machine's paths, or plain words where it has none; light (no SDK), as errors.ts prints through it. */
 import { PLACE_PATTERN, placeWords } from '../../place-words.js';
 import { packageRoot } from '../../paths.js';
 

@@ -59,11 +59,9 @@ export async function endRun(handle: WorkflowHandle, options: { graceMs: number;
   const before = await describeExecution(handle);
   if (before === undefined) return { how: 'not-found', status: 'NOT_FOUND' };
   if (before.status !== 'RUNNING') return { how: 'already-closed', ...before };
-  try {
-    await handle.cancel();
-  } catch (error) {
+  await handle.cancel().catch(async (error: unknown) => {
     if (!(await isNotFound(error))) throw error;
-  }
+  });
   options.onWaiting?.();
   const deadline = Date.now() + options.graceMs;
   for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {

@@ -59,9 +59,7 @@ export async function probeTls(settings: TlsTarget, verify = true, timeoutMs = 3
     checkServerIdentity: (_host, certificate) => checkServerIdentity(serverName, certificate),
   });
   let tcpConnected = false;
-  socket.once('connect', () => {
-    tcpConnected = true;
-  });
+  socket.once('connect', () => (tcpConnected = true));
   try {
     return await new Promise<TlsProbe>((resolve) => {
       const accepted = () => resolve({ outcome: 'accepted', certificate: socket.getPeerCertificate() });

@@ -1,7 +1,4 @@
-/**
- * `commonplace review run full-pass <note>`: registration only (options, help). The action loads
- * review-full-pass-run.ts, which holds the editing runs' shared machinery, when the command runs.
- */
+/** `commonplace review run full-pass <note>`: registration only; the action loads review-full-pass-run.ts. */
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import { editOptions } from './edit-options.js';

@@ -28,7 +28,7 @@ export function packetVerdict(record: PacketRecord, noteSha256: string | null): 
 }
 
 /** One packet as `review packet --json` reports it (docs/schemas/review-packet.v1.schema.json). */
-export interface PacketReport {
+export type PacketReport = Pick<PacketRecord, 'note' | 'run' | 'decision' | 'closing' | 'profile' | 'resolved' | 'remaining' | 'introduced'> & {
   /** The packet file, repository-relative. */
   file: string;
   /** Where it was read: the note's published packet, or a run directory's packet.md. */
@@ -36,22 +36,14 @@ export interface PacketReport {
   /** A run's packet: whether the checkout holds the same packet published (always true for a published one). */
   published: boolean;
   kind: PacketRecord['packet'];
-  note: string;
-  run: string;
-  decision: PacketRecord['decision'];
-  closing: PacketRecord['closing'];
-  profile: string;
   startSha256: string;
   finalSha256: string;
   /** The note's text now, or null when the note is gone. */
   noteSha256: string | null;
   verdict: PacketVerdict;
   says: string;
-  resolved: string[];
-  remaining: string[];
-  introduced: string[];
   passes: string[];
-}
+};
 
 async function readReport(checkout: string, file: string, source: PacketReport['source']): Promise<PacketReport | undefined> {
   const text = await readFile(file, 'utf8').catch(() => undefined);

@@ -2,10 +2,7 @@
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 
-/**
- * `commonplace review packet <note|RUN>`: a note's published packets, or a run's packet, with whether
- * each still describes the note (its recorded hashes against the file). No server, no Git.
- */
+/** A note's published packets or a run's packet, each with whether its recorded hashes still match the note; no server, no Git. */
 export function registerPacket(review: Command): void {
   review
     .command('packet')

@@ -4,10 +4,7 @@ import { action } from '../../shared/errors.js';
 import { editOptions } from './edit-options.js';
 import type { ReviseCommandOptions } from './review-revise-run.js';
 
-/**
- * `commonplace review run revise <note> (--plan FILE | --assess)`: simplification passes. A new run
- * needs a mode; a repeat over the same text keeps the run's; an edited note needs a new choice.
- */
+/** `review run revise <note> (--plan FILE | --assess)`: simplification passes; a new run needs a mode, a repeat over the same text keeps its run's. */
 export function registerRunRevise(run: Command): void {
   editOptions(
     run

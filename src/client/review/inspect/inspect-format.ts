@@ -39,8 +39,6 @@ export function formatInspected(inspected: Inspected): string {
     const { counts } = sweep;
     lines.push(
       `  pairs          ${counts.pairsDone} of ${sweep.pairs} done (${sweep.units} units in ${sweep.batches} batch${sweep.batches === 1 ? '' : 'es'})`,
-    );
-    lines.push(
       `  results        pass ${counts.written.pass}, warn ${counts.written.warn}, fail ${counts.written.fail}, report ${counts.written.report}; ${counts.problems} problem${counts.problems === 1 ? '' : 's'}, ${counts.staleOnArrival} stale on arrival`,
     );
     if (sweep.currentBatch) {
@@ -52,24 +50,26 @@ export function formatInspected(inspected: Inspected): string {
     if (sweep.cachePrefixes) lines.push(`  prompt cache   ${describeCachePrefixes(sweep.cachePrefixes)}`);
   }
   if (inspected.routing) {
-    lines.push(`routing (${inspected.routing.profile}'s calibrated-routes: κ ≥ ${inspected.routing.minKappa} against ${inspected.routing.reference})`);
-    for (const line of routingLines(inspected.routing)) lines.push(`  ${line}`);
+    const { profile, minKappa, reference } = inspected.routing;
+    lines.push(`routing (${profile}'s calibrated-routes: κ ≥ ${minKappa} against ${reference})`, ...routingLines(inspected.routing).map((line) => `  ${line}`));
   }
   if (inspected.spend)
     lines.push(
       `  spend          ${inspected.spend.launches > 0 ? spendLine(inspected.spend) : 'nothing launched'}; tokens ${tokensLine(inspected.spend.tokens)}`,
     );
-  if (inspected.stops.length > 0) {
-    lines.push(inspected.status === 'exhausted' ? 'ended by' : 'stops');
-    for (const stop of inspected.stops) lines.push(...stopLines(stop, '  ', inspected.kind === 'sweep' ? null : inspected.runDir));
-  }
+  if (inspected.stops.length > 0)
+    lines.push(
+      inspected.status === 'exhausted' ? 'ended by' : 'stops',
+      ...inspected.stops.flatMap((stop) => stopLines(stop, '  ', inspected.kind === 'sweep' ? null : inspected.runDir)),
+    );
   if (inspected.next) lines.push(`  next: ${runnable(inspected.next)}`);
   const { launches } = inspected;
   if (launches.source === 'unavailable') lines.push(`launches: not available: ${launches.why}`);
-  else {
-    lines.push(`launches (${launches.records.length}, from the workflow histories; IDs under ${inspected.runId}/)`);
-    lines.push(...launches.records.map((launch) => launchLine(launch, inspected.runId)));
-  }
+  else
+    lines.push(
+      `launches (${launches.records.length}, from the workflow histories; IDs under ${inspected.runId}/)`,
+      ...launches.records.map((launch) => launchLine(launch, inspected.runId)),
+    );
   if (inspected.kind === 'sweep') {
     lines.push(`problems (${inspected.problems.length}, from ${path.join(inspected.runDir, 'problems.jsonl')})`);
     for (const problem of inspected.problems) {

@@ -45,12 +45,7 @@ function closedStatus(name: string): InspectStatus {
 }
 
 /** Where the run's state was read: live from its workflow, or from a file of its run directory. */
-interface State<P> {
-  status: InspectStatus;
-  live: boolean;
-  readFrom: string;
-  progress?: P;
-}
+type State<P> = Pick<Inspected, 'status' | 'live' | 'readFrom'> & { progress?: P };
 
 /** A run's state: live while its workflow runs, else the run directory's summary, else the closed execution. */
 async function stateOf<P extends { status: RunStatus }>(

@@ -60,13 +60,9 @@ export interface Located {
 }
 
 /** The `review-inspect` document's common part. */
-export interface Inspected {
+export interface Inspected extends Omit<Located, 'record'> {
   run: string;
-  kind: InspectKind;
-  runId: string;
-  workflowId: string;
   checkout: string;
-  runDir: string;
   status: InspectStatus;
   live: boolean;
   readFrom: string;

@@ -20,15 +20,16 @@ export async function runInspect(run: string, options: InspectOptions): Promise<
   // The run's data names the checkout by its token: naming it here shows those as this host's paths.
   await nameCheckout(checkout).catch(() => undefined);
   const client = await optionalClient();
+  const server = typeof client === 'string' ? undefined : client;
   const compareRun = await compareRunOf(checkout, run);
-  if (compareRun !== undefined) {
-    const inspected = await inspectCompare(checkout, compareRun, typeof client === 'string' ? undefined : client);
-    if (options.json) printJson('compare-inspect', 1, inspected);
-    else process.stdout.write(`${rendered(formatCompareInspected(inspected))}\n`);
-    return;
-  }
-  const located = await locate(checkout, run, typeof client === 'string' ? undefined : client);
+  if (compareRun !== undefined) return print(options, 'compare-inspect', await inspectCompare(checkout, compareRun, server), formatCompareInspected);
+  const located = await locate(checkout, run, server);
   const inspected = located.kind === 'sweep' ? await inspectSweep(run, checkout, located, client) : await inspectEdit(run, checkout, located, client);
-  if (options.json) printJson('review-inspect', 1, inspected);
-  else process.stdout.write(`${rendered(formatInspected(inspected))}\n`);
+  print(options, 'review-inspect', inspected, formatInspected);
+}
+
+/** The document as JSON (`--json`), or as the operator reads it. */
+function print<T extends object>(options: InspectOptions, shape: string, inspected: T, format: (inspected: T) => string): void {
+  if (options.json) printJson(shape, 1, inspected);
+  else process.stdout.write(`${rendered(format(inspected))}\n`);
 }
