@@ -36,9 +36,9 @@ export function checkLaunchInputs(input: LaunchInputs): Profile {
 /**
  * A sweep's launches checked before it starts: the profile's CLI is installed (as `analysis prepare`
  * checks it: on this host's PATH, or the profile's own `env.PATH`) and `--batch` names a model-API
- * profile. Each refusal is one line; nothing is started or written.
+ * profile. Each refusal is one line; nothing is started or written. The profile is returned, as the run would read it.
  */
-export function checkSweepLaunches(input: LaunchInputs & { batch?: string }): void {
+export function checkSweepLaunches(input: LaunchInputs & { batch?: string }): Profile {
   const profile = checkLaunchInputs(input);
   if (input.batch === 'always' && profile.harness !== 'anthropic' && profile.harness !== 'openai')
     throw new UserError(
@@ -46,4 +46,5 @@ export function checkSweepLaunches(input: LaunchInputs & { batch?: string }): vo
     );
   const missing = missingHarness(profile, path.join(packageRoot(), 'bin', 'fake-harness.js'));
   if (missing !== undefined) throw new UserError(`${missing}; nothing was started`);
+  return profile;
 }

@@ -14,7 +14,8 @@ import { estimateTokens, minimumCacheableTokens } from '../../../harness/prompt-
 import { parseRoute, RESULTS_ROUTE } from '../../../review/compare/types.js';
 import type { CompareInput } from '../../../review/compare/run-types.js';
 import { CRITERION_SELECTIONS } from '../../../review/criteria.js';
-import { comparePairs, sweepPairs } from '../../../review/run-pairs.js';
+import { comparePairs } from '../../../review/run-pairs.js';
+import type { CheckedSweep } from './sweep-start.js';
 import { ReviewError } from '../../../review/errors.js';
 import { UserError } from '../../shared/errors.js';
 import { readResultFile } from '../../../review/result-file.js';
@@ -153,12 +154,14 @@ const routeOf = (name: string, profile: Profile, grouping: 'pair' | 'bundle', ba
   };
 };
 
-/** A sweep's estimate: its stale and missing pairs, planned into units as prepareSweep plans them (every pair under the sweep's profile). */
-export const sweepEstimate = (input: SweepInput): Promise<Estimate> => refusedAsUserError(() => sweepEstimateOf(input));
+/**
+ * A sweep's estimate: the stale and missing pairs its check selected, under the profile it resolved,
+ * planned into units as prepareSweep plans them (every pair under the sweep's profile).
+ */
+export const sweepEstimate = (input: SweepInput, checked: CheckedSweep): Promise<Estimate> => refusedAsUserError(() => sweepEstimateOf(input, checked));
 
-async function sweepEstimateOf(input: SweepInput): Promise<Estimate> {
-  const profile = profileOf(input.checkout, input.profile, input.profilesFile);
-  const { units, concurrency } = await sweepUnits(input, (await sweepPairs(input)).asked, profile);
+async function sweepEstimateOf(input: SweepInput, { profile, asked }: CheckedSweep): Promise<Estimate> {
+  const { units, concurrency } = await sweepUnits(input, asked, profile);
   const batch = batchesChosen(input.batch, profile.harness, units.length);
   const route = routeOf(profile.name, profile, input.grouping, batch, concurrency, input.batchSize ?? defaultSweepBatchSize(profile.harness));
   return {

@@ -8,7 +8,9 @@ import { WorkflowIdConflictPolicy, type Client, type WorkflowHandle } from '@tem
 import { sha256 } from '../../../fs/digest.js';
 import { checkoutRoot as checkoutPlace, isPlace } from '../../../checkout/index.js';
 import { ReviewError } from '../../../review/errors.js';
+import type { Profile } from '../../../harness/profiles.js';
 import { sweepPairs } from '../../../review/run-pairs.js';
+import type { PairStatus } from '../../../review/status.js';
 import type { SweepInput, SweepOptions } from '../../../review/sweep-types.js';
 import { markdownText, runDetails } from '../../../runs/run-details.js';
 import { namespacedIdentity, sweepRunId as runIdOfSweep, sweepWorkflowId } from '../../../runs/workflow-ids.js';
@@ -21,22 +23,29 @@ import { portable, warnUnheld } from '../../shared/checkout.js';
 import { capNotApplied, sendResume } from '../../shared/spend.js';
 import { formatStop, sweepFormat, sweepNextCommand } from './sweep-format.js';
 
+/** What the client's check read of a sweep: its profile, and the pairs it would ask (none read for a retry). */
+export interface CheckedSweep {
+  profile: Profile;
+  asked: PairStatus[];
+}
+
 /**
  * Checks a sweep's input in the client, before anything starts: the profile resolves in its profiles
  * file and its CLI is installed, `--batch` names a model-API profile, a `--scenario` file exists, and
  * (unless it retries a sweep's problems) the note and gate globs select pairs. Each is a one-line
  * error; no workflow is started and nothing is written.
  */
-export async function checkSweepInput(input: SweepInput): Promise<void> {
-  checkSweepLaunches(input);
-  if (input.retryOf !== undefined) return;
-  const { selected } = await sweepPairs(input).catch((error: unknown) => {
+export async function checkSweepInput(input: SweepInput): Promise<CheckedSweep> {
+  const profile = checkSweepLaunches(input);
+  if (input.retryOf !== undefined) return { profile, asked: [] };
+  const { selected, asked } = await sweepPairs(input).catch((error: unknown) => {
     throw error instanceof ReviewError ? new UserError(error.message) : error;
   });
   if (selected === 0)
     throw new UserError(
       `${input.notes.join(' ') || 'every note'} × ${input.gates.join(' ') || 'every gate'}${criteriaNote(input.criteria)}: selects no (note, criterion) pair; nothing to sweep`,
     );
+  return { profile, asked };
 }
 
 /** Gates alone is what every sweep asked before kinds were chosen: such a sweep keeps the identity (and run ID) and the words it had. */

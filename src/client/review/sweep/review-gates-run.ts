@@ -45,8 +45,8 @@ export async function runGates(options: RunGatesOptions): Promise<void> {
 }
 
 async function startGates(input: SweepInput, estimate: boolean, following: Following): Promise<void> {
-  await checkSweepInput(input);
-  if (estimate) return printEstimate(await sweepEstimate(input), following.json);
+  const checked = await checkSweepInput(input);
+  if (estimate) return printEstimate(await sweepEstimate(input, checked), following.json);
   const client = await connectClient();
   await requireSearchAttributes(client);
   const checkout = await knownCheckoutId(input.checkout);
@@ -66,7 +66,7 @@ async function startGates(input: SweepInput, estimate: boolean, following: Follo
       () => false,
     );
   // The estimate is the started sweep's first line, before the checkout's first-use notice.
-  if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input))}\n`);
+  if (!open) process.stderr.write(`${await estimateLineOf(() => sweepEstimate(input, checked))}\n`);
   await openCheckout(input.checkout);
   const handle = await startSweep(client, { ...input, runId });
   if (open) return resumeAndFollow(client, handle, input.maxCostUsd, following.json);
