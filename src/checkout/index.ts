@@ -150,11 +150,9 @@ function recordedCheckout(id: string, env: NodeJS.ProcessEnv): string {
     );
   }
   const now = isDirectory(path.join(root, 'kb')) ? (recordedId(root) ?? deriveCheckoutId(realpathSync(root))) : undefined;
-  if (now === undefined)
-    throw new KbError('no-checkout', `--kb ${id}: this host recorded checkout ${id} at ${root}, which is no checkout now; name the checkout's directory`);
-  if (now !== id)
-    throw new KbError('no-checkout', `--kb ${id}: this host recorded checkout ${id} at ${root}, which has ID ${now} now; name the checkout's directory`);
-  return root;
+  if (now === id) return root;
+  const which = now === undefined ? 'is no checkout' : `has ID ${now}`;
+  throw new KbError('no-checkout', `--kb ${id}: this host recorded checkout ${id} at ${root}, which ${which} now; name the checkout's directory`);
 }
 
 function isDirectory(dir: string): boolean {
@@ -309,25 +307,22 @@ export class HostPlaces {
     });
   }
 
-  /** One pattern over every root, checkouts first (a state directory or the package may hold a checkout, and the checkout's token is the one every host reads alike). */
+  /** One pattern over every root, longest first, checkouts before the rest (a state directory or the package may hold a checkout, and the checkout's token is the one every host reads alike). */
   private portablePattern(): { pattern: RegExp; tokens: Map<string, string> } {
+    const longestFirst = (entries: (readonly [string, string])[]) => entries.sort((a, b) => b[0].length - a[0].length);
+    const entries = [
+      ...longestFirst(
+        [...this.held.values()].flatMap((checkout) => [
+          ...spellings(checkout.worktrees).map((dir) => [dir, worktreesRoot(checkout.id)] as const),
+          ...spellings(checkout.root).map((dir) => [dir, checkoutRoot(checkout.id)] as const),
+        ]),
+      ),
+      ...longestFirst(this.options.stateDir === undefined ? [] : spellings(this.options.stateDir).map((dir) => [dir, STATE_ROOT] as const)),
+      ...longestFirst(spellings(this.options.packageRoot ?? packageRoot()).map((dir) => [dir, PACKAGE_ROOT] as const)),
+    ];
     const tokens = new Map<string, string>();
-    const ordered: string[] = [];
-    const add = (dirs: string[], token: string) => {
-      for (const dir of dirs.sort((a, b) => b.length - a.length)) {
-        if (dir === '/' || tokens.has(dir)) continue;
-        tokens.set(dir, token);
-        ordered.push(dir);
-      }
-    };
-    const checkouts = [...this.held.values()].flatMap((checkout) => [
-      ...spellings(checkout.worktrees).map((dir) => [dir, worktreesRoot(checkout.id)] as const),
-      ...spellings(checkout.root).map((dir) => [dir, checkoutRoot(checkout.id)] as const),
-    ]);
-    for (const [dir, token] of checkouts.sort((a, b) => b[0].length - a[0].length)) add([dir], token);
-    if (this.options.stateDir !== undefined) add(spellings(this.options.stateDir), STATE_ROOT);
-    add(spellings(this.options.packageRoot ?? packageRoot()), PACKAGE_ROOT);
-    const pattern = new RegExp(`(?:${ordered.map(escape).join('|')})(?![A-Za-z0-9._~+-])`, 'g');
+    for (const [dir, token] of entries) if (dir !== '/' && !tokens.has(dir)) tokens.set(dir, token);
+    const pattern = new RegExp(`(?:${[...tokens.keys()].map(escape).join('|')})(?![A-Za-z0-9._~+-])`, 'g');
     return { pattern, tokens };
   }
 }
