@@ -43,12 +43,9 @@ export function installQuietRuntime(options: { metrics?: string } = {}): void {
       logger: new DefaultLogger(level, (entry) => {
         if (expected.test(entry.message)) return;
         const refusal = debug ? undefined : refusalLine(entry);
-        if (refusal !== undefined) {
-          if (!refused.has(refusal)) process.stderr.write(`${refusal}\n`);
-          refused.add(refusal);
-          return;
-        }
-        const line = debug ? undefined : operatorFailureLine(entry);
+        if (refusal !== undefined && refused.has(refusal)) return;
+        if (refusal !== undefined) refused.add(refusal);
+        const line = debug ? undefined : (refusal ?? operatorFailureLine(entry));
         if (line !== undefined) process.stderr.write(`${line}\n`);
         else printer.log(entry.level, entry.message, entry.meta);
       }),
