@@ -4,14 +4,8 @@
  * of the file itself (not UTF-8, binary, malformed or unclosed frontmatter) is a finding with the file
  * and line, and a file without a frontmatter block is plain text: nothing to validate.
  */
-import { createRequire } from 'node:module';
-import type grayMatter from 'gray-matter';
 import YAML, { isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
 import type { Finding } from './findings.js';
-
-/** gray-matter (and the js-yaml it loads) is required on the first parse: a command that never parses a note with it (review status) does not load it. */
-let matterModule: typeof grayMatter | undefined;
-const loadMatter = (): typeof grayMatter => (matterModule ??= createRequire(import.meta.url)('gray-matter') as typeof grayMatter);
 
 export interface DocumentModel {
   frontmatter: Record<string, unknown>;
@@ -72,32 +66,21 @@ export function parseNote(bytes: Uint8Array, file: string): NoteParse {
     return unreadable(close + 1, 'frontmatter-delimiter', `frontmatter closing line must be exactly \`---\`, found \`${found}\``);
   }
 
-  // Delimiter lines may carry trailing blanks; hand gray-matter the canonical form.
-  lines[0] = '---';
-  lines[close] = '---';
-  const yaml = new FrontmatterYaml();
-  let parsed: { data: unknown; content: string };
-  try {
-    parsed = loadMatter()(lines.join('\n'), {
-      language: 'yaml',
-      engines: { yaml: { parse: (source: string) => yaml.parse(source) as object, stringify: refuseStringify } },
-    });
-  } catch (error) {
-    if (error instanceof FrontmatterYamlError) {
-      for (const problem of error.problems) findings.push({ file, rule: 'yaml', severity: 'fail', ...problem });
-      return { kind: 'unreadable', findings };
-    }
-    throw error;
+  // The YAML starts with the rest of line 1, so its line N is file line N; a block of only blank and comment lines is an empty mapping.
+  const source = close > 1 ? `\n${lines.slice(1, close).join('\n')}` : '';
+  const yaml = source.replace(/^\s*#[^\n]+/gm, '').trim() === '' ? { data: {}, lines: {}, warnings: [] } : readYaml(source);
+  if ('problems' in yaml) {
+    for (const problem of yaml.problems) findings.push({ file, rule: 'yaml', severity: 'fail', ...problem });
+    return { kind: 'unreadable', findings };
   }
   for (const warning of yaml.warnings) findings.push({ file, rule: 'yaml', severity: 'warn', ...warning });
-
-  const data = parsed.data;
+  const data = yaml.data ?? {}; // an empty document (`~`, `null`) is no fields
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return unreadable(2, 'frontmatter-not-mapping', `frontmatter must be a YAML mapping of fields, found ${describeValue(data)}`);
   }
 
   const frontmatter = data as Record<string, unknown>;
-  const body = parsed.content;
+  const body = lines.slice(close + 1).join('\n');
   const headings = extractHeadings(body);
   const note: Note = {
     file,
@@ -241,40 +224,24 @@ interface YamlProblem {
   message: string;
 }
 
-class FrontmatterYamlError extends Error {
-  constructor(readonly problems: YamlProblem[]) {
-    super(problems.map((problem) => problem.message).join('; '));
-  }
-}
-
 /**
- * The YAML engine handed to gray-matter: YAML 1.2 core schema (dates stay strings,
- * `yes` stays a string), duplicate keys refused, and every node's line recorded so
- * schema findings can point at the field. gray-matter passes the text after the
- * opening `---`, which starts with the rest of line 1, so YAML line N is file line N.
+ * The frontmatter's YAML: the 1.2 core schema (dates stay strings, `yes` stays a string), duplicate
+ * keys refused, and every node's line recorded so schema findings can point at the field.
  */
-class FrontmatterYaml {
-  readonly warnings: YamlProblem[] = [];
-  readonly lines: Record<string, number> = {};
-
-  parse(source: string): unknown {
-    const lineCounter = new LineCounter();
-    const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
-    const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
-    if (doc.errors.length > 0) {
-      throw new FrontmatterYamlError(
-        doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${yamlMessage(error.message)}` })),
-      );
-    }
-    for (const warning of doc.warnings) {
-      this.warnings.push({ line: where(warning.pos[0]), message: `YAML: ${yamlMessage(warning.message)}` });
-    }
-    recordLines(doc.contents, '/frontmatter', this.lines, where);
-    try {
-      return doc.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      throw new FrontmatterYamlError([{ message: `malformed YAML frontmatter: ${(error as Error).message}` }]);
-    }
+function readYaml(source: string): { data: unknown; lines: Record<string, number>; warnings: YamlProblem[] } | { problems: YamlProblem[] } {
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const where = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
+  if (doc.errors.length > 0) {
+    return { problems: doc.errors.map((error) => ({ line: where(error.pos[0]), message: `malformed YAML frontmatter: ${yamlMessage(error.message)}` })) };
+  }
+  const warnings = doc.warnings.map((warning) => ({ line: where(warning.pos[0]), message: `YAML: ${yamlMessage(warning.message)}` }));
+  const lines: Record<string, number> = {};
+  recordLines(doc.contents, '/frontmatter', lines, where);
+  try {
+    return { data: doc.toJS({ maxAliasCount: 100 }), lines, warnings };
+  } catch (error) {
+    return { problems: [{ message: `malformed YAML frontmatter: ${(error as Error).message}` }] };
   }
 }
 
@@ -307,10 +274,6 @@ export function lineOf(note: Note, pointer: string): number | undefined {
     current = current.slice(0, current.lastIndexOf('/'));
   }
   return undefined;
-}
-
-function refuseStringify(): string {
-  throw new Error('frontmatter is read-only here');
 }
 
 function yamlMessage(message: string): string {
