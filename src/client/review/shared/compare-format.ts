@@ -2,13 +2,12 @@
 import type { Client } from '@temporalio/client';
 import type { CompareProgress, CompareSummary } from '../../../review/compare/run-types.js';
 import { spendLine, tokensLine } from '../../../runs/spend.js';
-import { batchProgressQuery } from '../../../workflows/gate-batch.js';
 import { compareProgressQuery, type compareRun } from '../../../workflows/compare.js';
 import { compareNext } from '../../../runs/run-commands.js';
 import type { FollowFormat } from '../../shared/follow.js';
-import { liveLaunches, liveSuffix } from '../../shared/live-launches.js';
-import { nextLine, nextStep, stopDetails } from '../../shared/stop-format.js';
-import { progressLine, type RunningBatch } from './sweep-format.js';
+import { liveSuffix } from '../../shared/live-launches.js';
+import { nextStep } from '../../shared/stop-format.js';
+import { progressLine, runningBatch, runStop } from './sweep-format.js';
 
 /** Each route's line: verdicts kept of the sample, or read from the KB's result files. */
 export function routeLines(progress: CompareProgress, indent = '  '): string[] {
@@ -37,15 +36,9 @@ export function formatCompareSummary(summary: CompareSummary): string {
   return lines.join('\n');
 }
 
-/** A stop as the operator reads it, with the one command to type next. */
-export function formatCompareStop(progress: CompareProgress): string {
-  const lines: string[] = [];
-  for (const stop of progress.stops)
-    lines.push(`compare run ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
-  lines.push('  verdicts kept so far are not asked again');
-  lines.push(...nextLine(progress.stops, progress.status, compareNext(progress.runId), '  ', progress.spend, progress.resumesAt));
-  return lines.join('\n');
-}
+/** A compare run's stop as the operator reads it. */
+export const formatCompareStop = (progress: CompareProgress) =>
+  runStop('compare run', progress, 'verdicts kept so far are not asked again', compareNext(progress.runId));
 
 /** How the follow loop reads a compare run. */
 export function compareFormat(client: Client, options: { json?: boolean } = {}): FollowFormat<CompareProgress, Awaited<ReturnType<typeof compareRun>>> {
@@ -54,15 +47,7 @@ export function compareFormat(client: Client, options: { json?: boolean } = {}):
     query: compareProgressQuery,
     json: options.json ?? false,
     line: async (progress) => {
-      let batch: RunningBatch | undefined;
-      let live: string[] = [];
-      if (progress.currentBatch) {
-        batch = await client.workflow
-          .getHandle(progress.currentBatch)
-          .query(batchProgressQuery)
-          .catch(() => undefined);
-        live = await liveLaunches(client, progress.currentBatch);
-      }
+      const { batch, live } = await runningBatch(client, progress.currentBatch);
       return `${progressLine(progress, batch, { now: Date.now(), startedAt })}${progress.route ? ` · route ${progress.route}` : ''}${liveSuffix(live)}`;
     },
     stopped: formatCompareStop,

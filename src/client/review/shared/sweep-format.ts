@@ -1,12 +1,13 @@
 /** How a gate sweep reads to the operator: the live line, a stop with its one next command, the end-of-sweep report. */
 import type { ProviderBatchProgress } from '../../../harness/batches/batch-contract.js';
 import type { Client } from '@temporalio/client';
+import type { CompareProgress } from '../../../review/compare/run-types.js';
 import type { SweepCounts, SweepProgress, SweepSummary } from '../../../review/sweep-types.js';
 import { batchProgressQuery } from '../../../workflows/gate-batch.js';
 import { progressQuery, type gateSweep } from '../../../workflows/gate-sweep.js';
 import type { FollowFormat } from '../../shared/follow.js';
 import { nextLine, nextStep, stopDetails } from '../../shared/stop-format.js';
-import { runCommand, sweepNext } from '../../../runs/run-commands.js';
+import { runCommand, sweepNext, type NextCommands } from '../../../runs/run-commands.js';
 import { liveLaunches, liveSuffix } from '../../shared/live-launches.js';
 import { describeCachePrefixes } from '../../../harness/prompt-cache.js';
 import { spendLine, tokensLine, type SpendProgress } from '../../../runs/spend.js';
@@ -118,14 +119,28 @@ export function formatSummary(summary: SweepSummary): string {
   return lines.join('\n');
 }
 
-/** A stop as the operator reads it, with the one command to type next. */
-export function formatStop(progress: SweepProgress): string {
-  const lines: string[] = [];
-  for (const stop of progress.stops)
-    lines.push(`sweep ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`, `  ${stop.reason}`, ...stopDetails(stop, '  '));
-  lines.push('  results written so far are kept');
-  lines.push(...nextLine(progress.stops, progress.status, sweepNext(progress.runId), '  ', progress.spend, progress.resumesAt));
-  return lines.join('\n');
+/** A run's stop as the operator reads it (a sweep's, a compare run's): each stop, what is kept, and the one command to type next. */
+export function runStop(what: string, progress: SweepProgress | CompareProgress, kept: string, next: NextCommands): string {
+  const lines = progress.stops.flatMap((stop) => [
+    `${what} ${progress.runId} stopped: ${stop.kind} (${stop.disposition})`,
+    `  ${stop.reason}`,
+    ...stopDetails(stop, '  '),
+  ]);
+  return [...lines, `  ${kept}`, ...nextLine(progress.stops, progress.status, next, '  ', progress.spend, progress.resumesAt)].join('\n');
+}
+
+/** A sweep's stop as the operator reads it. */
+export const formatStop = (progress: SweepProgress) => runStop('sweep', progress, 'results written so far are kept', sweepNext(progress.runId));
+
+/** The running batch's counts and its launches in flight, while a batch of the run (a sweep's, a compare route's) is open. */
+export async function runningBatch(client: Client, workflowId: string | undefined): Promise<{ batch?: RunningBatch; live: string[] }> {
+  if (!workflowId) return { live: [] };
+  // The batch may have just ended or not yet started: then it has no counts to add.
+  const batch = await client.workflow
+    .getHandle(workflowId)
+    .query(batchProgressQuery)
+    .catch(() => undefined);
+  return { ...(batch && { batch }), live: await liveLaunches(client, workflowId) };
 }
 
 /** The one next command of a sweep in this progress (for `--json`). */
@@ -157,16 +172,7 @@ export function sweepFormat(
             () => undefined,
           );
       }
-      let batch: RunningBatch | undefined;
-      let live: string[] = [];
-      if (progress.currentBatch) {
-        try {
-          batch = await client.workflow.getHandle(progress.currentBatch).query(batchProgressQuery);
-        } catch {
-          // The batch has just ended or not yet started.
-        }
-        live = await liveLaunches(client, progress.currentBatch);
-      }
+      const { batch, live } = await runningBatch(client, progress.currentBatch);
       const now = clock();
       since ??= { at: now, done: currentCounts(progress.counts, batch).pairsDone };
       // Measured from the first look when it came after the start (an attach); from the start otherwise.
