@@ -69,9 +69,9 @@ export async function inspectCompare(checkout: string, runId: string, client: Cl
 export function formatCompareInspected(inspected: CompareInspected): string {
   const lines = [
     `compare run ${inspected.runId} (${inspected.workflowId}): ${inspected.status}${inspected.sampleSize !== null ? `, a sample of ${inspected.sampleSize} pairs` : ''}`,
+    ...routeLines({ routes: inspected.routes, sampleSize: inspected.sampleSize ?? 0 } as CompareProgress),
+    ...inspected.overall.map((line) => `  ${line}`),
   ];
-  lines.push(...routeLines({ routes: inspected.routes, sampleSize: inspected.sampleSize ?? 0 } as CompareProgress));
-  for (const line of inspected.overall) lines.push(`  ${line}`);
   if (inspected.report)
     lines.push(`  report             ${inspected.report.md}`, `                     ${inspected.report.html}`, `                     ${inspected.report.json}`);
   else lines.push('  report             not written yet (the run writes it as it ends)');
