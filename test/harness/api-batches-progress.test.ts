@@ -4,13 +4,10 @@
 // received, and the sweep completes — the loop where a batch continued with every unit it got, forever, cannot come
 // back. The provider batch is submitted once, its answers recorded in the run's answers.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { join } from 'node:path';
-import type { SweepInput, SweepSummary, SweepUnit } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { batchSweep, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
+import type { SweepInput, SweepUnit } from '../../src/review/sweep-types.js';
+import { batchSweep, completedSweep, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { reply } from '../helpers/model-apis/index.js';
 import { useDevServer } from '../helpers/servers.js';
-import { testWorker } from '../helpers/temporal.js';
 
 const { env } = useDevServer();
 
@@ -21,10 +18,7 @@ test('a provider-batch gate batch over its history budget at once settles its ba
     // The batch ends at its first poll: no timer to wait on.
     setup.standIn.batches.endAfterPolls = 1;
     const input: SweepInput = { ...setup.input('pair'), batchSize: 100, historyBudget: { batch: 1 } };
-    const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-    const summary = (await worker.runUntil(
-      env().client.workflow.execute('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] }),
-    )) as SweepSummary;
+    const summary = await completedSweep(env(), setup, input);
     expect(summary.status).toBe('completed');
     expect(summary.counts.pairsDone).toBe(summary.pairs);
 

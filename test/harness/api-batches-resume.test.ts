@@ -4,13 +4,13 @@
 // out there as in production), the stand-ins' provider batches counting every request per custom_id.
 import { join } from 'node:path';
 import type { SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
 import { waitFor } from '../helpers/fake.js';
 import { startFaultWorker, type Fault } from '../helpers/faults.js';
 import { reply } from '../helpers/model-apis/index.js';
 import { scaledClockMemo } from '../helpers/scaled-clock.js';
 import { useDevServerRooms } from '../helpers/servers.js';
+import { startSweep } from '../helpers/sweep.js';
 import { testWorker } from '../helpers/temporal.js';
 
 // Each test runs in a namespace of its own, all at once: most of a test is waiting for the server to notice a death.
@@ -44,7 +44,7 @@ test.concurrent.each(['anthropic', 'openai'] as const)(
       const input = { ...setup.input('pair'), notes: [exampleNotes[1]!] };
       const first = await testWorker(env, { stateDir: join(setup.dir, 'state') });
       const handle = await first.runUntil(async () => {
-        const started = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
+        const started = await startSweep(env, input, quick);
         await waitFor('the provider batch to be submitted and polled', async () => (setup.standIn.batches.list[0]?.polls ?? 0) > 0, 60_000);
         return started;
       });
@@ -76,7 +76,7 @@ test.concurrent.each([
     const state = join(setup.dir, 'state');
     const first = startFaultWorker(killed[point], { address, namespace, state, env: { [KEY_ENV]: 'stand-in-key' } });
     try {
-      const handle = await env.client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input], ...quick });
+      const handle = await startSweep(env, input, quick);
       expect((await first).signal).toBe('SIGKILL');
       expect(setup.standIn.batches.list).toHaveLength(1);
       const second = await testWorker(env, { stateDir: state });

@@ -8,10 +8,20 @@ import { parse, stringify } from 'yaml';
 import { batchLaunchCost, launchCost } from '../../src/harness/prices.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
-import { TASK_QUEUE } from '../../src/search-attributes.js';
-import { batchSweep, exampleNotes, gates, liveRequests, models, sentTwice, staleAndInvalid, type BatchSweep } from '../helpers/batch-sweep.js';
+import {
+  batchSweep,
+  completedSweep,
+  exampleNotes,
+  gates,
+  liveRequests,
+  models,
+  sentTwice,
+  staleAndInvalid,
+  stoppedSweep,
+  type BatchSweep,
+} from '../helpers/batch-sweep.js';
+import { startSweep } from '../helpers/sweep.js';
 import { waitFor } from '../helpers/fake.js';
-import { workerFaults, type Fault } from '../helpers/faults.js';
 import { reply, type StandIn } from '../helpers/model-apis/index.js';
 import { allText } from '../helpers/model-apis/replies.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
@@ -32,22 +42,7 @@ async function setUp(...args: Parameters<typeof batchSweep>): Promise<BatchSweep
   return setup;
 }
 
-const start = (input: SweepInput): Promise<WorkflowHandle> =>
-  env().client.workflow.start('gateSweep', { taskQueue: TASK_QUEUE, workflowId: `gates/${input.runId}`, args: [input] });
-
-/** Runs a sweep until it stops, and returns its progress then (waiting on its result lets the server skip the retries' waits). */
-async function stoppedSweep(setup: BatchSweep, input: SweepInput): Promise<SweepProgress> {
-  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state') });
-  let progress: SweepProgress | undefined;
-  await worker.runUntil(async () => {
-    const handle = await start(input);
-    const result = handle.result().catch(() => undefined);
-    await waitFor('the sweep to stop', async () => (progress = await handle.query<SweepProgress>('progress')).status === 'stopped', 120_000);
-    await handle.terminate('test over').catch(() => undefined);
-    await result;
-  });
-  return progress!;
-}
+const start = (input: SweepInput): Promise<WorkflowHandle> => startSweep(env(), input);
 
 /** Waits until a sweep stops with the stand-in holding `batches` provider batches, and returns its progress then. */
 async function stoppedAfter(handle: WorkflowHandle, setup: BatchSweep, batches: number): Promise<SweepProgress> {
@@ -60,11 +55,6 @@ async function stoppedAfter(handle: WorkflowHandle, setup: BatchSweep, batches: 
   return progress!;
 }
 
-async function completedSweep(setup: BatchSweep, input: SweepInput, fault?: Fault): Promise<SweepSummary> {
-  const worker = await testWorker(env(), { stateDir: join(setup.dir, 'state'), ...(fault && { faults: workerFaults(fault) }) });
-  return (await worker.runUntil(async () => (await start(input)).result())) as SweepSummary;
-}
-
 async function expectFreshAndValid(setup: BatchSweep): Promise<void> {
   expect(await staleAndInvalid(setup)).toEqual({ stale: [], invalid: [] });
 }
@@ -75,7 +65,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     async (grouping) => {
       const setup = await setUp(api, reply.review('warn', ['The description restates the title; say what the note adds.']));
       const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
-      const summary = await completedSweep(setup, setup.input(grouping));
+      const summary = await completedSweep(env(), setup, setup.input(grouping));
       expect(summary.status).toBe('completed');
       expect(summary.counts.written.warn).toBe(before.length);
       expect(setup.standIn.batches.list).toHaveLength(1);
@@ -97,7 +87,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after the provider accepted the batch, before its ID was recorded, adopts that batch: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('pass'));
-    const summary = await completedSweep(setup, setup.input('pair'), { do: 'lose', at: 'batch-created' });
+    const summary = await completedSweep(env(), setup, setup.input('pair'), { do: 'lose', at: 'batch-created' });
     expect(summary.status).toBe('completed');
     // The retried submission looked for its batch at the provider, and adopted it.
     expect(setup.standIn.requests.filter((request) => request.method === 'GET' && /\/batches$/.test(request.path))).not.toHaveLength(0);
@@ -108,7 +98,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
 
   test('a worker that dies after collecting the results collects them again on the retry: nothing is submitted twice', async () => {
     const setup = await setUp(api, reply.review('warn', ['One sentence says two things.']));
-    const summary = await completedSweep(setup, setup.input('bundle'), { do: 'lose', at: 'after collectProviderBatch' });
+    const summary = await completedSweep(env(), setup, setup.input('bundle'), { do: 'lose', at: 'after collectProviderBatch' });
     expect(summary.status).toBe('completed');
     // The results were read twice (the lost collect and its retry); the requests were sent once.
     const reads = setup.standIn.requests.filter(
@@ -139,7 +129,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
   test('a request the batch answered with an error is asked again live, and that answer is accepted', async () => {
     const setup = await setUp(api, reply.serverError(), reply.review('fail', ['The title names a topic, not a claim.']));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
-    const summary = await completedSweep(setup, input);
+    const summary = await completedSweep(env(), setup, input);
     expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
     expect(setup.standIn.batches.submitted.size).toBe(1);
     expect(liveRequests(setup.standIn).map((request) => request.status)).toEqual([200]);
@@ -148,7 +138,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
   test('a malformed answer in the provider batch is asked again live, and both are counted: the batch one at the batch price', async () => {
     const setup = await setUp(api, reply.malformedReview(), reply.review('fail', ['The title names a topic, not a claim.']));
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!], gates: ['sentence/stock-phrases'] };
-    const summary = await completedSweep(setup, input);
+    const summary = await completedSweep(env(), setup, input);
     expect(summary.counts.written).toEqual({ pass: 0, warn: 0, fail: 1, report: 0 });
     const held = setup.standIn.batches.list[0]!.requests[0]!.result as { kind: 'succeeded'; body: Record<string, unknown> };
     const body = held.body as unknown as { usage: Record<string, number> & { input_tokens_details?: { cached_tokens: number } } };
@@ -186,7 +176,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.expires = (customId) => customId.endsWith('-1');
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
-    const summary = await completedSweep(setup, input);
+    const summary = await completedSweep(env(), setup, input);
     expect(summary.status).toBe('completed');
     expect(summary.counts.problems).toBe(0);
     expect(setup.standIn.batches.list).toHaveLength(2);
@@ -199,7 +189,7 @@ describe.each(['anthropic', 'openai'] as const)('a %s sweep with --batch', (api)
     const setup = await setUp(api, reply.review('pass'));
     setup.standIn.batches.refuseCreates = true;
     const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
-    const progress = await stoppedSweep(setup, input);
+    const progress = await stoppedSweep(env(), setup, input);
     expect(progress.stops[0]!.kind).toBe('launch-failed');
     expect(progress.stops[0]!.reason).toMatch(/^provider batch of \d+ units: /);
     expect(setup.standIn.requests.filter((request) => request.method === 'POST' && /\/batches$/.test(request.path))).toHaveLength(5);
@@ -285,7 +275,7 @@ test("an anthropic pair sweep on Sonnet 4.5 with --batch sends its note-first pa
   profiles.profiles[input.profile]!.model = 'claude-sonnet-4-5';
   await writeFile(input.profilesFile!, stringify(profiles));
   const before = await selectPairs(setup.checkout, { notes: exampleNotes, gates, criteria: ['gates'] });
-  const summary = await completedSweep(setup, input);
+  const summary = await completedSweep(env(), setup, input);
   expect(summary).toMatchObject({ status: 'completed', counts: { problems: 0, written: { pass: before.length } } });
   expect(liveRequests(setup.standIn)).toEqual([]);
   const sent = setup.standIn.batches.list.flatMap((batch) => batch.requests.map((held) => held.params));
@@ -303,7 +293,7 @@ test("a provider batch is polled again after 30 s, then after 60 s: the back-off
   const setup = await setUp('anthropic', reply.review('pass'));
   setup.standIn.batches.endAfterPolls = 3;
   const input = { ...setup.input('pair'), notes: [exampleNotes[0]!] };
-  const summary = await completedSweep(setup, input);
+  const summary = await completedSweep(env(), setup, input);
   expect(summary.status).toBe('completed');
   expect((await timersOf(`gates/${input.runId}`)).filter((ms) => ms >= 10_000)).toEqual([30_000, 60_000]);
 });
