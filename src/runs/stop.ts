@@ -81,9 +81,9 @@ export const STOP_RULES = {
   'systematic-failure': { by: 'resume', timer: false },
 } as const satisfies Record<StopKind, { by: 'resume' | 'approve' | 'acknowledge' | 'ends'; timer: boolean }>;
 
-/** The first five, and how many more. */
-export function namedPaths(paths: readonly string[]): string {
-  return `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
+/** The first few, and how many more. */
+export function namedPaths(paths: readonly string[], shown = 5): string {
+  return `${paths.slice(0, shown).join(', ')}${paths.length > shown ? ` and ${paths.length - shown} more` : ''}`;
 }
 
 /** Usage limits and exhausted relaunches stop the run. */

@@ -1,14 +1,12 @@
 /**
  * Publication: copies an assembled artifact's members to the layout's destination in the run's
- * worktree and commits them on the run branch, which `integrate` later merges into main.
- *
- * It runs under a lock (one publication per checkout at a time), refuses before writing anything
- * when the destination is not the run's to write (`conflict`), and keeps a journal written before
- * and after every step, so a retried or interrupted publication finishes what an earlier try began
- * and never writes twice. When the journal and the worktree together cannot say what an earlier
- * try did, it writes nothing more and answers `uncertain`, naming the journal.
+ * worktree and commits them on the run branch, which `integrate` later merges into main. It runs under
+ * a lock (one publication per checkout at a time), refuses before writing anything when the destination
+ * is not the run's to write (`conflict`), and journals every step, so a retried publication finishes what
+ * an earlier try began and never writes twice; when the journal and the worktree cannot say what an
+ * earlier try did, it writes nothing more and answers `uncertain`, naming the journal.
  */
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { removeAtomicLeftovers, writeFileAtomic } from '../../fs/atomic.js';
@@ -21,6 +19,7 @@ import { systemSlug } from '../../analysis/run-id.js';
 import { git, gitOk } from '../../fs/git.js';
 import { sha256File } from '../../fs/digest.js';
 import { get, put } from '../../fs/store.js';
+import { namedPaths } from '../../runs/stop.js';
 import { noFaults, type FaultPoints } from '../faults.js';
 
 export interface PublishRequest {
@@ -110,7 +109,8 @@ async function withLock<T>(file: string, owner: string, waitMs: number, heartbea
   const me = { pid: process.pid, host: os.hostname(), owner, since: new Date().toISOString() };
   for (;;) {
     try {
-      await writeLockFile(file, me);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, `${JSON.stringify(me)}\n`, { flag: 'wx' });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -137,29 +137,13 @@ async function withLock<T>(file: string, owner: string, waitMs: number, heartbea
   }
 }
 
-async function writeLockFile(file: string, content: object): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const handle = await open(file, 'wx');
-  try {
-    await handle.writeFile(`${JSON.stringify(content)}\n`);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Every file under a directory, repository-relative; none when it does not exist. */
 async function filesUnder(root: string, dir: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (current: string): Promise<void> => {
-    const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else found.push(path.relative(root, full).split(path.sep).join('/'));
-    }
-  };
-  await walk(path.join(root, ...dir.split('/')));
-  return found.sort();
+  const entries = await readdir(path.join(root, ...dir.split('/')), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+    .sort();
 }
 
 async function digestOf(file: string): Promise<string | null> {
@@ -212,7 +196,7 @@ async function conflicts(parameters: RunParameters, destination: string): Promis
   const present = await filesUnder(parameters.worktree, destination);
   if (present.length > 0) {
     return {
-      reason: `the destination ${destination} already holds ${present.length} file(s) this run did not write, and publication never overwrites what it does not own: ${present.slice(0, 10).join(', ')}${present.length > 10 ? ` and ${present.length - 10} more` : ''}`,
+      reason: `the destination ${destination} already holds ${present.length} file(s) this run did not write, and publication never overwrites what it does not own: ${namedPaths(present, 10)}`,
       paths: present,
       evidence: path.join(parameters.worktree, ...destination.split('/')),
     };
@@ -224,7 +208,7 @@ async function conflicts(parameters: RunParameters, destination: string): Promis
       .filter(Boolean);
     if (changed.length > 0) {
       return {
-        reason: `the checkout's branch changed the destination ${destination} since the run was prepared (${parameters.preparationCommit.slice(0, 12)}): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? ` and ${changed.length - 10} more` : ''}; publishing would collide with it`,
+        reason: `the checkout's branch changed the destination ${destination} since the run was prepared (${parameters.preparationCommit.slice(0, 12)}): ${namedPaths(changed, 10)}; publishing would collide with it`,
         paths: changed,
         evidence: `git -C ${parameters.checkout} log --stat ${parameters.preparationCommit.slice(0, 12)}..HEAD -- ${destination}`,
       };

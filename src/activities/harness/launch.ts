@@ -8,6 +8,7 @@ import { executorFor } from '../../harness/executors/index.js';
 import { resolveCommand } from '../../harness/installed.js';
 import type { HarnessName } from '../../harness/profiles.js';
 import type { LaunchActivity, LaunchInput, LaunchResult } from '../../harness/launch-contract.js';
+import { namedPaths } from '../../runs/stop.js';
 import { noFaults, type FaultPoints } from '../faults.js';
 import { TryFollower } from './follow.js';
 import { checkInput, freshLogDir, launchResult, setAside, writeLaunchFiles } from './launch-dir.js';
@@ -225,17 +226,12 @@ async function noticeStrayWrites(stateDir: string, watch: StrayWatch, dir: strin
   const bounds = unexamined.map((where) => `# not looked at past ${STRAY_WALK_LIMIT} entries: ${where}`);
   const failed = check.failed === undefined ? [] : [`# the check failed: ${check.failed}`];
   await writeFile(join(dir, current.logDir, 'stray-writes.txt'), `${[...written, ...bounds, ...failed].join('\n')}\n`).catch(() => undefined);
-  const named = `${written.slice(0, 5).join(', ')}${written.length > 5 ? ` and ${written.length - 5} more` : ''}`;
   const where = `the worker's state directory ${stateDir}`;
   const said = [
-    ...(written.length > 0 ? [`during try ${current.try}, files were written into ${where} outside every launch directory: ${named}`] : []),
-    ...(unexamined.length > 0
-      ? [
-          `the check of ${where} stopped after ${STRAY_WALK_LIMIT} entries and did not look into ${unexamined.slice(0, 3).join(', ')}${unexamined.length > 3 ? ` and ${unexamined.length - 3} more` : ''}`,
-        ]
-      : []),
-    ...(check.failed !== undefined ? [`the check of ${where} for writes outside every launch directory failed: ${check.failed}`] : []),
-  ];
+    written.length > 0 && `during try ${current.try}, files were written into ${where} outside every launch directory: ${namedPaths(written)}`,
+    unexamined.length > 0 && `the check of ${where} stopped after ${STRAY_WALK_LIMIT} entries and did not look into ${namedPaths(unexamined, 3)}`,
+    check.failed !== undefined && `the check of ${where} for writes outside every launch directory failed: ${check.failed}`,
+  ].filter(Boolean);
   Context.current().log.warn(`launch ${launchId}: ${said.join('; ')}`);
   return written;
 }
