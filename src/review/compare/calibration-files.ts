@@ -1,8 +1,4 @@
-/**
- * Calibration records on disk (`kb/reports/calibration/<criterion file>.json`) and the definitions a
- * record is judged stale against: the criterion's hash now (the review freshness hash) and each
- * profile's canonical definition now.
- */
+/** Calibration records on disk, judged stale against the criterion's hash and each profile's canonical definition now. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../../fs/digest.js';
@@ -12,25 +8,23 @@ import type { Profile } from '../../harness/profiles.js';
 import type { Finding } from '../../kb/findings.js';
 import { loadCriterion } from '../criteria.js';
 import { canonicalJson } from '../hash.js';
-import { calibrationFileName, parseCalibrationRecord, staleness, type CurrentDefinitions } from './calibration.js';
+import { calibrationFileName, parseCalibrationRecord, staleness } from './calibration.js';
 import { CALIBRATION_DIR, type KeptCalibrationRecord } from './types.js';
 
-/** A record's path relative to the checkout root. */
-export const calibrationRecordPath = (criterion: string): string => `${CALIBRATION_DIR}/${calibrationFileName(criterion)}`;
+const calibrationRecordPath = (criterion: string): string => `${CALIBRATION_DIR}/${calibrationFileName(criterion)}`;
 
-/** A profile's definition hashed canonically; its own routing key is left out (choosing a route is not asking one). */
+/** Its own routing key is left out: choosing a route is not asking one. */
 export function profileHash(profile: Profile): string {
   const { calibratedRoutes: _routing, ...definition } = profile;
   return sha256(canonicalJson(definition));
 }
 
-/** Every profile's hash in the profiles file that applies to the checkout (or the one named). */
 export function profileHashes(checkout: string, file?: string): Record<string, string> {
   const profiles = loadProfiles(profilesSource({ checkout, ...(file !== undefined && { file }) }));
   return Object.fromEntries([...profiles.values()].map((profile) => [profile.name, profileHash(profile)]));
 }
 
-/** The criterion's hash as it stands, or undefined when it is gone or no longer a criterion. */
+/** Undefined when it is gone or no longer a criterion. */
 export async function criterionHashNow(checkout: string, criterion: string): Promise<string | undefined> {
   const loaded = await loadCriterion(checkout, criterion);
   return loaded.ok ? loaded.criterion.sha256 : undefined;
@@ -39,7 +33,7 @@ export async function criterionHashNow(checkout: string, criterion: string): Pro
 export type RecordRead =
   { state: 'absent' } | { state: 'invalid'; file: string; problems: string[] } | { state: 'read'; file: string; record: KeptCalibrationRecord };
 
-/** The criterion's record, if kept, checked as `commonplace validate` checks it. */
+/** Checked as `commonplace validate` checks it. */
 export async function readCalibrationRecord(checkout: string, criterion: string): Promise<RecordRead> {
   const file = calibrationRecordPath(criterion);
   let text: string;
@@ -59,28 +53,18 @@ export async function readCalibrationRecord(checkout: string, criterion: string)
   return parsed.ok ? { state: 'read', file, record: parsed.record } : { state: 'invalid', file, problems: parsed.problems };
 }
 
-/** Writes a record atomically; returns its path relative to the checkout. */
 export async function writeCalibrationRecord(checkout: string, record: KeptCalibrationRecord): Promise<string> {
   const file = calibrationRecordPath(record.criterion);
   await writeFileAtomic(path.join(checkout, ...file.split('/')), `${JSON.stringify(record, null, 2)}\n`);
   return file;
 }
 
-/** The criterion and profiles as they are now, for {@link staleness}. */
-export async function currentDefinitions(checkout: string, criterion: string, hashes: Record<string, string>): Promise<CurrentDefinitions> {
-  return { criterionHash: await criterionHashNow(checkout, criterion), profileHashes: hashes };
-}
-
 /** Why a kept record is stale now (empty: fresh). */
 export async function recordStaleness(checkout: string, record: KeptCalibrationRecord, hashes: Record<string, string>): Promise<string[]> {
-  return staleness(record, await currentDefinitions(checkout, record.criterion, hashes));
+  return staleness(record, { criterionHash: await criterionHashNow(checkout, record.criterion), profileHashes: hashes });
 }
 
-/**
- * A calibration record checked against its shape (docs/schemas/calibration-record.v1.schema.json) and
- * its file name; a stale one (its criterion or a profile changed since) is a warning saying why.
- * `commonplace validate` hands it to `validateFiles` (kb/validate.ts) as its calibration check.
- */
+/** `commonplace validate`'s calibration check: shape and file name; a stale record is a warning saying why. */
 export async function calibrationFindings(file: string, bytes: Uint8Array, repoRoot: string): Promise<Finding[]> {
   let value: unknown;
   try {

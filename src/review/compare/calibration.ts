@@ -1,16 +1,13 @@
-/**
- * PURE MODULE. Calibration records: made from a compare report, checked as a file, and judged
- * stale against the criterion and profiles as they are now (docs/review-compare.md).
- */
+/** Calibration records: made from a compare report, checked as a file, judged stale against the definitions now (docs/review-compare.md). PURE MODULE. */
 import { z } from 'zod';
 import { LABELS_ROUTE, parseRoute, RESULTS_ROUTE, type CompareReport, type KeptCalibrationRecord } from './types.js';
 
-/** The record's file name under kb/reports/calibration/ for a criterion ID (`frontmatter/title-as-claim` → `frontmatter_title-as-claim.json`). */
+/** `frontmatter/title-as-claim` → `frontmatter_title-as-claim.json`. */
 export function calibrationFileName(criterion: string): string {
   return `${criterion.replace(/[^A-Za-z0-9._-]+/g, '_')}.json`;
 }
 
-/** The profiles a record's figures depend on: every route's and the reference's, not `results` or `labels`. */
+/** Every route's and the reference's profile, not `results` or `labels`. */
 export function recordProfiles(routes: readonly string[], reference: string): string[] {
   const names = new Set<string>();
   for (const name of [reference, ...routes]) {
@@ -24,15 +21,15 @@ export function recordProfiles(routes: readonly string[], reference: string): st
 export interface KeepInput {
   report: CompareReport;
   criterion: string;
-  /** The reference the record's routes are measured against: a route of the run, or `labels`. */
+  /** A route of the run, or `labels`. */
   reference: string;
-  /** The criterion hash the run's verdicts were given against. */
+  /** The one the run's verdicts were given against. */
   criterionHash: string;
   profileHashes: Record<string, string>;
   at: string;
 }
 
-/** The record of one criterion of a report, against one reference; a message when the report cannot back one. */
+/** A message when the report cannot back a record. */
 export function recordFromReport(input: KeepInput): KeptCalibrationRecord | string {
   const entry = input.report.criteria.find((c) => c.criterion === input.criterion);
   if (!entry) return `criterion ${input.criterion} is not in compare run ${input.report.runId}`;
@@ -93,7 +90,7 @@ const recordSchema = z
   })
   .strict();
 
-/** A record file's content checked: the record, or every problem with its key path. */
+/** Every problem, with its key path. */
 export function parseCalibrationRecord(value: unknown, file: string): { ok: true; record: KeptCalibrationRecord } | { ok: false; problems: string[] } {
   const parsed = recordSchema.safeParse(value);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`) };
@@ -105,13 +102,12 @@ export function parseCalibrationRecord(value: unknown, file: string): { ok: true
 }
 
 export interface CurrentDefinitions {
-  /** The criterion's hash now, or undefined when the criterion is gone. */
+  /** Undefined when the criterion is gone. */
   criterionHash: string | undefined;
-  /** Each profile's hash now; a name absent from the profiles file is absent here. */
   profileHashes: Record<string, string>;
 }
 
-/** Why a record no longer describes the criterion and routes as they are (empty: fresh). */
+/** Empty: fresh. */
 export function staleness(record: KeptCalibrationRecord, now: CurrentDefinitions): string[] {
   const reasons: string[] = [];
   if (now.criterionHash === undefined) reasons.push(`criterion ${record.criterion} is gone`);

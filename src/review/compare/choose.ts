@@ -1,13 +1,8 @@
-/**
- * PURE MODULE. Per-criterion routing: which route a sweep uses for a criterion when its profile
- * declares `calibrated-routes`, and why — the cheapest candidate whose κ against the named reference
- * reaches the threshold in a fresh calibration record, else the profile's own route.
- */
+/** `calibrated-routes`: the cheapest candidate whose κ reaches the threshold in a fresh calibration record, else the profile's own route. PURE MODULE. */
 import type { CalibratedRoutes } from '../../harness/profiles.js';
 import type { Grouping } from '../sweep-types.js';
 import { parseRoute, type KeptCalibrationRecord } from './types.js';
 
-/** The criterion's record as the sweep found it, with its staleness already judged. */
 export type RecordState =
   | { state: 'absent' }
   | { state: 'invalid'; file: string; problems: string[] }
@@ -25,9 +20,7 @@ export interface ChoiceInput {
 
 export interface RouteChoice {
   criterion: string;
-  /** The profile the criterion's pairs are asked under. */
   profile: string;
-  /** The route chosen, or the profile's own. */
   route: string;
   basis: 'record' | 'default';
   why: string;
@@ -36,7 +29,6 @@ export interface RouteChoice {
 const figure = (value: number | null): string => (value === null ? 'undefined' : value.toFixed(2));
 const price = (value: number | null): string => (value === null ? 'no price' : `$${value.toFixed(4)} per pair`);
 
-/** The route for one criterion, and the reason in one line. */
 export function chooseRoute(input: ChoiceInput): RouteChoice {
   const own = `${input.profile}:${input.grouping}${input.batch ? ':batch' : ''}`;
   const fallback = (why: string): RouteChoice => ({ criterion: input.criterion, profile: input.profile, route: own, basis: 'default', why });

@@ -1,8 +1,4 @@
-/**
- * PURE MODULE. A compare report for a person: Markdown, and one self-contained HTML page (inline CSS
- * and script, no external asset) whose script draws every confusion matrix as a heatmap from the
- * report embedded in the page as JSON.
- */
+/** A compare report as Markdown, and as one self-contained HTML page whose script draws the matrices from the report embedded as JSON. PURE MODULE. */
 import { allAgreeWords, bandWords, readAgreement, tooFewWords } from './stats.js';
 import { LABELS_ROUTE, MIN_KAPPA_PAIRS, verdicts, type Agreement, type CompareReport, type RouteCost } from './types.js';
 
@@ -19,17 +15,14 @@ export function kappaText(agreement: Agreement): string {
   return `${kappa}${interval} — ${bandWords(reading.band)}`;
 }
 
-/** The HTML class of an agreement's κ cell: the band's colour, or a neutral one for agreement, a small sample, no pairs. */
+/** The band's colour, or a neutral one for agreement, a small sample, no pairs. */
 function readingClass(agreement: Agreement): string {
   const reading = readAgreement(agreement);
   if (reading.kind === 'band') return `band-${reading.band}`;
   return reading.kind === 'all-agree' ? 'band-agree' : reading.kind === 'too-few' ? 'band-small' : 'band-none';
 }
 
-/**
- * The report's note on sample size: how many criteria have fewer pairs than a κ needs, and the sample
- * that would give each of them enough (every criterion's minimum at the rule, where the KB has the pairs).
- */
+/** How many criteria have fewer pairs than a κ needs, and the sample that would give each enough. */
 export function sampleNote(report: CompareReport): string | undefined {
   const short = report.criteria.filter((criterion) => criterion.agreements.some((a) => a.n > 0 && a.n < MIN_KAPPA_PAIRS)).length;
   if (short === 0) return undefined;
@@ -40,7 +33,6 @@ export function sampleNote(report: CompareReport): string | undefined {
   );
 }
 
-/** Which reference a figure is against, in words. */
 export function referenceText(reference: string, report: CompareReport): string {
   if (reference === LABELS_ROUTE) return "the operator's labels";
   return reference === report.reference ? `${reference} (the reference route)` : reference;
@@ -74,7 +66,6 @@ function flipLines(agreement: Agreement): string[] {
   ]);
 }
 
-/** The report as Markdown: figures beside their bands, each matrix as a table, the pass↔fail flips with both reasons. */
 export function renderMarkdown(report: CompareReport): string {
   const lines = [
     `# Compare run ${report.runId}`,
@@ -188,7 +179,6 @@ figcaption { font-size: 12px; color: #57606a; }
 .band-agree { color: #0969da; } .band-small, .band-none { color: #57606a; }
 `;
 
-/** The report as one HTML page with no external asset; its script draws every criterion's matrices as heatmaps. */
 export function renderHtml(report: CompareReport): string {
   const embedded = JSON.stringify(report)
     .replace(/</g, '\\u003c')

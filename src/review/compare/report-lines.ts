@@ -1,15 +1,9 @@
-/**
- * A comparison report's overall figures as the operator reads them in a run's summary and in
- * `review inspect`: one line per route against each reference, then each route's cost per pair.
- *
- * PURE MODULE: no Node built-ins.
- */
+/** A report's overall figures as a run's summary and `review inspect` print them. PURE MODULE. */
 import { readAgreement } from './stats.js';
 import type { Agreement, CompareReport } from './types.js';
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 
-/** One overall line of a report: a route against a reference. */
 export function agreementLine(agreement: Agreement): string {
   const interval = agreement.kappaInterval ? ` [${agreement.kappaInterval[0].toFixed(2)}, ${agreement.kappaInterval[1].toFixed(2)}]` : '';
   const reading = readAgreement(agreement);
@@ -22,7 +16,6 @@ export function agreementLine(agreement: Agreement): string {
   return `${agreement.route} against ${agreement.reference}: n ${agreement.n}, agreement ${percent(agreement.raw)}, ${kappa}, ${agreement.flips.length} pass↔fail flip${agreement.flips.length === 1 ? '' : 's'}`;
 }
 
-/** The report's overall lines, then each route's verdicts and cost per pair. */
 export function reportLines(report: CompareReport): string[] {
   const costs = report.costs.map(
     (cost) =>

@@ -1,8 +1,4 @@
-/**
- * PURE MODULE. A compare run's report from what its directory holds: every route scored against the
- * reference route, and every route (the reference too) against the operator's labels when there are
- * any, per criterion and over all pairs, with what each route cost per pair.
- */
+/** Every route against the reference, and (the reference too) against the operator's labels, per criterion and overall. PURE MODULE. */
 import { emptyTokens, type TokenTotals } from '../../runs/spend.js';
 import { bootstrapKappaInterval, cohensKappa, confusionMatrix, rawAgreement, stringSeed, type VerdictPair } from './stats.js';
 import { LABELS_ROUTE, type Agreement, type CompareReport, type CompareSample, type Label, type RouteCost, type RouteVerdict, type Verdict } from './types.js';
@@ -11,15 +7,14 @@ export interface ReportInput {
   runId: string;
   sample: CompareSample;
   routes: string[];
-  /** The route the others are scored against; the first route when not named. */
+  /** Absent: the first route. */
   reference?: string;
   verdicts: RouteVerdict[];
   labels: Label[];
-  /** Bootstrap resamples per interval (default 1,000). */
+  /** Per bootstrap interval (default 1,000). */
   resamples?: number;
 }
 
-/** What one side of a comparison said on a pair. */
 interface Said {
   verdict: Verdict;
   reasons: string[];
@@ -27,7 +22,7 @@ interface Said {
 
 const pairKey = (note: string, criterion: string): string => `${note}\u0000${criterion}`;
 
-/** Each route's verdicts by pair (a later line for the same pair wins: a resumed run's last answer). */
+/** A later line for the same pair wins: a resumed run's last answer. */
 function verdictsByRoute(verdicts: readonly RouteVerdict[]): Map<string, Map<string, Said>> {
   const byRoute = new Map<string, Map<string, Said>>();
   for (const verdict of verdicts) {
@@ -38,7 +33,7 @@ function verdictsByRoute(verdicts: readonly RouteVerdict[]): Map<string, Map<str
   return byRoute;
 }
 
-/** The labels by pair, the last label of a pair winning (relabelling appends). */
+/** The last label of a pair wins: relabelling appends. */
 function labelsByPair(labels: readonly Label[]): Map<string, Said> {
   const byPair = new Map<string, Said>();
   for (const label of labels)
@@ -46,7 +41,7 @@ function labelsByPair(labels: readonly Label[]): Map<string, Said> {
   return byPair;
 }
 
-/** One route against one reference over the given pairs (only pairs both sides answered count). */
+/** Only pairs both sides answered count. */
 function agreement(
   route: string,
   reference: string,
@@ -72,16 +67,7 @@ function agreement(
       });
   }
   const matrix = confusionMatrix(both);
-  const flips = both
-    .filter((pair) => (pair.reference === 'pass' && pair.route === 'fail') || (pair.reference === 'fail' && pair.route === 'pass'))
-    .map(({ note, criterion, reference: ref, route: ours, referenceReasons, routeReasons }) => ({
-      note,
-      criterion,
-      reference: ref,
-      route: ours,
-      referenceReasons,
-      routeReasons,
-    }));
+  const flips = both.filter((pair) => (pair.reference === 'pass' && pair.route === 'fail') || (pair.reference === 'fail' && pair.route === 'pass'));
   return {
     route,
     reference,
@@ -94,7 +80,7 @@ function agreement(
   };
 }
 
-/** Dollars and tokens per pair a route answered in the sample; dollars null when any verdict has no price. */
+/** Dollars null when any verdict has no price. */
 function routeCost(route: string, verdicts: readonly RouteVerdict[], inSample: Set<string>): RouteCost {
   const answered = new Map<string, RouteVerdict>();
   for (const verdict of verdicts)
@@ -118,7 +104,6 @@ function routeCost(route: string, verdicts: readonly RouteVerdict[], inSample: S
   };
 }
 
-/** The report of a compare run: per criterion and overall, each route against the reference and against the labels. */
 export function buildReport(input: ReportInput): CompareReport {
   const reference = input.reference ?? input.routes[0] ?? '';
   const byRoute = verdictsByRoute(input.verdicts);

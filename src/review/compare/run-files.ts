@@ -1,7 +1,4 @@
-/**
- * A compare run's directory read and written (types.ts says what it holds): each file checked as it
- * is read, a bad line named by file and line; labels appended by rewriting the file atomically.
- */
+/** A compare run's directory: each file checked as it is read, a bad line named by file and line. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -17,7 +14,6 @@ import {
   type RouteVerdict,
 } from './types.js';
 
-/** A compare run whose files are missing or malformed: the message names the file (and line). */
 export class CompareRunError extends Error {
   override readonly name = 'CompareRunError';
 }
@@ -82,7 +78,6 @@ function jsonLines<T>(text: string, schema: z.ZodType<T>, where: string): T[] {
   return rows;
 }
 
-/** The run's sample; a missing or malformed sample.json stops with its name. */
 export async function readSample(runDir: string): Promise<CompareSample> {
   const file = path.join(runDir, 'sample.json');
   const text = await readText(file);
@@ -98,7 +93,6 @@ export async function readSample(runDir: string): Promise<CompareSample> {
   return parsed.data;
 }
 
-/** Every route's verdicts, file by file in name order. */
 export async function readVerdicts(runDir: string): Promise<RouteVerdict[]> {
   const dir = path.join(runDir, 'verdicts');
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.jsonl')).sort();
@@ -107,13 +101,12 @@ export async function readVerdicts(runDir: string): Promise<RouteVerdict[]> {
   return all;
 }
 
-/** The operator's labels, in the order given (none when the file is absent). */
 export async function readLabels(runDir: string): Promise<Label[]> {
   const file = labelsFile(runDir);
   return jsonLines((await readText(file)) ?? '', labelSchema, relative(runDir, file));
 }
 
-/** Appends labels: the file as it was plus the new lines, written atomically. */
+/** Rewrites the file atomically. */
 export async function appendLabels(runDir: string, labels: readonly Label[]): Promise<void> {
   if (labels.length === 0) return;
   const file = labelsFile(runDir);
@@ -122,28 +115,23 @@ export async function appendLabels(runDir: string, labels: readonly Label[]): Pr
   await writeFileAtomic(file, `${lead}${labels.map((label) => JSON.stringify(label)).join('\n')}\n`);
 }
 
-/** The routes and reference an earlier report of the run recorded, when it has one. */
-export async function readReportOrder(runDir: string): Promise<{ routes: string[]; reference: string } | undefined> {
-  // The run's own record of what it asks (run.json, written as it starts) comes first.
+type Order = { routes: string[]; reference: string };
+const orderOf = ({ routes, reference }: Partial<CompareRunFile>): Order | undefined =>
+  Array.isArray(routes) && routes.every((route) => typeof route === 'string') && typeof reference === 'string' ? { routes, reference } : undefined;
+
+/** The run's own record (run.json, written as it starts), else an earlier report's. */
+export async function readReportOrder(runDir: string): Promise<Order | undefined> {
   const asked = await readText(path.join(runDir, COMPARE_RUN_FILE));
-  if (asked !== undefined) {
-    const run = JSON.parse(asked) as Partial<CompareRunFile>;
-    if (Array.isArray(run.routes) && run.routes.every((route) => typeof route === 'string') && typeof run.reference === 'string')
-      return { routes: run.routes, reference: run.reference };
-  }
+  const ordered = asked === undefined ? undefined : orderOf(JSON.parse(asked) as Partial<CompareRunFile>);
+  if (ordered) return ordered;
   const text = await readText(reportFile(runDir, 'json'));
-  if (text === undefined) return undefined;
   try {
-    const report = JSON.parse(text) as Partial<CompareReport>;
-    if (Array.isArray(report.routes) && report.routes.every((route) => typeof route === 'string') && typeof report.reference === 'string')
-      return { routes: report.routes, reference: report.reference };
+    return text === undefined ? undefined : orderOf(JSON.parse(text) as Partial<CompareReport>);
   } catch {
-    // A malformed earlier report is rewritten; the order then comes from the verdicts.
+    return undefined; // A malformed earlier report is rewritten; the order then comes from the verdicts.
   }
-  return undefined;
 }
 
-/** The report as report.json holds it. */
 export async function readReport(runDir: string): Promise<CompareReport | undefined> {
   const text = await readText(reportFile(runDir, 'json'));
   return text === undefined ? undefined : (JSON.parse(text) as CompareReport);

@@ -1,15 +1,9 @@
-/**
- * A compare run's workflow input, its prepared plan and its progress: what the command hands the
- * workflow and what `review status`-style following reads back. The shared contract (routes, sample,
- * verdicts, report) is types.ts.
- *
- * PURE MODULE: types only (workflow code imports them).
- */
+/** A compare run's workflow input, prepared plan and progress. PURE MODULE. */
 import type { Profile } from '../../harness/profiles.js';
 import type { SweepCounts, SweepProgress } from '../sweep-types.js';
 
 export interface CompareOptions {
-  /** The route names as given (`claude:pair`, `anthropic-haiku:bundle`), asked in this order. */
+  /** Asked in this order. */
   routes: string[];
   /** The route every other is scored against first (a route's name or `results`); absent: the first route. */
   reference?: string;
@@ -21,12 +15,12 @@ export interface CompareOptions {
   /** Globs on note paths. */
   notes: string[];
   concurrency: number;
-  /** The `--max-cost` cap in US dollars over the whole run (raised by a resume). */
+  /** Over the whole run, in USD (raised by a resume). */
   maxCostUsd?: number;
 }
 
 export interface CompareInput extends CompareOptions {
-  /** The KB checkout: `<checkout:ID>` (src/checkout/places.ts). */
+  /** `<checkout:ID>` (src/checkout/places.ts). */
   checkout: string;
   runId: string;
   profilesFile?: string;
@@ -34,10 +28,9 @@ export interface CompareInput extends CompareOptions {
   env?: Record<string, string>;
 }
 
-/** One route as the run asks it: its profile resolved, its units written in batches under its own asking run. */
 export interface PreparedRoute {
   route: string;
-  /** The asking run whose launch directories and batch files the route's units use (`<run-id>--<route>`). */
+  /** `<run-id>--<route>`: the run whose launch directories and batch files the route's units use. */
   askRunId: string;
   profile: Profile;
   pairs: number;
@@ -47,7 +40,6 @@ export interface PreparedRoute {
 
 export interface PreparedCompare {
   runId: string;
-  /** The compare run's directory (relative paths under the checkout token). */
   runDir: string;
   sampleSize: number;
   /** The routes that are asked (`results` is read at prepare, never asked). */
@@ -56,7 +48,6 @@ export interface PreparedCompare {
   read: { route: string; pairs: number }[];
 }
 
-/** How far each route is. */
 export interface RouteProgress {
   route: string;
   pairs: number;
@@ -65,20 +56,18 @@ export interface RouteProgress {
   state: 'waiting' | 'asking' | 'done' | 'read';
 }
 
-/** A compare run's progress: a sweep's shape (so it follows and reads like one) with its routes. */
+/** A sweep's shape, so it follows and reads like one. */
 export interface CompareProgress extends SweepProgress {
   routes: RouteProgress[];
-  /** The route being asked now. */
+  /** Asked now. */
   route?: string;
-  /** The sample's size (every route asks each of these pairs). */
   sampleSize: number;
 }
 
 export interface CompareSummary extends CompareProgress {
   runDir: string;
-  /** The report's files (json, md, html) as written at the end of the run. */
   report: { json: string; md: string; html: string };
-  /** The report's overall lines (one per route against each reference). */
+  /** One per route against each reference. */
   overall: string[];
 }
 

@@ -1,22 +1,14 @@
-/**
- * The sample a compare run asks, chosen by code from a seed: reproducible (the same candidates and
- * seed give the same pairs), stratified by criterion (every criterion at least `perCriterionMin`
- * pairs where the KB has them), and weighted towards pairs whose recorded result says warn or fail,
- * and towards criteria that have such results, so the rare verdicts are in the sample.
- *
- * PURE MODULE: no Node built-ins (workflow code may import it).
- */
+/** A reproducible sample, stratified by criterion and weighted towards recorded warn and fail results so rare verdicts are in it. PURE MODULE. */
 import type { CompareSample, SamplePair, Verdict } from './types.js';
 import { seededRandom } from './stats.js';
 
-/** One pair the sample may take: its criterion's kind, whether it is a report criterion, and the outcome its result file records. */
 export interface SampleCandidate {
   note: string;
   criterion: string;
   kind: string;
   /** Report criteria (`Result: report`) are never compared. */
   report: boolean;
-  /** The outcome recorded in the pair's result file, fresh or not (absent: none recorded). */
+  /** In the pair's result file, fresh or not. */
   recorded?: Verdict | 'report';
 }
 
@@ -24,24 +16,20 @@ export interface SampleOptions {
   seed: number;
   size: number;
   perCriterionMin: number;
-  /** Recorded on the sample for the record (the caller has already limited the candidates by them). */
+  /** For the record: the caller has already limited the candidates by them. */
   criteria?: string[];
   notes?: string[];
 }
 
 /** How much likelier a pair is drawn: its own recorded warn or fail, and its criterion having any. */
-export const RECORDED_WEIGHT = 4;
-export const CRITERION_WEIGHT = 2;
+const RECORDED_WEIGHT = 4;
+const CRITERION_WEIGHT = 2;
 
 const rare = (candidate: SampleCandidate) => candidate.recorded === 'warn' || candidate.recorded === 'fail';
 const byPair = (a: { note: string; criterion: string }, b: { note: string; criterion: string }) =>
   a.note < b.note ? -1 : a.note > b.note ? 1 : a.criterion < b.criterion ? -1 : a.criterion > b.criterion ? 1 : 0;
 
-/**
- * Draws the sample. Each pair gets a weighted random key (Efraimidis–Spirakis: `u^(1/w)`, larger
- * first); each criterion first gets its `perCriterionMin` best-keyed pairs, taken round by round over
- * the criteria until the size is reached, then the rest of the size goes to the best keys overall.
- */
+/** Efraimidis–Spirakis keys (`u^(1/w)`): each criterion's `perCriterionMin` best first, round by round, then the best keys overall. */
 export function drawSample(candidates: readonly SampleCandidate[], options: SampleOptions): CompareSample {
   const random = seededRandom(options.seed);
   const eligible = candidates.filter((candidate) => !candidate.report).sort(byPair);

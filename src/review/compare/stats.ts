@@ -1,18 +1,11 @@
-/**
- * PURE MODULE. The figures a compare report gives for one route against one reference: the confusion
- * matrix over pass / warn / fail, raw agreement, Cohen's κ, and a percentile bootstrap interval of κ
- * drawn from a seeded generator (the same seed gives the same interval). docs/review-compare.md says
- * how each is defined and why.
- */
+/** A compare report's figures for one route against one reference; the bootstrap is seeded, so a seed gives one interval (docs/review-compare.md). PURE MODULE. */
 import { GATE_KAPPA, MIN_KAPPA_PAIRS, MONITOR_KAPPA, verdicts, type Agreement, type ConfusionMatrix, type Verdict } from './types.js';
 
-/** One pair as two verdicts: the reference's and the route's. */
 export interface VerdictPair {
   reference: Verdict;
   route: Verdict;
 }
 
-/** `matrix[reference][route]` counts, rows and columns in pass, warn, fail order. */
 export function confusionMatrix(pairs: readonly VerdictPair[]): ConfusionMatrix {
   return verdicts.map((reference) => verdicts.map((route) => pairs.filter((pair) => pair.reference === reference && pair.route === route).length));
 }
@@ -21,7 +14,6 @@ const cell = (matrix: ConfusionMatrix, i: number, j: number): number => matrix[i
 const total = (matrix: ConfusionMatrix): number => matrix.reduce((sum, row) => sum + row.reduce((a, b) => a + b, 0), 0);
 const diagonal = (matrix: ConfusionMatrix): number => matrix.reduce((sum, _row, i) => sum + cell(matrix, i, i), 0);
 
-/** Share of pairs on the diagonal, or null for an empty matrix. */
 export function rawAgreement(matrix: ConfusionMatrix): number | null {
   const n = total(matrix);
   return n === 0 ? null : diagonal(matrix) / n;
@@ -42,7 +34,7 @@ export function cohensKappa(matrix: ConfusionMatrix): number | null {
   return (n * diagonal(matrix) - chance) / (n * n - chance);
 }
 
-/** mulberry32: a small seeded generator of floats in [0, 1), the same sequence for the same seed. */
+/** mulberry32: floats in [0, 1), the same sequence for the same seed. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
@@ -54,7 +46,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** FNV-1a of a string, to give each route, reference and criterion its own stream from one seed. */
+/** FNV-1a, to give each route, reference and criterion its own stream from one seed. */
 export function stringSeed(text: string, seed = 0): number {
   let hash = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < text.length; i += 1) {
@@ -74,12 +66,7 @@ export interface BootstrapOptions {
 
 export const DEFAULT_RESAMPLES = 1000;
 
-/**
- * The percentile bootstrap interval of κ: `resamples` samples of n pairs drawn with replacement, κ of
- * each, and the (1 − level)/2 and (1 + level)/2 quantiles of those defined (sorted ascending, the
- * lower at index ⌊q·m⌋, the upper at ⌈q·m⌉ − 1 of the m defined). Resamples whose κ is undefined
- * are left out; null when n = 0 or fewer than half the resamples are defined.
- */
+/** Percentile bootstrap: the lower bound at ⌊q·m⌋, the upper at ⌈q·m⌉ − 1 of the m defined κs; null when fewer than half are defined. */
 export function bootstrapKappaInterval(pairs: readonly VerdictPair[], options: BootstrapOptions): [number, number] | null {
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const level = options.level ?? 0.95;
@@ -107,7 +94,6 @@ export function bootstrapKappaInterval(pairs: readonly VerdictPair[], options: B
 
 export type KappaBand = 'gate' | 'monitor' | 'unusable' | 'undefined';
 
-/** The interpretation band of a κ: ≥ 0.7 may gate on its own, 0.4–0.7 monitoring only, below not usable. */
 export function kappaBand(kappa: number | null): KappaBand {
   if (kappa === null) return 'undefined';
   if (kappa >= GATE_KAPPA) return 'gate';
@@ -115,7 +101,6 @@ export function kappaBand(kappa: number | null): KappaBand {
   return 'unusable';
 }
 
-/** The band as a report prints it beside κ. */
 export function bandWords(band: KappaBand): string {
   switch (band) {
     case 'gate':
@@ -129,18 +114,13 @@ export function bandWords(band: KappaBand): string {
   }
 }
 
-/**
- * How one agreement reads: no pairs; every pair agreeing on one verdict (κ is undefined there, because
- * chance explains a single verdict throughout, but it is agreement, not its absence); too few pairs for
- * a band (under {@link MIN_KAPPA_PAIRS}); or κ's band.
- */
+/** Every pair agreeing on one verdict leaves κ undefined (chance explains it), yet it is agreement, not its absence. */
 export type AgreementReading =
   | { kind: 'no-pairs' }
   | { kind: 'all-agree'; verdict: Verdict; tooFew: boolean }
   | { kind: 'too-few' }
   | { kind: 'band'; band: Exclude<KappaBand, 'undefined'> };
 
-/** Reads an agreement for a person (pure: from n, κ and the matrix). */
 export function readAgreement(agreement: Pick<Agreement, 'n' | 'kappa' | 'matrix'>): AgreementReading {
   if (agreement.n === 0) return { kind: 'no-pairs' };
   if (agreement.kappa === null) {
@@ -151,10 +131,8 @@ export function readAgreement(agreement: Pick<Agreement, 'n' | 'kappa' | 'matrix
   return { kind: 'band', band: kappaBand(agreement.kappa) as Exclude<KappaBand, 'undefined'> };
 }
 
-/** The words for a sample too small for a band: its n against the rule. */
 export const tooFewWords = (n: number): string => `too few pairs for a band: ${n} of the ${MIN_KAPPA_PAIRS} a κ needs`;
 
-/** All n pairs agreeing on one verdict, in words (with the small-sample note when n is under the rule). */
 export function allAgreeWords(n: number, verdict: Verdict, tooFew: boolean): string {
   const all = n === 1 ? `the 1 pair agrees (${verdict})` : n === 2 ? `both pairs agree (both ${verdict})` : `all ${n} pairs agree (every one ${verdict})`;
   return `${all}: κ is not defined when both sides give one verdict throughout${tooFew ? `; ${tooFewWords(n)}` : ''}`;

@@ -1,13 +1,8 @@
-/**
- * A route's verdict as the compare run keeps it: made from an accepted review (its text, the launch's
- * executor, model, tokens and cost) or from a result file the KB already holds (`--reference results`).
- *
- * PURE MODULE: no Node built-ins.
- */
+/** A route's verdict, from an accepted review or from a result file the KB holds (`--reference results`). PURE MODULE. */
 import type { TokenTotals } from '../../runs/spend.js';
 import type { RouteVerdict, Verdict } from './types.js';
 
-/** The reasons a review gives: its list items (`- …`, `* …`, `1. …`), else its paragraphs' first lines; never the result line. */
+/** Its list items, else its paragraphs' first lines; never the result line. */
 export function reviewReasons(review: string): string[] {
   const lines = review
     .split('\n')
@@ -17,7 +12,7 @@ export function reviewReasons(review: string): string[] {
   return (items.length > 0 ? items : lines).slice(0, 10).map((line) => (line.length > 300 ? `${line.slice(0, 299)}…` : line));
 }
 
-/** What a verdict cost: the result's share of its launch. */
+/** The result's share of its launch. */
 export interface VerdictSpend {
   costUsd: number | null;
   inputTokens: number;
@@ -30,7 +25,6 @@ export function spendTokens(spend: VerdictSpend | undefined): TokenTotals {
   return { input: spend?.inputTokens ?? 0, output: spend?.outputTokens ?? 0, cacheRead: spend?.cacheReadTokens ?? 0, cacheWrite: spend?.cacheWriteTokens ?? 0 };
 }
 
-/** One route's verdict on one pair. */
 export function routeVerdict(input: {
   route: string;
   note: string;
