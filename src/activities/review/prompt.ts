@@ -12,7 +12,7 @@ export interface ReviewPromptInput {
   output: string;
   /** Why the last output was refused, for a re-ask. */
   findings: readonly Finding[];
-  /** A note-first pair's note's criteria in the sweep, on Anthropic: its request offers one answer tool per criterion (src/harness/executors/api-review.ts). */
+  /** A note-first pair's note's criteria in the sweep, on Anthropic: its request offers one answer tool per criterion (src/harness/executors/api-request.ts). */
   noteTools?: readonly { id: string; report: boolean }[];
 }
 
@@ -55,7 +55,7 @@ export function reviewPrompt(input: ReviewPromptInput): string {
   lines.push('Write nothing else and change no other file.', '');
   lines.push(...findingsBlock(input.findings));
   lines.push('job = gate-review', `grouping = ${input.grouping}`, `note = ${unit.note}`, `note-input = ${input.noteInput}`);
-  // What a model-API request puts first for the cache, when the sweep chose it (src/harness/executors/api-review.ts).
+  // What a model-API request puts first for the cache, when the sweep chose it (src/harness/executors/api-request.ts).
   if (unit.cachePrefix !== undefined) lines.push(`cache-prefix = ${unit.cachePrefix}`);
   for (const tool of input.noteTools ?? []) lines.push(`${tool.report ? 'note-report-tool' : 'note-tool'} = ${tool.id}`);
   for (const criterion of unit.criteria) {

@@ -34,7 +34,7 @@ const billed = (sizes: Sizes, rest: number, minimum: number, weights: { write: n
 
 /**
  * The note-first pairs' tool lists on Anthropic: for each note, its criteria among the sweep's
- * note-first pairs, by id, so every pair of a note offers the same tools (src/harness/executors/api-review.ts).
+ * note-first pairs, by id, so every pair of a note offers the same tools (src/harness/executors/api-request.ts).
  */
 export function noteToolLists(units: readonly SweepUnit[], harness: HarnessName): Map<string, ToolCriterion[]> {
   const lists = new Map<string, Map<string, ToolCriterion>>();
