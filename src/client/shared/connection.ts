@@ -53,11 +53,10 @@ function tlsFromProfile(tls: ClientConfigTLS | undefined, apiKey: string | undef
   if (!tls) return apiKey ? true : undefined;
   const crt = readNamed(tls.clientCert, 'TLS client certificate', 'client_cert_path', origin);
   const key = readNamed(tls.clientKey, 'TLS client key', 'client_key_path', origin);
-  if (Boolean(crt) !== Boolean(key)) {
+  if (Boolean(crt) !== Boolean(key))
     throw new UserError(
       `a TLS client ${crt ? 'certificate' : 'key'} is set without its ${crt ? 'key' : 'certificate'}: set both TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_* (or the profile's client_cert_* and client_key_*)`,
     );
-  }
   const config: TLSConfig = {};
   if (tls.serverName) config.serverNameOverride = tls.serverName;
   const ca = readNamed(tls.serverCACert, 'TLS server CA certificate', 'server_ca_cert_path', origin);
@@ -141,11 +140,10 @@ async function checkNamespace(service: { describeNamespace(request: { namespace:
   try {
     await service.describeNamespace({ namespace: settings.namespace });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 5) {
+    if ((error as { code?: unknown }).code === 5)
       throw new UserError(
         `namespace "${settings.namespace}" does not exist on Temporal at ${settings.address}; name another with --namespace or TEMPORAL_NAMESPACE`,
       );
-    }
     throw await connectionFailure(settings, error);
   }
 }
