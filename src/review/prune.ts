@@ -3,7 +3,7 @@ import { readFile, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../fs/digest.js';
 import { RESULTS_DIR } from './paths.js';
-import type { Orphan } from './status.js';
+import type { Orphan } from './status-results.js';
 import { byCodePoint } from './status-results.js';
 
 export interface PruneReport {

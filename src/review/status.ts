@@ -18,11 +18,22 @@ import {
   type CriterionSelection,
   type GateCatalog,
 } from './criteria.js';
-import { hashDigests, type WatchedPart } from './hash.js';
+import { hashDigests } from './hash.js';
 import { isPathCriterion, resultPath } from './paths.js';
-import type { ResultRecord } from './result-file.js';
 import { StatusCache } from './status-cache.js';
-import { byCodePoint, scanResults, type Judged } from './status-results.js';
+import {
+  byCodePoint,
+  scanResults,
+  type Judged,
+  type Orphan,
+  type OrphanReason,
+  type PairKind,
+  type PairState,
+  type PairStatus,
+  type RecordedResult,
+  type StaleReason,
+  type StrayFile,
+} from './status-results.js';
 import { EXCLUDED_DIRS, gatePatterns, indexNotes, notePatterns, selectMatching, type NoteIndex, type Pattern, type ReviewableNote } from './reviewable.js';
 
 export interface SelectOptions {
@@ -52,62 +63,8 @@ export interface KindCounts {
   readonly malformed: number;
 }
 
-export type PairKind = 'gate' | 'type' | 'collection';
-
-export type PairState = 'fresh' | 'stale' | 'missing' | 'malformed';
-export type StaleReason = 'note' | 'criterion' | 'both';
-
-/** What a pair's result file recorded, for display and for deciding what changed: its record's hashes, outcome and provenance. */
-export type RecordedResult = Pick<ResultRecord, 'noteSha256' | 'criterionSha256' | 'outcome' | 'profile' | 'model' | 'run' | 'launch'>;
-
-export interface PairStatus {
-  /** The note's repository-relative path. */
-  readonly note: string;
-  /** The criterion ID (a gate's `{lens}/{name}`, or a type spec's or COLLECTION.md's KB path). */
-  readonly criterion: string;
-  readonly kind: PairKind;
-  /** The criterion's file, repository-relative. */
-  readonly criterionPath: string;
-  readonly lens: string | undefined;
-  /** A report criterion's result line is `Result: report`; gates are verdict criteria. */
-  readonly reportCriterion: boolean;
-  /** The note parts the note hash covers. */
-  readonly watches: readonly WatchedPart[];
-  /** The note hash now, over the watched parts. */
-  readonly noteSha256: string;
-  /** The criterion hash now. */
-  readonly criterionSha256: string;
-  /** The pair's result file, repository-relative. */
-  readonly resultPath: string;
-  /** `malformed`: a result file is there but refused (its findings say why); it is never fresh, and a sweep asks the pair again. */
-  readonly status: PairState;
-  /** Which recorded hash no longer matches, for a stale pair. */
-  readonly staleBecause?: StaleReason;
-  /** The recorded result, when the file parses. */
-  readonly result?: RecordedResult;
-  /** Why a malformed result was refused. */
-  readonly findings?: readonly Finding[];
-}
-
-export type OrphanReason = 'note-gone' | 'criterion-gone' | 'not-applicable';
-
-/** A result file whose pair is gone: `--prune-orphans` deletes it. */
-export interface Orphan {
-  readonly resultPath: string;
-  readonly note: string;
-  readonly criterion: string;
-  readonly reason: OrphanReason;
-  /** One line saying what is gone or why the pair no longer applies. */
-  readonly detail: string;
-  /** SHA-256 of the file's text when it was classified: pruning deletes it only if unchanged. */
-  readonly fileSha256: string;
-}
-
-/** A file in the results tree that is not a readable result and not at a selected pair's path: listed, never pruned. */
-export interface StrayFile {
-  readonly path: string;
-  readonly findings: readonly Finding[];
-}
+/** The pairs' and result files' types, defined where the results tree is read. */
+export type { Orphan, OrphanReason, PairKind, PairState, PairStatus, RecordedResult, StaleReason, StrayFile };
 
 export interface StatusCounts {
   readonly notes: number;
