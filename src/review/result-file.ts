@@ -276,12 +276,7 @@ export interface WriteOptions {
   readonly fsync?: boolean;
 }
 
-/**
- * Writes a pair's result file atomically (a temporary file in the same directory,
- * flushed, then renamed over the old one), so a reader sees the old result or the
- * new one, never half of one. Refuses a record that would not parse back.
- * Returns the file's repository-relative path.
- */
+/** Writes a pair's result file atomically, so a reader sees the old result or the new one; refuses a record that would not parse back. */
 export async function writeResultFile(checkoutRoot: string, record: ResultRecord, options: WriteOptions = {}): Promise<string> {
   const noteProblem = notePathProblem(record.note);
   const criterionProblem = criterionIdProblem(record.criterion);

@@ -82,11 +82,9 @@ function profileOf(input: GateBatchInput, unit: SweepUnit): Profile {
 const JUDGED_GROUP = 200;
 
 /**
- * The provider-batch step: where the sweep chose one, an API profile's batch asks its units' first
- * attempts as one provider batch, its progress shown in the batch's stage and the pending-requests
- * metric as it polls, and judges the recorded answers in groups (the gather goes on from each unit's
- * outcome). Units per-criterion routing gave another profile are asked live under it, as are units
- * whose requests expired twice or errored; undefined when none is batched.
+ * Where the sweep chose a provider batch: the units' first attempts asked as one, its progress in the stage
+ * and the pending-requests metric, the answers judged in groups. Units routed to another profile, or whose
+ * requests expired twice or errored, are asked live; undefined when none is batched.
  */
 async function providerBatchStep(
   input: GateBatchInput,

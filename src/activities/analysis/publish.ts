@@ -187,11 +187,7 @@ export function destinationOf(layout: Layout, parameters: RunParameters): string
   return destinationFor(layout.destination, { system: systemSlug(parameters.system), run: parameters.run });
 }
 
-/**
- * The conflicts that stop a publication before anything is written: files already at the
- * destination (the run owns none of them), and a destination the checkout's branch changed since
- * the run was prepared.
- */
+/** What stops a publication before anything is written: files already at the destination, or a destination the checkout's branch changed since preparing. */
 async function conflicts(parameters: RunParameters, destination: string): Promise<{ reason: string; paths: string[]; evidence: string } | undefined> {
   const present = await filesUnder(parameters.worktree, destination);
   if (present.length > 0) {

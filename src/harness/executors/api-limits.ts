@@ -5,10 +5,9 @@ import type { RateLimitInfo } from '../report.js';
 const RATE_LIMIT_WARNING_SHARE = 0.1;
 
 /**
- * An early warning from a successful response's limit headers: the window (requests, tokens, input or
- * output tokens) with the least share remaining, when that share is under RATE_LIMIT_WARNING_SHARE.
- * Anthropic sends `anthropic-ratelimit-<window>-limit|remaining|reset` (RFC 3339), OpenAI
- * `x-ratelimit-limit|remaining|reset-<window>` (durations). The sweep's pace halves its concurrency on it.
+ * An early warning from a successful response's limit headers (Anthropic's `anthropic-ratelimit-<window>-*`,
+ * OpenAI's `x-ratelimit-*-<window>`): the window with the least share left, when under RATE_LIMIT_WARNING_SHARE.
+ * The sweep's pace halves its concurrency on it.
  */
 export function rateLimitWarningFromHeaders(headers: Headers | undefined, now: Date): RateLimitInfo | undefined {
   if (!headers) return undefined;
@@ -47,11 +46,7 @@ function resetTime(name: string, value: string, now: Date): number | undefined {
   return parts.reduce((total, part) => total + Number(part[1]) * unit[part[2] as keyof typeof unit], now.getTime());
 }
 
-/**
- * When a limit resets, from the response's headers: `retry-after` (seconds or an HTTP date) when
- * given, else the latest of the `anthropic-ratelimit-*-reset` (RFC 3339) and `x-ratelimit-reset-*`
- * (durations) resets; null when none says.
- */
+/** When a limit resets: `retry-after` (seconds or an HTTP date), else the latest `*-reset` header; null when none says. */
 export function resetFromHeaders(headers: Headers | undefined, now: Date): string | null {
   if (!headers) return null;
   const retryAfter = headers.get('retry-after');

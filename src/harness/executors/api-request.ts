@@ -206,11 +206,8 @@ const criterionBlock = (criterion: ReviewCriterion) => delimited('criterion', `i
 const noteBlock = (request: ReviewRequest) => delimited('note', `path="${request.note}"`, request.noteText);
 
 /**
- * The request in two parts: `shared` is what the sweep's neighbouring units repeat, and goes first
- * with the cache breakpoint — by default the criterion of a pair (a criterion-major sweep sends it
- * again for every note) and the note of a bundle (its lenses send it again); the other way round when
- * the sweep chose so (`prefix`: a note-major pair sweep, or bundles whose criteria recur over notes);
- * `unit` is the rest.
+ * The request in two parts: `shared`, what neighbouring units repeat, goes first with the cache breakpoint
+ * (a pair's criterion and a bundle's note, or the other way round when the sweep chose a `prefix`); `unit` is the rest.
  */
 export function requestParts(request: ReviewRequest): { shared: string; unit: string } {
   const expected = `Criteria, in order: ${request.criteria.map((criterion) => criterion.id).join(', ')}. Verdicts allowed: ${request.outcomes.join(', ')}.`;
@@ -222,11 +219,7 @@ export function requestParts(request: ReviewRequest): { shared: string; unit: st
   return { shared: noteBlock(request), unit: [...request.criteria.map(criterionBlock), '', ...refusals, expected].join('\n\n') };
 }
 
-/**
- * The estimated tokens of the prefix a provider caches for a request whose shared part is `shared`:
- * Anthropic's tools, instruction and shared part through the breakpoint; OpenAI's instructions and
- * first input message. Estimated as the stand-ins count (src/harness/prompt-cache.ts).
- */
+/** The estimated tokens of the prefix a provider caches (tools on Anthropic, instruction, shared part), counted as the stand-ins count. */
 export function cachedPrefixTokens(
   harness: HarnessName,
   shared: string,

@@ -73,10 +73,9 @@ function gateRows(
 }
 
 /**
- * Builds what publication would write — the packet, the result files for the final text, and the
- * note when it changed — keeps each file's bytes in the store, and writes the manifest naming them.
- * With a changed text it also writes artifact/final.md, final.diff and publication.json, the exact
- * manifest the operator must approve.
+ * Builds what publication would write (the packet, the final text's result files, a changed note) into the
+ * store, with the manifest naming them; a changed text also gets artifact/final.md, final.diff and
+ * publication.json, the exact manifest the operator must approve.
  */
 export async function writeCandidate(input: CandidateInput): Promise<CandidateOutput> {
   const final = await getText(input.runDir, input.finalSha256);

@@ -161,10 +161,8 @@ function editDetails(kind: EditKind, note: string, noteSha256: string, options: 
 }
 
 /**
- * Starts, continues or attaches to the run over the note's current text. Its workflow ID comes from
- * the kind, the note path and the text's hash, so the same command continues the same run; options
- * a repeat asks for must be the run's own. Repeating never approves: a run waiting on the operator
- * just shows its stop again.
+ * Starts, continues or attaches to the run over the note's current text: its workflow ID is the kind, note
+ * and text hash, so a repeat continues it, with the run's own options. Repeating never approves: a stop shows again.
  */
 export async function startOrContinue(start: EditStart): Promise<void> {
   // Bad option values were refused at the boundary (parseEditCommand), before anything is read or written.
