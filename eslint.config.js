@@ -46,7 +46,7 @@ export default tseslint.config(
             },
             { group: ['**/activities/index.js'], message: 'Workflows import activities only as types.', allowTypeImports: true },
             {
-              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', 'execa', 'gray-matter', 'ajv', 'ajv/*'],
+              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity', 'execa', 'ajv', 'ajv/*'],
               message: 'Not deterministic or not bundleable in workflow code.',
             },
           ],

@@ -84,7 +84,7 @@ describe('what is not a note', () => {
     expect(parsed).toEqual({ kind: 'text', text: '# Readme\n\nJust text.\n', title: 'Readme', findings: [] });
   });
 
-  test('a first line that only starts with dashes is not a frontmatter block, so gray-matter never evaluates a `---js` block', () => {
+  test('a first line that only starts with dashes is not a frontmatter block, so a `---js` block is never evaluated', () => {
     const parsed = parseNote(bytes('---js\n{ title: process.exit(3) }\n---\n# x\n'), 'kb/evil.md');
     expect(parsed.kind).toBe('text');
   });

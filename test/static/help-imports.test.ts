@@ -10,7 +10,7 @@ import { packageRoot } from '../../src/paths.js';
 import { runModules } from '../helpers/cli.js';
 import { buildProgram } from '../../src/client/main.js';
 
-const HEAVY = ['@temporalio/', '/ajv/', '/ajv-formats/', '/execa/', '/gray-matter/', '/zod/', '/yaml/', '/protobufjs/', '/picomatch/'];
+const HEAVY = ['@temporalio/', '/ajv/', '/ajv-formats/', '/execa/', '/zod/', '/yaml/', '/protobufjs/', '/picomatch/'];
 
 type CommandNode = { name(): string; commands: readonly CommandNode[] };
 
