@@ -13,11 +13,6 @@ export interface PreparedLaunch {
   files: LaunchFiles;
 }
 
-const badInput = (error: unknown): never => {
-  if (!(error instanceof ProfileEnvError)) throw error;
-  throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: error.message });
-};
-
 /**
  * Resolves a profile on this worker and writes what its CLI reads besides flags (the executor's own,
  * such as pi's per-launch agent directory, and claude's joined startup files) under the launch's state directory.
@@ -29,22 +24,14 @@ export async function prepareLaunch(
   stateDir: string,
   processEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<PreparedLaunch> {
-  let resolved: Profile;
   try {
-    resolved = resolveProfile(profile, processEnv);
+    const resolved = resolveProfile(profile, processEnv);
+    const env = { ...harnessEnv(resolved), ...(await executor.prepare?.(resolved, { dir, stateDir, processEnv })) };
+    const startupFile = await prepareStartupFile(resolved, dir, join(dir, stateDir, 'startup.md'));
+    return { profile: resolved, env, files: startupFile === undefined ? {} : { startupFile: join(stateDir, 'startup.md') } };
   } catch (error) {
-    return badInput(error);
+    // A profile naming a variable this worker lacks fails the same on every try.
+    if (!(error instanceof ProfileEnvError)) throw error;
+    throw ApplicationFailure.create({ type: 'bad-launch-input', nonRetryable: true, message: error.message });
   }
-  const env = harnessEnv(resolved);
-  if (executor.prepare) {
-    try {
-      Object.assign(env, await executor.prepare(resolved, { dir, stateDir, processEnv }));
-    } catch (error) {
-      return badInput(error);
-    }
-  }
-  const files: LaunchFiles = {};
-  const startupFile = await prepareStartupFile(resolved, dir, join(dir, stateDir, 'startup.md'));
-  if (startupFile !== undefined) files.startupFile = join(stateDir, 'startup.md');
-  return { profile: resolved, env, files };
 }

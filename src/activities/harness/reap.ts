@@ -37,18 +37,16 @@ export async function reapClosedTries(
   runState: (workflow: NonNullable<TryRecord['workflow']>) => Promise<RunState>,
   killGraceMs = 2000,
 ): Promise<ListedTry[]> {
-  const names = await readdir(triesIndexDir(stateDir)).catch(() => [] as string[]);
+  const index = triesIndexDir(stateDir);
+  const names = await readdir(index).catch(() => [] as string[]);
   const reaped: ListedTry[] = [];
   for (const name of names.filter((entry) => entry.endsWith('.json'))) {
-    const listed = await readFile(join(triesIndexDir(stateDir), name), 'utf8')
+    const listed = await readFile(join(index, name), 'utf8')
       .then((text) => JSON.parse(text) as ListedTry)
       .catch(() => undefined);
-    if (!listed || !Number.isInteger(listed.pid) || listed.pid <= 1) {
-      await rm(join(triesIndexDir(stateDir), name), { force: true });
-      continue;
-    }
-    if ((await tryState(listed.dir, listed)) !== 'running' || !(await stillTheWrapper(listed))) {
-      await unlistTry(stateDir, listed.pid);
+    const valid = listed !== undefined && Number.isInteger(listed.pid) && listed.pid > 1;
+    if (!valid || (await tryState(listed.dir, listed)) !== 'running' || !(await stillTheWrapper(listed))) {
+      await rm(join(index, name), { force: true });
       continue;
     }
     if (!listed.workflow || (await runState(listed.workflow)) !== 'closed') continue;

@@ -101,11 +101,16 @@ async function flushed(watched: Watched): Promise<boolean> {
   }
 }
 
+/** Whether a path's own time says it changed since `sinceMs` (false when it is gone). */
+async function changedSince(path: string, sinceMs: number): Promise<boolean> {
+  return ((await lstat(path).catch(() => undefined))?.mtimeMs ?? -Infinity) >= sinceMs;
+}
+
 /** One try's watch over where it could write outside its launch directory; closed when the launch ends. */
 export class StrayWatch {
   private readonly openedAt = Date.now();
   /** Per directory between the state directory and the launch directory: its watch and the names written in it. */
-  private readonly between: Watched[];
+  private readonly between: Watched[] = [];
 
   constructor(
     private readonly root: string,
@@ -113,7 +118,6 @@ export class StrayWatch {
     /** Held checkouts and their worktrees roots: not walked. */
     private readonly checkouts: Set<string> = new Set(),
   ) {
-    this.between = [];
     if (!insideLaunchArea(root, launchDir)) return;
     for (let dir = dirname(launchDir); dir !== root && dir.startsWith(root + sep); dir = dirname(dir)) {
       const watched: Watched = { dir, names: new Set<string>(), waiting: new Map() };
@@ -169,12 +173,8 @@ export class StrayWatch {
       if (WORKER_OWNED.some((pattern) => pattern.test(entry.name)) || LAUNCH_AREAS.has(entry.name) || TEMPORARY.test(entry.name)) continue;
       const path = join(this.root, entry.name);
       if (this.checkouts.has(path)) continue;
-      if (!entry.isDirectory()) {
-        const stat = await lstat(path).catch(() => undefined);
-        if (stat && stat.mtimeMs >= sinceMs) result.written.push(entry.name);
-        continue;
-      }
-      budget = await this.walkStray(path, sinceMs, result, budget);
+      if (entry.isDirectory()) budget = await this.walkStray(path, sinceMs, result, budget);
+      else if (await changedSince(path, sinceMs)) result.written.push(entry.name);
     }
   }
 
@@ -196,11 +196,9 @@ export class StrayWatch {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {
           if (!this.checkouts.has(path)) pending.push(path);
-          continue;
+        } else if (!TEMPORARY.test(entry.name) && (await changedSince(path, sinceMs))) {
+          result.written.push(relative(this.root, path));
         }
-        if (TEMPORARY.test(entry.name)) continue;
-        const stat = await lstat(path).catch(() => undefined);
-        if (stat && stat.mtimeMs >= sinceMs) result.written.push(relative(this.root, path));
       }
     }
     return budget;
@@ -209,8 +207,7 @@ export class StrayWatch {
   /** A directory's files when an entry of it was made, renamed or removed since `sinceMs` (its own time says so): none otherwise. */
   private async changedFiles(dir: string, sinceMs: number, result: StrayCheck): Promise<string[]> {
     result.visited += 1;
-    const stat = await lstat(dir).catch(() => undefined);
-    if (stat === undefined || stat.mtimeMs < sinceMs) return [];
+    if (!(await changedSince(dir, sinceMs))) return [];
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     result.visited += entries.length;
     return entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
