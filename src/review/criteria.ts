@@ -283,22 +283,8 @@ export async function loadPathCriteria(checkoutRoot: string, notes: readonly App
 /** The type of type specs: a note of this type is a criterion, not a note under review. */
 export const TYPE_SPEC_TYPE = 'kb/types/type-spec.md';
 
-/** Whether a criterion applies to a note: the test pair selection runs once per note and gate. */
-export function applies(criterion: Criterion, note: ApplicabilityNote): boolean {
-  switch (criterion.kind) {
-    case 'gate':
-      return (
-        (criterion.requiresTrait === undefined || note.traits.includes(criterion.requiresTrait)) &&
-        (criterion.requiresType === undefined || note.type === criterion.requiresType)
-      );
-    case 'type-spec':
-      return note.type === criterion.path;
-    case 'collection':
-      return note.collection === criterion.path;
-    case 'instruction':
-      return true;
-  }
-}
+/** Whether a criterion applies to a note: the test pair selection runs once per note and criterion. */
+export const applies = (criterion: Criterion, note: ApplicabilityNote): boolean => inapplicability(criterion, note) === undefined;
 
 /** Why a criterion does not apply to a note (for an orphan's message), or undefined when it applies. */
 export function inapplicability(criterion: Criterion, note: ApplicabilityNote): string | undefined {
