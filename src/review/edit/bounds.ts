@@ -1,25 +1,16 @@
-/**
- * The bounds every edit must keep, checked in code before an edited text is carried forward:
- *
- * - the frontmatter keeps exactly its keys, and its `type:` value;
- * - no link is added to a file that does not exist (relative links resolve from the note's folder);
- * - the text's length stays within the declared ratio of the text it edits (EDIT_SIZE_RATIO);
- * - the note still validates: no failing finding its type gives that the text it edits did not have.
- *
- * Each broken bound is a finding the editor is re-asked with. docs/review-editing.md states them.
- */
+/** The bounds every edit keeps (docs/review-editing.md), checked in code; each broken one is a finding the editor is re-asked with. */
 import path from 'node:path';
 import type { Finding } from '../../kb/findings.js';
 import { parseNote, type Note } from '../../kb/notes.js';
 import type { TypeRegistry } from '../../kb/type-registry.js';
 import { pathExistsSync } from '../../fs/exists.js';
 
-/** An edited text's length (in characters) over the length of the text it edits must lie in [min, max]. */
+/** Of the edited text's length in characters over the text it edits. */
 export const EDIT_SIZE_RATIO = { min: 0.5, max: 1.5 } as const;
 
 export interface BoundsInput {
   checkout: string;
-  /** The note's repository-relative path (links and `type:` resolve from it). */
+  /** Links and `type:` resolve from it. */
   note: string;
   before: string;
   after: string;
@@ -42,7 +33,7 @@ async function typeFindings(note: Note, registry: TypeRegistry): Promise<Finding
 
 const signature = (finding: Finding) => `${finding.rule}\0${finding.path ?? ''}\0${finding.message}`;
 
-/** Whether a link target names a file of the checkout (as opposed to a URL, an anchor or an email). */
+/** Undefined for a URL, an anchor or an email. */
 function localTarget(target: string): string | undefined {
   if (target === '' || target.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined;
   const bare = target.replace(/[?#].*$/, '');
@@ -54,12 +45,7 @@ function localTarget(target: string): string | undefined {
   }
 }
 
-/**
- * Checks an edited text against the bounds; an empty list means it keeps them all. Each finding
- * names the note (`file`) and its rule: `edit-unreadable`, `edit-frontmatter-keys`, `edit-type`,
- * `edit-link`, `edit-size`, `edit-validation` (the validation finding the edit introduced, its
- * line and pointer kept).
- */
+/** Frontmatter keys and type kept, no link to a missing file, length within the ratio, no failing finding the text it edits did not have. */
 export async function checkEditBounds(input: BoundsInput): Promise<Finding[]> {
   const findings: Finding[] = [];
   const file = input.note;

@@ -1,7 +1,4 @@
-/**
- * The editor's decision line, read by code: the last non-empty line of `decision.md` is exactly
- * `Decision: edit` or `Decision: no-edit`. Pure, like the result line it mirrors.
- */
+/** The editor's decision: the last non-empty line of `decision.md` is exactly `Decision: edit` or `Decision: no-edit`. Pure. */
 import type { Finding } from '../../kb/findings.js';
 import type { Decision } from './types.js';
 
@@ -9,7 +6,7 @@ export type DecisionCheck = { ok: true; decision: Decision; rationale: string } 
 
 const DECISION_LINE = /^Decision: (edit|no-edit)[ \t\r]*$/;
 
-/** Reads the decision line; anything else is a finding (rule `decision-line`) the editor is re-asked with. */
+/** Anything else is a finding the editor is re-asked with. */
 export function checkDecision(text: string, file = 'decision.md'): DecisionCheck {
   const lines = text.split('\n');
   let last = lines.length - 1;

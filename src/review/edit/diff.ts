@@ -1,7 +1,4 @@
-/**
- * A unified diff of two texts, line by line (Myers' algorithm), for `artifact/final.diff`: what the
- * operator reads before approving a changed note. Pure, and dependency-free.
- */
+/** A unified diff (Myers) for `artifact/final.diff`, what the operator reads before approving a changed note. Pure. */
 
 type Op = { kind: 'equal' | 'delete' | 'insert'; line: string };
 
@@ -66,10 +63,7 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
   return ops.reverse();
 }
 
-/**
- * A unified diff (`--- a/<path>`, `+++ b/<path>`, hunks with `context` lines around each change),
- * or the empty string when the texts are equal.
- */
+/** The empty string when the texts are equal. */
 export function unifiedDiff(before: string, after: string, path: string, context = 3): string {
   if (before === after) return '';
   const a = splitLines(before);

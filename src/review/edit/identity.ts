@@ -1,19 +1,8 @@
-/**
- * Run identity of the editing workflows: the workflow ID (`editWorkflowId` in
- * src/runs/workflow-ids.ts) is derived from the workflow kind, the checkout's ID, the note's path and
- * the hash of the note's text, so checkouts sharing a namespace never collide, repeating the command
- * continues the run and an edited note opens a new one; the run ID below carries the same hash. Pure
- * string code.
- */
+/** An editing run's identity carries the note text's hash: repeating the command continues the run, an edited note opens a new one. Pure. */
 import { HASH_DIGITS } from '../../runs/workflow-ids.js';
 import type { EditKind, EditOptions } from './types.js';
 
-/**
- * The run ID (its directory under kb/reports/state/review/runs/): kind, a readable slug of the note's
- * path below kb/, and the hash; long paths keep their end and a digest of the whole path. Outside the
- * `default` namespace it ends `-in-<namespace>`, so two namespaces' runs over one note text never
- * share a run directory.
- */
+/** Kind, a readable slug of the note's path (a long one keeps its end and a digest), the hash; `-in-<namespace>` outside `default`. */
 export function editRunId(kind: EditKind, note: string, textSha256: string, pathDigest: string, namespace = 'default'): string {
   let slug = note
     .replace(/^kb\//, '')
@@ -24,7 +13,7 @@ export function editRunId(kind: EditKind, note: string, textSha256: string, path
   return `${kind}-${slug}-${textSha256.slice(0, HASH_DIGITS)}${where}`;
 }
 
-/** What differs between the options a run recorded and the options a repeat asks for, one line each. */
+/** One line each. */
 export function optionsDifference(recorded: EditOptions, asked: EditOptions): string[] {
   const keys = [...new Set([...Object.keys(recorded), ...Object.keys(asked)])].sort();
   const differences: string[] = [];

@@ -1,13 +1,8 @@
-/**
- * The instructions the editing workflows hand their workers. Judgment lives in these files, not in
- * prompts: a KB overrides each one by having the file at its KB path; otherwise the package's
- * default below is used (and the run's brief records which one it was, by digest).
- */
+/** Judgment lives in these files, not in prompts: a KB overrides each at its KB path, else the default below (the brief records which, by digest). */
 import type { PassName } from './plan-types.js';
 
 export type InstructionName = 'edit-note' | 'assess-revision' | `revise-${PassName}`;
 
-/** Where a KB keeps its own copy of each instruction. */
 export function instructionPath(name: InstructionName): string {
   if (name === 'edit-note') return 'kb/instructions/edit-note.md';
   if (name === 'assess-revision') return 'kb/instructions/revise/assess.md';
@@ -99,7 +94,6 @@ Ids are s1, s2, …; the span and replacement are JSON strings (double quotes, b
 Select nothing rather than something doubtful; an empty list is a valid answer.
 `;
 
-/** The package's default text of each instruction. */
 export const DEFAULT_INSTRUCTIONS: Record<InstructionName, string> = {
   'edit-note': EDIT_NOTE,
   'assess-revision': ASSESS,

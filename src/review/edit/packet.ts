@@ -1,21 +1,13 @@
 /**
- * Packets and publication manifests.
- *
- * A packet is markdown whose frontmatter code writes: the note, the start and final text hashes,
- * the decision, the closing status and the resolution fields. The run keeps it as `packet.md`;
- * publication copies it to `kb/reports/state/review/packets/<note path below kb/>/<kind>.md`, where
- * `review packet` finds it and compares its hashes with the note.
- *
- * The manifest (`artifact/publication.json`) lists every file publication writes, path → SHA-256 of
- * the exact bytes; the bytes are in the run's store, so what is approved is what is written.
+ * Packets (markdown whose frontmatter code writes; `review packet` compares its hashes with the note) and the publication manifest,
+ * whose bytes are in the run's store, so what is approved is what is written.
  */
 import YAML from 'yaml';
 import { z } from 'zod';
 import type { Decision, EditKind } from './types.js';
 
-export const PACKETS_DIR = 'kb/reports/state/review/packets';
+const PACKETS_DIR = 'kb/reports/state/review/packets';
 
-/** Where a note's published packet of a kind lives, repository-relative. */
 export function packetPath(note: string, kind: EditKind): string {
   return `${PACKETS_DIR}/${note.replace(/^kb\//, '')}/${kind}.md`;
 }
@@ -39,7 +31,6 @@ const packetSchema = z.strictObject({
 
 export type PacketRecord = z.infer<typeof packetSchema>;
 
-/** A packet's text: the frontmatter from the record, then the body code composed. */
 export function formatPacket(record: PacketRecord, body: string): string {
   const ordered: Record<string, unknown> = {};
   for (const key of Object.keys(packetSchema.shape)) {
@@ -51,7 +42,7 @@ export function formatPacket(record: PacketRecord, body: string): string {
 
 export type PacketParse = { ok: true; record: PacketRecord; body: string } | { ok: false; findings: string[] };
 
-/** Reads a packet back; anything but the shape code writes is refused with its findings. */
+/** Anything but the shape code writes is refused. */
 export function parsePacket(text: string, file = 'packet'): PacketParse {
   const match = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text);
   if (!match) return { ok: false, findings: [`${file}: a packet starts with a \`---\` frontmatter block`] };
@@ -67,7 +58,6 @@ export function parsePacket(text: string, file = 'packet'): PacketParse {
   return { ok: true, record: parsed.data, body: match[2]! };
 }
 
-/** Every file a publication writes, and what authorises it. */
 export interface Manifest {
   kind: EditKind;
   run: string;
@@ -78,11 +68,11 @@ export interface Manifest {
   final_sha256: string;
   /** The captured brief's digest: publication refuses when the brief changed. */
   brief_sha256: string;
-  /** Repository-relative path → SHA-256 of the exact bytes written; the note is written last. */
+  /** Path → SHA-256 of the exact bytes written; the note is written last. */
   files: Record<string, string>;
 }
 
-/** The manifest's text: stable key order, so the generated file is byte-for-byte what was approved. */
+/** Stable key order, so the generated file is byte-for-byte what was approved. */
 export function formatManifest(manifest: Manifest): string {
   const files = Object.fromEntries(
     Object.keys(manifest.files)

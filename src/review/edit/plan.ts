@@ -1,18 +1,4 @@
-/**
- * The revision plan file: YAML, read through zod.
- *
- *     passes:
- *       - tighten
- *       - pass: plain-wording
- *         focus: the second section
- *         reason: three coined terms where plain words would do
- *
- * A pass is named alone or as a mapping with `pass` and optional `focus` and `reason`. Each pass
- * appears at most once; unknown passes and keys are refused with every finding: rule `plan-yaml`
- * for text that is not YAML, `plan/<zod issue code>` (`plan/invalid_value`, `plan/unrecognized_keys`,
- * `plan/too_small`, `plan/custom`, …) with a JSON Pointer `path` for the rest, as validation names
- * schema findings.
- */
+/** The revision plan file (docs/review-editing.md): findings are `plan-yaml`, or `plan/<zod issue code>` with a JSON Pointer, as validation names them. */
 import YAML, { YAMLError } from 'yaml';
 import { z } from 'zod';
 import type { Finding } from '../../kb/findings.js';
@@ -40,10 +26,10 @@ const planSchema = z.strictObject({
 
 export type PlanParse = { ok: true; plan: Plan } | { ok: false; findings: Finding[] };
 
-/** A zod issue path as a JSON Pointer (`/passes/0/pass`), the form validation findings use. */
+/** `/passes/0/pass`. */
 const pointer = (issuePath: readonly PropertyKey[]) => issuePath.map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
-/** Reads a plan's text (from `--plan FILE` or an assessment's `plan.yaml`). */
+/** From `--plan FILE` or an assessment's `plan.yaml`. */
 export function parsePlan(text: string, file = 'plan'): PlanParse {
   let data: unknown;
   try {
@@ -86,7 +72,7 @@ export function parsePlan(text: string, file = 'plan'): PlanParse {
   return { ok: true, plan };
 }
 
-/** The plan as the run keeps it (`plan.yaml` in the run directory, for inspection). */
+/** `plan.yaml` in the run directory, for inspection. */
 export function formatPlan(plan: Plan): string {
   return YAML.stringify({ passes: plan.passes.map((entry) => (entry.focus === undefined && entry.reason === undefined ? entry.pass : entry)) });
 }

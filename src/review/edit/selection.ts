@@ -1,16 +1,6 @@
 /**
- * Selection lists: what a plain-wording or abstractions pass proposes, one selection per line,
- *
- *     - [s1] "leverages the cache" -> "uses the cache" — plain verb
- *
- * (the span and the replacement are JSON strings; the reason after ` — ` or ` -- ` is optional).
- * The operator edits the list before approving it: deletes a line to reject a selection, or edits
- * its replacement. Other lines (headings, prose) are ignored. Code applies an approved list: each
- * span must occur exactly once in the note's body. Pure (the approval validator parses with it).
- *
- * What is wrong with a list is a finding naming the list's file, with rules `selection-syntax`,
- * `selection-json`, `selection-duplicate`, `selection-empty`, `selection-unchanged` (parsing, each
- * with its line) and `selection-not-found`, `selection-ambiguous`, `selection-overlap` (locating).
+ * Selection lists, one per line: `- [s1] "leverages the cache" -> "uses the cache" — plain verb` (JSON strings; the reason optional).
+ * The operator deletes a line to reject one or edits its replacement; code applies the approved list. Pure: the approval validator parses with it.
  */
 import type { Finding } from '../../kb/findings.js';
 
@@ -23,8 +13,8 @@ export interface Selection {
 
 export type SelectionParse = { ok: true; selections: Selection[] } | { ok: false; findings: Finding[] };
 
-/** The file selection findings name by default: the selector's output. */
-export const SELECTION_LIST = 'selections.md';
+/** The selector's output, which findings name by default. */
+const SELECTION_LIST = 'selections.md';
 
 const failing = (file: string, rule: string, message: string, line?: number): Finding => ({
   file,
@@ -45,7 +35,7 @@ function jsonString(quoted: string): string | undefined {
   }
 }
 
-/** Reads a selection list; every malformed selection line is a finding (with its line number). */
+/** Other lines (headings, prose) are ignored. */
 export function parseSelectionList(text: string, file = SELECTION_LIST): SelectionParse {
   const findings: Finding[] = [];
   const selections: Selection[] = [];
@@ -74,13 +64,12 @@ export function parseSelectionList(text: string, file = SELECTION_LIST): Selecti
   return findings.length > 0 ? { ok: false, findings } : { ok: true, selections };
 }
 
-/** One selection as its line. */
 export function formatSelection(selection: Selection): string {
   return `- [${selection.id}] ${JSON.stringify(selection.span)} -> ${JSON.stringify(selection.replacement)}${selection.reason ? ` — ${selection.reason}` : ''}`;
 }
 
-/** Where a note's body starts: after its frontmatter block, if it has one. */
-export function bodyStart(text: string): number {
+/** After the frontmatter block, if there is one. */
+function bodyStart(text: string): number {
   if (!/^---[ \t]*\r?\n/.test(text)) return 0;
   const close = /\r?\n---[ \t]*(\r?\n|$)/g;
   close.lastIndex = 3;
@@ -88,7 +77,7 @@ export function bodyStart(text: string): number {
   return found ? found.index + found[0].length : 0;
 }
 
-/** Where each selection's span is in the body: it must occur exactly once, and spans must not overlap. */
+/** Each span must occur exactly once in the body, and spans must not overlap. */
 export function locateSelections(
   text: string,
   selections: readonly Selection[],
@@ -132,7 +121,7 @@ export function locateSelections(
   return findings.length > 0 ? { ok: false, findings } : { ok: true, at };
 }
 
-/** Applies an approved selection list to a text: each span replaced once, from the end backwards. */
+/** From the end backwards, so earlier positions hold. */
 export function applySelections(
   text: string,
   selections: readonly Selection[],

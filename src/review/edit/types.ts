@@ -1,9 +1,6 @@
-/**
- * The records the editing workflows (full pass, revision), their activities and the CLI share.
- * Types only: workflow code imports them, so nothing here may pull in a Node built-in.
- */
+/** The records the editing workflows, their activities and the CLI share. PURE MODULE: types only. */
 import type { Profile } from '../../harness/profiles.js';
-import type { LifecycleProgress, RunStatus, Stop } from '../../runs/stop.js';
+import type { LifecycleProgress, Stop } from '../../runs/stop.js';
 import type { SpendProgress } from '../../runs/spend.js';
 import type { ResultSpend } from '../result-file.js';
 import type { Outcome } from '../result-line.js';
@@ -12,24 +9,24 @@ import type { Plan } from './plan-types.js';
 
 export type EditKind = 'full-pass' | 'revise';
 
-/** The options a full pass is started with; recorded with the run, and a repeat must ask the same. */
+/** Recorded with the run: a repeat must ask the same. */
 export interface FullPassOptions {
   profile: string;
-  /** A steer for the editor (`--direction TEXT`), or null. */
+  /** `--direction TEXT`. */
   direction: string | null;
 }
 
-/** The options a revision is started with: its mode is chosen once per note text. */
+/** Its mode is chosen once per note text. */
 export interface ReviseOptions {
   profile: string;
   mode: 'plan' | 'assess';
-  /** SHA-256 of the `--plan` file's text (mode plan), or null. */
+  /** Of the `--plan` file's text (mode plan). */
   planSha256: string | null;
 }
 
 export type EditOptions = FullPassOptions | ReviseOptions;
 
-/** What every editing run is started with. `noteSha256` is the run's identity: the note text the CLI read. */
+/** `noteSha256` is the run's identity: the note text the CLI read. */
 export interface EditRunInput {
   checkout: string;
   note: string;
@@ -37,9 +34,9 @@ export interface EditRunInput {
   runId: string;
   concurrency: number;
   profilesFile?: string;
-  /** Environment added to the profile's (a fake-harness scenario in tests and the demo). */
+  /** Added to the profile's (a fake-harness scenario in tests and the demo). */
   env?: Record<string, string>;
-  /** The `--max-cost` cap in US dollars: a launch that would take the run past it stops the run (`spend-limit`). */
+  /** `--max-cost` in USD. */
   maxCostUsd?: number;
 }
 
@@ -53,16 +50,15 @@ export interface ReviseInput extends EditRunInput {
   planText?: string;
 }
 
-/** One criterion a full pass asks over each text, with what its note hash watches. */
 export interface EditCriterion {
   id: string;
-  /** The criterion file, repository-relative (its captured copy is in the brief). */
+  /** Repository-relative; its captured copy is in the brief. */
   path: string;
   report: boolean;
   watches: WatchedPart[];
 }
 
-/** One launch's worth of review: one lens's gates (a bundle), or the critique alone. */
+/** One launch's worth: one lens's gates (a bundle), or the critique alone. */
 export interface ReviewUnit {
   key: string;
   lens: string;
@@ -71,14 +67,13 @@ export interface ReviewUnit {
 
 /** A file the run's workers were handed or its checks depend on, as captured when the run began. */
 export interface BriefEntry {
-  /** Repository-relative path (for a shipped default instruction: the KB path that would override it). */
+  /** For a shipped default: the KB path that would override it. */
   path: string;
-  /** `kb`: the KB's file; `shipped`: the package's default, used because the KB has none. */
+  /** `shipped`: the package's default, used because the KB has none. */
   source: 'kb' | 'shipped';
   sha256: string;
 }
 
-/** What preparation fixed for the run: its directory, profile, the start text, the brief and the guard's baseline. */
 export interface PreparedEdit {
   runId: string;
   runDir: string;
@@ -88,17 +83,17 @@ export interface PreparedEdit {
   brief: BriefEntry[];
   /** The guard baseline's file name in the run directory. */
   baseline: string;
-  /** Full pass: the review units (one per lens, and the critique). */
+  /** Full pass: one per lens, and the critique. */
   units: ReviewUnit[];
-  /** Revision with --plan: the validated plan. */
+  /** Revision with --plan. */
   plan?: Plan;
 }
 
-/** One accepted review of one text under one criterion; its body is in the run's store. */
+/** Its body is in the run's store. */
 export interface ReviewRecord {
   criterion: string;
   outcome: Outcome;
-  /** The text it reviewed (SHA-256 of the whole text, the store key). */
+  /** The store key of the text it reviewed. */
   textSha256: string;
   bodySha256: string;
   launchId: string;
@@ -108,7 +103,7 @@ export interface ReviewRecord {
   spend: ResultSpend;
 }
 
-/** A launch directory prepared by code: the captured inputs are in it, the worker writes `outputs` there. */
+/** The captured inputs are in it; the worker writes `outputs` there. */
 export interface PreparedAsk {
   dir: string;
   prompt: string;
@@ -116,11 +111,6 @@ export interface PreparedAsk {
 }
 
 export type { AcknowledgeAnswer, ApprovalAnswer, Proposal } from '../../runs/stop.js';
-
-/** The stop an editing run is in, when it is in one. */
-export type EditStop = Stop;
-
-export type EditStatus = RunStatus;
 
 export interface EditProgress extends LifecycleProgress {
   kind: EditKind;
@@ -131,7 +121,6 @@ export interface EditProgress extends LifecycleProgress {
 
 export type Decision = 'edit' | 'no-edit';
 
-/** How a run ended. */
 export interface EditSummary {
   kind: EditKind;
   runId: string;
@@ -140,7 +129,7 @@ export interface EditSummary {
   decision: Decision;
   /** `published`: the note was written; `unchanged`: no edit, packet (and results) published; `exhausted`: a spent budget ended the run, nothing was published. */
   outcome: 'published' | 'unchanged' | 'exhausted';
-  /** Set when the run ended exhausted: the stop that ended it. */
+  /** Set when the run ended exhausted. */
   stop?: Stop;
   startSha256: string;
   finalSha256: string;
@@ -148,6 +137,6 @@ export interface EditSummary {
   closing: string;
   written: string[];
   launches: number;
-  /** What the run's launches spent (absent in summaries made before spend was tracked). */
+  /** Absent in summaries made before spend was tracked. */
   spend?: SpendProgress;
 }
