@@ -6,6 +6,7 @@ import { corpusCopy } from '../helpers/kb.js';
 import { editorRule, gitCorpus, NOTE, noteText, reviewsPass, runOf } from '../review-edit/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { fakeSweep } from '../helpers/sweep.js';
+import { computedOnce } from '../helpers/once.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -19,41 +20,40 @@ async function closedAs(workflowId: string): Promise<{ status: string; recorded:
 
 describe('commonplace review cancel', () => {
   describe('a stopped sweep, cancelled and then cancelled again', () => {
-    type Run = Awaited<ReturnType<typeof runCli>>;
-    let run: string;
-    let cancelled: Run;
-    let closed: Awaited<ReturnType<typeof closedAs>>;
-    let again: Run;
-    let againJson: Run;
-    beforeAll(async () => {
+    const results = computedOnce(async () => {
       const sweep = await fakeSweep([{ attempts: [usageLimit] }]);
       const cliEnv = sweep.cliEnv(address());
       const stopped = await runCli(sweep.command({ concurrency: 1 }), { env: cliEnv });
       expect(stopped.exitCode).toBe(2);
-      run = /--resume (GS-\S+)/.exec(String(stopped.stdout))?.[1] ?? '';
+      const run = /--resume (GS-\S+)/.exec(String(stopped.stdout))?.[1] ?? '';
       expect(run).not.toBe('');
-      cancelled = await runCli(['review', 'cancel', run, '--grace', '60'], { env: cliEnv });
-      closed = await closedAs(`gates/${run}`);
-      again = await runCli(['review', 'cancel', run], { env: cliEnv });
-      againJson = await runCli(['review', 'cancel', run, '--json'], { env: cliEnv });
+      const cancelled = await runCli(['review', 'cancel', run, '--grace', '60'], { env: cliEnv });
+      const closed = await closedAs(`gates/${run}`);
+      const again = await runCli(['review', 'cancel', run], { env: cliEnv });
+      const againJson = await runCli(['review', 'cancel', run, '--json'], { env: cliEnv });
+      return { run, cancelled, closed, again, againJson };
     });
 
     test('cancel exits 0, saying the sweep closed on the cancellation', () => {
+      const { run, cancelled } = results();
       expect(cancelled.stderr).toContain(`cancelling gates/${run}`);
       expect(cancelled.exitCode).toBe(0);
       expect(cancelled.stdout).toBe(`sweep ${run}: cancelled gates/${run}: it closed on the cancellation`);
     });
 
     test('the sweep closes CANCELLED and reads CommonplaceStatus=cancelled', () => {
+      const { closed } = results();
       expect(closed).toEqual({ status: 'CANCELLED', recorded: 'cancelled' });
     });
 
     test('cancelling it again exits 0, saying it was already closed', () => {
+      const { again } = results();
       expect(again.exitCode).toBe(0);
       expect(again.stdout).toMatch(/was already closed \(cancelled\): nothing to end/);
     });
 
     test('--json prints the run-ended shape with the status the run recorded', () => {
+      const { run, againJson } = results();
       expect(againJson.exitCode).toBe(0);
       expect(expectShape(String(againJson.stdout), 'run-ended')).toMatchObject({
         run,

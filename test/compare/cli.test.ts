@@ -3,67 +3,44 @@ import { appendFile, readdir, writeFile } from 'node:fs/promises';
 import { runCli, startCli } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
+import { computedOnce } from '../helpers/once.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { compareDir, compareFixture, CRITERIA, DISPUTED, readRouteVerdicts, readSample, starts } from './helpers.js';
 
 const { address } = useDevServerWithCliWorker();
 
 describe('commonplace review compare', () => {
-  type Run = Awaited<ReturnType<typeof runCli>>;
-  let stopped: Run;
-  let resumed: Run;
-  let again: Run;
-  let inspected: Run;
-  let againJson: Run;
-  let inspectedJson: Run;
-  let fixture: Awaited<ReturnType<typeof compareFixture>>;
-  let runId: string;
-  let launchesAfterResume: number;
-  beforeAll(async () => {
+  const results = computedOnce(async () => {
     // The strict route's first launch on the disputed gate hits a usage limit: the run stops, and resumes by the printed command.
-    fixture = await compareFixture({
+    const fixture = await compareFixture({
       strict: [
         { match: `^criterion = ${DISPUTED}$`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'fail' }] },
         { attempts: [{ review: 'pass' }] },
       ],
     });
-    const args = [
-      'review',
-      'compare',
-      '--kb',
-      fixture.checkout,
-      '--profiles',
-      fixture.profilesFile,
-      '--routes',
-      'lenient:pair,strict',
-      '--size',
-      '6',
-      '--seed',
-      '9',
-      '--per-criterion-min',
-      '1',
-      '--concurrency',
-      '1',
-      ...CRITERIA.flatMap((glob) => ['--criteria', glob]),
-    ];
+    const criteria = CRITERIA.flatMap((glob) => ['--criteria', glob]);
+    const args = fixture.command('lenient:pair,strict', 6, 9, '--per-criterion-min', '1', '--concurrency', '1', ...criteria);
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    stopped = await runCli(args, { env: cliEnv });
-    runId = /compare run (CMP-\S+) stopped/.exec(String(stopped.stdout))?.[1] ?? 'unknown';
-    resumed = await runCli(['review', 'compare', '--resume', runId, '--kb', fixture.checkout], { env: cliEnv });
-    launchesAfterResume = (await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length;
-    again = await runCli(args, { env: cliEnv });
-    againJson = await runCli([...args, '--json'], { env: cliEnv });
-    inspected = await runCli(['review', 'inspect', runId, '--kb', fixture.checkout], { env: cliEnv });
-    inspectedJson = await runCli(['review', 'inspect', `compare/${runId}`, '--kb', fixture.checkout, '--json'], { env: cliEnv });
+    const stopped = await runCli(args, { env: cliEnv });
+    const runId = /compare run (CMP-\S+) stopped/.exec(String(stopped.stdout))?.[1] ?? 'unknown';
+    const resumed = await runCli(['review', 'compare', '--resume', runId, '--kb', fixture.checkout], { env: cliEnv });
+    const launchesAfterResume = await fixture.launches();
+    const again = await runCli(args, { env: cliEnv });
+    const againJson = await runCli([...args, '--json'], { env: cliEnv });
+    const inspected = await runCli(['review', 'inspect', runId, '--kb', fixture.checkout], { env: cliEnv });
+    const inspectedJson = await runCli(['review', 'inspect', `compare/${runId}`, '--kb', fixture.checkout, '--json'], { env: cliEnv });
+    return { stopped, resumed, again, inspected, againJson, inspectedJson, fixture, runId, launchesAfterResume };
   }, 300_000);
 
   test('a usage limit stops the run with exit 2 and names the one command that resumes it', () => {
+    const { stopped, runId } = results();
     expect(stopped.exitCode).toBe(2);
     expect(stopped.stdout).toMatch(/compare run CMP-\S+ stopped: usage-limit/);
     expect(stopped.stdout).toContain(`review compare --resume ${runId}`);
   });
 
   test("the resume finishes the run and prints each route, the spend and the report's paths", async () => {
+    const { resumed, fixture, runId, launchesAfterResume } = results();
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`compare run ${runId} completed: 6 pairs under 2 routes`));
     expect(resumed.stdout).toMatch(/lenient:pair +6 of 6 verdicts kept/);
@@ -76,13 +53,15 @@ describe('commonplace review compare', () => {
   });
 
   test('the same command after the run completed prints its summary again and launches nothing', async () => {
+    const { again, againJson, fixture, runId, launchesAfterResume } = results();
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`compare run ${runId} completed`));
-    expect((await starts(fixture.ledgers.strict)).length + (await starts(fixture.ledgers.lenient)).length).toBe(launchesAfterResume);
+    expect(await fixture.launches()).toBe(launchesAfterResume);
     expect(expectShape(String(againJson.stdout), 'run-outcome')).toMatchObject({ workflowId: `compare/${runId}`, status: 'completed', exitCode: 0 });
   });
 
   test("review inspect shows a closed compare run's routes, the report's overall lines and its paths", () => {
+    const { inspected, inspectedJson, runId } = results();
     expect(inspected.exitCode).toBe(0);
     expect(inspected.stdout).toMatch(new RegExp(`compare run ${runId} \\(compare/${runId}\\): completed, a sample of 6 pairs`));
     expect(inspected.stdout).toMatch(/strict:pair +6 of 6 verdicts kept/);
@@ -104,6 +83,7 @@ describe('commonplace review compare', () => {
     { name: 'an unknown profile', args: ['--routes', 'lenient,nobody'], message: /route nobody:pair: .*nobody/ },
     { name: 'a size of zero', args: ['--routes', 'lenient,strict', '--size', '0'], message: /--size must be a positive whole number/ },
   ])('refuses $name in one line, exit 1, before anything starts', async ({ args, message }) => {
+    const { fixture } = results();
     const run = await runCli(['review', 'compare', '--kb', fixture.checkout, '--profiles', fixture.profilesFile, ...args], {
       env: { TEMPORAL_ADDRESS: address() },
     });
@@ -121,36 +101,17 @@ describe('commonplace review compare under a spend cap', () => {
       strict: [{ attempts: [{ review: 'fail', costUsd: 0.01 }] }],
     });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const args = [
-      'review',
-      'compare',
-      '--kb',
-      fixture.checkout,
-      '--profiles',
-      fixture.profilesFile,
-      '--routes',
-      'lenient,strict',
-      '--size',
-      '4',
-      '--seed',
-      '2',
-      '--concurrency',
-      '1',
-      '--max-cost',
-      '0.05',
-      ...CRITERIA.flatMap((glob) => ['--criteria', glob]),
-    ];
+    const args = fixture.command('lenient,strict', 4, 2, '--concurrency', '1', '--max-cost', '0.05', ...CRITERIA.flatMap((glob) => ['--criteria', glob]));
     const capped = await runCli(args, { env: cliEnv });
     expect(capped.exitCode).toBe(2);
     expect(capped.stdout).toMatch(/compare run CMP-\S+ stopped: spend-limit/);
     const runId = /compare run (CMP-\S+) stopped/.exec(String(capped.stdout))?.[1] ?? 'unknown';
     expect(capped.stdout).toMatch(new RegExp(`review compare --resume ${runId} --max-cost \\S+`));
-    const launchedAtCap = (await starts(fixture.ledgers.lenient)).length + (await starts(fixture.ledgers.strict)).length;
-    expect(launchedAtCap).toBeLessThanOrEqual(5);
+    expect(await fixture.launches()).toBeLessThanOrEqual(5);
     const resumed = await runCli(['review', 'compare', '--resume', runId, '--max-cost', '1', '--kb', fixture.checkout], { env: cliEnv });
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toMatch(/cost +\$0\.08/);
-    expect((await starts(fixture.ledgers.lenient)).length + (await starts(fixture.ledgers.strict)).length).toBe(8);
+    expect(await fixture.launches()).toBe(8);
   }, 180_000);
 });
 
@@ -160,25 +121,7 @@ describe('commonplace review cancel of a compare run', () => {
     // The lenient route's launches wait for a file that never comes: the run stays open until it is cancelled.
     const fixture = await compareFixture({ lenient: [{ attempts: [{ review: 'pass', waitForFile: join(dir, 'never') }] }] });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const running = startCli(
-      [
-        'review',
-        'compare',
-        '--kb',
-        fixture.checkout,
-        '--profiles',
-        fixture.profilesFile,
-        '--routes',
-        'lenient,strict',
-        '--size',
-        '2',
-        '--seed',
-        '4',
-        '--criteria',
-        'sentence/*',
-      ],
-      { env: cliEnv },
-    );
+    const running = startCli(fixture.command('lenient,strict', 2, 4, '--criteria', 'sentence/*'), { env: cliEnv });
     await waitFor('a launch of the lenient route to start', async () => (await starts(fixture.ledgers.lenient)).length > 0, 120_000);
     // The run's directory is named by its run ID.
     const [runId] = await readdir(compareDir(fixture.checkout, '.'));
@@ -202,27 +145,7 @@ describe('commonplace review acknowledge of a compare run', () => {
       ],
     });
     const cliEnv = { TEMPORAL_ADDRESS: address() };
-    const running = startCli(
-      [
-        'review',
-        'compare',
-        '--kb',
-        fixture.checkout,
-        '--profiles',
-        fixture.profilesFile,
-        '--routes',
-        'lenient,strict',
-        '--size',
-        '3',
-        '--seed',
-        '5',
-        '--criteria',
-        'sentence/*',
-        '--concurrency',
-        '1',
-      ],
-      { env: cliEnv },
-    );
+    const running = startCli(fixture.command('lenient,strict', 3, 5, '--criteria', 'sentence/*', '--concurrency', '1'), { env: cliEnv });
     await waitFor(
       'the held launch to start',
       async () => (await starts(fixture.ledgers.lenient)).length > 0 && (await readdir(compareDir(fixture.checkout, '.'))).length > 0,

@@ -18,6 +18,10 @@ export interface CompareFixture {
   profilesFile: string;
   ledgers: { lenient: string; strict: string };
   input: (runId: string, extra?: Partial<CompareInput>) => CompareInput;
+  /** `review compare` over the fixture's checkout and profiles: the routes, the sample's size and seed, then `more`. */
+  command: (routes: string, size: number, seed: number, ...more: string[]) => string[];
+  /** The launches both routes have started so far. */
+  launches: () => Promise<number>;
 }
 
 /** The example KB in a scratch checkout, with profiles `lenient` (passes everything) and `strict` (fails {@link DISPUTED}), each with its own ledger. */
@@ -45,7 +49,12 @@ export async function compareFixture(rules: { lenient?: FakeRule[]; strict?: Fak
     profilesFile,
     ...extra,
   });
-  return { checkout, dir, profilesFile, ledgers: { lenient: lenient.ledger, strict: strict.ledger }, input };
+  const command = (routes: string, size: number, seed: number, ...more: string[]) => [
+    ...['review', 'compare', '--kb', checkout, '--profiles', profilesFile],
+    ...['--routes', routes, '--size', String(size), '--seed', String(seed), ...more],
+  ];
+  const launches = async () => (await starts(lenient.ledger)).length + (await starts(strict.ledger)).length;
+  return { checkout, dir, profilesFile, ledgers: { lenient: lenient.ledger, strict: strict.ledger }, input, command, launches };
 }
 
 export const compareDir = (checkout: string, runId: string) => join(checkout, 'kb', 'reports', 'state', 'review', 'compare', runId);

@@ -101,7 +101,7 @@ export interface FakeSweep {
 }
 
 /** The scenario's rules, or rules written for the sweep's checkout, notes and release file. */
-export type Rules = FakeRule[] | ((sweep: { checkout: string; notes: string[]; release: string }) => FakeRule[]);
+export type Rules = FakeRule[] | ((sweep: { checkout: string; notes: string[]; release: string }) => FakeRule[] | Promise<FakeRule[]>);
 
 export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): Promise<FakeSweep> {
   const checkout = await corpusCopy();
@@ -109,7 +109,7 @@ export async function fakeSweep(rules: Rules, options: FakeSweepOptions = {}): P
   const gates = options.gates ?? ['frontmatter/*'];
   const dir = await scratch();
   const release = join(dir, 'release');
-  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, typeof rules === 'function' ? rules({ checkout, notes, release }) : rules);
+  const { env: fakeEnv, ledger, scenario } = await fakeScenario(dir, typeof rules === 'function' ? await rules({ checkout, notes, release }) : rules);
   const profilesFile = await fakeProfilesFile(dir, options.profiles ?? { fake: { harness: 'fake', timeout: '1m', attempts: 3 } });
   return {
     checkout,

@@ -6,45 +6,39 @@ import { join } from 'node:path';
 import { packetPath } from '../../src/review/edit/packet.js';
 import { selectPairs } from '../../src/review/status.js';
 import { waitFor } from '../helpers/fake.js';
-import { editedText, editorRule, launches, NOTE, noteText, reviewsPass, runDir, runOf, sha256, cliOn, fullPassSetup } from './helpers.js';
+import { editedText, editorRule, launches, NOTE, noteText, reviewsPass, runDir, runOf, sha256, fullPassSetup } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { expectShape } from '../helpers/json-shape.js';
+import { computedOnce } from '../helpers/once.js';
 
 const { env, address } = useDevServerWithCliWorker();
 const setup = (rules: Parameters<typeof fullPassSetup>[1]) => fullPassSetup(address(), rules);
 
 describe('commonplace review packet', () => {
   describe("a packet's recorded hashes compared with the note, before a pass, after its publication and after a later edit", () => {
-    type Run = Awaited<ReturnType<typeof cliOn>>;
-    let start: string;
-    let changed: string;
-    let before: Run;
-    let passed: Run;
-    let byNote: Run;
-    let byNoteJson: Run;
-    let byRun: Run;
-    let stale: Run;
-    let staleJson: Run;
-    beforeAll(async () => {
+    const results = computedOnce(async () => {
       const { checkout, cli, fullPass } = await setup([editorRule({ edited: '', decision: 'no-edit' }), { attempts: [reviewsPass] }]);
-      start = await noteText(checkout);
+      const start = await noteText(checkout);
       const { runId } = runOf('full-pass', NOTE, start, checkout);
-      before = await cli('review', 'packet', NOTE);
-      passed = await fullPass();
-      byNote = await cli('review', 'packet', NOTE);
-      byNoteJson = await cli('review', 'packet', NOTE, '--json');
-      byRun = await cli('review', 'packet', runId);
-      changed = `${start.trimEnd()}\n\nLater.\n`;
+      const before = await cli('review', 'packet', NOTE);
+      const passed = await fullPass();
+      const byNote = await cli('review', 'packet', NOTE);
+      const byNoteJson = await cli('review', 'packet', NOTE, '--json');
+      const byRun = await cli('review', 'packet', runId);
+      const changed = `${start.trimEnd()}\n\nLater.\n`;
       await writeFile(join(checkout, NOTE), changed);
-      stale = await cli('review', 'packet', NOTE);
-      staleJson = await cli('review', 'packet', NOTE, '--json');
+      const stale = await cli('review', 'packet', NOTE);
+      const staleJson = await cli('review', 'packet', NOTE, '--json');
+      return { start, changed, before, passed, byNote, byNoteJson, byRun, stale, staleJson };
     });
 
     test('before any pass, the note has no published packet', () => {
+      const { before } = results();
       expect(before.stderr).toMatch(/has no published packet/);
     });
 
     test('after the pass is published, the packet named by the note describes the note as the pass left it', () => {
+      const { start, passed, byNote } = results();
       expect(passed.exitCode).toBe(0);
       expect(byNote.exitCode).toBe(0);
       expect(byNote.stdout).toContain(`packet kb/reports/state/review/packets/notes/agent-is-a-tool-loop.md/full-pass.md`);
@@ -52,16 +46,19 @@ describe('commonplace review packet', () => {
     });
 
     test("the packet named by the run ID is the run's published packet", () => {
+      const { byRun } = results();
       expect(byRun.exitCode).toBe(0);
       expect(byRun.stdout).toMatch(/packet kb\/reports\/state\/review\/runs\/\S+\/packet\.md \(published\)/);
     });
 
     test('once the note changes, the packet exits 2 saying it no longer describes the note', () => {
+      const { changed, stale } = results();
       expect(stale.exitCode).toBe(2);
       expect(stale.stdout).toContain(`no longer describes the note: it changed since (it hashes to ${sha256(changed).slice(0, 12)} now)`);
     });
 
     test('with --json each packet is one review-packet document: its hashes, the note now and the verdict', () => {
+      const { start, changed, byNoteJson, staleJson } = results();
       expect(byNoteJson.exitCode).toBe(0);
       expect(expectShape(String(byNoteJson.stdout), 'review-packet')).toMatchObject({
         subject: NOTE,

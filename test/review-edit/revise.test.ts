@@ -8,6 +8,7 @@ import { cliOn, editFixture, launches, NOTE, noteText, runDir, runOf } from './h
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { sha256 } from './helpers.js';
+import { computedOnce } from '../helpers/once.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -104,31 +105,23 @@ describe('commonplace review run revise', () => {
   });
 
   describe('a revise run repeated', () => {
-    type Run = Awaited<ReturnType<typeof cliOn>>;
-    let workflowId: string;
-    let runId: string;
-    let planText: string;
-    let first: Run;
-    let staticDetails: string | undefined;
-    let repeated: Run;
-    let other: Run;
-    let launchesAfterRepeats: number;
-    let unchosen: Run;
-    beforeAll(async () => {
+    const results = computedOnce(async () => {
       const run = await setup((start) => [{ match: '^job = revise$', attempts: [{ outputs: { 'edited.md': tighten(start) } }] }]);
-      workflowId = run.workflowId;
-      runId = run.runId;
-      planText = 'passes: [tighten]\n';
-      first = await run.revise('--plan', await run.planFile(planText), '--max-cost', '3', '--json');
-      staticDetails = await (await env().client.workflow.getHandle(workflowId).describe()).staticDetails();
-      repeated = await run.revise();
-      other = await run.revise('--assess');
-      launchesAfterRepeats = (await launches(run.ledger)).length;
+      const workflowId = run.workflowId;
+      const runId = run.runId;
+      const planText = 'passes: [tighten]\n';
+      const first = await run.revise('--plan', await run.planFile(planText), '--max-cost', '3', '--json');
+      const staticDetails = await (await env().client.workflow.getHandle(workflowId).describe()).staticDetails();
+      const repeated = await run.revise();
+      const other = await run.revise('--assess');
+      const launchesAfterRepeats = (await launches(run.ledger)).length;
       await writeFile(join(run.checkout, NOTE), `${run.start.trimEnd()}\n\nAn edit by hand.\n`);
-      unchosen = await run.revise();
+      const unchosen = await run.revise();
+      return { workflowId, runId, planText, first, staticDetails, repeated, other, launchesAfterRepeats, unchosen };
     });
 
     test('with --json the stop is one run-outcome document: awaiting-approval, exit 2, the approve command as next', () => {
+      const { workflowId, runId, first } = results();
       expect(first.exitCode).toBe(2);
       const outcome = expectShape(String(first.stdout), 'run-outcome');
       expect(outcome).toMatchObject({ workflowId, runId, status: 'awaiting-approval', exitCode: 2, stops: [{ kind: 'awaiting-approval' }] });
@@ -136,6 +129,7 @@ describe('commonplace review run revise', () => {
     });
 
     test("the Web UI's static details name the note's text, the profile, the plan's digest and the cost cap", () => {
+      const { planText, staticDetails } = results();
       expect(staticDetails).toContain(`**revise of ${NOTE}**`);
       expect(staticDetails).toContain('| profile | fake |');
       expect(staticDetails).toContain(`| work | plan ${sha256(planText).slice(0, 12)} |`);
@@ -143,11 +137,13 @@ describe('commonplace review run revise', () => {
     });
 
     test('without a mode attaches to the run, which keeps its mode', () => {
+      const { workflowId, repeated } = results();
       expect(repeated.stderr).toContain(`attaching to ${workflowId}`);
       expect(repeated.exitCode).toBe(2);
     });
 
     test('with a different mode is refused (exit 1), naming each option that differs, and asks nothing', () => {
+      const { other, launchesAfterRepeats } = results();
       expect(other.exitCode).toBe(1);
       expect(other.stderr).toMatch(
         /started with other options: mode: the run has "plan", this command asks "assess"; planSha256: the run has "[0-9a-f]{64}", this command asks none/,
@@ -156,6 +152,7 @@ describe('commonplace review run revise', () => {
     });
 
     test('after the note changes, without a mode is a usage error (exit 1) asking for a choice of work', () => {
+      const { unchosen } = results();
       expect(unchosen.exitCode).toBe(1);
       expect(unchosen.stderr).toMatch(/a new revision of kb\/notes\/agent-is-a-tool-loop\.md needs a choice of work: --plan FILE or --assess/);
     });

@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { fakeScenario, scratch } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { cliOn, editedText, editorRule, gitCorpus, NOTE, noteText, reviewsPass, runDir, runOf } from '../review-edit/helpers.js';
+import { computedOnce } from '../helpers/once.js';
+import { fakeSweep } from '../helpers/sweep.js';
 
 const { address } = useDevServerWithCliWorker();
 
@@ -13,45 +15,39 @@ const gates = 'frontmatter/*';
 /** No Temporal server listens here: the CLI cannot connect. */
 const UNREACHABLE = '127.0.0.1:1';
 
-type Run = Awaited<ReturnType<typeof runCli>>;
-
 describe('review inspect of a closed sweep with one problem pair', () => {
-  let checkout: string;
-  let run: string;
-  let spent: string;
-  let note: string;
-  let started: number;
-  let inspected: Run;
-  let json: Run;
-  let offline: Run;
-  let offlineJson: Run;
-  beforeAll(async () => {
-    checkout = await corpusCopy();
-    [note] = (await someNotes(1)) as [string];
-    spent = (await selectPairs(checkout, { notes: [note], gates: [gates], criteria: ['gates'] }))[0]!.criterion;
+  const results = computedOnce(async () => {
+    let spent = '';
     // The spent pair's answer never passes the check: its attempt budget is spent, and it is the sweep's problem.
-    const { scenario, ledger } = await fakeScenario(await scratch(), [
-      { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
-      { attempts: [{ review: 'pass', costUsd: 0.25, tokens: { input: 1200, output: 300 } }] },
-    ]);
-    const swept = await runCli(
-      ['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', gates, '--concurrency', '1', '--notes', note],
-      {
-        env: { TEMPORAL_ADDRESS: address(), COMMONPLACE_FAKE_LEDGER: ledger },
+    const sweep = await fakeSweep(
+      async ({ checkout, notes }) => {
+        spent = (await selectPairs(checkout, { notes, gates: [gates], criteria: ['gates'] }))[0]!.criterion;
+        return [
+          { match: `criterion = ${spent}$`, attempts: [{ review: 'pass', malformed: [spent] }] },
+          { attempts: [{ review: 'pass', costUsd: 0.25, tokens: { input: 1200, output: 300 } }] },
+        ];
       },
+      { gates: [gates] },
     );
+    const {
+      checkout,
+      notes: [note],
+    } = sweep;
+    const swept = await runCli(sweep.command({ concurrency: 1 }), { env: sweep.cliEnv(address()) });
     expect(swept.exitCode).toBe(2);
-    run = /^sweep (GS-\S+) ended exhausted/m.exec(String(swept.stdout))?.[1] ?? 'no run shown';
-    started = (await readLedger(ledger)).filter((entry) => entry.event === 'start').length;
+    const run = /^sweep (GS-\S+) ended exhausted/m.exec(String(swept.stdout))?.[1] ?? 'no run shown';
+    const started = (await sweep.starts()).length;
     const inspect = (address: string, ...extra: string[]) =>
       runCli(['review', 'inspect', run, '--kb', checkout, ...extra], { env: { TEMPORAL_ADDRESS: address } });
-    inspected = await inspect(address());
-    json = await inspect(address(), '--json');
-    offline = await inspect(UNREACHABLE);
-    offlineJson = await inspect(UNREACHABLE, '--json');
+    const inspected = await inspect(address());
+    const json = await inspect(address(), '--json');
+    const offline = await inspect(UNREACHABLE);
+    const offlineJson = await inspect(UNREACHABLE, '--json');
+    return { checkout, run, spent, note, started, inspected, json, offline, offlineJson };
   });
 
   test('it prints the status, the stop with its evidence, and the one next command', () => {
+    const { checkout, run, inspected } = results();
     expect(inspected.exitCode).toBe(0);
     expect(inspected.stdout).toMatch(new RegExp(`^sweep ${run}: exhausted \\(from \\S+summary\\.json\\)$`, 'm'));
     expect(inspected.stdout).toMatch(/^ {2}budget-exhausted \(operator\): 1 pair spent the attempt budget/m);
@@ -60,6 +56,7 @@ describe('review inspect of a closed sweep with one problem pair', () => {
   });
 
   test('it lists every launch from the workflow histories with its outcome, duration, tokens and cost', () => {
+    const { run, started, inspected } = results();
     expect(inspected.stdout).toMatch(new RegExp(`^launches \\(${started}, from the workflow histories; IDs under ${run}/\\)$`, 'm'));
     const lines = String(inspected.stdout)
       .split('\n')
@@ -69,12 +66,14 @@ describe('review inspect of a closed sweep with one problem pair', () => {
   });
 
   test('it shows the problem pair with its findings', () => {
+    const { spent, note, inspected } = results();
     expect(inspected.stdout).toMatch(/^problems \(1, from \S+problems\.jsonl\)$/m);
     expect(inspected.stdout).toContain(`  ${note} × ${spent}: `);
     expect(inspected.stdout).toMatch(/^ {4}findings:\n {6}fail \S+/m);
   });
 
   test('--json prints one review-inspect document with the launches and the problem', () => {
+    const { checkout, run, spent, note, started, json } = results();
     expect(json.exitCode).toBe(0);
     const document = expectShape(String(json.stdout), 'review-inspect');
     expect(document).toMatchObject({
@@ -101,6 +100,7 @@ describe('review inspect of a closed sweep with one problem pair', () => {
   });
 
   test('with no server it prints the run from its run directory and says the launches are not available', () => {
+    const { checkout, run, spent, note, offline, offlineJson } = results();
     expect(offline.exitCode).toBe(0);
     expect(offline.stdout).toMatch(new RegExp(`^sweep ${run}: exhausted \\(from \\S+summary\\.json; no server answers`, 'm'));
     expect(offline.stdout).toMatch(/^launches: not available: the run directory holds no launch records and no server answers/m);

@@ -1,9 +1,9 @@
-import type { ScheduleHandle } from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { selectPairs } from '../../src/review/status.js';
 import { scheduledSweepRunId } from '../../src/runs/workflow-ids.js';
 import { runCli } from '../helpers/cli.js';
+import { computedOnce } from '../helpers/once.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
@@ -16,21 +16,7 @@ const gates = 'frontmatter/*';
 
 describe('commonplace review run gates', () => {
   describe('a sweep stopped by a usage limit, then the same command run twice more', () => {
-    type Run = Awaited<ReturnType<typeof runCli>>;
-    let stopped: Run;
-    let again: Run;
-    let nothing: Run;
-    let retryNothing: Run;
-    let retryNothingJson: Run;
-    let nothingJson: Run;
-    let details: string | undefined;
-    let swept: { checkout: string; notes: string[] };
-    let startsAfterRetry: number;
-    let pairCount: number;
-    let freshAtStop: number;
-    let allFreshAfter: boolean;
-    let starts: number;
-    beforeAll(async () => {
+    const results = computedOnce(async () => {
       const sweep = await fakeSweep(
         ({ notes }) => [
           { match: `note = ${notes[1]}`, attempts: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }, { review: 'pass' }] },
@@ -40,26 +26,42 @@ describe('commonplace review run gates', () => {
       );
       const args = sweep.command({ concurrency: 1 });
       const cliEnv = sweep.cliEnv(address());
-      pairCount = (await sweep.pairs()).length;
-      stopped = await runCli(args, { env: cliEnv });
-      freshAtStop = (await sweep.pairs()).filter((pair) => pair.status === 'fresh').length;
-      again = await runCli(args, { env: cliEnv });
-      allFreshAfter = (await sweep.pairs()).every((pair) => pair.status === 'fresh');
-      starts = (await sweep.starts()).length;
-      nothing = await runCli(args, { env: cliEnv });
+      const pairCount = (await sweep.pairs()).length;
+      const stopped = await runCli(args, { env: cliEnv });
+      const freshAtStop = (await sweep.pairs()).filter((pair) => pair.status === 'fresh').length;
+      const again = await runCli(args, { env: cliEnv });
+      const allFreshAfter = (await sweep.pairs()).every((pair) => pair.status === 'fresh');
+      const starts = (await sweep.starts()).length;
+      const nothing = await runCli(args, { env: cliEnv });
       const runId = sweepRunOf(again);
-      retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
-      retryNothingJson = await runCli(['review', 'retry', runId, '--kb', sweep.checkout, '--json'], { env: cliEnv });
-      nothingJson = await runCli([...args, '--json'], { env: cliEnv });
-      details = await env()
+      const retryNothing = await runCli(['review', 'retry', runId], { env: cliEnv });
+      const retryNothingJson = await runCli(['review', 'retry', runId, '--kb', sweep.checkout, '--json'], { env: cliEnv });
+      const nothingJson = await runCli([...args, '--json'], { env: cliEnv });
+      const details = await env()
         .client.workflow.getHandle(`gates/${runId}`)
         .describe()
         .then((execution) => execution.staticDetails());
-      swept = sweep;
-      startsAfterRetry = (await sweep.starts()).length;
+      const swept = sweep;
+      const startsAfterRetry = (await sweep.starts()).length;
+      return {
+        stopped,
+        again,
+        nothing,
+        retryNothing,
+        retryNothingJson,
+        nothingJson,
+        details,
+        swept,
+        startsAfterRetry,
+        pairCount,
+        freshAtStop,
+        allFreshAfter,
+        starts,
+      };
     });
 
     test('review retry of a sweep with no problem pairs says there is nothing to retry and starts nothing', () => {
+      const { retryNothing, startsAfterRetry, starts } = results();
       expect(retryNothing.exitCode).toBe(0);
       expect(retryNothing.stdout).toMatch(/^sweep GS-\S+ has no problem pairs: nothing to retry$/m);
       expect(retryNothing.stderr).not.toMatch(/started/);
@@ -67,17 +69,20 @@ describe('commonplace review run gates', () => {
     });
 
     test('review retry --kb --json with nothing to retry prints the review-retry shape', () => {
+      const { retryNothingJson } = results();
       expect(retryNothingJson.exitCode).toBe(0);
       expect(expectShape(String(retryNothingJson.stdout), 'review-retry')).toMatchObject({ started: false, problems: 0 });
     });
 
     test('--json prints the completed sweep as one run-outcome document, the summary its result', () => {
+      const { nothingJson } = results();
       expect(nothingJson.exitCode).toBe(0);
       const outcome = expectShape(String(nothingJson.stdout), 'run-outcome');
       expect(outcome).toMatchObject({ status: 'completed', exitCode: 0, workflowId: expect.stringMatching(/^gates\/GS-/), result: { pairs: 0 } });
     });
 
     test('the sweep carries its parameters as static details for the Web UI', () => {
+      const { details, swept } = results();
       // Temporal carries the checkout by its ID, never by a path of this host.
       for (const row of [
         `| checkout | checkout ${checkoutIdOf(swept.checkout)} |`,
@@ -94,21 +99,25 @@ describe('commonplace review run gates', () => {
     });
 
     test('the usage limit stops the sweep with exit 2, saying when the limit resets', () => {
+      const { stopped } = results();
       expect(stopped.exitCode).toBe(2);
       expect(stopped.stdout).toMatch(/stopped: usage-limit \(retry\)/);
       expect(stopped.stdout).toMatch(/the limit resets at 2026-01-01T04:00:00\.000Z/);
     });
 
     test('the stopped sweep names exactly one next command, its resume', () => {
+      const { stopped } = results();
       expect(stopped.stdout).toMatch(/continue with: node \S+ review run gates --resume GS-/);
       expect(String(stopped.stdout).match(/commonplace\S* review \S+ \S+/g)).toHaveLength(1);
     });
 
     test('the results accepted before the stop are written at the stop', () => {
+      const { freshAtStop } = results();
       expect(freshAtStop).toBeGreaterThan(0);
     });
 
     test('the same command again resumes the sweep and completes it, every pair fresh', () => {
+      const { again, pairCount, allFreshAfter } = results();
       expect(again.stderr).toMatch(/resuming gates\/GS-/);
       expect(again.exitCode).toBe(0);
       expect(again.stdout).toMatch(/sweep GS-\S+ completed/);
@@ -117,10 +126,12 @@ describe('commonplace review run gates', () => {
     });
 
     test('the resumed sweep asks no accepted pair twice', () => {
+      const { pairCount, starts } = results();
       expect(starts).toBe(pairCount + 1);
     });
 
     test('the same command once everything is fresh asks nothing', () => {
+      const { nothing } = results();
       expect(nothing.exitCode).toBe(0);
       expect(nothing.stdout).toMatch(/pairs asked +0/);
     });
@@ -162,75 +173,78 @@ describe('commonplace review run gates', () => {
 
 describe('commonplace review schedule', () => {
   describe('a paused schedule created through the CLI, triggered twice while its sweep runs', () => {
-    type Run = Awaited<ReturnType<typeof runCli>>;
-    let name: string;
-    let created: Run;
-    let triggers: Run[];
-    let described: Awaited<ReturnType<ScheduleHandle['describe']>>;
-    let details: string | undefined;
-    let sweeps: number;
-    let starts: number;
-    let listed: Run;
-    let unpaused: Run;
-    let pausedAfterUnpause: boolean;
-    let deleted: Run;
-    let triggerAfterDelete: Run;
-    let createdJson: Run;
-    let pausedJson: Run;
-    let deletedJson: Run;
-    let manualWhileScheduled: Run;
-    let checkout: string;
-    let checkoutId: string;
-    beforeAll(async () => {
+    const results = computedOnce(async () => {
       // The first sweep's launch is held open until the test has triggered again: the second trigger
       // comes while the sweep runs, however slow the machine.
       const sweep = await fakeSweep(({ release }) => [{ attempts: [{ review: 'pass', waitForFile: release }] }], { gates: ['sentence/framing-mismatch'] });
-      checkout = sweep.checkout;
+      const { checkout } = sweep;
       const cliEnv = sweep.cliEnv(address());
-      name = `nightly-${Date.now().toString(36)}`;
+      const name = `nightly-${Date.now().toString(36)}`;
       const flags = sweepFlags({ kb: checkout, scenario: sweep.scenario, gates: sweep.gates, notes: sweep.notes });
-      created = await runCli(['review', 'schedule', 'create', name, '--every', '24h', '--paused', ...flags], { env: cliEnv });
-      triggers = [await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv })];
+      const created = await runCli(['review', 'schedule', 'create', name, '--every', '24h', '--paused', ...flags], { env: cliEnv });
+      const triggers = [await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv })];
       await waitFor('the triggered sweep to launch', async () => (await sweep.starts()).length > 0, 60_000);
       triggers.push(await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv }));
       const handle = env().client.schedule.getHandle(`gates-${name}`);
       await waitFor('the second trigger to be skipped', async () => (await handle.describe()).info.numActionsSkippedOverlap > 0, 60_000);
-      manualWhileScheduled = await runCli(['review', 'run', 'gates', ...flags], { env: cliEnv });
+      const manualWhileScheduled = await runCli(['review', 'run', 'gates', ...flags], { env: cliEnv });
       await sweep.releaseLaunch();
 
       await waitFor('the first sweep to finish', async () => (await handle.describe()).info.runningActions.length === 0, 120_000);
-      described = await handle.describe();
-      details = await env()
+      const described = await handle.describe();
+      const details = await env()
         .client.workflow.getHandle(described.info.recentActions[0]!.action.workflow.workflowId)
         .describe()
         .then((execution) => execution.staticDetails());
-      sweeps = 0;
-      checkoutId = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
+      let sweeps = 0;
+      const checkoutId = (await readFile(join(checkout, '.commonplace', 'checkout-id'), 'utf8')).trim();
       for await (const _execution of env().client.workflow.list({
         query: `WorkflowType = "gateSweep" AND WorkflowId STARTS_WITH "gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}"`,
       }))
         sweeps += 1;
-      starts = (await sweep.starts()).length;
+      const starts = (await sweep.starts()).length;
 
-      listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
-      unpaused = await runCli(['review', 'schedule', 'unpause', name], { env: cliEnv });
-      pausedAfterUnpause = (await handle.describe()).state.paused;
-      deleted = await runCli(['review', 'schedule', 'delete', name, '--json'], { env: cliEnv });
-      triggerAfterDelete = await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv });
-      createdJson = await runCli(
+      const listed = await runCli(['review', 'schedule', 'list', '--json'], { env: cliEnv });
+      const unpaused = await runCli(['review', 'schedule', 'unpause', name], { env: cliEnv });
+      const pausedAfterUnpause = (await handle.describe()).state.paused;
+      const deleted = await runCli(['review', 'schedule', 'delete', name, '--json'], { env: cliEnv });
+      const triggerAfterDelete = await runCli(['review', 'schedule', 'trigger', name], { env: cliEnv });
+      const createdJson = await runCli(
         ['review', 'schedule', 'create', `${name}-weekly`, '--cron', '0 3 * * 1', '--overlap', 'buffer-one', '--paused', '--json', ...flags],
         { env: cliEnv },
       );
-      pausedJson = await runCli(['review', 'schedule', 'pause', `${name}-weekly`, '--json'], { env: cliEnv });
-      deletedJson = await runCli(['review', 'schedule', 'delete', `${name}-weekly`, '--json'], { env: cliEnv });
+      const pausedJson = await runCli(['review', 'schedule', 'pause', `${name}-weekly`, '--json'], { env: cliEnv });
+      const deletedJson = await runCli(['review', 'schedule', 'delete', `${name}-weekly`, '--json'], { env: cliEnv });
+      return {
+        name,
+        created,
+        triggers,
+        described,
+        details,
+        sweeps,
+        starts,
+        listed,
+        unpaused,
+        pausedAfterUnpause,
+        deleted,
+        triggerAfterDelete,
+        createdJson,
+        pausedJson,
+        deletedJson,
+        manualWhileScheduled,
+        checkout,
+        checkoutId,
+      };
     });
 
     test('create says what it made: the interval, the overlap policy skip, and paused', () => {
+      const { name, created } = results();
       expect(created.stderr).toBe('');
       expect(created.stdout).toMatch(new RegExp(`created schedule ${name} .*every 24h, overlap skip, paused`));
     });
 
     test('a trigger starts one sweep, which launches once', () => {
+      const { triggers, described, sweeps, starts } = results();
       expect(triggers.map((trigger) => trigger.exitCode)).toEqual([0, 0]);
       expect(described.info.recentActions).toHaveLength(1);
       expect(sweeps).toBe(1);
@@ -238,10 +252,12 @@ describe('commonplace review schedule', () => {
     });
 
     test('a second trigger while the sweep runs is skipped as an overlap', () => {
+      const { described } = results();
       expect(described.info.numActionsSkippedOverlap).toBe(1);
     });
 
     test('list --json prints the schedule-list shape: the schedule paused, with its checkout, its overlap policy and its skipped trigger', () => {
+      const { name, listed, checkoutId } = results();
       const rows = expectShape(String(listed.stdout), 'schedule-list')['schedules'] as { name: string }[];
       expect(rows.find((row) => row.name === name)).toMatchObject({
         paused: true,
@@ -253,6 +269,7 @@ describe('commonplace review schedule', () => {
     });
 
     test('a manual sweep of the same checkout while the scheduled one runs is refused, naming it (nothing launched twice)', () => {
+      const { name, manualWhileScheduled, checkoutId } = results();
       expect(manualWhileScheduled.exitCode).toBe(1);
       expect(manualWhileScheduled.stderr).toMatch(
         new RegExp(`another sweep of this checkout is open \\(gates/${scheduledSweepRunId(checkoutId, name, env().namespace)}`),
@@ -260,17 +277,20 @@ describe('commonplace review schedule', () => {
     });
 
     test('unpause unpauses the schedule', () => {
+      const { unpaused, pausedAfterUnpause } = results();
       expect(unpaused.stdout).toMatch(/unpaused schedule/);
       expect(pausedAfterUnpause).toBe(false);
     });
 
     test('the scheduled sweep carries its parameters as static details', () => {
+      const { name, details, checkoutId } = results();
       expect(details).toContain(`| checkout | checkout ${checkoutId} |`);
       expect(details).toMatch(/\| auto-resume \| yes \|/);
       expect(details).toContain(`| schedule | ${name} (every 24h, overlap skip) |`);
     });
 
     test('create, pause and delete --json print the schedule-changed shape', () => {
+      const { name, createdJson, pausedJson, deletedJson, checkout } = results();
       expect([createdJson, pausedJson, deletedJson].map((run) => run.exitCode)).toEqual([0, 0, 0]);
       expect(expectShape(String(createdJson.stdout), 'schedule-changed')).toEqual({
         shape: 'schedule-changed',
@@ -288,6 +308,7 @@ describe('commonplace review schedule', () => {
     });
 
     test('after delete, a trigger exits 1 saying there is no such schedule', () => {
+      const { name, deleted, triggerAfterDelete } = results();
       expect(expectShape(String(deleted.stdout), 'schedule-changed')).toMatchObject({ action: 'deleted', name, scheduleId: `gates-${name}` });
       expect(triggerAfterDelete.exitCode).toBe(1);
       expect(triggerAfterDelete.stderr).toMatch(new RegExp(`no schedule ${name}`));

@@ -6,6 +6,7 @@ import { waitFor } from '../helpers/fake.js';
 import { someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
 import { executeSweep, fakeSweep, heldFramingMismatch, startSweep, type FakeSweep } from '../helpers/sweep.js';
+import { computedOnce } from '../helpers/once.js';
 
 const { env } = useDevServer();
 
@@ -27,58 +28,61 @@ const stale = async (setup: FakeSweep) => (await setup.pairs()).filter((pair) =>
 
 describe('the gate sweep', () => {
   describe('sweeps of three notes, with edits and a deletion between them', () => {
-    type Pair = Awaited<ReturnType<typeof selectPairs>>[number];
     const key = (pair: { note: string; criterion: string }) => `${pair.note} ${pair.criterion}`;
-    let notes: string[];
-    let edited: string;
-    let applicable: Pair[];
-    let first: SweepSummary;
-    let startsAfterFirst: number;
-    let staleAfterFirst: Pair[];
-    let result: string;
-    let second: SweepSummary;
-    let startsAfterSecond: number;
-    let afterNoteEdit: Pair[];
-    let third: SweepSummary;
-    let afterGateEdit: Pair[];
-    let staleAfterFourth: Pair[];
-    let orphans: Awaited<ReturnType<typeof findOrphans>>;
-    beforeAll(async () => {
-      notes = await someNotes(3);
+    const results = computedOnce(async () => {
+      const notes = await someNotes(3);
       const setup = await sweepSetup([{ attempts: [{ review: 'pass' }] }], notes);
-      applicable = await setup.pairs();
+      const applicable = await setup.pairs();
 
-      first = await sweep(setup);
-      startsAfterFirst = (await setup.starts()).length;
-      staleAfterFirst = await stale(setup);
-      result = await readFile(join(setup.checkout, applicable[0]!.resultPath), 'utf8');
+      const first = await sweep(setup);
+      const startsAfterFirst = (await setup.starts()).length;
+      const staleAfterFirst = await stale(setup);
+      const result = await readFile(join(setup.checkout, applicable[0]!.resultPath), 'utf8');
 
-      second = await sweep(setup);
-      startsAfterSecond = (await setup.starts()).length;
+      const second = await sweep(setup);
+      const startsAfterSecond = (await setup.starts()).length;
 
       // One word of one note's body.
-      edited = notes[1]!;
+      const edited = notes[1]!;
       const text = await readFile(join(setup.checkout, edited), 'utf8');
       await writeFile(join(setup.checkout, edited), `${text.trimEnd()} indeed\n`); // the last line is body text
-      afterNoteEdit = await stale(setup);
-      third = await sweep(setup);
+      const afterNoteEdit = await stale(setup);
+      const third = await sweep(setup);
 
       const gateFile = join(setup.checkout, 'kb/instructions/review-gates/sentence/framing-mismatch.md');
       await writeFile(gateFile, `${await readFile(gateFile, 'utf8')}\nOne more sentence of test.\n`);
-      afterGateEdit = await stale(setup);
+      const afterGateEdit = await stale(setup);
       await sweep(setup);
-      staleAfterFourth = await stale(setup);
+      const staleAfterFourth = await stale(setup);
 
       await rm(join(setup.checkout, notes[0]!));
-      orphans = await findOrphans(setup.checkout, { criteria: ['gates'] });
+      const orphans = await findOrphans(setup.checkout, { criteria: ['gates'] });
+      return {
+        notes,
+        edited,
+        applicable,
+        first,
+        startsAfterFirst,
+        staleAfterFirst,
+        result,
+        second,
+        startsAfterSecond,
+        afterNoteEdit,
+        third,
+        afterGateEdit,
+        staleAfterFourth,
+        orphans,
+      };
     });
 
     test('before any sweep, every applicable pair is missing', () => {
+      const { applicable } = results();
       expect(applicable.length).toBeGreaterThan(6);
       expect(applicable.every((pair) => pair.status === 'missing')).toBe(true);
     });
 
     test('the first sweep asks each applicable pair once and writes its result, leaving none stale', () => {
+      const { applicable, first, startsAfterFirst, staleAfterFirst } = results();
       expect(first.pairs).toBe(applicable.length);
       expect(first.counts.written.pass).toBe(applicable.length);
       expect(first.counts.problems).toBe(0);
@@ -87,32 +91,38 @@ describe('the gate sweep', () => {
     });
 
     test('a result file names its note in its frontmatter and ends in its result line', () => {
+      const { result } = results();
       expect(result).toMatch(/^---\nnote: kb\/notes\//);
       expect(result).toMatch(/\nResult: pass\n$/);
     });
 
     test('a second sweep with nothing changed asks nothing', () => {
+      const { applicable, second, startsAfterSecond } = results();
       expect(second.pairs).toBe(0);
       expect(startsAfterSecond).toBe(applicable.length);
     });
 
     test("a body edit of one note stales exactly that note's body-watching pairs, as note changed", () => {
+      const { edited, applicable, afterNoteEdit } = results();
       const bodyWatching = applicable.filter((pair) => pair.note === edited && pair.watches.includes('body'));
       expect(afterNoteEdit.map(key).sort()).toEqual(bodyWatching.map(key).sort());
       expect(afterNoteEdit.every((pair) => pair.staleBecause === 'note')).toBe(true);
     });
 
     test('the sweep after the note edit asks exactly the stale pairs', () => {
+      const { afterNoteEdit, third } = results();
       expect(third.pairs).toBe(afterNoteEdit.length);
     });
 
     test("a gate edit stales exactly that gate's pairs, as criterion changed, and the next sweep freshens them", () => {
+      const { notes, afterGateEdit, staleAfterFourth } = results();
       expect(afterGateEdit.map((pair) => pair.criterion)).toEqual(notes.map(() => 'sentence/framing-mismatch'));
       expect(afterGateEdit.every((pair) => pair.staleBecause === 'criterion')).toBe(true);
       expect(staleAfterFourth).toEqual([]);
     });
 
     test('a deleted note orphans exactly its results, as note gone', () => {
+      const { notes, applicable, orphans } = results();
       expect(orphans.map((orphan) => `${orphan.note} ${orphan.criterion} ${orphan.reason}`).sort()).toEqual(
         applicable
           .filter((pair) => pair.note === notes[0])
