@@ -185,16 +185,14 @@ export async function checkoutAt(dir: string, worktrees?: string): Promise<HeldC
  * host records where it is.
  */
 export async function checkoutHere(kb: string | undefined): Promise<HeldCheckout | undefined> {
-  let root: string;
   try {
-    root = findCheckout(process.cwd(), kb).root;
+    const { root } = findCheckout(process.cwd(), kb);
+    const id = await knownCheckoutId(root);
+    await recordNamed(id, root);
+    return { id, root, worktrees: defaultWorktreesRoot(root) };
   } catch {
     return undefined;
   }
-  const id = await knownCheckoutId(root).catch(() => undefined);
-  if (id === undefined) return undefined;
-  await recordNamed(id, root);
-  return { id, root, worktrees: defaultWorktreesRoot(root) };
 }
 
 /**

@@ -53,8 +53,6 @@ export const layoutFileSchema = z.strictObject({
   roles: z.record(roleName, roleSchema).refine((roles) => Object.keys(roles).length > 0, { error: 'must declare at least one role' }),
 });
 
-export type LayoutFile = z.infer<typeof layoutFileSchema>;
-
 export interface LayoutRole {
   readonly name: string;
   readonly description: string | undefined;

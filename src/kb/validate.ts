@@ -183,28 +183,15 @@ export async function collectFiles(repoRoot: string, targets: readonly string[],
       const base = path.resolve(cwd, scan.base === '' ? '.' : scan.base);
       ensureInside(root, base, target);
       const matcher = picomatch(toPosix(absolute), { dot: false });
-      let matched = 0;
-      for (const file of await walk(base)) {
-        if (isValidatable(file) && matcher(toPosix(file))) {
-          files.add(relativeTo(root, file));
-          matched += 1;
-        }
-      }
-      if (matched === 0) throw new KbError('no-match', `${target} matches no note, schema or layout file`);
+      const matched = (await walk(base)).filter((file) => isValidatable(file) && matcher(toPosix(file)));
+      if (matched.length === 0) throw new KbError('no-match', `${target} matches no note, schema or layout file`);
+      for (const file of matched) files.add(relativeTo(root, file));
       continue;
     }
     ensureInside(root, absolute, target);
-    let info;
-    try {
-      info = await stat(absolute);
-    } catch {
-      throw new KbError('path-not-found', `${target}: no such file or directory`);
-    }
-    if (info.isDirectory()) {
-      for (const file of await walk(absolute)) if (isValidatable(file)) files.add(relativeTo(root, file));
-    } else {
-      files.add(relativeTo(root, absolute));
-    }
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) throw new KbError('path-not-found', `${target}: no such file or directory`);
+    for (const file of info.isDirectory() ? (await walk(absolute)).filter(isValidatable) : [absolute]) files.add(relativeTo(root, file));
   }
   return [...files].sort();
 }

@@ -141,9 +141,7 @@ function findSections(lines: readonly string[]): Map<string, SectionRange[]> {
   const sections = new Map<string, SectionRange[]>();
   for (const start of starts) {
     const end = breaks.find((index) => index > start.heading) ?? lines.length;
-    const list = sections.get(start.title) ?? [];
-    list.push({ heading: start.heading, end });
-    sections.set(start.title, list);
+    sections.set(start.title, [...(sections.get(start.title) ?? []), { heading: start.heading, end }]);
   }
   return sections;
 }

@@ -52,10 +52,8 @@ export function pairOfResultPath(path: string): { note: string; criterion: strin
   const noteEnd = segments.findIndex((segment) => segment.endsWith('.md'));
   if (noteEnd === -1 || noteEnd === segments.length - 1) return undefined;
   const note = `kb/${segments.slice(0, noteEnd + 1).join('/')}`;
-  const criterion = segments
-    .slice(noteEnd + 1)
-    .join('/')
-    .slice(0, -'.md'.length);
+  const criterionFile = segments.slice(noteEnd + 1).join('/');
+  const criterion = criterionFile.slice(0, -'.md'.length);
   if (criterion === '' || notePathProblem(note) !== undefined || criterionIdProblem(criterion) !== undefined) return undefined;
   return { note, criterion };
 }

@@ -45,11 +45,7 @@ export function quickFrontmatter(lines: readonly string[]): Record<string, unkno
     else if (SAFE_QUOTED.test(raw)) data[key] = JSON.parse(raw) as string;
     else if (raw.startsWith('[') && raw.endsWith(']')) {
       const inner = raw.slice(1, -1).trim();
-      if (inner === '') {
-        data[key] = [];
-        continue;
-      }
-      const items = inner.split(',').map((item) => item.trim());
+      const items = inner === '' ? [] : inner.split(',').map((item) => item.trim());
       if (!items.every(isSafePlain)) return undefined;
       data[key] = items;
     } else return undefined;

@@ -94,18 +94,15 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
     if (/^\s/.test(written) && RESULT_LINE.test(written.trimStart())) {
       return fail(`the result line must start at the beginning of the line, found ${shown}`, line);
     }
-    if ((OUTCOMES as readonly string[]).includes(word)) {
+    if (isOutcome(word)) {
       return fail(`the last line must be exactly \`Result: ${word}\` (lowercase, no markup or punctuation), found ${shown}`, line);
     }
     return fail(`the last line ${shown} is not a result line; it must be exactly ${expected}`, line);
   }
-  for (let index = last - 1; index >= 0; index -= 1) {
-    if (RESULT_LINE.test(lines[index] ?? '')) {
-      return fail(
-        `a result line stands at line ${firstLine + index}, but more text follows it; the result line must be the last non-empty line (last: ${shown})`,
-        line,
-      );
-    }
+  const earlier = lines.map((text, index) => index < last && RESULT_LINE.test(text)).lastIndexOf(true);
+  if (earlier >= 0) {
+    const at = firstLine + earlier;
+    return fail(`a result line stands at line ${at}, but more text follows it; the result line must be the last non-empty line (last: ${shown})`, line);
   }
   return fail(`the output does not end with a result line: the last non-empty line is ${shown}; it must be exactly ${expected}`, line);
 }
