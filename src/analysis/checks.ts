@@ -1,27 +1,19 @@
-/**
- * Declared checks and feedback: the consumer's own code a plan may name per role. A check returns
- * findings that refuse a candidate beside its role-scoped validation; a feedback function appends
- * text to what a refused or rejected author is handed. The plan loader refuses a name that is not
- * registered here.
- *
- * PURE MODULE.
- */
+/** Code a plan may name per role: a check refuses a candidate with findings; feedback adds to what a refused author is handed. PURE MODULE. */
 import { declaredRecords, noteBody, proseLines } from './records.js';
 
 export interface CheckFinding {
   readonly rule: string;
   readonly message: string;
-  /** 1-based line of the candidate file, when known. */
+  /** 1-based. */
   readonly line?: number;
 }
 
 export interface CheckContext {
   readonly role: string;
-  /** The candidate's text. */
   readonly text: string;
-  /** The role's accepted version before this candidate, when there is one. */
+  /** The role's accepted version before this candidate. */
   readonly incumbent: string | undefined;
-  /** The layout's record-ID pattern, when it has one. */
+  /** The layout's record-ID pattern. */
   readonly recordId: string | undefined;
 }
 
@@ -32,7 +24,6 @@ function bodyOffset(text: string): number {
   return normal.split('\n').length - noteBody(normal).split('\n').length;
 }
 
-/** The registered declared checks, by the name a plan uses. */
 export const DECLARED_CHECKS: Readonly<Record<string, DeclaredCheck>> = {
   /** The member declares at least one record, so others have something to cite. */
   'records-declared': ({ text, recordId }) => {
@@ -70,16 +61,14 @@ export const DECLARED_CHECKS: Readonly<Record<string, DeclaredCheck>> = {
 
 export interface FeedbackContext {
   readonly role: string;
-  /** The member type the role takes. */
   readonly type: string;
   readonly recordId: string | undefined;
-  /** The members the role cites, as handed to it (role → text). */
+  /** Role → text, as handed to it. */
   readonly cited: Readonly<Record<string, string>>;
 }
 
 export type Feedback = (context: FeedbackContext) => string | undefined;
 
-/** The registered feedback functions, by the name a plan uses. */
 export const FEEDBACK: Readonly<Record<string, Feedback>> = {
   /** Lists the record IDs the cited members declare, so a citation can be fixed without guessing. */
   'record-ids': ({ recordId, cited }) => {
@@ -93,6 +82,3 @@ export const FEEDBACK: Readonly<Record<string, Feedback>> = {
   /** Points back to the member type, whose rules win over the job instruction. */
   'member-type': ({ type }) => `Your member type is ${type}; where it and the job instruction differ, the type wins. Read it again before you answer.`,
 };
-
-export const checkNames = (): string[] => Object.keys(DECLARED_CHECKS);
-export const feedbackNames = (): string[] => Object.keys(FEEDBACK);

@@ -1,32 +1,22 @@
-/**
- * The analysis workflow's pure decisions: applying a verdict, which subjects a correction round
- * changed, the reasons its stops give, the manifest it writes and the answer key of an ask. The
- * workflow makes the calls; these say what they come to, and are unit-tested without a server.
- *
- * PURE MODULE: the workflow imports it.
- */
+/** The analysis workflow's pure decisions, unit-tested without a server. PURE MODULE. */
 import type { Disposition } from '../kb/layouts.js';
 import { namedPaths, type StopOf } from '../runs/stop.js';
 import { manifestMember, type Manifest, type ManifestStatus } from './manifest.js';
 import type { AskKind, FrozenSource, MemberRecord } from './progress.js';
 
-/** Accepted members as a round begins: role → SHA-256. */
+/** Accepted members, role → SHA-256. */
 export type Snapshot = Readonly<Record<string, string>>;
 
-/** The accepted members as they stand, role → SHA-256. */
 export function snapshotOf(members: Readonly<Record<string, MemberRecord>>): Snapshot {
   return Object.fromEntries(Object.values(members).map((member) => [member.role, member.sha256]));
 }
 
-/** The snapshot without one role (a candidate is checked against the others). */
+/** A candidate is checked against the others. */
 export function without(snapshot: Snapshot, role: string): Snapshot {
   return Object.fromEntries(Object.entries(snapshot).filter(([name]) => name !== role));
 }
 
-/**
- * A verdict applied to the exact versions the verifier was handed: each subject it was handed is
- * marked accepted or refused at those bytes. Returns the members to replace.
- */
+/** Applied to the exact versions the verifier was handed; returns the members to replace. */
 export function applyVerdict(
   members: Readonly<Record<string, MemberRecord>>,
   handed: Snapshot,
@@ -44,17 +34,15 @@ export function applyVerdict(
   return marked;
 }
 
-/** The subjects whose bytes differ from the versions a verifier was last handed. */
 export function changedSubjects(members: Readonly<Record<string, MemberRecord>>, handed: Snapshot, subjects: readonly string[]): string[] {
   return subjects.filter((subject) => members[subject]?.sha256 !== handed[subject]);
 }
 
-/** The reads of a role whose members changed since it was written (reconciliation runs again when any did). */
+/** Reconciliation runs again when any read changed since it was written. */
 export function changedReads(member: MemberRecord, members: Readonly<Record<string, MemberRecord>>, reads: readonly string[]): string[] {
   return reads.filter((read) => members[read]?.sha256 !== member.handed[read]);
 }
 
-/** What an environment assertion or a run-state check found wrong, as an environment stop. */
 export function environmentStop(found: { problems: readonly string[]; evidence?: string }, what = 'the environment changed'): StopOf<'environment-changed'> {
   const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : '';
   return {
@@ -65,7 +53,6 @@ export function environmentStop(found: { problems: readonly string[]; evidence?:
   };
 }
 
-/** A source acquisition could not resolve or copy: the operator restores it (or fixes the network) and resumes, or prepares a new run. */
 export function sourceUnavailableStop(found: { problems: readonly string[]; evidence?: string }): StopOf<'source-unavailable'> {
   return {
     kind: 'source-unavailable',
@@ -75,7 +62,7 @@ export function sourceUnavailableStop(found: { problems: readonly string[]; evid
   };
 }
 
-/** Paths a launch wrote outside its outputs, as an environment stop naming the role and attempt that revealed them. */
+/** Paths a launch wrote outside its outputs. */
 export function strayStop(strays: readonly string[], stage: string, role: string, attempt: number, worktree: string): StopOf<'environment-changed'> {
   return {
     kind: 'environment-changed',
@@ -85,7 +72,7 @@ export function strayStop(strays: readonly string[], stage: string, role: string
   };
 }
 
-/** Paths of the main checkout that changed while a launch ran: the launch is named, and its answer is not accepted. */
+/** The main checkout changed while a launch ran: its answer is not accepted. */
 export function checkoutStop(paths: readonly string[], role: string, attempt: number, launchId: string, checkout: string): StopOf<'environment-changed'> {
   return {
     kind: 'environment-changed',
@@ -95,7 +82,6 @@ export function checkoutStop(paths: readonly string[], role: string, attempt: nu
   };
 }
 
-/** A role's spent budget: the run ends here, saying which role and why. */
 export function budgetStop(role: string, max: number, why: string, evidence: string | undefined): StopOf<'budget-exhausted'> {
   return {
     kind: 'budget-exhausted',
@@ -105,14 +91,12 @@ export function budgetStop(role: string, max: number, why: string, evidence: str
   };
 }
 
-/** The reason a rejected ask is asked again: what it was, then rejected by its check. */
 export function rejectedReason(kind: AskKind, reason: string | undefined): string {
   if (kind === 'write' || kind === 're-ask') return reason ?? 'rejected by its check';
   return `${(reason ?? kind).replace(/; then rejected by its check$/, '')}; then rejected by its check`;
 }
 
-/** The run values a manifest is written from. */
-export interface ManifestRun {
+interface ManifestRun {
   readonly runId: string;
   readonly order: readonly string[];
   readonly parameters?: {
@@ -127,7 +111,7 @@ export interface ManifestRun {
   readonly disposition?: Disposition;
 }
 
-/** The working (or, at assembly, the exact) manifest of the members as they stand, in the layout's order. */
+/** The working (or, at assembly, the exact) manifest, in the layout's order. */
 export function buildManifest(run: ManifestRun, members: Readonly<Record<string, MemberRecord>>, status: ManifestStatus, updatedAt: string): Manifest {
   const current = Object.values(members).sort((a, b) => run.order.indexOf(a.role) - run.order.indexOf(b.role));
   const parameters = run.parameters;

@@ -1,36 +1,26 @@
-/**
- * The `name = value` lines of one model job's prompt, built from the plan and the run. The plan
- * loader builds them with placeholder values to prove every prompt renders; the workflow builds
- * them with the run's values.
- *
- * PURE MODULE: the workflow imports it.
- */
+/** A job prompt's `name = value` lines: the plan loader builds them with placeholders to prove every prompt renders. PURE MODULE. */
 import type { Plan, PlanRole } from './plan.js';
 import type { PromptLine } from './prompt.js';
 
-/** Run values every prompt prints. */
 export interface JobValues {
   readonly run: string;
   readonly system: string;
-  /** The frozen source's identity (what the frozen-source role's `source` must say). */
+  /** What the frozen-source role's `source` must say. */
   readonly source: string;
-  /** The capture directory, absolute: the frozen source is in it, and workers may write there. */
+  /** Absolute: the frozen source is in it, and workers may write there. */
   readonly capture: string;
-  /** The commonplace command line (for `{command} validate …` self-checks). */
+  /** For `{command} validate …` self-checks. */
   readonly command: string;
 }
 
-/** What kind of ask this is, beyond the first: each adds its line. */
-export interface JobVariant {
-  /** A re-ask after a rejected candidate: `findings = findings.md`. */
+/** An ask beyond the first: a re-ask, a correction, a fresh ask because inputs changed; each adds its line. */
+interface JobVariant {
   readonly findings?: boolean;
-  /** A correction after a verifier's refusal: `refusal = refusal.md`. */
   readonly refusal?: boolean;
-  /** A fresh ask because these inputs changed: `changed = a, b`. */
   readonly changed?: readonly string[];
 }
 
-/** The fixed line names, in the order they are printed. */
+/** In the order they are printed. */
 export const FIXED_LINES = [
   'job',
   'role',
@@ -51,15 +41,14 @@ export const FIXED_LINES = [
   'changed',
 ] as const;
 
-/** The name of the line that hands a worker the member of `role`. */
 export const inputLine = (role: string) => `input-${role}`;
 
-/** Where, in a launch directory, the handed members and the hand-out files are. */
+/** In a launch directory. */
 export const LAUNCH_ARTIFACT = 'artifact';
 export const FINDINGS_FILE = 'findings.md';
 export const REFUSAL_FILE = 'refusal.md';
 
-export function inputPath(plan: Plan, role: string): string {
+function inputPath(plan: Plan, role: string): string {
   const entry = plan.layout.roles.find((candidate) => candidate.name === role);
   return `${LAUNCH_ARTIFACT}/${entry?.path ?? `${role}.md`}`;
 }
@@ -70,7 +59,7 @@ function identityValue(identity: Readonly<Record<string, string>>): string {
     .join(', ');
 }
 
-/** The lines of a job's prompt, in a fixed order, so the same job always reads the same. */
+/** In a fixed order, so the same job always reads the same. */
 export function jobLines(plan: Plan, role: PlanRole, values: JobValues, variant: JobVariant = {}): PromptLine[] {
   const lines: PromptLine[] = [
     { name: 'job', value: role.name },
@@ -93,7 +82,7 @@ export function jobLines(plan: Plan, role: PlanRole, values: JobValues, variant:
   return lines;
 }
 
-/** Every variant a role's prompt can take in a run (each combination of its possible extra lines), for the plan loader to render each once. */
+/** Each combination of a role's possible extra lines, for the plan loader to render once. */
 export function variantsOf(refusable: boolean, freshAsked: boolean): { label: string; variant: JobVariant }[] {
   const variants: { label: string; variant: JobVariant }[] = [];
   for (const findings of [false, true]) {

@@ -1,10 +1,4 @@
-/**
- * The run's manifest: while the run is open, the working manifest (its current members and their
- * check status); at assembly, the artifact's exact manifest (member path → SHA-256, and the model
- * each member's launch actually used). One file, `manifest.json` in the run directory.
- *
- * PURE MODULE.
- */
+/** `manifest.json`: the working manifest while the run is open; at assembly, the artifact's exact one. PURE MODULE. */
 import type { Disposition } from '../kb/layouts.js';
 
 /** `published` is written by publication, with the commit on the run branch that `integrate` merges. */
@@ -34,37 +28,29 @@ export interface Manifest {
   readonly planSha256: string;
   readonly preparationCommit: string;
   readonly source?: string;
-  /** Member path (inside the artifact) → SHA-256 of its bytes. */
+  /** Member path → SHA-256. */
   readonly files: Readonly<Record<string, string>>;
   readonly members: readonly ManifestMember[];
-  /** Set once the artifact is published: where it went and the run-branch commit that holds it. */
   readonly publication?: PublicationRecord;
   readonly updatedAt: string;
 }
 
 export interface PublicationRecord {
-  /** Repository-relative directory the members were copied to. */
   readonly destination: string;
-  /** The commit on the run branch that adds the published artifact (what `integrate` merges). */
+  /** On the run branch: what `integrate` merges. */
   readonly commit: string;
-  /** The published exact manifest with provenance, repository-relative. */
   readonly manifest: string;
-  /** The publication's journal (absolute), the evidence of what each try did. */
+  /** Absolute: the evidence of what each try did. */
   readonly journal: string;
   readonly publishedAt: string;
 }
 
-/**
- * The parts of the workflow's member record (`MemberRecord` in progress.ts) a manifest entry is made
- * from, spelled out here because progress.ts imports this module's `PublicationRecord`: importing
- * `MemberRecord` back would make the two modules a cycle.
- */
-export interface RecordedMember extends Omit<ManifestMember, 'verified' | 'launch'> {
+/** `MemberRecord`'s parts, spelled out: importing it from progress.ts (which imports this module) would be a cycle. */
+interface RecordedMember extends Omit<ManifestMember, 'verified' | 'launch'> {
   readonly verified?: { readonly outcome: 'accepted' | 'refused' };
   readonly launchId: string;
 }
 
-/** A manifest's member entry from the workflow's record of the member. */
 export function manifestMember(member: RecordedMember): ManifestMember {
   return {
     role: member.role,

@@ -1,9 +1,4 @@
-/**
- * `parameters.json`: what `prepare` fixed for a run. Its keys are also the run values identity
- * relations and role-scoped validation read (`run`, `system`, `layout`).
- *
- * PURE MODULE (zod only).
- */
+/** `parameters.json`: what `prepare` fixed; identity relations and role-scoped validation read its keys. PURE MODULE. */
 import { z } from 'zod';
 
 export const sourceKinds = ['git', 'directory', 'bundle'] as const;

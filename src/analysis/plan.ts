@@ -1,15 +1,9 @@
-/**
- * The plan: role data for one analysis method. A YAML file (keys hyphenated; an underscore is
- * refused) loaded through zod by `load-plan.ts`; what it loads to is this serializable `Plan`,
- * which the workflow receives once, at opening, and keeps for the run.
- *
- * PURE MODULE: the workflow imports its types; the schema uses zod only.
- */
+/** An analysis method's role data: `load-plan.ts` loads the YAML to this `Plan`, which the workflow receives once, at opening. PURE MODULE. */
 import { z } from 'zod';
 import type { Layout } from '../kb/layouts.js';
+import { LINE_NAME } from './prompt.js';
 
-const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const name = z.string().regex(NAME, { error: 'must be lowercase words joined by hyphens (no underscores), e.g. runtime-report' });
+const name = z.string().regex(LINE_NAME, { error: 'must be lowercase words joined by hyphens (no underscores), e.g. runtime-report' });
 const relativePath = z
   .string()
   .min(1)
@@ -28,7 +22,7 @@ const roleSchema = z.strictObject({
   feedback: z.array(name).default([]),
 });
 
-/** The plan file's shape; references between its parts and to the layout are checked after it parses. */
+/** References between its parts and to the layout are checked after it parses. */
 export const planFileSchema = z.strictObject({
   plan: name,
   description: z.string().optional(),
@@ -43,7 +37,6 @@ export const planFileSchema = z.strictObject({
 export type PlanFile = z.infer<typeof planFileSchema>;
 
 export interface PlanText {
-  /** Repository-relative path. */
   readonly file: string;
   readonly text: string;
   readonly sha256: string;
@@ -53,13 +46,13 @@ export interface PlanRole {
   readonly name: string;
   readonly description: string | undefined;
   readonly instruction: PlanText;
-  /** Files the worker writes in its launch directory; the first is the member. */
+  /** The first is the member. */
   readonly outputs: readonly string[];
-  /** Roles whose accepted members the worker is handed, in workflow order (a verifier's subjects included). */
+  /** In workflow order, a verifier's subjects included. */
   readonly reads: readonly string[];
   readonly attempts: number;
   readonly criteria: readonly string[];
-  /** The files the worker is pointed at: the role's criteria groups, then the types of what it reads. */
+  /** The role's criteria groups, then the types of what it reads. */
   readonly criteriaFiles: readonly string[];
   readonly checks: readonly string[];
   readonly feedback: readonly string[];
@@ -83,11 +76,4 @@ export interface Plan {
   readonly parameters: Readonly<Record<string, string>>;
   readonly criteria: Readonly<Record<string, readonly string[]>>;
   readonly roles: Readonly<Record<string, PlanRole>>;
-}
-
-/** The role's entry, or an error naming the roles there are (a workflow bug, never an operator's). */
-export function planRole(plan: Plan, role: string): PlanRole {
-  const entry = plan.roles[role];
-  if (entry === undefined) throw new Error(`plan ${plan.file} has no role ${role} (roles: ${Object.keys(plan.roles).join(', ')})`);
-  return entry;
 }

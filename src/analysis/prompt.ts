@@ -1,10 +1,4 @@
-/**
- * Prompt composition: the instruction to follow, then `name = value` lines, then the plan's prompt
- * section rendered with placeholders that are exactly those line names. A paragraph marked
- * `[<name>]` (one or more markers at its start) is kept only when the prompt has that line.
- *
- * PURE MODULE: the workflow composes every prompt with it; it imports nothing.
- */
+/** The instruction, `name = value` lines, then the plan's prompt section; a paragraph marked `[<name>]` is kept only when the prompt has that line. PURE MODULE. */
 
 export interface PromptLine {
   readonly name: string;
@@ -18,17 +12,16 @@ const MARKERS = /^((?:\[[a-z][a-z0-9]*(?:-[a-z0-9]+)*\])+)[ \t]*\n?/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 export interface SectionParagraph {
-  /** Line names the paragraph needs to be kept; empty for an unconditional paragraph. */
+  /** Empty for an unconditional paragraph. */
   readonly markers: readonly string[];
-  /** The paragraph's text, markers removed. */
+  /** Markers removed. */
   readonly text: string;
-  /** 1-based line of the section where the paragraph starts. */
+  /** 1-based, in the section. */
   readonly line: number;
 }
 
 export interface Placeholder {
   readonly name: string;
-  /** 1-based line of the section. */
   readonly line: number;
 }
 
@@ -42,7 +35,7 @@ export class PromptError extends Error {
   }
 }
 
-/** Splits a prompt section into paragraphs at blank lines (never inside fenced code), reading each one's markers. */
+/** At blank lines, never inside fenced code. */
 export function parseSection(section: string): SectionParagraph[] {
   const lines = section.replace(/\r\n/g, '\n').split('\n');
   const paragraphs: SectionParagraph[] = [];
@@ -74,8 +67,7 @@ export function parseSection(section: string): SectionParagraph[] {
   return paragraphs;
 }
 
-/** Every `{name}` placeholder of a text, with the section line it is on. */
-export function placeholdersOf(paragraph: SectionParagraph): Placeholder[] {
+function placeholdersOf(paragraph: SectionParagraph): Placeholder[] {
   const found: Placeholder[] = [];
   paragraph.text.split('\n').forEach((line, offset) => {
     for (const match of line.matchAll(PLACEHOLDER)) found.push({ name: match[1] ?? '', line: paragraph.line + offset });
@@ -83,7 +75,6 @@ export function placeholdersOf(paragraph: SectionParagraph): Placeholder[] {
   return found;
 }
 
-/** The names a section refers to, as placeholders or paragraph markers, with where. */
 export function sectionNames(section: string): (Placeholder & { kind: 'placeholder' | 'marker' })[] {
   const names: (Placeholder & { kind: 'placeholder' | 'marker' })[] = [];
   for (const paragraph of parseSection(section)) {
@@ -95,7 +86,6 @@ export function sectionNames(section: string): (Placeholder & { kind: 'placehold
 
 export type RenderResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly missing: readonly Placeholder[] };
 
-/** Renders the section for one prompt's lines: marked paragraphs without their lines dropped, placeholders replaced. */
 export function renderSection(section: string, lines: readonly PromptLine[]): RenderResult {
   const values = new Map<string, string[]>();
   for (const line of lines) values.set(line.name, [...(values.get(line.name) ?? []), line.value]);
@@ -115,7 +105,7 @@ export function formatLines(lines: readonly PromptLine[]): string {
   return lines.map((line) => `${line.name} = ${line.value.replace(/\s*\n\s*/g, ' ')}`).join('\n');
 }
 
-/** Composes a launch's prompt; a placeholder without its line is a PromptError (the plan loader rules it out beforehand). */
+/** A placeholder without its line is a PromptError (the plan loader rules it out beforehand). */
 export function composePrompt(parts: { readonly instruction: string; readonly lines: readonly PromptLine[]; readonly section: string }): string {
   const rendered = renderSection(parts.section, parts.lines);
   if (!rendered.ok) {

@@ -1,19 +1,13 @@
-/**
- * Record IDs in member text: a member declares a record with a heading or a table row that starts
- * with the ID (the layout's `records.id` pattern); any other mention is a citation. The same rule
- * as artifact validation, for the declared checks and the feedback that need the IDs themselves.
- *
- * PURE MODULE.
- */
+/** A heading or table row starting with a record ID declares it; any other mention is a citation (artifact validation's rule). PURE MODULE. */
 
-/** The body of a note: the text after its frontmatter block, or all of it. */
+/** The text after its frontmatter block, or all of it. */
 export function noteBody(text: string): string {
   const normal = text.replace(/\r\n/g, '\n');
   const match = /^---[ \t]*\n[\s\S]*?\n---[ \t]*(?:\n|$)/.exec(normal);
   return match ? normal.slice(match[0].length) : normal;
 }
 
-/** Calls `onLine` for each body line outside fenced code, with its 0-based index. */
+/** Each body line outside fenced code, with its 0-based index. */
 export function proseLines(body: string, onLine: (line: string, index: number) => void): void {
   let fence: string | undefined;
   body.split('\n').forEach((line, index) => {
@@ -30,7 +24,7 @@ export function proseLines(body: string, onLine: (line: string, index: number) =
   });
 }
 
-/** The record IDs a body declares, in order of first declaration. */
+/** In order of first declaration. */
 export function declaredRecords(body: string, pattern: string): string[] {
   const heading = new RegExp(`^ {0,3}#{1,6}[ \\t]+\\**\`?(${pattern})(?![\\w-])`, 'u');
   const row = new RegExp(`^ {0,3}\\|[ \\t]*\\**\`?(${pattern})(?![\\w-])`, 'u');

@@ -1,7 +1,4 @@
-/**
- * The roles the analysis workflow asks, in its order. The workflow knows them (and its code jobs);
- * the plan supplies their data. PURE MODULE: the workflow imports it.
- */
+/** The roles the analysis workflow asks; the plan supplies their data. PURE MODULE. */
 
 export const BOUNDARY = 'boundary';
 export const RUNTIME_REPORT = 'runtime-report';
@@ -14,7 +11,6 @@ export const PROFILE_VERIFICATION = 'profile-verification';
 export const SYNTHESIS = 'synthesis';
 export const SYNTHESIS_VERIFICATION = 'synthesis-verification';
 
-/** The reports the report check re-checks and report verification may refuse. */
 export const REPORT_GROUP: readonly string[] = [RUNTIME_REPORT, ...LENSES, RECONCILIATION];
 
 /** Every role in the order the workflow writes them; a role reads only roles before it (the lenses not each other). */
@@ -30,20 +26,19 @@ export const WORKFLOW_ROLES: readonly string[] = [
   SYNTHESIS_VERIFICATION,
 ];
 
-/** Each verifying role and the roles it may judge: its subjects come from the layout's `verifies`, within these. */
+/** Each verifier's subjects come from the layout's `verifies`, within these. */
 export const VERIFIERS: Readonly<Record<string, readonly string[]>> = {
   [REPORT_VERIFICATION]: REPORT_GROUP,
   [PROFILE_VERIFICATION]: [MEMORY_PROFILE],
   [SYNTHESIS_VERIFICATION]: [SYNTHESIS],
 };
 
-/** Position in the workflow's order; lenses share one position (they are one round). */
+/** Lenses share one position: they are one round. */
 export function roleRank(role: string): number {
   if ((LENSES as readonly string[]).includes(role)) return WORKFLOW_ROLES.indexOf(LENSES[0]);
   return WORKFLOW_ROLES.indexOf(role);
 }
 
-/** Whether `reader` is written after `read`, so it may be handed it. */
 export function writtenBefore(read: string, reader: string): boolean {
   const a = roleRank(read);
   const b = roleRank(reader);

@@ -1,14 +1,7 @@
-/**
- * Run identifiers: `AAS-<YYYY-MM-DD>-<system-slug>-<nn>`, the next free `nn` for that day and
- * system. The run branch is `analysis/<run-id>`; the workflow ID `analysis/<checkout-id>/<run-id>`
- * (src/runs/workflow-ids.ts), since run IDs are numbered per checkout and workflow IDs are namespace-wide.
- *
- * PURE MODULE.
- */
+/** `AAS-<YYYY-MM-DD>-<system-slug>-<nn>`, numbered per checkout (so the workflow ID also names the checkout). PURE MODULE. */
 
 export const RUN_ID = /^AAS-(\d{4}-\d{2}-\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)-(\d{2,})$/;
 
-/** The system's name as it appears in run IDs: lowercase words of letters and digits joined by hyphens. */
 export function systemSlug(system: string): string {
   return system
     .normalize('NFKD')
@@ -18,7 +11,7 @@ export function systemSlug(system: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-/** The operator's calendar date (local time), as run IDs write it. */
+/** Local time: the operator's calendar date. */
 export function runDate(now: Date): string {
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
@@ -34,7 +27,7 @@ export function parseRunId(runId: string): { date: string; slug: string; sequenc
   return { date: match[1] ?? '', slug: match[2] ?? '', sequence: Number(match[3]) };
 }
 
-/** The next free run ID for a system on a date, given the run IDs that exist (branches, worktrees). */
+/** `existing`: the run IDs of branches and worktrees. */
 export function nextRunId(date: string, slug: string, existing: Iterable<string>): string {
   let highest = 0;
   for (const id of existing) {
