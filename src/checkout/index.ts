@@ -292,9 +292,9 @@ export class HostPlaces {
       if (token === STATE_ROOT) return this.options.stateDir ?? token;
       if (token === PACKAGE_ROOT) return this.options.packageRoot ?? packageRoot();
       const checkout = this.held.get(id!);
-      // A token inside other text (a note quoting one) names no path this activity needs: it is left as written.
-      if (!checkout && !text.startsWith(token)) return token;
       if (!checkout) {
+        // A token inside other text (a note quoting one) names no path this activity needs: it is left as written.
+        if (!text.startsWith(token)) return token;
         throw ApplicationFailure.create({
           type: 'checkout-not-held',
           nonRetryable: true,

@@ -97,22 +97,17 @@ function withFindings(results: readonly FileResult[], findings: readonly Finding
 export async function validateFile(file: string, options: FileOptions): Promise<FileResult> {
   const absolute = path.join(options.repoRoot, ...file.split('/'));
   const kind = fileKindOf(file);
-  const unreadable = (finding: Omit<Finding, 'file'>): FileResult => ({ file, kind: 'unreadable', findings: [{ file, ...finding }] });
+  const unreadable = (rule: string, message: string): FileResult => ({ file, kind: 'unreadable', findings: [{ file, rule, severity: 'fail', message }] });
 
   let bytes: Uint8Array;
   try {
     const info = await stat(absolute);
-    if (!info.isFile()) return unreadable({ rule: 'not-a-file', severity: 'fail', message: 'not a regular file' });
-    if (info.size > MAX_FILE_BYTES) {
-      return unreadable({
-        rule: 'too-large',
-        severity: 'fail',
-        message: `file is ${(info.size / (1024 * 1024)).toFixed(0)} MiB, over the ${MAX_FILE_BYTES / (1024 * 1024)} MiB limit; it was not read`,
-      });
-    }
+    const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
+    if (!info.isFile()) return unreadable('not-a-file', 'not a regular file');
+    if (info.size > MAX_FILE_BYTES) return unreadable('too-large', `file is ${mib(info.size)} MiB, over the ${mib(MAX_FILE_BYTES)} MiB limit; it was not read`);
     bytes = await readFile(absolute);
   } catch (error) {
-    return unreadable({ rule: 'unreadable', severity: 'fail', message: `cannot be read: ${(error as Error).message}` });
+    return unreadable('unreadable', `cannot be read: ${(error as Error).message}`);
   }
 
   if (kind === 'schema') {
@@ -237,11 +232,7 @@ async function mapPool<T, R>(items: readonly T[], limit: number, task: (item: T)
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await task(items[index] as T);
-    }
+    for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index] as T);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;

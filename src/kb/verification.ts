@@ -57,20 +57,16 @@ export function parseVerdict(body: string, options: VerdictOptions): VerdictPars
   const parsed: Partial<Record<SectionName, Item[]>> = {};
   for (const name of SECTIONS) {
     const found = sections.get(name) ?? [];
-    if (found.length === 0) {
+    const [section, again] = found;
+    if (section === undefined) {
       fail('missing-section', `no \`## ${name}\` section: add one with \`none\` or a list`);
-      continue;
+    } else if (again !== undefined) {
+      const at = found.map((range) => firstLine + range.heading).join(', ');
+      fail('duplicate-section', `\`## ${name}\` appears ${found.length} times (lines ${at}); keep one`, again.heading);
+    } else {
+      const items = parseList(lines, section, name, fail);
+      if (items !== undefined) parsed[name] = items;
     }
-    if (found.length > 1) {
-      fail(
-        'duplicate-section',
-        `\`## ${name}\` appears ${found.length} times (lines ${found.map((s) => firstLine + s.heading).join(', ')}); keep one`,
-        found[1]?.heading,
-      );
-      continue;
-    }
-    const items = parseList(lines, found[0] as SectionRange, name, fail);
-    if (items !== undefined) parsed[name] = items;
   }
 
   const blockers: Record<string, string[]> = Object.fromEntries(subjects.map((subject) => [subject, []]));

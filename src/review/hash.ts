@@ -178,11 +178,8 @@ function canonicalValue(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (value !== null && typeof value === 'object') {
     // fromEntries defines own properties, so a `__proto__` key is data like any other.
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, canonicalValue((value as Record<string, unknown>)[key])]),
-    );
+    const keys = Object.keys(value).sort();
+    return Object.fromEntries(keys.map((key) => [key, canonicalValue((value as Record<string, unknown>)[key])]));
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (typeof value === 'bigint') return value.toString();

@@ -44,7 +44,7 @@ export async function reapClosedTries(
     const listed = await readFile(join(index, name), 'utf8')
       .then((text) => JSON.parse(text) as ListedTry)
       .catch(() => undefined);
-    const valid = listed !== undefined && Number.isInteger(listed.pid) && listed.pid > 1;
+    const valid = !!listed && Number.isInteger(listed.pid) && listed.pid > 1;
     if (!valid || (await tryState(listed.dir, listed)) !== 'running' || !(await stillTheWrapper(listed))) {
       await rm(join(index, name), { force: true });
       continue;
