@@ -26,7 +26,8 @@ import { fstatSync, lstatSync, readdirSync, readFileSync, type Stats } from 'nod
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { absolute } from './files.js';
-import { isOutcome, type Outcome } from './result-line.js';
+import type { ResultRecord } from './result-file.js';
+import { isOutcome } from './result-line.js';
 import type { NoteFacts, NoteFactsCache } from './reviewable.js';
 import { WATCHED_PARTS } from './hash.js';
 
@@ -43,15 +44,7 @@ export const STATUS_CACHE_FORMAT = 'commonplace-review-status-cache/1';
 export const YOUNG_MS = 3000;
 
 /** A result file's record as status uses it (the body and spend are not kept). */
-export interface CachedResult {
-  readonly noteSha256: string;
-  readonly criterionSha256: string;
-  readonly outcome: Outcome;
-  readonly profile: string;
-  readonly model: string;
-  readonly run: string;
-  readonly launch: string;
-}
+export type CachedResult = Pick<ResultRecord, 'noteSha256' | 'criterionSha256' | 'outcome' | 'profile' | 'model' | 'run' | 'launch'>;
 
 /**
  * A kept record as the file holds it: `[size, mtimeMs, ctimeMs, ino, note hash, criterion hash,
