@@ -14,10 +14,7 @@ import { readParameters } from './runs.js';
 import type { AssembleInput, Assembly, PublicationOutcome, PublishInput } from './types.js';
 import type { AnalysisWorkerState } from './worker-state.js';
 
-/**
- * Assembly: asserts that every required member is there and that its current bytes are the ones
- * that passed their check, validates the artifact whole, then writes the exact manifest.
- */
+/** Every required member's current bytes must be the ones that passed their check; then the artifact is validated whole. */
 export async function assemble(worker: Pick<AnalysisWorkerState, 'layoutFor' | 'registryFor'>, input: AssembleInput): Promise<Assembly> {
   return guarded(input.runDir, async () => {
     const layout = await worker.layoutFor(input.worktree, input.layoutFile, input.layoutSha256);

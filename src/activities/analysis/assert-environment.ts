@@ -1,8 +1,4 @@
-/**
- * The environment assertion as activities run it: at the run's start and on every resume
- * (`assertEnvironment`), and once per worker before its first launch or check of a run
- * (`assertedHere`), so what changed while no worker watched stops the run.
- */
+/** At the run's start, on every resume, and once per worker before its first launch or check, so what changed while no worker watched stops the run. */
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { environmentFile } from '../../analysis/run-dir.js';
 import { checkEnvironment } from './environment.js';
@@ -11,7 +7,7 @@ import { readParameters } from './runs.js';
 import type { EnvironmentInput, EnvironmentOutcome } from './types.js';
 import type { AnalysisWorkerState } from './worker-state.js';
 
-/** Asserts the run's environment unless this worker already has; a changed one fails the activity with its evidence. */
+/** A changed environment fails the activity with its evidence. */
 export async function assertedHere(asserted: AnalysisWorkerState['asserted'], runDir: string): Promise<void> {
   if (asserted.has(runDir)) return;
   const parameters = await readParameters(runDir).catch((error: Error) => {
@@ -30,7 +26,7 @@ export async function assertedHere(asserted: AnalysisWorkerState['asserted'], ru
   asserted.add(runDir);
 }
 
-/** Asserts the run's environment; when it changed, writes what changed to environment.json, the stop's evidence. */
+/** What changed goes to environment.json, the stop's evidence. */
 export async function assertEnvironment(worker: Pick<AnalysisWorkerState, 'asserted'>, input: EnvironmentInput): Promise<EnvironmentOutcome> {
   const parameters = await readParameters(input.runDir).catch((error: Error) => {
     throw failure('bad-run', error.message);

@@ -1,10 +1,4 @@
-/**
- * The environment a run is pinned to, asserted on the worktree side: HEAD is the preparation
- * commit, the tree is clean apart from run state, the running package is the method recorded at
- * prepare, the startup instruction files a worker loads are the committed ones, and the plan and
- * layout hash as they did. A changed environment is a new run; the workflow stops until it is
- * restored.
- */
+/** The environment a run is pinned to (HEAD, a clean tree, the method, startup files, plan and layout); a changed one stops the run until restored. */
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,11 +16,10 @@ export const STARTUP_FILES = ['AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'C
 export interface MethodIdentity {
   package: string;
   version: string;
-  /** The package's Git commit when it runs from a Git checkout; null for an installed package. */
+  /** Null for an installed package. */
   commit: string | null;
 }
 
-/** What code this process runs: the package and, when it is a Git checkout, its HEAD commit. */
 export async function methodIdentity(): Promise<MethodIdentity> {
   const root = packageRoot();
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -36,16 +29,12 @@ export async function methodIdentity(): Promise<MethodIdentity> {
 
 export interface EnvironmentReport {
   ok: boolean;
-  /** One line per thing that changed, saying what it was and what it is. */
+  /** One line per change: what it was and what it is. */
   problems: string[];
   checkedAt: string;
 }
 
-/**
- * Every way the worktree differs from what the run was prepared on; empty when it is as pinned.
- * While the run publishes (`publishing` names the destination), what publication writes is not a
- * change: files under the destination, and HEAD one commit past preparation touching only those.
- */
+/** While the run publishes, its writes under the destination (and HEAD one commit past preparation touching only those) are no change. */
 export async function checkEnvironment(
   parameters: RunParameters,
   runDir: string,
@@ -119,7 +108,7 @@ async function isPublicationCommit(worktree: string, preparation: string, head: 
   return changed.length > 0 && changed.every(published);
 }
 
-/** The directories between the worktree and every launch directory: a startup file in any of them would reach a launch. */
+/** A startup file in any directory between the worktree and a launch directory would reach the launch. */
 async function runStateChain(worktree: string, runDir: string): Promise<string[]> {
   const chain: string[] = [];
   let dir = runDir;

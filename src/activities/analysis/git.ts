@@ -1,15 +1,9 @@
-/**
- * The analysis's Git reads: the worktree's changed paths and the repository's worktrees. Git itself
- * runs through src/fs/git.ts.
- */
+import { RUN_STATE } from '../../analysis/run-dir.js';
 import { git } from '../../fs/git.js';
 
-/** Run state lives under this directory of a worktree; status checks leave it out. */
-export const RUN_STATE_DIR = '.commonplace';
-
-/** Paths that differ from HEAD or are untracked, outside run state (`git status --porcelain`, every untracked file listed). */
+/** Paths that differ from HEAD or are untracked, outside run state. */
 export async function dirtyPaths(worktree: string): Promise<string[]> {
-  const out = await git(worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.', `:(exclude)${RUN_STATE_DIR}`]);
+  const out = await git(worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.', `:(exclude)${RUN_STATE}`]);
   const paths: string[] = [];
   const entries = out.split('\0').filter(Boolean);
   for (let index = 0; index < entries.length; index += 1) {

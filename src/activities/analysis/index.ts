@@ -1,10 +1,3 @@
-/**
- * The analysis activities: all of a run's I/O — opening, the environment assertion, acquisition,
- * launch directories, candidate checks, run records, assembly and publication — each a plain
- * function in the module of what it does. The harness launches themselves are the spine's `launch`
- * activity. What a worker keeps across them (type registries, layouts, asserted runs) is one
- * `AnalysisWorkerState`, handed to the activities that use it.
- */
 import { assemble, publishArtifact } from './artifact.js';
 import type { FaultPoints } from '../faults.js';
 import { assertEnvironment } from './assert-environment.js';
@@ -15,7 +8,7 @@ import { recordRun } from './run-record.js';
 import type { AssembleInput, CheckInput, EnvironmentInput, PrepareLaunchInput, PublishInput } from './types.js';
 import { createAnalysisWorkerState } from './worker-state.js';
 
-/** Builds the analysis activities over one worker state (no dependencies beyond the filesystem, and a test's fault points). */
+/** All of an analysis run's I/O but the launches themselves, over one worker state. */
 export function createAnalysisActivities(dependencies: { faults?: FaultPoints } = {}) {
   const { faults } = dependencies;
   const worker = createAnalysisWorkerState();

@@ -1,8 +1,4 @@
-/**
- * `integrate`: the guarded merge of a published run's branch into the checkout's current branch
- * (main). It merges only when the paths the run changed since the merge base are untouched on main
- * since then; otherwise it refuses with the paths. A branch already merged is a no-op.
- */
+/** Merges a published run's branch only when the paths it changed since the merge base are untouched on main since then. */
 import { readFile } from 'node:fs/promises';
 import type { Manifest } from '../../analysis/manifest.js';
 import { manifestFile } from '../../analysis/run-dir.js';
@@ -21,7 +17,6 @@ export type Integration =
 
 const changedPaths = async (repo: string, from: string, to: string) => (await git(repo, ['diff', '--name-only', '-z', from, to])).split('\0').filter(Boolean);
 
-/** Merges the run's branch into the checkout's current branch, or says why it will not. */
 export async function integrateRun(checkout: string, run: LocatedRun): Promise<Integration> {
   const branch = runBranch(run.runId);
   const manifest = JSON.parse(await readFile(manifestFile(run.runDir), 'utf8')) as Manifest;

@@ -1,35 +1,29 @@
 /**
- * Installing the shipped analysis method into a KB checkout: the tree under
- * `methods/agentic-analysis/` (its paths are `kb/...`) is copied into the checkout's root. A file
- * already there with the same bytes is left alone; one with other bytes is someone's edit, so it is
- * refused (every such path named) unless the operator forces it. Nothing is committed: the operator
- * reviews and commits the method, since `prepare` runs only from a clean checkout.
+ * Installs the shipped method (`methods/agentic-analysis/kb/…`) into a checkout: a file with other bytes is someone's edit, refused unless
+ * forced. Nothing is committed: the operator reviews and commits it, since `prepare` runs only from a clean checkout.
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { packageRoot } from '../../paths.js';
 
-/** The shipped method's tree (its `kb/` is copied into a checkout's root). */
 export const methodSource = (): string => path.join(packageRoot(), 'methods', 'agentic-analysis');
 
-export interface InstallOptions {
-  /** Overwrite files whose bytes differ from the method's. */
+interface InstallOptions {
   readonly force?: boolean;
-  /** The method tree to install; the shipped one by default. */
+  /** The shipped method by default. */
   readonly from?: string;
 }
 
 export interface InstallReport {
   readonly checkout: string;
   readonly from: string;
-  /** Repository-relative paths written because they were missing. */
+  /** Missing before. */
   readonly written: readonly string[];
-  /** Paths that differed and were overwritten (only with `force`). */
+  /** Only with `force`. */
   readonly replaced: readonly string[];
-  /** Paths already holding the method's bytes. */
   readonly unchanged: readonly string[];
-  /** What the checkout lacks for the method's own files to validate (not needed to run it). */
+  /** What the checkout lacks for the method's own files to validate (not to run it). */
   readonly warnings: readonly string[];
 }
 
@@ -37,7 +31,6 @@ export class InstallError extends Error {
   override name = 'InstallError';
   constructor(
     message: string,
-    /** Repository-relative paths that hold other bytes than the method's. */
     readonly conflicts: readonly string[] = [],
   ) {
     super(message);
@@ -55,7 +48,6 @@ async function kind(file: string): Promise<'file' | 'other' | 'missing'> {
   }
 }
 
-/** Copies the method's `kb/**` into the checkout: missing files written, identical ones skipped, differing ones refused unless forced. */
 export async function installMethod(checkout: string, options: InstallOptions = {}): Promise<InstallReport> {
   const root = path.resolve(checkout);
   const from = path.resolve(options.from ?? methodSource());

@@ -1,8 +1,4 @@
-/**
- * `prepare`: allocates a run ID, creates the run's worktree on its branch at the checkout's
- * current commit, and writes `parameters.json` and the working manifest. It needs no Temporal
- * server; a refusal (a dirty checkout, a bad plan, an unknown source) leaves nothing behind.
- */
+/** `prepare` needs no Temporal server; a refusal (a dirty checkout, a bad plan, an unknown source) leaves nothing behind. */
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,9 +1,4 @@
-/**
- * `reset`: discards a run so the next `prepare` starts a fresh one. A reset leaves a record in the
- * checkout's run state (`.commonplace/analysis/reset/<run-id>.json`) written before anything is
- * removed and marked done after: an interrupted reset is finished by running it again, a `run` of
- * the ID says the run is gone, and `prepare` never hands the ID out again.
- */
+/** A reset's record is written before anything is removed: an interrupted reset finishes when run again, and `prepare` never reuses the ID. */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +11,6 @@ import { worktrees } from './git.js';
 export interface ResetRecord {
   run: string;
   state: 'resetting' | 'reset';
-  /** What the reset discards, as told to the operator. */
   discards: string[];
   worktree: string | null;
   startedAt: string;
@@ -26,7 +20,6 @@ export interface ResetRecord {
 const resetDir = (checkout: string) => path.join(checkout, RUN_STATE, 'analysis', 'reset');
 export const resetRecordFile = (checkout: string, runId: string) => path.join(resetDir(checkout), `${runId}.json`);
 
-/** The run IDs reset in this checkout: never allocated again. */
 export async function resetRunIds(checkout: string): Promise<string[]> {
   const names = await readdir(resetDir(checkout)).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
@@ -38,7 +31,7 @@ export async function readResetRecord(checkout: string, runId: string): Promise<
   return JSON.parse(text) as ResetRecord;
 }
 
-/** What is on disk for a run: its worktree (by branch) and the branch's commits not in the checkout's HEAD. */
+/** `unmerged`: the branch's commits not in the checkout's HEAD. */
 export async function runFootprint(checkout: string, runId: string): Promise<{ worktree: string | undefined; branch: boolean; unmerged: number }> {
   const branch = runBranch(runId);
   const worktree = (await worktrees(checkout)).find((entry) => entry.branch === branch)?.path;
@@ -47,12 +40,11 @@ export async function runFootprint(checkout: string, runId: string): Promise<{ w
   return { worktree, branch: hasBranch, unmerged };
 }
 
-/** Writes the reset record first (state `resetting`), so that what follows can be finished by running reset again. */
 export async function beginReset(checkout: string, record: Omit<ResetRecord, 'state'>): Promise<void> {
   await writeFileAtomic(resetRecordFile(checkout, record.run), `${JSON.stringify({ ...record, state: 'resetting' }, null, 2)}\n`);
 }
 
-/** Removes the worktree (and whatever of its directory git leaves) and the branch, then marks the reset done. */
+/** Removes the worktree (and what git leaves of its directory) and the branch, then marks the reset done. */
 export async function finishReset(checkout: string, runId: string, now: Date = new Date()): Promise<void> {
   const record = await readResetRecord(checkout, runId);
   if (record === undefined) throw new Error(`${resetRecordFile(checkout, runId)} is missing: a reset is begun before anything is removed`);

@@ -1,7 +1,4 @@
-/**
- * Finding a prepared run from its ID: its worktree is the one on branch `analysis/<run-id>`, and
- * its parameters are in the run directory there.
- */
+/** A prepared run's worktree is the one on branch `analysis/<run-id>`. */
 import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -23,7 +20,7 @@ export interface LocatedRun {
   parameters: RunParameters;
 }
 
-/** Reads and checks a run's parameters.json; a missing or malformed one names the file. */
+/** A missing or malformed parameters.json names the file. */
 export async function readParameters(runDir: string): Promise<RunParameters> {
   const file = parametersFile(runDir);
   const text = await readFile(file, 'utf8').catch(async () => {
@@ -43,11 +40,7 @@ export async function readParameters(runDir: string): Promise<RunParameters> {
   return parsed.data;
 }
 
-/**
- * Why a run's parameters are not where this process looked: its worktree is not on this host (a worker
- * that sees the checkout at another path than the host that prepared the run: the worktrees must be
- * mounted at the host's path, docs/compose.md), or the run directory is there without them.
- */
+/** A worker must see the worktrees at the paths of the host that prepared the run (docs/compose.md). */
 async function missingRunReason(runDir: string, file: string): Promise<string> {
   const worktree = path.dirname(path.dirname(path.dirname(runDir)));
   const where = `${process.pid}@${hostname()}`;

@@ -1,10 +1,4 @@
-/**
- * Acquisition: the run's source is frozen once, into the capture directory, and named by an
- * identity the frozen-source role must repeat. A Git source is cloned and pinned to a resolved
- * commit; a directory is copied and pinned by a digest of its tree; a bundle (one file) is copied
- * and pinned by its SHA-256. A retried acquisition finds its record and checks it instead of
- * fetching again.
- */
+/** The source is frozen once into the capture directory, pinned by commit or digest; a retried acquisition checks its record instead of fetching again. */
 import { randomUUID } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, readlink, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,11 +9,7 @@ import { captureDir } from '../../analysis/run-dir.js';
 import { git, GitError } from '../../fs/git.js';
 import { sha256, sha256File } from '../../fs/digest.js';
 
-/**
- * A source that cannot be frozen. `unavailable`: acquisition could not resolve or copy it (a repository
- * that is gone, a revision that does not exist, a bundle or directory that cannot be read) — the
- * operator's `source-unavailable` stop; otherwise the frozen copy changed after acquisition (`environment-changed`).
- */
+/** `unavailable`: it could not be resolved or copied (`source-unavailable`); otherwise the frozen copy changed after acquisition. */
 export class SourceError extends Error {
   override name = 'SourceError';
   constructor(
@@ -30,7 +20,7 @@ export class SourceError extends Error {
   }
 }
 
-/** A digest of a directory tree: every file's path and SHA-256 (a symlink's target), sorted; `.git` left out. */
+/** Every file's path and SHA-256 (a symlink's target), sorted; `.git` left out. */
 export async function treeDigest(root: string): Promise<string> {
   const entries: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -55,7 +45,6 @@ async function verify(record: FrozenSource): Promise<boolean> {
   return (await treeDigest(record.path).catch(() => '')) === record.digest;
 }
 
-/** Freezes the run's source into its capture directory (or returns the frozen one, checked), with the identity that pins it. */
 export async function freezeSource(parameters: RunParameters, runDir: string, beat: () => void = () => {}): Promise<FrozenSource> {
   const existing = await readFile(recordFile(runDir), 'utf8')
     .then((text) => JSON.parse(text) as FrozenSource)

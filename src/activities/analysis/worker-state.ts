@@ -1,8 +1,4 @@
-/**
- * What one worker process keeps across the analysis activities it runs: each worktree's type
- * registry, each run's layout, and the runs whose environment it has asserted. The activities take
- * the parts they use as their first argument; the factory makes one state per worker.
- */
+/** What one worker keeps across the analysis activities; each activity takes the parts it uses as its first argument. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../../fs/digest.js';
@@ -11,19 +7,14 @@ import { TypeRegistry } from '../../kb/type-registry.js';
 import { failure } from './failures.js';
 
 export interface AnalysisWorkerState {
-  /** The worktree's type registry: each type spec read and each schema compiled once per worker. */
+  /** Each type spec read and each schema compiled once per worker. */
   readonly registryFor: (worktree: string) => TypeRegistry;
-  /** The run's layout, loaded once per worker; a layout file whose digest is not the one the run recorded stops the run. */
+  /** A layout whose digest is not the one the run recorded stops the run. */
   readonly layoutFor: (worktree: string, file: string, layoutSha256: string) => Promise<Layout>;
-  /**
-   * Runs whose environment this worker has asserted. A worker that picks a run up mid-way (its
-   * worker was replaced: killed, restarted, or another host's) asserts the environment before its
-   * first launch or check of the run (`assertedHere`).
-   */
+  /** A worker that picks a run up mid-way asserts the environment before its first launch or check of it (`assertedHere`). */
   readonly asserted: Set<string>;
 }
 
-/** A fresh worker state: empty caches, no run asserted. */
 export function createAnalysisWorkerState(): AnalysisWorkerState {
   const registries = new Map<string, TypeRegistry>();
   const layouts = new Map<string, Promise<Layout>>();
