@@ -1,18 +1,13 @@
 // `--estimate` on `review compare` and `analysis run`: the figures of each route (or the run's launches)
 // printed from the KB and the profiles alone — no server is asked (the address names none), nothing is
 // started and nothing is written; and a compare or analysis run that starts says the same estimate first.
-import { execa } from 'execa';
-import { existsSync } from 'node:fs';
-import { cp, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { packageRoot } from '../../src/paths.js';
+import { readdir } from 'node:fs/promises';
 import type { Estimate } from '../../src/runs/estimate.js';
 import { prepareToy, toyCheckout } from '../analysis/helpers.js';
 import { estimateLine } from '../../src/runs/estimate.js';
 import { runCli } from '../helpers/cli.js';
-import { scratch, waitFor } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { announceCheckout } from '../helpers/kb.js';
+import { kbCopy, exampleKb } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 const { address } = useDevServerWithCliWorker();
@@ -20,19 +15,7 @@ const { address } = useDevServerWithCliWorker();
 /** No server listens here: a command that asked one would fail. */
 const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
 
-async function exampleCheckout(): Promise<string> {
-  const root = await scratch('commonplace-estimate-cli-');
-  await cp(join(packageRoot(), 'examples', 'kb'), join(root, 'kb'), { recursive: true });
-  const git = (...args: string[]) => execa('git', args, { cwd: root });
-  await git('init', '--quiet', '--initial-branch=main');
-  await git('add', '-A');
-  await git('-c', 'user.name=Estimate Test', '-c', 'user.email=estimate@example.invalid', 'commit', '--quiet', '-m', 'kb');
-  await announceCheckout(root);
-  // The file's worker holds the checkout once it reads the list, recording the checkout's ID there: wait for
-  // that, so what a command writes is told apart from what the worker wrote on its own time.
-  await waitFor('the worker to hold the checkout', async () => existsSync(join(root, '.commonplace', 'checkout-id')), 120_000);
-  return root;
-}
+const exampleCheckout = () => kbCopy(exampleKb, { prefix: 'commonplace-estimate-cli-', git: true });
 
 const tree = async (root: string) => (await readdir(root, { recursive: true })).map(String).sort();
 

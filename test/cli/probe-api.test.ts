@@ -4,20 +4,13 @@
 import { launchCost } from '../../src/harness/prices.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
-import { reply, startStandIn, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
+import { reply, standInKey, useStandIns, writeProfilesFile } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-const KEY_ENV = 'COMMONPLACE_TEST_PROBE_API_KEY';
 // The file's CLI worker reads the key from its environment, inherited from this process when it starts.
-process.env[KEY_ENV] = 'stand-in-key';
-
+const KEY_ENV = standInKey('COMMONPLACE_TEST_PROBE_API_KEY');
 const { address } = useDevServerWithCliWorker();
-
-let standIns: StandIn[] = [];
-afterEach(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
+const startStandIn = useStandIns();
 
 const cases = [
   { api: 'anthropic', profile: 'anthropic-sonnet', model: 'claude-sonnet-4-5' },
@@ -27,7 +20,6 @@ const cases = [
 describe.each(cases)('a probe of the $profile profile at the $api stand-in', ({ api, profile, model }) => {
   test('completes with one structured request, and prints its tokens and its cost at the price table', async () => {
     const standIn = await startStandIn(api, reply.review('pass'));
-    standIns.push(standIn);
     const dir = await scratch();
     // The shipped profile as it is, pointed at the stand-in and at the test's key variable.
     const profiles = await writeProfilesFile(dir, {

@@ -1,10 +1,9 @@
 /** A compare run's fixture: the example KB copied, two fake routes scripted to disagree on one gate, their ledgers. */
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/paths.js';
 import type { CompareInput } from '../../src/review/compare/run-types.js';
 import type { CompareSample, RouteVerdict } from '../../src/review/compare/types.js';
-import { announceCheckout } from '../helpers/kb.js';
+import { kbCopy, exampleKb } from '../helpers/kb.js';
 import { fakeScenario, readLedger, scratch, type FakeRule } from '../helpers/fake.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 
@@ -26,9 +25,7 @@ export interface CompareFixture {
 
 /** The example KB in a scratch checkout, with profiles `lenient` (passes everything) and `strict` (fails {@link DISPUTED}), each with its own ledger. */
 export async function compareFixture(rules: { lenient?: FakeRule[]; strict?: FakeRule[] } = {}): Promise<CompareFixture> {
-  const checkout = await scratch('commonplace-compare-kb-');
-  await cp(join(packageRoot(), 'examples', 'kb'), join(checkout, 'kb'), { recursive: true });
-  await announceCheckout(checkout);
+  const checkout = await kbCopy(exampleKb, { prefix: 'commonplace-compare-kb-' });
   const dir = await scratch();
   const lenient = await fakeScenario(join(await scratch()), rules.lenient ?? [{ attempts: [{ review: 'pass' }] }]);
   const strict = await fakeScenario(join(await scratch()), rules.strict ?? [{ attempts: [{ review: 'pass', outcomes: { [DISPUTED]: 'fail' } }] }]);

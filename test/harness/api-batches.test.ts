@@ -9,7 +9,8 @@ import { batchLaunchCost, launchCost } from '../../src/harness/prices.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
 import {
-  batchSweep,
+  modelApiSweep,
+  type Api,
   completedSweep,
   exampleNotes,
   gates,
@@ -22,25 +23,17 @@ import {
 } from '../helpers/batch-sweep.js';
 import { startSweep } from '../helpers/sweep.js';
 import { waitFor } from '../helpers/fake.js';
-import { reply, type StandIn } from '../helpers/model-apis/index.js';
+import { reply, useStandIns, type Reply } from '../helpers/model-apis/index.js';
 import { allText } from '../helpers/model-apis/replies.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
 import { testWorker } from '../helpers/temporal.js';
 
 const { env } = useTimeSkippingServer();
 
-let standIns: StandIn[] = [];
-afterEach(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
+const closing = useStandIns();
 
 /** A batch sweep whose stand-in this file closes after the test. */
-async function setUp(...args: Parameters<typeof batchSweep>): Promise<BatchSweep> {
-  const setup = await batchSweep(...args);
-  standIns.push(setup.standIn);
-  return setup;
-}
+const setUp = (api: Api, ...replies: Reply[]): Promise<BatchSweep> => modelApiSweep(api, replies, { batch: 'always', start: closing });
 
 const start = (input: SweepInput): Promise<WorkflowHandle> => startSweep(env(), input);
 

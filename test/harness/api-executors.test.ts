@@ -12,7 +12,7 @@ import { launchCost } from '../../src/harness/prices.js';
 import { quotaGateId } from '../../src/runs/workflow-ids.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { waitFor } from '../helpers/fake.js';
-import { reply, type Reply, type StandIn } from '../helpers/model-apis/index.js';
+import { reply, useStandIns, type Reply, type StandIn } from '../helpers/model-apis/index.js';
 import { allText, requestedCriteria } from '../helpers/model-apis/replies.js';
 import { completedSweep, exampleNotes, gates, modelApiSweep, models, stoppedSweep, type Api, type BatchSweep } from '../helpers/batch-sweep.js';
 import { useTimeSkippingServer } from '../helpers/servers.js';
@@ -20,18 +20,10 @@ import { testWorker } from '../helpers/temporal.js';
 
 const { env } = useTimeSkippingServer();
 
-let standIns: StandIn[] = [];
-afterEach(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
+const closing = useStandIns();
 
 /** A live sweep with a profile and a key of its own (its quota account), and a twin profile on the key; this file closes its stand-in. */
-async function apiSweep(api: Api, ...replies: Reply[]): Promise<BatchSweep> {
-  const setup = await modelApiSweep(api, replies, { ownKey: true, twin: true });
-  standIns.push(setup.standIn);
-  return setup;
-}
+const apiSweep = (api: Api, ...replies: Reply[]): Promise<BatchSweep> => modelApiSweep(api, replies, { ownKey: true, twin: true, start: closing });
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;

@@ -1,5 +1,5 @@
 // The API stand-ins the contract tests run the real CLIs against (test/helpers/model-apis).
-import { reply, startStandIn, type StandIn } from '../helpers/model-apis/index.js';
+import { reply, useStandIns, type StandIn } from '../helpers/model-apis/index.js';
 
 const events = (text: string) =>
   text
@@ -15,16 +15,7 @@ const events = (text: string) =>
         ) as Record<string, unknown>,
     );
 
-let standIns: StandIn[] = [];
-afterEach(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
-async function start(api: 'anthropic' | 'openai') {
-  const standIn = await startStandIn(api);
-  standIns.push(standIn);
-  return standIn;
-}
+const start = useStandIns();
 
 const messages = (standIn: StandIn, body: Record<string, unknown>) =>
   fetch(`${standIn.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

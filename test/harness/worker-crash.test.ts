@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
-import { fakeScenario, readLedger, scratch, waitFor } from '../helpers/fake.js';
-import { startFaultWorker } from '../helpers/faults.js';
+import { fakeScenario, readLedger, scratch, waitFor, type FakeAttempt } from '../helpers/fake.js';
+import { startFaultWorker, type Fault } from '../helpers/faults.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { scaledClockMemo } from '../helpers/scaled-clock.js';
 import { testWorker, uniqueId } from '../helpers/temporal.js';
@@ -18,93 +18,66 @@ const { room } = useDevServerRooms();
 // pass quickly. The shipped numbers are proved on the time-skipping server by test/harness/relaunch.test.ts.
 const quick = { memo: scaledClockMemo(0.1) };
 
-test.concurrent('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
+/**
+ * A probe of the fake profile in a namespace of its own, begun by a worker process (the worker `commonplace worker`
+ * builds, on the test bundle) that the fault kills, or that the test kills itself when there is no fault; `rest`
+ * runs the probe on to its end on a worker of the test's, with the same state directory.
+ */
+async function crashedProbe(name: string, fault: Fault | undefined, first: FakeAttempt) {
   const { env, address, namespace } = await room();
   const dir = await scratch();
-  const release = join(dir, 'release');
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [
-    { attempts: [{ waitForFile: release, writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] },
-  ]);
+  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [first, { writeDeclared: 'a second launch\n' }] }]);
   const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
-  const workflowId = uniqueId('probe/crash');
-
-  // The first worker is a separate process (the worker `commonplace worker` builds, on the test bundle), so it can be killed outright.
-  const first = startFaultWorker(undefined, { address, namespace, state: join(dir, 'state') });
+  const workflowId = uniqueId(`probe/${name}`);
+  const worker = startFaultWorker(fault, { address, namespace, state: join(dir, 'state') });
   const handle = await env.client.workflow.start('probe', {
     taskQueue: TASK_QUEUE,
     workflowId,
     args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
     ...quick,
   });
-  await waitFor('the first try to start', async () => (await readLedger(ledger)).some((entry) => entry.event === 'start'), 60_000);
-  first.kill('SIGKILL');
-  await first;
+  const rest = async (then: () => Promise<void> = async () => undefined) =>
+    (await testWorker(env, { stateDir: join(dir, 'state') })).runUntil(async () => {
+      await then();
+      return (await handle.result()) as ProbeResult;
+    });
+  return { dir, ledger, worker, rest };
+}
 
-  const second = await testWorker(env, { stateDir: join(dir, 'state') });
-  const result = (await second.runUntil(async () => {
-    // The try outlived its worker; released once the next worker runs, it ends and is adopted.
-    await writeFile(release, '');
-    return handle.result();
-  })) as ProbeResult;
-  expect(result.outcome.status).toBe('completed');
-  if (result.outcome.status !== 'completed') return;
-  expect(result.outcome.result.try).toBe(1);
-  const entries = await readLedger(ledger);
-  expect(entries.filter((entry) => entry.event === 'start').map((entry) => entry.attempt)).toEqual([0]);
-  expect(entries.filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([0]);
+const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start').map((entry) => entry.attempt);
+
+test.concurrent('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
+  const release = join(await scratch(), 'release');
+  const { dir, ledger, worker, rest } = await crashedProbe('crash', undefined, { waitForFile: release, writeDeclared: 'probe ok\n' });
+  await waitFor('the first try to start', async () => (await starts(ledger)).length > 0, 60_000);
+  worker.kill('SIGKILL');
+  await worker;
+
+  // The try outlived its worker; released once the next worker runs, it ends and is adopted.
+  const result = await rest(() => writeFile(release, ''));
+  expect(result.outcome).toMatchObject({ status: 'completed', result: { try: 1 } });
+  expect(await starts(ledger)).toEqual([0]);
+  expect((await readLedger(ledger)).filter((entry) => entry.event === 'end').map((entry) => entry.attempt)).toEqual([0]);
   // The probe's directory is under the launching worker's state (`<state>/…`): here both workers share one.
   expect(result.dir).toMatch(/^<state>\/probes\//);
-  const tryLog = JSON.parse(await readFile(join(result.dir.replace('<state>', join(dir, 'state')), result.outcome.result.logDir, 'try.json'), 'utf8')) as {
-    adoptedBy?: number;
-  };
+  const logDir = result.outcome.status === 'completed' ? result.outcome.result.logDir : '';
+  const tryLog = JSON.parse(await readFile(join(result.dir.replace('<state>', join(dir, 'state')), logDir, 'try.json'), 'utf8')) as { adoptedBy?: number };
   expect(tryLog.adoptedBy).toBeGreaterThan(1);
 });
 
 test.concurrent('a worker killed after its launch ended but before reporting it: the next worker reports the ended try, not a new launch', async () => {
-  const { env, address, namespace } = await room();
-  const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
-  const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
-  const workflowId = uniqueId('probe/crash-ended');
-  // The first worker is a separate process that kills itself once the try has ended, before reading or reporting it.
-  const first = startFaultWorker({ do: 'kill', at: 'try-ended' }, { address, namespace, state: join(dir, 'state') });
-  const handle = await env.client.workflow.start('probe', {
-    taskQueue: TASK_QUEUE,
-    workflowId,
-    args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
-    ...quick,
-  });
-  expect((await first).signal).toBe('SIGKILL');
+  // The first worker kills itself once the try has ended, before reading or reporting it.
+  const { ledger, worker, rest } = await crashedProbe('crash-ended', { do: 'kill', at: 'try-ended' }, { writeDeclared: 'probe ok\n' });
+  expect((await worker).signal).toBe('SIGKILL');
   expect((await readLedger(ledger)).filter((entry) => entry.event === 'end')).toHaveLength(1);
-
-  const second = await testWorker(env, { stateDir: join(dir, 'state') });
-  const result = (await second.runUntil(handle.result())) as ProbeResult;
-  expect(result.outcome.status).toBe('completed');
-  if (result.outcome.status !== 'completed') return;
-  expect(result.outcome.result.try).toBe(1);
-  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  expect((await rest()).outcome).toMatchObject({ status: 'completed', result: { try: 1 } });
+  expect(await starts(ledger)).toHaveLength(1);
 });
 
 test.concurrent('a worker killed after starting a try but before recording it: that try never runs the harness, and the prompt is launched once', async () => {
-  const { env, address, namespace } = await room();
-  const dir = await scratch();
-  const { env: fakeEnv, ledger } = await fakeScenario(dir, [{ attempts: [{ writeDeclared: 'probe ok\n' }, { writeDeclared: 'a second launch\n' }] }]);
-  const profiles = await fakeProfilesFile(dir, { fake: { harness: 'fake', timeout: '5m' } });
-  const workflowId = uniqueId('probe/crash-unrecorded');
   // The first worker dies right after spawning the try's wrapper, before `.launch/current.json` is written.
-  const first = startFaultWorker({ do: 'kill', at: 'try-spawned' }, { address, namespace, state: join(dir, 'state') });
-  const handle = await env.client.workflow.start('probe', {
-    taskQueue: TASK_QUEUE,
-    workflowId,
-    args: [probeInput(workflowId, 'fake', profiles, fakeEnv)],
-    ...quick,
-  });
-  expect((await first).signal).toBe('SIGKILL');
-
-  const second = await testWorker(env, { stateDir: join(dir, 'state') });
-  const result = (await second.runUntil(handle.result())) as ProbeResult;
-  expect(result.outcome.status).toBe('completed');
-  if (result.outcome.status !== 'completed') return;
-  expect(result.outcome.result.try).toBe(2);
-  expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  const { ledger, worker, rest } = await crashedProbe('crash-unrecorded', { do: 'kill', at: 'try-spawned' }, { writeDeclared: 'probe ok\n' });
+  expect((await worker).signal).toBe('SIGKILL');
+  expect((await rest()).outcome).toMatchObject({ status: 'completed', result: { try: 2 } });
+  expect(await starts(ledger)).toHaveLength(1);
 });

@@ -1,10 +1,9 @@
 // A gate sweep of a copy of the example KB against a model-API stand-in, live or `--batch`: its profile, its
 // input, its runs to an end or a stop, and what the tests read back (requests sent twice, live requests, fresh and valid pairs).
-import { cp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { collectFiles, validateFiles } from '../../src/kb/validate.js';
-import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { BatchChoice } from '../../src/harness/batches/batch-contract.js';
@@ -12,7 +11,7 @@ import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../sr
 import { quotaAccount } from '../../src/runs/quota.js';
 import { scratch } from './fake.js';
 import { workerFaults, type Fault } from './faults.js';
-import { announceCheckout } from './kb.js';
+import { kbCopy, exampleKb } from './kb.js';
 import { startStandIn, type Reply, type StandIn } from './model-apis/index.js';
 import { executeSweep, gatesCommand, startSweep, sweepProgressUntil, type SweepFlags } from './sweep.js';
 import { testWorker, uniqueId } from './temporal.js';
@@ -51,6 +50,8 @@ export interface ModelApiSweepOptions {
   ownKey?: boolean;
   /** A twin profile `<profile>-twin` on the same key with another model: the same account. */
   twin?: boolean;
+  /** How the stand-in is started: a file's `useStandIns()` closes it after the test; otherwise the caller does. */
+  start?: typeof startStandIn;
 }
 
 let sweeps = 0;
@@ -61,11 +62,9 @@ export async function modelApiSweep(api: Api, replies: Reply[], options: ModelAp
   const profile = `${api}-${options.batch ? 'batch-' : ''}${process.pid}-${sweeps}`;
   const keyEnv = options.ownKey ? `${KEY_ENV}_${process.pid}_${sweeps}` : KEY_ENV;
   process.env[keyEnv] = 'stand-in-key';
-  const standIn = await startStandIn(api, ...replies);
+  const standIn = await (options.start ?? startStandIn)(api, ...replies);
   standIn.cache.minimumTokens = 64; // the example KB's criteria are short: let them pass the minimum
-  const checkout = await scratch('commonplace-example-kb-');
-  await cp(join(packageRoot(), 'examples', 'kb'), join(checkout, 'kb'), { recursive: true });
-  await announceCheckout(checkout);
+  const checkout = await kbCopy(exampleKb, { prefix: 'commonplace-example-kb-' });
   const dir = await scratch();
   const profilesFile = join(dir, 'worker-profiles.yaml');
   const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,27 +15,7 @@ export const toyFixture = path.join(repoRoot, 'test/fixtures/kb/toy');
 /** The toy run's artifact, relative to a toy checkout. */
 export const toyArtifact = 'runs/AAS-2026-01-01-toy-01/artifact';
 
-const made: string[] = [];
-
-/** Copies a fixture tree into a fresh temporary directory; tests never write fixtures. */
-export async function copyToTemp(source: string, prefix = 'commonplace-test-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  await cp(source, dir, { recursive: true });
-  return dir;
-}
-
-/** An empty temporary directory, removed by `removeTemps`. */
-export async function makeTemp(prefix = 'commonplace-test-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-/** Removes every temporary directory this test file made. */
-export async function removeTemps(): Promise<void> {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
+export { copyToTemp, makeTemp, removeTemps } from '../helpers/kb.js';
 
 /** Every file under `dir` with the SHA-256 of its bytes, to prove a directory was not touched. */
 export async function treeDigest(dir: string): Promise<Record<string, string>> {

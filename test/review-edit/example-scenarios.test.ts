@@ -3,14 +3,12 @@
  * as the demo runs them: a full pass and a revision stop for approval, the printed approve command
  * (run as printed, in the checkout) approves, and the note is published.
  */
-import { execa } from 'execa';
-import { cp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/paths.js';
 import { paste, printed } from '../helpers/paste.js';
-import { scratch } from '../helpers/fake.js';
-import { announceCheckout } from '../helpers/kb.js';
+import { kbCopy, exampleKb } from '../helpers/kb.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { cliOn } from './helpers.js';
 
@@ -20,16 +18,7 @@ const NOTE = 'kb/notes/why-notes-have-types.md';
 const scenarios = join(packageRoot(), 'examples', 'scenarios');
 
 /** A Git checkout of the example KB, as the demo makes it, held by the file's worker. */
-async function exampleCheckout(): Promise<string> {
-  const root = await scratch('commonplace-example-');
-  await cp(join(packageRoot(), 'examples', 'kb'), join(root, 'kb'), { recursive: true });
-  const git = (...args: string[]) => execa('git', ['-C', root, ...args]);
-  await git('init', '-q', '-b', 'main');
-  await git('-c', 'user.name=demo', '-c', 'user.email=demo@localhost', 'add', '-A');
-  await git('-c', 'user.name=demo', '-c', 'user.email=demo@localhost', 'commit', '-qm', 'example KB');
-  await announceCheckout(root);
-  return root;
-}
+const exampleCheckout = () => kbCopy(exampleKb, { prefix: 'commonplace-example-', git: true });
 
 /** Runs a printed command as an operator pastes it (it names the binary, the checkout and the server), from the checkout. */
 async function asPrinted(checkout: string, line: string) {

@@ -3,46 +3,26 @@
 // worker. The estimate's requests, input tokens (and the cached part), output tokens and dollars are
 // within 20 % of the stand-in's ledger; `--estimate` itself starts nothing and writes nothing; a
 // started sweep's first line is the same estimate. The output per pair comes from a first, recorded sweep.
-import { execa } from 'execa';
-import { existsSync } from 'node:fs';
-import { cp, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { launchCost } from '../../src/harness/prices.js';
 import { packageRoot } from '../../src/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import { estimateLine, type Estimate, type RouteEstimate } from '../../src/runs/estimate.js';
 import { runCli } from '../helpers/cli.js';
-import { scratch, waitFor } from '../helpers/fake.js';
+import { scratch } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { announceCheckout, corpusRoot, someNotes } from '../helpers/kb.js';
-import { reply, startStandIn, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
+import { corpusRoot, someNotes, kbCopy } from '../helpers/kb.js';
+import { reply, standInKey, useStandIns, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
-const KEY_ENV = 'COMMONPLACE_TEST_ESTIMATE_KEY';
 // The file's CLI worker reads the key from its environment, inherited from this process when it starts.
-process.env[KEY_ENV] = 'stand-in-key';
-
+const KEY_ENV = standInKey('COMMONPLACE_TEST_ESTIMATE_KEY');
 const { address } = useDevServerWithCliWorker();
+const startStandIn = useStandIns('afterAll');
 
-let standIns: StandIn[] = [];
-afterAll(async () => {
-  await Promise.all(standIns.map((standIn) => standIn.close()));
-  standIns = [];
-});
-
-/** A committed Git checkout holding a copy of `kb`, announced to the file's worker. */
-async function checkoutOf(kb: string): Promise<string> {
-  const root = await scratch('commonplace-estimate-');
-  await cp(kb, join(root, 'kb'), { recursive: true });
-  const git = (...args: string[]) => execa('git', args, { cwd: root });
-  await git('init', '--quiet', '--initial-branch=main');
-  await git('add', '-A');
-  await git('-c', 'user.name=Estimate Test', '-c', 'user.email=estimate@example.invalid', 'commit', '--quiet', '-m', 'kb');
-  await announceCheckout(root);
-  // The file's worker records the checkout's ID once it holds it: wait for that, so what a command writes is told apart.
-  await waitFor('the worker to hold the checkout', async () => existsSync(join(root, '.commonplace', 'checkout-id')), 120_000);
-  return root;
-}
+/** A committed Git checkout holding a copy of `kb`, held by the file's worker. */
+const checkoutOf = (kb: string) => kbCopy(kb, { prefix: 'commonplace-estimate-', git: true });
 
 interface Setup {
   checkout: string;
@@ -54,7 +34,6 @@ interface Setup {
 
 async function setUp(api: 'anthropic' | 'openai', model: string, kb: string, grouping: 'pair' | 'bundle', concurrency: number): Promise<Setup> {
   const standIn = await startStandIn(api, reply.review('warn', ['The title states the claim the body argues; keep it that way.']));
-  standIns.push(standIn);
   const checkout = await checkoutOf(kb);
   const profile = `estimate-${api}`;
   const profiles = await writeProfilesFile(await scratch(), {

@@ -1,5 +1,4 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResultFile, type ResultRecord } from '../../src/review/result-file.js';
@@ -14,27 +13,7 @@ export const corpusFixture = path.join(repoRoot, 'test/fixtures/corpus/commonpla
 /** The small review KB: 7 gates × 3 notes, 17 applicable pairs (see its README). */
 export const miniFixture = path.join(repoRoot, 'test/fixtures/review/mini');
 
-const made: string[] = [];
-
-/** Copies a fixture into a fresh temporary directory; tests never write fixtures. */
-export async function copyToTemp(source: string, prefix = 'commonplace-review-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  await cp(source, dir, { recursive: true });
-  return dir;
-}
-
-/** An empty temporary directory, removed by `removeTemps`. */
-export async function makeTemp(prefix = 'commonplace-review-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-/** Removes every temporary directory this test file made. */
-export async function removeTemps(): Promise<void> {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
+export { copyToTemp, makeTemp, removeTemps } from '../helpers/kb.js';
 
 /** A result record for a pair as it stands now, as an accepted review would write it. */
 export function recordFor(pair: PairStatus, overrides: Partial<ResultRecord> = {}): ResultRecord {

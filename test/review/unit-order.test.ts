@@ -1,6 +1,6 @@
 // The order a model-API sweep asks its units in, and what it says of shared prefixes too short to cache.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { reviewPrompt } from '../../src/activities/review/prompt.js';
@@ -11,10 +11,9 @@ import { orderForCache, planUnits, type PlannedPair } from '../../src/activities
 import { requestParts } from '../../src/harness/executors/api-request.js';
 import type { Profile } from '../../src/harness/profiles.js';
 import { cachePrefixReport, describeCachePrefixes } from '../../src/harness/prompt-cache.js';
-import { packageRoot } from '../../src/paths.js';
 import type { PreparedSweep, SweepInput, SweepUnit } from '../../src/review/sweep-types.js';
 import { scratch } from '../helpers/fake.js';
-import { announceCheckout } from '../helpers/kb.js';
+import { kbCopy, exampleKb } from '../helpers/kb.js';
 
 const pairOf = (note: string, criterion: string, lens?: string): PlannedPair => ({
   note: `kb/notes/${note}.md`,
@@ -115,9 +114,7 @@ describe('the report of shared prefixes below the cache minimum', () => {
   });
 
   test('a sweep prepared on a model-API profile writes its units criterion-major and reports the criteria too short to cache on its model', async () => {
-    const checkout = await scratch('commonplace-unit-order-');
-    await cp(join(packageRoot(), 'examples', 'kb'), join(checkout, 'kb'), { recursive: true });
-    await announceCheckout(checkout);
+    const checkout = await kbCopy(exampleKb, { prefix: 'commonplace-unit-order-' });
     const profilesFile = join(checkout, 'profiles.yaml');
     await writeFile(profilesFile, stringify({ profiles: { haiku: { harness: 'anthropic', model: 'claude-haiku-4-5' } } }));
     const notes = ['kb/notes/verifiability-gradient.md', 'kb/notes/why-notes-have-types.md'];

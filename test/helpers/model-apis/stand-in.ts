@@ -1,6 +1,7 @@
 // A local stand-in of a model API on 127.0.0.1 (port 0): answers each agent request with the next
 // scripted reply (the last one repeats), answers the CLIs' side calls itself, and counts every
 // request and its body bytes.
+import { afterAll, afterEach } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -109,6 +110,29 @@ function parse(request: IncomingMessage, body: Buffer): ParsedRequest {
     json = undefined;
   }
   return { method: request.method ?? 'GET', path: url.pathname, headers: request.headers, bytes: body.length, raw: text, ...(json && { json }) };
+}
+
+/**
+ * Stand-ins a test file starts: `start(api, ...replies)` starts one, closed after its test (or, with `afterAll`,
+ * after the file: stand-ins a `beforeAll` set-up starts for every test).
+ */
+export function useStandIns(closing: 'afterEach' | 'afterAll' = 'afterEach'): (api: ApiDialect['name'], ...replies: Reply[]) => Promise<StandIn> {
+  let started: StandIn[] = [];
+  (closing === 'afterEach' ? afterEach : afterAll)(async () => {
+    await Promise.all(started.map((standIn) => standIn.close()));
+    started = [];
+  });
+  return async (api, ...replies) => {
+    const standIn = await startStandIn(api, ...replies);
+    started.push(standIn);
+    return standIn;
+  };
+}
+
+/** Sets a key variable the stand-ins' profiles name (a worker process the file starts inherits it), and returns its name. */
+export function standInKey(name: string): string {
+  process.env[name] = 'stand-in-key';
+  return name;
 }
 
 /** Starts a stand-in of the Anthropic Messages API or the OpenAI Responses API. */
