@@ -133,9 +133,7 @@ export function findCheckout(startDir: string, kbOption?: string, env: NodeJS.Pr
       throw new KbError('no-checkout', `the Git checkout at ${dir} has no kb/ directory; run inside a KB checkout or pass --kb DIR`);
     }
     const parent = path.dirname(dir);
-    if (parent === dir) {
-      throw new KbError('no-checkout', `${path.resolve(startDir)} is not inside a Git checkout; run inside a KB checkout or pass --kb DIR`);
-    }
+    if (parent === dir) throw new KbError('no-checkout', `${path.resolve(startDir)} is not inside a Git checkout; run inside a KB checkout or pass --kb DIR`);
     dir = parent;
   }
 }

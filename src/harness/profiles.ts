@@ -169,8 +169,6 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
 /** Picks one profile by name, listing the known ones when it is absent. */
 export function selectProfile(profiles: Map<string, Profile>, name: string, source: string): Profile {
   const profile = profiles.get(name);
-  if (!profile) {
-    throw new ProfileError(`unknown worker profile "${name}" in ${source} (known: ${[...profiles.keys()].join(', ')})`);
-  }
+  if (!profile) throw new ProfileError(`unknown worker profile "${name}" in ${source} (known: ${[...profiles.keys()].join(', ')})`);
   return profile;
 }

@@ -59,9 +59,7 @@ export async function validateDraft(options: DraftOptions): Promise<DraftReport>
   const role = layoutRole(layout, options.role);
   const registry = options.registry ?? new TypeRegistry(root);
   const unavailable = await registry.prepare(role.type, role.typeWritten);
-  if (unavailable !== undefined) {
-    throw new KbError('type-unavailable', `role ${role.name} cannot be validated: ${unavailable.message}`);
-  }
+  if (unavailable !== undefined) throw new KbError('type-unavailable', `role ${role.name} cannot be validated: ${unavailable.message}`);
 
   const location = relativeInside(root, artifactDir) || undefined;
   const displayArtifact = location ?? toPosix(artifactDir);

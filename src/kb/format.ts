@@ -29,9 +29,8 @@ export function formatDraftHuman(report: DraftReport): string {
   if (report.omitted.otherRoles > 0) hidden.push(`${plural(report.omitted.otherRoles, 'finding')} on other members`);
   if (report.omitted.absent > 0) hidden.push(`${plural(report.omitted.absent, 'absent-member finding')}`);
   if (report.omitted.unattributed > 0) hidden.push(`${plural(report.omitted.unattributed, 'artifact-wide finding')}`);
-  out.push(
-    `draft ${report.role}: ${plural(failures, 'failure')}, ${plural(warnings, 'warning')}${hidden.length > 0 ? ` (not shown: ${hidden.join(', ')})` : ''}`,
-  );
+  const notShown = hidden.length > 0 ? ` (not shown: ${hidden.join(', ')})` : '';
+  out.push(`draft ${report.role}: ${plural(failures, 'failure')}, ${plural(warnings, 'warning')}${notShown}`);
   return `${out.join('\n')}\n`;
 }
 

@@ -12,9 +12,7 @@ export type PathResolution = { readonly ok: true; readonly path: string; readonl
  * or `../`, otherwise relative to the repository root; never outside the repository.
  */
 export function resolveKbPath(value: unknown, fromFile: string, repoRoot: string): PathResolution {
-  if (typeof value !== 'string' || value.trim() === '') {
-    return { ok: false, reason: `must be a path string, found ${showValue(value)}` };
-  }
+  if (typeof value !== 'string' || value.trim() === '') return { ok: false, reason: `must be a path string, found ${showValue(value)}` };
   const written = value.trim();
   if (/^[a-z][a-z0-9+.-]*:/i.test(written)) return { ok: false, reason: `\`${written}\` is a URL; a path inside the repository is expected` };
   if (path.posix.isAbsolute(written) || path.isAbsolute(written)) {
@@ -22,9 +20,7 @@ export function resolveKbPath(value: unknown, fromFile: string, repoRoot: string
   }
   const relative =
     written.startsWith('./') || written.startsWith('../') ? path.posix.join(path.posix.dirname(toPosix(fromFile)), written) : path.posix.normalize(written);
-  if (relative === '..' || relative.startsWith('../')) {
-    return { ok: false, reason: `\`${written}\` resolves outside the repository` };
-  }
+  if (relative === '..' || relative.startsWith('../')) return { ok: false, reason: `\`${written}\` resolves outside the repository` };
   return { ok: true, path: relative, absolute: path.join(repoRoot, ...relative.split('/')) };
 }
 

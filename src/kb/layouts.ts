@@ -171,11 +171,8 @@ export async function loadLayout(layoutPath: string, repoRoot: string): Promise<
   try {
     source = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new KbError(
-      'layout-invalid',
-      `layout ${file} cannot be read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-      { cause: error },
-    );
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new KbError('layout-invalid', `layout ${file} cannot be read: ${why}`, { cause: error });
   }
   const parsed = parseLayout(source, file, repoRoot);
   if (!parsed.ok) {

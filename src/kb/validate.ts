@@ -162,13 +162,9 @@ export async function validateFile(file: string, options: FileOptions): Promise<
 /** Expands targets (files, directories, globs) into repository-relative files; none means `kb/`; a target naming nothing is an error. */
 export async function collectFiles(repoRoot: string, targets: readonly string[], cwd: string): Promise<string[]> {
   const root = path.resolve(repoRoot);
-  // Machine-local run state (review results, run directories) is the project's own, not the KB's:
-  // a walk skips it unless it starts inside it.
-  const walk = (dir: string) =>
-    walkFiles(
-      dir,
-      MACHINE_LOCAL_DIRS.map((local) => path.join(root, local)).filter((skipped) => relativeInside(skipped, dir) === undefined),
-    );
+  // Machine-local run state (review results, run directories) is the project's own, not the KB's.
+  const local = MACHINE_LOCAL_DIRS.map((dir) => path.join(root, dir));
+  const walk = (dir: string) => walkFiles(dir, local);
   const wanted = targets.length > 0 ? targets : [path.join(root, 'kb')];
   const files = new Set<string>();
   for (const target of wanted) {
@@ -197,8 +193,9 @@ function ensureInside(root: string, absolute: string, target: string): void {
   }
 }
 
-/** Every file below `dir`, skipping hidden entries (`.git`, caches), node_modules and the `skipped` directories. */
-async function walkFiles(dir: string, skipped: readonly string[]): Promise<string[]> {
+/** Every file below `dir`, skipping hidden entries (`.git`, caches), node_modules and the `skipped` directories unless `dir` is inside one. */
+async function walkFiles(dir: string, skip: readonly string[]): Promise<string[]> {
+  const skipped = skip.filter((skippedDir) => relativeInside(skippedDir, dir) === undefined);
   const files: string[] = [];
   const pending = [dir];
   while (pending.length > 0) {

@@ -115,10 +115,8 @@ export function parseValidationConfig(source: string, file: string = VALIDATION_
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const at = [key, ...(issue?.path ?? [])];
-      problem(
-        `${at.map(String).join('.')}: ${issue?.message ?? 'is invalid'}, found ${JSON.stringify(value)}; the default ${JSON.stringify(DEFAULT_VALIDATION_CONFIG[known.field])} applies`,
-        lineAt(at),
-      );
+      const fallback = `the default ${JSON.stringify(DEFAULT_VALIDATION_CONFIG[known.field])} applies`;
+      problem(`${at.map(String).join('.')}: ${issue?.message ?? 'is invalid'}, found ${JSON.stringify(value)}; ${fallback}`, lineAt(at));
       continue;
     }
     config[known.field] = parsed.data;

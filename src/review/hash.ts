@@ -25,9 +25,7 @@ export function parseWatches(value: unknown): Watches {
   if (!Array.isArray(value)) return whole(`\`watches:\` must be a list of ${WATCHED_PARTS.join(', ')}, found ${describe(value)}`);
   if (value.length === 0) return whole('`watches:` is an empty list');
   const unknown = value.filter((item) => !(WATCHED_PARTS as readonly unknown[]).includes(item));
-  if (unknown.length > 0) {
-    return whole(`\`watches:\` names ${unknown.map((item) => `\`${String(item)}\``).join(', ')}, not one of ${WATCHED_PARTS.join(', ')}`);
-  }
+  if (unknown.length > 0) return whole(`\`watches:\` names ${unknown.map((item) => `\`${String(item)}\``).join(', ')}, not one of ${WATCHED_PARTS.join(', ')}`);
   return { declared: true, parts: WATCHED_PARTS.filter((part) => value.includes(part)) };
 }
 
@@ -118,11 +116,8 @@ const digestsOf = new WeakMap<NoteParts, PartDigests>();
 export function noteHash(noteText: string, watches?: readonly WatchedPart[], file = 'note'): string {
   const extracted = noteParts(noteText, file);
   if (!extracted.ok) {
-    throw new ReviewError(
-      'note-unreadable',
-      `${file}: cannot hash a note whose frontmatter cannot be read: ${extracted.findings.map((finding) => finding.message).join('; ')}`,
-      { findings: extracted.findings },
-    );
+    const why = extracted.findings.map((finding) => finding.message).join('; ');
+    throw new ReviewError('note-unreadable', `${file}: cannot hash a note whose frontmatter cannot be read: ${why}`, { findings: extracted.findings });
   }
   return hashParts(extracted.parts, watches === undefined || watches.length === 0 ? WATCHED_PARTS : watches);
 }

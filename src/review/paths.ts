@@ -29,9 +29,7 @@ export function criterionIdProblem(criterion: string): string | undefined {
   const segments = criterion.split('/');
   if (segments.some(badSegment)) return `criterion ID \`${criterion}\` has an empty, \`.\` or \`..\` segment, or a backslash`;
   if (isPathCriterion(criterion)) return undefined;
-  if (segments.length !== 2 || criterion.endsWith('.md')) {
-    return `criterion ID \`${criterion}\` must be a gate ID \`{lens}/{name}\` or a KB path (kb/….md)`;
-  }
+  if (segments.length !== 2 || criterion.endsWith('.md')) return `criterion ID \`${criterion}\` must be a gate ID \`{lens}/{name}\` or a KB path (kb/….md)`;
   return undefined;
 }
 

@@ -94,9 +94,7 @@ export function checkResultLine(text: string, options: ResultLineOptions = {}): 
     if (/^\s/.test(written) && RESULT_LINE.test(written.trimStart())) {
       return fail(`the result line must start at the beginning of the line, found ${shown}`, line);
     }
-    if (isOutcome(word)) {
-      return fail(`the last line must be exactly \`Result: ${word}\` (lowercase, no markup or punctuation), found ${shown}`, line);
-    }
+    if (isOutcome(word)) return fail(`the last line must be exactly \`Result: ${word}\` (lowercase, no markup or punctuation), found ${shown}`, line);
     return fail(`the last line ${shown} is not a result line; it must be exactly ${expected}`, line);
   }
   const earlier = lines.map((text, index) => index < last && RESULT_LINE.test(text)).lastIndexOf(true);
