@@ -4,7 +4,7 @@
 import { launchCost } from '../../src/harness/prices.js';
 import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
-import { reply, standInKey, useStandIns, writeProfilesFile } from '../helpers/model-apis/index.js';
+import { reply, standInKey, standInProfile, useStandIns, writeProfilesFile } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 // The file's CLI worker reads the key from its environment, inherited from this process when it starts.
@@ -22,17 +22,7 @@ describe.each(cases)('a probe of the $profile profile at the $api stand-in', ({ 
     const standIn = await startStandIn(api, reply.review('pass'));
     const dir = await scratch();
     // The shipped profile as it is, pointed at the stand-in and at the test's key variable.
-    const profiles = await writeProfilesFile(dir, {
-      [profile]: {
-        harness: api,
-        model,
-        'api-key-env': KEY_ENV,
-        'base-url': api === 'openai' ? `${standIn.url}/v1` : standIn.url,
-        'max-output-tokens': 2048,
-        timeout: '1m',
-        attempts: 3,
-      },
-    });
+    const profiles = await writeProfilesFile(dir, { [profile]: standInProfile(standIn, model, KEY_ENV, { 'max-output-tokens': 2048 }) });
     const probe = await runCli(['probe', '--profile', profile, '--profiles', profiles], { env: { TEMPORAL_ADDRESS: address() } });
     expect({ exitCode: probe.exitCode, stderr: probe.stderr }).toEqual({ exitCode: 0, stderr: expect.not.stringMatching(/Error|at /) });
     expect(probe.stdout).toMatch(new RegExp(`^probe probe/${profile}/\\S+: profile ${profile} \\(${api}\\) — completed$`, 'm'));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { collectFiles, validateFiles } from '../../src/kb/validate.js';
 import { selectPairs } from '../../src/review/status.js';
+import { expect } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { BatchChoice } from '../../src/harness/batches/batch-contract.js';
 import type { Grouping, SweepInput, SweepProgress, SweepSummary } from '../../src/review/sweep-types.js';
@@ -12,7 +13,7 @@ import { quotaAccount } from '../../src/runs/quota.js';
 import { scratch } from './fake.js';
 import { workerFaults, type Fault } from './faults.js';
 import { kbCopy, exampleKb } from './kb.js';
-import { startStandIn, type Reply, type StandIn } from './model-apis/index.js';
+import { standInBaseUrl, startStandIn, type Reply, type StandIn } from './model-apis/index.js';
 import { executeSweep, gatesCommand, startSweep, sweepProgressUntil, type SweepFlags } from './sweep.js';
 import { testWorker, uniqueId } from './temporal.js';
 
@@ -67,7 +68,7 @@ export async function modelApiSweep(api: Api, replies: Reply[], options: ModelAp
   const checkout = await kbCopy(exampleKb, { prefix: 'commonplace-example-kb-' });
   const dir = await scratch();
   const profilesFile = join(dir, 'worker-profiles.yaml');
-  const baseUrl = api === 'openai' ? `${standIn.url}/v1` : standIn.url;
+  const baseUrl = standInBaseUrl(standIn);
   const raw = { harness: api, model: models[api], 'base-url': baseUrl, 'api-key-env': keyEnv, timeout: '1m', 'max-output-tokens': 1024 };
   const twin = options.twin ? { [`${profile}-twin`]: { ...raw, model: twinModels[api] } } : {};
   await writeFile(profilesFile, stringify({ profiles: { [profile]: raw, ...twin } }));
@@ -127,4 +128,12 @@ export async function staleAndInvalid(setup: BatchSweep, notes: string[] = examp
     .map((pair) => pair.resultPath);
   const validated = await validateFiles(await collectFiles(setup.checkout, ['kb'], setup.checkout), { repoRoot: setup.checkout });
   return { stale, invalid: validated.results.filter((file) => file.findings.some((finding) => finding.severity === 'fail')).map((file) => file.file) };
+}
+
+/** The sweep went as one provider batch: no request submitted twice nor asked live, the notes' pairs fresh and the KB valid. */
+export async function expectOneProviderBatch(setup: BatchSweep, notes: string[] = exampleNotes): Promise<void> {
+  expect(setup.standIn.batches.list).toHaveLength(1);
+  expect(sentTwice(setup.standIn)).toEqual([]);
+  expect(liveRequests(setup.standIn)).toEqual([]);
+  expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
 }

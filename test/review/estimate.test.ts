@@ -13,7 +13,7 @@ import { runCli } from '../helpers/cli.js';
 import { scratch } from '../helpers/fake.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { corpusRoot, someNotes, kbCopy } from '../helpers/kb.js';
-import { reply, standInKey, useStandIns, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
+import { reply, standInKey, standInProfile, useStandIns, writeProfilesFile, type StandIn } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 // The file's CLI worker reads the key from its environment, inherited from this process when it starts.
@@ -36,17 +36,7 @@ async function setUp(api: 'anthropic' | 'openai', model: string, kb: string, gro
   const standIn = await startStandIn(api, reply.review('warn', ['The title states the claim the body argues; keep it that way.']));
   const checkout = await checkoutOf(kb);
   const profile = `estimate-${api}`;
-  const profiles = await writeProfilesFile(await scratch(), {
-    [profile]: {
-      harness: api,
-      model,
-      'api-key-env': KEY_ENV,
-      'base-url': api === 'openai' ? `${standIn.url}/v1` : standIn.url,
-      'max-output-tokens': 2048,
-      timeout: '1m',
-      attempts: 3,
-    },
-  });
+  const profiles = await writeProfilesFile(await scratch(), { [profile]: standInProfile(standIn, model, KEY_ENV, { 'max-output-tokens': 2048 }) });
   const args = ['--kb', checkout, '--profile', profile, '--profiles', profiles, '--grouping', grouping, '--concurrency', String(concurrency)];
   return { checkout, standIn, model, args };
 }

@@ -4,47 +4,36 @@
 // times quicker (test/helpers/scaled-clock.ts), so the provider batch's 30 s poll timer takes 3 s; the shipped
 // interval is proved by test/harness/api-batches.test.ts.
 import { runCli } from '../helpers/cli.js';
-import { batchSweep, exampleNotes, KEY_ENV, liveRequests, sentTwice, staleAndInvalid } from '../helpers/batch-sweep.js';
-import { reply } from '../helpers/model-apis/index.js';
+import { exampleNotes, expectOneProviderBatch, KEY_ENV, modelApiSweep, type Api } from '../helpers/batch-sweep.js';
+import { reply, standInKey, useStandIns, type Reply } from '../helpers/model-apis/index.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 // The worker this file starts reads the profile's key from its environment.
-process.env[KEY_ENV] = 'stand-in-key';
+standInKey(KEY_ENV);
 const { address } = useDevServerWithCliWorker({ quickerClock: 10 });
+const closing = useStandIns();
+const batchSweep = (api: Api, ...replies: Reply[]) => modelApiSweep(api, replies, { batch: 'always', start: closing });
+const cli = (args: string[]) => runCli(args, { env: { TEMPORAL_ADDRESS: address() } });
 
 test("review run gates --batch asks the selection as one provider batch, follows it with the provider's counts and exits 0 with every pair fresh", async () => {
   const setup = await batchSweep('anthropic', reply.review('warn', ['The description restates the title.']));
-  try {
-    const notes = [exampleNotes[0]!];
-    const run = await runCli(setup.command(notes), { env: { TEMPORAL_ADDRESS: address() } });
-    expect(run.exitCode).toBe(0);
-    // While the batch waits, the follow line shows the provider's counts.
-    expect(run.stderr).toMatch(/provider batch: \d+ processing, 0 succeeded, 0 errored, 0 expired/);
-    expect(run.stdout).toMatch(/sweep GS-\S+ completed/);
-    expect(setup.standIn.batches.list).toHaveLength(1);
-    expect(sentTwice(setup.standIn)).toEqual([]);
-    expect(liveRequests(setup.standIn)).toEqual([]);
-    expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
-  } finally {
-    await setup.standIn.close();
-  }
+  const notes = [exampleNotes[0]!];
+  const run = await cli(setup.command(notes));
+  expect(run.exitCode).toBe(0);
+  // While the batch waits, the follow line shows the provider's counts.
+  expect(run.stderr).toMatch(/provider batch: \d+ processing, 0 succeeded, 0 errored, 0 expired/);
+  expect(run.stdout).toMatch(/sweep GS-\S+ completed/);
+  await expectOneProviderBatch(setup, notes);
 });
 
 test('the same review run gates --batch command started twice at once is one sweep: one provider batch, no request submitted twice', async () => {
   const setup = await batchSweep('openai', reply.review('warn', ['One sentence says two things.']));
-  try {
-    const notes = [exampleNotes[1]!];
-    const args = setup.command(notes, { grouping: 'bundle' });
-    const runs = await Promise.all([runCli(args, { env: { TEMPORAL_ADDRESS: address() } }), runCli(args, { env: { TEMPORAL_ADDRESS: address() } })]);
-    expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
-    const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);
-    expect(ids[0]).toBeDefined();
-    expect(ids[1]).toBe(ids[0]);
-    expect(setup.standIn.batches.list).toHaveLength(1);
-    expect(sentTwice(setup.standIn)).toEqual([]);
-    expect(liveRequests(setup.standIn)).toEqual([]);
-    expect(await staleAndInvalid(setup, notes)).toEqual({ stale: [], invalid: [] });
-  } finally {
-    await setup.standIn.close();
-  }
+  const notes = [exampleNotes[1]!];
+  const args = setup.command(notes, { grouping: 'bundle' });
+  const runs = await Promise.all([cli(args), cli(args)]);
+  expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
+  const ids = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);
+  expect(ids[0]).toBeDefined();
+  expect(ids[1]).toBe(ids[0]);
+  await expectOneProviderBatch(setup, notes);
 });

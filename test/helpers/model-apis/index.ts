@@ -1,5 +1,5 @@
 // Local stand-ins of the model APIs the real harness CLIs call, and the profiles that point them there.
-export { standInKey, startStandIn, useStandIns, type StandIn, type StandInStats, type RecordedRequest } from './stand-in.js';
+export { standInBaseUrl, standInKey, standInProfile, startStandIn, useStandIns, type StandIn, type StandInStats, type RecordedRequest } from './stand-in.js';
 export { reply, unifiedRateLimitHeaders, type Reply } from './replies.js';
 export {
   apiOf,

@@ -129,6 +129,14 @@ export function useStandIns(closing: 'afterEach' | 'afterAll' = 'afterEach'): (a
   };
 }
 
+/** The base URL a model-API profile names for the stand-in: OpenAI's SDK wants the `/v1` on it. */
+export const standInBaseUrl = (standIn: StandIn) => (standIn.api === 'openai' ? `${standIn.url}/v1` : standIn.url);
+
+/** A model-API profile of `model` pointed at the stand-in, its key in `keyEnv`: one-minute tries, three attempts (`more` over those). */
+export function standInProfile(standIn: StandIn, model: string, keyEnv: string, more: Record<string, unknown> = {}) {
+  return { harness: standIn.api, model, 'api-key-env': keyEnv, 'base-url': standInBaseUrl(standIn), timeout: '1m', attempts: 3, ...more };
+}
+
 /** Sets a key variable the stand-ins' profiles name (a worker process the file starts inherits it), and returns its name. */
 export function standInKey(name: string): string {
   process.env[name] = 'stand-in-key';
