@@ -109,21 +109,15 @@ function finding(file: string, severity: Severity, rule: string, message: string
   return { file, ...(line !== undefined && { line }), rule, severity, message };
 }
 
-/** A type whose schema cannot be used, and the notes of the run that were not checked against it. */
-interface UnusableType {
-  readonly schemaPath: string;
-  readonly problem: Problem;
-  readonly notes: string[];
-}
-
 /** Types whose `schema:` cannot load, each reported once at its type spec (`type-spec-schema`). */
 export class TypeSpecSchemas {
-  private readonly types = new Map<string, UnusableType>();
+  /** Per type path: why its schema cannot be used, and the notes of the run not checked against it. */
+  private readonly types = new Map<string, { problem: Problem; notes: string[] }>();
 
   /** Records that `noteFile` was not checked because its type's schema is unusable. */
-  record(typePath: string, schemaPath: string, problem: Problem, noteFile: string): void {
+  record(typePath: string, problem: Problem, noteFile: string): void {
     const known = this.types.get(typePath);
-    if (known === undefined) this.types.set(typePath, { schemaPath, problem, notes: [noteFile] });
+    if (known === undefined) this.types.set(typePath, { problem, notes: [noteFile] });
     else known.notes.push(noteFile);
   }
 

@@ -60,9 +60,7 @@ export async function validatePublished(repoRoot: string, dir: string, registry:
   const manifestFile = `${dir}/${PUBLISHED_MANIFEST}`;
   const manifest = asPublished(JSON.parse(await readFile(path.join(repoRoot, manifestFile), 'utf8'))) as PublishedManifest;
   const manifestFindings: Finding[] = [];
-  const fail = (message: string): void => {
-    manifestFindings.push({ file: manifestFile, rule: 'manifest', severity: 'fail', message });
-  };
+  const fail = (message: string) => manifestFindings.push({ file: manifestFile, rule: 'manifest', severity: 'fail', message });
   let layout;
   try {
     layout = await loadLayout(manifest.layout, repoRoot);

@@ -148,8 +148,8 @@ export async function validateFile(file: string, options: FileOptions): Promise<
   } else {
     const { type } = resolution;
     const unusable = options.typeSpecs !== undefined && type.schemaPath !== null ? await options.registry.prepare(type.typePath) : undefined;
-    if (unusable !== undefined && unusable.rule === 'schema-unavailable' && type.schemaPath !== null) {
-      options.typeSpecs?.record(type.typePath, type.schemaPath, unusable, file);
+    if (unusable?.rule === 'schema-unavailable') {
+      options.typeSpecs?.record(type.typePath, unusable, file);
     } else {
       findings.push(...(await options.registry.validateModel(type, note)));
     }
