@@ -4,30 +4,29 @@ import type { Finding } from '../../../kb/findings.js';
 import { TypeRegistry } from '../../../kb/type-registry.js';
 import { checkEditBounds } from '../../../review/edit/bounds.js';
 import { checkDecision, sameText } from '../../../review/edit/decision.js';
-import { instructionPath } from '../../../review/edit/instructions.js';
 import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, ReviewRecord } from '../../../review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../../review/paths.js';
 import { findingsBlock } from '../prompt.js';
-import { briefText, readBrief } from './brief.js';
-import { launchDir, writeInput } from './run-files.js';
+import { writeInput } from './run-files.js';
+import { noteLaunch, promptAsk } from './brief.js';
 
 export const EDITED_OUTPUT = 'edited.md';
 export const DECISION_OUTPUT = 'decision.md';
 
-export interface EditAskInput {
+interface EditAskInput {
   runId: string;
   runDir: string;
   note: string;
   textSha256: string;
-  /** The reviews of this text: the gates' and the critique's. */
+  /** The gates' and the critique's. */
   reviews: ReviewRecord[];
   direction: string | null;
   seq: number;
   findings: Finding[];
 }
 
-/** The reviews as one input file for the editor: each gate's review under its ID and outcome. */
+/** Each gate's review under its ID and outcome, failures first. */
 async function reviewsInput(runDir: string, reviews: readonly ReviewRecord[]): Promise<string> {
   const sections = ['# Reviews of the note', ''];
   const order = { fail: 0, warn: 1, pass: 2, report: 3 } as const;
@@ -39,12 +38,9 @@ async function reviewsInput(runDir: string, reviews: readonly ReviewRecord[]): P
   return `${sections.join('\n')}\n`;
 }
 
-/** Prepares the full pass's editor launch: the text, its reviews, the critique and the editing instruction. */
+/** The full pass's editor: the text, its reviews, the critique and the editing instruction. */
 export async function prepareEditAsk(input: EditAskInput): Promise<PreparedAsk> {
-  const dir = await launchDir(input.runDir, input.seq, 'edit');
-  const brief = await readBrief(input.runDir);
-  await writeInput(dir, 'inputs/note.md', await getText(input.runDir, input.textSha256));
-  await writeInput(dir, 'inputs/instruction.md', await briefText(input.runDir, brief, instructionPath('edit-note')));
+  const dir = await noteLaunch(input, 'edit', 'edit-note');
   await writeInput(dir, 'inputs/reviews.md', await reviewsInput(input.runDir, input.reviews));
   const critique = input.reviews.find((review) => review.criterion === CRITIQUE_INSTRUCTION);
   await writeInput(dir, 'inputs/critique.md', critique ? await getText(input.runDir, critique.bodySha256) : 'No critique was asked.\n');
@@ -66,9 +62,8 @@ export async function prepareEditAsk(input: EditAskInput): Promise<PreparedAsk> 
     `output = ${EDITED_OUTPUT}`,
     `output = ${DECISION_OUTPUT}`,
     '',
-  ].join('\n');
-  await writeInput(dir, 'prompt.md', prompt);
-  return { dir, prompt, outputs: [EDITED_OUTPUT, DECISION_OUTPUT] };
+  ];
+  return promptAsk(dir, prompt, [EDITED_OUTPUT, DECISION_OUTPUT]);
 }
 
 export type EditCheck =
@@ -76,7 +71,7 @@ export type EditCheck =
   | { kind: 'edit'; textSha256: string; rationaleSha256: string | null }
   | { kind: 'refused'; findings: Finding[] };
 
-/** Checks an edited text against the bounds and keeps it in the store; unchanged text is no edit. */
+/** Unchanged text is no edit; an edit within the bounds is kept in the store. */
 export async function checkEditedText(input: { runDir: string; checkout: string; note: string; baseSha256: string; edited: string }): Promise<EditCheck> {
   const base = await getText(input.runDir, input.baseSha256);
   if (input.edited.trim() === '' || sameText(base, input.edited)) return { kind: 'no-edit', rationaleSha256: null };
@@ -91,10 +86,9 @@ export async function checkEditedText(input: { runDir: string; checkout: string;
   return { kind: 'edit', textSha256: await put(input.runDir, input.edited), rationaleSha256: null };
 }
 
-/** An edited text that contradicts the decision line (rule `decision-mismatch`). */
 const mismatch = (message: string): Finding => ({ file: EDITED_OUTPUT, rule: 'decision-mismatch', severity: 'fail', message });
 
-/** Checks the editor's outputs: the decision line, and for an edit the edited text within its bounds. */
+/** The decision line, and for an edit the edited text within its bounds. */
 export async function acceptEdit(input: { runDir: string; checkout: string; note: string; baseSha256: string; dir: string }): Promise<EditCheck> {
   const decisionText = await readFile(path.join(input.dir, DECISION_OUTPUT), 'utf8');
   const edited = await readFile(path.join(input.dir, EDITED_OUTPUT), 'utf8');

@@ -1,8 +1,4 @@
-/**
- * The checkout guard's Git reads: HEAD and `git status` of the checkout, each reported path hashed.
- * Git is the one tool besides a harness that review starts (ADR 127: the guard reads git status);
- * it runs through src/fs/git.ts, and a failed read is an answer here, not an error.
- */
+/** The checkout guard's Git reads, each reported path hashed (ADR 127); a failed read is an answer here, not an error. */
 import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import { sha256File } from '../../../fs/digest.js';

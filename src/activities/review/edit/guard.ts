@@ -16,14 +16,14 @@ export async function writeSnapshot(runDir: string, snapshot: GuardSnapshot, nam
   return file;
 }
 
-export interface GuardCheckInput {
+interface GuardCheckInput {
   runDir: string;
   checkout: string;
-  /** The baseline snapshot's file name in the run's guard directory. */
+  /** The file name in the run's guard directory. */
   baseline: string;
 }
 
-/** The checkout guard: paths that changed since the baseline outside review state, and the snapshot they were seen in. */
+/** Paths changed since the baseline outside review state, and the snapshot they were seen in. */
 export async function guardCheck(input: GuardCheckInput): Promise<{ changed: string[]; snapshot: string }> {
   const base = await readJson<GuardSnapshot>(path.join(guardDir(input.runDir), input.baseline));
   const now = await gitSnapshot(input.checkout);
@@ -40,7 +40,6 @@ export async function guardCheck(input: GuardCheckInput): Promise<{ changed: str
   return { changed, snapshot: await writeSnapshot(input.runDir, now) };
 }
 
-/** The publications' ledger of the checkout (empty until a publication wrote one). */
 export async function sanctionedWrites(checkout: string): Promise<SanctionedWrite[]> {
   const text = await readFile(path.join(checkout, ...SANCTIONED_WRITES.split('/')), 'utf8').catch(() => '');
   return text
@@ -55,7 +54,7 @@ export async function sanctionedWrites(checkout: string): Promise<SanctionedWrit
     });
 }
 
-/** Records a sanctioned write before it is made (a crash between leaves an entry whose bytes never appear: it sanctions nothing). */
+/** Before the write: a crash between leaves an entry whose bytes never appear, which sanctions nothing. */
 export async function recordSanctionedWrite(checkout: string, write: SanctionedWrite): Promise<void> {
   const file = path.join(checkout, ...SANCTIONED_WRITES.split('/'));
   await mkdir(path.dirname(file), { recursive: true });

@@ -10,10 +10,7 @@ export type { PrepareEditInput } from './prepare.js';
 export type { CandidateInput, CandidateOutput, PassRecord } from './publish.js';
 export type { EditCheck } from './edit.js';
 
-/**
- * The editing workflows' activities (full pass and revision): every read and write of the checkout
- * and the run directory, the checks of each worker's output, the guard and publication.
- */
+/** Every read and write of the checkout and run directory the editing workflows make. */
 export function createEditActivities(dependencies: { faults?: FaultPoints } = {}) {
   const { faults } = dependencies;
   return {

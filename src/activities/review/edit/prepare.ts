@@ -25,11 +25,11 @@ export interface PrepareEditInput {
   kind: EditKind;
   input: FullPassInput | ReviseInput;
   workflowId: string;
-  /** The Temporal run of this execution: a run directory left by an earlier execution of the ID is moved aside. */
+  /** A run directory left by an earlier execution of the ID is moved aside. */
   executionRunId: string;
 }
 
-/** The run's profile by name, with the input's environment over its own. */
+/** The input's environment over the profile's own. */
 function resolveProfile(input: EditRunInput, name: string): Profile {
   try {
     const source = profilesSource({ checkout: input.checkout, ...(input.profilesFile && { file: input.profilesFile }) });
@@ -40,12 +40,10 @@ function resolveProfile(input: EditRunInput, name: string): Profile {
   }
 }
 
-/** A literal path as a picomatch pattern (its glob characters escaped). */
 function literalPattern(file: string): string {
   return file.replace(/[*?[\]{}()!+@\\]/g, (char) => `\\${char}`);
 }
 
-/** The lens bundles of the gates that apply to the note, and the critique alone. */
 async function fullPassUnits(checkout: string, note: string): Promise<{ units: ReviewUnit[]; criteria: { path: string; text: string }[] }> {
   let pairs;
   try {
@@ -73,11 +71,7 @@ async function fullPassUnits(checkout: string, note: string): Promise<{ units: R
   return { units, criteria };
 }
 
-/**
- * Opens (or re-opens, on a retry) an editing run: checks the note is the text the command read,
- * captures the start text and the brief into the run's store, takes the guard's baseline, and
- * records the run's identity and options in run.json.
- */
+/** Opens (or, on a retry, re-opens) an editing run over exactly the text the command read. */
 export async function prepareEdit(request: PrepareEditInput): Promise<PreparedEdit> {
   const { input, kind } = request;
   const problem = notePathProblem(input.note);

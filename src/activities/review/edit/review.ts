@@ -16,22 +16,18 @@ import { launchDir, writeInput } from './run-files.js';
 
 const REVIEW_OUTPUT = 'review.md';
 
-export interface ReviewAskInput {
+interface ReviewAskInput {
   runId: string;
   runDir: string;
   note: string;
-  /** The text under review (the start text, or an edited one), by its store digest. */
+  /** The start text, or an edited one. */
   textSha256: string;
   unit: ReviewUnit;
   seq: number;
-  /** Why the last output was refused. */
   findings: Finding[];
 }
 
-/**
- * Prepares one review launch over a text the run holds: the text and the captured criteria copied
- * into a fresh launch directory, and the sweep's review prompt (the same output contract).
- */
+/** The sweep's review prompt (the same output contract) over a text the run holds and its captured criteria. */
 export async function prepareReviewAsk(input: ReviewAskInput): Promise<PreparedAsk & { grouping: Grouping }> {
   const dir = await launchDir(input.runDir, input.seq, `review-${input.unit.key}`);
   const brief = await readBrief(input.runDir);
@@ -60,18 +56,18 @@ export async function prepareReviewAsk(input: ReviewAskInput): Promise<PreparedA
   return { dir, prompt, outputs: [REVIEW_OUTPUT], grouping };
 }
 
-export interface AcceptReviewInput {
+interface AcceptReviewInput {
   runDir: string;
   unit: ReviewUnit;
   dir: string;
   grouping: Grouping;
   textSha256: string;
   launch: LaunchResult;
-  /** The cap on the output (the profile's `max-output`); absent: the default. */
+  /** The profile's `max-output`. */
   maxOutputBytes?: number;
 }
 
-/** Checks a review output (the strict result line, or one section per gate); accepted bodies go to the store. */
+/** The strict result line, or one section per gate; accepted bodies go to the store. */
 export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted: ReviewRecord[]; rejected: Rejection[] }> {
   const read = outputText(await readFile(path.join(input.dir, REVIEW_OUTPUT)), {
     file: REVIEW_OUTPUT,
@@ -118,10 +114,7 @@ export async function acceptReview(input: AcceptReviewInput): Promise<{ accepted
   return { accepted, rejected };
 }
 
-/**
- * What an edit makes stale: per unit, the criteria whose note hash (over the parts each watches)
- * differs between the two texts. The rest keep their review: it was of the same watched text.
- */
+/** Per unit, the criteria whose watched parts the edit changed; the rest keep their review. */
 export async function staleAfterEdit(input: {
   runDir: string;
   note: string;

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import type { Finding } from '../../../kb/findings.js';
 import { sha256 } from '../../../fs/digest.js';
-import { instructionPath } from '../../../review/edit/instructions.js';
 import { formatPlan, parsePlan } from '../../../review/edit/plan.js';
 import { isSelectionPass, type Plan, type PlanPass } from '../../../review/edit/plan-types.js';
 import { applySelections, formatSelection, locateSelections, parseSelectionList, type Selection } from '../../../review/edit/selection.js';
@@ -11,8 +10,8 @@ import { getText, put } from '../../../fs/store.js';
 import type { PreparedAsk, Proposal } from '../../../review/edit/types.js';
 import { findingItem, findingsBlock } from '../prompt.js';
 import { proposalKey } from './common.js';
-import { briefText, readBrief } from './brief.js';
-import { launchDir, writeInput, writeJson } from './run-files.js';
+import { noteLaunch, promptAsk } from './brief.js';
+import { writeJson } from './run-files.js';
 import { checkEditedText, EDITED_OUTPUT, type EditCheck } from './edit.js';
 import { runCommand } from '../../../runs/run-commands.js';
 
@@ -28,12 +27,9 @@ interface AskBase {
   findings: Finding[];
 }
 
-/** Prepares the assessment launch: the note and the assessment instruction; the worker writes a plan. */
+/** The worker writes a plan. */
 export async function prepareAssessAsk(input: AskBase): Promise<PreparedAsk> {
-  const dir = await launchDir(input.runDir, input.seq, 'assess');
-  const brief = await readBrief(input.runDir);
-  await writeInput(dir, 'inputs/note.md', await getText(input.runDir, input.textSha256));
-  await writeInput(dir, 'inputs/instruction.md', await briefText(input.runDir, brief, instructionPath('assess-revision')));
+  const dir = await noteLaunch(input, 'assess', 'assess-revision');
   const prompt = [
     'Follow the instruction in the instruction input to choose the revision passes the note in the note input needs.',
     `Write the plan to ${PLAN_OUTPUT}, in the YAML form the instruction gives. Write nothing else and change no other file.`,
@@ -45,12 +41,11 @@ export async function prepareAssessAsk(input: AskBase): Promise<PreparedAsk> {
     'instruction-input = inputs/instruction.md',
     `output = ${PLAN_OUTPUT}`,
     '',
-  ].join('\n');
-  await writeInput(dir, 'prompt.md', prompt);
-  return { dir, prompt, outputs: [PLAN_OUTPUT] };
+  ];
+  return promptAsk(dir, prompt, [PLAN_OUTPUT]);
 }
 
-/** Checks an assessment's plan; an accepted one is kept as the run's plan.yaml, for inspection. */
+/** An accepted plan is kept as the run's plan.yaml, for inspection. */
 export async function acceptPlan(input: { runDir: string; dir: string }): Promise<{ ok: true; plan: Plan } | { ok: false; findings: Finding[] }> {
   const text = await readFile(path.join(input.dir, PLAN_OUTPUT), 'utf8');
   const parsed = parsePlan(text, PLAN_OUTPUT);
@@ -62,13 +57,10 @@ export async function acceptPlan(input: { runDir: string; dir: string }): Promis
   return parsed;
 }
 
-/** Prepares one pass's launch: an editor for a direct pass, a selector for a selection pass. */
+/** An editor for a direct pass, a selector for a selection pass. */
 export async function preparePassAsk(input: AskBase & { pass: PlanPass }): Promise<PreparedAsk> {
   const { pass } = input;
-  const dir = await launchDir(input.runDir, input.seq, `pass-${pass.pass}`);
-  const brief = await readBrief(input.runDir);
-  await writeInput(dir, 'inputs/note.md', await getText(input.runDir, input.textSha256));
-  await writeInput(dir, 'inputs/instruction.md', await briefText(input.runDir, brief, instructionPath(`revise-${pass.pass}`)));
+  const dir = await noteLaunch(input, `pass-${pass.pass}`, `revise-${pass.pass}`);
   const selecting = isSelectionPass(pass.pass);
   const output = selecting ? SELECTIONS_OUTPUT : EDITED_OUTPUT;
   const prompt = [
@@ -85,19 +77,18 @@ export async function preparePassAsk(input: AskBase & { pass: PlanPass }): Promi
     ...(pass.focus ? [`focus = ${pass.focus.replace(/\s+/g, ' ')}`] : []),
     `output = ${output}`,
     '',
-  ].join('\n');
-  await writeInput(dir, 'prompt.md', prompt);
-  return { dir, prompt, outputs: [output] };
+  ];
+  return promptAsk(dir, prompt, [output]);
 }
 
-/** Checks a direct pass's revised text against the edit bounds; an unchanged text is a pass that changed nothing. */
+/** An unchanged text is a pass that changed nothing. */
 export async function acceptPassEdit(input: { runDir: string; checkout: string; note: string; baseSha256: string; dir: string }): Promise<EditCheck> {
   return checkEditedText({ ...input, edited: await readFile(path.join(input.dir, EDITED_OUTPUT), 'utf8') });
 }
 
 const listText = (selections: readonly Selection[]) => `${selections.map(formatSelection).join('\n')}${selections.length > 0 ? '\n' : ''}`;
 
-/** Checks a selector's list: every line well formed, every span found exactly once in the body. */
+/** Every line well formed, every span found exactly once in the body. */
 export async function acceptSelections(input: {
   runDir: string;
   dir: string;
@@ -110,22 +101,22 @@ export async function acceptSelections(input: {
   return { ok: true, listSha256: await put(input.runDir, listText(parsed.selections)), count: parsed.selections.length };
 }
 
-export interface SelectionProposalInput {
+interface SelectionProposalInput {
   runId: string;
   runDir: string;
   note: string;
   textSha256: string;
   pass: PlanPass;
   listSha256: string;
-  /** The stop number (the run's decisions so far, this one included). */
+  /** The run's decisions so far, this one included. */
   stop: number;
-  /** Why an earlier answer could not be applied, when this proposes it again. */
+  /** Why an earlier answer could not be applied. */
   findings: Finding[];
 }
 
 const proposalBase = (stop: number, pass: string) => `proposals/${String(stop).padStart(2, '0')}-${pass}`;
 
-/** Writes a selection proposal (the list, and the text it selects from beside it) and returns it with its key. */
+/** The list, and the text it selects from beside it. */
 export async function writeSelectionProposal(input: SelectionProposalInput): Promise<Proposal> {
   const base = proposalBase(input.stop, input.pass.pass);
   const list = await getText(input.runDir, input.listSha256);
@@ -164,10 +155,7 @@ export type AnswerApplied =
   | { kind: 'applied'; textSha256: string; accepted: string[]; rejected: string[]; edited: string[] }
   | { kind: 'refused'; listSha256: string; findings: Finding[] };
 
-/**
- * Applies the approved selection list (the file as the operator left it) to the text: each span
- * replaced once. The answer and what it accepted, rejected and edited are kept beside the proposal.
- */
+/** The answer, and what it accepted, rejected and edited, are kept beside the proposal. */
 export async function applyAnswer(input: {
   runDir: string;
   checkout: string;
