@@ -1,56 +1,29 @@
 // Contract: the pinned claude CLI, run by the real launch activity (the probe workflow on a Temporal
 // test server) against a local stand-in of the Anthropic Messages API. See docs/harnesses.md.
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  completedResult,
-  CONTRACT_TEST_MS,
-  expectEnded,
-  expectWroteProbe,
-  reply,
-  unifiedRateLimitHeaders,
-  useContractStandIn,
-  type Reply,
-} from '../helpers/model-apis/index.js';
-import { useTimeSkippingServer } from '../helpers/servers.js';
+import { completedResult, CONTRACT_TEST_MS, describeContract, expectEnded, reply, unifiedRateLimitHeaders } from '../helpers/model-apis/index.js';
 
-const { standIn, probe } = useContractStandIn('anthropic');
-const probeClaude = (env: () => TestWorkflowEnvironment, replies: Reply[], options: { auth?: 'api-key' | 'subscription'; profile?: string } = {}) =>
-  probe(env(), options.profile ?? 'claude', replies, { auth: options.auth });
+const { standIn, probe } = describeContract({
+  harness: 'claude',
+  api: 'anthropic',
+  profiles: ['claude', 'claude-lean'],
+  // The stand-in answers with the model it was asked for: `sonnet` as claude 2.1.197 resolves it.
+  recorded: { model: 'claude-sonnet-5', modelSource: 'harness', costed: true },
+  // The shipped profile sets claude's own retries low, so a limit surfaces in seconds, not minutes.
+  limitRequests: 4,
+  relaunched: [['a 500', () => reply.serverError()]],
+  exitCode: 1,
+});
 
-describe('claude against the Messages API stand-in: launches that end on their own', () => {
-  const { env } = useTimeSkippingServer();
+/** A reset a few hours on, with seconds in it: claude's notice says only "resets 9:45pm (UTC)", the event has the second. */
+const resetIn = (hours: number, seconds: number) => Math.floor(Date.now() / 60_000) * 60 + hours * 3600 + seconds;
 
-  test.each(['claude', 'claude-lean'])(
-    'the shipped profile %s writes its declared output, and the launch records the model and usage claude reported',
-    async (name) => {
-      const run = await probeClaude(env, [reply.write('probe.md', 'probe ok\n'), reply.text('Done.')], { profile: name });
-      // The stand-in answers with the model it was asked for: `sonnet` as claude 2.1.197 resolves it.
-      expectWroteProbe(run, standIn(), { model: 'claude-sonnet-5', modelSource: 'harness', costed: true });
-    },
-    CONTRACT_TEST_MS,
-  );
-
-  test.each<[string, Reply]>([
-    ['a 429 rate_limit_error without retry-after', reply.usageLimit()],
-    ['a 429 rate_limit_error with retry-after: 3600', reply.usageLimit({ retryAfterSeconds: 3600 })],
-    ['a 200 answer whose text is the limit notice', reply.text("You've hit your limit · resets 1:30am (Asia/Dhaka)")],
-  ])(
-    'a usage limit as %s is a usage-limit failure after one launch',
-    async (_title, limit) => {
-      expectEnded(await probeClaude(env, [limit]), 'usage-limit', 1);
-      // The shipped profile sets claude's own retries low, so the limit surfaces in seconds, not minutes.
-      expect(standIn().stats().agentRequests).toBeLessThanOrEqual(4);
-    },
-    CONTRACT_TEST_MS,
-  );
-
+describe("claude against the Messages API stand-in: a subscriber's limits and a dropped connection", () => {
   test(
     "a subscriber's limit carries the exact reset from claude's rate_limit_event",
     async () => {
-      // A reset with seconds in it: claude's notice says only "resets 9:45pm (UTC)", the event has the second.
-      const now = Math.floor(Date.now() / 1000);
-      const resetsAt = now - (now % 60) + 3 * 3600 + 17;
-      const run = await probeClaude(env, [reply.usageLimit({ headers: unifiedRateLimitHeaders({ status: 'rejected', resetsAt }) })], { auth: 'subscription' });
+      const resetsAt = resetIn(3, 17);
+      const headers = unifiedRateLimitHeaders({ status: 'rejected', resetsAt });
+      const run = await probe('claude', [reply.usageLimit({ headers })], { auth: 'subscription' });
       expectEnded(run, 'usage-limit', 1);
       expect(run.result.outcome).toMatchObject({ resetAt: new Date(resetsAt * 1000).toISOString() });
     },
@@ -60,29 +33,10 @@ describe('claude against the Messages API stand-in: launches that end on their o
   test(
     "a subscriber's early warning (allowed_warning) lets the launch complete and is kept with its window and reset",
     async () => {
-      const now = Math.floor(Date.now() / 1000);
-      const resetsAt = now - (now % 60) + 2 * 3600 + 41;
+      const resetsAt = resetIn(2, 41);
       const headers = unifiedRateLimitHeaders({ status: 'allowed_warning', resetsAt, utilization: 0.95 });
-      const run = await probeClaude(env, [reply.write('probe.md', 'probe ok\n', { headers }), reply.text('Done.', { headers })], { auth: 'subscription' });
+      const run = await probe('claude', [reply.write('probe.md', 'probe ok\n', { headers }), reply.text('Done.', { headers })], { auth: 'subscription' });
       expect(completedResult(run)?.rateLimitWarning).toMatchObject({ type: 'five_hour', resetsAt: new Date(resetsAt * 1000).toISOString() });
-    },
-    CONTRACT_TEST_MS,
-  );
-});
-
-// A server of their own: the quota gates the usage limits above closed keep timers and activities
-// on their server that would hold back its time skipping (and with it the relaunch rule's waits).
-describe('claude against the Messages API stand-in: relaunches', () => {
-  const { env } = useTimeSkippingServer();
-
-  test(
-    'a 500 is relaunched by the relaunch rule and ends as launch-failed after the third try',
-    async () => {
-      const run = await probeClaude(env, [reply.serverError()]);
-      expectEnded(run, 'launch-failed', 3);
-      expect(run.result.outcome).toMatchObject({ exitCode: 1 });
-      // The relaunch rule decides, not the CLI: a few requests per try at most.
-      expect(standIn().stats().agentRequests).toBeLessThanOrEqual(3 * 4);
     },
     CONTRACT_TEST_MS,
   );
@@ -90,7 +44,7 @@ describe('claude against the Messages API stand-in: relaunches', () => {
   test(
     "a dropped connection does not lose the launch: it completes, by claude's own retry or the relaunch rule",
     async () => {
-      expectEnded(await probeClaude(env, [reply.drop(), reply.write('probe.md'), reply.text('Done.')]), 'completed');
+      expectEnded(await probe('claude', [reply.drop(), reply.write('probe.md'), reply.text('Done.')]), 'completed');
       expect(standIn().requests.filter((request) => request.answered === 'drop')).toHaveLength(1);
     },
     CONTRACT_TEST_MS,

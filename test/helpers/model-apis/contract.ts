@@ -1,6 +1,6 @@
 // One launch of a real CLI through the real `launch` activity: the probe workflow (one ask under the
 // relaunch rule) on a Temporal test server, with a worker of the project's own kind.
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createHash } from 'node:crypto';
 import type { CommonplaceWorker as Worker } from '../../../src/worker.js';
@@ -11,9 +11,10 @@ import { TASK_QUEUE } from '../../../src/search-attributes.js';
 import type { ProbeResult } from '../../../src/workflows/probe.js';
 import { scratch } from '../fake.js';
 import { probeInput, probeResult, inState } from '../probe.js';
+import { useTimeSkippingServer } from '../servers.js';
 import { testWorker, uniqueId } from '../temporal.js';
 import { contractProfile, writeProfilesFile, type RawProfile } from './harnesses.js';
-import type { Reply } from './replies.js';
+import { reply, type Reply } from './replies.js';
 import { startStandIn, type StandIn } from './stand-in.js';
 
 export interface ProbeRun {
@@ -101,19 +102,20 @@ export const CONTRACT_TEST_MS = 10 * 60_000;
 export interface ContractStandIn {
   standIn(): StandIn;
   /**
-   * Probes the shipped profile `name` pointed at the stand-in (or at `url`), the replies scripted. Each try is bounded
-   * well below the shipped 30 minutes, so a CLI that waits on its own retries shows up as a timed-out launch, not a hung test.
+   * Probes the shipped profile `name` pointed at the stand-in (or at `url`), the replies scripted, on the test's own
+   * time-skipping server. Each try is bounded well below the shipped 30 minutes, so a CLI that waits on its own retries
+   * shows up as a timed-out launch, not a hung test.
    */
-  probe(
-    env: TestWorkflowEnvironment,
-    name: string,
-    replies: Reply[],
-    options?: { url?: string; auth?: 'api-key' | 'subscription'; overrides?: Partial<RawProfile> },
-  ): Promise<ProbeRun>;
+  probe(name: string, replies: Reply[], options?: { url?: string; auth?: 'api-key' | 'subscription'; overrides?: Partial<RawProfile> }): Promise<ProbeRun>;
 }
 
-/** A contract file's stand-in of the API, its counts reset before each test, and the worker of a probe a test left stopped after it. */
+/**
+ * A contract file's stand-in of the API, its counts reset before each test, and a time-skipping server for each test
+ * (the quota gates a usage limit closes keep timers there that would hold back a later test's time skipping); the
+ * worker of a probe a test left is stopped after it.
+ */
 export function useContractStandIn(api: 'anthropic' | 'openai'): ContractStandIn {
+  const { env } = useTimeSkippingServer();
   let standIn: StandIn | undefined;
   beforeAll(async () => {
     standIn = await startStandIn(api);
@@ -129,13 +131,33 @@ export function useContractStandIn(api: 'anthropic' | 'openai'): ContractStandIn
   };
   return {
     standIn: current,
-    async probe(env, name, replies, { url, auth = 'api-key', overrides = {} } = {}) {
+    async probe(name, replies, { url, auth = 'api-key', overrides = {} } = {}) {
       current().script(...replies);
       const { profile } = await contractProfile(name, url ?? current().url, { auth, overrides: { timeout: '90s', ...overrides } });
-      return probeProfile(env, name, profile);
+      return probeProfile(env(), name, profile);
     },
   };
 }
+
+/** The usage limits each API answers with: a 429 without and with retry-after, and a 200 whose text is the limit notice. */
+export const USAGE_LIMITS: Record<'anthropic' | 'openai', [string, () => Reply][]> = {
+  anthropic: [
+    ['a 429 rate_limit_error without retry-after', () => reply.usageLimit()],
+    ['a 429 rate_limit_error with retry-after: 3600', () => reply.usageLimit({ retryAfterSeconds: 3600 })],
+    ['a 200 answer whose text is the limit notice', () => reply.text("You've hit your limit · resets 1:30am (Asia/Dhaka)")],
+  ],
+  openai: [
+    ['a 429 usage_limit_reached without retry-after', () => reply.usageLimit()],
+    [
+      'a 429 usage_limit_reached with retry-after and resets_at',
+      () => reply.usageLimit({ retryAfterSeconds: 3600, resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 }),
+    ],
+    [
+      'a 200 answer whose text is the limit notice',
+      () => reply.text('You’ve hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 6:33 PM.'),
+    ],
+  ],
+};
 
 /** The probe ended as `status` after `tries` tries (its outcome and output in the failure message). */
 export function expectEnded(run: ProbeRun, status: string, tries?: number): void {
@@ -158,4 +180,61 @@ export function expectWroteProbe(run: ProbeRun, standIn: StandIn, recorded: { mo
   const stats = standIn.stats();
   expect(stats.agentRequests).toBe(2);
   expect(stats.agentBytes).toBeGreaterThan(1000);
+}
+
+/** What a harness CLI does under the contract, where harnesses differ. */
+export interface HarnessContract {
+  harness: string;
+  api: 'anthropic' | 'openai';
+  /** The shipped profiles whose probe writes the probe file, and what the launch records of it. */
+  profiles: string[];
+  recorded: { model: string; modelSource: 'harness' | 'profile'; costed: boolean };
+  /** The most agent requests a usage limit may take (the harness's own retries kept low or off); unbounded when absent. */
+  limitRequests?: number;
+  /** The failures the relaunch rule relaunches until the launch fails after its third try, and the exit code the harness ends each with. */
+  relaunched: [string, () => Reply][];
+  exitCode: number;
+}
+
+/**
+ * The contract every harness CLI keeps with the launch activity, against its API's stand-in: the shipped profiles write
+ * the declared output and the launch records what the harness reported; each usage limit the API answers with is a
+ * usage-limit failure after one launch; a failed launch is relaunched by the relaunch rule, not the CLI, until it ends
+ * launch-failed. Returns the stand-in and its probe for the harness's own tests.
+ */
+export function describeContract(contract: HarnessContract): ContractStandIn {
+  const contractStandIn = useContractStandIn(contract.api);
+  const { standIn, probe } = contractStandIn;
+  const { harness, recorded } = contract;
+  const api = contract.api === 'anthropic' ? 'the Messages API' : 'the Responses API';
+  const model = recorded.modelSource === 'harness' ? `the model ${harness} reported` : `the profile's model (${harness} reports none)`;
+  describe(`${harness} against ${api} stand-in: the launch contract`, () => {
+    test.each(contract.profiles)(
+      `the shipped profile %s writes its declared output, and the launch records ${model}, its usage${recorded.costed ? ' and its cost' : ''}`,
+      async (name) => expectWroteProbe(await probe(name, [reply.write('probe.md', 'probe ok\n'), reply.text('Done.')]), standIn(), recorded),
+      CONTRACT_TEST_MS,
+    );
+
+    test.each(USAGE_LIMITS[contract.api])(
+      'a usage limit as %s is a usage-limit failure after one launch',
+      async (_title, limit) => {
+        expectEnded(await probe(contract.profiles[0]!, [limit()]), 'usage-limit', 1);
+        if (contract.limitRequests !== undefined) expect(standIn().stats().agentRequests).toBeLessThanOrEqual(contract.limitRequests);
+      },
+      CONTRACT_TEST_MS,
+    );
+
+    test.each(contract.relaunched)(
+      `${harness} ending on %s with exit ${contract.exitCode} is relaunched by the relaunch rule, not by the CLI, and ends launch-failed after the third try`,
+      async (_title, failure) => {
+        const run = await probe(contract.profiles[0]!, [failure()]);
+        expectEnded(run, 'launch-failed', 3);
+        expect(run.result.outcome).toMatchObject({ exitCode: contract.exitCode });
+        // A few requests a try at most.
+        expect(standIn().stats().agentRequests).toBeLessThanOrEqual(3 * 4);
+      },
+      CONTRACT_TEST_MS,
+    );
+  });
+  return contractStandIn;
 }

@@ -17,6 +17,7 @@ export {
 export {
   completedResult,
   CONTRACT_TEST_MS,
+  describeContract,
   describeRun,
   expectEnded,
   expectWroteProbe,
@@ -24,6 +25,8 @@ export {
   probeProfile,
   stopProbeWorker,
   useContractStandIn,
+  USAGE_LIMITS,
+  type HarnessContract,
   type ProbeRun,
 } from './contract.js';
 export { apiReviewLaunch, type ApiProfileOptions, type ReviewInputs } from './review-launch.js';
