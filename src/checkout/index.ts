@@ -73,10 +73,8 @@ export async function knownCheckoutId(root: string): Promise<string> {
 
 /** The checkout's ID: the recorded one, or (on first use) one derived from its real path and recorded. */
 export async function checkoutId(root: string): Promise<string> {
-  const recorded = recordedId(root);
-  if (recorded !== undefined) return recorded;
-  const id = deriveCheckoutId(await realpath(root));
-  await writeFileAtomic(checkoutIdFile(root), `${id}\n`);
+  const id = await knownCheckoutId(root);
+  if (recordedId(root) !== id) await writeFileAtomic(checkoutIdFile(root), `${id}\n`);
   return id;
 }
 
@@ -85,8 +83,7 @@ export async function checkoutId(root: string): Promise<string> {
 /** Where this host keeps state that is neither configuration nor cache (the XDG base directories' rule: a relative value is ignored). */
 export function stateHome(env: NodeJS.ProcessEnv = process.env): string {
   const given = env.XDG_STATE_HOME;
-  if (given && path.isAbsolute(given)) return given;
-  return path.join(env.HOME || homedir(), '.local', 'state');
+  return given && path.isAbsolute(given) ? given : path.join(env.HOME || homedir(), '.local', 'state');
 }
 
 /** The record's file for one checkout ID. */
@@ -126,15 +123,13 @@ export function findCheckout(startDir: string, kbOption?: string, env: NodeJS.Pr
     if (path.basename(named) === 'kb') return { root: path.dirname(named), kbDir: named };
     throw new KbError('no-checkout', `--kb ${kbOption}: ${named} holds no kb/ directory; name the checkout whose kb/ holds the notes`);
   }
-  let dir = path.resolve(startDir);
-  for (;;) {
+  for (let dir = path.resolve(startDir); ; dir = path.dirname(dir)) {
     if (pathExistsSync(path.join(dir, '.git'))) {
       if (isDirectory(path.join(dir, 'kb'))) return { root: dir, kbDir: path.join(dir, 'kb') };
       throw new KbError('no-checkout', `the Git checkout at ${dir} has no kb/ directory; run inside a KB checkout or pass --kb DIR`);
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new KbError('no-checkout', `${path.resolve(startDir)} is not inside a Git checkout; run inside a KB checkout or pass --kb DIR`);
-    dir = parent;
+    if (path.dirname(dir) === dir)
+      throw new KbError('no-checkout', `${path.resolve(startDir)} is not inside a Git checkout; run inside a KB checkout or pass --kb DIR`);
   }
 }
 
