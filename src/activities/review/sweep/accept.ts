@@ -16,20 +16,14 @@ import { sweepGuardCheck } from './guard.js';
 import { inputsNow } from './inputs.js';
 import { REVIEW_OUTPUT, runDirOf, staleOnArrivalFile } from './run-dir.js';
 
-/**
- * Records a fresh answer in the run's answers, then — unless the KB changed outside review state since
- * the batch's snapshot (the checkout guard) — checks the output and writes a result file for each
- * accepted criterion, but only while the note and criterion still hash to what the worker was given;
- * otherwise the pair arrived stale. A recorded answer (adopted from any execution of the run) is judged
- * the same way, against the checkout as it is now.
- */
+/** A result file is written only while the note and criterion still hash to what the worker was given; else the pair arrived stale. */
 export async function acceptUnit(input: AcceptInput): Promise<AcceptOutcome> {
   const dir = launchDirOf(input.checkout, input.runId, input.unit.key, input.attempt);
   const captured = await readCapture(dir);
   return judgeAnswer(input, dir, captured, await answerOf(input, captured.answer, dir));
 }
 
-/** The checkout guard, then the check of the output in `dir` and the result files: an answer judged against the checkout as it is now. */
+/** Judged against the checkout as it is now. */
 export async function judgeAnswer(
   input: Omit<AcceptInput, 'attempt' | 'launch'>,
   dir: string,
@@ -124,10 +118,7 @@ export async function judgeAnswer(
   return { written, rejected, staleOnArrival };
 }
 
-/**
- * The answer to judge, with its output in the launch directory: a fresh launch's is recorded first (its
- * bytes returned by a launch on another worker, or written here), a recorded one is read back.
- */
+/** A fresh launch's answer is recorded first; a recorded one is read back into the launch directory. */
 async function answerOf(input: AcceptInput, digest: string, dir: string): Promise<LaunchResult> {
   if (input.launch !== undefined) {
     const bytes = input.launch.outputBytes?.[REVIEW_OUTPUT];
@@ -146,7 +137,7 @@ async function answerOf(input: AcceptInput, digest: string, dir: string): Promis
   return recorded.launch;
 }
 
-/** Judges a provider batch's recorded answers (each unit's first attempt) as one group: one guard check, then each unit's accept. */
+/** One guard check for the group, then each unit's accept. */
 export async function acceptUnits(input: Omit<AcceptInput, 'unit' | 'attempt' | 'launch'> & { units: SweepUnit[] }): Promise<Record<string, AcceptOutcome>> {
   const { units, guard, ...common } = input;
   const changed = guard === undefined ? [] : (await sweepGuardCheck({ checkout: input.checkout, runId: input.runId, baseline: guard })).changed;

@@ -1,8 +1,6 @@
 /**
- * A sweep run's answers by answer key, kept in its run directory on the checkout's host so they outlive
- * every execution of the run (a stop and its resume, continue-as-new, a worker or server restart, and a
- * `review retry`, which reads the answers of the run it retries). An ask whose key is found here is not
- * asked again: its recorded answer is judged again instead. The history carries only the key's digest.
+ * A sweep run's answers by answer key, in its run directory so they outlive every execution (and a `review retry` reads its origin's).
+ * A key found here is judged again, not asked; the history carries only the key's digest.
  */
 import { Context } from '@temporalio/activity';
 import { readFile } from 'node:fs/promises';
@@ -14,9 +12,9 @@ import { answerKey } from '../../../runs/answer-key.js';
 import { unitIdentity, type UnitCapture } from '../../../review/unit-identity.js';
 import { runDirOf } from './run-dir.js';
 
-/** One recorded answer: the launch that came to it (without its output bytes) and its outputs' bytes (base64). */
+/** The launch (without its output bytes) and its outputs' bytes (base64). */
 export interface RecordedAnswer {
-  /** Who recorded it: an activity execution (`<workflow>/<run>/<activity>`), or the provider batch that answered it. */
+  /** An activity execution (`<workflow>/<run>/<activity>`), or the provider batch that answered it. */
   owner: string;
   launch: LaunchResult;
   outputs: Record<string, string>;
@@ -26,18 +24,18 @@ const answerFile = (runDir: string, digest: string) => join(runDir, 'answers', d
 /** The runs whose answers this run adopts besides its own (a retry's origin, and its origins'). */
 const adoptsFile = (runDir: string) => join(runDir, 'answers', 'adopts.json');
 
-/** The digest of a unit's answer key under a profile: the name its answer is kept by, and its provider-batch `custom_id`'s stem. */
+/** The name its answer is kept by, and its provider-batch `custom_id`'s stem. */
 export function answerDigest(captured: UnitCapture, profile: string): string {
   return sha256(answerKey(unitIdentity(captured, profile)));
 }
 
-/** The activity execution recording an answer: a retry of it (its worker died) finds its own answer, which its workflow has not counted yet. */
+/** A retry of it (its worker died) finds its own answer, which its workflow has not counted yet. */
 export function activityOwner(): string {
   const info = Context.current().info;
   return `${info.workflowExecution?.workflowId ?? ''}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
 }
 
-/** Records an answer as it arrived, with the bytes of its outputs in `dir` (a unit asked anew replaces the answer it was asked past). */
+/** A unit asked anew replaces the answer it was asked past. */
 export async function recordAnswer(checkout: string, runId: string, digest: string, answer: Omit<RecordedAnswer, 'outputs'>, dir: string): Promise<void> {
   const { outputBytes: _bytes, ...launch } = answer.launch;
   const outputs: Record<string, string> = {};
@@ -48,12 +46,12 @@ export async function recordAnswer(checkout: string, runId: string, digest: stri
   await writeFileAtomic(answerFile(runDirOf(checkout, runId), digest), JSON.stringify({ ...answer, launch, outputs }));
 }
 
-/** Puts a recorded answer's outputs back into a launch directory (a capture starts it empty). */
+/** A capture starts it empty. */
 export async function restoreOutputs(recorded: RecordedAnswer, dir: string): Promise<void> {
   for (const [path, bytes] of Object.entries(recorded.outputs)) await writeFileAtomic(join(dir, path), Buffer.from(bytes, 'base64'));
 }
 
-/** The answer recorded for a key in this run, or in a run it adopts answers from. */
+/** In this run, or in a run it adopts answers from. */
 export async function findAnswer(checkout: string, runId: string, digest: string): Promise<RecordedAnswer | undefined> {
   const runDir = runDirOf(checkout, runId);
   for (const run of [runId, ...(await adopted(runDir))]) {

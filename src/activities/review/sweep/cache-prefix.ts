@@ -1,9 +1,4 @@
-/**
- * Before a model-API sweep starts: what each unit's request puts first for the prompt cache (a pair's
- * criterion or its note; a bundle's note or its criteria — whichever lets more tokens be read from
- * the cache), and the estimated size of each unit's shared prefix against its model's minimum
- * cacheable length.
- */
+/** Before a model-API sweep: what each unit's request puts first for the prompt cache (whichever is billed less), and its shared prefixes' sizes. */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
@@ -16,15 +11,10 @@ import type { SweepUnit } from '../../../review/sweep-types.js';
 
 type Sizes = Map<string, { tokens: number; units: number }>;
 
-/** Input priced as the provider prices the prefix: a cache write (Anthropic 1.25×, 2× at a 1-hour lifetime; OpenAI no premium) and a cache read (about a tenth). */
+/** A cache write (Anthropic 1.25×, 2× at a 1-hour lifetime; OpenAI no premium) and a read (about a tenth), in input prices. */
 const cacheWeights = (profile: Profile) => ({ write: profile.harness === 'anthropic' ? (profile.cacheTtl === '1h' ? 2 : 1.25) : 1, read: 0.1 });
 
-/**
- * The input a sweep is billed with these prefixes, in input-token prices: a prefix at the minimum is
- * written by its first unit and read by the others; one below it is paid in full by each; the rest of
- * each request (`rest`) is paid in full. A note-first pair's tools make its request longer than a
- * criterion-first one, so the choice weighs what is billed, not only what is read.
- */
+/** A prefix at the minimum is written once and read by the rest; one below it is paid in full by each. Weighs what is billed, not only what is read. */
 const billed = (sizes: Sizes, rest: number, minimum: number, weights: { write: number; read: number }) =>
   rest +
   [...sizes.values()].reduce(
@@ -32,10 +22,7 @@ const billed = (sizes: Sizes, rest: number, minimum: number, weights: { write: n
     0,
   );
 
-/**
- * The note-first pairs' tool lists on Anthropic: for each note, its criteria among the sweep's
- * note-first pairs, by id, so every pair of a note offers the same tools (src/harness/executors/api-request.ts).
- */
+/** On Anthropic every note-first pair of a note offers the same tools: its criteria among the sweep's note-first pairs. */
 export function noteToolLists(units: readonly SweepUnit[], harness: HarnessName): Map<string, ToolCriterion[]> {
   const lists = new Map<string, Map<string, ToolCriterion>>();
   if (harness !== 'anthropic') return new Map();
@@ -48,10 +35,9 @@ export function noteToolLists(units: readonly SweepUnit[], harness: HarnessName)
   return new Map([...lists].map(([note, list]) => [note, [...list.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))]));
 }
 
-/** Where a run keeps a note's tool list, for the capture of each of its pairs (and of their re-asks). */
 const noteToolsFile = (runDir: string, note: string) => join(runDir, 'note-tools', `${sha256(note).slice(0, 32)}.json`);
 
-/** Writes the run's note tool lists afresh (a later sweep of the same run ID may choose otherwise). */
+/** Afresh: a later sweep of the same run ID may choose otherwise. */
 export async function writeNoteTools(runDir: string, units: readonly SweepUnit[], harness: HarnessName): Promise<void> {
   await rm(join(runDir, 'note-tools'), { recursive: true, force: true });
   const lists = noteToolLists(units, harness);
@@ -60,7 +46,7 @@ export async function writeNoteTools(runDir: string, units: readonly SweepUnit[]
   for (const [note, tools] of lists) await writeFileAtomic(noteToolsFile(runDir, note), `${JSON.stringify({ note, tools })}\n`);
 }
 
-/** A note-first pair's note's tool list, as the sweep wrote it; undefined when it wrote none (a pair asked with `record_review`). */
+/** Undefined when the sweep wrote none (a pair asked with `record_review`). */
 export async function readNoteTools(runDir: string, note: string): Promise<ToolCriterion[] | undefined> {
   const text = await readFile(noteToolsFile(runDir, note), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
@@ -69,12 +55,8 @@ export async function readNoteTools(runDir: string, note: string): Promise<ToolC
 }
 
 /**
- * The units, each pair or bundle marked with the part it puts first when the other part is billed
- * less (a note is often longer than a criterion and asked under every criterion; a lens's criteria
- * recur in every note's bundle of that lens), and the report of the shared prefixes below
- * the model's minimum. Pairs and bundles are chosen for apart (a bundle sweep leaves some pairs). The
- * texts are the files as they stand (a note's whole text, which bounds its watched parts from above).
- * A CLI profile's units are returned as they are, with no report: the CLI composes its own prompts.
+ * Marks pairs and bundles (chosen for apart) with the part put first when the other is billed less. Texts are the files as they stand,
+ * bounding the watched parts from above. A CLI profile's units come back as they are: the CLI composes its own prompts.
  */
 export async function planCachePrefixes(
   checkout: string,

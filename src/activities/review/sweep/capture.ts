@@ -1,4 +1,4 @@
-/** A unit's capture: its note and criteria copied into a fresh launch directory, with the prompt and the hashes the answer is checked against. */
+/** Its note and criteria copied into a fresh launch directory, with the prompt and the hashes the answer is checked against. */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Finding } from '../../../kb/findings.js';
@@ -16,11 +16,11 @@ export interface CaptureUnitInput {
   unit: SweepUnit;
   attempt: number;
   findings: Finding[];
-  /** The profile the unit is asked under: with the capture, its answer key. */
+  /** With the capture, its answer key. */
   profile: string;
 }
 
-/** What the accept reads back of a capture (`capture.json` in its launch directory): the history carries none of it. */
+/** `capture.json` in its launch directory: the history carries none of it. */
 export type CaptureRecord = Pick<CapturedUnit, 'grouping' | 'outputs' | 'hashes' | 'answer'>;
 
 export const launchDirOf = (checkout: string, runId: string, unit: string, attempt: number) =>
@@ -30,17 +30,13 @@ export async function readCapture(dir: string): Promise<CaptureRecord> {
   return JSON.parse(await readFile(join(dir, 'capture.json'), 'utf8')) as CaptureRecord;
 }
 
-/**
- * Copies one unit's note and criteria into a fresh launch directory and records their hashes: the worker
- * sees only these copies. An ask the run has answered already (in any execution) comes back `adopted`.
- */
+/** The worker sees only these copies. An ask the run has answered already (in any execution) comes back `adopted`. */
 export async function captureUnit(input: CaptureUnitInput): Promise<CapturedUnit> {
   const captured = await captureInputs(input);
   const recorded = input.unit.reask ? undefined : await findAnswer(input.checkout, input.runId, captured.answer);
   return recorded === undefined ? captured : { ...captured, adopted: recorded.launch };
 }
 
-/** The capture itself: the launch directory written, and `capture.json` beside the inputs. */
 export async function captureInputs(input: CaptureUnitInput): Promise<CapturedUnit> {
   const { unit } = input;
   const dir = launchDirOf(input.checkout, input.runId, unit.key, input.attempt);

@@ -1,10 +1,6 @@
 /**
- * The sweep's checkout guard. Review workers run in launch directories under review state and may
- * write nothing else, so the KB (`kb/`, outside `kb/reports/state/`) is snapshotted when a batch
- * begins and compared after each launch, before its answer is accepted: a path that changed is a
- * `checkout-changed` stop naming the paths and the launch, and that launch's answer is not accepted.
- * The snapshot is each file's size and modification time (a stat, cheap enough per launch over
- * thousands of notes); the file is kept in the run directory and the history carries its name only.
+ * Review workers may write only under review state, so the KB is snapshotted as a batch begins and compared after each launch. A stat
+ * per file (size and mtime) is cheap enough per launch over thousands of notes; the history carries the snapshot file's name only.
  */
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,7 +14,7 @@ type KbSnapshot = Record<string, string>;
 const EXCLUDED = 'kb/reports/state';
 const snapshotFile = (checkout: string, runId: string, name: string) => path.join(runDirOf(checkout, runId), 'guard', `${name}.json`);
 
-/** Each file's size and modification time. Stats are synchronous: a few hundred cost a millisecond, and a per-file round trip through the thread pool cost several. */
+/** Synchronous: a few hundred stats cost a millisecond, a round trip each through the thread pool several. */
 function snapshot(checkout: string): KbSnapshot {
   const files = walkFiles(checkout, 'kb', { skip: (dir) => dir === EXCLUDED || dir.startsWith(`${EXCLUDED}/`) });
   const entries: KbSnapshot = {};
@@ -29,7 +25,7 @@ function snapshot(checkout: string): KbSnapshot {
   return entries;
 }
 
-/** Baselines read back, by file: a batch's every unit compares with the same one. */
+/** A batch's every unit compares with the same one. */
 const baselines = new Map<string, KbSnapshot>();
 
 async function baselineAt(file: string): Promise<KbSnapshot> {
@@ -47,7 +43,6 @@ function changed(base: KbSnapshot, now: KbSnapshot): string[] {
   return paths.sort();
 }
 
-/** Records the KB's state as a batch begins; returns the snapshot's name. */
 export async function sweepGuardBaseline(input: { checkout: string; runId: string; name: string }): Promise<string> {
   const file = snapshotFile(input.checkout, input.runId, input.name);
   const base = snapshot(input.checkout);
@@ -56,7 +51,6 @@ export async function sweepGuardBaseline(input: { checkout: string; runId: strin
   return input.name;
 }
 
-/** The KB's paths that changed since the named snapshot. */
 export async function sweepGuardCheck(input: { checkout: string; runId: string; baseline: string }): Promise<{ changed: string[] }> {
   const base = await baselineAt(snapshotFile(input.checkout, input.runId, input.baseline));
   return { changed: changed(base, snapshot(input.checkout)) };

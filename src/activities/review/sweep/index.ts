@@ -1,9 +1,4 @@
-/**
- * The gate sweep's activities: all of a sweep's I/O, one module per step — preparing the selection,
- * capturing a unit, accepting its answer (the checkout guard first), a model-API unit in one step, the
- * run's answers, provider batches, recording problems. They need
- * nothing but the filesystem: each takes its checkout and run in its input.
- */
+/** All of a sweep's I/O, one module per step; each takes its checkout and run in its input. */
 import type { SubmitBatchInput } from '../../../harness/batches/batch-contract.js';
 import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
 import type { FaultPoints } from '../../faults.js';
@@ -15,7 +10,6 @@ import { finishSweep, recordProblems } from './problems.js';
 import { createReviewUnit } from './review-unit.js';
 import { cancelProviderBatch, collectProviderBatch, pollProviderBatch, prepareProviderRequests, submitProviderBatch } from './provider-batch.js';
 
-/** Every sweep activity under its registered name. */
 export function createSweepActivities(dependencies: { faults?: FaultPoints; launch: (input: LaunchInput) => Promise<LaunchResult> }) {
   const { faults } = dependencies;
   return {

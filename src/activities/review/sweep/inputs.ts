@@ -1,4 +1,3 @@
-/** A sweep unit's inputs as the checkout holds them now, and the failure for a request the sweep cannot carry out. */
 import { ApplicationFailure } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { loadCriterion } from '../../../review/criteria.js';
 import { criterionHash, hashParts, noteParts } from '../../../review/hash.js';
 import type { SweepUnit } from '../../../review/sweep-types.js';
 
-/** A request the sweep cannot carry out as asked: bad input, never retried. */
+/** Never retried. */
 export function badInput(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'bad-sweep-input', nonRetryable: true, message });
 }
@@ -16,16 +15,12 @@ export interface InputsNow {
   criteria: Map<string, { text: string; hashes: { note: string; criterion: string } }>;
 }
 
-/**
- * What parsing a note's or a criterion's text came to, by its text: a sweep asks each note under some forty
- * criteria and each criterion over every note, twice a unit (capture and acceptance), and the YAML parse was
- * most of a unit's reading. Keyed by the text itself, so an edit is a new entry; a few hundred kept.
- */
+/** Keyed by the text itself (a few hundred kept): a sweep reads each note under ~40 criteria twice a unit, and YAML parsing was most of it. */
 const parsedNotes = new Map<string, ReturnType<typeof noteParts>>();
 const loadedCriteria = new Map<string, Promise<Awaited<ReturnType<typeof loadCriterion>>>>();
 const REMEMBERED = 256;
 
-/** A small file's text, or undefined when it cannot be read: read synchronously, as `review status` reads its files (one call, not four round trips through the thread pool). */
+/** Synchronously, as `review status` reads its files: one call, not four thread-pool round trips. */
 function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
@@ -43,10 +38,7 @@ function remembered<V>(cache: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-/**
- * Reads a unit's note and criteria as they stand and hashes them (the note parsed once, hashed under
- * each criterion's watches); undefined for a criterion that is gone or no longer a criterion.
- */
+/** The note parsed once and hashed under each criterion's watches; undefined for a criterion that is gone or no longer a criterion. */
 export async function inputsNow(checkout: string, unit: SweepUnit): Promise<InputsNow | undefined> {
   const noteText = readText(join(checkout, unit.note));
   if (noteText === undefined) return undefined;

@@ -1,10 +1,4 @@
-/**
- * A sweep's provider batches: capture a batch's units into a requests file (the units the run has
- * answered already are left out), submit them (never a request twice: the submissions ledger and the
- * provider are consulted first), read its state, collect its results into the run's answers as they are
- * billed, and cancel it. The history carries the requests file's name and counts, never the requests.
- * docs/batches.md explains the ledger and the crash window it closes.
- */
+/** A sweep's provider batches; the history carries the requests file's name and counts, never the requests. docs/batches.md explains the ledger. */
 import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { readFile } from 'node:fs/promises';
@@ -38,7 +32,7 @@ import { findAnswer, recordAnswer } from './answers.js';
 import { captureInputs } from './capture.js';
 import { runDirOf } from './run-dir.js';
 
-/** One submission as the ledger keeps it: written before the provider is asked, completed with the batch's ID once it answers. */
+/** Written before the provider is asked, completed with the batch's ID once it answers. */
 interface Submission {
   key: string;
   provider: Profile['harness'];
@@ -51,7 +45,7 @@ interface Ledger {
   submissions: Submission[];
 }
 
-/** The run's submissions ledger (`provider-batches.json` in the run directory). */
+/** `provider-batches.json` in the run directory. */
 const ledgerFile = (checkout: string, runId: string) => join(runDirOf(checkout, runId), 'provider-batches.json');
 
 async function readLedger(file: string): Promise<Ledger> {
@@ -63,14 +57,14 @@ async function readLedger(file: string): Promise<Ledger> {
   }
 }
 
-/** A unit's launch input as the live executors read it: its captured prompt and inputs in its directory. */
+/** As the live executors read it. */
 async function launchOf(profile: Profile, ref: BatchRequestRef): Promise<LaunchInput> {
   return { launchId: ref.launchId, profile, dir: ref.dir, prompt: await readFile(join(ref.dir, 'prompt.md'), 'utf8'), outputs: ref.outputs };
 }
 
 const requestsFile = (checkout: string, runId: string, name: string) => join(runDirOf(checkout, runId), 'provider-requests', `${name}.json`);
 
-/** The requests a batch activity is handed: the file's, or only the named units'. */
+/** The file's, or only the named units'. */
 async function requestsOf(input: BatchRequests): Promise<BatchRequestRef[]> {
   const all = JSON.parse(await readFile(requestsFile(input.checkout, input.runId, input.requests), 'utf8')) as BatchRequestRef[];
   if (input.only === undefined) return all;
@@ -78,10 +72,7 @@ async function requestsOf(input: BatchRequests): Promise<BatchRequestRef[]> {
   return all.filter((ref) => only.has(ref.unit));
 }
 
-/**
- * Captures a gate batch's units for a provider batch (their first attempts) and writes their requests
- * file; a unit the run has answered already (in any execution) gets no request: its answer is judged.
- */
+/** Their first attempts; a unit the run has answered already (in any execution) gets no request: its answer is judged. */
 export async function prepareProviderRequests(input: {
   checkout: string;
   runId: string;
@@ -101,11 +92,7 @@ export async function prepareProviderRequests(input: {
   return { requests: refs.length, answered };
 }
 
-/**
- * Submits the units' requests not submitted before as one provider batch. An earlier submission
- * whose provider answer was lost (the worker died between the create call and the ledger's write)
- * is found at the provider and adopted, never sent again.
- */
+/** A submission whose provider answer was lost (the worker died before the ledger's write) is found at the provider and adopted, never sent again. */
 export async function submitProviderBatch(input: SubmitBatchInput, faults: FaultPoints = noFaults): Promise<SubmittedBatch> {
   const provider = providerBatchesFor(input.profile);
   const file = ledgerFile(input.checkout, input.runId);
@@ -199,11 +186,7 @@ async function answered(profile: Profile, ref: BatchRequestRef, outcome: Extract
   };
 }
 
-/**
- * Reads the ended batches' results by `custom_id` into the run's answers, and sums what the provider
- * billed. Collecting again (a retried activity, a resume) reads the same results: nothing is submitted,
- * and an answer recorded before stays as it was.
- */
+/** Collecting again reads the same results: nothing is submitted, and an answer recorded before stays as it was. */
 export async function collectProviderBatch(input: CollectBatchInput): Promise<CollectedBatch> {
   const provider = providerBatchesFor(input.profile);
   const outcomes = new Map<string, BatchOutcome>();

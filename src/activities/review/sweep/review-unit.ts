@@ -1,9 +1,6 @@
 /**
- * A model-API unit's try as one activity on the checkout's host: the capture, the request (or the run's
- * recorded answer to the same ask), the accept — the steps and modules of a CLI unit's try, whose launch
- * runs on any worker in between. A request needs no process of its own, so it runs where the inputs are.
- * The answer is recorded as it arrives: a retry of this activity (its worker died after the answer came)
- * and every later execution of the run adopt it instead of asking again.
+ * A model-API unit's try as one activity on the checkout's host: a request needs no process, so it runs where the inputs are. The answer
+ * is recorded as it arrives, so a retried activity and every later execution of the run adopt it instead of asking again.
  */
 import { readFile } from 'node:fs/promises';
 import type { LaunchInput, LaunchResult } from '../../../harness/launch-contract.js';
@@ -16,7 +13,7 @@ import { activityOwner, findAnswer, recordAnswer, restoreOutputs } from './answe
 import { captureInputs } from './capture.js';
 import { profilesFile, runDirOf } from './run-dir.js';
 
-/** The run's prepared profiles, by run directory: every unit of a sweep reads the same. */
+/** By run directory: every unit of a sweep reads the same. */
 const prepared = new Map<string, Record<string, Profile>>();
 
 async function runProfile(checkout: string, runId: string, name: string): Promise<Profile> {
@@ -37,17 +34,17 @@ export interface ReviewUnitInput {
   checkout: string;
   unit: SweepUnit;
   attempt: number;
-  /** The last try's findings (absent: none). */
+  /** Absent: none. */
   findings?: Finding[];
-  /** The profile's name: the activity reads the profile the run prepared (`profiles.json` in its directory). */
+  /** The activity reads the profile the run prepared (`profiles.json`). */
   profile: string;
-  /** The batch's KB snapshot (`sweepGuardBaseline`): an answer that came while the KB changed is not accepted. */
+  /** `sweepGuardBaseline`: an answer that came while the KB changed is not accepted. */
   guard: string;
   maxOutputBytes?: number;
   compare?: CompareTarget;
 }
 
-/** What the workflow reads of the launch (the rest stays in the run's answers): its tokens, cost, tries and pace. */
+/** The rest stays in the run's answers. */
 export type LaunchFigures = Omit<
   LaunchResult,
   | 'launchId'
@@ -68,16 +65,16 @@ export type LaunchFigures = Omit<
   Partial<Pick<LaunchResult, 'missing' | 'timedOut'>>;
 
 export interface ReviewUnitResult {
-  /** The launch that answered (`adopted` when an earlier execution of the run had answered the same ask: counted then). */
+  /** `adopted` when an earlier execution had answered the same ask (counted then). */
   launch: LaunchFigures;
-  /** The accept's outcome (its empty lists left out); absent when the launch timed out or missed its output. */
+  /** Empty lists left out; absent when the launch timed out or missed its output. */
   check?: Partial<AcceptOutcome>;
 }
 
-/** Builds the activity over the launch activity's own function (the request, as any launch makes it). */
+/** Over the launch activity's own function: the request, as any launch makes it. */
 export function createReviewUnit(dependencies: { launch: (input: LaunchInput) => Promise<LaunchResult>; faults?: FaultPoints }) {
   const faults = dependencies.faults ?? noFaults;
-  /** Asks one model-API unit and accepts its answer: capture, request (or the run's answer to the same ask), accept. */
+  /** Capture, request (or the run's answer to the same ask), accept. */
   return async function reviewUnit(input: ReviewUnitInput): Promise<ReviewUnitResult> {
     const profile = await runProfile(input.checkout, input.runId, input.profile);
     const { files: _files, ...captured } = await captureInputs({ ...input, findings: input.findings ?? [] });
@@ -103,7 +100,7 @@ export function createReviewUnit(dependencies: { launch: (input: LaunchInput) =>
   };
 }
 
-/** The launch's figures without what the workflow knows already, nor what a request always reports the same (one turn, no tools, exit 0, its model from the API). */
+/** Without what the workflow knows or a request always reports the same (one turn, no tools, exit 0). */
 function figures(launch: LaunchResult): LaunchFigures {
   const {
     launchId: _id,

@@ -1,8 +1,4 @@
-/**
- * Per-criterion routing at a sweep's start: for a profile that declares `calibrated-routes`, each
- * criterion's route chosen from its calibration record (src/review/compare/choose.ts), and the choice
- * kept in the run directory's routing.json for `review inspect` and the operator.
- */
+/** `calibrated-routes` at a sweep's start: the choices are kept in routing.json for `review inspect` and the operator. */
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../fs/atomic.js';
 import type { Profile } from '../../../harness/profiles.js';
@@ -10,7 +6,6 @@ import { profileHash, readCalibrationRecord, recordStaleness } from '../../../re
 import { chooseRoute, type RecordState, type RouteChoice } from '../../../review/compare/choose.js';
 import type { Grouping } from '../../../review/sweep-types.js';
 
-/** What routing.json holds: the profile whose routing applied and each criterion's choice with its reason. */
 export interface SweepRouting {
   profile: string;
   reference: string;
@@ -24,7 +19,7 @@ export const routingFile = (runDir: string): string => join(runDir, 'routing.jso
 export async function routeCriteria(input: {
   checkout: string;
   profile: Profile;
-  /** The profiles as the file defines them (a run's added env is not part of a definition). */
+  /** A run's added env is not part of a definition. */
   profiles: Map<string, Profile>;
   grouping: Grouping;
   criteria: readonly string[];
@@ -41,7 +36,7 @@ export async function routeCriteria(input: {
   return { profile: input.profile.name, reference: routing.reference, minKappa: routing.minKappa, choices };
 }
 
-/** Keeps the routing beside the run's input (written before any unit is asked). */
+/** Written before any unit is asked. */
 export async function writeRouting(runDir: string, routing: SweepRouting): Promise<void> {
   await writeFileAtomic(routingFile(runDir), `${JSON.stringify(routing, null, 2)}\n`);
 }

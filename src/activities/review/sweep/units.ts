@@ -12,11 +12,11 @@ function unitKey(note: string, part: string): string {
   return `${readable}-${digest}`;
 }
 
-/** A bundle's inputs (its note and criterion files) stay within this many bytes when type and collection criteria join it. */
+/** Bytes of a bundle's note and criterion files, when type and collection criteria join it. */
 export const BUNDLE_CAP_BYTES = 64 * 1024;
 
-/** File sizes for bundle grouping: bytes of a repository-relative file (0 when unknown), and the cap a bundle's inputs stay within. */
-export interface BundleSizes {
+interface BundleSizes {
+  /** 0 when unknown. */
   readonly bytes: (file: string) => number;
   readonly cap: number;
 }
@@ -26,11 +26,7 @@ export const NOTE_CRITERIA_LENS = 'note-criteria';
 
 export type PlannedPair = Pick<PairStatus, 'note' | 'criterion' | 'criterionPath' | 'lens' | 'reportCriterion'>;
 
-/**
- * Groups pairs into launch units: one per pair, or (`bundle`) one per note and lens, a note's type and
- * collection criteria joining its first lens bundle whose inputs stay within the size cap — else
- * bundled together when they fit, else one unit each.
- */
+/** One unit per pair, or per note and lens; a note's type and collection criteria join its first bundle within the cap, else each other, else go alone. */
 export function planUnits(pairs: readonly PlannedPair[], grouping: Grouping, sizes?: BundleSizes): SweepUnit[] {
   const units = new Map<string, SweepUnit>();
   const extras = new Map<string, UnitCriterion[]>();
@@ -67,7 +63,6 @@ export function planUnits(pairs: readonly PlannedPair[], grouping: Grouping, siz
   return [...units.values()];
 }
 
-/** The sizes of a sweep's notes and criterion files as they stand, for bundle grouping. */
 export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[]): Promise<BundleSizes> {
   const files = new Set<string>();
   for (const pair of pairs) files.add(pair.note).add(pair.criterionPath);
@@ -76,21 +71,15 @@ export async function bundleSizes(checkout: string, pairs: readonly PlannedPair[
   return { bytes: (file) => bytes.get(file) ?? 0, cap: BUNDLE_CAP_BYTES };
 }
 
-/** The part of a unit's model-API request that neighbouring units repeat: by default a pair's criterion, a bundle's note (`cachePrefix` says otherwise). */
-export function sharedPrefixOf(unit: SweepUnit): string {
+/** By default a pair's criterion, a bundle's note. */
+function sharedPrefixOf(unit: SweepUnit): string {
   const first = unit.cachePrefix ?? (unit.criteria.length > 1 ? 'note' : 'criteria');
   return first === 'note' ? `note\0${unit.note}` : `criteria\0${unit.criteria.map((criterion) => criterion.id).join('\0')}`;
 }
 
 /**
- * The order a model-API sweep asks its units in, so requests sharing a cached prefix follow one
- * another without racing: units are grouped by their shared part (a pair's criterion — criterion-major
- * — or a bundle's note — note-major), each group goes whole to one of `concurrency` lanes (the lane
- * with the fewest units so far), and the lanes are dealt out in turn. A sweep running `concurrency`
- * launches at once then asks a group's units one after another, each after the one before has
- * written the prefix, instead of sending them together so that every one of them writes it (a cache
- * entry is readable only once its first answer has begun). Within a group the selection's order
- * stays. bench/review-cost.ts measures this order against the selection's and plain grouping.
+ * Each group sharing a prefix goes whole to the lane with the fewest units, and lanes are dealt out in turn: a group's units then follow
+ * one another, each reading the prefix the one before wrote, instead of racing so that each writes it (bench/review-cost.ts).
  */
 export function orderForCache(units: readonly SweepUnit[], concurrency = 1): SweepUnit[] {
   const groups = new Map<string, SweepUnit[]>();
