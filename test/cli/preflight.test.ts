@@ -18,7 +18,7 @@ import { useDevServer } from '../helpers/servers.js';
 import { gitCorpus, NOTE } from '../review-edit/helpers.js';
 import { runDirOf } from '../../src/review/edit/runs.js';
 import { action } from '../../src/client/shared/errors.js';
-import { uniqueId } from '../helpers/temporal.js';
+import { createNamespace, uniqueId } from '../helpers/temporal.js';
 import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
 
 const { env, address } = useDevServer();
@@ -33,17 +33,7 @@ const errorLines = (stderr: unknown) =>
     .split('\n')
     .filter((line) => !line.endsWith('...'));
 
-beforeAll(async () => {
-  await execa(temporal(), ['operator', 'namespace', 'create', '--namespace', NAMESPACE, '--address', address()]);
-  await waitFor(`namespace ${NAMESPACE} to be served`, async () =>
-    env()
-      .client.workflowService.describeNamespace({ namespace: NAMESPACE })
-      .then(
-        () => true,
-        () => false,
-      ),
-  );
-}, 60_000);
+beforeAll(() => createNamespace(env(), address(), NAMESPACE), 60_000);
 
 describe('a namespace without the search attributes', () => {
   // The pinned Temporal CLI by its absolute path (no `temporal` is on the tests' PATH): the line runs as printed from any directory.

