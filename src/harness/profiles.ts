@@ -79,19 +79,13 @@ const profileSchema = z
   })
   .strict()
   .superRefine((raw, ctx) => {
-    if (isApiHarness(raw.harness) && raw.model === undefined)
-      ctx.addIssue({ code: 'custom', path: ['model'], message: `an ${raw.harness} profile names its model` });
-    if (!isApiHarness(raw.harness)) {
-      for (const key of ['api-key-env', 'max-output-tokens'] as const) {
-        if (raw[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a model-API profile (anthropic, openai) takes ${key}` });
-      }
+    const issue = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+    if (isApiHarness(raw.harness) && raw.model === undefined) issue('model', `an ${raw.harness} profile names its model`);
+    for (const key of ['api-key-env', 'max-output-tokens'] as const) {
+      if (!isApiHarness(raw.harness) && raw[key] !== undefined) issue(key, `only a model-API profile (anthropic, openai) takes ${key}`);
     }
     if (raw['cache-ttl'] !== undefined && raw.harness !== 'anthropic') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['cache-ttl'],
-        message: 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)',
-      });
+      issue('cache-ttl', 'only an anthropic profile takes cache-ttl (OpenAI keeps its cache by itself, steered by prompt_cache_key)');
     }
   });
 
@@ -147,11 +141,9 @@ export class ProfileError extends Error {
 
 /** Reads the profiles YAML through zod so a typo names its file and key path instead of failing at launch time. */
 export function parseProfiles(data: unknown, source: string): Map<string, Profile> {
+  const invalid = (lines: string[]) => new ProfileError(`invalid worker profiles in ${source}:\n${lines.join('\n')}`);
   const parsed = profilesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${source}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-    throw new ProfileError(`invalid worker profiles in ${source}:\n${lines.join('\n')}`);
-  }
+  if (!parsed.success) throw invalid(parsed.error.issues.map((issue) => `  ${source}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`));
   const profiles = new Map<string, Profile>();
   for (const [name, raw] of Object.entries(parsed.data.profiles)) {
     const routes = raw['calibrated-routes'];
@@ -162,7 +154,7 @@ export function parseProfiles(data: unknown, source: string): Map<string, Profil
       .filter((route) => !profiles.has(route.split(':')[0] ?? ''))
       .map((route) => `  ${source}: profiles.${profile.name}.calibrated-routes.candidates: ${route} names no profile of this file`),
   );
-  if (unknown.length > 0) throw new ProfileError(`invalid worker profiles in ${source}:\n${unknown.join('\n')}`);
+  if (unknown.length > 0) throw invalid(unknown);
   return profiles;
 }
 
