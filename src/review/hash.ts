@@ -48,9 +48,7 @@ export interface NoteParts {
 export function noteParts(noteText: string, file = 'note'): NotePartsRead {
   let text = noteText.charCodeAt(0) === 0xfeff ? noteText.slice(1) : noteText;
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-  const firstBreak = text.indexOf('\n');
-  const firstLine = firstBreak === -1 ? text : text.slice(0, firstBreak);
-  if (firstLine.trimEnd() !== '---') return { ok: true, parts: partsOf(text, {}) };
+  if (!/^---\s*(?:\n|$)/.test(text)) return { ok: true, parts: partsOf(text, {}) };
 
   const unreadable = (message: string, line?: number): NotePartsRead => ({
     ok: false,
