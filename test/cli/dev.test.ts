@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { locateBinary } from '../../temporal/server.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, startCli, startDev } from '../helpers/cli.js';
+import { watchedWorker } from '../helpers/hosts.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { freePort, listening } from '../helpers/ports.js';
 import { checkoutIdOf, corpusCopy } from '../helpers/kb.js';
@@ -13,16 +14,10 @@ import { packageRoot } from '../../src/paths.js';
 const installedRelease = () => (JSON.parse(readFileSync(join(packageRoot(), 'dist', 'workflow-bundle.json'), 'utf8')) as { release: string }).release;
 
 test('commonplace dev starts a dev server with the search attributes, the Web UI and a worker, a worker beside it says each step, and Ctrl-C stops both', async () => {
-  const state = await scratch();
-  const port = await freePort();
-  const uiPort = await freePort();
-  const dev = startCli(['dev', '--state', state, '--port', String(port), '--ui-port', String(uiPort)], { all: true });
-  let output = '';
-  dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const { dev, state, port, uiPort, output } = await startDev();
   try {
-    await waitFor('commonplace dev to report it is ready', async () => output.includes('Ctrl-C stops'), 90_000);
-    expect(output).toContain(`Temporal dev server: 127.0.0.1:${port}`);
-    expect(output).toContain(`Web UI:              http://localhost:${uiPort}`);
+    expect(output()).toContain(`Temporal dev server: 127.0.0.1:${port}`);
+    expect(output()).toContain(`Web UI:              http://localhost:${uiPort}`);
     const dbFile = join(state, 'temporal.db');
     expect(existsSync(dbFile)).toBe(true);
 
@@ -37,26 +32,25 @@ test('commonplace dev starts a dev server with the search attributes, the Web UI
     expect(probe.stdout).toMatch(/— completed/);
     expect(probe.exitCode).toBe(0);
     // The build wrote the workflow bundle: the worker loads it instead of bundling.
-    expect(output).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nTemporal dev server:/);
-    expect(output).not.toContain('bundling');
+    expect(output()).toMatch(/^starting the Temporal dev server \(state .*temporal\.db\)\.\.\.\nTemporal dev server:/);
+    expect(output()).not.toContain('bundling');
 
     // A second worker against the same server says what it is doing at once: where it connects, then ready (on the prebuilt bundle), and the checkout it holds.
     const checkout = await corpusCopy();
-    const worker = startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], {
-      env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
-    });
-    let said = '';
-    worker.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const worker = watchedWorker(
+      startCli(['worker', '--kb', checkout, '--state', await scratch(), '--max-launches', '3'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } }),
+    );
     try {
-      await waitFor('commonplace worker to report it is ready', async () => said.includes('Ctrl-C stops it'), 90_000);
+      await worker.said(/Ctrl-C stops it/, 90_000);
+      const said = worker.stderr();
       expect(said.split('\n').slice(0, 3)).toEqual([
         'loading the worker (the Temporal SDK, the activities)...',
         `connecting to 127.0.0.1:${port} (namespace default)...`,
         `worker ready on 127.0.0.1:${port} (namespace default; task queue commonplace and commonplace/checkout/${checkoutIdOf(checkout)} (${checkout}); up to 3 launches at once; prebuilt workflow bundle checked in ${/checked in (\d+\.\d s)/.exec(said)?.[1]}; release ${installedRelease()}); Ctrl-C stops it`,
       ]);
     } finally {
-      worker.kill('SIGINT');
-      await worker;
+      worker.process.kill('SIGINT');
+      await worker.process;
     }
 
     dev.kill('SIGINT');
@@ -101,14 +95,8 @@ test('commonplace dev refuses a Web UI port that is taken, naming --ui-port', as
 });
 
 test('after kill -9 of commonplace dev its Temporal server stops too (it neither outlives dev nor dies silently): the ports are freed and the server log says why', async () => {
-  const state = await scratch();
-  const port = await freePort();
-  const uiPort = await freePort();
-  const dev = startCli(['dev', '--state', state, '--port', String(port), '--ui-port', String(uiPort)], { all: true });
-  let output = '';
-  dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const { dev, state, port, uiPort } = await startDev();
   try {
-    await waitFor('commonplace dev to report it is ready', async () => output.includes('Ctrl-C stops'), 90_000);
     expect(await listening(port)).toBe(true);
     dev.kill('SIGKILL');
     await dev;

@@ -1,32 +1,16 @@
 /** `commonplace dev --metrics`: the embedded default prints its metrics URL with the others and serves the worker's metrics there. */
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, startDev } from '../helpers/cli.js';
 import { scratch, waitFor } from '../helpers/fake.js';
 import { freePort } from '../helpers/ports.js';
 import { scrape, total } from '../helpers/prometheus.js';
 import { METRICS } from '../../src/observability/metrics.js';
 
 test('commonplace dev --metrics prints the metrics URL and serves the launch a probe ran there', async () => {
-  const port = await freePort();
   const metricsPort = await freePort();
-  const dev = startCli(['dev', '--state', await scratch(), '--port', String(port), '--ui-port', String(await freePort()), '--metrics', String(metricsPort)], {
-    all: true,
-  });
-  let output = '';
-  dev.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const { dev, port, output } = await startDev('--metrics', String(metricsPort));
   try {
-    // A dev that exits, or never gets ready, fails the test with what it printed (once, after the reason).
-    await waitFor(
-      'commonplace dev to report it is ready',
-      async () => {
-        if (dev.exitCode !== null) throw new Error(`commonplace dev exited (${dev.exitCode}) before it was ready`);
-        return output.includes('Ctrl-C stops');
-      },
-      90_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n${output}`);
-    });
     const url = `http://127.0.0.1:${metricsPort}/metrics`;
-    expect(output).toContain(`metrics:             ${url} (Prometheus)`);
+    expect(output()).toContain(`metrics:             ${url} (Prometheus)`);
     const probe = await runCli(['probe', '--profile', 'fake'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
     expect(probe.exitCode).toBe(0);
     await waitFor(
