@@ -37,6 +37,7 @@ export const DEFAULT_VALIDATION_CONFIG: ValidationConfig = {
 };
 
 const SETTING_WORDS = ['fail', 'warn', 'off', 'failure', 'warning'] as const;
+const toSetting = (value: (typeof SETTING_WORDS)[number]): CheckSetting => (value === 'failure' ? 'fail' : value === 'warning' ? 'warn' : value);
 const setting = z.enum(SETTING_WORDS, { error: 'must be one of fail, warn, off (failure and warning are accepted too)' }).transform(toSetting);
 const severity = z
   .enum(['fail', 'warn', 'failure', 'warning'], { error: 'must be fail or warn (a type that cannot validate its notes is never silent)' })
@@ -122,10 +123,4 @@ export function parseValidationConfig(source: string, file: string = VALIDATION_
     config[known.field] = parsed.data;
   }
   return { config: config as unknown as ValidationConfig, findings };
-}
-
-function toSetting(value: (typeof SETTING_WORDS)[number]): CheckSetting {
-  if (value === 'failure') return 'fail';
-  if (value === 'warning') return 'warn';
-  return value;
 }

@@ -45,7 +45,7 @@ export async function comparePairs(input: Omit<CompareInput, 'runId'>, drawn?: C
         report: pair.reportCriterion,
         ...(pair.result && { recorded: pair.result.outcome }),
       })),
-      { seed: input.seed, size: input.size, perCriterionMin: input.perCriterionMin, criteria: input.criteria, notes: input.notes },
+      input,
     );
   const byKey = new Map(candidates.map((pair) => [keyOf(pair), pair]));
   return { sample, pairs: sample.pairs.flatMap((pair) => byKey.get(keyOf(pair)) ?? []) };
