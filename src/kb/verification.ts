@@ -122,13 +122,9 @@ function findSections(lines: readonly string[]): Map<string, SectionRange[]> {
     const marker = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
       if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
-      return;
-    }
-    if (marker !== undefined) {
+    } else if (marker !== undefined) {
       fence = marker;
-      return;
-    }
-    if (SECTION_BREAK.test(line)) {
+    } else if (SECTION_BREAK.test(line)) {
       breaks.push(index);
       const heading = SECTION_HEADING.exec(line);
       if (heading) starts.push({ title: heading[1] ?? '', heading: index });

@@ -146,16 +146,14 @@ export function checkBundle(text: string, expectedGates: readonly string[], opti
   let fence: string | undefined;
   lines.forEach((line, index) => {
     const marker = FENCE.exec(line);
+    const heading = SECTION_HEADING.exec(line);
     if (fence !== undefined) {
       if (marker && marker[1]?.[0] === fence[0] && (marker[1]?.length ?? 0) >= fence.length && line.trim() === marker[1]) fence = undefined;
-      return;
-    }
-    if (marker) {
+    } else if (marker) {
       fence = marker[1];
-      return;
+    } else if (heading) {
+      headings.push({ gate: heading[1] as string, index });
     }
-    const heading = SECTION_HEADING.exec(line);
-    if (heading) headings.push({ gate: heading[1] as string, index });
   });
 
   const expected = new Set(expectedGates);
