@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { expectShape } from '../helpers/json-shape.js';
 import { fakeScenario, type FakeAttempt } from '../helpers/fake.js';
 import { checkoutIdOf } from '../helpers/kb.js';
 import { cleanMembers, git, roleRules, scratch, sourceIdentity, toyCheckout, toyPrepareArgs, toyProfiles, type Role } from './helpers.js';
@@ -46,5 +47,17 @@ export async function scenarioFor(run: Prepared, overrides: (clean: Record<Role,
 
 /** The run's workflow ID: its checkout's ID and its run ID. */
 export const workflowOf = (run: { checkout: string; runId: string }) => `analysis/${checkoutIdOf(run.checkout)}/${run.runId}`;
+
+/** A `--json` command's document: its exit code as said, the shape checked, and at least `fields`. */
+export function expectJson(result: { exitCode?: number; stdout?: unknown }, shape: string, exitCode: number, fields: Record<string, unknown>) {
+  expect(result.exitCode).toBe(exitCode);
+  const document = expectShape(String(result.stdout), shape);
+  expect(document).toEqual(expect.objectContaining(fields));
+  return document;
+}
+
+/** `analysis run --json`'s outcome: the run-outcome shape naming the run and its workflow, with its exit code (and `fields`). */
+export const expectRunOutcome = (result: { exitCode?: number; stdout?: unknown }, run: Prepared, exitCode: number, fields: Record<string, unknown>) =>
+  expectJson(result, 'run-outcome', exitCode, { workflowId: workflowOf(run), runId: run.runId, exitCode, ...fields });
 export const branches = async (checkout: string) =>
   (await git(checkout, 'branch', '--list', 'analysis/*', '--format=%(refname:short)')).split('\n').filter(Boolean);

@@ -6,7 +6,7 @@ import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { git, readJson } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { analysisCli, branches, scenarioFor, workflowOf, type Prepared } from './cli-helpers.js';
+import { analysisCli, branches, expectRunOutcome, scenarioFor, workflowOf, type Prepared } from './cli-helpers.js';
 
 const { env, address } = useDevServerWithCliWorker();
 const { prepare, prepared } = analysisCli(address);
@@ -16,18 +16,12 @@ describe('commonplace analysis reset', () => {
     const run = await prepared();
     const { args } = await scenarioFor(run, () => ({ reconciliation: [{ usageLimit: 'Claude AI usage limit reached|1767240000' }] }));
     const stopped = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
-    expect(stopped.exitCode).toBe(2);
-    expect(expectShape(String(stopped.stdout), 'run-outcome')).toEqual(
-      expect.objectContaining({
-        workflowId: workflowOf(run),
-        runId: run.runId,
-        status: 'stopped',
-        exitCode: 2,
-        next: `commonplace analysis run ${run.runId}`,
-        stops: [expect.objectContaining({ kind: 'usage-limit', disposition: 'retry' })],
-        progress: expect.objectContaining({ stage: 'reconciliation' }),
-      }),
-    );
+    expectRunOutcome(stopped, run, 2, {
+      status: 'stopped',
+      next: `commonplace analysis run ${run.runId}`,
+      stops: [expect.objectContaining({ kind: 'usage-limit', disposition: 'retry' })],
+      progress: expect.objectContaining({ stage: 'reconciliation' }),
+    });
 
     const told = await runCli(['analysis', 'reset', run.runId, '--kb', run.checkout], { env: run.cliEnv });
     expect(told.exitCode).toBe(1);
@@ -126,6 +120,14 @@ describe('commonplace analysis integrate', () => {
     return `${destination}/boundary.md`;
   }
   const integrate = (run: Prepared, extra: string[] = []) => runCli(['analysis', 'integrate', run.runId, '--kb', run.checkout, ...extra], { env: run.cliEnv });
+  /** `integrate --json`'s document, once it exited 0. */
+  const integratedJson = async (run: Prepared) => {
+    const result = await integrate(run, ['--json']);
+    expect(result.exitCode).toBe(0);
+    return expectShape(String(result.stdout), 'analysis-integrate');
+  };
+  /** What every integration of the run into main says. */
+  const integration = (run: Prepared) => ({ shape: 'analysis-integrate', version: 1, runId: run.runId, branch: `analysis/${run.runId}`, into: 'main' });
 
   test('on a clean main it merges the run branch; a second integrate is a no-op', async () => {
     const run = await prepared();
@@ -146,33 +148,13 @@ describe('commonplace analysis integrate', () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe(`run ${run.runId} is already integrated into main: nothing to do`);
     expect(await git(run.checkout, 'rev-parse', 'HEAD')).toBe(head);
-    const third = await integrate(run, ['--json']);
-    expect(third.exitCode).toBe(0);
-    expect(expectShape(String(third.stdout), 'analysis-integrate')).toEqual({
-      shape: 'analysis-integrate',
-      version: 1,
-      runId: run.runId,
-      branch: `analysis/${run.runId}`,
-      outcome: 'already-integrated',
-      into: 'main',
-    });
+    expect(await integratedJson(run)).toEqual({ ...integration(run), outcome: 'already-integrated' });
   });
 
   test('--json prints the merge: the commit and the paths it brought in', async () => {
     const run = await prepared();
     const file = await published(run);
-    const merged = await integrate(run, ['--json']);
-    expect(merged.exitCode).toBe(0);
-    expect(expectShape(String(merged.stdout), 'analysis-integrate')).toEqual({
-      shape: 'analysis-integrate',
-      version: 1,
-      runId: run.runId,
-      branch: `analysis/${run.runId}`,
-      outcome: 'merged',
-      into: 'main',
-      commit: await git(run.checkout, 'rev-parse', 'HEAD'),
-      paths: [file],
-    });
+    expect(await integratedJson(run)).toEqual({ ...integration(run), outcome: 'merged', commit: await git(run.checkout, 'rev-parse', 'HEAD'), paths: [file] });
   });
 
   test('a main that changed the same paths is refused with the paths, and nothing is merged', async () => {

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
 import { git, readJson, sourceFixture, startsByRole, toyCheckout, toyPlan, toyPrepareArgs, writes, type Role } from './helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
-import { analysisCli, branches, scenarioFor, workflowOf } from './cli-helpers.js';
+import { analysisCli, branches, expectRunOutcome, scenarioFor, workflowOf } from './cli-helpers.js';
 
 const { env, address } = useDevServerWithCliWorker();
 
@@ -162,27 +162,14 @@ describe('commonplace analysis run', () => {
     }
 
     const followed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
-    expect(followed.exitCode).toBe(0);
-    const outcome = expectShape(String(followed.stdout), 'run-outcome');
-    expect(outcome).toEqual(
-      expect.objectContaining({
-        workflowId: workflowOf(run),
-        runId: run.runId,
-        status: 'completed',
-        exitCode: 0,
-        result: expect.objectContaining({ disposition: 'out-of-scope' }),
-      }),
-    );
+    expectRunOutcome(followed, run, 0, { status: 'completed', result: expect.objectContaining({ disposition: 'out-of-scope' }) });
 
     // Once the workflow has completed, run says how it came out again, as text or JSON.
     const result = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^run ${run.runId} ended out-of-scope: the boundary's result is kept local, nothing else was asked$`, 'm'));
     const again = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
-    expect(again.exitCode).toBe(0);
-    expect(expectShape(String(again.stdout), 'run-outcome')).toEqual(
-      expect.objectContaining({ status: 'completed', exitCode: 0, result: expect.objectContaining({ disposition: 'out-of-scope' }) }),
-    );
+    expectRunOutcome(again, run, 0, { status: 'completed', result: expect.objectContaining({ disposition: 'out-of-scope' }) });
     const starts = await startsByRole(ledger);
     expect(
       Object.entries(starts)
@@ -209,17 +196,11 @@ describe('commonplace analysis run', () => {
     expect(again.exitCode).toBe(2);
     expect(again.stdout).toMatch(new RegExp(`^  next: node \\S+ analysis reset ${run.runId} --kb `, 'm'));
     const againJson = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
-    expect(againJson.exitCode).toBe(2);
-    expect(expectShape(String(againJson.stdout), 'run-outcome')).toEqual(
-      expect.objectContaining({
-        workflowId: workflowOf(run),
-        runId: run.runId,
-        status: 'exhausted',
-        exitCode: 2,
-        next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)),
-        result: expect.objectContaining({ status: 'exhausted', stop: expect.objectContaining({ kind: 'budget-exhausted' }) }),
-      }),
-    );
+    expectRunOutcome(againJson, run, 2, {
+      status: 'exhausted',
+      next: expect.stringMatching(new RegExp(`^commonplace analysis reset ${run.runId} `)),
+      result: expect.objectContaining({ status: 'exhausted', stop: expect.objectContaining({ kind: 'budget-exhausted' }) }),
+    });
     const inspectedJson = await runCli(['analysis', 'inspect', run.runId, '--kb', run.checkout, '--json'], { env: run.cliEnv });
     expect(inspectedJson.exitCode).toBe(0);
     expect(expectShape(String(inspectedJson.stdout), 'analysis-inspect')).toEqual(
@@ -249,20 +230,13 @@ describe('commonplace analysis run', () => {
 
     const resumed = await runCli(['analysis', 'run', run.runId, ...args, '--json'], { env: run.cliEnv });
     expect(resumed.stderr).toMatch(/resuming analysis\/\S+ \(stopped: usage-limit\)/);
-    expect(resumed.exitCode).toBe(0);
-    const completed = expectShape(String(resumed.stdout), 'run-outcome');
-    expect(completed).toEqual(
-      expect.objectContaining({
-        workflowId: workflowOf(run),
-        runId: run.runId,
+    const completed = expectRunOutcome(resumed, run, 0, {
+      status: 'completed',
+      result: expect.objectContaining({
         status: 'completed',
-        exitCode: 0,
-        result: expect.objectContaining({
-          status: 'completed',
-          publication: expect.objectContaining({ destination: expect.stringMatching(new RegExp(`^kb/analyses/toy-cli-\\d+/${run.runId}$`)) }),
-        }),
+        publication: expect.objectContaining({ destination: expect.stringMatching(new RegExp(`^kb/analyses/toy-cli-\\d+/${run.runId}$`)) }),
       }),
-    );
+    });
     expect(completed).not.toHaveProperty('next');
     const text = await runCli(['analysis', 'run', run.runId, ...args], { env: run.cliEnv });
     expect(text.exitCode).toBe(0);
