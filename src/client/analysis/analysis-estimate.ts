@@ -1,8 +1,4 @@
-/**
- * What `analysis run --estimate` reads before a run starts: its plan's roles, its profile, and the
- * tokens a launch of the recorded analysis runs beside it (the run directories of the worktrees next
- * to its own) spent with the same profile. It writes nothing and asks no server; src/runs/estimate.ts counts.
- */
+/** `analysis run --estimate`: the plan's roles under its profile, at what launches of the recorded runs beside it spent. Writes nothing, asks no server. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadPlan } from '../../analysis/load-plan.js';
@@ -15,7 +11,7 @@ import { ProfileError, selectProfile } from '../../harness/profiles.js';
 import { UserError } from '../shared/errors.js';
 import { ANALYSIS_DEFAULT, estimateAnalysis, type Estimate, type TokenBasis } from '../../runs/estimate.js';
 
-/** The analysis runs recorded beside this one (each worktree under the same root), as their run.json records them. */
+/** Each worktree's under the same root. */
 async function recordedRuns(worktree: string): Promise<AnalysisProgress[]> {
   const root = path.dirname(worktree);
   const records: AnalysisProgress[] = [];
@@ -34,7 +30,7 @@ async function recordedRuns(worktree: string): Promise<AnalysisProgress[]> {
   return records;
 }
 
-/** Tokens a launch over the recorded runs of this profile that launched; undefined when none did. */
+/** Undefined when no recorded run of this profile launched. */
 function recordedBasis(records: readonly AnalysisProgress[], profile: string): TokenBasis | undefined {
   const spent = records.filter((record) => record.profile === profile && (record.spend?.launches ?? 0) > 0 && record.spend?.tokens !== undefined);
   const launches = spent.reduce((sum, record) => sum + record.spend!.launches, 0);
@@ -54,7 +50,7 @@ function recordedBasis(records: readonly AnalysisProgress[], profile: string): T
   };
 }
 
-/** An analysis run's estimate: one launch per role of its plan, under its profile, at the recorded mean a launch or the default. */
+/** One launch per role, at the recorded mean or the default. */
 export async function analysisEstimate(run: LocatedRun, profilesFile: string | undefined): Promise<Estimate> {
   const plan = await loadPlan(run.worktree, run.parameters.plan);
   const source = profilesSource({ checkout: run.worktree, ...(profilesFile && { file: profilesFile }) });

@@ -1,7 +1,3 @@
-/**
- * How an analysis run reads to the operator: the live progress line, a stop with the next
- * command, the end-of-run summary, and `inspect`'s whole-run report.
- */
 import type { Client } from '@temporalio/client';
 import type { Stop } from '../../runs/stop.js';
 import type { AnalysisProgress, AnalysisResult, AttemptRecord } from '../../analysis/progress.js';

@@ -1,7 +1,3 @@
-/**
- * The actions of `analysis reset` and `analysis integrate` (registered in analysis-lifecycle.ts,
- * loaded only when one of them runs).
- */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { findCheckout, knownCheckoutId } from '../../checkout/index.js';
 import { parseRunId, runBranch } from '../../analysis/run-id.js';
@@ -16,7 +12,7 @@ import { printJson } from '../shared/json-output.js';
 import { runnable, workingOn } from '../shared/command-line.js';
 import { runCommand } from '../../runs/run-commands.js';
 
-/** The workflow's status name, or undefined when the namespace has none of that ID. */
+/** Undefined when the namespace has none of that ID. */
 async function workflowStatus(workflowId: string): Promise<string | undefined> {
   const client = await connectClient();
   try {
@@ -65,23 +61,15 @@ export async function runReset(runId: string, options: ResetOptions): Promise<vo
       : 'no branch',
   ];
   const what = { runId, workflowId, discards, ...(earlier !== undefined && { begunAt: earlier.startedAt }) };
+  const told = `${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`;
+  if (!options.json) process.stdout.write(told);
   if (!options.yes) {
     const next = runCommand.analysisReset(runId, 'yes');
-    if (options.json) {
-      printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
-    } else {
-      process.stdout.write(
-        `${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`,
-      );
-      process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${runnable(next, checkout)}\n`);
-    }
+    if (options.json) printJson('analysis-reset', 1, { ...what, outcome: 'not-discarded', next });
+    else process.stdout.write(`nothing was discarded; run again with --yes to discard it: ${runnable(next, checkout)}\n`);
     process.exitCode = 1;
     return;
   }
-  if (!options.json)
-    process.stdout.write(
-      `${earlier ? `finishing the reset of ${runId} begun ${earlier.startedAt}` : `reset ${runId} discards`}:\n${discards.map((line) => `  - ${line}\n`).join('')}`,
-    );
   if (earlier === undefined) await beginReset(checkout, { run: runId, discards, worktree: footprint.worktree ?? null, startedAt: new Date().toISOString() });
   let ended: Ended | undefined;
   if (status === 'RUNNING') {
@@ -116,16 +104,7 @@ export async function runIntegrate(runId: string, options: { kb?: string; json?:
     if (error instanceof IntegrateError || error instanceof RunNotFoundError) throw new UserError(error.message);
     throw error;
   }
-  if (options.json) {
-    printJson(
-      'analysis-integrate',
-      1,
-      result.outcome === 'already-integrated'
-        ? { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into }
-        : { runId, branch: runBranch(runId), outcome: result.outcome, into: result.into, commit: result.commit, paths: result.paths },
-    );
-    return;
-  }
+  if (options.json) return printJson('analysis-integrate', 1, { runId, branch: runBranch(runId), ...result });
   process.stdout.write(
     result.outcome === 'already-integrated'
       ? `run ${runId} is already integrated into ${result.into}: nothing to do\n`

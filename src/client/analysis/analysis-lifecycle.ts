@@ -1,19 +1,10 @@
-/**
- * `analysis reset` and `analysis integrate`: registration only; their actions are in
- * analysis-lifecycle-run.ts, loaded when one of them runs.
- */
 import type { Command } from 'commander';
 import { graceOption } from '../shared/run-end.js';
 import { action } from '../shared/errors.js';
+import { examples, KB_HELP } from '../shared/help-text.js';
 import type { ResetOptions } from './analysis-lifecycle-run.js';
 
-const KB_HELP = 'KB checkout (default: the Git root above the current directory that holds kb/)';
-
-/**
- * `analysis reset <run-id>`: says what it will discard, and with `--yes` ends the workflow (cancel,
- * then terminate after the grace period) and removes the run's worktree, branch and state; the next
- * `prepare` makes a new run.
- */
+/** Says what it would discard; with `--yes` ends the workflow and removes the run's worktree, branch and state. */
 export function registerReset(analysis: Command): void {
   graceOption(analysis.command('reset'))
     .description(
@@ -23,14 +14,7 @@ export function registerReset(analysis: Command): void {
     .option('--yes', 'discard it (without it, reset only says what it would discard, and exits 1)')
     .option('--json', 'print what was (or would be) discarded as one JSON document (shape analysis-reset)')
     .option('--kb <dir>', KB_HELP)
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ commonplace analysis reset AAS-2026-12-03-quill-01
-  $ commonplace analysis reset AAS-2026-12-03-quill-01 --yes --grace 60
-`,
-    )
+    .addHelpText('after', examples('commonplace analysis reset AAS-2026-12-03-quill-01', 'commonplace analysis reset AAS-2026-12-03-quill-01 --yes --grace 60'))
     .action(action(async (runId: string, options: ResetOptions) => (await import('./analysis-lifecycle-run.js')).runReset(runId, options)));
 }
 
@@ -42,13 +26,7 @@ export function registerIntegrate(analysis: Command): void {
     .argument('<run-id>', 'the published run')
     .option('--json', 'print the merge as one JSON document (shape analysis-integrate)')
     .option('--kb <dir>', KB_HELP)
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ commonplace analysis integrate AAS-2026-12-03-quill-01
-`,
-    )
+    .addHelpText('after', examples('commonplace analysis integrate AAS-2026-12-03-quill-01'))
     .action(
       action(async (runId: string, options: { kb?: string; json?: boolean }) => (await import('./analysis-lifecycle-run.js')).runIntegrate(runId, options)),
     );

@@ -1,4 +1,3 @@
-/** The action of `analysis install-method` (registered in analysis-method.ts, loaded when it runs). */
 import { findCheckout } from '../../checkout/index.js';
 import { KbError } from '../../kb/errors.js';
 import { InstallError, installMethod, type InstallReport } from '../../activities/analysis/method.js';
@@ -7,7 +6,6 @@ import { UserError } from '../shared/errors.js';
 import { printJson } from '../shared/json-output.js';
 import { runnable } from '../shared/command-line.js';
 
-/** Copies the shipped method into the checkout and says what it wrote, replaced and left alone. */
 export async function runInstallMethod(options: { force?: boolean; kb?: string; json?: boolean }): Promise<void> {
   let report: InstallReport;
   try {

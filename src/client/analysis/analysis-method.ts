@@ -1,11 +1,6 @@
-/**
- * `analysis install-method`: copies the shipped agentic-analysis method (plan, job instructions,
- * layout, member types) into the KB checkout, refusing to overwrite files the operator changed
- * unless `--force`; the operator then commits it. Registration only: the action is in
- * analysis-method-run.ts.
- */
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
+import { examples, KB_HELP } from '../shared/help-text.js';
 
 export function registerInstallMethod(analysis: Command): void {
   analysis
@@ -15,13 +10,7 @@ export function registerInstallMethod(analysis: Command): void {
     )
     .option('--force', 'overwrite files of the method that differ from the shipped ones')
     .option('--json', 'print what was written, replaced and left as one JSON document (shape analysis-install-method)')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ commonplace analysis install-method --kb ~/notes
-`,
-    )
+    .option('--kb <dir>', KB_HELP)
+    .addHelpText('after', examples('commonplace analysis install-method --kb ~/notes'))
     .action(action(async (options: { force?: boolean; kb?: string; json?: boolean }) => (await import('./analysis-method-run.js')).runInstallMethod(options)));
 }

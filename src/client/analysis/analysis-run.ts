@@ -1,7 +1,3 @@
-/**
- * The actions of `analysis prepare`, `analysis run` and `analysis inspect` (their registration,
- * in analysis.ts, loads this module only when one of them runs).
- */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -32,7 +28,7 @@ import { nextStep } from '../shared/stop-format.js';
 import { rendered } from '../shared/render-paths.js';
 import { describeCommand, runnable, workingOn } from '../shared/command-line.js';
 
-/** Turns the library's errors into the operator's one-line (per problem) messages, exit 1. */
+/** One line per problem, exit 1. */
 function asUserError(error: unknown, nothing = 'nothing was started'): unknown {
   if (error instanceof PlanError) return new UserError(`${error.message}\n${nothing}`);
   if (error instanceof PrepareError || error instanceof RunNotFoundError || error instanceof GitError) return new UserError(error.message);
@@ -98,7 +94,7 @@ export async function runPrepare(system: string, options: PrepareOptions): Promi
   );
 }
 
-/** The run's record in its run directory (run.json), when the workflow wrote one. */
+/** run.json, when the workflow wrote one. */
 async function readRecord(run: LocatedRun): Promise<AnalysisProgress | undefined> {
   return readFile(runRecordFile(run.runDir), 'utf8')
     .then((text) => JSON.parse(text) as AnalysisProgress)
@@ -115,18 +111,7 @@ function printResult(workflowId: string, result: AnalysisResult, json: boolean |
   if (exitCode !== 0) process.exitCode = exitCode;
 }
 
-export interface RunOptions {
-  autoResume?: boolean;
-  profiles?: string;
-  scenario?: string;
-  maxCost?: string;
-  detach?: boolean;
-  estimate?: boolean;
-  kb?: string;
-  json?: boolean;
-}
-
-/** `analysis run`'s options in the order their checks run: the cap first, before the run is located. */
+/** In the order their checks run: the cap first, before the run is located. */
 const RUN_FIELDS = z.object({
   maxCost: maxCostOption,
   kb: z.string().optional(),
@@ -137,6 +122,7 @@ const RUN_FIELDS = z.object({
   estimate: flag,
   json: flag,
 });
+export type RunOptions = z.input<typeof RUN_FIELDS>;
 
 /** `analysis run <run-id>`: starts, attaches to or resumes the run, and follows it (exit 0 completed, 2 stopped, 1 failed). */
 export async function runRun(runId: string, raw: RunOptions): Promise<void> {
@@ -233,7 +219,7 @@ export async function runRun(runId: string, raw: RunOptions): Promise<void> {
   await follow(handle, analysisFormat(client, options.json));
 }
 
-/** The run's live progress from its workflow, or why there is none. */
+/** Or why there is none. */
 async function live(run: LocatedRun): Promise<AnalysisProgress | string> {
   try {
     const client = await connectClient();

@@ -1,8 +1,4 @@
-/**
- * An analysis run's workflow, shared by `analysis run` (start, attach, resume) and `analysis inspect`
- * (its live state): the workflow of a located run, refused when it belongs to another worktree, and
- * its start with summary, details and search attributes.
- */
+/** An analysis run's workflow, as `analysis run` starts it and `analysis inspect` reads it. */
 import { memoFromWords, memoInWords } from '../../place-words.js';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
@@ -17,7 +13,7 @@ import { UserError } from '../shared/errors.js';
 import { portable, warnUnheld } from '../shared/checkout.js';
 import { rendered as shown } from '../shared/render-paths.js';
 
-/** The workflow's state, or undefined when there is none; a workflow of the same ID made for another worktree is refused. */
+/** Undefined when there is none; a workflow of the same ID made for another worktree is refused. */
 export async function describe(handle: WorkflowHandle, run: LocatedRun): Promise<string | undefined> {
   let described;
   try {
@@ -37,7 +33,6 @@ export async function describe(handle: WorkflowHandle, run: LocatedRun): Promise
   return described.status.name;
 }
 
-/** The run's parameters as the Web UI shows them under the workflow's details. */
 function analysisDetails(run: LocatedRun, input: AnalysisInput): string {
   const { parameters } = run;
   const source = `${parameters.source.kind} ${parameters.source.location}${parameters.source.revision ? ` at ${parameters.source.revision}` : ''}`;

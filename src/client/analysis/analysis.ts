@@ -1,16 +1,11 @@
-/**
- * `commonplace analysis …`: registration only (options, descriptions, help). The actions load
- * their modules (analysis-run.ts and the other `-run` modules) when they run, so `--help` answers
- * without loading the Temporal SDK or the KB readers.
- */
+/** `commonplace analysis …`: registration only; the actions load their modules when they run, so `--help` loads no Temporal SDK. */
 import type { Command } from 'commander';
 import { DEFAULT_PLAN } from '../../activities/analysis/default-plan.js';
 import { registerIntegrate, registerReset } from './analysis-lifecycle.js';
 import { registerInstallMethod } from './analysis-method.js';
 import { action } from '../shared/errors.js';
+import { examples, KB_HELP } from '../shared/help-text.js';
 import type { PrepareOptions, RunOptions } from './analysis-run.js';
-
-const KB_HELP = 'KB checkout (default: the Git root above the current directory that holds kb/)';
 
 /** `analysis prepare <system> --source …`: the run ID, its worktree and parameters; no server needed. */
 function registerPrepare(analysis: Command): void {
@@ -27,11 +22,10 @@ function registerPrepare(analysis: Command): void {
     .option('--kb <dir>', KB_HELP)
     .addHelpText(
       'after',
-      `
-Examples:
-  $ commonplace analysis prepare quill --source ../quill --profile claude
-  $ commonplace analysis prepare quill --source https://github.com/example/quill.git --revision v1.2.0 --json
-`,
+      examples(
+        'commonplace analysis prepare quill --source ../quill --profile claude',
+        'commonplace analysis prepare quill --source https://github.com/example/quill.git --revision v1.2.0 --json',
+      ),
     )
     .action(action(async (system: string, options: PrepareOptions) => (await import('./analysis-run.js')).runPrepare(system, options)));
 }
@@ -58,12 +52,11 @@ function registerRun(analysis: Command): void {
     .option('--kb <dir>', KB_HELP)
     .addHelpText(
       'after',
-      `
-Examples:
-  $ commonplace analysis run AAS-2026-12-03-quill-01
-  $ commonplace analysis run AAS-2026-12-03-quill-01 --max-cost 20 --auto-resume --json
-  $ commonplace analysis run AAS-2026-12-03-quill-01 --estimate
-`,
+      examples(
+        'commonplace analysis run AAS-2026-12-03-quill-01',
+        'commonplace analysis run AAS-2026-12-03-quill-01 --max-cost 20 --auto-resume --json',
+        'commonplace analysis run AAS-2026-12-03-quill-01 --estimate',
+      ),
     )
     .action(action(async (runId: string, options: RunOptions) => (await import('./analysis-run.js')).runRun(runId, options)));
 }
@@ -76,14 +69,7 @@ function registerInspect(analysis: Command): void {
     .argument('<run-id>', 'the run')
     .option('--json', 'print the run record as one JSON document (shape analysis-inspect)')
     .option('--kb <dir>', KB_HELP)
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ commonplace analysis inspect AAS-2026-12-03-quill-01
-  $ commonplace analysis inspect AAS-2026-12-03-quill-01 --json
-`,
-    )
+    .addHelpText('after', examples('commonplace analysis inspect AAS-2026-12-03-quill-01', 'commonplace analysis inspect AAS-2026-12-03-quill-01 --json'))
     .action(action(async (runId: string, options: { json?: boolean; kb?: string }) => (await import('./analysis-run.js')).runInspect(runId, options)));
 }
 

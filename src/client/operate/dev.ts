@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { action, UserError } from '../shared/errors.js';
+import { examples } from '../shared/help-text.js';
 import { kbDirectories } from './worker-options.js';
 
 export interface DevOptions {
@@ -39,10 +40,7 @@ export function registerDev(program: Command): void {
       "serve the worker's Prometheus metrics at PORT (on 127.0.0.1) or HOST:PORT, path /metrics (COMMONPLACE_METRICS)",
       process.env.COMMONPLACE_METRICS,
     )
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ commonplace dev\n  $ commonplace dev --state .commonplace/demo --port 7300 --ui-port 8300\n  $ commonplace dev --metrics 9464\n',
-    )
+    .addHelpText('after', examples('commonplace dev', 'commonplace dev --state .commonplace/demo --port 7300 --ui-port 8300', 'commonplace dev --metrics 9464'))
     .action(
       action(async (options: DevOptions) => {
         const port = portOption(options.port, '--port');

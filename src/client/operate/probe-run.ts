@@ -20,7 +20,6 @@ export interface ProbeOptions {
   json?: boolean;
 }
 
-/** Renders a probe's result for the operator. */
 export function formatProbe(workflowId: string, result: ProbeResult): string {
   const { outcome } = result;
   const lines = [`probe ${workflowId}: profile ${result.profile} (${result.harness}) — ${outcome.status}`];
@@ -41,7 +40,7 @@ export function formatProbe(workflowId: string, result: ProbeResult): string {
   return lines.join('\n');
 }
 
-/** A file option that must exist, resolved; or the one-line error naming the flag. */
+/** Or the one-line error naming the flag. */
 function existingFile(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const file = resolve(value);

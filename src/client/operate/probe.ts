@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
+import { examples } from '../shared/help-text.js';
 import type { ProbeOptions } from './probe-run.js';
 
 /** `commonplace probe`: checks a worker profile end to end through a real workflow and launch. */
@@ -12,6 +13,6 @@ export function registerProbe(program: Command): void {
     .option('--kb <dir>', 'KB checkout whose profiles apply')
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome; the probe under result)')
-    .addHelpText('after', '\nExamples:\n  $ commonplace probe --profile claude\n  $ commonplace probe --profile fake --json\n')
+    .addHelpText('after', examples('commonplace probe --profile claude', 'commonplace probe --profile fake --json'))
     .action(action(async (options: ProbeOptions) => (await import('./probe-run.js')).runProbe(options)));
 }

@@ -22,7 +22,6 @@ export interface QuotaGateRow {
   quota: QuotaMemo | undefined;
 }
 
-/** Every quota gate running on the namespace, with the state its memo shows. */
 export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
   const rows: QuotaGateRow[] = [];
   for await (const execution of client.workflow.list({ query: `WorkflowType = 'quotaGate' AND ExecutionStatus = 'Running'` })) {
@@ -32,11 +31,7 @@ export async function listQuotaGates(client: Client): Promise<QuotaGateRow[]> {
   return rows.sort((a, b) => a.account.localeCompare(b.account));
 }
 
-/**
- * One line per gate: the account, its state, and when it opens, read against `now`. The memo says what
- * the gate last recorded; a reset whose time has come reads as reopening (the gate opens a minute past
- * it, `RESET_MARGIN_MS`), and once that minute or the probe time passed, as open, as runs then count it.
- */
+/** Read against `now`: a reset whose time has come reads as reopening (a minute past it, `RESET_MARGIN_MS`), then as open, as runs count it. */
 export function formatQuotaGates(rows: readonly QuotaGateRow[], now = Date.now()): string {
   if (rows.length === 0) return 'no quota gates: no launch has run on this namespace since the gates began';
   return rows

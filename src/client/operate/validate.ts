@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
+import { examples } from '../shared/help-text.js';
 import type { ValidateOptions } from './validate-run.js';
 
 /** The dispositions a draft's requiredness is checked under (src/kb/layouts.ts keeps the same list; a test holds them equal). */
@@ -27,7 +28,11 @@ export function registerValidate(program: Command): void {
     .option('--kb <dir>', 'the KB checkout (default: the Git root above the current directory that holds kb/)')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ commonplace validate\n  $ commonplace validate kb/notes/ --json\n  $ commonplace validate draft.md --artifact kb/agentic-systems/quill/AAS-1 --role runtime-report\n',
+      examples(
+        'commonplace validate',
+        'commonplace validate kb/notes/ --json',
+        'commonplace validate draft.md --artifact kb/agentic-systems/quill/AAS-1 --role runtime-report',
+      ),
     )
     .action(
       action(async (targets: string[], _options: ValidateOptions, command: Command) =>

@@ -24,10 +24,7 @@ export function heartbeatThrottleOption(value: string | undefined): number | und
   return Math.round(seconds * 1000);
 }
 
-/**
- * `--workflow-threads` as a number, or the one-line error naming it; unset is the SDK's one thread. 0 runs
- * workflow code on the main thread, beside the activities: it saves the thread's start (about half a CPU second).
- */
+/** Unset is the SDK's one thread; 0 runs workflow code on the main thread, saving the thread's start (about half a CPU second). */
 export function workflowThreadsOption(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d+$/.test(value.trim()) || Number(value) > 16) {

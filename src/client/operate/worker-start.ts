@@ -1,8 +1,4 @@
-/**
- * A worker's start, shared by `commonplace worker` and `commonplace dev`: the prebuilt workflow bundle
- * loaded (or the workflow code bundled, said on stderr with why), the checkouts it holds named and checked, a `--kb-list` file followed, and what it
- * serves in one line.
- */
+/** A worker's start, shared by `commonplace worker` and `commonplace dev`. */
 import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -14,17 +10,13 @@ import { loadWorkflowBundle } from '../../workflow-bundle.js';
 import { installedRelease, workflowInterceptorModules, workflowsPath } from '../../workflow-code.js';
 import { UserError } from '../shared/errors.js';
 
-/** Which checkouts a worker holds: directories named now, and a file of directories it re-reads as it changes. */
+/** Directories named now, and a file of directories re-read as it changes. */
 export interface HoldOptions {
   kb: string[];
   kbList?: string;
 }
 
-/**
- * Creates the worker on the prebuilt workflow bundle (`npm run build` writes it) when it matches the
- * compiled workflow code; otherwise bundles at start — webpack over the workflows, about 2 s on an idle
- * machine and several times that on a busy one — saying first why, so the wait is not silent.
- */
+/** On the prebuilt bundle when it matches the compiled workflow code; otherwise bundled at start (seconds), saying first why. */
 export async function startWorker(
   settings: Omit<WorkerSettings, 'workflowCode'>,
 ): Promise<{ worker: CommonplaceWorker; bundledMs: number; prebuilt: boolean }> {
@@ -48,7 +40,7 @@ export async function startWorker(
   };
 }
 
-/** The checkouts named on the command line, each checked and given its ID, or the one-line error naming the directory. */
+/** Each checked and given its ID, or the one-line error naming the directory. */
 export async function namedCheckouts(dirs: string[]) {
   const checkouts = [];
   for (const dir of dirs) {
@@ -62,7 +54,7 @@ export async function namedCheckouts(dirs: string[]) {
   return checkouts;
 }
 
-/** Holds each checkout `file` lists (one directory per line, `#` comments), now and whenever the file changes; a line that names no checkout is said and skipped. */
+/** One directory a line (`#` comments), now and whenever the file changes; a line naming no checkout is said and skipped. */
 export function holdListed(worker: CommonplaceWorker, file: string): () => void {
   const seen = new Set<string>();
   let reading = Promise.resolve();
@@ -87,7 +79,6 @@ export function holdListed(worker: CommonplaceWorker, file: string): () => void 
   return () => unwatchFile(file, read);
 }
 
-/** What the worker serves, in one line. */
 export function serving(worker: CommonplaceWorker, kbList: string | undefined): string {
   const held = worker.checkouts();
   const list = kbList !== undefined ? `, and the checkouts ${kbList} lists` : '';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../shared/errors.js';
+import { examples } from '../shared/help-text.js';
 import { heartbeatThrottleOption, kbDirectories, maxLaunchesOption, workflowThreadsOption } from './worker-options.js';
 
 export interface WorkerCommandOptions {
@@ -47,16 +48,11 @@ export function registerWorker(program: Command): void {
     )
     .addHelpText(
       'after',
-      [
-        '',
-        'A worker that holds no checkout runs review launches only: add such workers on other hosts to widen a sweep.',
-        '',
-        'Examples:',
-        '  $ commonplace worker --kb ~/notes',
-        '  $ TEMPORAL_ADDRESS=temporal.internal:7233 commonplace worker --state /var/lib/commonplace --max-launches 4',
-        '  $ commonplace worker --kb ~/notes --metrics 9464',
-        '',
-      ].join('\n'),
+      `\nA worker that holds no checkout runs review launches only: add such workers on other hosts to widen a sweep.\n${examples(
+        'commonplace worker --kb ~/notes',
+        'TEMPORAL_ADDRESS=temporal.internal:7233 commonplace worker --state /var/lib/commonplace --max-launches 4',
+        'commonplace worker --kb ~/notes --metrics 9464',
+      )}`,
     )
     .action(
       action(async (options: WorkerCommandOptions) => {
