@@ -7,7 +7,7 @@ import type { Stop } from '../../src/runs/stop.js';
 import { sweepNext } from '../../src/runs/run-commands.js';
 import { nextLine } from '../../src/client/shared/stop-format.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { waitFor } from '../helpers/fake.js';
+import { watchedProcess } from '../helpers/hosts.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { fakeSweep } from '../helpers/sweep.js';
 
@@ -23,15 +23,13 @@ test('a sweep with --auto-resume that meets a usage limit says it resumes by its
     { notes: 2 },
   );
   const env = { TEMPORAL_ADDRESS: address(), NO_COLOR: '1' };
-  const sweep = startCli(command({ concurrency: 1 }, '--auto-resume'), { env });
-  let said = '';
-  let exited = false;
-  sweep.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
-  void sweep.then(() => (exited = true));
-  await waitFor('the follow to say the sweep resumes by itself', async () => said.includes('resumes by itself'), 120_000);
+  const sweep = watchedProcess(startCli(command({ concurrency: 1 }, '--auto-resume'), { env }), 'the follow');
+  await sweep.said(/resumes by itself/);
   const resetAt = new Date(resetEpoch * 1000).toISOString();
-  expect(said).toMatch(new RegExp(`gates/GS-\\S+ waits out a usage limit \\(.*\\); it resumes by itself at \\S+ \\(--auto-resume\\), nothing to type`));
-  expect(exited).toBe(false);
+  expect(sweep.stderr()).toMatch(
+    new RegExp(`gates/GS-\\S+ waits out a usage limit \\(.*\\); it resumes by itself at \\S+ \\(--auto-resume\\), nothing to type`),
+  );
+  expect(sweep.ended()).toBe(false);
 
   // The account's gate holds the reset; opening it wakes the auto-resumed sweep at once.
   const listed = await runCli(['quota', '--json'], { env });
@@ -40,7 +38,7 @@ test('a sweep with --auto-resume that meets a usage limit says it resumes by its
   expect(account).toBeDefined();
   expect((await runCli(['quota', 'open', account!], { env })).exitCode).toBe(0);
 
-  const ended = await sweep;
+  const ended = await sweep.process;
   expect(ended.exitCode).toBe(0);
   expect(String(ended.stdout)).toMatch(/sweep GS-\S+ completed/);
   expect(String(ended.stdout)).not.toMatch(/continue with|--resume/);

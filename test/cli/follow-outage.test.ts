@@ -6,8 +6,9 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startCli } from '../helpers/cli.js';
-import { waitFor } from '../helpers/fake.js';
 import { corpusCopy, someNotes } from '../helpers/kb.js';
+import { watchedProcess } from '../helpers/hosts.js';
+import { gatesCommand } from '../helpers/sweep.js';
 import { startDevEnvironment } from '../helpers/temporal.js';
 
 let env: TestWorkflowEnvironment | undefined;
@@ -21,24 +22,20 @@ test('a sweep followed while its server is killed for good exits 1 at the limit 
   env = await startDevEnvironment();
   const address = env.connection.options.address;
   const checkout = await corpusCopy();
-  const [note] = await someNotes(1);
   // No worker: the sweep starts and waits, and the CLI follows it, querying its progress.
-  const sweep = startCli(['review', 'run', 'gates', '--kb', checkout, '--profile', 'fake', '--gates', 'frontmatter/*', '--notes', note!], {
-    env: { TEMPORAL_ADDRESS: address, COMMONPLACE_UNREACHABLE_SECONDS: String(LIMIT_S) },
-  });
-  let said = '';
-  sweep.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
-  await waitFor('the sweep to start and be followed', async () => said.includes('started gates/'), 60_000);
+  const command = gatesCommand({ kb: checkout, gates: 'frontmatter/*', notes: await someNotes(1) });
+  const sweep = watchedProcess(startCli(command, { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_UNREACHABLE_SECONDS: String(LIMIT_S) } }), 'the CLI');
+  await sweep.said(/started gates\//, 60_000);
   await env.teardown();
   const killedAt = Date.now();
   env = undefined;
-  const ended = await sweep;
+  const ended = await sweep.process;
   // The clock runs from the last time the server answered, which is before it was killed: the CLI is
   // gone by the limit after the kill, with a few seconds for a busy machine (not the retries' 20 s and more).
   expect((Date.now() - killedAt) / 1000).toBeLessThan(LIMIT_S + SLACK_S);
   expect(ended.exitCode).toBe(1);
-  expect(said).toContain('the Temporal server is not answering; still following gates/');
-  expect(said.trimEnd().split('\n').at(-1)).toMatch(
+  expect(sweep.stderr()).toContain('the Temporal server is not answering; still following gates/');
+  expect(sweep.stderr().trimEnd().split('\n').at(-1)).toMatch(
     new RegExp(
       `^commonplace: lost the Temporal server for ${LIMIT_S} s while following gates/GS-\\S+; the run goes on on the server — follow it again with the same command$`,
     ),

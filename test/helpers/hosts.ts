@@ -19,7 +19,7 @@ export async function checkoutUnder(host: string): Promise<string> {
   return checkout;
 }
 
-/** A worker process (watched from its start: `watchedWorker`) and everything it has written to stderr so far. */
+/** A process (watched from its start: `watchedProcess`) and everything it has written to stderr so far. */
 export interface WorkerProcess {
   process: ResultPromise;
   pid: number;
@@ -30,7 +30,11 @@ export interface WorkerProcess {
   said(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-export function watchedWorker(child: ResultPromise): WorkerProcess {
+/** A worker process watched from its start: `said` waits for a line of its stderr. */
+export const watchedWorker = (child: ResultPromise) => watchedProcess(child, 'the worker');
+
+/** A process watched from its start (a worker, or the CLI following a run): `said` waits for a line of its stderr. */
+export function watchedProcess(child: ResultPromise, who: string): WorkerProcess {
   let text = '';
   let ended = false;
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -48,10 +52,10 @@ export function watchedWorker(child: ResultPromise): WorkerProcess {
     ended: () => ended,
     said: async (pattern, timeoutMs = 120_000) => {
       await waitFor(
-        `the worker to say ${pattern}`,
+        `${who} to say ${pattern}`,
         async () => {
           if (pattern.test(text)) return true;
-          if (ended) throw new Error(`the worker ended before saying ${pattern}; its stderr:\n${text}`);
+          if (ended) throw new Error(`${who} ended before saying ${pattern}; its stderr:\n${text}`);
           return false;
         },
         timeoutMs,

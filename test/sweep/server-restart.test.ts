@@ -8,6 +8,7 @@ import { startDevServer, type DevServer } from '../../temporal/server.js';
 import { startCli } from '../helpers/cli.js';
 import { readLedger, scratch, waitFor } from '../helpers/fake.js';
 import { freePort } from '../helpers/ports.js';
+import { watchedProcess } from '../helpers/hosts.js';
 import { fakeSweep } from '../helpers/sweep.js';
 
 describe('a dev server killed and restarted on its database mid-sweep, with the CLI following', () => {
@@ -36,20 +37,21 @@ describe('a dev server killed and restarted on its database mid-sweep, with the 
     const { checkout, ledger } = setup;
     worker = startCli(['worker', '--kb', checkout, '--state', join(state, 'worker')], { env: { TEMPORAL_ADDRESS: address } });
     pairs = (await setup.pairs()).length;
-    const sweep = startCli(setup.command({ concurrency: 1 }), { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger }, all: false });
-    let stderr = '';
-    sweep.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const sweep = watchedProcess(
+      startCli(setup.command({ concurrency: 1 }), { env: { TEMPORAL_ADDRESS: address, COMMONPLACE_FAKE_LEDGER: ledger } }),
+      'the CLI',
+    );
     await waitFor('the first launch to start', async () => (await setup.starts()).length > 0, 120_000);
 
     server.process.kill('SIGKILL');
     await server.process.catch(() => undefined);
-    await waitFor('the CLI to say the server is not answering', async () => stderr.includes('the Temporal server is not answering'), 120_000);
-    stderrAtRestart = stderr;
+    await sweep.said(/the Temporal server is not answering/);
+    stderrAtRestart = sweep.stderr();
     server = await startDevServer({ dbFile, port, uiPort });
     await setup.releaseLaunch();
 
-    const result = await sweep;
-    ended = { exitCode: result.exitCode, stdout: String(result.stdout), stderr };
+    const result = await sweep.process;
+    ended = { exitCode: result.exitCode, stdout: String(result.stdout), stderr: sweep.stderr() };
     starts = new Map();
     for (const entry of await readLedger(ledger)) {
       if (entry.event !== 'start') continue;
