@@ -15,10 +15,8 @@ function executable(path: string): boolean {
 /** Where a command resolves: an absolute path as given, otherwise the first match on PATH. */
 export function resolveCommand(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (isAbsolute(command) || command.includes('/')) return executable(command) ? command : undefined;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && executable(join(dir, command))) return join(dir, command);
-  }
-  return undefined;
+  const dirs = (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.map((dir) => join(dir, command)).find(executable);
 }
 
 /** A profile's CLI is not installed: the CLI and how to install it, before any run starts; undefined when it is there. */

@@ -13,17 +13,12 @@ export function walkFiles(root: string, dir: string, options: { readonly skip?: 
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
       throw error;
     }
-    const dirs: string[] = [];
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const child = `${relativeDir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!(options.skip?.(child) ?? false)) dirs.push(child);
-      } else if (entry.isFile()) {
-        found.push(child);
-      }
+      if (entry.isDirectory() && !options.skip?.(child)) visit(child);
+      else if (entry.isFile()) found.push(child);
     }
-    for (const child of dirs) visit(child);
   };
   visit(dir);
   return found.sort();
