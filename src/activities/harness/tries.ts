@@ -43,22 +43,17 @@ export const tryFiles = (dir: string, logDir: string) => ({
 const WRAPPER =
   'out=$1; err=$2; status=$3; shift 3; IFS= read -r go && [ "$go" = go ] || exit 75; "$@" >"$out" 2>"$err"; code=$?; printf "%s\\n" "$code" >"$status.tmp" && mv "$status.tmp" "$status"';
 
-export function killGroup(pid: number, signal: NodeJS.Signals): void {
+/** Signals a try's process group; whether the group is there (signal 0 only asks). */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+export const killGroup = (pid: number, signal: NodeJS.Signals): void => void signalGroup(pid, signal);
 
 export async function readTryRecord(dir: string): Promise<TryRecord | undefined> {
   try {
@@ -77,7 +72,7 @@ export async function clearTryRecord(dir: string): Promise<void> {
 /** What became of a recorded try: still running, ended with an exit code nobody reported, or gone without one (killed). */
 export async function tryState(dir: string, record: TryRecord): Promise<'running' | 'ended' | 'gone'> {
   if ((await readExitCode(dir, record)) !== undefined) return 'ended';
-  return groupAlive(record.pid) ? 'running' : 'gone';
+  return signalGroup(record.pid, 0) ? 'running' : 'gone';
 }
 
 export async function readExitCode(dir: string, record: Pick<TryRecord, 'logDir'>): Promise<number | undefined> {
