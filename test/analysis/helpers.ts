@@ -11,7 +11,7 @@ import { announceCheckout } from '../helpers/kb.js';
 import { checkoutId, checkoutIdOf } from '../../src/checkout/index.js';
 import { packageRoot } from '../../src/paths.js';
 import { CommonplaceKind, CommonplaceProfile, CommonplaceStatus, CommonplaceSubject, TASK_QUEUE } from '../../src/search-attributes.js';
-import { fakeScenario, readLedger, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
+import { ledgerStarts, fakeScenario, scratch, type FakeAttempt, type FakeRule, type LedgerEntry } from '../helpers/fake.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 import { testWorker } from '../helpers/temporal.js';
 
@@ -213,7 +213,7 @@ export function roleRules(clean: Record<Role, string>, overrides: Partial<Record
 
 /** The ledger's launches per role (rule index = role index). */
 export async function startsByRole(ledger: string): Promise<Record<Role, LedgerEntry[]>> {
-  const entries = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+  const entries = await ledgerStarts(ledger);
   return Object.fromEntries(ROLES.map((role, index) => [role, entries.filter((entry) => entry.rule === index)])) as Record<Role, LedgerEntry[]>;
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readLedger } from '../helpers/fake.js';
+import { ledgerStarts } from '../helpers/fake.js';
 import { attemptsOf, launchFile, expectLaunches, result, withRun, member, ROLES, startsByRole, unchangedCorrection, writes, type Role } from './helpers.js';
 import { sha256 } from '../../src/fs/digest.js';
 import { useDevServer } from '../helpers/servers.js';
@@ -109,7 +109,7 @@ test('a correction with the exact bytes the verifier refused is rejected by its 
         ['correction', 'accepted'],
       ]);
       expect(attempts[1]?.findings.map((finding) => finding.rule)).toContain('unchanged-correction');
-      const starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+      const starts = await ledgerStarts(ledger);
       const order = starts.map((entry) => ROLES[entry.rule]);
       expect(order.lastIndexOf('report-verification')).toBeGreaterThan(order.lastIndexOf('runtime-report'));
       const keys = await verifierKeys(ledger);

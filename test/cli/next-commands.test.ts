@@ -9,12 +9,12 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADDRESS_MEMO } from '../../src/runs/run-commands.js';
 import { cliPath, runCli } from '../helpers/cli.js';
-import { fakeScenario, scratch, waitFor } from '../helpers/fake.js';
+import { fakeScenario, ledgerStarts, scratch, waitFor } from '../helpers/fake.js';
 import { checkoutIdOf, corpusCopy, someNotes } from '../helpers/kb.js';
 import { toyCheckout, toyPrepareArgs } from '../analysis/helpers.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 import { createNamespace } from '../helpers/temporal.js';
-import { fakeSweep, gatesCommand, ledgerStarts, sweepRunOf } from '../helpers/sweep.js';
+import { fakeSweep, gatesCommand, sweepRunOf } from '../helpers/sweep.js';
 import { paste, printed, printingEnv as printingEnvOf } from '../helpers/paste.js';
 import { freePort } from '../helpers/ports.js';
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { expectShape } from '../helpers/json-shape.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { ledgerStarts, fakeScenario, scratch } from '../helpers/fake.js';
 import { useDevServerWithCliWorker } from '../helpers/servers.js';
 
 const { env, address, workerState } = useDevServerWithCliWorker();
@@ -40,7 +40,7 @@ describe('commonplace probe', () => {
     });
 
     test('launches the harness once', async () => {
-      expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+      expect(await ledgerStarts(ledger)).toHaveLength(1);
     });
 
     test('with --json prints a run-outcome document whose result is the probe, its directory holding the declared output', async () => {

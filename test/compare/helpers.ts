@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CompareInput } from '../../src/review/compare/run-types.js';
 import type { CompareSample, RouteVerdict } from '../../src/review/compare/types.js';
 import { kbCopy, exampleKb } from '../helpers/kb.js';
-import { fakeScenario, readLedger, scratch, type FakeRule } from '../helpers/fake.js';
+import { ledgerStarts, fakeScenario, scratch, type FakeRule } from '../helpers/fake.js';
 import { fakeProfilesFile } from '../helpers/probe.js';
 
 /** The gate route `strict` fails on every note, where `lenient` passes: the scripted disagreement. */
@@ -68,7 +68,7 @@ export async function readRouteVerdicts(checkout: string, runId: string, file: s
     .map((line) => JSON.parse(line) as RouteVerdict);
 }
 
-export const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+export const starts = ledgerStarts;
 
 /** Every file under the KB's result tree with its bytes (empty when there is none). */
 export async function resultFiles(checkout: string): Promise<Record<string, string>> {

@@ -10,7 +10,7 @@ import type { LaunchInput, LaunchResult, UsageLimitDetails } from '../../src/act
 import type { HarnessName } from '../../src/harness/profiles.js';
 import { packageRoot } from '../../src/paths.js';
 import { fakeHarnessPath } from '../../src/worker.js';
-import { fakeProfile, fakeScenario, readLedger, scratch, waitFor, type FakeAttempt } from '../helpers/fake.js';
+import { ledgerStarts, fakeProfile, fakeScenario, readLedger, scratch, waitFor, type FakeAttempt } from '../helpers/fake.js';
 
 const fixture = (name: string) => readFile(join(packageRoot(), 'test', 'fixtures', 'harness', name), 'utf8');
 const now = new Date('2026-12-02T15:00:00Z');
@@ -49,7 +49,7 @@ describe('the launch activity', () => {
     expect(app.type).toBe('usage-limit');
     expect(app.nonRetryable).toBe(true);
     expect((app.details?.[0] as UsageLimitDetails).resetAt).toBe(resetAt);
-    expect((await readLedger(ledger)).filter((entry) => entry.event === 'start')).toHaveLength(1);
+    expect(await ledgerStarts(ledger)).toHaveLength(1);
     // The partial output is set aside, never left where it could be accepted.
     await expect(readFile(join(input.dir, 'out.md'))).rejects.toThrow(/ENOENT/);
     await expect(readFile(join(input.dir, '.launch', 'try-1', 'aside', 'out.md'), 'utf8')).resolves.toBe('partial\n');

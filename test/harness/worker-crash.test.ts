@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import type { ProbeResult } from '../../src/workflows/probe.js';
-import { fakeScenario, readLedger, scratch, waitFor, type FakeAttempt } from '../helpers/fake.js';
+import { ledgerStarts, fakeScenario, readLedger, scratch, waitFor, type FakeAttempt } from '../helpers/fake.js';
 import { startFaultWorker, type Fault } from '../helpers/faults.js';
 import { fakeProfilesFile, probeInput } from '../helpers/probe.js';
 import { scaledClockMemo } from '../helpers/scaled-clock.js';
@@ -44,7 +44,7 @@ async function crashedProbe(name: string, fault: Fault | undefined, first: FakeA
   return { dir, ledger, worker, rest };
 }
 
-const starts = async (ledger: string) => (await readLedger(ledger)).filter((entry) => entry.event === 'start').map((entry) => entry.attempt);
+const starts = async (ledger: string) => (await ledgerStarts(ledger)).map((entry) => entry.attempt);
 
 test.concurrent('a worker killed while a launch runs: the next worker adopts the running try, which is not launched again', async () => {
   const release = join(await scratch(), 'release');

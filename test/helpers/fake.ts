@@ -69,6 +69,11 @@ export async function readLedger(ledger: string): Promise<LedgerEntry[]> {
     .map((line) => JSON.parse(line) as LedgerEntry);
 }
 
+/** The launches the fake harness recorded starting. */
+export async function ledgerStarts(ledger: string): Promise<LedgerEntry[]> {
+  return (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+}
+
 /** A resolved profile of a harness, named after it unless `extra` names it: no flags or environment, one-minute tries, three attempts. */
 export function harnessProfile(harness: HarnessName, extra: Partial<Profile> = {}): Profile {
   return { name: harness, harness, flags: [], timeoutMs: 60_000, attempts: 3, env: {}, ...extra };

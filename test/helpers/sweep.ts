@@ -10,7 +10,7 @@ import type { SweepInput, SweepProgress, SweepSummary } from '../../src/review/s
 import { sweepWorkflowId } from '../../src/runs/workflow-ids.js';
 import { TASK_QUEUE } from '../../src/search-attributes.js';
 import { expectShape } from './json-shape.js';
-import { fakeScenario, readLedger, scratch, waitFor, type FakeRule, type LedgerEntry } from './fake.js';
+import { fakeScenario, ledgerStarts, scratch, waitFor, type FakeRule, type LedgerEntry } from './fake.js';
 import { corpusCopy, someNotes } from './kb.js';
 import { fakeProfilesFile } from './probe.js';
 import { testWorker, uniqueId } from './temporal.js';
@@ -54,11 +54,6 @@ export function sweepRunOf(output: { stdout?: unknown; stderr?: unknown }): stri
 export function outcomeOf(run: { exitCode?: number; stdout?: unknown }, exitCode: number): Record<string, unknown> {
   expect(run.exitCode).toBe(exitCode);
   return expectShape(String(run.stdout), 'run-outcome');
-}
-
-/** The launches the fake harness recorded starting. */
-export async function ledgerStarts(ledger: string): Promise<LedgerEntry[]> {
-  return (await readLedger(ledger)).filter((entry) => entry.event === 'start');
 }
 
 /** A new sweep run ID no other test uses. */

@@ -9,7 +9,7 @@ import type { EditKind } from '../../src/review/edit/types.js';
 import { CRITIQUE_INSTRUCTION } from '../../src/review/paths.js';
 import { selectPairs } from '../../src/review/status.js';
 import type { FakeAttempt, FakeRule, LedgerEntry } from '../helpers/fake.js';
-import { fakeScenario, readLedger, scratch } from '../helpers/fake.js';
+import { ledgerStarts, fakeScenario, scratch } from '../helpers/fake.js';
 import { runCli } from '../helpers/cli.js';
 import { corpusCopy } from '../helpers/kb.js';
 
@@ -108,7 +108,7 @@ export async function cliOn(checkout: string, address: string, args: string[], n
 
 /** Launch starts in the ledger, with the job each one was (from its prompt). */
 export async function launches(ledger: string): Promise<(LedgerEntry & { job: string; prompt: string })[]> {
-  const starts = (await readLedger(ledger)).filter((entry) => entry.event === 'start');
+  const starts = await ledgerStarts(ledger);
   return Promise.all(
     starts.map(async (entry) => {
       const prompt = await readFile(join(entry.cwd!, 'prompt.md'), 'utf8').catch(() => '');

@@ -4,7 +4,8 @@ import type { SweepProgress, SweepSummary } from '../../src/review/sweep-types.j
 import { waitFor } from '../helpers/fake.js';
 import { queryOnceStarted } from '../helpers/temporal.js';
 import { useDevServer } from '../helpers/servers.js';
-import { fakeSweep, ledgerStarts, startSweep } from '../helpers/sweep.js';
+import { fakeSweep, startSweep } from '../helpers/sweep.js';
+import { ledgerStarts } from '../helpers/fake.js';
 import { progressLine } from '../../src/client/review/shared/sweep-format.js';
 import type { BatchProgress } from '../../src/workflows/gate-batch.js';
 import { updateRejection } from '../analysis/helpers.js';
