@@ -1,17 +1,12 @@
 /**
- * The checkout: the KB checkout a command or a run works on, and the one module that resolves it.
- *
- * - Located: the Git root above the current directory that holds `kb/`, or the one `--kb` names — a
- *   directory, or the ID of a checkout this host has on record. The package is installed apart from any KB.
- * - Its checkout ID: a stable short ID, part of every run's workflow ID, so checkouts sharing a Temporal
- *   namespace never collide. Derived once from the checkout's real path and recorded in
- *   `.commonplace/checkout-id` (run state, never committed), so a checkout keeps its ID when it moves.
- * - This host's record of the checkouts its commands named: `<state home>/commonplace/checkouts/<ID>`
- *   holding the root, so `--kb <ID>` (as the Web UI's commands name a checkout) finds it here.
- * - Held: the places (./places.ts) one host knows — the checkouts it holds with their run worktrees, its
- *   state directory and the package — so `HostPlaces` turns tokens into this host's paths as an activity
- *   starts and back as it returns or fails. A worker holds the checkouts `--kb` names; a client the one
- *   its command names.
+ * The checkout a command or a run works on, and the one module that resolves it:
+ * - located: the Git root above the current directory that holds `kb/`, or the one `--kb` names (a directory, or the ID of a
+ *   checkout this host has on record); the package is installed apart from any KB;
+ * - its ID: short and stable, part of every run's workflow ID so checkouts sharing a namespace never collide; derived once from
+ *   its real path and kept in `.commonplace/checkout-id` (run state, never committed), so a checkout keeps it when it moves;
+ * - this host's record of the checkouts its commands named (`<state home>/commonplace/checkouts/<ID>`), for `--kb <ID>`;
+ * - held: the places (./places.ts) a host knows, so `HostPlaces` turns tokens into this host's paths as an activity starts, and
+ *   back as it returns or fails. A worker holds the checkouts `--kb` names; a client the one its command names.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
@@ -160,10 +155,8 @@ function isDirectory(dir: string): boolean {
 export const defaultWorktreesRoot = (checkout: string) => path.join(path.dirname(checkout), `${path.basename(checkout)}.worktrees`);
 
 /**
- * The checkout a directory names, with its ID: the recorded one, or one derived now and recorded, so a
- * worker that sees the checkout at another path (a container's `/kb`) and the CLI on the host agree on
- * it whichever comes first. A checkout the worker cannot write keeps the derived ID unrecorded. This
- * host records where it is.
+ * The checkout a directory names, with its ID recorded where it can be, so a worker that sees it at another path (a container's
+ * `/kb`) and the CLI on the host agree on it whichever comes first; this host records where it is.
  */
 export async function checkoutAt(dir: string, worktrees?: string): Promise<HeldCheckout> {
   const { root } = findCheckout(process.cwd(), dir);
@@ -172,11 +165,7 @@ export async function checkoutAt(dir: string, worktrees?: string): Promise<HeldC
   return { id, root, worktrees: path.resolve(worktrees ?? defaultWorktreesRoot(root)) };
 }
 
-/**
- * The checkout `--kb` or the current directory names, if any (a command that needs no checkout goes on
- * without one), with the ID it has or its first command will record: nothing is written in it. This
- * host records where it is.
- */
+/** The checkout `--kb` or the current directory names, if any (a command may need none), with its ID; nothing is written in it. */
 export async function checkoutHere(kb: string | undefined): Promise<HeldCheckout | undefined> {
   try {
     const { root } = findCheckout(process.cwd(), kb);
@@ -189,9 +178,8 @@ export async function checkoutHere(kb: string | undefined): Promise<HeldCheckout
 }
 
 /**
- * Opens the checkout for runs and returns its ID, once a command is going to do work: Git is made to
- * ignore the machine-local state runs write (said once, on stderr, when an entry is added), and the ID
- * is recorded in the checkout and on this host.
+ * Opens the checkout for runs once a command is going to do work: Git ignores the machine-local state runs write (said once, on
+ * stderr), and the ID is recorded in the checkout and on this host.
  */
 export async function openCheckout(root: string): Promise<string> {
   const ignored = await ignoreMachineLocal(root);
@@ -205,9 +193,8 @@ export async function openCheckout(root: string): Promise<string> {
 }
 
 /**
- * A value as workflow data carries it from the checkout: its paths (and the package's) written from their
- * tokens. A profiles file outside the checkout is copied into the checkout's machine-local state first
- * (content-addressed), so the workers holding the checkout read the same profiles the command checked.
+ * A value as workflow data carries it: its paths written from their tokens. A profiles file outside the checkout is copied into
+ * the checkout's machine-local state first (content-addressed), so the workers holding it read the profiles the command checked.
  */
 export async function carried<T>(value: T, checkout: HeldCheckout): Promise<T> {
   const places = new HostPlaces();
