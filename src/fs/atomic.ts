@@ -11,16 +11,12 @@ export interface AtomicWriteOptions {
 
 const TEMP_TAIL = /^\d+\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
 
-/** Whether `name` is the temporary file of a writeFileAtomic of the file named `target`. */
 export function isAtomicTemp(name: string, target: string): boolean {
   const head = `.${target}.`;
   return name.startsWith(head) && TEMP_TAIL.test(name.slice(head.length));
 }
 
-/**
- * Removes the temporary files that writes of `target` left beside it when their process died
- * before the rename, so a retried write leaves none and nothing stages them. Returns their paths.
- */
+/** Temporary files of writes whose process died before the rename, so a retried write leaves none and nothing stages them. */
 export async function removeAtomicLeftovers(target: string): Promise<string[]> {
   const dir = dirname(target);
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
@@ -32,10 +28,7 @@ export async function removeAtomicLeftovers(target: string): Promise<string[]> {
   return leftovers;
 }
 
-/**
- * Writes a file so a reader sees the old bytes or the new, never half: a hidden temporary file
- * beside it (`.<name>.<pid>.<uuid>.tmp`), flushed, renamed over the target, the directory flushed.
- */
+/** A reader sees the old bytes or the new, never half. */
 export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const fsync = options.fsync ?? true;
   const dir = dirname(target);

@@ -9,7 +9,6 @@ export function pathExists(file: string): Promise<boolean> {
   );
 }
 
-/** The same, answered at once, for synchronous callers (finding a checkout, checking a path's bounds). */
 export function pathExistsSync(file: string): boolean {
   try {
     statSync(file);

@@ -1,9 +1,4 @@
-/**
- * The one way the project runs Git: `git -C <dir> <args>` as a subprocess, never prompting, never
- * taking optional locks (a status read must not race a user's own Git), with C-locale messages.
- * Besides the launch activity's harness, Git is the only program the sources start; a worker starts
- * it through a small helper process (`runGitThroughHelper`, bin/git-runner.js), a CLI command itself.
- */
+/** The one way the project runs Git: never prompting, never taking optional locks (a status read must not race the user's own Git), C locale. */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -25,7 +20,7 @@ export class GitError extends Error {
   }
 }
 
-/** One run of Git, succeeded or not (`exitCode` is undefined when git could not be started); stdout without its final newline. */
+/** `exitCode` undefined: git could not be started; stdout without its final newline. */
 export interface GitResult {
   readonly command: string;
   readonly cwd: string;
@@ -41,7 +36,7 @@ const lastLine = (text: string) =>
     .filter(Boolean)
     .at(-1);
 
-/** How a Git process ended, as started here or by the helper: its whole output, its exit code, or why it did not start. */
+/** As started here or by the helper. */
 interface GitEnd {
   readonly stdout: string;
   readonly stderr: string;
@@ -49,7 +44,7 @@ interface GitEnd {
   readonly error?: string;
 }
 
-/** Runs `git <args>` in `cwd` and reports how it ended, whatever the exit code: for callers that read a failure as an answer. */
+/** Whatever the exit code: for callers that read a failure as an answer. */
 export async function runGit(cwd: string, args: readonly string[]): Promise<GitResult> {
   const command = `git ${args.join(' ')}`;
   const env = { ...process.env, ...GIT_ENV };
@@ -86,23 +81,15 @@ function startGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv):
 let helperWanted = false;
 let helper: GitHelper | undefined;
 
-/**
- * From now on this process runs Git through a helper process (bin/git-runner.js) instead of starting it
- * itself: for a long-lived worker, whose size makes each fork dear (see that file). A short CLI command
- * keeps starting Git itself — a helper would cost it a Node start. The helper is started on the first
- * Git command, ends after a few idle seconds, and is started again when needed; it never keeps this
- * process alive.
- */
+/** For a long-lived worker, whose size makes each fork dear (bin/git-runner.js); a short CLI command keeps starting Git itself. */
 export function runGitThroughHelper(): void {
   helperWanted = true;
 }
 
-/** The helper's answer to one request: how its Git ended. */
 type HelperReply = GitEnd & { readonly id: number };
 
 const HELPER_IDLE_MS = 5000;
 
-/** One helper process and the Git commands it has been asked and not yet answered. */
 class GitHelper {
   private readonly child: ChildProcessByStdio<Writable, Readable, null>;
   private readonly pending = new Map<number, (reply: HelperReply | undefined) => void>();
@@ -170,7 +157,7 @@ class GitHelper {
   }
 }
 
-/** Runs `git <args>` in `cwd` and returns its stdout (final newline kept off); a non-zero exit is a GitError naming the command, the directory and Git's last line. */
+/** A non-zero exit is a GitError naming the command, the directory and Git's last line. */
 export async function git(cwd: string, args: readonly string[], options: { allowFailure?: boolean } = {}): Promise<string> {
   const result = await runGit(cwd, args);
   if (result.exitCode !== 0 && !options.allowFailure) throw new GitError(result.command, cwd, result.stderr || result.stdout, result.exitCode);

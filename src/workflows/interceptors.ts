@@ -1,14 +1,7 @@
 /**
- * Routes each activity to where its files are: an activity whose input names a checkout (its
- * `<checkout:ID>` or `<worktrees:ID>` root) is scheduled on that checkout's task queue, which only
- * workers holding the checkout poll; any other activity stays on the shared queue (src/checkout/places.ts).
- *
- * Keeps the compatibility boundary (src/release.ts, docs/upgrading.md): a run begun on a release older
- * than the oldest this release runs fails its workflow task with one line naming the way out (the run
- * stays open until a worker of its release serves it or an operator ends it); a child or a continued run
- * begins on the code that starts it, the worker's build ID, and carries it in its memo, as the client's
- * starts do (src/release-stamp.ts).
- * A child carries its parent's starter's address too (`ADDRESS_MEMO`), so its Web UI commands name it.
+ * Routes an activity whose input names a checkout to that checkout's task queue (src/checkout/places.ts), and keeps the compatibility
+ * boundary (src/release.ts, docs/upgrading.md): a run begun on a release too old fails its workflow task with one line naming the way out;
+ * a child or continued run carries the release that starts it (and the starter's address) in its memo, as the client's starts do.
  */
 import { workflowInfo } from '@temporalio/workflow';
 import type {

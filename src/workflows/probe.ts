@@ -16,11 +16,7 @@ export interface ProbeResult {
 
 export { probeProgressQuery as progressQuery, probeResumeUpdate as resumeUpdate, type ProbeProgress } from './messages.js';
 
-/**
- * Checks a worker profile end to end: one launch of its harness. A completed launch completes the
- * probe; any other outcome fails it (`probe-failed`, the ProbeResult in its details), so the Web UI
- * and `CommonplaceStatus` agree.
- */
+/** One launch of a profile's harness; any outcome but completed fails the probe (`probe-failed`), so the Web UI and `CommonplaceStatus` agree. */
 export async function probe(input: PrepareProbeInput): Promise<ProbeResult> {
   const lifecycle = new Lifecycle<ProbeProgress>({
     runId: workflowInfo().workflowId,

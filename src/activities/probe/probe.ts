@@ -8,10 +8,10 @@ import { reviewPrompt } from '../review/prompt.js';
 export interface PrepareProbeInput {
   probeId: string;
   profile: string;
-  /** An explicit profiles file; otherwise the KB's, otherwise the shipped defaults. */
+  /** Otherwise the KB's, otherwise the shipped defaults. */
   profilesFile?: string;
   checkout?: string;
-  /** Environment added to the profile's (a fake-harness scenario, for instance). */
+  /** Added to the profile's (a fake-harness scenario). */
   env?: Record<string, string>;
 }
 
@@ -20,13 +20,13 @@ export interface PreparedProbe {
   dir: string;
   prompt: string;
   outputs: string[];
-  /** The files the launch carries besides its prompt (a model-API probe's note and criterion). */
+  /** A model-API probe's note and criterion. */
   files?: Record<string, string>;
 }
 
 export const probeOutput = 'probe.md';
 
-/** A model-API probe's one small structured request: a review of a two-line note against a one-line criterion (the API executors answer reviews only). */
+/** The API executors answer reviews only: a two-line note against a one-line criterion. */
 export const apiProbe = {
   note: { path: 'kb/notes/probe.md', input: 'inputs/note.md', text: '# Probe\n\nThis note exists to check a worker profile.\n' },
   criterion: {
@@ -37,7 +37,6 @@ export const apiProbe = {
   output: 'review.md',
 } as const;
 
-/** The probe of a model-API profile: the prompt of a review launch of one pair, and the inputs it carries. */
 function apiProbeLaunch(): { prompt: string; outputs: string[]; files: Record<string, string> } {
   const { note, criterion, output } = apiProbe;
   const unit = { key: 'probe', note: note.path, lens: 'probe', criteria: [{ id: criterion.id, path: criterion.input, report: false }] };
@@ -45,7 +44,7 @@ function apiProbeLaunch(): { prompt: string; outputs: string[]; files: Record<st
   return { prompt, outputs: [output], files: { [note.input]: note.text, [criterion.input]: criterion.text } };
 }
 
-/** The probe's instruction: small, harmless, and checkable by code (the output must exist). */
+/** Small, harmless, and checkable by code (the output must exist). */
 export function probePrompt(output: string): string {
   return [
     'This is a probe of a commonplace worker profile. Do not read or change any other file.',
@@ -58,9 +57,8 @@ export function probePrompt(output: string): string {
   ].join('\n');
 }
 
-/** Builds the probe activities over the directory that holds run state (`.commonplace/`). */
 export function createProbeActivities(dependencies: { stateDir: string }) {
-  /** Resolves the profile and prepares the probe's launch directory, so the workflow's history records both. */
+  /** So the workflow's history records the profile and the launch directory. */
   async function prepareProbe(input: PrepareProbeInput): Promise<PreparedProbe> {
     let profile: Profile;
     try {

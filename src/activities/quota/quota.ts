@@ -1,8 +1,4 @@
-/**
- * The activities between a run and its account's quota gate. Workflows cannot start a workflow that
- * is not their child, so a run reaches the gate through these: each signals the gate, starting it
- * when it is not running yet (signal-with-start), and answers the gate's state as it now stands.
- */
+/** Workflows cannot start a workflow that is not their child, so a run reaches its account's gate through these (signal-with-start). */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
@@ -12,9 +8,9 @@ import { CommonplaceKind, CommonplaceSubject, TASK_QUEUE } from '../../search-at
 
 export interface QuotaGateRequest {
   account: string;
-  /** The run's workflow ID: the gate signals it on every transition. */
+  /** The gate signals it on every transition. */
   workflowId: string;
-  /** Whether the namespace has the project's search attributes (the run carries them): the gate then does too. */
+  /** The run carries the project's search attributes: the gate then does too. */
   searchAttributes: boolean;
 }
 
@@ -23,11 +19,11 @@ export interface QuotaLimitRequest extends QuotaGateRequest {
 }
 
 export interface QuotaDependencies {
-  /** The client the gate is reached by; the worker's own (the activity context's) by default. */
+  /** The worker's own by default. */
   client?: () => Client;
 }
 
-/** Signals the account's gate, starting it if it is not running, and answers its state as it now stands. */
+/** Answers the gate's state as it now stands. */
 async function signalGate(client: Client, request: Pick<QuotaGateRequest, 'account' | 'searchAttributes'>, signal: string, arg: unknown): Promise<QuotaState> {
   const handle = await client.workflow.signalWithStart(QUOTA_GATE.workflowType, {
     workflowId: quotaGateId(request.account),
@@ -47,24 +43,23 @@ async function signalGate(client: Client, request: Pick<QuotaGateRequest, 'accou
   return (await handle.query<QuotaGateView>(QUOTA_GATE.stateQuery)).state;
 }
 
-/** The quota activities, over the worker's client (or one handed in). */
 export function createQuotaActivities(dependencies: QuotaDependencies = {}) {
   const client = () => dependencies.client?.() ?? Context.current().client;
   return {
-    /** Subscribes the run to its account's gate (once per run) and answers the gate's state. */
+    /** Once per run. */
     async quotaSubscribe(request: QuotaGateRequest): Promise<QuotaState> {
       return signalGate(client(), request, QUOTA_GATE.subscribe, request.workflowId);
     },
-    /** Reports a usage limit a launch came to: it closes the gate for every run on the account. */
+    /** It closes the gate for every run on the account. */
     async quotaLimit(request: QuotaLimitRequest): Promise<QuotaState> {
       await signalGate(client(), request, QUOTA_GATE.subscribe, request.workflowId);
       return signalGate(client(), request, QUOTA_GATE.limit, request.report);
     },
-    /** The operator resumed a run stopped on the gate: that opens the gate, as `commonplace quota open` does. */
+    /** As `commonplace quota open` does. */
     async quotaOpen(request: QuotaGateRequest): Promise<QuotaState> {
       return signalGate(client(), request, QUOTA_GATE.open, request.workflowId);
     },
-    /** Of these workflow IDs, the ones whose execution is still running (the gate prunes its subscribers by it). */
+    /** The gate prunes its subscribers by it. */
     async openWorkflows({ workflowIds }: { workflowIds: string[] }): Promise<string[]> {
       const open: string[] = [];
       for (const workflowId of workflowIds) {
