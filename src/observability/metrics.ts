@@ -26,57 +26,31 @@ export interface MetricDefinition {
 const define = <const L extends readonly string[]>(name: string, kind: MetricKind, valueType: 'int' | 'float', unit: string, labels: L, description: string) =>
   ({ name, kind, valueType, unit, labels, description }) satisfies MetricDefinition;
 
+const counter = <const L extends readonly string[]>(name: string, labels: L, description: string) => define(name, 'counter', 'int', '', labels, description);
+const histogram = <const L extends readonly string[]>(name: string, unit: string, labels: L, description: string) =>
+  define(name, 'histogram', 'float', unit, labels, description);
+
 /** Every metric the project records, by key. */
 export const METRICS = {
-  launches: define(
+  launches: counter(
     'commonplace_launches_total',
-    'counter',
-    'int',
-    '',
     ['executor', 'profile', 'model', 'outcome'],
     'Launches that came to an outcome (completed, incomplete, timed-out, usage-limit, launch-failed)',
   ),
-  launchDuration: define(
-    'commonplace_launch_duration_seconds',
-    'histogram',
-    'float',
-    's',
-    ['executor', 'profile', 'outcome'],
-    'How long a launch that ran to an end took',
-  ),
-  tokens: define(
+  launchDuration: histogram('commonplace_launch_duration_seconds', 's', ['executor', 'profile', 'outcome'], 'How long a launch that ran to an end took'),
+  tokens: counter(
     'commonplace_tokens_total',
-    'counter',
-    'int',
-    '',
     ['executor', 'profile', 'model', 'kind'],
     'Tokens launches used, by kind (input, output, cache_read, cache_write)',
   ),
-  cost: define(
-    'commonplace_launch_cost_usd',
-    'histogram',
-    'float',
-    'USD',
-    ['profile', 'model'],
-    'Dollars per launch (harness-reported or priced); its _sum is the spend',
-  ),
-  usageLimits: define('commonplace_usage_limits_total', 'counter', 'int', '', ['executor', 'account'], 'Launches that came to a usage limit'),
-  pairsReviewed: define(
+  cost: histogram('commonplace_launch_cost_usd', 'USD', ['profile', 'model'], 'Dollars per launch (harness-reported or priced); its _sum is the spend'),
+  usageLimits: counter('commonplace_usage_limits_total', ['executor', 'account'], 'Launches that came to a usage limit'),
+  pairsReviewed: counter(
     'commonplace_pairs_reviewed_total',
-    'counter',
-    'int',
-    '',
     ['criterion_kind', 'verdict'],
     'Review pairs whose result file was written, by criterion kind and verdict',
   ),
-  stops: define(
-    'commonplace_stops_total',
-    'counter',
-    'int',
-    '',
-    ['kind', 'disposition'],
-    'Runs that stopped, by stop kind and what it waits for (retry, inspect, operator)',
-  ),
+  stops: counter('commonplace_stops_total', ['kind', 'disposition'], 'Runs that stopped, by stop kind and what it waits for (retry, inspect, operator)'),
   quotaGateClosed: define('commonplace_quota_gate_closed', 'gauge', 'int', '', ['account'], "1 while the account's quota gate is closed, 0 while open"),
   quotaGateOpensAt: define(
     'commonplace_quota_gate_opens_at_seconds',
@@ -86,11 +60,8 @@ export const METRICS = {
     ['account'],
     'Unix time the closed gate said it opens (the reset plus its margin, or the probe); 0 while open',
   ),
-  quotaGateClosedSeconds: define(
+  quotaGateClosedSeconds: counter(
     'commonplace_quota_gate_closed_seconds_total',
-    'counter',
-    'int',
-    '',
     ['account'],
     "Seconds the account's quota gate was closed, added when it opens",
   ),
@@ -157,11 +128,11 @@ function tags<K extends MetricKey>(_key: K, values: LabelsOf<K>): MetricTags {
 export const createdName = (definition: Pick<MetricDefinition, 'name' | 'kind'>): string =>
   definition.kind === 'counter' ? definition.name.replace(/_total$/, '') : definition.name;
 
-const counter = (meter: MetricMeter, key: MetricKey) =>
+const meterCounter = (meter: MetricMeter, key: MetricKey) =>
   meter.createCounter(createdName(METRICS[key]), METRICS[key].unit || undefined, METRICS[key].description);
-const histogram = (meter: MetricMeter, key: MetricKey) =>
+const meterHistogram = (meter: MetricMeter, key: MetricKey) =>
   meter.createHistogram(METRICS[key].name, METRICS[key].valueType, METRICS[key].unit || undefined, METRICS[key].description);
-const gauge = (meter: MetricMeter, key: MetricKey) =>
+const meterGauge = (meter: MetricMeter, key: MetricKey) =>
   meter.createGauge(METRICS[key].name, METRICS[key].valueType, METRICS[key].unit || undefined, METRICS[key].description);
 
 type Profile = { name: string; harness: string; model?: string };
@@ -170,9 +141,9 @@ type Profile = { name: string; harness: string; model?: string };
 function recordSpend(meter: MetricMeter, profile: Profile, model: string, tokens: Record<string, number | undefined>, costUsd: number | null): void {
   for (const [kind, count] of Object.entries(tokens)) {
     if (count !== undefined && count > 0)
-      counter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor: profile.harness, profile: profile.name, model, kind }));
+      meterCounter(meter, 'tokens').add(Math.round(count), tags('tokens', { executor: profile.harness, profile: profile.name, model, kind }));
   }
-  if (costUsd !== null) histogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
+  if (costUsd !== null) meterHistogram(meter, 'cost').record(costUsd, tags('cost', { profile: profile.name, model }));
 }
 
 const usageTokens = (usage: TokenUsage | null) => ({
@@ -187,12 +158,15 @@ export function recordLaunch(meter: MetricMeter, profile: Profile, outcome: AskO
   const result: LaunchResult | undefined = 'result' in outcome ? outcome.result : undefined;
   const executor = profile.harness;
   const model = label(result?.model ?? profile.model ?? null);
-  counter(meter, 'launches').add(1, tags('launches', { executor, profile: profile.name, model, outcome: outcome.status }));
+  meterCounter(meter, 'launches').add(1, tags('launches', { executor, profile: profile.name, model, outcome: outcome.status }));
   if (outcome.status === 'usage-limit') {
-    counter(meter, 'usageLimits').add(1, tags('usageLimits', { executor, account: label(outcome.account ?? account ?? profile.name) }));
+    meterCounter(meter, 'usageLimits').add(1, tags('usageLimits', { executor, account: label(outcome.account ?? account ?? profile.name) }));
   }
   if (result === undefined) return;
-  histogram(meter, 'launchDuration').record(result.durationMs / 1000, tags('launchDuration', { executor, profile: profile.name, outcome: outcome.status }));
+  meterHistogram(meter, 'launchDuration').record(
+    result.durationMs / 1000,
+    tags('launchDuration', { executor, profile: profile.name, outcome: outcome.status }),
+  );
   recordSpend(meter, profile, model, usageTokens(result.usage), launchCost(result).costUsd);
 }
 
@@ -205,7 +179,7 @@ export function recordBilled(meter: MetricMeter, profile: Profile, billed: reado
 export function recordBilledTotals(meter: MetricMeter, profile: Profile, billed: SpendTotals): void {
   if (billed.launches === 0) return;
   const model = label(profile.model ?? null);
-  counter(meter, 'launches').add(billed.launches, tags('launches', { executor: profile.harness, profile: profile.name, model, outcome: 'completed' }));
+  meterCounter(meter, 'launches').add(billed.launches, tags('launches', { executor: profile.harness, profile: profile.name, model, outcome: 'completed' }));
   const tokens = billed.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const { input, output, cacheRead: cache_read, cacheWrite: cache_write } = tokens;
   recordSpend(meter, profile, model, { input, output, cache_read, cache_write }, billed.costUsd > 0 ? billed.costUsd : null);
@@ -220,25 +194,25 @@ export function criterionKindOf(id: string): 'gate' | 'type-spec' | 'collection'
 
 /** Records the pairs one accepted answer wrote, each by its criterion's kind and its verdict (`pass`, `warn`, `fail`, `report`). */
 export function recordPairsReviewed(meter: MetricMeter, written: readonly { criterion: string; outcome: string }[]): void {
-  const reviewed = counter(meter, 'pairsReviewed');
+  const reviewed = meterCounter(meter, 'pairsReviewed');
   for (const pair of written) reviewed.add(1, tags('pairsReviewed', { criterion_kind: criterionKindOf(pair.criterion), verdict: pair.outcome }));
 }
 
 /** Records a run's stop by its kind and disposition. */
 export function recordStop(meter: MetricMeter, stop: Pick<Stop, 'kind' | 'disposition'>): void {
-  counter(meter, 'stops').add(1, tags('stops', { kind: stop.kind, disposition: stop.disposition }));
+  meterCounter(meter, 'stops').add(1, tags('stops', { kind: stop.kind, disposition: stop.disposition }));
 }
 
 /** Records a quota gate's state after a transition; on opening, the seconds it was closed (from the closure's `since` to `now`). */
 export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undefined, state: QuotaState, now: number): void {
   const account = { account: label(state.account) };
-  gauge(meter, 'quotaGateClosed').set(state.status === 'open' ? 0 : 1, tags('quotaGateClosed', account));
+  meterGauge(meter, 'quotaGateClosed').set(state.status === 'open' ? 0 : 1, tags('quotaGateClosed', account));
   const opensAt = gateOpensAt(state) ?? 0;
-  gauge(meter, 'quotaGateOpensAt').set(Number.isFinite(opensAt) ? opensAt / 1000 : 0, tags('quotaGateOpensAt', account));
+  meterGauge(meter, 'quotaGateOpensAt').set(Number.isFinite(opensAt) ? opensAt / 1000 : 0, tags('quotaGateOpensAt', account));
   if (previous !== undefined && previous.status !== 'open' && state.status === 'open') {
     const closedMs = now - Date.parse(previous.since);
     if (Number.isFinite(closedMs) && closedMs > 0)
-      counter(meter, 'quotaGateClosedSeconds').add(Math.round(closedMs / 1000), tags('quotaGateClosedSeconds', account));
+      meterCounter(meter, 'quotaGateClosedSeconds').add(Math.round(closedMs / 1000), tags('quotaGateClosedSeconds', account));
   }
 }
 
@@ -246,10 +220,10 @@ export function recordQuotaGate(meter: MetricMeter, previous: QuotaState | undef
 export function recordSpendCap(meter: MetricMeter, spentUsd: number, capUsd: number | undefined): void {
   if (capUsd === undefined || capUsd <= 0) return;
   // The workflow's type is the SDK's own label (workflow_type): a label of ours for it would repeat it.
-  gauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', {}));
+  meterGauge(meter, 'spendCapUsed').set(spentUsd / capUsd, tags('spendCapUsed', {}));
 }
 
 /** Set after a batch is submitted (its request count) and after it is collected or cancelled (0). */
 export function recordBatchRequestsPending(meter: MetricMeter, provider: string, profile: string, pending: number): void {
-  gauge(meter, 'batchRequestsPending').set(pending, tags('batchRequestsPending', { provider, profile }));
+  meterGauge(meter, 'batchRequestsPending').set(pending, tags('batchRequestsPending', { provider, profile }));
 }

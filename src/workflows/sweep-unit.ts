@@ -214,6 +214,8 @@ function checkoutChanged(paths: string[], launchId: string): StopOf<'checkout-ch
 
 /** The output a review writes (src/activities/review/sweep/run-dir.ts). */
 const REVIEW_OUTPUT = 'review.md';
+/** What a model-API request always reports the same: no process, one turn, no tools. */
+const API_LAUNCH = { outputs: [], logDir: '', exitCode: 0, modelSource: 'harness', turns: 1, toolUses: 0 } satisfies Partial<LaunchResult>;
 
 /**
  * A model API's unit asks in one activity (`reviewUnit`: capture → request → accept) where a CLI's takes three: a request needs no
@@ -252,20 +254,7 @@ async function askInOne(
         ...(path.compare !== undefined && { compare: path.compare }),
       });
       // The activity's figures, with what the workflow knows of the launch itself.
-      return {
-        missing: [],
-        timedOut: false,
-        ...reviewed.launch,
-        launchId,
-        profile: profile.name,
-        harness: profile.harness,
-        outputs: [],
-        logDir: '',
-        exitCode: 0,
-        modelSource: 'harness',
-        turns: 1,
-        toolUses: 0,
-      };
+      return { missing: [], timedOut: false, ...reviewed.launch, launchId, profile: profile.name, harness: profile.harness, ...API_LAUNCH };
     },
   );
 }

@@ -6,11 +6,7 @@ import { isJsonObject, num, parseJsonLines, str, type JsonObject } from '../json
 import { preparePiAgentDir } from '../launch-env.js';
 import type { HarnessReport, TokenUsage } from '../report.js';
 
-/**
- * pi --mode json prints JSONL events; each assistant message_end carries its model, usage and cost.
- * A provider error is an assistant message with stopReason "error": the model is taken only from
- * messages that are not, and the run failed when its last assistant message is one.
- */
+/** Each assistant message_end carries its model, usage and cost; a provider error (stopReason "error") gives no model, and fails the run when last. */
 export function piReport(stdout: string): HarnessReport {
   const report: HarnessReport = {};
   let usage: TokenUsage | undefined;
