@@ -8,7 +8,7 @@ import { selectProfile } from '../../harness/profiles.js';
 import { missingHarness } from '../../harness/installed.js';
 import { packageRoot } from '../../paths.js';
 import { loadPlan } from '../../analysis/load-plan.js';
-import type { Manifest } from '../../analysis/manifest.js';
+import { buildManifest } from '../../analysis/decisions.js';
 import type { RunParameters, SourceKind } from '../../analysis/parameters.js';
 import { manifestFile, parametersFile, RUN_STATE, runDirOf } from '../../analysis/run-dir.js';
 import { defaultWorktreesRoot } from '../../checkout/index.js';
@@ -148,19 +148,7 @@ export async function prepareRun(options: PrepareOptions): Promise<PreparedRun> 
       layoutSha256: plan.layout.sha256,
       preparedAt: (options.now ?? new Date()).toISOString(),
     };
-    const manifest: Manifest = {
-      run: runId,
-      system: options.system,
-      status: 'prepared',
-      layout: plan.layout.file,
-      layoutSha256: plan.layout.sha256,
-      plan: plan.file,
-      planSha256: plan.sha256,
-      preparationCommit: commit,
-      files: {},
-      members: [],
-      updatedAt: parameters.preparedAt,
-    };
+    const manifest = buildManifest({ runId, order: [], parameters }, {}, 'prepared', parameters.preparedAt);
     await writeFileAtomic(parametersFile(runDir), `${JSON.stringify(parameters, null, 2)}\n`);
     await writeFileAtomic(manifestFile(runDir), `${JSON.stringify(manifest, null, 2)}\n`);
     if ((await sha256File(path.join(worktree, plan.file))) !== plan.sha256)
