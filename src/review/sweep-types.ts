@@ -3,7 +3,7 @@ import type { Profile } from '../harness/profiles.js';
 import type { CachePrefix, CachePrefixReport } from '../harness/prompt-cache.js';
 import type { LaunchResult } from '../harness/launch-contract.js';
 import type { BatchChoice } from '../harness/batches/batch-contract.js';
-import type { LifecycleProgress, RunStatus } from '../runs/stop.js';
+import type { LifecycleProgress } from '../runs/stop.js';
 import { addTotals, emptyTokens, type SpendTotals } from '../runs/spend.js';
 
 export type Grouping = 'pair' | 'bundle';
@@ -181,8 +181,6 @@ export const emptyCounts = (): SweepCounts => ({
   unpriced: 0,
   tokens: emptyTokens(),
 });
-
-export type SweepStatus = RunStatus;
 
 export interface SweepProgress extends LifecycleProgress {
   pairs: number;

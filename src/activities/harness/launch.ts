@@ -27,7 +27,7 @@ export interface HarnessDependencies {
   heartbeatIntervalMs?: number;
   /** How long a killed process group gets between SIGTERM and SIGKILL. */
   killGraceMs?: number;
-  /** Writes this host's paths as place tokens (src/held-checkouts.ts): heartbeat details reach the history on a timeout. */
+  /** Writes this host's paths as place tokens (`HostPlaces` in src/checkout/): heartbeat details reach the history on a timeout. */
   portable?: <T>(value: T) => T;
   /** Where this worker lists the tries it starts (`<state>/tries/`), so a worker that starts ends those whose runs closed. */
   stateDir?: string;
