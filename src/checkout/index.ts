@@ -68,8 +68,10 @@ export async function knownCheckoutId(root: string): Promise<string> {
 
 /** The checkout's ID: the recorded one, or (on first use) one derived from its real path and recorded. */
 export async function checkoutId(root: string): Promise<string> {
-  const id = await knownCheckoutId(root);
-  if (recordedId(root) !== id) await writeFileAtomic(checkoutIdFile(root), `${id}\n`);
+  const recorded = recordedId(root);
+  if (recorded !== undefined) return recorded;
+  const id = deriveCheckoutId(await realpath(root));
+  await writeFileAtomic(checkoutIdFile(root), `${id}\n`);
   return id;
 }
 
