@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { KeepOptions } from './compare-keep-run.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 /** Keeps a compare run as calibration records, one per criterion, that a sweep's per-criterion routing may rest on. */
 export function registerCompareKeep(compare: Command): void {
@@ -11,7 +12,7 @@ export function registerCompareKeep(compare: Command): void {
     .argument('<run>', 'the compare run ID')
     .option('--criteria <ids>', 'keep only these criteria (comma-separated IDs as the report names them)')
     .option('--reference <route>', "the reference the records' κ is against: a route of the run, or labels (default: the run's reference)")
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .addHelpText(
       'after',
       `

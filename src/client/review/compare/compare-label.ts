@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { LabelOptions } from './compare-label-run.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 /** The operator's verdicts on a compare run's disagreements (terminal or file); every route is then scored against them. */
 export function registerCompareLabel(compare: Command): void {
@@ -11,7 +12,7 @@ export function registerCompareLabel(compare: Command): void {
     .argument('<run>', 'the compare run ID')
     .option('--file <file>', 'read labels from a file of `note criterion verdict` lines (verdict pass|warn|fail; # comments) instead of asking')
     .option('--by <name>', 'who labels, kept with each label (default: the login name)')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .addHelpText(
       'after',
       `

@@ -4,6 +4,7 @@ import { action } from '../../shared/errors.js';
 import type { CompareCommandOptions } from './compare-run.js';
 import { registerCompareKeep } from './compare-keep.js';
 import { registerCompareLabel } from './compare-label.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -39,7 +40,7 @@ export function registerCompare(review: Command): Command {
     .option('--max-cost <usd>', 'stop (spend-limit) before a launch that would take the run past this many US dollars; with --resume, the new cap')
     .option('--estimate', 'print what each route would cost and take (pairs, units, requests, tokens, dollars live and batched, time) and start nothing')
     .option('--resume <run>', 'resume the stopped compare run with this run ID (or attach to it while it runs)')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--profiles <file>', "worker profiles file (default: the KB's, else the shipped one)")
     .option('--scenario <file>', 'fake-harness scenario file for every route (profile fake)')
     .option('--json', 'print the outcome as one JSON document (shape run-outcome)')

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { AcknowledgeOptions, ApproveOptions } from './review-approve-run.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 const jsonOption = () =>
   new Option('--json', 'print how the run came out as one run-outcome JSON document on stdout (progress stays on stderr)').conflicts('detach');
@@ -14,7 +15,7 @@ export function registerApprove(review: Command): void {
     .argument('<run>', 'the run ID (or its workflow ID)')
     .argument('<file>', 'the proposal file, relative to the current directory or to the run directory')
     .requiredOption('--key <key>', 'the key the run showed where it stopped')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--detach', 'approve and return without following the run')
     .addOption(jsonOption())
     .addHelpText(
@@ -37,7 +38,7 @@ export function registerAcknowledge(review: Command): void {
     .command('acknowledge')
     .description('own the paths that changed in the checkout while a run was open, and let it go on')
     .argument('<run>', "the run ID (or its workflow ID), or a gate sweep's run ID (GS-…)")
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--detach', 'acknowledge and return without following the run')
     .addOption(jsonOption())
     .addHelpText(

@@ -1,6 +1,7 @@
 /** `commonplace review packet`: registration only; the action loads review-packet-run.ts. */
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 /** A note's published packets or a run's packet, each with whether its recorded hashes still match the note; no server, no Git. */
 export function registerPacket(review: Command): void {
@@ -8,7 +9,7 @@ export function registerPacket(review: Command): void {
     .command('packet')
     .description('show the packet of a note (published) or of a run, and whether it still describes the note')
     .argument('<note-or-run>', 'a note path, or a run ID')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--json', 'print the packets as one review-packet JSON document on stdout')
     .addHelpText(
       'after',

@@ -2,13 +2,14 @@
 import type { Command } from 'commander';
 import { action } from '../../shared/errors.js';
 import type { InspectOptions } from './review-inspect-run.js';
+import { KB_HELP } from '../../shared/help-text.js';
 
 export function registerInspect(review: Command): void {
   review
     .command('inspect')
     .description('show a sweep, full pass or revision: status and stops, launches, problems, proposals, the packet')
     .argument('<run>', "the sweep's run ID (GS-…), the editing run's ID, or a workflow ID (gates/…, full-pass/…, revise/…)")
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--json', 'print the run as one JSON document (shape review-inspect)')
     .addHelpText(
       'after',

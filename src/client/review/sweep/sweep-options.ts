@@ -3,6 +3,7 @@
  * commander only, so `--help` stays light. Their values are read by sweep-request.ts.
  */
 import { Option, type Command } from 'commander';
+import { KB_HELP } from '../../shared/help-text.js';
 
 /** The overlap policies an operator names (Temporal's ScheduleOverlapPolicy, kebab-case). */
 export const OVERLAP_POLICIES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
@@ -30,7 +31,7 @@ export function sweepOptions(command: Command): Command {
     .option('--batch-size <n>', "launches per child workflow (default: the profile's, 500 on a model API, 100 on a CLI)")
     .option('--batch', 'ask the units as provider batches: half price, results within 24 h (anthropic and openai profiles; docs/batches.md)')
     .option('--live', 'ask every unit live, also where a schedule would batch a large sweep')
-    .option('--kb <dir>', 'KB checkout (default: the Git root above the current directory that holds kb/)')
+    .option('--kb <dir>', KB_HELP)
     .option('--profiles <file>', "worker profiles file (default: the KB's, else the shipped one)")
     .option('--scenario <file>', 'fake-harness scenario file (profile fake)')
     .option(
